@@ -1,0 +1,380 @@
+/**
+ * The service client: one kept-alive, proxy-aware connection pool and the one request helper that
+ * adds base URL, auth and headers. No other code touches the key. `trigger fire` sends one event
+ * through it; `trigger batch` sends many through the same pool.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { InterruptedError, NetworkError, ServiceError, UsageError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
+import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
+import { headerValue, parseJsonBody, readLimited, requestIdOf, serverMessage } from './response.js';
+import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
+import { loadUndici, type UndiciParts } from './undici.js';
+
+export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+export interface ClientOptions {
+  baseUrl: string | BaseUrl;
+  apiKey: string;
+  /** Bound on one whole attempt (connect, headers, body), ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for failures that cannot have recorded the event. Default 2. */
+  retries?: number;
+  /** Connections kept per origin (batch concurrency). Default 1. */
+  connections?: number;
+  /** Accept plain http to a host other than loopback. */
+  allowHttp?: boolean;
+  /** First back-off ceiling, ms (default 500). */
+  retryBaseMs?: number;
+  /** Where the key came from, for hints ("--api-key", "TRIGGER_API_KEY", ...). */
+  keySource?: string;
+  /** Observes each request, response and retry (for --verbose). Receives no key. */
+  onEvent?: (event: ClientEvent) => void;
+}
+
+export type ClientEvent =
+  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
+  | {
+      type: 'response';
+      attempt: number;
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: string;
+      truncated: boolean;
+      ms: number;
+    }
+  | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string };
+
+export interface FireOptions {
+  /** Aborting stops waiting; the result is an InterruptedError. */
+  signal?: AbortSignal;
+}
+
+export interface FireResult {
+  ok: true;
+  status: number;
+  statusText: string;
+  triggerId: string;
+  userId: string;
+  /** The value as sent (JSON number text), or undefined when none was sent. */
+  value: string | undefined;
+  attempts: number;
+  durationMs: number;
+  requestId: string | undefined;
+  /** Parsed JSON body, or its text when it is not JSON. */
+  response: unknown;
+}
+
+type AttemptOutcome =
+  | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; text: string; json: unknown }
+  | { kind: 'failed'; error: unknown; timedOut: boolean; interrupted: boolean };
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
+  401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
+  413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? '';
+}
+
+export class TriggerClient {
+  readonly baseUrl: BaseUrl;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly #apiKey: string;
+  readonly #options: ClientOptions;
+  #dispatcher: Dispatcher | undefined;
+  #undici: UndiciParts | undefined;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl =
+      typeof options.baseUrl === 'string'
+        ? parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true })
+        : options.baseUrl;
+    this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retries = options.retries ?? 2;
+    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
+      throw new UsageError(`timeout must be a positive number of seconds`);
+    }
+    if (!Number.isInteger(this.retries) || this.retries < 0) {
+      throw new UsageError(`retries must be a whole number, 0 or more`);
+    }
+    this.#options = options;
+  }
+
+  /** Headers as they are sent, with the key masked: for --verbose. */
+  displayHeaders(): Record<string, string> {
+    return { ...this.#headers(), authorization: `Bearer ${maskKey(this.#apiKey)}` };
+  }
+
+  #headers(): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.#apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
+  }
+
+  async #pool(): Promise<{ dispatcher: Dispatcher; undici: UndiciParts }> {
+    if (!this.#dispatcher || !this.#undici) {
+      this.#undici = await loadUndici();
+      this.#dispatcher = new this.#undici.EnvHttpProxyAgent({
+        connections: this.#options.connections ?? 1,
+        connect: { timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        keepAliveTimeout: 4_000,
+      });
+    }
+    return { dispatcher: this.#dispatcher, undici: this.#undici };
+  }
+
+  /** The full URL of an event, as sent (never normalised). */
+  urlOf(event: PreparedEvent): string {
+    return `${this.baseUrl.origin}${this.baseUrl.prefix}${event.path}`;
+  }
+
+  /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
+  async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
+    const event = 'path' in input ? input : prepareEvent(input);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.#attempt(event, attempt, options.signal);
+      const canRetry = attempt <= this.retries;
+      if (outcome.kind === 'failed') {
+        const info = { attempts: attempt, durationMs: elapsed() };
+        if (outcome.interrupted) {
+          throw new InterruptedError('interrupted before the service answered; the event may or may not have been recorded', info);
+        }
+        const error = this.#networkError(outcome.error, outcome.timedOut, info);
+        if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
+          await this.#wait(attempt, backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), error.message, options.signal, info);
+          continue;
+        }
+        throw error;
+      }
+      const { status, headers, json, text } = outcome;
+      const requestId = requestIdOf(headers);
+      const saysFailure =
+        typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
+      if (status >= 200 && status < 300 && !saysFailure) {
+        return {
+          ok: true,
+          status,
+          statusText: statusText(status),
+          triggerId: event.triggerId,
+          userId: event.userId,
+          value: event.value?.json,
+          attempts: attempt,
+          durationMs: elapsed(),
+          requestId,
+          response: json ?? text,
+        };
+      }
+      if (isRetryableStatus(status) && canRetry) {
+        const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
+        if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
+          const delay = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+          const info = { attempts: attempt, durationMs: elapsed() };
+          await this.#wait(attempt, delay, `${status} ${statusText(status)}`.trim(), options.signal, info);
+          continue;
+        }
+      }
+      throw this.#serviceError(event, status, headers, json, text, { attempts: attempt, durationMs: elapsed(), requestId });
+    }
+  }
+
+  async #wait(attempt: number, delayMs: number, reason: string, signal: AbortSignal | undefined, info: { attempts: number; durationMs: number }) {
+    this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
+    try {
+      await sleep(delayMs, undefined, signal ? { signal } : undefined);
+    } catch {
+      throw new InterruptedError('interrupted while waiting to retry; the event was not recorded', info);
+    }
+  }
+
+  async #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
+    const { dispatcher, undici } = await this.#pool();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const onAbort = () => controller.abort();
+    if (signal?.aborted) controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const started = performance.now();
+    const headers = this.#headers();
+    this.#options.onEvent?.({
+      type: 'request',
+      attempt,
+      method: 'POST',
+      url: this.urlOf(event),
+      headers: this.displayHeaders(),
+      body: event.body,
+    });
+    try {
+      const res = await undici.request.call(dispatcher, {
+        origin: this.baseUrl.origin,
+        path: `${this.baseUrl.prefix}${event.path}`,
+        method: 'POST',
+        headers,
+        body: event.body,
+        signal: controller.signal,
+      });
+      const { text, truncated } = await readLimited(res.body);
+      const ms = Math.round(performance.now() - started);
+      this.#options.onEvent?.({ type: 'response', attempt, status: res.statusCode, headers: res.headers, body: text, truncated, ms });
+      return { kind: 'answer', status: res.statusCode, headers: res.headers, text, json: parseJsonBody(text) };
+    } catch (error) {
+      const interrupted = signal?.aborted === true && !timedOut;
+      this.#options.onEvent?.({
+        type: 'error',
+        attempt,
+        message: timedOut ? `no response within ${this.timeoutMs / 1000} s` : (error as Error).message,
+        code: errorCodes(error)[0],
+        ms: Math.round(performance.now() - started),
+      });
+      return { kind: 'failed', error, timedOut, interrupted };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #networkError(error: unknown, timedOut: boolean, info: { attempts: number; durationMs: number }): NetworkError {
+    const where = this.baseUrl.origin;
+    const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
+    if (timedOut || errorCodes(error).some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
+      return new NetworkError('timeout', `no response from ${where} within ${this.timeoutMs / 1000} s${tries}`, {
+        ...info,
+        code: 'ETIMEDOUT',
+        hint: 'the event may or may not have been recorded, so it was not retried; raise --timeout if the service is slow',
+        cause: error,
+      });
+    }
+    const codes = errorCodes(error);
+    const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
+    const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+    const notMade = isConnectionNotMade(error);
+    return new NetworkError('network', `cannot reach ${where}: ${reason}${tries}`, {
+      ...info,
+      code,
+      hint: notMade
+        ? 'check the base URL and that the service is up (trigger config get base-url)'
+        : 'the connection failed after the request was sent; the event may or may not have been recorded, so it was not retried',
+      cause: error,
+    });
+  }
+
+  #serviceError(
+    event: PreparedEvent,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    json: unknown,
+    text: string,
+    info: { attempts: number; durationMs: number; requestId: string | undefined },
+  ): ServiceError {
+    const location = headerValue(headers, 'location');
+    const message = serverMessage(json, text);
+    const label = `${status} ${statusText(status)}`.trim();
+    let hint: string | undefined;
+    let summary: string;
+    if (status >= 300 && status < 400) {
+      summary = `the service redirected (${label}) to ${location ?? 'no Location'}`;
+      hint = 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
+    } else if (status >= 200 && status < 300) {
+      summary = `the service answered ${label} but said "success": false`;
+    } else {
+      summary = `the service refused the event: ${label}`;
+    }
+    if (status === 401 || status === 403) {
+      hint = `check the API key (${maskKey(this.#apiKey)}${this.#options.keySource ? ` from ${this.#options.keySource}` : ''}); set a new one with: trigger config set-key`;
+    } else if (status === 404) {
+      hint = `check the trigger id "${event.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
+    } else if (status === 429 || status === 503) {
+      const after = parseRetryAfter(headerValue(headers, 'retry-after'));
+      hint =
+        after !== undefined && after > MAX_RETRY_AFTER_MS
+          ? `the service asked to wait ${Math.round(after / 1000)} s before retrying, longer than the 60 s the tool waits; try again later`
+          : `the service is busy; try again later${this.retries === 0 ? ' or allow retries with --retries' : ''}`;
+    } else if (status >= 500) {
+      hint = 'not retried, because the service may have recorded the event before it failed';
+    } else if (status === 400 || status === 422) {
+      hint = 'the service did not accept the request as sent; check the value and ids';
+    }
+    return new ServiceError(message ? `${summary}: ${message}` : summary, {
+      status,
+      statusText: statusText(status),
+      serverMessage: message,
+      body: json ?? text,
+      location,
+      hint,
+      ...info,
+    });
+  }
+
+  /** Closes kept-alive connections; requests in flight finish first. */
+  async close(): Promise<void> {
+    await this.#dispatcher?.close();
+    this.#dispatcher = undefined;
+  }
+
+  /** Closes every connection at once, failing requests in flight. */
+  async destroy(): Promise<void> {
+    await this.#dispatcher?.destroy();
+    this.#dispatcher = undefined;
+  }
+}
+
+function describeNetworkError(code: string | undefined, message: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+      return 'host not found (DNS)';
+    case 'EAI_AGAIN':
+      return 'DNS lookup failed, temporarily';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection closed by the other side before it answered';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    default:
+      if (code && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) return `TLS failure (${code}); for a private CA set NODE_EXTRA_CA_CERTS`;
+      return code ? `${message} (${code})` : message;
+  }
+}
+
+export function createClient(options: ClientOptions): TriggerClient {
+  return new TriggerClient(options);
+}
+
+/** Sends one event and closes the connection: what `trigger fire` does, for Node programs. */
+export async function fireEvent(
+  event: EventInput,
+  options: ClientOptions & FireOptions,
+): Promise<FireResult> {
+  const client = new TriggerClient(options);
+  try {
+    return await client.fire(event, options);
+  } finally {
+    await client.destroy();
+  }
+}

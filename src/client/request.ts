@@ -1,0 +1,104 @@
+/**
+ * Building the one request the service knows: pure functions, no I/O.
+ */
+import { UsageError } from '../errors.js';
+
+/** A value as it goes on the wire: the JSON number text, built from the digits the user typed. */
+export interface EventValue {
+  /** JSON number text, e.g. "9.99", "12345678901234567890", "0.5". */
+  readonly json: string;
+}
+
+export interface EventInput {
+  triggerId: string;
+  userId: string;
+  /** A decimal string as typed ("9.99", "+2", ".5", "1e3") or a finite number. */
+  value?: string | number | undefined;
+}
+
+export interface PreparedEvent {
+  triggerId: string;
+  userId: string;
+  value: EventValue | undefined;
+  /** Path below the base URL's own path: /v1/triggers/{t}/users/{u}/events */
+  path: string;
+  body: string;
+}
+
+// Decimal number as a person types it; hex, "1,5", "NaN", "Infinity" and trailing junk do not match.
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Parses a decimal number the user typed into JSON number text without going through a double,
+ * so that "12345678901234567890" reaches the server as typed. Throws UsageError for anything that
+ * is not a finite decimal within the range of a double.
+ */
+export function parseValue(raw: string): EventValue {
+  const text = raw.trim();
+  const m = DECIMAL.exec(text);
+  const intPart = m?.[2] ?? '';
+  const fracPart = m?.[3];
+  if (!m || (intPart === '' && (fracPart === undefined || fracPart === ''))) {
+    throw new UsageError(
+      `--value must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`,
+    );
+  }
+  const sign = m[1] === '-' ? '-' : '';
+  const exponent = m[4];
+  const asDouble = Number(`${sign}${intPart || '0'}.${fracPart || '0'}${exponent ? `e${exponent}` : ''}`);
+  if (!Number.isFinite(asDouble)) {
+    throw new UsageError(`--value ${raw} is beyond the range of a double-precision number`);
+  }
+  const digits = `${intPart}${fracPart ?? ''}`;
+  if (asDouble === 0 && /[1-9]/.test(digits)) {
+    throw new UsageError(`--value ${raw} is too small to represent as a double-precision number`);
+  }
+  // JSON forbids a leading "+", leading zeros, and a bare "." on either side of the digits.
+  const int = intPart.replace(/^0+(?=\d)/, '') || '0';
+  const frac = fracPart ? `.${fracPart}` : '';
+  const exp = exponent === undefined ? '' : `e${exponent}`;
+  return { json: `${sign}${int}${frac}${exp}` };
+}
+
+export function valueFromInput(value: string | number): EventValue {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      throw new UsageError(`value must be a finite number; got ${String(value)}`);
+    }
+    return { json: JSON.stringify(value) };
+  }
+  return parseValue(value);
+}
+
+/**
+ * Percent-encodes one path segment. Every reserved character is encoded, and a segment of only
+ * dots has its dots encoded as well, so "." and ".." can never act as dot-segments.
+ */
+export function encodeSegment(segment: string, name: string): string {
+  if (segment.length === 0) {
+    throw new UsageError(`${name} must not be empty`);
+  }
+  if (!segment.isWellFormed()) {
+    throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
+  }
+  const encoded = encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return /^\.+$/.test(encoded) ? encoded.replaceAll('.', '%2E') : encoded;
+}
+
+export function eventPath(triggerId: string, userId: string): string {
+  return `/v1/triggers/${encodeSegment(triggerId, 'triggerId')}/users/${encodeSegment(userId, 'userId')}/events`;
+}
+
+export function prepareEvent(input: EventInput): PreparedEvent {
+  const value = input.value === undefined ? undefined : valueFromInput(input.value);
+  return {
+    triggerId: input.triggerId,
+    userId: input.userId,
+    value,
+    path: eventPath(input.triggerId, input.userId),
+    body: value === undefined ? '{}' : `{"value":${value.json}}`,
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The retry policy. An attempt is repeated only when the service cannot have recorded the event:
+ * the connection was never made, or the service said 429 or 503. A reset, a time-out or any other
+ * status may come after the event was recorded, so those are never retried.
+ */
+
+/** Error codes that mean no connection was made, so nothing can have been recorded. */
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Error codes of an error and its causes, outermost first. */
+export function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  return codes;
+}
+
+export function isConnectionNotMade(error: unknown): boolean {
+  return errorCodes(error).some((code) => NOT_CONNECTED.has(code));
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/**
+ * Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now; undefined when
+ * absent or unparseable.
+ */
+export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!/[a-z]/i.test(text)) return undefined;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+export interface BackoffOptions {
+  /** First back-off ceiling in ms (default 500). */
+  baseMs?: number;
+  /** Largest back-off in ms (default 8000). */
+  capMs?: number;
+  random?: () => number;
+}
+
+/** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based). */
+export function backoffMs(attempt: number, options: BackoffOptions = {}): number {
+  const base = options.baseMs ?? 500;
+  const cap = options.capMs ?? 8000;
+  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+  return Math.floor((options.random ?? Math.random)() * ceiling);
+}

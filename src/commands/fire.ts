@@ -1,0 +1,51 @@
+/**
+ * trigger fire <triggerId> <userId> [--value <n>]
+ */
+import { USER_AGENT } from '../client/client.js';
+import { prepareEvent, type PreparedEvent } from '../client/request.js';
+import { isTriggerError } from '../errors.js';
+import type { Output } from '../output/io.js';
+import { curlCommand, resultJson, successLine } from '../output/render.js';
+import { spinnerWanted, startSpinner } from '../output/spinner.js';
+import { resolveSettings } from '../settings/resolve.js';
+import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
+
+export interface FireCommandOptions extends ServiceOptions {
+  value?: string;
+}
+
+export async function fire(triggerId: string, userId: string, options: FireCommandOptions, io: Output): Promise<void> {
+  let event: PreparedEvent | undefined;
+  try {
+    event = prepareEvent({ triggerId, userId, value: options.value });
+    const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
+    io.addSecret(settings.apiKey);
+    const client = clientFor(settings, options, io);
+
+    if (options.dryRun) {
+      io.stdout(curlCommand(client.urlOf(event), event.body, USER_AGENT));
+      return;
+    }
+
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    const spinner = startSpinner(
+      `firing ${triggerId} for ${userId}`,
+      spinnerWanted() && !options.quiet && !options.verbose,
+    );
+    try {
+      const result = await client.fire(event, { signal: controller.signal });
+      spinner.stop();
+      if (options.json) io.stdout(resultJson(result));
+      else if (!options.quiet) io.stdout(successLine(result, io.out));
+    } finally {
+      spinner.stop();
+      process.removeListener('SIGINT', onSigint);
+      await client.destroy();
+    }
+  } catch (error) {
+    if (isTriggerError(error)) error.event = { triggerId, userId, value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)) };
+    throw error;
+  }
+}

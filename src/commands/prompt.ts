@@ -1,0 +1,50 @@
+/**
+ * Reading a secret: piped standard input, or a prompt that does not echo on a terminal.
+ */
+import { TriggerError, UsageError } from '../errors.js';
+
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function promptHidden(question: string): Promise<string> {
+  const input = process.stdin;
+  const output = process.stderr;
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    output.write(question);
+    input.setRawMode(true);
+    input.resume();
+    input.setEncoding('utf8');
+    const finish = (error?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.removeListener('data', onData);
+      output.write('\n');
+      if (error) reject(error);
+      else resolve(answer);
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
+        if (char === '\u0003') {
+          return finish(new TriggerError('interrupted', 'cancelled; no key was saved'));
+        }
+        if (char === '\u007f' || char === '\b') answer = answer.slice(0, -1);
+        else answer += char;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+export async function readSecret(question: string): Promise<string> {
+  if (process.stdin.isTTY) return promptHidden(question);
+  const text = await readAll(process.stdin);
+  if (text.trim() === '') {
+    throw new UsageError('no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted');
+  }
+  return text;
+}

@@ -1,0 +1,147 @@
+/**
+ * Typed errors. Library code throws these; only cli.ts turns one into a message and an exit code.
+ *
+ * kind      exit  meaning
+ * usage     2     bad arguments or input; nothing was sent
+ * config    2     missing or unreadable settings; nothing was sent
+ * refused   1     the service answered, and not with success (non-2xx, 3xx, "success": false)
+ * network   3     no answer: connection, DNS, TLS failure after the allowed retries
+ * timeout   3     no answer within the time limit
+ * interrupted 130 stopped by SIGINT
+ */
+export type ErrorKind = 'usage' | 'config' | 'refused' | 'network' | 'timeout' | 'interrupted';
+
+const EXIT_CODES: Record<ErrorKind, number> = {
+  usage: 2,
+  config: 2,
+  refused: 1,
+  network: 3,
+  timeout: 3,
+  interrupted: 130,
+};
+
+export function exitCodeFor(kind: ErrorKind): number {
+  return EXIT_CODES[kind];
+}
+
+export interface TriggerErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+export class TriggerError extends Error {
+  readonly kind: ErrorKind;
+  readonly hint: string | undefined;
+  /** The event this error is about, when there is one (for --json output). */
+  event: { triggerId?: string; userId?: string; value?: string } | undefined;
+
+  constructor(kind: ErrorKind, message: string, options: TriggerErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TriggerError';
+    this.kind = kind;
+    this.hint = options.hint;
+  }
+
+  get exitCode(): number {
+    return exitCodeFor(this.kind);
+  }
+}
+
+/** Bad arguments or input (exit 2). Nothing was sent. */
+export class UsageError extends TriggerError {
+  constructor(message: string, options: TriggerErrorOptions = {}) {
+    super('usage', message, options);
+    this.name = 'UsageError';
+  }
+}
+
+/** Missing or unreadable settings (exit 2). Nothing was sent and nothing stored was changed. */
+export class ConfigError extends TriggerError {
+  constructor(message: string, options: TriggerErrorOptions = {}) {
+    super('config', message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+/** What is known about the exchange when a request fails. */
+export interface AttemptInfo {
+  attempts: number;
+  durationMs: number;
+  requestId?: string | undefined;
+}
+
+/** The service answered, but not with success (exit 1). */
+export class ServiceError extends TriggerError implements AttemptInfo {
+  readonly status: number;
+  readonly statusText: string;
+  /** The server's own message, when it gave one. */
+  readonly serverMessage: string | undefined;
+  /** Parsed JSON body, or the (truncated) text body. */
+  readonly body: unknown;
+  readonly location: string | undefined;
+  readonly requestId: string | undefined;
+  readonly attempts: number;
+  readonly durationMs: number;
+
+  constructor(
+    message: string,
+    details: {
+      status: number;
+      statusText: string;
+      serverMessage?: string | undefined;
+      body?: unknown;
+      location?: string | undefined;
+      hint?: string | undefined;
+    } & AttemptInfo,
+  ) {
+    super('refused', message, { hint: details.hint });
+    this.name = 'ServiceError';
+    this.status = details.status;
+    this.statusText = details.statusText;
+    this.serverMessage = details.serverMessage;
+    this.body = details.body;
+    this.location = details.location;
+    this.requestId = details.requestId;
+    this.attempts = details.attempts;
+    this.durationMs = details.durationMs;
+  }
+}
+
+/** No answer: the connection failed or the time limit passed (exit 3). */
+export class NetworkError extends TriggerError implements AttemptInfo {
+  /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
+  readonly code: string | undefined;
+  readonly attempts: number;
+  readonly durationMs: number;
+  readonly requestId: string | undefined = undefined;
+
+  constructor(
+    kind: 'network' | 'timeout',
+    message: string,
+    details: { code?: string | undefined; hint?: string | undefined; cause?: unknown } & AttemptInfo,
+  ) {
+    super(kind, message, { hint: details.hint, cause: details.cause });
+    this.name = 'NetworkError';
+    this.code = details.code;
+    this.attempts = details.attempts;
+    this.durationMs = details.durationMs;
+  }
+}
+
+/** Stopped by SIGINT (exit 130). Whether the service recorded an event in flight is unknown. */
+export class InterruptedError extends TriggerError implements AttemptInfo {
+  readonly attempts: number;
+  readonly durationMs: number;
+  readonly requestId: string | undefined = undefined;
+
+  constructor(message: string, details: AttemptInfo) {
+    super('interrupted', message);
+    this.name = 'InterruptedError';
+    this.attempts = details.attempts;
+    this.durationMs = details.durationMs;
+  }
+}
+
+export function isTriggerError(error: unknown): error is TriggerError {
+  return error instanceof TriggerError;
+}

@@ -1,0 +1,160 @@
+/**
+ * Turning results and errors into text: human lines, the --json object, verbose traces, GitHub
+ * annotations and the --dry-run curl command. Pure functions; io.ts does the writing.
+ */
+import type { ClientEvent, FireResult } from '../client/client.js';
+import { NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
+import type { Palette } from './colors.js';
+
+export interface EventSummary {
+  triggerId?: string | undefined;
+  userId?: string | undefined;
+  /** JSON number text as sent */
+  value?: string | undefined;
+}
+
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** One human line for an accepted event: trigger, user, value, status, time. */
+export function successLine(result: FireResult, c: Palette): string {
+  const parts = [
+    c.bold(result.triggerId),
+    result.userId,
+    result.value === undefined ? 'no value' : `value ${result.value}`,
+    c.success(`${result.status} ${result.statusText}`.trim()),
+    formatMs(result.durationMs),
+  ];
+  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+  if (result.requestId) parts.push(`request id ${result.requestId}`);
+  return `${c.success('✔')} ${parts.join(c.dim(' · '))}`;
+}
+
+/** One line on stderr: what went wrong and how to fix it. */
+export function errorLine(error: TriggerError, c: Palette): string {
+  let text = error.message;
+  const requestId = (error as Partial<AttemptInfo>).requestId;
+  if (requestId) text += ` (request id ${requestId})`;
+  const hint = error.hint ? c.dim(' — ') + c.hint(error.hint) : '';
+  return `${c.error('error:')} ${text}${hint}`;
+}
+
+const RAW = Symbol('raw JSON');
+interface Raw {
+  [RAW]: string;
+}
+
+/** Marks JSON text to be placed as it is: the value's digits, never round-tripped through a double. */
+export function rawJson(text: string | undefined): Raw | null {
+  return text === undefined ? null : { [RAW]: text };
+}
+
+/** One-level JSON object whose members may be raw JSON text; undefined members become null. */
+export function toJson(fields: Record<string, unknown>): string {
+  const members = Object.entries(fields).map(([key, value]) => {
+    const text =
+      typeof value === 'object' && value !== null && RAW in value ? (value as Raw)[RAW] : JSON.stringify(value ?? null);
+    return `${JSON.stringify(key)}:${text}`;
+  });
+  return `{${members.join(',')}}`;
+}
+
+/** The --json object for a result, with the keys the contract names, in that order. */
+export function resultJson(result: FireResult): string {
+  return toJson({
+    ok: true,
+    status: result.status,
+    triggerId: result.triggerId,
+    userId: result.userId,
+    value: rawJson(result.value),
+    attempts: result.attempts,
+    durationMs: result.durationMs,
+    requestId: result.requestId,
+    response: result.response,
+  });
+}
+
+export function errorJsonFields(error: TriggerError): Record<string, unknown> {
+  const fields: Record<string, unknown> = { kind: error.kind, exitCode: error.exitCode, message: error.message };
+  if (error.hint) fields.hint = error.hint;
+  if (error instanceof ServiceError) {
+    fields.serverMessage = error.serverMessage ?? null;
+    if (error.location) fields.location = error.location;
+    fields.body = error.body;
+  }
+  if (error instanceof NetworkError && error.code) fields.code = error.code;
+  return fields;
+}
+
+/** The --json object for a failure: same keys as success, "error" in place of "response". */
+export function failureJson(error: TriggerError, event: EventSummary = error.event ?? {}): string {
+  const info = error as Partial<AttemptInfo>;
+  return toJson({
+    ok: false,
+    status: error instanceof ServiceError ? error.status : null,
+    triggerId: event.triggerId,
+    userId: event.userId,
+    value: rawJson(event.value),
+    attempts: info.attempts ?? 0,
+    durationMs: info.durationMs ?? 0,
+    requestId: info.requestId,
+    error: errorJsonFields(error),
+  });
+}
+
+function headerLines(prefix: string, headers: Record<string, string | string[] | undefined>): string[] {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${prefix} ${name}: ${v}`);
+  }
+  return lines;
+}
+
+/** curl -v style lines for --verbose. Headers arrive with the key already masked. */
+export function verboseLines(event: ClientEvent, c: Palette): string[] {
+  switch (event.type) {
+    case 'request':
+      return [
+        c.dim(`* attempt ${event.attempt}`),
+        `> ${event.method} ${event.url}`,
+        ...headerLines('>', event.headers),
+        `> ${event.body}`,
+      ];
+    case 'response': {
+      const body = event.body.length > 2000 ? `${event.body.slice(0, 2000)}…` : event.body;
+      return [
+        `< ${event.status} (${formatMs(event.ms)})`,
+        ...headerLines('<', event.headers),
+        ...(body ? [`< ${body.replace(/\r?\n/g, '\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
+      ];
+    }
+    case 'error':
+      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${event.message}${event.code ? ` (${event.code})` : ''}`)];
+    case 'retry':
+      return [c.warn(`* ${event.reason}: retrying in ${formatMs(event.delayMs)}`)];
+  }
+}
+
+/** A workflow command that GitHub Actions shows as an error annotation. */
+export function githubAnnotation(message: string, title = 'trigger'): string {
+  const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return `::error title=${escapeProperty(title)}::${escapeData(message)}`;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The request as a curl command; the key stays in $TRIGGER_API_KEY. */
+export function curlCommand(url: string, body: string, userAgent: string): string {
+  return [
+    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url)}`,
+    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
+    `  -H 'Content-Type: application/json'`,
+    `  -H 'Accept: application/json'`,
+    `  -H ${shellQuote(`User-Agent: ${userAgent}`)}`,
+    `  --data-raw ${shellQuote(body)}`,
+  ].join(' \\\n');
+}

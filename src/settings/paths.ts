@@ -1,0 +1,24 @@
+import os from 'node:os';
+import path from 'node:path';
+
+export const CONFIG_FILE_NAME = 'config.json';
+
+/**
+ * The folder that holds config.json: TRIGGER_CONFIG_DIR, else the platform's user config folder
+ * (the same places conf/env-paths use, without their "-nodejs" suffix).
+ */
+export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.TRIGGER_CONFIG_DIR) return path.resolve(env.TRIGGER_CONFIG_DIR);
+  const home = env.HOME || os.homedir();
+  if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'trigger');
+  if (platform === 'win32') {
+    const appData = env.APPDATA || path.join(home, 'AppData', 'Roaming');
+    return path.join(appData, 'trigger', 'Config');
+  }
+  const xdg = env.XDG_CONFIG_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'trigger');
+}
+
+export function configPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  return path.join(configDir(env, platform), CONFIG_FILE_NAME);
+}
