@@ -1,0 +1,218 @@
+/**
+ * The client against a real node:http server on 127.0.0.1: what arrives, what is retried, and how
+ * each failure is typed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient, fireEvent, type ClientEvent } from '../src/client/client.js';
+import { NetworkError, ServiceError, UsageError } from '../src/errors.js';
+import { freePort, json, startServer, type TestServer } from './helpers/server.js';
+
+const KEY = 'tk_client_test_key_0001';
+let server: TestServer;
+
+beforeEach(async () => {
+  server = await startServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const options = (extra: Partial<Parameters<typeof createClient>[0]> = {}) => ({
+  baseUrl: server.url,
+  apiKey: KEY,
+  retryBaseMs: 10,
+  ...extra,
+});
+
+describe('the request on the wire', () => {
+  it('sends exactly the documented request', async () => {
+    const result = await fireEvent({ triggerId: 'purchase', userId: 'alice@example.com', value: '9.99' }, options());
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/v1/triggers/purchase/users/alice%40example.com/events');
+    expect(req?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(req?.headers['content-type']).toBe('application/json');
+    expect(req?.headers.accept).toBe('application/json');
+    expect(req?.headers['user-agent']).toMatch(/^trigger-cli\/\d+\.\d+\.\d+ node\//);
+    expect(req?.body).toBe('{"value":9.99}');
+    expect(result).toMatchObject({ ok: true, status: 200, attempts: 1, value: '9.99', response: { success: true } });
+  });
+
+  it.each([
+    ['..', '%2E%2E'],
+    ['.', '%2E'],
+    ['a/../b', 'a%2F..%2Fb'],
+    ['q?x=1#frag', 'q%3Fx%3D1%23frag'],
+    ['100% sure', '100%25%20sure'],
+    ['😀 émoji', '%F0%9F%98%80%20%C3%A9moji'],
+  ])('sends user id %j as one raw segment', async (userId, segment) => {
+    await fireEvent({ triggerId: 't', userId }, options());
+    expect(server.requests[0]?.url).toBe(`/v1/triggers/t/users/${segment}/events`);
+    expect(decodeURIComponent(server.requests[0]!.url.split('/')[5]!)).toBe(userId);
+  });
+
+  it('keeps a base URL path prefix', async () => {
+    await fireEvent({ triggerId: 't', userId: 'u' }, options({ baseUrl: `${server.url}/api/` }));
+    expect(server.requests[0]?.url).toBe('/api/v1/triggers/t/users/u/events');
+    expect(server.requests[0]?.body).toBe('{}');
+  });
+
+  it('surfaces a request id', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }, { 'x-request-id': 'req_42' }));
+    const result = await fireEvent({ triggerId: 't', userId: 'u' }, options());
+    expect(result.requestId).toBe('req_42');
+  });
+
+  it('reuses one kept-alive connection for many events', async () => {
+    const client = createClient(options());
+    for (let i = 0; i < 5; i++) await client.fire({ triggerId: 't', userId: `u${i}` });
+    await client.close();
+    expect(server.requests.map((r) => r.url)).toEqual([0, 1, 2, 3, 4].map((i) => `/v1/triggers/t/users/u${i}/events`));
+    expect(new Set(server.requests.map((r) => r.remotePort)).size).toBe(1);
+  });
+});
+
+describe('retries', () => {
+  it('retries 429 and 503, honouring Retry-After', async () => {
+    server.handle((_req, res, i) => {
+      if (i === 0) return json(res, 429, { error: 'slow down' }, { 'retry-after': '0' });
+      if (i === 1) return json(res, 503, { error: 'busy' });
+      json(res, 200, { success: true });
+    });
+    const events: ClientEvent[] = [];
+    const result = await fireEvent({ triggerId: 't', userId: 'u' }, options({ onEvent: (e) => events.push(e) }));
+    expect(result.attempts).toBe(3);
+    expect(server.requests).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)[0]).toBe(0);
+  });
+
+  it('stops after the allowed retries', async () => {
+    server.handle((_req, res) => json(res, 503, { error: 'down' }, { 'retry-after': '0' }));
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, options({ retries: 2 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).attempts).toBe(3);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not wait for a Retry-After beyond 60 s', async () => {
+    server.handle((_req, res) => json(res, 429, { error: 'later' }, { 'retry-after': '3600' }));
+    const started = Date.now();
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(server.requests).toHaveLength(1);
+    expect(error.status).toBe(429);
+    expect(error.hint).toContain('3600 s');
+  });
+
+  it.each([500, 502, 504, 400, 408])('never retries %i', async (status) => {
+    server.handle((_req, res) => json(res, status, { error: 'no' }));
+    await expect(fireEvent({ triggerId: 't', userId: 'u' }, options())).rejects.toBeInstanceOf(ServiceError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('never retries a connection reset after the request was sent', async () => {
+    server.handle((_req, res) => {
+      res.socket?.destroy();
+    });
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).kind).toBe('network');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a refused connection, then gives up with exit 3', async () => {
+    const port = await freePort();
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, options({ baseUrl: `http://127.0.0.1:${port}` })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('ECONNREFUSED');
+    expect((error as NetworkError).attempts).toBe(3);
+    expect((error as NetworkError).exitCode).toBe(3);
+  });
+
+  it('--retries 0 makes one attempt', async () => {
+    server.handle((_req, res) => json(res, 429, {}, { 'retry-after': '0' }));
+    await expect(fireEvent({ triggerId: 't', userId: 'u' }, options({ retries: 0 }))).rejects.toBeInstanceOf(ServiceError);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('limits', () => {
+  it('bounds one attempt with the timeout and does not retry it', async () => {
+    server.handle(() => undefined); // never answers
+    const started = Date.now();
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options({ timeoutMs: 300 })).catch((e: unknown) => e)) as NetworkError;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('within 0.3 s');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('bounds a body that trickles in', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"success":');
+    });
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options({ timeoutMs: 300 })).catch((e: unknown) => e)) as NetworkError;
+    expect(error.kind).toBe('timeout');
+  });
+
+  it('reads at most 1 MiB of a body', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      let sent = 0;
+      const write = () => {
+        while (sent < 50 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', write);
+        }
+        res.end();
+      };
+      res.on('error', () => undefined);
+      write();
+    });
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
+    expect(error.status).toBe(500);
+    expect(typeof error.body).toBe('string');
+    expect((error.body as string).length).toBe(1024 * 1024);
+  });
+
+  it('does not follow a redirect, and names the Location', async () => {
+    const other = await startServer();
+    server.handle((_req, res) => {
+      res.writeHead(307, { location: `${other.url}/v1/triggers/t/users/u/events` });
+      res.end();
+    });
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
+    expect(error.status).toBe(307);
+    expect(error.message).toContain(other.url);
+    expect(other.requests).toHaveLength(0);
+    await other.close();
+  });
+});
+
+describe('typed failures', () => {
+  it('treats "success": false on a 200 as refused', async () => {
+    server.handle((_req, res) => json(res, 200, { success: false, message: 'trigger is paused' }));
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.serverMessage).toBe('trigger is paused');
+    expect(error.exitCode).toBe(1);
+  });
+
+  it('refuses bad input before sending anything', async () => {
+    await expect(fireEvent({ triggerId: 't', userId: '' }, options())).rejects.toBeInstanceOf(UsageError);
+    await expect(fireEvent({ triggerId: 't', userId: 'u', value: 'abc' }, options())).rejects.toBeInstanceOf(UsageError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('keeps the key out of error messages and hints', async () => {
+    server.handle((_req, res) => json(res, 401, { error: 'bad key' }));
+    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
+    expect(error.hint).toContain('••••0001');
+    expect(`${error.message} ${error.hint} ${JSON.stringify(error.body)}`.includes(KEY)).toBe(false);
+  });
+});

@@ -1,0 +1,371 @@
+/**
+ * The built binary against a real server on 127.0.0.1: what the server received, the exit code,
+ * stdout and stderr, and that the key shows in neither.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+
+beforeEach(async () => {
+  server = await startServer();
+  box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: '' });
+  box.env.TRIGGER_BASE_URL = server.url;
+});
+afterEach(async () => {
+  await server.close();
+  box.cleanup();
+});
+
+const fire = (args: string[], env: NodeJS.ProcessEnv = box.env) => run(['fire', ...args], { env });
+
+describe('trigger fire: success', () => {
+  it('sends the event and prints one line on stdout', async () => {
+    const result = await fire(['purchase', 'alice@example.com', '--value', '9.99']);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/triggers/purchase/users/alice%40example.com/events',
+      body: '{"value":9.99}',
+    });
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TEST_KEY}`);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/purchase · alice@example\.com · value 9\.99 · 200 OK · \d+ ms/);
+    expect(result.stderr).toBe('');
+    expectNoKey(result);
+  });
+
+  it('sends {} without a value', async () => {
+    const result = await fire(['signup', 'bob']);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.body).toBe('{}');
+    expect(result.stdout).toContain('no value');
+  });
+
+  it.each([
+    ['..', '%2E%2E'],
+    ['.', '%2E'],
+    ['../../admin', '..%2F..%2Fadmin'],
+    ['a b/c?d#e%f', 'a%20b%2Fc%3Fd%23e%25f'],
+    ['名前😀', '%E5%90%8D%E5%89%8D%F0%9F%98%80'],
+  ])('sends the awkward user id %j as data', async (userId, segment) => {
+    const result = await fire(['t', userId]);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.url).toBe(`/v1/triggers/t/users/${segment}/events`);
+  });
+
+  it('sends a large integer with the digits typed', async () => {
+    const result = await fire(['t', 'u', '--value', '12345678901234567890', '--json']);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.body).toBe('{"value":12345678901234567890}');
+    expect(result.stdout).toContain('"value":12345678901234567890,');
+  });
+
+  it('accepts a negative value after --value', async () => {
+    const result = await fire(['t', 'u', '--value', '-3']);
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.body).toBe('{"value":-3}');
+  });
+
+  it('--json prints exactly one object, and nothing else on stdout', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }, { 'x-request-id': 'req_abc' }));
+    const result = await fire(['purchase', 'alice', '--value', '.5', '--json']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const object = JSON.parse(lines[0]!);
+    expect(object).toMatchObject({
+      ok: true,
+      status: 200,
+      triggerId: 'purchase',
+      userId: 'alice',
+      value: 0.5,
+      attempts: 1,
+      requestId: 'req_abc',
+      response: { success: true },
+    });
+    expect(typeof object.durationMs).toBe('number');
+  });
+
+  it('--quiet prints nothing on success', async () => {
+    const result = await fire(['t', 'u', '--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('--verbose traces request and response on stderr with the key masked', async () => {
+    const result = await fire(['t', 'u', '--value', '1', '--verbose']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`> POST ${server.url}/v1/triggers/t/users/u/events`);
+    expect(result.stderr).toContain('> authorization: Bearer ••••z789');
+    expect(result.stderr).toContain('> {"value":1}');
+    expect(result.stderr).toMatch(/< 200 \(\d+ ms\)/);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expectNoKey(result);
+  });
+
+  it('--dry-run prints a curl command and sends nothing', async () => {
+    const result = await fire(['t', '..', '--value', '2', '--dry-run']);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(result.stdout).toContain(`'${server.url}/v1/triggers/t/users/%2E%2E/events'`);
+    expect(result.stdout).toContain('$TRIGGER_API_KEY');
+    expect(result.stdout).toContain(`--data-raw '{"value":2}'`);
+    expectNoKey(result);
+  });
+
+  it('shows the request id with the result', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }, { 'request-id': 'rid-9' }));
+    const result = await fire(['t', 'u']);
+    expect(result.stdout).toContain('request id rid-9');
+  });
+
+  it('retries 429 then succeeds', async () => {
+    server.handle((_req, res, i) =>
+      i === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, { success: true }),
+    );
+    const result = await fire(['t', 'u', '--json']);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.parse(result.stdout).attempts).toBe(2);
+  });
+});
+
+describe('trigger fire: failures', () => {
+  it('401: exit 1, the server message and a hint about the key', async () => {
+    server.handle((_req, res) => json(res, 401, { error: 'invalid api key' }, { 'x-request-id': 'req_401' }));
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('401 Unauthorized');
+    expect(result.stderr).toContain('invalid api key');
+    expect(result.stderr).toContain('request id req_401');
+    expect(result.stderr).toContain('check the API key (••••z789 from TRIGGER_API_KEY)');
+    expect(server.requests).toHaveLength(1);
+    expectNoKey(result);
+  });
+
+  it('404: a hint about the trigger id and its type Custom', async () => {
+    server.handle((_req, res) => json(res, 404, { message: 'Trigger not found' }));
+    const result = await fire(['nope', 'u']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('404 Not Found: Trigger not found');
+    expect(result.stderr).toContain('"nope"');
+    expect(result.stderr).toContain('type Custom');
+  });
+
+  it('422 problem+json: title and detail', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(422, { 'content-type': 'application/problem+json' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Invalid value', detail: 'value must be positive', status: 422 }));
+    });
+    const result = await fire(['t', 'u', '--value', '-1', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid value: value must be positive');
+    const object = JSON.parse(result.stdout);
+    expect(object).toMatchObject({ ok: false, status: 422, value: -1, error: { kind: 'refused', serverMessage: 'Invalid value: value must be positive' } });
+  });
+
+  it('500: one request only', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<h1>Internal Server Error</h1>');
+    });
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toContain('500 Internal Server Error: <h1>Internal Server Error</h1>');
+    expect(result.stderr).toContain('not retried');
+  });
+
+  it('"success": false on a 200 is a refusal', async () => {
+    server.handle((_req, res) => json(res, 200, { success: false, error: 'trigger disabled' }));
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('"success": false');
+    expect(result.stderr).toContain('trigger disabled');
+  });
+
+  it('a refused connection: exit 3 after the retries', async () => {
+    const port = await freePort();
+    const result = await fire(['t', 'u', '--base-url', `http://127.0.0.1:${port}`, '--json']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('connection refused');
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: null, attempts: 3, error: { kind: 'network', code: 'ECONNREFUSED' } });
+  });
+
+  it('a server that never answers: exit 3, "no response within 1 s", one request', async () => {
+    server.handle(() => undefined);
+    const started = Date.now();
+    const result = await fire(['t', 'u', '--timeout', '1']);
+    expect(result.code).toBe(3);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(result.stderr).toContain('no response from');
+    expect(result.stderr).toContain('within 1 s');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a redirect to a second server: exit 1, names the Location, the second server gets nothing', async () => {
+    const other = await startServer();
+    try {
+      server.handle((_req, res) => {
+        res.writeHead(302, { location: `${other.url}/steal` });
+        res.end();
+      });
+      const result = await fire(['t', 'u']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${other.url}/steal`);
+      expect(other.requests).toHaveLength(0);
+      expectNoKey(result);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a 50 MB error body: read no more than 1 MiB, print an excerpt', async () => {
+    let aborted = false;
+    server.handle((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/plain', 'content-length': 50 * 1024 * 1024 });
+      const chunk = Buffer.alloc(64 * 1024, 'e');
+      let sent = 0;
+      res.on('error', () => undefined);
+      res.on('close', () => (aborted = sent < 50 * 1024 * 1024));
+      const write = () => {
+        while (sent < 50 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', write);
+        }
+        res.end();
+      };
+      write();
+    });
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('502 Bad Gateway: eeee');
+    expect(result.stderr.length).toBeLessThan(1000);
+    expect(aborted).toBe(true);
+  });
+
+  it('a server that echoes the key back does not get it printed', async () => {
+    server.handle((req, res) => json(res, 403, { error: `key ${req.headers.authorization} is not allowed` }));
+    const result = await fire(['t', 'u', '--json', '--verbose']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('key Bearer ••••z789 is not allowed');
+    expectNoKey(result);
+  });
+
+  it('GitHub Actions: a failure is also an ::error:: annotation', async () => {
+    server.handle((_req, res) => json(res, 404, { message: 'Trigger not found' }));
+    const result = await fire(['t', 'u'], { ...box.env, GITHUB_ACTIONS: 'true' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^::error title=trigger::.*404 Not Found: Trigger not found/m);
+  });
+});
+
+describe('trigger fire: interrupted', () => {
+  it('SIGINT while waiting for the answer: exit 130, says the outcome is unknown', async () => {
+    let arrived: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    server.handle(() => arrived());
+    const result = await run(['fire', 't', 'u', '--json'], {
+      env: box.env,
+      onSpawn: (child) => void requestArrived.then(() => child.kill('SIGINT')),
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted');
+    expect(result.stderr).toContain('may or may not have been recorded');
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { kind: 'interrupted', exitCode: 130 } });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('trigger fire: usage errors send nothing and exit 2', () => {
+  it.each([
+    [['t', 'u', '--value', 'abc'], /--value must be a decimal number/],
+    [['t', 'u', '--value', '1e999'], /beyond the range/],
+    [['t', 'u', '--value', 'NaN'], /--value must be a decimal number/],
+    [['t', 'u', '--value', '0x1F'], /--value must be a decimal number/],
+    [['t', 'u', '--value', ''], /--value must be a decimal number/],
+    [['t', ''], /userId must not be empty/],
+    [['', 'u'], /triggerId must not be empty/],
+    [['t'], /missing required argument 'userId'/],
+    [['t', 'u', '--timeout', '0'], /--timeout/],
+    [['t', 'u', '--retries', '-1'], /--retries/],
+    [['t', 'u', '--bogus'], /unknown option '--bogus'/],
+    [['t', 'u', '--base-url', 'http://example.com'], /plain http/],
+    [['t', 'u', '--base-url', 'https://u:p@example.com'], /credentials/],
+    [['t', 'u', '--api-key', 'has space'], /white space/],
+  ])('%j', async (args, message) => {
+    const result = await fire(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--json reports a usage error as one JSON object too', async () => {
+    const result = await fire(['t', 'u', '--value', 'abc', '--json']);
+    expect(result.code).toBe(2);
+    const object = JSON.parse(result.stdout);
+    expect(object).toMatchObject({ ok: false, status: null, value: 'abc', error: { kind: 'usage', exitCode: 2 } });
+  });
+
+  it('missing key: exit 2 with the command that fixes it', async () => {
+    const env = { ...box.env };
+    delete env.TRIGGER_API_KEY;
+    const result = await fire(['t', 'u'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no API key is set');
+    expect(result.stderr).toContain('trigger config set-key');
+  });
+
+  it('missing base URL: exit 2 with the command that fixes it', async () => {
+    const env = { ...box.env };
+    delete env.TRIGGER_BASE_URL;
+    const result = await fire(['t', 'u'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no base URL is set');
+    expect(result.stderr).toContain('trigger config set-base-url');
+  });
+
+  it('a corrupt config file: exit 2, its path, left untouched', async () => {
+    fs.mkdirSync(box.configDir, { recursive: true });
+    const file = path.join(box.configDir, 'config.json');
+    fs.writeFileSync(file, '{"profiles": {"default": {"apiKey": "k_1"');
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toContain('not valid JSON');
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"profiles": {"default": {"apiKey": "k_1"');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('help and version', () => {
+  it('--version and --help exit 0, help shows examples', async () => {
+    const version = await run(['--version'], { env: box.env });
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await run(['--help'], { env: box.env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    const fireHelp = await run(['fire', '--help'], { env: box.env });
+    expect(fireHelp.code).toBe(0);
+    expect(fireHelp.stdout).toContain('trigger fire purchase alice@example.com --value 9.99');
+  });
+
+  it('no command and an unknown command are usage errors (exit 2)', async () => {
+    expect((await run([], { env: box.env })).code).toBe(2);
+    const unknown = await run(['frie'], { env: box.env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('fire');
+  });
+});

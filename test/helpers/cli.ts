@@ -1,0 +1,80 @@
+/**
+ * Runs the built binary with an explicit environment: a temporary HOME and config folder, no colour,
+ * and nothing of the machine's own TRIGGER_* or CI variables.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = path.join(ROOT, 'bin', 'trigger.js');
+
+/** A fake key used by the tests; never printed by an assertion (see expectNoKey). */
+export const TEST_KEY = 'tk_test_5ecret_Abc123xyz789';
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Sandbox {
+  home: string;
+  configDir: string;
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+export function sandbox(extra: NodeJS.ProcessEnv = {}): Sandbox {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-test-'));
+  const configDir = path.join(home, 'trigger-config');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    TRIGGER_CONFIG_DIR: configDir,
+    FORCE_COLOR: '0',
+    LANG: 'C.UTF-8',
+    ...extra,
+  };
+  return { home, configDir, env, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+}
+
+export interface RunOptions {
+  env: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number;
+  /** Called with the child once it started (to send signals). */
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+}
+
+export function run(args: string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    options.onSpawn?.(child);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Fails without repeating the key in the failure message. */
+export function expectNoKey(result: Pick<RunResult, 'stdout' | 'stderr'>, key: string = TEST_KEY): void {
+  for (const stream of ['stdout', 'stderr'] as const) {
+    if (result[stream].includes(key)) throw new Error(`the API key appeared on ${stream}`);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * A real node:http server on 127.0.0.1, port 0, that records every request exactly as it arrived.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  method: string;
+  /** The request target as sent, never normalised. */
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** The client's port: the same for requests over one kept-alive connection. */
+  remotePort: number | undefined;
+}
+
+export type Handler = (req: Received, res: http.ServerResponse, index: number) => void | Promise<void>;
+
+export interface TestServer {
+  url: string;
+  port: number;
+  requests: Received[];
+  /** Requests whose handler is running now, and the most seen at once. */
+  inFlight: { now: number; max: number };
+  handle(handler: Handler): void;
+  close(): Promise<void>;
+}
+
+export function json(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export async function startServer(handler: Handler = (_req, res) => json(res, 200, { success: true })): Promise<TestServer> {
+  let current = handler;
+  const requests: Received[] = [];
+  const inFlight = { now: 0, max: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received: Received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort,
+      };
+      const index = requests.push(received) - 1;
+      inFlight.now++;
+      inFlight.max = Math.max(inFlight.max, inFlight.now);
+      res.on('close', () => inFlight.now--);
+      Promise.resolve(current(received, res, index)).catch((error: unknown) => {
+        res.destroy(error as Error);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    inFlight,
+    handle(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port that nothing listens on: bound, then released. */
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
