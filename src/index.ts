@@ -1,0 +1,36 @@
+/**
+ * The library: what `trigger fire` does, for Node programs, without spawning the CLI.
+ *
+ *   import { fireEvent, resolveSettings } from 'trigger-cli';
+ *   const settings = resolveSettings();            // flag > env > profile, as the CLI does
+ *   await fireEvent({ triggerId: 'purchase', userId: 'alice', value: 9.99 },
+ *                   { baseUrl: settings.baseUrl, apiKey: settings.apiKey! });
+ *
+ * For many events, create one client and call `fire` on it: it keeps its connections alive.
+ */
+export {
+  createClient,
+  fireEvent,
+  TriggerClient,
+  USER_AGENT,
+  type ClientEvent,
+  type ClientOptions,
+  type FireOptions,
+  type FireResult,
+} from './client/client.js';
+export { encodeSegment, eventPath, parseValue, prepareEvent, type EventInput, type EventValue, type PreparedEvent } from './client/request.js';
+export {
+  ConfigError,
+  exitCodeFor,
+  InterruptedError,
+  isTriggerError,
+  NetworkError,
+  ServiceError,
+  TriggerError,
+  UsageError,
+  type ErrorKind,
+} from './errors.js';
+export { configDir, configPath } from './settings/paths.js';
+export { resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
+export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';
+export { VERSION } from './version.js';
