@@ -2,13 +2,15 @@
  * The command-line program: builds the commands and holds the one catch that turns an error into a
  * message and an exit code. Each command's module is imported only when that command runs.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { isTriggerError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation } from './output/render.js';
 import { VERSION } from './version.js';
+
+import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type ConfigModule = typeof ConfigCommands;
 
@@ -116,7 +118,47 @@ Examples:
     .description('print the config file path')
     .action(configAction((m) => m.path(io)));
 
+  const emulator = program
+    .command('emulator')
+    .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
+    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(wholeNumber('--port', 0, 65_535)).default(8787))
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--key <key>', 'API key clients must send (default: TRIGGER_API_KEY, else a generated one)')
+    .option('--trigger <id...>', 'known trigger ids; any other answers 404')
+    .option('--log <file>', 'append each recorded event to this file as NDJSON')
+    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(fraction))
+    .addOption(new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)').argParser(wholeNumber('--fail-status', 400, 599)).default(503))
+    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(wholeNumber('--latency', 0, 600_000)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries`,
+    );
+  emulator.action(async (options: EmulatorCommandOptions) => {
+    await io.useColors();
+    const { emulator: run } = await import('./commands/emulator.js');
+    await run(options, io);
+  });
+
   return program;
+}
+
+function wholeNumber(name: string, min: number, max: number) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
+      throw new InvalidArgumentError(`${name} takes a whole number from ${min} to ${max}`);
+    }
+    return Number(text);
+  };
+}
+
+function fraction(text: string): number {
+  const n = Number(text);
+  if (!/^\d*\.?\d+$/.test(text.trim()) || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1, e.g. 0.25');
+  return n;
 }
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */

@@ -34,3 +34,10 @@ export { configDir, configPath } from './settings/paths.js';
 export { resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
 export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';
 export { VERSION } from './version.js';
+export {
+  startEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type RecordedEvent,
+  type RequestEntry,
+} from './emulator/server.js';

@@ -1,0 +1,104 @@
+/**
+ * trigger emulator: runs the local stand-in until SIGINT or SIGTERM. Recorded events go to stdout,
+ * one line each; the banner, rejected requests and the shutdown line go to stderr.
+ */
+import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
+import type { Output } from '../output/io.js';
+import { maskKey, normalizeApiKey } from '../settings/validate.js';
+
+export interface EmulatorCommandOptions {
+  port: number;
+  host: string;
+  key?: string;
+  trigger?: string[];
+  log?: string;
+  failRate?: number;
+  failStatus?: number;
+  latency?: number;
+}
+
+function clock(date: Date): string {
+  return date.toISOString().slice(11, 23);
+}
+
+/** Shows an id as it is, or quoted when it has spaces or invisible characters. */
+function showId(id: string): string {
+  return id === '' || /[\s\p{C}]/u.test(id) ? JSON.stringify(id) : id;
+}
+
+export function eventLine(entry: RequestEntry, io: Output): string {
+  const c = io.out;
+  const event = entry.event;
+  if (!event) return '';
+  const value = event.valueText === undefined ? c.dim('no value') : `value ${event.valueText}`;
+  return `${c.dim(clock(new Date(event.time)))} ${c.success('✔')} ${c.bold(showId(event.triggerId))} ${c.dim('·')} ${showId(event.userId)} ${c.dim('·')} ${value}`;
+}
+
+export function rejectionLine(entry: RequestEntry, io: Output): string {
+  const c = io.err;
+  const label = entry.injected ? c.warn(`${entry.status} injected`) : c.error(String(entry.status));
+  return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${entry.method} ${entry.url} ${c.dim('—')} ${entry.error ?? ''}`;
+}
+
+export async function emulator(options: EmulatorCommandOptions, io: Output): Promise<void> {
+  const envKey = process.env.TRIGGER_API_KEY;
+  const keySource = options.key ? '--key' : envKey ? 'TRIGGER_API_KEY' : undefined;
+  const key = options.key ?? envKey;
+  const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
+  io.addSecret(givenKey);
+
+  const settings: EmulatorOptions = {
+    port: options.port,
+    host: options.host,
+    key: givenKey,
+    triggers: options.trigger,
+    log: options.log,
+    failRate: options.failRate,
+    failStatus: options.failStatus,
+    latencyMs: options.latency,
+    keepEvents: false,
+    onRequest(entry) {
+      if (entry.event) io.stdout(eventLine(entry, io));
+      else io.stderr(rejectionLine(entry, io));
+    },
+  };
+  const server = await startEmulator(settings);
+
+  const c = io.err;
+  io.stderr(`${c.success('trigger emulator')} listening on ${c.bold(server.url)}`);
+  if (server.keyGenerated) {
+    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+  } else {
+    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+  }
+  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
+  if (options.failRate) {
+    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  }
+  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
+  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
+  io.stderr(c.dim('  Ctrl-C stops it.'));
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        void server.close({ force: true });
+        return;
+      }
+      stopping = true;
+      void server.close().then(() => {
+        process.removeListener('SIGINT', stop);
+        process.removeListener('SIGTERM', stop);
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  const { recorded, rejected, injected } = server.stats;
+  io.stderr(`stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures`);
+}

@@ -1,0 +1,305 @@
+/**
+ * A local stand-in for the service's one operation, on node's own http server:
+ *
+ *   POST /v1/triggers/{triggerId}/users/{userId}/events   Bearer key, JSON object, optional numeric value
+ *
+ * It records what a real service would record and answers the way the contract describes, so that
+ * scripts and pipelines can be tried and tested offline, including how they cope with failure.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors.js';
+
+export interface EmulatorOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The bearer key clients must send; generated when not given. */
+  key?: string;
+  /** When given, any other trigger id answers 404. */
+  triggers?: readonly string[];
+  /** Appends each recorded event to this file as one NDJSON line. */
+  log?: string;
+  /** Share of requests (0..1) answered with failStatus instead of being recorded. */
+  failRate?: number;
+  /** Status for injected failures; default 503. 429 and 503 carry Retry-After: 1. */
+  failStatus?: number;
+  /** Delay before every answer, ms. */
+  latencyMs?: number;
+  /** Keep recorded events in `events` (default true; the CLI only counts them). */
+  keepEvents?: boolean;
+  /** Called for every request once it is answered. */
+  onRequest?: (entry: RequestEntry) => void;
+  /** For tests of fault injection: a source of numbers in [0, 1). */
+  random?: () => number;
+}
+
+export interface RecordedEvent {
+  /** ISO time the event was recorded. */
+  time: string;
+  triggerId: string;
+  userId: string;
+  /** The value as a number (precision of a double), when one was sent. */
+  value?: number;
+  /** The value's JSON text exactly as sent, e.g. "12345678901234567890". */
+  valueText?: string;
+  requestId: string;
+}
+
+export interface RequestEntry {
+  method: string;
+  /** The raw request target, as sent. */
+  url: string;
+  status: number;
+  /** Why the request was not recorded, when it was not. */
+  error?: string;
+  /** Set when the request was recorded. */
+  event?: RecordedEvent;
+  injected: boolean;
+}
+
+export interface Emulator {
+  /** e.g. http://127.0.0.1:8787 */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly key: string;
+  /** Whether the key was generated (and so may be shown). */
+  readonly keyGenerated: boolean;
+  /** Recorded events, oldest first (empty when keepEvents is false). */
+  readonly events: RecordedEvent[];
+  /** Requests answered so far, and how many were recorded. */
+  readonly stats: { requests: number; recorded: number; rejected: number; injected: number };
+  /** Stops accepting, lets requests in flight finish, then resolves. */
+  close(options?: { force?: boolean }): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+const NUMBER_TEXT = /"value"\s*:\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+export function generateKey(): string {
+  return `emu_${randomBytes(18).toString('base64url')}`;
+}
+
+/** Splits a raw request target into decoded ids, or says why it is not the event route. */
+export function matchRoute(target: string): { triggerId: string; userId: string } | 'not-found' | 'bad-encoding' {
+  const path = target.split('?', 1)[0] ?? '';
+  const m = EVENT_PATH.exec(path);
+  if (!m?.[1] || !m[2]) return 'not-found';
+  try {
+    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
+  } catch {
+    return 'bad-encoding';
+  }
+}
+
+/** The value's digits as they were sent: JSON.parse would round 12345678901234567890. */
+function valueText(body: string, value: number): string {
+  for (const m of body.matchAll(NUMBER_TEXT)) {
+    if (m[1] !== undefined && Number(m[1]) === value) return m[1];
+  }
+  return JSON.stringify(value);
+}
+
+/** Checks a request body; returns the value (if any) or the 400 message. */
+export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { error: 'the body is not valid JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
+  }
+  if (!('value' in parsed)) return {};
+  const value = (parsed as { value: unknown }).value;
+  if (typeof value !== 'number') return { error: `"value" must be a number, not ${value === null ? 'null' : typeof value}` };
+  return { value, valueText: valueText(body, value) };
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function checkEmulatorOptions(options: EmulatorOptions): void {
+  const { failRate = 0, failStatus = 503, latencyMs = 0, port = 8787 } = options;
+  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
+  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
+    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
+  }
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 600_000) {
+    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be from 0 to 65535`);
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  checkEmulatorOptions(options);
+  const host = options.host ?? '127.0.0.1';
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const triggers = options.triggers?.length ? new Set(options.triggers) : undefined;
+  const failRate = options.failRate ?? 0;
+  const failStatus = options.failStatus ?? 503;
+  const latencyMs = options.latencyMs ?? 0;
+  const random = options.random ?? Math.random;
+  const keepEvents = options.keepEvents ?? true;
+  const events: RecordedEvent[] = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0 };
+  let closing = false;
+  let sequence = 0;
+
+  // Opened once and written synchronously per event: a line is on disk before the 200 goes out.
+  let logFd: number | undefined;
+  if (options.log) {
+    try {
+      logFd = fs.openSync(options.log, 'a');
+    } catch (error) {
+      throw new UsageError(`cannot open the log file ${options.log}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+        hint: 'check that its folder exists and is writable',
+      });
+    }
+  }
+
+  const answer = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    body: unknown,
+    entry: Omit<RequestEntry, 'method' | 'url' | 'status'>,
+    headers: http.OutgoingHttpHeaders = {},
+  ) => {
+    const send = () => {
+      if (res.destroyed) return;
+      if (closing) res.setHeader('connection', 'close');
+      sendJson(res, status, body, headers);
+      stats.requests++;
+      if (entry.event) stats.recorded++;
+      else if (entry.injected) stats.injected++;
+      else stats.rejected++;
+      options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', status, ...entry });
+    };
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
+    res.setHeader('x-request-id', requestId);
+    const fail = (status: number, error: string, headers: http.OutgoingHttpHeaders = {}) =>
+      answer(req, res, status, { success: false, error }, { error, injected: false }, headers);
+
+    const route = matchRoute(req.url ?? '');
+    if (route === 'not-found') return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+    if (route === 'bad-encoding') return fail(400, 'the path is not valid percent-encoding');
+    if (req.method !== 'POST') return fail(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
+
+    if (failRate > 0 && random() < failRate) {
+      const error = `injected failure (--fail-rate ${failRate})`;
+      const headers = failStatus === 429 || failStatus === 503 ? { 'retry-after': '1' } : {};
+      return answer(req, res, failStatus, { success: false, error }, { error, injected: true }, headers);
+    }
+
+    const auth = req.headers.authorization;
+    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+    if (auth !== `Bearer ${key}`) return fail(401, 'invalid API key');
+    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
+    if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
+    if (body.length > MAX_BODY) return fail(413, 'the body is larger than 1 MiB');
+    const checked = checkBody(body);
+    if ('error' in checked) return fail(400, checked.error);
+    if (triggers && !triggers.has(route.triggerId)) {
+      return fail(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(', ')}`);
+    }
+
+    const event: RecordedEvent = {
+      time: new Date().toISOString(),
+      triggerId: route.triggerId,
+      userId: route.userId,
+      ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
+      requestId,
+    };
+    if (logFd !== undefined) fs.writeSync(logFd, `${eventJson(event)}\n`);
+    if (keepEvents) events.push(event);
+    answer(req, res, 200, { success: true }, { event, injected: false });
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY + 1) chunks.push(chunk);
+    });
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => res.destroy());
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (logFd !== undefined) fs.closeSync(logFd);
+      const where = `${host}:${options.port ?? 8787}`;
+      if (error.code === 'EADDRINUSE') {
+        reject(new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, { hint: 'stop what is using it, or pick another with --port (0 takes any free port)' }));
+      } else if (error.code === 'EACCES') {
+        reject(new UsageError(`not allowed to listen on ${where}`, { hint: 'ports below 1024 need privileges; pick another with --port' }));
+      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+        reject(new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }));
+      } else {
+        reject(new UsageError(`cannot listen on ${where}: ${error.message}`));
+      }
+    };
+    server.once('error', onError);
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    key,
+    keyGenerated,
+    events,
+    stats,
+    close({ force = false } = {}) {
+      closing = true;
+      if (force) server.closeAllConnections();
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          if (logFd !== undefined) fs.closeSync(logFd);
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Connections that answered their last request go idle; close them as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.once('close', () => clearInterval(sweep));
+      });
+      return closed;
+    },
+  };
+}
+
+/** One NDJSON line for the log: the value keeps the digits that were sent. */
+export function eventJson(event: RecordedEvent): string {
+  const value = event.valueText === undefined ? '' : `,"value":${event.valueText}`;
+  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
+}
