@@ -147,6 +147,7 @@ export class TriggerClient {
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);
+    await this.#pool(); // loading undici is start-up, not the service's time
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     for (let attempt = 1; ; attempt++) {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
 import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -58,6 +59,20 @@ describe('trigger fire: success', () => {
     const result = await fire(['t', userId]);
     expect(result.code).toBe(0);
     expect(server.requests[0]?.url).toBe(`/v1/triggers/t/users/${segment}/events`);
+  });
+
+  it('each awkward id reaches the service as the same string (against the emulator)', async () => {
+    const emulator = await startEmulator({ port: 0, key: TEST_KEY });
+    const ids = ['..', '.', '../../admin', 'a b/c?d#e%f', '%2E%2E', '名前😀', ' padded ', 'line\nbreak'];
+    try {
+      for (const userId of ids) {
+        const result = await fire(['t/../x', userId, '--base-url', emulator.url]);
+        expect(result.code, userId).toBe(0);
+      }
+      expect(emulator.events.map((e) => [e.triggerId, e.userId])).toEqual(ids.map((id) => ['t/../x', id]));
+    } finally {
+      await emulator.close();
+    }
   });
 
   it('sends a large integer with the digits typed', async () => {
