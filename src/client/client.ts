@@ -141,7 +141,7 @@ export class TriggerClient {
 
   /** The full URL of an event, as sent (never normalised). */
   urlOf(event: PreparedEvent): string {
-    return `${this.baseUrl.origin}${this.baseUrl.prefix}${event.path}`;
+    return eventUrl(this.baseUrl, event);
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
@@ -361,6 +361,11 @@ function describeNetworkError(code: string | undefined, message: string): string
       if (code && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) return `TLS failure (${code}); for a private CA set NODE_EXTRA_CA_CERTS`;
       return code ? `${message} (${code})` : message;
   }
+}
+
+/** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
+export function eventUrl(baseUrl: BaseUrl, event: PreparedEvent): string {
+  return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
 
 export function createClient(options: ClientOptions): TriggerClient {

@@ -1,7 +1,7 @@
 /**
  * trigger fire <triggerId> <userId> [--value <n>]
  */
-import { USER_AGENT } from '../client/client.js';
+import { eventUrl, USER_AGENT } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
@@ -20,12 +20,11 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     event = prepareEvent({ triggerId, userId, value: options.value });
     const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
     io.addSecret(settings.apiKey);
-    const client = clientFor(settings, options, io);
-
     if (options.dryRun) {
-      io.stdout(curlCommand(client.urlOf(event), event.body, USER_AGENT));
+      io.stdout(curlCommand(eventUrl(settings.baseUrl, event), event.body, USER_AGENT));
       return;
     }
+    const client = clientFor(settings, options, io);
 
     const controller = new AbortController();
     const onSigint = () => controller.abort();

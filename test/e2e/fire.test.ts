@@ -127,6 +127,13 @@ describe('trigger fire: success', () => {
     expectNoKey(result);
   });
 
+  it('--dry-run needs no API key', async () => {
+    const result = await fire(['t', 'u', '--dry-run'], { ...box.env, TRIGGER_API_KEY: '' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('Authorization: Bearer $TRIGGER_API_KEY');
+  });
+
   it('--dry-run prints a curl command and sends nothing', async () => {
     const result = await fire(['t', '..', '--value', '2', '--dry-run']);
     expect(result.code).toBe(0);
