@@ -3,15 +3,14 @@
  * adds base URL, auth and headers. No other code touches the key. `trigger fire` sends one event
  * through it; `trigger batch` sends many through the same pool.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, ServiceError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
-import { headerValue, parseJsonBody, readLimited, requestIdOf, serverMessage } from './response.js';
+import { BodyCollector, headerValue, parseJsonBody, requestIdOf, serverMessage } from './response.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
-import { loadUndici, type UndiciParts } from './undici.js';
+import { loadUndici } from './undici.js';
 
 export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -92,7 +91,8 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
-  #undici: UndiciParts | undefined;
+  /** Interrupts for the attempts and retry waits in flight (see abortAll). */
+  readonly #live = new Set<() => void>();
 
   constructor(options: ClientOptions) {
     this.baseUrl =
@@ -125,10 +125,10 @@ export class TriggerClient {
     };
   }
 
-  async #pool(): Promise<{ dispatcher: Dispatcher; undici: UndiciParts }> {
-    if (!this.#dispatcher || !this.#undici) {
-      this.#undici = await loadUndici();
-      this.#dispatcher = new this.#undici.EnvHttpProxyAgent({
+  async #pool(): Promise<{ dispatcher: Dispatcher }> {
+    if (!this.#dispatcher) {
+      const { Agent } = await loadUndici();
+      this.#dispatcher = new Agent({
         connections: this.#options.connections ?? 1,
         connect: { timeout: this.timeoutMs },
         headersTimeout: this.timeoutMs,
@@ -136,7 +136,7 @@ export class TriggerClient {
         keepAliveTimeout: 4_000,
       });
     }
-    return { dispatcher: this.#dispatcher, undici: this.#undici };
+    return { dispatcher: this.#dispatcher };
   }
 
   /** The full URL of an event, as sent (never normalised). */
@@ -147,7 +147,7 @@ export class TriggerClient {
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);
-    await this.#pool(); // loading undici is start-up, not the service's time
+    if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     for (let attempt = 1; ; attempt++) {
@@ -196,63 +196,120 @@ export class TriggerClient {
     }
   }
 
+  /** Waits before a retry; an interrupt ends the wait (the event was not recorded). */
   async #wait(attempt: number, delayMs: number, reason: string, signal: AbortSignal | undefined, info: { attempts: number; durationMs: number }) {
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
-    try {
-      await sleep(delayMs, undefined, signal ? { signal } : undefined);
-    } catch {
-      throw new InterruptedError('interrupted while waiting to retry; the event was not recorded', info);
-    }
+    const interrupted = await new Promise<boolean>((resolve) => {
+      const end = (value: boolean) => {
+        clearTimeout(timer);
+        this.#live.delete(stop);
+        signal?.removeEventListener('abort', stop);
+        resolve(value);
+      };
+      const stop = () => end(true);
+      const timer = setTimeout(() => end(false), delayMs);
+      this.#live.add(stop);
+      if (signal?.aborted) stop();
+      else signal?.addEventListener('abort', stop, { once: true });
+    });
+    if (interrupted) throw new InterruptedError('interrupted while waiting to retry; the event was not recorded', info);
   }
 
-  async #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
-    const { dispatcher, undici } = await this.#pool();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    const onAbort = () => controller.abort();
-    if (signal?.aborted) controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
+  /**
+   * Interrupts every request in flight and every wait before a retry, as an aborted signal would:
+   * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
+   */
+  abortAll(): void {
+    for (const stop of [...this.#live]) stop();
+  }
+
+  /** One attempt through undici's dispatch API: no stream or signal objects per request. */
+  #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
+    const dispatcher = this.#dispatcher;
+    if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal));
+    const onEvent = this.#options.onEvent;
+    onEvent?.({ type: 'request', attempt, method: 'POST', url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
     const started = performance.now();
-    const headers = this.#headers();
-    this.#options.onEvent?.({
-      type: 'request',
-      attempt,
-      method: 'POST',
-      url: this.urlOf(event),
-      headers: this.displayHeaders(),
-      body: event.body,
+    const timeoutMs = this.timeoutMs;
+    const live = this.#live;
+
+    return new Promise<AttemptOutcome>((resolve) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let done = false;
+      let timedOut = false;
+      let interrupted = false;
+      let status = 0;
+      let headers: Record<string, string | string[] | undefined> = {};
+      const body = new BodyCollector();
+
+      const finish = (outcome: AttemptOutcome) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        live.delete(interrupt);
+        signal?.removeEventListener('abort', interrupt);
+        const ms = Math.round(performance.now() - started);
+        if (outcome.kind === 'answer') {
+          onEvent?.({ type: 'response', attempt, status, headers, body: outcome.text, truncated: body.truncated, ms });
+        } else {
+          const message = timedOut ? `no response within ${timeoutMs / 1000} s` : (outcome.error as Error).message;
+          onEvent?.({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms });
+        }
+        resolve(outcome);
+      };
+      const answer = () => {
+        const text = body.text();
+        finish({ kind: 'answer', status, headers, text, json: parseJsonBody(text) });
+      };
+      const stop = (reason: Error) => {
+        controller?.abort(reason); // not yet on a connection: onRequestStart aborts it when it gets one
+        finish({ kind: 'failed', error: reason, timedOut, interrupted });
+      };
+      const interrupt = () => {
+        interrupted = true;
+        stop(new Error('interrupted'));
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop(new Error(`no response within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      live.add(interrupt);
+      if (signal?.aborted) return interrupt();
+      signal?.addEventListener('abort', interrupt, { once: true });
+
+      dispatcher.dispatch(
+        {
+          origin: this.baseUrl.origin,
+          path: `${this.baseUrl.prefix}${event.path}`,
+          method: 'POST',
+          headers: this.#headers(),
+          body: event.body,
+        },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (done) c.abort(new Error('the attempt already ended'));
+          },
+          onResponseStart(_c, statusCode, responseHeaders) {
+            status = statusCode;
+            headers = responseHeaders;
+          },
+          onResponseData(c, chunk) {
+            if (!body.push(chunk)) {
+              // At most 1 MiB is read: keep what came, drop the connection rather than read the rest.
+              answer(); // first: abort reports an error synchronously
+              c.abort(new Error('response body over 1 MiB'));
+            }
+          },
+          onResponseEnd() {
+            answer();
+          },
+          onResponseError(_c, error) {
+            finish({ kind: 'failed', error, timedOut, interrupted });
+          },
+        },
+      );
     });
-    try {
-      const res = await undici.request.call(dispatcher, {
-        origin: this.baseUrl.origin,
-        path: `${this.baseUrl.prefix}${event.path}`,
-        method: 'POST',
-        headers,
-        body: event.body,
-        signal: controller.signal,
-      });
-      const { text, truncated } = await readLimited(res.body);
-      const ms = Math.round(performance.now() - started);
-      this.#options.onEvent?.({ type: 'response', attempt, status: res.statusCode, headers: res.headers, body: text, truncated, ms });
-      return { kind: 'answer', status: res.statusCode, headers: res.headers, text, json: parseJsonBody(text) };
-    } catch (error) {
-      const interrupted = signal?.aborted === true && !timedOut;
-      this.#options.onEvent?.({
-        type: 'error',
-        attempt,
-        message: timedOut ? `no response within ${this.timeoutMs / 1000} s` : (error as Error).message,
-        code: errorCodes(error)[0],
-        ms: Math.round(performance.now() - started),
-      });
-      return { kind: 'failed', error, timedOut, interrupted };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   #networkError(error: unknown, timedOut: boolean, info: { attempts: number; durationMs: number }): NetworkError {

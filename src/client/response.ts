@@ -1,37 +1,41 @@
 /**
  * Reading what the service answered: a bounded body, its message, a request id.
  */
-import type { Readable } from 'node:stream';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface BodyRead {
-  text: string;
-  /** true when the body was longer than the limit and the rest was discarded */
-  truncated: boolean;
-}
+/** Collects at most `limit` bytes of a body pushed chunk by chunk. */
+export class BodyCollector {
+  readonly #chunks: Buffer[] = [];
+  readonly #limit: number;
+  #size = 0;
+  truncated = false;
 
-/** Reads at most `limit` bytes of a body and discards the rest by closing the stream. */
-export async function readLimited(body: Readable, limit: number = MAX_BODY_BYTES): Promise<BodyRead> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    if (size + buf.length > limit) {
-      chunks.push(buf.subarray(0, limit - size));
-      truncated = true;
-      break;
-    }
-    chunks.push(buf);
-    size += buf.length;
+  constructor(limit: number = MAX_BODY_BYTES) {
+    this.#limit = limit;
   }
-  if (truncated) body.destroy();
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
+
+  /** Takes a chunk; returns false once the limit is reached and the rest should be discarded. */
+  push(chunk: Buffer): boolean {
+    if (this.#size + chunk.length > this.#limit) {
+      this.#chunks.push(chunk.subarray(0, this.#limit - this.#size));
+      this.#size = this.#limit;
+      this.truncated = true;
+      return false;
+    }
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    return true;
+  }
+
+  text(): string {
+    return this.#chunks.length === 1 ? this.#chunks[0]!.toString('utf8') : Buffer.concat(this.#chunks).toString('utf8');
+  }
 }
 
 /** The body as JSON when it parses as JSON, else undefined. */
 export function parseJsonBody(text: string): unknown {
+  if (text === '{"success":true}') return { success: true }; // the common answer, at batch rates
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
   try {

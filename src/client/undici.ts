@@ -1,35 +1,33 @@
 /**
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
- * stores and mocks (about 100 ms on every `trigger fire`); the proxy-aware agent and the request API
- * alone load in about a third of that. Should a future undici move those files, the full index is
- * used instead, which is slower but the same API.
+ * stores and mocks (about 100 ms on every `trigger fire`); the agents alone load in a fraction of
+ * that, and the proxy-aware one only when a proxy is configured. Should a future undici move those
+ * files, the full index is used instead: slower to load, same API.
  */
 import { createRequire } from 'node:module';
-import type { Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Agent, EnvHttpProxyAgent } from 'undici';
 
 export interface UndiciParts {
-  EnvHttpProxyAgent: typeof EnvHttpProxyAgent;
-  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+  Agent: typeof Agent | typeof EnvHttpProxyAgent;
 }
 
-let loaded: UndiciParts | undefined;
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
-export async function loadUndici(): Promise<UndiciParts> {
-  if (loaded) return loaded;
+/** Whether requests may need to go through a proxy (as curl decides, from the environment). */
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(env[name]));
+}
+
+export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<UndiciParts> {
+  const proxy = proxyConfigured(env);
   try {
     const require = createRequire(import.meta.url);
-    const agentModule = require('undici/lib/dispatcher/env-http-proxy-agent.js') as typeof EnvHttpProxyAgent;
-    const api = require('undici/lib/api/index.js') as { request?: UndiciParts['request'] };
-    if (typeof agentModule !== 'function' || typeof api.request !== 'function') throw new Error('layout changed');
-    loaded = { EnvHttpProxyAgent: agentModule, request: api.request };
+    const file = proxy ? 'undici/lib/dispatcher/env-http-proxy-agent.js' : 'undici/lib/dispatcher/agent.js';
+    const AgentClass = require(file) as UndiciParts['Agent'];
+    if (typeof AgentClass !== 'function' || typeof AgentClass.prototype.dispatch !== 'function') throw new Error('layout changed');
+    return { Agent: AgentClass };
   } catch {
     const undici = await import('undici');
-    loaded = {
-      EnvHttpProxyAgent: undici.EnvHttpProxyAgent,
-      request(this: Dispatcher, options) {
-        return this.request(options);
-      },
-    };
+    return { Agent: proxy ? undici.EnvHttpProxyAgent : undici.Agent };
   }
-  return loaded;
 }
