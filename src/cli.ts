@@ -10,6 +10,7 @@ import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation } from './output/render.js';
 import { VERSION } from './version.js';
 
+import type { BatchCommandOptions } from './commands/batch.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type ConfigModule = typeof ConfigCommands;
@@ -24,6 +25,7 @@ Examples:
   $ trigger config set-base-url https://api.example.com
   $ trigger fire purchase alice@example.com --value 9.99
   $ trigger fire signup "$USER_ID" --json | jq .ok
+  $ trigger batch events.csv --failed failed.csv   # many events from a file
   $ trigger emulator                          # a local stand-in for the service
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
@@ -59,6 +61,38 @@ export function buildProgram(): Command {
     await io.useColors();
     const { fire: run } = await import('./commands/fire.js');
     await run(triggerId, userId, options, io);
+  });
+
+  const batch = program
+    .command('batch')
+    .description('report many events from a CSV or NDJSON file, or a list of user ids')
+    .argument('<file|->', 'the input file, or - for standard input')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']))
+    .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
+    .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(wholeNumber('--concurrency', 1, 256)).default(8))
+    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(positiveRate))
+    .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
+    .addHelpText(
+      'after',
+      `
+Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
+({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
+
+Examples:
+  $ trigger batch events.csv --failed failed.csv
+  $ trigger batch failed.csv --failed failed-again.csv          # send the failed rows again
+  $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
+  $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
+  $ trigger batch events.csv --dry-run                           # check every row, send nothing
+
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
+130 interrupted (unsent rows are kept in --failed).`,
+    );
+  addServiceOptions(batch).action(async (source: string, options: BatchCommandOptions) => {
+    Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
+    await io.useColors();
+    const { batch: run } = await import('./commands/batch.js');
+    await run(source, options, io);
   });
 
   const config = program
@@ -155,6 +189,14 @@ function wholeNumber(name: string, min: number, max: number) {
   };
 }
 
+function positiveRate(text: string): number {
+  const n = Number(text);
+  if (!/^\d*\.?\d+$/.test(text.trim()) || !(n > 0) || n > 1_000_000) {
+    throw new InvalidArgumentError('expected a number of requests per second greater than 0, e.g. 50');
+  }
+  return n;
+}
+
 function fraction(text: string): number {
   const n = Number(text);
   if (!/^\d*\.?\d+$/.test(text.trim()) || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1, e.g. 0.25');
@@ -174,6 +216,7 @@ export function report(error: unknown): number {
     if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
     return 1;
   }
+  if (error.reported) return error.exitCode;
   io.stderr(errorLine(error, io.err));
   if (mode.json) io.stdout(failureJson(error));
   if (process.env.GITHUB_ACTIONS === 'true') {

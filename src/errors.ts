@@ -27,11 +27,14 @@ export function exitCodeFor(kind: ErrorKind): number {
 export interface TriggerErrorOptions {
   hint?: string;
   cause?: unknown;
+  /** The command already told the user; cli.ts only sets the exit code. */
+  reported?: boolean;
 }
 
 export class TriggerError extends Error {
   readonly kind: ErrorKind;
   readonly hint: string | undefined;
+  readonly reported: boolean;
   /** The event this error is about, when there is one (for --json output). */
   event: { triggerId?: string; userId?: string; value?: string } | undefined;
 
@@ -40,6 +43,7 @@ export class TriggerError extends Error {
     this.name = 'TriggerError';
     this.kind = kind;
     this.hint = options.hint;
+    this.reported = options.reported === true;
   }
 
   get exitCode(): number {

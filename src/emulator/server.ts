@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { valueTextIn } from '../client/request.js';
 import { UsageError } from '../errors.js';
 
 export interface EmulatorOptions {
@@ -79,7 +80,6 @@ export interface Emulator {
 
 const MAX_BODY = 1024 * 1024;
 const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-const NUMBER_TEXT = /"value"\s*:\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 export function generateKey(): string {
   return `emu_${randomBytes(18).toString('base64url')}`;
@@ -97,14 +97,6 @@ export function matchRoute(target: string): { triggerId: string; userId: string 
   }
 }
 
-/** The value's digits as they were sent: JSON.parse would round 12345678901234567890. */
-function valueText(body: string, value: number): string {
-  for (const m of body.matchAll(NUMBER_TEXT)) {
-    if (m[1] !== undefined && Number(m[1]) === value) return m[1];
-  }
-  return JSON.stringify(value);
-}
-
 /** Checks a request body; returns the value (if any) or the 400 message. */
 export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
   let parsed: unknown;
@@ -119,7 +111,7 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
   if (!('value' in parsed)) return {};
   const value = (parsed as { value: unknown }).value;
   if (typeof value !== 'number') return { error: `"value" must be a number, not ${value === null ? 'null' : typeof value}` };
-  return { value, valueText: valueText(body, value) };
+  return { value, valueText: valueTextIn(body, value) };
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {

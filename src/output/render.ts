@@ -61,8 +61,9 @@ export function toJson(fields: Record<string, unknown>): string {
 }
 
 /** The --json object for a result, with the keys the contract names, in that order. */
-export function resultJson(result: FireResult): string {
+export function resultJson(result: FireResult, lead: Record<string, unknown> = {}): string {
   return toJson({
+    ...lead,
     ok: true,
     status: result.status,
     triggerId: result.triggerId,
@@ -75,22 +76,28 @@ export function resultJson(result: FireResult): string {
   });
 }
 
-export function errorJsonFields(error: TriggerError): Record<string, unknown> {
+export function errorJsonFields(error: TriggerError, options: { body?: boolean } = {}): Record<string, unknown> {
   const fields: Record<string, unknown> = { kind: error.kind, exitCode: error.exitCode, message: error.message };
   if (error.hint) fields.hint = error.hint;
   if (error instanceof ServiceError) {
     fields.serverMessage = error.serverMessage ?? null;
     if (error.location) fields.location = error.location;
-    fields.body = error.body;
+    if (options.body !== false) fields.body = error.body;
   }
   if (error instanceof NetworkError && error.code) fields.code = error.code;
   return fields;
 }
 
 /** The --json object for a failure: same keys as success, "error" in place of "response". */
-export function failureJson(error: TriggerError, event: EventSummary = error.event ?? {}): string {
+export function failureJson(
+  error: TriggerError,
+  event: EventSummary = error.event ?? {},
+  lead: Record<string, unknown> = {},
+  options: { body?: boolean } = {},
+): string {
   const info = error as Partial<AttemptInfo>;
   return toJson({
+    ...lead,
     ok: false,
     status: error instanceof ServiceError ? error.status : null,
     triggerId: event.triggerId,
@@ -99,7 +106,7 @@ export function failureJson(error: TriggerError, event: EventSummary = error.eve
     attempts: info.attempts ?? 0,
     durationMs: info.durationMs ?? 0,
     requestId: info.requestId,
-    error: errorJsonFields(error),
+    error: errorJsonFields(error, options),
   });
 }
 

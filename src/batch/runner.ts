@@ -1,0 +1,151 @@
+/**
+ * Runs a batch: pulls rows one at a time (so memory stays flat), keeps up to `concurrency` requests in
+ * flight, paces starts to `rate` per second, and hands every row exactly one outcome.
+ *
+ * `stop` (the first Ctrl-C) stops sending: requests in flight finish, and every row not yet sent, read
+ * or not, comes out as "unsent". `abort` (the second) also cancels the requests in flight, whose
+ * outcome is then unknown.
+ */
+import type { FireResult } from '../client/client.js';
+import type { PreparedEvent } from '../client/request.js';
+import { isTriggerError, type TriggerError } from '../errors.js';
+import type { Row } from './rows.js';
+
+export type Outcome =
+  | { kind: 'accepted'; result: FireResult }
+  /** The service refused it, or did not answer after the allowed retries. */
+  | { kind: 'failed'; error: TriggerError }
+  | { kind: 'invalid'; reason: string }
+  /** Never sent: the batch was interrupted first. */
+  | { kind: 'unsent' }
+  /** Cancelled in flight by a second interrupt: it may or may not have been recorded. */
+  | { kind: 'unknown'; error: TriggerError }
+  /** --dry-run: valid, and not sent. */
+  | { kind: 'checked' };
+
+export type OutcomeKind = Outcome['kind'];
+
+export type Counts = Record<OutcomeKind, number> & { rows: number; inFlight: number };
+
+export interface RunOptions {
+  /** Rows in input order, a chunk at a time. */
+  rows: AsyncIterable<Row[]>;
+  /** Sends one event; undefined for a dry run. */
+  send: ((event: PreparedEvent, signal: AbortSignal) => Promise<FireResult>) | undefined;
+  concurrency: number;
+  /** Most request starts per second. */
+  rate?: number | undefined;
+  stop: AbortSignal;
+  abort: AbortSignal;
+  /** When this aborts, unsent rows are no longer read (for stdin, which may never end). */
+  stopReading?: AbortSignal | undefined;
+  /** Told each row's outcome; a returned promise holds the row's slot until it settles (back-pressure). */
+  onOutcome: (row: Row, outcome: Outcome) => void | Promise<void>;
+}
+
+export interface RunResult {
+  counts: Counts;
+  elapsedMs: number;
+  /** True when reading stopped before the end of the input (stopReading). */
+  incomplete: boolean;
+  /** The last input line read. */
+  lastLine: number;
+}
+
+export function emptyCounts(): Counts {
+  return { rows: 0, inFlight: 0, accepted: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0 };
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function sleep(ms: number, until: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), until]).finally(() => clearTimeout(timer));
+}
+
+export async function runBatch(options: RunOptions, counts: Counts = emptyCounts()): Promise<RunResult> {
+  const started = performance.now();
+  const concurrency = Math.max(1, options.concurrency);
+  const interval = options.rate ? 1000 / options.rate : 0;
+  const stopped = whenAborted(options.stop);
+  let nextStart = 0;
+  let wake: (() => void) | undefined;
+  let fatal: unknown;
+  let incomplete = false;
+  let lastLine = 0;
+
+  const settle = (row: Row, outcome: Outcome): void | Promise<void> => {
+    counts[outcome.kind]++;
+    return options.onOutcome(row, outcome);
+  };
+
+  const launch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
+    counts.inFlight++;
+    try {
+      let outcome: Outcome;
+      try {
+        outcome = { kind: 'accepted', result: await send(event, options.abort) };
+      } catch (error) {
+        if (!isTriggerError(error)) throw error;
+        outcome = error.kind === 'interrupted' ? { kind: 'unknown', error } : { kind: 'failed', error };
+      }
+      await settle(row, outcome);
+    } catch (error) {
+      fatal ??= error;
+    } finally {
+      counts.inFlight--;
+      wake?.();
+    }
+  };
+
+  const slotOrStop = () =>
+    counts.inFlight < concurrency ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
+
+  /** Waits for a free slot and the pace, then sends; the row is unsent if a stop comes first. */
+  const waitThenLaunch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
+    while (counts.inFlight >= concurrency && !options.stop.aborted) await slotOrStop();
+    if (interval && !options.stop.aborted) {
+      const now = performance.now();
+      nextStart = Math.max(nextStart + interval, now);
+      if (nextStart > now) await sleep(nextStart - now, stopped);
+    }
+    if (options.stop.aborted) return settle(row, { kind: 'unsent' });
+    void launch(row, event, send);
+  };
+
+  /** Synchronous unless the row must wait (full pool, pacing) or its outcome is being written. */
+  const handle = (row: Row): void | Promise<void> => {
+    counts.rows++;
+    lastLine = row.line;
+    if (row.invalid !== undefined || !row.event) return settle(row, { kind: 'invalid', reason: row.invalid ?? 'cannot be sent' });
+    if (!options.send) return settle(row, { kind: 'checked' });
+    if (options.stop.aborted) return settle(row, { kind: 'unsent' });
+    if (counts.inFlight >= concurrency || interval) return waitThenLaunch(row, row.event, options.send);
+    void launch(row, row.event, options.send);
+  };
+
+  const iterator = options.rows[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (fatal) throw fatal;
+      if (options.stop.aborted && options.stopReading?.aborted) {
+        incomplete = true;
+        break;
+      }
+      const next = await iterator.next();
+      if (next.done) break;
+      for (const row of next.value) {
+        if (fatal) throw fatal;
+        const pending = handle(row);
+        if (pending) await pending;
+      }
+    }
+  } finally {
+    if (incomplete || fatal) await iterator.return?.();
+    while (counts.inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+  }
+  if (fatal) throw fatal;
+  return { counts, elapsedMs: performance.now() - started, incomplete, lastLine };
+}
