@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 
 export type Format = 'csv' | 'ndjson' | 'lines';
@@ -30,36 +30,17 @@ export function formatFromName(file: string): Format | undefined {
   return EXTENSIONS[path.extname(file).toLowerCase()];
 }
 
-/** Reads the first chunk, decides the format from it, and puts it back. */
-async function sniff(stream: Readable): Promise<Format> {
-  const first = await new Promise<Buffer | null>((resolve, reject) => {
-    const onReadable = () => {
-      const chunk = stream.read() as Buffer | null;
-      if (chunk === null && !stream.readableEnded) return; // not yet
-      cleanup();
-      resolve(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(null);
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = () => {
-      stream.off('readable', onReadable);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-    };
-    stream.on('readable', onReadable);
-    stream.once('end', onEnd);
-    stream.once('error', onError);
-  });
-  if (first === null) return 'csv';
-  stream.unshift(first);
-  const text = first.toString('utf8').replace(/^\uFEFF/, '').trimStart();
-  return text.startsWith('{') ? 'ndjson' : 'csv';
+/** Reads the first chunk and decides the format from it; returns a stream that still starts with it. */
+async function sniff(stream: Readable): Promise<{ format: Format; stream: Readable }> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const first = await chunks.next();
+  if (first.done) return { format: 'csv', stream: Readable.from([], { objectMode: false }) };
+  const text = String(first.value).replace(/^\uFEFF/, '').trimStart();
+  async function* all() {
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream: Readable.from(all(), { objectMode: false }) };
 }
 
 export async function openInput(
@@ -87,6 +68,7 @@ export async function openInput(
     }
     stream = handle.createReadStream({ highWaterMark: 256 * 1024 });
   }
-  const format = options.format ?? (file ? formatFromName(file) : undefined) ?? (await sniff(stream));
-  return { stream, format, file, name: file ?? 'stdin' };
+  const known = options.format ?? (file ? formatFromName(file) : undefined);
+  const sniffed = known ? { format: known, stream } : await sniff(stream);
+  return { stream: sniffed.stream, format: sniffed.format, file, name: file ?? 'stdin' };
 }

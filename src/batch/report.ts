@@ -11,7 +11,7 @@ let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~
 export const fmt = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
 
 /** One NDJSON line for a row, with its input line number first. */
-export function rowJson(row: Row, outcome: Outcome): string {
+export function rowJson(row: Row, outcome: Outcome, unsentReason = UNSENT): string {
   const lead = { line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
@@ -36,20 +36,22 @@ export function rowJson(row: Row, outcome: Outcome): string {
         error:
           outcome.kind === 'invalid'
             ? { kind: 'invalid', message: outcome.reason }
-            : { kind: 'unsent', message: 'not sent: the batch was interrupted first' },
+            : { kind: 'unsent', message: unsentReason },
       });
   }
 }
 
+const UNSENT = 'not sent: the batch was interrupted';
+
 /** The reason a row goes to the failed file. */
-export function failureReason(outcome: Outcome): string | undefined {
+export function failureReason(outcome: Outcome, unsentReason = UNSENT): string | undefined {
   switch (outcome.kind) {
     case 'failed':
       return outcome.error.message;
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
     case 'unsent':
-      return 'not sent: the batch was interrupted';
+      return unsentReason;
     case 'unknown':
       return 'cancelled in flight: it may or may not have been recorded; check before sending it again';
     default:
@@ -78,6 +80,8 @@ export interface SummaryInput {
   elapsedMs: number;
   dryRun: boolean;
   interrupted: boolean;
+  /** Why the batch stopped sending by itself, if it did. */
+  halted?: string | undefined;
   failedFile: string | undefined;
   /** The command that sends the failed file again. */
   retryCommand: string | undefined;
@@ -96,7 +100,13 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     ];
   }
   const allGood = counts.accepted === counts.rows && !s.interrupted && s.notReadAfter === undefined;
-  const head = allGood ? c.success('✔') : s.interrupted ? c.warn('⚠ interrupted:') : c.error('✖');
+  const head = allGood
+    ? c.success('✔')
+    : s.interrupted
+      ? c.warn('⚠ interrupted:')
+      : s.halted
+        ? c.error(`✖ stopped early (${s.halted}):`)
+        : c.error('✖');
   const parts = [c.success(`${fmt(counts.accepted)} accepted`)];
   if (!allGood || counts.rows === 0) {
     parts.push(`${fmt(counts.failed)} failed`, `${fmt(counts.invalid)} invalid`);
@@ -120,7 +130,7 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
 /** A Markdown table for $GITHUB_STEP_SUMMARY. */
 export function stepSummary(name: string, s: SummaryInput): string {
   const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.interrupted ? ' (interrupted)' : ''}`;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.interrupted ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
   const rows: Array<[string, string]> = [
     ['rows', fmt(counts.rows)],
     [s.dryRun ? 'valid (not sent)' : 'accepted', fmt(s.dryRun ? counts.checked : counts.accepted)],

@@ -3,8 +3,8 @@
  * flight, paces starts to `rate` per second, and hands every row exactly one outcome.
  *
  * `stop` (the first Ctrl-C) stops sending: requests in flight finish, and every row not yet sent, read
- * or not, comes out as "unsent". `abort` (the second) also cancels the requests in flight, whose
- * outcome is then unknown.
+ * or not, comes out as "unsent". Cancelling the requests in flight (the second Ctrl-C) is the
+ * sender's business: they end with InterruptedError, which is outcome "unknown".
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
@@ -31,12 +31,11 @@ export interface RunOptions {
   /** Rows in input order, a chunk at a time. */
   rows: AsyncIterable<Row[]>;
   /** Sends one event; undefined for a dry run. */
-  send: ((event: PreparedEvent, signal: AbortSignal) => Promise<FireResult>) | undefined;
+  send: ((event: PreparedEvent) => Promise<FireResult>) | undefined;
   concurrency: number;
   /** Most request starts per second. */
   rate?: number | undefined;
   stop: AbortSignal;
-  abort: AbortSignal;
   /** When this aborts, unsent rows are no longer read (for stdin, which may never end). */
   stopReading?: AbortSignal | undefined;
   /** Told each row's outcome; a returned promise holds the row's slot until it settles (back-pressure). */
@@ -86,7 +85,7 @@ export async function runBatch(options: RunOptions, counts: Counts = emptyCounts
     try {
       let outcome: Outcome;
       try {
-        outcome = { kind: 'accepted', result: await send(event, options.abort) };
+        outcome = { kind: 'accepted', result: await send(event) };
       } catch (error) {
         if (!isTriggerError(error)) throw error;
         outcome = error.kind === 'interrupted' ? { kind: 'unknown', error } : { kind: 'failed', error };

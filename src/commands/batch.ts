@@ -10,7 +10,7 @@ import { FailedFile } from '../batch/failed.js';
 import { failureReason, fmt, progressLine, rowJson, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { readRows, type Row } from '../batch/rows.js';
 import { emptyCounts, runBatch, type Outcome } from '../batch/runner.js';
-import { TriggerError, UsageError } from '../errors.js';
+import { NetworkError, ServiceError, TriggerError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { githubAnnotation } from '../output/render.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -119,7 +119,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   };
 
   const stop = new AbortController();
-  const abort = new AbortController();
+  const stopReading = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -128,17 +128,37 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
       stderr(io.err.warn(`interrupted: sending stopped, waiting for ${counts.inFlight} requests in flight${kept} (Ctrl-C again cancels them)`));
     } else {
-      abort.abort();
+      stopReading.abort();
+      client?.abortAll();
       if (interrupts === 2) stderr(io.err.warn('cancelling the requests in flight; their outcome is unknown'));
     }
   };
   process.on('SIGINT', onSigint);
 
+  // A service that is down, or a key it refuses, fails every row the same way: after a run of such
+  // failures, stop sending and keep the rest rather than grind through the whole input.
+  const haltAfter = Math.max(10, 2 * options.concurrency);
+  let streak = 0;
+  let halted: string | undefined;
+  const watch = (outcome: Outcome) => {
+    if (outcome.kind === 'accepted') streak = 0;
+    if (outcome.kind !== 'failed' || halted) return;
+    const error = outcome.error;
+    const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
+    streak = hopeless ? streak + 1 : 0;
+    if (streak < haltAfter) return;
+    halted = `${streak} failures in a row: ${error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer'}`;
+    stop.abort();
+    stderr(io.err.error(`stopping: ${halted}; rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`));
+  };
+
   let shownFailures = 0;
   // Returns a promise only when a stream asks to wait (back-pressure): most rows cost no promise.
   const onOutcome = (row: Row, outcome: Outcome): void | Promise<void> => {
-    const drained = options.json && !process.stdout.write(`${io.redact(rowJson(row, outcome))}\n`) ? once(process.stdout, 'drain') : undefined;
-    const reason = failureReason(outcome);
+    watch(outcome);
+    const unsent = halted ? `not sent: the batch stopped after ${halted}` : undefined;
+    const drained = options.json && !process.stdout.write(`${io.redact(rowJson(row, outcome, unsent))}\n`) ? once(process.stdout, 'drain') : undefined;
+    const reason = failureReason(outcome, unsent);
     if (reason === undefined) return drained?.then(() => undefined);
     if (!options.json && outcome.kind !== 'unsent' && shownFailures < SHOWN_FAILURES) {
       shownFailures++;
@@ -153,13 +173,12 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   try {
     result = await runBatch({
       rows: reader.rows,
-      send: client ? (event, signal) => client.fire(event, { signal }) : undefined,
+      send: client ? (event) => client.fire(event) : undefined,
       concurrency: options.concurrency,
       rate: options.rate,
       stop: stop.signal,
-      abort: abort.signal,
       // A file ends, so its unsent rows are always kept; stdin may not, so a second Ctrl-C stops reading it.
-      stopReading: input.file ? undefined : abort.signal,
+      stopReading: input.file ? undefined : stopReading.signal,
       onOutcome,
     }, counts);
   } finally {
@@ -180,6 +199,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     elapsedMs: result.elapsedMs,
     dryRun,
     interrupted: interrupts > 0,
+    halted,
     failedFile: failed?.path,
     retryCommand: retryArgs?.join(' '),
     notReadAfter: result.incomplete ? result.lastLine : undefined,

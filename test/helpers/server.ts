@@ -12,6 +12,8 @@ export interface Received {
   body: string;
   /** The client's port: the same for requests over one kept-alive connection. */
   remotePort: number | undefined;
+  /** performance.now() when the whole request had arrived. */
+  at: number;
 }
 
 export type Handler = (req: Received, res: http.ServerResponse, index: number) => void | Promise<void>;
@@ -46,6 +48,7 @@ export async function startServer(handler: Handler = (_req, res) => json(res, 20
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         remotePort: req.socket.remotePort,
+        at: performance.now(),
       };
       const index = requests.push(received) - 1;
       inFlight.now++;
