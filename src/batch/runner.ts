@@ -69,7 +69,7 @@ export async function runBatch(options: RunOptions, counts: Counts = emptyCounts
   const concurrency = Math.max(1, options.concurrency);
   const interval = options.rate ? 1000 / options.rate : 0;
   const stopped = whenAborted(options.stop);
-  let nextStart = 0;
+  let lastStart = -Infinity;
   let wake: (() => void) | undefined;
   let fatal: unknown;
   let incomplete = false;
@@ -106,9 +106,10 @@ export async function runBatch(options: RunOptions, counts: Counts = emptyCounts
   const waitThenLaunch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
     while (counts.inFlight >= concurrency && !options.stop.aborted) await slotOrStop();
     if (interval && !options.stop.aborted) {
-      const now = performance.now();
-      nextStart = Math.max(nextStart + interval, now);
-      if (nextStart > now) await sleep(nextStart - now, stopped);
+      // Spaced from the previous start as it happened, so a late timer never lets two go together.
+      const wait = lastStart + interval - performance.now();
+      if (wait > 0) await sleep(wait, stopped);
+      lastStart = performance.now();
     }
     if (options.stop.aborted) return settle(row, { kind: 'unsent' });
     void launch(row, event, send);
