@@ -127,8 +127,8 @@ export class TriggerClient {
 
   async #pool(): Promise<{ dispatcher: Dispatcher }> {
     if (!this.#dispatcher) {
-      const { Agent } = await loadUndici();
-      this.#dispatcher = new Agent({
+      const create = await loadUndici();
+      this.#dispatcher = create(this.baseUrl.origin, {
         connections: this.#options.connections ?? 1,
         connect: { timeout: this.timeoutMs },
         headersTimeout: this.timeoutMs,

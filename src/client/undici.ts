@@ -1,15 +1,16 @@
 /**
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
- * stores and mocks (about 100 ms on every `trigger fire`); the agents alone load in a fraction of
- * that, and the proxy-aware one only when a proxy is configured. Should a future undici move those
- * files, the full index is used instead: slower to load, same API.
+ * stores and mocks (about 100 ms on every `trigger fire`); one pool of connections to the service
+ * loads in a fraction of that. With a proxy configured the index is loaded after all, for the
+ * proxy-aware agent; so is it should a future undici move the pool's file.
  */
 import { createRequire } from 'node:module';
-import type { Agent, EnvHttpProxyAgent } from 'undici';
+import type { Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 
-export interface UndiciParts {
-  Agent: typeof Agent | typeof EnvHttpProxyAgent;
-}
+export type PoolOptions = Pool.Options & EnvHttpProxyAgent.Options;
+
+/** Makes the dispatcher for one origin: a Pool, or an EnvHttpProxyAgent when a proxy is set. */
+export type DispatcherFactory = (origin: string, options: PoolOptions) => Dispatcher;
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
@@ -18,16 +19,21 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(env[name]));
 }
 
-export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<UndiciParts> {
-  const proxy = proxyConfigured(env);
+export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<DispatcherFactory> {
+  if (proxyConfigured(env)) {
+    // The proxy agent needs the request API that undici's index installs on every dispatcher.
+    // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
+    // sends it; https:// is tunnelled with CONNECT either way.
+    const { EnvHttpProxyAgent } = await import('undici');
+    return (_origin, options) => new EnvHttpProxyAgent({ ...options, proxyTunnel: false });
+  }
   try {
     const require = createRequire(import.meta.url);
-    const file = proxy ? 'undici/lib/dispatcher/env-http-proxy-agent.js' : 'undici/lib/dispatcher/agent.js';
-    const AgentClass = require(file) as UndiciParts['Agent'];
-    if (typeof AgentClass !== 'function' || typeof AgentClass.prototype.dispatch !== 'function') throw new Error('layout changed');
-    return { Agent: AgentClass };
+    const PoolClass = require('undici/lib/dispatcher/pool.js') as typeof Pool;
+    if (typeof PoolClass?.prototype?.dispatch !== 'function') throw new Error('layout changed');
+    return (origin, options) => new PoolClass(origin, options);
   } catch {
-    const undici = await import('undici');
-    return { Agent: proxy ? undici.EnvHttpProxyAgent : undici.Agent };
+    const { Pool: IndexPool } = await import('undici');
+    return (origin, options) => new IndexPool(origin, options);
   }
 }

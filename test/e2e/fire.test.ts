@@ -391,3 +391,25 @@ describe('help and version', () => {
     expect(unknown.stderr).toContain('fire');
   });
 });
+
+describe('trigger fire: proxies', () => {
+  it('goes through HTTP_PROXY, path as built, and honours NO_PROXY', async () => {
+    const proxy = await startServer();
+    try {
+      const viaProxy = await fire(['t', '..', '--value', '1'], { ...box.env, HTTP_PROXY: proxy.url });
+      expect(viaProxy.code).toBe(0);
+      expect(server.requests).toHaveLength(0);
+      expect(proxy.requests).toHaveLength(1);
+      // A proxy gets the absolute URL, and it is not normalised either.
+      expect(proxy.requests[0]?.url).toBe(`${server.url}/v1/triggers/t/users/%2E%2E/events`);
+      expect(proxy.requests[0]?.body).toBe('{"value":1}');
+
+      const direct = await fire(['t', 'u'], { ...box.env, http_proxy: proxy.url, NO_PROXY: '127.0.0.1' });
+      expect(direct.code).toBe(0);
+      expect(server.requests).toHaveLength(1);
+      expect(proxy.requests).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
