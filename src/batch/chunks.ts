@@ -42,6 +42,21 @@ export async function* readableChunks<T>(stream: Readable): AsyncGenerator<T[]> 
   }
 }
 
+/** Bytes small enough that the rows made from one piece stay few (see SLICE_BYTES). */
+export async function* slices(stream: Readable, size: number = SLICE_BYTES): AsyncGenerator<Buffer> {
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+  }
+}
+
+/**
+ * Input is handed to the parsers 16 KiB at a time. A pipe delivers 64 KiB and a file stream more;
+ * the rows parsed from one such chunk are all alive at once, and at a million rows V8 grew its heap
+ * to match (peak RSS 229 MB from 256 KiB reads against 79 MB from 16 KiB ones, and faster).
+ */
+export const SLICE_BYTES = 16 * 1024;
+
 /**
  * The lines of a byte stream (UTF-8, "\n" or "\r\n"), as one array per chunk read. The last line
  * needs no newline.
@@ -49,8 +64,8 @@ export async function* readableChunks<T>(stream: Readable): AsyncGenerator<T[]> 
 export async function* lineChunks(stream: Readable): AsyncGenerator<string[]> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  for await (const chunk of readableChunks<Buffer | string>(stream)) {
-    const text = rest + chunk.map((c) => (typeof c === 'string' ? c : decoder.write(c))).join('');
+  for await (const chunk of slices(stream)) {
+    const text = rest + decoder.write(chunk);
     const lines = text.split('\n');
     rest = lines.pop() ?? '';
     for (let i = 0; i < lines.length; i++) if (lines[i]!.endsWith('\r')) lines[i] = lines[i]!.slice(0, -1);

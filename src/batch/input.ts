@@ -66,7 +66,7 @@ export async function openInput(
       const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
       throw new UsageError(`cannot read ${source}: ${reason}`, { hint: 'give a CSV or NDJSON file, or - for standard input' });
     }
-    stream = handle.createReadStream({ highWaterMark: 256 * 1024 });
+    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
   }
   const known = options.format ?? (file ? formatFromName(file) : undefined);
   const sniffed = known ? { format: known, stream } : await sniff(stream);

@@ -2,11 +2,11 @@
  * Rows of a batch, read from CSV, NDJSON or plain lines, each carrying what is needed to send it and
  * to write it back, unchanged but for an `error`, to the failed file.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import { parseValue, prepareEvent, valueTextIn, type PreparedEvent } from '../client/request.js';
 import { UsageError } from '../errors.js';
-import { lineChunks, readableChunks } from './chunks.js';
+import { lineChunks, readableChunks, slices } from './chunks.js';
 import type { Format } from './input.js';
 
 /** How a row is written back to the failed file, in its input format. */
@@ -96,7 +96,7 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
   let columns: { trigger: number; user: number; value: number } | undefined;
   /** Records csv-parse could not parse, and how many records came before each. */
   const skipped: Array<{ after: number; lines: number; message: string }> = [];
-  const parser = stream.pipe(
+  const parser = Readable.from(slices(stream), { objectMode: false }).pipe(
     parse({
       bom: true,
       relax_column_count: true,

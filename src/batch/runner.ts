@@ -55,22 +55,21 @@ export function emptyCounts(): Counts {
   return { rows: 0, inFlight: 0, accepted: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0 };
 }
 
-function whenAborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-function sleep(ms: number, until: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), until]).finally(() => clearTimeout(timer));
-}
-
 export async function runBatch(options: RunOptions, counts: Counts = emptyCounts()): Promise<RunResult> {
   const started = performance.now();
   const concurrency = Math.max(1, options.concurrency);
   const interval = options.rate ? 1000 / options.rate : 0;
-  const stopped = whenAborted(options.stop);
   let lastStart = -Infinity;
+  // The loop waits for one thing at a time (a free slot, the pace, the last sends); whatever ends
+  // that wait (a send settling, a timer, a stop) calls wake. No promise is kept per row.
   let wake: (() => void) | undefined;
+  const wakeUp = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  const waitForWake = () => new Promise<void>((resolve) => (wake = resolve));
+  options.stop.addEventListener('abort', wakeUp, { once: true });
   let fatal: unknown;
   let incomplete = false;
   let lastLine = 0;
@@ -95,20 +94,20 @@ export async function runBatch(options: RunOptions, counts: Counts = emptyCounts
       fatal ??= error;
     } finally {
       counts.inFlight--;
-      wake?.();
+      wakeUp();
     }
   };
 
-  const slotOrStop = () =>
-    counts.inFlight < concurrency ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
-
   /** Waits for a free slot and the pace, then sends; the row is unsent if a stop comes first. */
   const waitThenLaunch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
-    while (counts.inFlight >= concurrency && !options.stop.aborted) await slotOrStop();
+    while (counts.inFlight >= concurrency && !options.stop.aborted) await waitForWake();
     if (interval && !options.stop.aborted) {
       // Spaced from the previous start as it happened, so a late timer never lets two go together.
-      const wait = lastStart + interval - performance.now();
-      if (wait > 0) await sleep(wait, stopped);
+      for (let wait = lastStart + interval - performance.now(); wait > 0 && !options.stop.aborted; wait = lastStart + interval - performance.now()) {
+        const timer = setTimeout(wakeUp, wait);
+        await waitForWake(); // the timer, a send settling, or a stop
+        clearTimeout(timer);
+      }
       lastStart = performance.now();
     }
     if (options.stop.aborted) return settle(row, { kind: 'unsent' });
@@ -144,7 +143,8 @@ export async function runBatch(options: RunOptions, counts: Counts = emptyCounts
     }
   } finally {
     if (incomplete || fatal) await iterator.return?.();
-    while (counts.inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+    while (counts.inFlight > 0) await waitForWake();
+    options.stop.removeEventListener('abort', wakeUp);
   }
   if (fatal) throw fatal;
   return { counts, elapsedMs: performance.now() - started, incomplete, lastLine };

