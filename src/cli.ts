@@ -2,7 +2,7 @@
  * The command-line program: builds the commands and holds the one catch that turns an error into a
  * message and an exit code. Each command's module is imported only when that command runs.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { isTriggerError } from './errors.js';
@@ -176,6 +176,23 @@ Examples:
     const { emulator: run } = await import('./commands/emulator.js');
     await run(options, io);
   });
+
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish`,
+    )
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./commands/completion.js');
+      io.write(completionScript(shell, program));
+    });
 
   return program;
 }

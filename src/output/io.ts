@@ -37,6 +37,11 @@ export class Output {
     return result;
   }
 
+  /** Writes text to stdout as it is (no newline added), redacted like every line. */
+  write(text: string): void {
+    this.#streams.stdout.write(this.redact(text));
+  }
+
   stdout(line: string): void {
     this.#streams.stdout.write(`${this.redact(line)}\n`);
   }
