@@ -8,7 +8,8 @@ import { InterruptedError, NetworkError, ServiceError, UsageError } from '../err
 import { VERSION } from '../version.js';
 import { normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
-import { BodyCollector, headerValue, parseJsonBody, requestIdOf, serverMessage } from './response.js';
+import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
+import { headerValue, requestIdOf, serverMessage } from './response.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
 import { loadUndici } from './undici.js';
 
@@ -68,10 +69,6 @@ export interface FireResult {
   response: unknown;
 }
 
-type AttemptOutcome =
-  | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; text: string; json: unknown }
-  | { kind: 'failed'; error: unknown; timedOut: boolean; interrupted: boolean };
-
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
   303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
@@ -91,8 +88,12 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
-  /** Interrupts for the attempts and retry waits in flight (see abortAll). */
-  readonly #live = new Set<() => void>();
+  /** The attempts in flight and their time limits. */
+  readonly #deadlines = new Deadlines();
+  /** Interrupts for the waits before a retry (see abortAll). */
+  readonly #waits = new Set<() => void>();
+  /** The same headers for every request (undici copies them; nothing here changes them). */
+  readonly #requestHeaders: Record<string, string>;
 
   constructor(options: ClientOptions) {
     this.baseUrl =
@@ -109,6 +110,7 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
+    this.#requestHeaders = this.#headers();
   }
 
   /** Headers as they are sent, with the key masked: for --verbose. */
@@ -202,13 +204,13 @@ export class TriggerClient {
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
-        this.#live.delete(stop);
+        this.#waits.delete(stop);
         signal?.removeEventListener('abort', stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
-      this.#live.add(stop);
+      this.#waits.add(stop);
       if (signal?.aborted) stop();
       else signal?.addEventListener('abort', stop, { once: true });
     });
@@ -220,7 +222,8 @@ export class TriggerClient {
    * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
    */
   abortAll(): void {
-    for (const stop of [...this.#live]) stop();
+    for (const attempt of this.#deadlines.all()) attempt.interrupt();
+    for (const stop of [...this.#waits]) stop();
   }
 
   /** One attempt through undici's dispatch API: no stream or signal objects per request. */
@@ -229,86 +232,24 @@ export class TriggerClient {
     if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal));
     const onEvent = this.#options.onEvent;
     onEvent?.({ type: 'request', attempt, method: 'POST', url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
-    const started = performance.now();
-    const timeoutMs = this.timeoutMs;
-    const live = this.#live;
 
-    return new Promise<AttemptOutcome>((resolve) => {
-      let controller: Dispatcher.DispatchController | undefined;
-      let done = false;
-      let timedOut = false;
-      let interrupted = false;
-      let status = 0;
-      let headers: Record<string, string | string[] | undefined> = {};
-      const body = new BodyCollector();
-
-      const finish = (outcome: AttemptOutcome) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        live.delete(interrupt);
-        signal?.removeEventListener('abort', interrupt);
-        const ms = Math.round(performance.now() - started);
-        if (outcome.kind === 'answer') {
-          onEvent?.({ type: 'response', attempt, status, headers, body: outcome.text, truncated: body.truncated, ms });
-        } else {
-          const message = timedOut ? `no response within ${timeoutMs / 1000} s` : (outcome.error as Error).message;
-          onEvent?.({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms });
-        }
-        resolve(outcome);
-      };
-      const answer = () => {
-        const text = body.text();
-        finish({ kind: 'answer', status, headers, text, json: parseJsonBody(text) });
-      };
-      const stop = (reason: Error) => {
-        controller?.abort(reason); // not yet on a connection: onRequestStart aborts it when it gets one
-        finish({ kind: 'failed', error: reason, timedOut, interrupted });
-      };
-      const interrupt = () => {
-        interrupted = true;
-        stop(new Error('interrupted'));
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop(new Error(`no response within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      live.add(interrupt);
-      if (signal?.aborted) return interrupt();
-      signal?.addEventListener('abort', interrupt, { once: true });
-
+    const current = new Attempt(this.timeoutMs, this.#deadlines, signal);
+    if (!current.done) {
       dispatcher.dispatch(
-        {
-          origin: this.baseUrl.origin,
-          path: `${this.baseUrl.prefix}${event.path}`,
-          method: 'POST',
-          headers: this.#headers(),
-          body: event.body,
-        },
-        {
-          onRequestStart(c) {
-            controller = c;
-            if (done) c.abort(new Error('the attempt already ended'));
-          },
-          onResponseStart(_c, statusCode, responseHeaders) {
-            status = statusCode;
-            headers = responseHeaders;
-          },
-          onResponseData(c, chunk) {
-            if (!body.push(chunk)) {
-              // At most 1 MiB is read: keep what came, drop the connection rather than read the rest.
-              answer(); // first: abort reports an error synchronously
-              c.abort(new Error('response body over 1 MiB'));
-            }
-          },
-          onResponseEnd() {
-            answer();
-          },
-          onResponseError(_c, error) {
-            finish({ kind: 'failed', error, timedOut, interrupted });
-          },
-        },
+        { origin: this.baseUrl.origin, path: `${this.baseUrl.prefix}${event.path}`, method: 'POST', headers: this.#requestHeaders, body: event.body },
+        current,
       );
+    }
+    if (!onEvent) return current.promise;
+    return current.promise.then((outcome) => {
+      if (outcome.kind === 'answer') {
+        const { status, headers, text, truncated, ms } = outcome;
+        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
+      } else {
+        const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
+        onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+      }
+      return outcome;
     });
   }
 

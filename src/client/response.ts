@@ -4,38 +4,8 @@
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Collects at most `limit` bytes of a body pushed chunk by chunk. */
-export class BodyCollector {
-  readonly #chunks: Buffer[] = [];
-  readonly #limit: number;
-  #size = 0;
-  truncated = false;
-
-  constructor(limit: number = MAX_BODY_BYTES) {
-    this.#limit = limit;
-  }
-
-  /** Takes a chunk; returns false once the limit is reached and the rest should be discarded. */
-  push(chunk: Buffer): boolean {
-    if (this.#size + chunk.length > this.#limit) {
-      this.#chunks.push(chunk.subarray(0, this.#limit - this.#size));
-      this.#size = this.#limit;
-      this.truncated = true;
-      return false;
-    }
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    return true;
-  }
-
-  text(): string {
-    return this.#chunks.length === 1 ? this.#chunks[0]!.toString('utf8') : Buffer.concat(this.#chunks).toString('utf8');
-  }
-}
-
 /** The body as JSON when it parses as JSON, else undefined. */
 export function parseJsonBody(text: string): unknown {
-  if (text === '{"success":true}') return { success: true }; // the common answer, at batch rates
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
   try {
