@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellQuote as quote } from '../dist/output/render.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'trigger.js');
@@ -16,7 +17,6 @@ const log = path.join(work, 'events.ndjson');
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const heading = (text) => console.log(`\n${color ? '\x1b[1;36m' : ''}── ${text} ${'─'.repeat(Math.max(0, 60 - text.length))}${color ? '\x1b[0m' : ''}`);
-const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
 
 const env = { ...process.env, TRIGGER_CONFIG_DIR: path.join(work, 'config'), ...(color ? { FORCE_COLOR: '1' } : {}) };
 for (const name of ['TRIGGER_API_KEY', 'TRIGGER_BASE_URL', 'TRIGGER_PROFILE']) delete env[name];

@@ -243,6 +243,10 @@ export function report(error: unknown): number {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  // A reader that went away (`trigger ... | head -1`) is not a failure of ours: stop writing, quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

@@ -123,7 +123,7 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   return [
-    `  ${fmt(kept)} rows kept in ${s.failedFile}${s.retryCommand ? `; once the cause is fixed, send them with: ${s.retryCommand}` : ''}`,
+    `  ${fmt(kept)} ${kept === 1 ? 'row' : 'rows'} kept in ${s.failedFile}${s.retryCommand ? `; ${s.interrupted ? 'send them later' : 'once the cause is fixed, send them'} with: ${s.retryCommand}` : ''}`,
   ];
 }
 

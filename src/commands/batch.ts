@@ -2,17 +2,18 @@
  * trigger batch <file|->: many events from CSV, NDJSON or a list of user ids, over one pool of
  * kept-alive connections. Every row ends in exactly one place: accepted, or in the --failed file.
  */
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openInput, type Format } from '../batch/input.js';
+import { Breaker } from '../batch/breaker.js';
+import { formatFromName, openInput, type Format } from '../batch/input.js';
 import { FailedFile } from '../batch/failed.js';
 import { failureReason, fmt, progressLine, rowJson, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { readRows, type Row } from '../batch/rows.js';
 import { emptyCounts, runBatch, type Outcome } from '../batch/runner.js';
-import { NetworkError, ServiceError, TriggerError, UsageError } from '../errors.js';
+import { TriggerError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { githubAnnotation } from '../output/render.js';
+import { Progress } from '../output/progress.js';
+import { githubAnnotation, shellQuote } from '../output/render.js';
 import { spinnerWanted } from '../output/spinner.js';
 import { resolveSettings } from '../settings/resolve.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
@@ -50,37 +51,14 @@ async function countLines(file: string): Promise<number> {
   return n;
 }
 
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-class Progress {
-  #timer: NodeJS.Timeout | undefined;
-  #shown = false;
-  constructor(
-    private readonly io: Output,
-    private readonly render: () => string,
-  ) {}
-
-  start(): void {
-    this.#timer = setInterval(() => this.draw(), 200);
-    this.#timer.unref();
-  }
-
-  draw(): void {
-    process.stderr.write(`\r\x1b[K${this.io.redact(this.render())}`);
-    this.#shown = true;
-  }
-
-  clear(): void {
-    if (this.#shown) process.stderr.write('\r\x1b[K');
-    this.#shown = false;
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.clear();
-  }
+/** The command that sends a failed file again (a lines input's failed file is CSV). */
+function replayCommand(file: string, format: Format, trigger: string | undefined): string {
+  const written = format === 'lines' ? 'csv' : format;
+  const byName = formatFromName(file);
+  const args = ['trigger', 'batch', shellQuote(file)];
+  if (byName && byName !== written) args.push('--format', written);
+  if (trigger && format !== 'lines') args.push('--trigger', shellQuote(trigger));
+  return args.join(' ');
 }
 
 export async function batch(source: string, options: BatchCommandOptions, io: Output): Promise<void> {
@@ -135,29 +113,28 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   };
   process.on('SIGINT', onSigint);
 
-  // A service that is down, or a key it refuses, fails every row the same way: after a run of such
-  // failures, stop sending and keep the rest rather than grind through the whole input.
-  const haltAfter = Math.max(10, 2 * options.concurrency);
-  let streak = 0;
-  let halted: string | undefined;
-  const watch = (outcome: Outcome) => {
-    if (outcome.kind === 'accepted') streak = 0;
-    if (outcome.kind !== 'failed' || halted) return;
-    const error = outcome.error;
-    const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
-    streak = hopeless ? streak + 1 : 0;
-    if (streak < haltAfter) return;
-    halted = `${streak} failures in a row: ${error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer'}`;
-    stop.abort();
-    stderr(io.err.error(`stopping: ${halted}; rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`));
-  };
+  const breaker = new Breaker(options.concurrency);
 
+  // With --json, a reader that goes away (`| head`) ends the batch like Ctrl-C: stop sending, keep
+  // every row not yet sent.
+  let stdoutClosed = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' || stdoutClosed) return;
+    stdoutClosed = true;
+    breaker.reason ??= 'standard output was closed';
+    stop.abort();
+  };
+  process.stdout.on('error', onStdoutError);
   let shownFailures = 0;
   // Returns a promise only when a stream asks to wait (back-pressure): most rows cost no promise.
   const onOutcome = (row: Row, outcome: Outcome): void | Promise<void> => {
-    watch(outcome);
-    const unsent = halted ? `not sent: the batch stopped after ${halted}` : undefined;
-    const drained = options.json && !process.stdout.write(`${io.redact(rowJson(row, outcome, unsent))}\n`) ? once(process.stdout, 'drain') : undefined;
+    if (breaker.record(outcome)) {
+      stop.abort();
+      stderr(io.err.error(`stopping: ${breaker.reason}; rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`));
+    }
+    const unsent = breaker.reason ? `not sent: the batch stopped after ${breaker.reason}` : undefined;
+    const drained =
+      options.json && !stdoutClosed && !process.stdout.write(`${io.redact(rowJson(row, outcome, unsent))}\n`) ? drain() : undefined;
     const reason = failureReason(outcome, unsent);
     if (reason === undefined) return drained?.then(() => undefined);
     if (!options.json && outcome.kind !== 'unsent' && shownFailures < SHOWN_FAILURES) {
@@ -167,6 +144,18 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     const written = failed?.write(row, reason, reader.header());
     return drained || written ? Promise.all([drained, written]).then(() => undefined) : undefined;
   };
+
+  // Waits for stdout to take more, or to be found closed.
+  const drain = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        process.stdout.off('drain', done);
+        process.stdout.off('error', done);
+        resolve();
+      };
+      process.stdout.on('drain', done);
+      process.stdout.on('error', done);
+    });
 
   progress?.start();
   let result;
@@ -184,6 +173,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   } finally {
     progress?.stop();
     process.removeListener('SIGINT', onSigint);
+    process.stdout.removeListener('error', onStdoutError);
     await client?.destroy();
     await failed?.close();
   }
@@ -191,17 +181,15 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const shownAll = shownFailures >= SHOWN_FAILURES && counts.failed + counts.invalid > shownFailures;
   if (shownAll && !options.json) stderr(io.err.dim(`  … ${fmt(counts.failed + counts.invalid - shownFailures)} more not shown`));
 
-  const retryArgs = failed
-    ? ['trigger', 'batch', shellQuote(failed.path), ...(input.format === 'ndjson' && !/\.(ndjson|jsonl|json)$/i.test(failed.path) ? ['--format', 'ndjson'] : []), ...(options.trigger && input.format !== 'lines' ? ['--trigger', shellQuote(options.trigger)] : [])]
-    : undefined;
+  const retryCommand = failed ? replayCommand(failed.path, input.format, options.trigger) : undefined;
   const summary: SummaryInput = {
     counts,
     elapsedMs: result.elapsedMs,
     dryRun,
     interrupted: interrupts > 0,
-    halted,
+    halted: breaker.reason,
     failedFile: failed?.path,
-    retryCommand: retryArgs?.join(' '),
+    retryCommand,
     notReadAfter: result.incomplete ? result.lastLine : undefined,
   };
   const notAccepted = counts.rows - counts.accepted - counts.checked;

@@ -150,18 +150,20 @@ export function githubAnnotation(message: string, title = 'trigger'): string {
   return `::error title=${escapeProperty(title)}::${escapeData(message)}`;
 }
 
-function shellQuote(text: string): string {
+/** A word for a POSIX shell: as it is when that is safe, else single-quoted. */
+export function shellQuote(text: string, { always = false } = {}): string {
+  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The request as a curl command; the key stays in $TRIGGER_API_KEY. */
 export function curlCommand(url: string, body: string, userAgent: string): string {
   return [
-    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url)}`,
+    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
     `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
     `  -H 'Content-Type: application/json'`,
     `  -H 'Accept: application/json'`,
-    `  -H ${shellQuote(`User-Agent: ${userAgent}`)}`,
-    `  --data-raw ${shellQuote(body)}`,
+    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
+    `  --data-raw ${shellQuote(body, { always: true })}`,
   ].join(' \\\n');
 }

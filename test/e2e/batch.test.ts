@@ -293,3 +293,27 @@ describe('trigger batch: interrupted', () => {
     expect(result.stderr).toContain('4 outcome unknown');
   });
 });
+
+describe('trigger batch: a reader that goes away', () => {
+  it('--json into `head -1`: stops sending, keeps the rest, no crash', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../helpers/cli.js');
+    server.handle(async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 5));
+      json(res, 200, { success: true });
+    });
+    const rows = Array.from({ length: 2000 }, (_, i) => `t,u${i}`).join('\n');
+    const input = file('many.csv', `triggerId,userId\n${rows}\n`);
+    const child = spawn(process.execPath, [BIN, 'batch', input, '--json', '--failed', path.join(box.home, 'kept.csv')], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.once('data', () => child.stdout.destroy()); // like head -1
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).not.toContain('unexpected failure');
+    expect(stderr).toContain('standard output was closed');
+    const kept = read('kept.csv').trim().split('\n').slice(1);
+    expect(server.requests.length + kept.length).toBe(2000);
+    expect(kept.length).toBeGreaterThan(1000);
+  });
+});

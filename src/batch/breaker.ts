@@ -1,0 +1,29 @@
+/**
+ * A service that is down, or a key it refuses, fails every row the same way. After a run of such
+ * failures the batch stops sending and keeps the rest, rather than fail a million rows one by one.
+ */
+import { NetworkError, ServiceError } from '../errors.js';
+import type { Outcome } from './runner.js';
+
+export class Breaker {
+  readonly limit: number;
+  #streak = 0;
+  /** Why sending stopped (this breaker tripped, or something else stopped it), once it has. */
+  reason: string | undefined;
+
+  constructor(concurrency: number) {
+    this.limit = Math.max(10, 2 * concurrency);
+  }
+
+  /** Counts an outcome; returns true when this one trips the breaker. */
+  record(outcome: Outcome): boolean {
+    if (outcome.kind === 'accepted') this.#streak = 0;
+    if (outcome.kind !== 'failed' || this.reason) return false;
+    const error = outcome.error;
+    const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
+    this.#streak = hopeless ? this.#streak + 1 : 0;
+    if (this.#streak < this.limit) return false;
+    this.reason = `${this.#streak} failures in a row: ${error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer'}`;
+    return true;
+  }
+}
