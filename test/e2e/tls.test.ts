@@ -1,0 +1,55 @@
+/**
+ * https with a private certificate authority: trusted through NODE_EXTRA_CA_CERTS, refused without.
+ */
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, TEST_KEY, expectNoKey, run, sandbox } from '../helpers/cli.js';
+
+const cert = path.join(ROOT, 'test', 'fixtures', 'localhost-cert.pem');
+let server: https.Server;
+let url: string;
+const received: string[] = [];
+
+beforeAll(async () => {
+  server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'localhost-key.pem')) }, (req, res) => {
+    received.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${TEST_KEY}` ? 'key ok' : 'no key'}`);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"success":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `https://localhost:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('https', () => {
+  it('trusts a private CA given in NODE_EXTRA_CA_CERTS', async () => {
+    const box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: url, NODE_EXTRA_CA_CERTS: cert });
+    try {
+      const result = await run(['fire', 't', 'u'], { env: box.env });
+      expect(result.code).toBe(0);
+      expect(received.at(-1)).toBe('POST /v1/triggers/t/users/u/events key ok');
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it('without it, refuses the certificate: exit 3 with the fix, and the key was never sent', async () => {
+    const before = received.length;
+    const box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: url });
+    try {
+      const result = await run(['fire', 't', 'u'], { env: box.env });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/TLS failure \(\w+\); for a private CA set NODE_EXTRA_CA_CERTS/);
+      expect(received.length).toBe(before);
+      expectNoKey(result);
+    } finally {
+      box.cleanup();
+    }
+  });
+});
