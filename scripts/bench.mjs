@@ -6,10 +6,12 @@
  *   throughput   trigger batch on 20,000 rows against autocannon making the same POSTs, same concurrency
  *   500 rows     trigger batch against a shell loop of trigger fire and against xargs -P 8 curl
  *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
+ *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
+ *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3),
  * BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000), BENCH_SKIP (comma list of
- * startup,throughput,loop,memory).
+ * startup,throughput,loop,memory), BENCH_BREAKDOWN (1 to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -136,6 +138,28 @@ if (!skip.has('throughput')) {
     `${fmt(median(whole.batch))} vs ${fmt(median(whole.autocannon))} per s`,
     `${fmt(median(wholeRatios), 2)}x autocannon (rounds ${list(wholeRatios)})`,
   ]);
+}
+
+if (process.env.BENCH_BREAKDOWN) {
+  const csv = path.join(work, 'rows.csv');
+  writeCsv(csv, rows);
+  log(`breakdown: ${fmt(rows)} POSTs each through raw undici, trigger's client loop and trigger batch, ${rounds} rounds`);
+  const variants = {
+    'raw undici Pool, 8 in flight': [path.join(root, 'scripts', 'bench-raw-undici.mjs'), server.url, String(rows)],
+    "trigger's client, 8 loops": [path.join(root, 'scripts', 'bench-client-loop.mjs'), server.url, String(rows)],
+    'trigger batch --concurrency 8': [bin, 'batch', csv, '--concurrency', '8'],
+  };
+  const rates = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, args] of Object.entries(variants)) {
+      server.reset();
+      const r = await time(process.execPath, args, { env });
+      const stats = await server.stats();
+      if (r.code !== 0 || stats.count !== rows) throw new Error(`${name}: exit ${r.code}, ${stats.count} received: ${r.stderr}`);
+      rates[name].push(stats.rate);
+    }
+  }
+  for (const [name, list] of Object.entries(rates)) results.push(['breakdown', name, `${fmt(median(list))} req/s at the server`, '']);
 }
 
 if (!skip.has('loop')) {
