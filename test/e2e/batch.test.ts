@@ -203,7 +203,7 @@ describe('trigger batch: pacing and concurrency', () => {
     // 11 requests at 20 per second, 50 ms apart. The first also waits for its connection, so the
     // spacing is measured from the second.
     expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(400);
-    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(25);
+    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(10); // unpaced, they come within 1-2 ms
   });
 });
 
