@@ -261,7 +261,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
 
   const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  // Listening on every address: clients on this machine reach it on loopback (which needs no --allow-http).
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const urlHost = reachable.includes(':') ? `[${reachable}]` : reachable;
   let closed: Promise<void> | undefined;
 
   return {

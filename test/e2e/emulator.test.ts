@@ -246,3 +246,11 @@ describe('npm run demo', () => {
     expect(result.stdout).toContain('"value":12345678901234567890,');
   });
 });
+
+describe('trigger emulator: --host', () => {
+  it('on every address, prints a loopback URL that trigger accepts without --allow-http', async () => {
+    emu = await startEmulatorProcess(['--host', '0.0.0.0'], box.env);
+    expect(emu.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await run(['fire', 't', 'u'], { env: { ...box.env, TRIGGER_BASE_URL: emu.url } })).code).toBe(0);
+  });
+});

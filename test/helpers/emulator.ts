@@ -30,7 +30,7 @@ export function startEmulatorProcess(args: string[], env: NodeJS.ProcessEnv): Pr
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       err += d;
-      const m = /listening on (http:\/\/\S+)/.exec(err);
+      const m = /listening on .*?(http:\/\/\S+)/.exec(err);
       if (m?.[1] && err.includes('Ctrl-C')) {
         clearTimeout(timer);
         resolve({
