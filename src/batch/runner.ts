@@ -1,6 +1,6 @@
 /**
- * Runs a batch: pulls rows one at a time (so memory stays flat), keeps up to `concurrency` requests in
- * flight, paces starts to `rate` per second, and hands every row exactly one outcome.
+ * Runs a batch: pulls rows a chunk at a time, and the next chunk only when this one is handled (so
+ * memory stays flat), keeps up to `concurrency` requests in flight, paces starts to `rate` per second, and hands every row exactly one outcome.
  *
  * `stop` (the first Ctrl-C) stops sending: requests in flight finish, and every row not yet sent, read
  * or not, comes out as "unsent". Cancelling the requests in flight (the second Ctrl-C) is the

@@ -110,16 +110,7 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
-    this.#requestHeaders = this.#headers();
-  }
-
-  /** Headers as they are sent, with the key masked: for --verbose. */
-  displayHeaders(): Record<string, string> {
-    return { ...this.#headers(), authorization: `Bearer ${maskKey(this.#apiKey)}` };
-  }
-
-  #headers(): Record<string, string> {
-    return {
+    this.#requestHeaders = {
       authorization: `Bearer ${this.#apiKey}`,
       'content-type': 'application/json',
       accept: 'application/json',
@@ -127,7 +118,12 @@ export class TriggerClient {
     };
   }
 
-  async #pool(): Promise<{ dispatcher: Dispatcher }> {
+  /** Headers as they are sent, with the key masked: for --verbose. */
+  displayHeaders(): Record<string, string> {
+    return { ...this.#requestHeaders, authorization: `Bearer ${maskKey(this.#apiKey)}` };
+  }
+
+  async #pool(): Promise<Dispatcher> {
     if (!this.#dispatcher) {
       const create = await loadUndici();
       this.#dispatcher = create(this.baseUrl.origin, {
@@ -138,7 +134,7 @@ export class TriggerClient {
         keepAliveTimeout: 4_000,
       });
     }
-    return { dispatcher: this.#dispatcher };
+    return this.#dispatcher;
   }
 
   /** The full URL of an event, as sent (never normalised). */

@@ -186,7 +186,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     else send();
   };
 
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => {
     const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
     res.setHeader('x-request-id', requestId);
     const fail = (status: number, error: string, headers: http.OutgoingHttpHeaders = {}) =>
@@ -208,7 +208,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (auth !== `Bearer ${key}`) return fail(401, 'invalid API key');
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
-    if (body.length > MAX_BODY) return fail(413, 'the body is larger than 1 MiB');
+    if (tooBig) return fail(413, 'the body is larger than 1 MiB');
     const checked = checkBody(body);
     if ('error' in checked) return fail(400, checked.error);
     if (triggers && !triggers.has(route.triggerId)) {
@@ -232,9 +232,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY + 1) chunks.push(chunk);
+      if (size <= MAX_BODY) chunks.push(chunk); // past the limit the rest is counted, not kept
     });
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8'), size > MAX_BODY));
     req.on('error', () => res.destroy());
   });
   server.keepAliveTimeout = 5_000;

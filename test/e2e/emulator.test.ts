@@ -109,6 +109,7 @@ describe('trigger emulator: answers', () => {
     ['an empty user id', { path: '/v1/triggers/t/users//events', headers: good, body: '{}' }, 404, 'no such route'],
     ['a GET', { method: 'GET', path: '/v1/triggers/t/users/u/events', headers: good }, 405, 'use POST'],
     ['a DELETE', { method: 'DELETE', path: '/v1/triggers/t/users/u/events', headers: good }, 405, 'use POST'],
+    ['a body over 1 MiB', { path: '/v1/triggers/t/users/u/events', headers: good, body: `{"value":1,"pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }, 413, 'larger than 1 MiB'],
     ['broken percent-encoding', { path: '/v1/triggers/t/users/%E0%A4%A/events', headers: good, body: '{}' }, 400, 'percent-encoding'],
   ])('answers %s with %i and a JSON error', async (_name, request, status, message) => {
     const answer = await send(emu!.url, request);
