@@ -1,17 +1,20 @@
 /**
  * Rows of a batch, read from CSV, NDJSON or plain lines, each carrying what is needed to send it and
- * to write it back, unchanged but for an `error`, to the failed file.
+ * to write it back, unchanged but for an `error`, to the failed file. A malformed row never takes
+ * another with it: every reader works a line at a time on top of lines.ts.
  */
-import { Readable } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
+import type { Readable } from 'node:stream';
 import { parseValue, prepareEvent, valueTextIn, type PreparedEvent } from '../client/request.js';
 import { UsageError } from '../errors.js';
-import { lineChunks, readableChunks, slices } from './chunks.js';
+import { CsvRecord } from './csv.js';
 import type { Format } from './input.js';
+import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine } from './lines.js';
 
 /** How a row is written back to the failed file, in its input format. */
 export type RowRecord =
-  | { format: 'csv'; fields: string[] }
+  /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
+  | { format: 'csv'; fields: string[]; raw?: undefined }
+  | { format: 'csv'; fields?: undefined; raw: string }
   | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string }
   | { format: 'lines'; triggerId: string | undefined; userId: string };
 
@@ -27,6 +30,8 @@ export interface Row {
   event?: PreparedEvent;
   /** Why the row cannot be sent; such rows are never sent. */
   invalid?: string;
+  /** A failed file's row whose outcome an earlier run could not know (see UNKNOWN_MARK). */
+  unknownBefore?: boolean;
 }
 
 export interface RowSource {
@@ -42,10 +47,18 @@ export interface ReadOptions {
   trigger?: string | undefined;
 }
 
+/**
+ * The failed file marks a row whose outcome is unknown with this after "line N: ". A replay skips
+ * such rows unless --retry-unknown, so following the printed replay command never sends twice.
+ */
+export const UNKNOWN_MARK = 'outcome unknown';
+const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
+
 interface Fields {
   triggerId: string | undefined;
   userId: string | undefined;
   value: string | number | undefined;
+  error?: unknown;
 }
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
@@ -59,6 +72,7 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     userId: fields.userId,
     value: typeof given === 'number' ? (valueText ?? JSON.stringify(given)) : given || undefined,
   };
+  if (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) row.unknownBefore = true;
   if (!triggerId) {
     row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
   } else if (fields.userId === undefined || fields.userId === '') {
@@ -81,39 +95,21 @@ function columnIndex(header: string[], name: string): number {
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
 
-function newlinesIn(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
+/** Rows handed on at once, at most: lines read again after a malformed record can be many. */
+const MAX_CHUNK_ROWS = 1024;
+
+function invalidRow(line: number, record: RowRecord, reason: string): Row {
+  return { line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason };
 }
 
 /**
- * CSV through csv-parse. Line numbers are counted here (each record takes one line plus the line
- * breaks inside its quoted fields): csv-parse's own `info` option triples its parsing time.
+ * CSV, a physical line at a time. A record whose quote is still open after MAX_LINE_BYTES, or at the
+ * end of the input, is one invalid row at the line where it started, and reading carries on at the
+ * line after that one (its lines are held, at most 1 MiB of them, to be read again).
  */
 export function readCsv(stream: Readable, options: ReadOptions): RowSource {
   let header: string[] | undefined;
-  let columns: { trigger: number; user: number; value: number } | undefined;
-  /** Records csv-parse could not parse, and how many records came before each. */
-  const skipped: Array<{ after: number; lines: number; message: string }> = [];
-  const parser = Readable.from(slices(stream), { objectMode: false }).pipe(
-    parse({
-      bom: true,
-      relax_column_count: true,
-      skip_records_with_error: true,
-      max_record_size: 1024 * 1024,
-      on_skip: (error: CsvError | undefined) => {
-        if (!error) return;
-        const raw: unknown = (error as unknown as { raw?: unknown }).raw;
-        skipped.push({ after: Number(error.records) || 0, lines: 1 + (typeof raw === 'string' ? newlinesIn(raw) : 0), message: error.message.replace(/ (on|at) line \d+\.?/, '') });
-      },
-    }),
-  );
-  stream.on('error', (error) => parser.destroy(error));
-  let nextLine = 1;
-  let records = 0;
-
-  const invalid = (line: number, record: RowRecord, reason: string): Row => ({ line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason });
+  let columns: { trigger: number; user: number; value: number; error: number } | undefined;
 
   const readHeader = (fields: string[], line: number) => {
     header = fields;
@@ -123,7 +119,12 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
       if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
       seen.add(key);
     }
-    columns = { trigger: columnIndex(header, 'triggerId'), user: columnIndex(header, 'userId'), value: columnIndex(header, 'value') };
+    columns = {
+      trigger: columnIndex(header, 'triggerId'),
+      user: columnIndex(header, 'userId'),
+      value: columnIndex(header, 'value'),
+      error: columnIndex(header, 'error'),
+    };
     if (columns.user < 0) {
       throw new UsageError(`the CSV header (line ${line}) has no userId column: ${header.join(',')}`, {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
@@ -134,26 +135,12 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
     }
   };
 
-  const flushSkipped = (upTo: number, out: Row[]) => {
-    while (skipped.length && skipped[0]!.after <= upTo) {
-      const skip = skipped.shift()!;
-      out.push(invalid(nextLine, { format: 'csv', fields: (header ?? []).map(() => '') }, `malformed CSV: ${skip.message}`));
-      nextLine += skip.lines;
-    }
-  };
-
-  const toRow = (fields: string[], out: Row[]) => {
-    flushSkipped(records, out);
-    records++;
-    const line = nextLine;
-    let breaks = 0;
-    for (const field of fields) if (field.includes('\n')) breaks += newlinesIn(field);
-    nextLine += 1 + breaks;
+  const toRow = (fields: string[], line: number, out: Row[]) => {
     if (fields.length === 1 && fields[0] === '') return; // a blank line
     if (!header || !columns) return readHeader(fields, line);
     const record: RowRecord = { format: 'csv', fields };
     if (fields.length !== header.length) {
-      out.push(invalid(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`));
+      out.push(invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`));
       return;
     }
     out.push(
@@ -164,32 +151,95 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
           triggerId: columns.trigger >= 0 ? fields[columns.trigger] : undefined,
           userId: fields[columns.user],
           value: columns.value >= 0 ? fields[columns.value] : undefined,
+          error: columns.error >= 0 ? fields[columns.error] : undefined,
         },
         options,
       ),
     );
   };
 
-  async function* rows(): AsyncGenerator<Row[]> {
-    for await (const chunk of readableChunks<string[]>(parser)) {
-      const out: Row[] = [];
-      for (const fields of chunk) toRow(fields, out);
-      if (out.length) yield out;
+  type Item = { line: number; item: string | BadLine };
+  /** Lines waiting to be read as records: a malformed record's lines go back here after its first. */
+  let queue: Item[] = [];
+  let head = 0;
+  let record: CsvRecord | undefined;
+  let recordLine = 0;
+  let recordItems: Item[] = [];
+
+  /** Gives up the open record: its first line is invalid, the others are read again. */
+  const abandon = (reason: string, out: Row[]) => {
+    const first = recordItems[0]!;
+    out.push(invalidRow(recordLine, { format: 'csv', raw: withoutCr(first.item as string) }, reason));
+    queue = [...recordItems.slice(1), ...queue.slice(head)];
+    head = 0;
+    record = undefined;
+    recordItems = [];
+  };
+
+  /** Reads queued lines into rows, returning early once `out` holds a chunk's worth. */
+  const drain = (out: Row[], atEnd: boolean) => {
+    for (;;) {
+      while (head < queue.length) {
+        if (out.length >= MAX_CHUNK_ROWS) return;
+        const next = queue[head++]!;
+        if (typeof next.item !== 'string') {
+          if (record) {
+            head--;
+            abandon('a quoted field opens on this line and never closes', out);
+            continue;
+          }
+          out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+          continue;
+        }
+        if (!record) {
+          record = new CsvRecord();
+          recordLine = next.line;
+        }
+        recordItems.push(next);
+        if (record.feed(next.item)) {
+          const done = record;
+          record = undefined;
+          recordItems = [];
+          toRow(done.fields, recordLine, out);
+        } else if (record.size > MAX_LINE_BYTES) {
+          abandon('a quoted field opens on this line and does not close within 1 MiB', out);
+        }
+      }
+      queue = [];
+      head = 0;
+      if (!atEnd || !record) return;
+      abandon('a quoted field opens on this line and never closes', out);
     }
-    const rest: Row[] = [];
-    flushSkipped(Infinity, rest);
-    if (rest.length) yield rest;
+  };
+
+  async function* drained(atEnd: boolean): AsyncGenerator<Row[]> {
+    do {
+      const out: Row[] = [];
+      drain(out, atEnd);
+      if (out.length) yield out;
+    } while (head < queue.length || (atEnd && record));
+  }
+
+  async function* rows(): AsyncGenerator<Row[]> {
+    for await (const chunk of readLines(stream)) {
+      for (let i = 0; i < chunk.items.length; i++) {
+        const item = chunk.items[i]!;
+        queue.push({ line: chunk.first + i, item: chunk.first + i === 1 && typeof item === 'string' ? item.replace(/^\uFEFF/, '') : item });
+      }
+      yield* drained(false);
+    }
+    yield* drained(true);
     if (!header) throw new UsageError('the CSV input is empty: no header row', { hint: 'the first row must name the columns, e.g. triggerId,userId,value' });
   }
 
   return { format: 'csv', rows: rows(), header: () => header };
 }
 
-async function* mapLines(stream: Readable, toRow: (line: string) => Row | undefined): AsyncGenerator<Row[]> {
-  for await (const lines of lineChunks(stream)) {
+async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {
+  for await (const chunk of readLines(stream)) {
     const out: Row[] = [];
-    for (const line of lines) {
-      const row = toRow(line);
+    for (let i = 0; i < chunk.items.length; i++) {
+      const row = toRow(chunk.first + i, chunk.items[i]!);
       if (row) out.push(row);
     }
     if (out.length) yield out;
@@ -201,24 +251,23 @@ function describe(value: unknown): string {
 }
 
 export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
-  let line = 0;
-  const toRow = (rawLine: string): Row | undefined => {
-    line++;
-    const text = line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+  const toRow = (line: number, item: string | BadLine): Row | undefined => {
+    if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
+    const text = line === 1 ? item.replace(/^\uFEFF/, '') : item;
     if (text.trim() === '') return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      return invalidNdjson(line, text, undefined, `not valid JSON (${(error as Error).message})`);
+      return invalidNdjson(line, withoutCr(text), undefined, `not valid JSON (${(error as Error).message})`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return invalidNdjson(line, text, undefined, `expected a JSON object, got ${describe(parsed)}`);
+      return invalidNdjson(line, withoutCr(text), undefined, `expected a JSON object, got ${describe(parsed)}`);
     }
     const object = parsed as Record<string, unknown>;
-    const { triggerId, userId, value } = object;
+    const { triggerId, userId, value, error } = object;
     const valueText = typeof value === 'number' ? valueTextIn(text, value) : undefined;
-    const record: RowRecord = { format: 'ndjson', object, valueText, raw: text };
+    const record: RowRecord = { format: 'ndjson', object, valueText, raw: withoutCr(text) };
     const problem =
       triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
         ? `"triggerId" must be a string, not ${describe(triggerId)}`
@@ -227,7 +276,7 @@ export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
           : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
             ? `"value" must be a number, not ${describe(value)}`
             : undefined;
-    if (problem) return invalidNdjson(line, text, object, problem, valueText);
+    if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
       record,
@@ -235,6 +284,7 @@ export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
         triggerId: (triggerId as string | null | undefined) ?? undefined,
         userId: userId === undefined ? undefined : String(userId),
         value: (value as string | number | null | undefined) ?? undefined,
+        error,
       },
       options,
       valueText,
@@ -255,15 +305,17 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
   };
 }
 
-export function readLines(stream: Readable, options: ReadOptions): RowSource {
+/** One userId per line, exactly as written (white space included); only empty lines are skipped. */
+export function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) {
     throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   }
-  let line = 0;
-  const toRow = (rawLine: string): Row | undefined => {
-    line++;
-    const userId = line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
-    if (userId.trim() === '') return undefined;
+  const toRow = (line: number, item: string | BadLine): Row | undefined => {
+    if (typeof item !== 'string') {
+      return invalidRow(line, { format: 'lines', triggerId: options.trigger, userId: item.raw }, item.reason);
+    }
+    const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
+    if (userId === '') return undefined;
     return makeRow(line, { format: 'lines', triggerId: options.trigger, userId }, { triggerId: undefined, userId, value: undefined }, options);
   };
   return { format: 'lines', rows: mapLines(stream, toRow), header: () => undefined };
@@ -276,6 +328,6 @@ export function readRows(stream: Readable, format: Format, options: ReadOptions)
     case 'ndjson':
       return readNdjson(stream, options);
     case 'lines':
-      return readLines(stream, options);
+      return readLineIds(stream, options);
   }
 }

@@ -70,17 +70,46 @@ export function valueFromInput(value: string | number, label = 'value'): EventVa
   return parseValue(value, label === 'value' ? '--value' : label);
 }
 
-const JSON_NUMBER = /"value"\s*:\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
- * The digits of a "value" member as they appear in JSON text. JSON.parse turns 12345678901234567890
- * into 12345678901234567000; this finds the text that parsed to `value`, so the digits survive.
+ * The digits of the top-level "value" member as they appear in JSON text. JSON.parse turns
+ * 12345678901234567890 into 12345678901234567000; this finds the text that parsed to `value`, so the
+ * digits survive. Only members of the outermost object count (a nested "value" is another field's),
+ * and the last one wins, as in JSON.parse.
  */
 export function valueTextIn(jsonText: string, value: number): string {
-  for (const m of jsonText.matchAll(JSON_NUMBER)) {
-    if (m[1] !== undefined && Number(m[1]) === value) return m[1];
+  let found: string | undefined;
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < jsonText.length; i++) {
+    const c = jsonText.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let end = i + 1;
+      while (jsonText.charCodeAt(end) !== 0x22) end += jsonText.charCodeAt(end) === 0x5c ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        expectKey = false;
+        const raw = jsonText.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+        if (key === 'value') {
+          let at = end + 1;
+          while (/[\s:]/.test(jsonText[at] ?? '')) at++;
+          NUMBER_AT.lastIndex = at;
+          const match = NUMBER_AT.exec(jsonText);
+          found = match?.[0];
+        }
+      }
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++;
+      expectKey = depth === 1 && c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    } else if (c === 0x2c /* , */ && depth === 1) {
+      expectKey = true;
+    }
   }
-  return JSON.stringify(value);
+  return found !== undefined && Number(found) === value ? found : JSON.stringify(value);
 }
 
 /**

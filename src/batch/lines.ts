@@ -1,0 +1,150 @@
+/**
+ * The lines of a byte stream, found with indexOf over bytes and decoded as strict UTF-8. Every row
+ * reader starts here, so the guarantees hold for all formats: time linear in the input, memory flat
+ * (a line over MAX_LINE_BYTES is reported, not held), and bytes that are not UTF-8 make their line
+ * invalid instead of reaching the service as U+FFFD.
+ */
+import type { Readable } from 'node:stream';
+
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** How much of an over-long line is kept, for the failed file and the message. */
+const KEPT_OF_LONG_LINE = 1024;
+
+/**
+ * Input is handed on 16 KiB at a time. A pipe delivers 64 KiB and a file stream more; the rows made
+ * from one piece are all alive at once, and at a million rows V8 grew its heap to match (peak RSS
+ * 229 MB from 256 KiB reads against 79 MB from 16 KiB ones, and faster).
+ */
+export const SLICE_BYTES = 16 * 1024;
+
+/** A line that cannot be read as text: not UTF-8, or too long to hold. */
+export interface BadLine {
+  line: number;
+  reason: string;
+  /** The line as far as it is kept, bad bytes shown as U+FFFD. */
+  raw: string;
+}
+
+/** The lines read from one slice: texts in order (each without its "\n"; a "\r" before it stays). */
+export interface LineChunk {
+  /** The number of items[0] (1-based). */
+  first: number;
+  items: Array<string | BadLine>;
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function firstBadByte(bytes: Uint8Array, decoded: string): string {
+  // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
+  // itself would come first only if it stood earlier; the message is a pointer, not a proof).
+  const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf('\uFFFD'))));
+  return `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')})`;
+}
+
+function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    const raw = lenient.decode(bytes);
+    return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
+  }
+}
+
+export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
+  let next = 1; // the number of the next line to hand out
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** Bytes of the current line seen so far, once it is known to be too long. */
+  let longBytes = -1;
+  let longStart: Buffer | undefined;
+
+  const finishPending = (tail: Uint8Array): string | BadLine => {
+    const line = next;
+    if (longBytes >= 0) {
+      const total = longBytes + tail.length;
+      const kept = lenient.decode(longStart!.subarray(0, KEPT_OF_LONG_LINE));
+      longBytes = -1;
+      longStart = undefined;
+      return { line, reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`, raw: kept };
+    }
+    const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
+    pending = [];
+    pendingBytes = 0;
+    if (bytes.length > MAX_LINE_BYTES) return finishLong(bytes);
+    return decodeLine(bytes, line);
+  };
+  const finishLong = (bytes: Uint8Array): BadLine => ({
+    line: next,
+    reason: `the line is ${bytes.length.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+    raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE)),
+  });
+  const hold = (bytes: Buffer) => {
+    if (bytes.length === 0) return;
+    if (longBytes >= 0) {
+      longBytes += bytes.length;
+      return;
+    }
+    if (pendingBytes + bytes.length > MAX_LINE_BYTES) {
+      longStart = Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE);
+      longBytes = pendingBytes + bytes.length;
+      pending = [];
+      pendingBytes = 0;
+      return;
+    }
+    pending.push(Buffer.from(bytes)); // a copy: the slice's memory may be reused by the stream
+    pendingBytes += bytes.length;
+  };
+
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let at = 0; at < all.length; at += SLICE_BYTES) {
+      const slice = all.subarray(at, at + SLICE_BYTES);
+      const firstNewline = slice.indexOf(10);
+      if (firstNewline < 0) {
+        hold(slice);
+        continue;
+      }
+      const chunkFirst = next;
+      const items: Array<string | BadLine> = [];
+      let start = 0;
+      if (pendingBytes > 0 || longBytes >= 0) {
+        items.push(finishPending(slice.subarray(0, firstNewline)));
+        next++;
+        start = firstNewline + 1;
+      }
+      const lastNewline = slice.lastIndexOf(10);
+      if (lastNewline >= start) {
+        // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
+        const block = slice.subarray(start, lastNewline);
+        let text: string | undefined;
+        try {
+          text = strict.decode(block);
+        } catch {
+          text = undefined;
+        }
+        if (text !== undefined) {
+          const lines = text.split('\n');
+          for (const line of lines) items.push(line);
+          next += lines.length;
+        } else {
+          for (let from = start; from <= lastNewline; ) {
+            const end = slice.indexOf(10, from);
+            items.push(decodeLine(slice.subarray(from, end), next++));
+            from = end + 1;
+          }
+        }
+        start = lastNewline + 1;
+      }
+      hold(slice.subarray(start));
+      if (items.length) yield { first: chunkFirst, items };
+    }
+  }
+  if (pendingBytes > 0 || longBytes >= 0) yield { first: next, items: [finishPending(new Uint8Array(0))] };
+}
+
+/** A line without the "\r" of a CRLF line ending. */
+export function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}

@@ -1,0 +1,148 @@
+/**
+ * Input that is not what it should be: a malformed row takes no other row with it, long lines and
+ * bad bytes are invalid rows, and reading stays linear.
+ */
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readLines, type BadLine } from '../../src/batch/lines.js';
+import { readRows, type Row } from '../../src/batch/rows.js';
+import { failedLine } from '../../src/batch/failed.js';
+import { valueTextIn } from '../../src/client/request.js';
+
+async function rowsOf(input: string | Buffer | Array<string | Buffer>, format: 'csv' | 'ndjson' | 'lines', trigger?: string): Promise<Row[]> {
+  const parts = (Array.isArray(input) ? input : [input]).map((t) => (typeof t === 'string' ? Buffer.from(t) : t));
+  const source = readRows(Readable.from(parts), format, { trigger });
+  const rows: Row[] = [];
+  for await (const chunk of source.rows) rows.push(...chunk);
+  return rows;
+}
+
+const verdicts = (rows: Row[]) => rows.map((r) => [r.line, r.invalid === undefined ? r.userId : `invalid: ${r.invalid}`]);
+
+describe('reading lines', () => {
+  it('finds lines across chunk edges, keeps CR for the reader, and numbers them', async () => {
+    const items: Array<[number, string | BadLine]> = [];
+    for await (const chunk of readLines(Readable.from([Buffer.from('ab\r\nc'), Buffer.from('d\n\ne'), Buffer.from('\u00e9'.repeat(3))]))) {
+      chunk.items.forEach((item, i) => items.push([chunk.first + i, item]));
+    }
+    expect(items).toEqual([
+      [1, 'ab\r'],
+      [2, 'cd'],
+      [3, ''],
+      [4, 'eéé\u00e9'],
+    ]);
+  });
+
+  it('reports a line over 1 MiB as one bad line, keeping its start, and goes on with the next', async () => {
+    const long = Buffer.alloc(3 * 1024 * 1024, 'x');
+    const items: Array<string | BadLine> = [];
+    for await (const chunk of readLines(Readable.from([Buffer.from('a\n'), long, Buffer.from('\nb\n')]))) items.push(...chunk.items);
+    expect(items).toHaveLength(3);
+    expect(items[0]).toBe('a');
+    expect(items[1]).toMatchObject({ line: 2, reason: expect.stringContaining('3,145,728 bytes, over the 1 MiB limit') });
+    expect((items[1] as BadLine).raw).toBe('x'.repeat(1024));
+    expect(items[2]).toBe('b');
+  });
+
+  it('makes a line of invalid UTF-8 a bad line naming the byte, and decodes its neighbours', async () => {
+    const items: Array<string | BadLine> = [];
+    const bytes = Buffer.concat([Buffer.from('ok\nJos'), Buffer.from([0xe9]), Buffer.from('\nMüller\n')]);
+    for await (const chunk of readLines(Readable.from([bytes]))) items.push(...chunk.items);
+    expect(items[0]).toBe('ok');
+    expect(items[1]).toMatchObject({ line: 2, reason: 'not valid UTF-8 text at byte 4 (0xE9); save the file as UTF-8', raw: 'Jos\uFFFD' });
+    expect(items[2]).toBe('Müller');
+  });
+});
+
+describe('malformed CSV', () => {
+  it('an unterminated quote is one invalid row at its line; reading resumes at the next line', async () => {
+    const rows = Array.from({ length: 200 }, (_, i) => `t,u${i}`);
+    rows.splice(10, 0, 't,"never closed');
+    const result = await rowsOf(`triggerId,userId\n${rows.join('\n')}\n`, 'csv');
+    expect(result).toHaveLength(201);
+    expect(result.filter((r) => r.invalid)).toEqual([
+      expect.objectContaining({ line: 12, invalid: 'a quoted field opens on this line and never closes', record: { format: 'csv', raw: 't,"never closed' } }),
+    ]);
+    expect(result.filter((r) => !r.invalid).map((r) => r.userId)).toEqual(Array.from({ length: 200 }, (_, i) => `u${i}`));
+  });
+
+  it('a quoted record over 1 MiB is one invalid row, and the rows inside it are read again', async () => {
+    const big = `t,"${'y\n'.repeat(530 * 1024)}`; // 1.06 MB of lines inside a quote that never closes
+    const result = await rowsOf(['triggerId,userId\nt,a\n', big, '\nt,z\n'], 'csv');
+    expect(result[0]?.userId).toBe('a');
+    expect(result[1]).toMatchObject({ line: 3, invalid: 'a quoted field opens on this line and does not close within 1 MiB' });
+    // Each "y" line is read again as a row of its own (one field: wrong count), then "t,z" is valid.
+    expect([result.at(-1)?.userId, result.at(-1)?.invalid]).toEqual(['z', undefined]);
+    expect(result.filter((r) => r.invalid === undefined).map((r) => r.userId)).toEqual(['a', 'z']);
+  });
+
+  it('a 2 MB line is one invalid row and does not swallow the valid row after it', async () => {
+    const result = await rowsOf(`triggerId,userId,value\nt,${'x'.repeat(2 * 1024 * 1024)},1\nt,after,2\n`, 'csv');
+    expect(verdicts(result)).toEqual([
+      [2, expect.stringMatching(/^invalid: the line is 2,097,15\d bytes, over the 1 MiB limit/)],
+      [3, 'after'],
+    ]);
+  });
+
+  it('keeps quotes inside an unquoted field as text, and a malformed row keeps its raw text in the failed file', async () => {
+    const result = await rowsOf('triggerId,userId,value\nt,5" screen,10\nt,"a""b",1\nt,"x"y,2\nt,"open,3\n', 'csv');
+    expect(result.slice(0, 3).map((r) => r.userId)).toEqual(['5" screen', 'a"b', 'x"y']);
+    const bad = result[3]!;
+    expect(bad.invalid).toBe('a quoted field opens on this line and never closes');
+    expect(failedLine(bad, `invalid, not sent: ${bad.invalid}`, ['triggerId', 'userId', 'value'])).toBe(
+      't,"open,3,"line 5: invalid, not sent: a quoted field opens on this line and never closes"\n',
+    );
+  });
+
+  it('a row of invalid UTF-8 is invalid, never sent with replacement characters', async () => {
+    const result = await rowsOf(Buffer.concat([Buffer.from('triggerId,userId\nt,Jos'), Buffer.from([0xe9]), Buffer.from('\nt,Jos\u00e9\n')]), 'csv');
+    expect(verdicts(result)).toEqual([
+      [2, 'invalid: not valid UTF-8 text at byte 6 (0xE9); save the file as UTF-8'],
+      [3, 'José'],
+    ]);
+    expect(result[0]?.event).toBeUndefined();
+  });
+});
+
+describe('NDJSON and lines', () => {
+  it('takes the digits of the top-level value only, never a nested "value"', async () => {
+    const [row] = await rowsOf('{"meta":{"value":12345678901234567891},"triggerId":"t","userId":"u","value":12345678901234567890}\n', 'ndjson');
+    expect(row?.event?.body).toBe('{"value":12345678901234567890}');
+    const [nestedOnly] = await rowsOf('{"triggerId":"t","userId":"u","value":1.5,"x":[{"value":1.50}]}\n', 'ndjson');
+    expect(nestedOnly?.event?.body).toBe('{"value":1.5}');
+  });
+
+  it.each([
+    ['{"value":1,"x":{"value":2}}', 1, '1'],
+    ['{"x":{"value":2},"value":1e0}', 1, '1e0'],
+    ['{"x":"\\"value\\":3","value":3.0}', 3, '3.0'],
+    ['{"val\\u0075e":7}', 7, '7'],
+    ['{"value":1,"value":2}', 2, '2'],
+  ])('valueTextIn(%s) finds the top-level digits', (text, value, digits) => {
+    expect(valueTextIn(text, value)).toBe(digits);
+  });
+
+  it('a 2 MB NDJSON line is one invalid row; the next line is read', async () => {
+    const result = await rowsOf(`{"triggerId":"t","userId":"${'x'.repeat(2 * 1024 * 1024)}"}\n{"triggerId":"t","userId":"b"}\n`, 'ndjson');
+    expect(verdicts(result)).toEqual([
+      [1, expect.stringMatching(/over the 1 MiB limit/)],
+      [2, 'b'],
+    ]);
+  });
+
+  it('--format lines: every non-empty line is a user id as written, white space included', async () => {
+    const result = await rowsOf('a\n   \n\n\tb \r\n', 'lines', 'welcome');
+    expect(verdicts(result)).toEqual([
+      [1, 'a'],
+      [2, '   '],
+      [4, '\tb '],
+    ]);
+  });
+
+  it('marks a replayed row whose error says outcome unknown', async () => {
+    const result = await rowsOf('triggerId,userId,error\nt,a,line 3: outcome unknown: cancelled in flight\nt,b,line 4: 500 boom\n', 'csv');
+    expect(result.map((r) => r.unknownBefore ?? false)).toEqual([true, false]);
+    const [nd] = await rowsOf('{"triggerId":"t","userId":"a","error":"line 9: outcome unknown: x"}\n', 'ndjson');
+    expect(nd?.unknownBefore).toBe(true);
+  });
+});
