@@ -29,7 +29,8 @@ Examples:
   $ trigger emulator                          # a local stand-in for the service
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
-Exit codes: 0 accepted, 1 refused by the service, 2 usage or settings error, 3 no answer, 130 interrupted.`;
+Exit codes: 0 accepted, 1 refused by the service, 2 usage or settings error, 3 no answer,
+130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 
 const EXAMPLES_FIRE = `
 Examples:
@@ -72,6 +73,9 @@ export function buildProgram(): Command {
     .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(wholeNumber('--concurrency', 1, 256)).default(8))
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(positiveRate))
     .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
+    .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
+    .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
+    .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
     .addHelpText(
       'after',
       `
@@ -84,9 +88,10 @@ Examples:
   $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
   $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
+  $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
 
 Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
-130 interrupted (unsent rows are kept in --failed).`,
+130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (unsent rows are kept in --failed).`,
     );
   addServiceOptions(batch).action(async (source: string, options: BatchCommandOptions) => {
     Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });

@@ -7,7 +7,7 @@
  * refused   1     the service answered, and not with success (non-2xx, 3xx, "success": false)
  * network   3     no answer: connection, DNS, TLS failure after the allowed retries
  * timeout   3     no answer within the time limit
- * interrupted 130 stopped by SIGINT
+ * interrupted 130 stopped by SIGINT (143 by SIGTERM, 129 by SIGHUP: 128 + the signal's number)
  */
 export type ErrorKind = 'usage' | 'config' | 'refused' | 'network' | 'timeout' | 'interrupted';
 
@@ -24,8 +24,14 @@ export function exitCodeFor(kind: ErrorKind): number {
   return EXIT_CODES[kind];
 }
 
+/** The signals that stop a command the way Ctrl-C does, with the exit codes shells report for them. */
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
 export interface TriggerErrorOptions {
   hint?: string;
+  /** For kind "interrupted": the signal that stopped the command (default SIGINT). */
+  signal?: StopSignal | undefined;
   cause?: unknown;
   /** The command already told the user; cli.ts only sets the exit code. */
   reported?: boolean;
@@ -35,6 +41,8 @@ export class TriggerError extends Error {
   readonly kind: ErrorKind;
   readonly hint: string | undefined;
   readonly reported: boolean;
+  /** For kind "interrupted": the signal that stopped the command. */
+  signal: StopSignal | undefined;
   /** The event this error is about, when there is one (for --json output). */
   event: { triggerId?: string; userId?: string; value?: string } | undefined;
 
@@ -44,10 +52,11 @@ export class TriggerError extends Error {
     this.kind = kind;
     this.hint = options.hint;
     this.reported = options.reported === true;
+    this.signal = options.signal;
   }
 
   get exitCode(): number {
-    return exitCodeFor(this.kind);
+    return this.kind === 'interrupted' && this.signal ? STOP_SIGNALS[this.signal] : exitCodeFor(this.kind);
   }
 }
 
@@ -132,17 +141,22 @@ export class NetworkError extends TriggerError implements AttemptInfo {
   }
 }
 
-/** Stopped by SIGINT (exit 130). Whether the service recorded an event in flight is unknown. */
+/**
+ * Stopped by a signal (exit 130, 143 or 129). Whether the service recorded an event in flight is
+ * unknown, unless `notSent`: the stop came while waiting to retry, after an answer that recorded nothing.
+ */
 export class InterruptedError extends TriggerError implements AttemptInfo {
   readonly attempts: number;
   readonly durationMs: number;
   readonly requestId: string | undefined = undefined;
+  readonly notSent: boolean;
 
-  constructor(message: string, details: AttemptInfo) {
+  constructor(message: string, details: AttemptInfo & { notSent?: boolean }) {
     super('interrupted', message);
     this.name = 'InterruptedError';
     this.attempts = details.attempts;
     this.durationMs = details.durationMs;
+    this.notSent = details.notSent === true;
   }
 }
 

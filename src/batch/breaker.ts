@@ -8,22 +8,22 @@ import type { Outcome } from './runner.js';
 export class Breaker {
   readonly limit: number;
   #streak = 0;
-  /** Why sending stopped (this breaker tripped, or something else stopped it), once it has. */
+  /** Why this breaker tripped, once it has. */
   reason: string | undefined;
 
   constructor(concurrency: number) {
     this.limit = Math.max(10, 2 * concurrency);
   }
 
-  /** Counts an outcome; returns true when this one trips the breaker. */
-  record(outcome: Outcome): boolean {
+  /** Counts an outcome; returns the reason when this one trips the breaker. */
+  record(outcome: Outcome): string | undefined {
     if (outcome.kind === 'accepted') this.#streak = 0;
-    if (outcome.kind !== 'failed' || this.reason) return false;
+    if (outcome.kind !== 'failed' || !outcome.error || this.reason) return undefined;
     const error = outcome.error;
     const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
     this.#streak = hopeless ? this.#streak + 1 : 0;
-    if (this.#streak < this.limit) return false;
+    if (this.#streak < this.limit) return undefined;
     this.reason = `${this.#streak} failures in a row: ${error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer'}`;
-    return true;
+    return this.reason;
   }
 }

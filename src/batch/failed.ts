@@ -3,9 +3,14 @@
  * field ("line 12: 404 Not Found: ..."), so that the file can be fed back to `trigger batch` as it is.
  * Rows from --format lines are written as CSV (triggerId,userId,error): a plain list has no room for
  * the reason, and the CSV reads back without options.
+ *
+ * The file is written beside its final name and renamed over it at the end, so a run never leaves
+ * it half-written and a run that sends nothing leaves an earlier one as it was. A target that is not
+ * a regular file (a FIFO, /dev/stdout) is written in place: renaming over a device would replace it.
+ * Writes are synchronous and buffered, so a failure (a full disk) is known row by row.
  */
-import { once } from 'node:events';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Row } from './rows.js';
 
 export function csvField(text: string): string {
@@ -22,6 +27,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   const record = row.record;
   switch (record.format) {
     case 'csv': {
+      if (record.raw !== undefined) return `${record.raw},${csvField(reason)}\n`; // as read, to be fixed by hand
       const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === 'error') : -1;
       const fields = [...record.fields];
       const width = header?.length ?? fields.length;
@@ -55,40 +61,133 @@ export function failedHeader(format: Row['record']['format'], header: readonly s
   return undefined;
 }
 
-/** Writes failed rows to a file as they come, honouring back-pressure. */
+/** Buffered text is written once it reaches this size. */
+const FLUSH_BYTES = 64 * 1024;
+
+export function describeWriteError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  switch (e.code) {
+    case 'ENOSPC':
+      return 'no space left on the disk';
+    case 'EDQUOT':
+      return 'over the disk quota';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'EIO':
+      return 'an input/output error';
+    default:
+      return e.code ?? e.message;
+  }
+}
+
 export class FailedFile {
   readonly path: string;
-  count = 0;
-  #stream: fs.WriteStream;
-  #headerWritten = false;
-  #error: Error | undefined;
+  /** Rows written (or waiting in the buffer to be). */
+  rows = 0;
+  /** Rows that could not be kept because the file could not be written. */
+  notKept = 0;
+  /** The write error, once there was one; nothing more is written after it. */
+  error: Error | undefined;
+  readonly #format: Row['record']['format'];
+  readonly #header: () => readonly string[] | undefined;
+  /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+  readonly #target: string;
+  readonly #inPlace: boolean;
+  #fd: number | undefined;
+  #buffer = '';
+  #bufferedRows = 0;
+  #headerDone = false;
 
-  constructor(file: string) {
+  /** Opens the file to write; throws (with a code) when it cannot be created. */
+  constructor(file: string, format: Row['record']['format'], header: () => readonly string[] | undefined) {
     this.path = file;
-    this.#stream = fs.createWriteStream(file, { flags: 'w' });
-    this.#stream.on('error', (error) => (this.#error = error));
+    this.#format = format;
+    this.#header = header;
+    let existing: fs.Stats | undefined;
+    try {
+      existing = fs.statSync(file);
+    } catch {
+      existing = undefined;
+    }
+    if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    this.#inPlace = existing !== undefined && !existing.isFile();
+    this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    this.#fd = fs.openSync(this.#target, 'w', existing?.isFile() ? existing.mode & 0o777 : 0o666);
   }
 
-  /** Waits until the file is open, so that an unwritable path fails before anything is sent. */
-  async ready(): Promise<void> {
-    if (this.#stream.pending) {
-      await Promise.race([once(this.#stream, 'ready'), once(this.#stream, 'error').then(([e]) => Promise.reject(e as Error))]);
+  /** Writes one row's line; false when the file is broken and the row could not be kept. */
+  write(row: Row, reason: string): boolean {
+    if (this.error) {
+      this.notKept++;
+      return false;
+    }
+    this.#writeHeader(row.record.format);
+    this.#buffer += failedLine(row, reason, this.#header());
+    this.#bufferedRows++;
+    this.rows++;
+    if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+    return !this.error;
+  }
+
+  #writeHeader(format: Row['record']['format']): void {
+    if (this.#headerDone) return;
+    this.#headerDone = true;
+    this.#buffer += failedHeader(format, this.#header()) ?? '';
+  }
+
+  #flush(): void {
+    if (this.#fd === undefined || this.error || this.#buffer === '') return;
+    const bytes = Buffer.from(this.#buffer);
+    const rows = this.#bufferedRows;
+    this.#buffer = '';
+    this.#bufferedRows = 0;
+    let done = 0;
+    try {
+      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done);
+    } catch (error) {
+      this.error = error as Error;
+      this.notKept += rows;
+      this.rows -= rows;
+      // A torn last row would read back as a different row: cut the file back to whole rows.
+      if (done > 0 && !this.#inPlace) {
+        try {
+          fs.ftruncateSync(this.#fd, fs.fstatSync(this.#fd).size - done);
+        } catch {
+          // the rows before it are still whole; the message says which could not be kept
+        }
+      }
     }
   }
 
-  /** Writes one row; returns a promise only when the file asks to wait (back-pressure). */
-  write(row: Row, error: string, header: readonly string[] | undefined): Promise<void> | undefined {
-    if (this.#error) return Promise.reject(this.#error);
-    let text = failedLine(row, error, header);
-    if (!this.#headerWritten) {
-      this.#headerWritten = true;
-      text = (failedHeader(row.record.format, header) ?? '') + text;
+  /** Writes what is left and puts the file in place. */
+  finish(): void {
+    this.#writeHeader(this.#format); // a file with no rows still replays (as zero rows)
+    this.#flush();
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd === undefined) return;
+    try {
+      if (!this.#inPlace && !this.error) fs.fsyncSync(fd);
+    } catch {
+      // not every file system syncs; the rename below is still atomic
     }
-    this.count++;
-    return this.#stream.write(text) ? undefined : once(this.#stream, 'drain').then(() => undefined);
+    fs.closeSync(fd);
+    if (!this.#inPlace) fs.renameSync(this.#target, this.path);
   }
 
-  async close(): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.#stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+  discard(): void {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd === undefined) return;
+    fs.closeSync(fd);
+    if (!this.#inPlace) fs.rmSync(this.#target, { force: true });
   }
 }

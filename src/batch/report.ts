@@ -4,68 +4,64 @@
  */
 import { rawJson, failureJson, formatMs, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
-import type { Counts, Outcome } from './runner.js';
-import type { Row } from './rows.js';
+import type { Counts } from './recorder.js';
+import { UNKNOWN_MARK, type Row } from './rows.js';
+import type { Outcome } from './runner.js';
 
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
 export const fmt = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
 
 /** One NDJSON line for a row, with its input line number first. */
-export function rowJson(row: Row, outcome: Outcome, unsentReason = UNSENT): string {
+export function rowJson(row: Row, outcome: Outcome): string {
   const lead = { line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case 'accepted':
       return resultJson(outcome.result, lead);
     case 'failed':
-    case 'unknown':
-      return failureJson(outcome.error, event, lead, { body: false });
+      if (outcome.error) return failureJson(outcome.error, event, lead, { body: false });
+      break;
     case 'checked':
       return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-    case 'invalid':
-    case 'unsent':
-      return toJson({
-        ...lead,
-        ok: false,
-        status: null,
-        ...event,
-        value: outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value),
-        attempts: 0,
-        durationMs: 0,
-        requestId: null,
-        error:
-          outcome.kind === 'invalid'
-            ? { kind: 'invalid', message: outcome.reason }
-            : { kind: 'unsent', message: unsentReason },
-      });
+    case 'earlier':
+      return toJson({ ...lead, ok: true, status: null, ...event, value: rawJson(row.value), attempts: 0, durationMs: 0, requestId: null, earlier: true });
   }
+  const error = { kind: outcome.kind, message: failureReason(outcome) };
+  return toJson({
+    ...lead,
+    ok: false,
+    status: null,
+    ...event,
+    value: outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value),
+    attempts: 0,
+    durationMs: 0,
+    requestId: null,
+    error,
+  });
 }
 
-const UNSENT = 'not sent: the batch was interrupted';
-
-/** The reason a row goes to the failed file. */
-export function failureReason(outcome: Outcome, unsentReason = UNSENT): string | undefined {
+/** The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. */
+export function failureReason(outcome: Outcome): string | undefined {
   switch (outcome.kind) {
     case 'failed':
-      return outcome.error.message;
+    case 'unsent':
+      return outcome.reason;
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
-    case 'unsent':
-      return unsentReason;
     case 'unknown':
-      return 'cancelled in flight: it may or may not have been recorded; check before sending it again';
+      return `${UNKNOWN_MARK}: ${outcome.reason}`;
     default:
       return undefined;
   }
 }
 
 export function rateOf(counts: Counts, elapsedMs: number): number {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked;
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
 }
 
 export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette): string {
-  const done = counts.rows - counts.inFlight;
+  const done = counts.rows;
   const rate = rateOf(counts, elapsedMs);
   const parts = [total ? `${fmt(done)}/${fmt(Math.max(total, counts.rows))} rows` : `${fmt(done)} rows`];
   const bad = counts.failed + counts.invalid;
@@ -79,15 +75,20 @@ export interface SummaryInput {
   counts: Counts;
   elapsedMs: number;
   dryRun: boolean;
-  interrupted: boolean;
+  /** The signal that stopped the batch, if one did. */
+  signal?: string | undefined;
   /** Why the batch stopped sending by itself, if it did. */
   halted?: string | undefined;
   failedFile: string | undefined;
-  /** The command that sends the failed file again. */
-  retryCommand: string | undefined;
+  /** Rows that belonged in the failed file but could not be written to it, and why. */
+  notKept?: { rows: number; kept: number; why: string } | undefined;
+  /** The command that carries the batch on: a replay of the failed file, or a --resume. */
+  next?: { command: string; resume: boolean } | undefined;
   /** Rows after this line were not read (a second interrupt while reading stdin). */
   notReadAfter: number | undefined;
 }
+
+const rows = (n: number) => `${fmt(n)} ${n === 1 ? 'row' : 'rows'}`;
 
 export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
@@ -95,45 +96,60 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   if (s.dryRun) {
     const head = counts.invalid ? c.error('✖') : c.success('✔');
     return [
-      `${head} dry run: ${fmt(counts.checked)} of ${fmt(counts.rows)} rows can be sent, ${fmt(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      `${head} dry run: ${fmt(counts.checked)} of ${rows(counts.rows)} can be sent, ${fmt(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
       ...keptLines(s, c),
     ];
   }
-  const allGood = counts.accepted === counts.rows && !s.interrupted && s.notReadAfter === undefined;
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;
   const head = allGood
     ? c.success('✔')
-    : s.interrupted
-      ? c.warn('⚠ interrupted:')
+    : s.signal
+      ? c.warn(`⚠ interrupted (${s.signal}):`)
       : s.halted
         ? c.error(`✖ stopped early (${s.halted}):`)
         : c.error('✖');
   const parts = [c.success(`${fmt(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${fmt(counts.earlier)} accepted in an earlier run`);
   if (!allGood || counts.rows === 0) {
     parts.push(`${fmt(counts.failed)} failed`, `${fmt(counts.invalid)} invalid`);
     if (counts.unsent) parts.push(`${fmt(counts.unsent)} not sent`);
     if (counts.unknown) parts.push(c.warn(`${fmt(counts.unknown)} outcome unknown`));
   }
-  const lines = [`${head} ${parts.join(c.dim(' · '))} of ${fmt(counts.rows)} rows in ${time}`];
+  const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
   if (s.notReadAfter !== undefined) lines.push(`  input not read after line ${s.notReadAfter}`);
   return [...lines, ...keptLines(s, c)];
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
-  const kept = s.counts.rows - s.counts.accepted - s.counts.checked;
+  const { counts } = s;
+  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  return [
-    `  ${fmt(kept)} ${kept === 1 ? 'row' : 'rows'} kept in ${s.failedFile}${s.retryCommand ? `; ${s.interrupted ? 'send them later' : 'once the cause is fixed, send them'} with: ${s.retryCommand}` : ''}`,
-  ];
+  const lines: string[] = [];
+  if (s.notKept) {
+    lines.push(c.error(`  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`));
+  } else {
+    const next = s.next ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? 'send them later with' : 'once the cause is fixed, send them with'}: ${s.next.command}` : '';
+    lines.push(`  ${kept === 1 ? '1 row' : `${fmt(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? '1 of them is' : `${fmt(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? 'it' : 'them'}; add --retry-unknown once you know ${counts.unknown === 1 ? 'it was' : 'they were'} not recorded`,
+      ),
+    );
+  }
+  return lines;
 }
 
 /** A Markdown table for $GITHUB_STEP_SUMMARY. */
 export function stepSummary(name: string, s: SummaryInput): string {
   const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.interrupted ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
   const rows: Array<[string, string]> = [
     ['rows', fmt(counts.rows)],
     [s.dryRun ? 'valid (not sent)' : 'accepted', fmt(s.dryRun ? counts.checked : counts.accepted)],
+    ...(counts.earlier ? [['accepted in an earlier run', fmt(counts.earlier)] as [string, string]] : []),
     ['failed', fmt(counts.failed)],
     ['invalid', fmt(counts.invalid)],
     ['not sent', fmt(counts.unsent)],
@@ -142,6 +158,6 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['rate', `${fmt(rateOf(counts, s.elapsedMs))}/s`],
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.checked > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
+  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
   return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}\n`;
 }

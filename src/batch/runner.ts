@@ -1,49 +1,62 @@
 /**
  * Runs a batch: pulls rows a chunk at a time, and the next chunk only when this one is handled (so
- * memory stays flat), keeps up to `concurrency` requests in flight, paces starts to `rate` per second, and hands every row exactly one outcome.
+ * memory stays flat), keeps up to `concurrency` requests in flight, starts them on a schedule of
+ * `rate` per second, and hands every row exactly one outcome, through the sink.
  *
- * `stop` (the first Ctrl-C) stops sending: requests in flight finish, and every row not yet sent, read
- * or not, comes out as "unsent". Cancelling the requests in flight (the second Ctrl-C) is the
- * sender's business: they end with InterruptedError, which is outcome "unknown".
+ * `stop` (the first signal, the breaker, a closed stdout, a failed file that cannot be written) stops
+ * sending: requests in flight finish, a request waiting to be retried gives up, and every row not
+ * yet sent, read or not, comes out "unsent" with the stop's reason. Cancelling the requests in flight
+ * (the second signal) is the sender's business: they end with InterruptedError, outcome "unknown".
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
-import { isTriggerError, type TriggerError } from '../errors.js';
+import { InterruptedError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Row } from './rows.js';
 
 export type Outcome =
   | { kind: 'accepted'; result: FireResult }
-  /** The service refused it, or did not answer after the allowed retries. */
-  | { kind: 'failed'; error: TriggerError }
+  /** Accepted in an earlier run of the same batch (--journal --resume). */
+  | { kind: 'earlier' }
+  /** The service refused it, or did not answer after the allowed retries (or did so in an earlier run). */
+  | { kind: 'failed'; reason: string; error?: TriggerError }
   | { kind: 'invalid'; reason: string }
-  /** Never sent: the batch was interrupted first. */
-  | { kind: 'unsent' }
-  /** Cancelled in flight by a second interrupt: it may or may not have been recorded. */
-  | { kind: 'unknown'; error: TriggerError }
+  /** Never sent: the batch stopped first. */
+  | { kind: 'unsent'; reason: string }
+  /** It may or may not have been recorded: cancelled in flight, or so in an earlier run. */
+  | { kind: 'unknown'; reason: string; error?: TriggerError }
   /** --dry-run: valid, and not sent. */
   | { kind: 'checked' };
 
 export type OutcomeKind = Outcome['kind'];
 
-export type Counts = Record<OutcomeKind, number> & { rows: number; inFlight: number };
+/** Where every row's outcome goes. */
+export interface OutcomeSink {
+  /** An outcome known before sending (an earlier run's, from the journal); undefined to go on. */
+  before?(row: Row): Outcome | undefined;
+  /** Called just before a row is sent; false when it must not be (the sink has stopped the batch). */
+  starting(row: Row): boolean;
+  /** Told each row's outcome; a returned promise holds the row's slot until it settles (back-pressure). */
+  outcome(row: Row, outcome: Outcome): void | Promise<void>;
+}
+
+export type Send = (event: PreparedEvent, stopRetries: AbortSignal) => Promise<FireResult>;
 
 export interface RunOptions {
   /** Rows in input order, a chunk at a time. */
   rows: AsyncIterable<Row[]>;
   /** Sends one event; undefined for a dry run. */
-  send: ((event: PreparedEvent) => Promise<FireResult>) | undefined;
+  send: Send | undefined;
   concurrency: number;
-  /** Most request starts per second. */
+  /** Requests started per second, on average over the run. */
   rate?: number | undefined;
+  /** Aborted with the reason (a string) that unsent rows are given. */
   stop: AbortSignal;
   /** When this aborts, unsent rows are no longer read (for stdin, which may never end). */
   stopReading?: AbortSignal | undefined;
-  /** Told each row's outcome; a returned promise holds the row's slot until it settles (back-pressure). */
-  onOutcome: (row: Row, outcome: Outcome) => void | Promise<void>;
+  sink: OutcomeSink;
 }
 
 export interface RunResult {
-  counts: Counts;
   elapsedMs: number;
   /** True when reading stopped before the end of the input (stopReading). */
   incomplete: boolean;
@@ -51,101 +64,134 @@ export interface RunResult {
   lastLine: number;
 }
 
-export function emptyCounts(): Counts {
-  return { rows: 0, inFlight: 0, accepted: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0 };
-}
+/** How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst). */
+const MAX_SCHEDULE_DEBT_MS = 1000;
 
-export async function runBatch(options: RunOptions, counts: Counts = emptyCounts()): Promise<RunResult> {
-  const started = performance.now();
-  const concurrency = Math.max(1, options.concurrency);
-  const interval = options.rate ? 1000 / options.rate : 0;
-  let lastStart = -Infinity;
-  // The loop waits for one thing at a time (a free slot, the pace, the last sends); whatever ends
+export const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
+
+export class Runner {
+  /** Requests in flight now. */
+  inFlight = 0;
+  readonly #options: RunOptions;
+  readonly #concurrency: number;
+  readonly #interval: number;
+  /** When the next request may start (performance.now()), with --rate. */
+  #nextStart: number | undefined;
+  // The loop waits for one thing at a time (a free slot, the schedule, the last sends); whatever ends
   // that wait (a send settling, a timer, a stop) calls wake. No promise is kept per row.
-  let wake: (() => void) | undefined;
-  const wakeUp = () => {
-    const resume = wake;
-    wake = undefined;
+  #wake: (() => void) | undefined;
+  #fatal: unknown;
+  readonly #wakeUp = () => {
+    const resume = this.#wake;
+    this.#wake = undefined;
     resume?.();
   };
-  const waitForWake = () => new Promise<void>((resolve) => (wake = resolve));
-  options.stop.addEventListener('abort', wakeUp, { once: true });
-  let fatal: unknown;
-  let incomplete = false;
-  let lastLine = 0;
 
-  const settle = (row: Row, outcome: Outcome): void | Promise<void> => {
-    counts[outcome.kind]++;
-    return options.onOutcome(row, outcome);
-  };
+  constructor(options: RunOptions) {
+    this.#options = options;
+    this.#concurrency = Math.max(1, options.concurrency);
+    this.#interval = options.rate ? 1000 / options.rate : 0;
+  }
 
-  const launch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
-    counts.inFlight++;
+  #waitForWake(): Promise<void> {
+    return new Promise<void>((resolve) => (this.#wake = resolve));
+  }
+
+  #unsent(): Outcome {
+    const reason = this.#options.stop.reason as unknown;
+    return { kind: 'unsent', reason: typeof reason === 'string' ? reason : 'not sent: the batch stopped first' };
+  }
+
+  #settle(row: Row, outcome: Outcome): void | Promise<void> {
+    return this.#options.sink.outcome(row, outcome);
+  }
+
+  async #launch(row: Row, event: PreparedEvent, send: Send): Promise<void> {
+    this.inFlight++;
     try {
       let outcome: Outcome;
       try {
-        outcome = { kind: 'accepted', result: await send(event) };
+        outcome = { kind: 'accepted', result: await send(event, this.#options.stop) };
       } catch (error) {
         if (!isTriggerError(error)) throw error;
-        outcome = error.kind === 'interrupted' ? { kind: 'unknown', error } : { kind: 'failed', error };
+        if (error instanceof InterruptedError) outcome = error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
+        else outcome = { kind: 'failed', reason: error.message, error };
       }
-      await settle(row, outcome);
+      await this.#settle(row, outcome);
     } catch (error) {
-      fatal ??= error;
+      this.#fatal ??= error;
     } finally {
-      counts.inFlight--;
-      wakeUp();
+      this.inFlight--;
+      this.#wakeUp();
     }
-  };
-
-  /** Waits for a free slot and the pace, then sends; the row is unsent if a stop comes first. */
-  const waitThenLaunch = async (row: Row, event: PreparedEvent, send: NonNullable<RunOptions['send']>) => {
-    while (counts.inFlight >= concurrency && !options.stop.aborted) await waitForWake();
-    if (interval && !options.stop.aborted) {
-      // Spaced from the previous start as it happened, so a late timer never lets two go together.
-      for (let wait = lastStart + interval - performance.now(); wait > 0 && !options.stop.aborted; wait = lastStart + interval - performance.now()) {
-        const timer = setTimeout(wakeUp, wait);
-        await waitForWake(); // the timer, a send settling, or a stop
-        clearTimeout(timer);
-      }
-      lastStart = performance.now();
-    }
-    if (options.stop.aborted) return settle(row, { kind: 'unsent' });
-    void launch(row, event, send);
-  };
-
-  /** Synchronous unless the row must wait (full pool, pacing) or its outcome is being written. */
-  const handle = (row: Row): void | Promise<void> => {
-    counts.rows++;
-    lastLine = row.line;
-    if (row.invalid !== undefined || !row.event) return settle(row, { kind: 'invalid', reason: row.invalid ?? 'cannot be sent' });
-    if (!options.send) return settle(row, { kind: 'checked' });
-    if (options.stop.aborted) return settle(row, { kind: 'unsent' });
-    if (counts.inFlight >= concurrency || interval) return waitThenLaunch(row, row.event, options.send);
-    void launch(row, row.event, options.send);
-  };
-
-  const iterator = options.rows[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      if (fatal) throw fatal;
-      if (options.stop.aborted && options.stopReading?.aborted) {
-        incomplete = true;
-        break;
-      }
-      const next = await iterator.next();
-      if (next.done) break;
-      for (const row of next.value) {
-        if (fatal) throw fatal;
-        const pending = handle(row);
-        if (pending) await pending;
-      }
-    }
-  } finally {
-    if (incomplete || fatal) await iterator.return?.();
-    while (counts.inFlight > 0) await waitForWake();
-    options.stop.removeEventListener('abort', wakeUp);
   }
-  if (fatal) throw fatal;
-  return { counts, elapsedMs: performance.now() - started, incomplete, lastLine };
+
+  /** Sends now if the sink agrees; the row is unsent if it does not. */
+  #start(row: Row, event: PreparedEvent, send: Send): void | Promise<void> {
+    if (this.#options.stop.aborted || !this.#options.sink.starting(row)) return this.#settle(row, this.#unsent());
+    void this.#launch(row, event, send);
+  }
+
+  /** Waits for a free slot and the schedule, then sends; the row is unsent if a stop comes first. */
+  async #waitThenStart(row: Row, event: PreparedEvent, send: Send): Promise<void> {
+    const stop = this.#options.stop;
+    while (this.inFlight >= this.#concurrency && !stop.aborted) await this.#waitForWake();
+    if (this.#interval && !stop.aborted) {
+      const now = performance.now();
+      // Starts follow a schedule from the first one, so timers that fire late do not lower the rate.
+      let next = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
+      for (let wait = next - performance.now(); wait > 0 && !stop.aborted; wait = next - performance.now()) {
+        const timer = setTimeout(this.#wakeUp, wait);
+        await this.#waitForWake(); // the timer, a send settling, or a stop
+        clearTimeout(timer);
+        next = Math.max(next, performance.now() - MAX_SCHEDULE_DEBT_MS);
+      }
+      this.#nextStart = next + this.#interval;
+    }
+    return this.#start(row, event, send);
+  }
+
+  /** Synchronous unless the row must wait (full pool, schedule) or its outcome is being written. */
+  #handle(row: Row): void | Promise<void> {
+    const { sink, send, stop } = this.#options;
+    const before = sink.before?.(row);
+    if (before) return this.#settle(row, before);
+    if (row.invalid !== undefined || !row.event) return this.#settle(row, { kind: 'invalid', reason: row.invalid ?? 'cannot be sent' });
+    if (!send) return this.#settle(row, { kind: 'checked' });
+    if (stop.aborted) return this.#settle(row, this.#unsent());
+    if (this.inFlight >= this.#concurrency || this.#interval) return this.#waitThenStart(row, row.event, send);
+    return this.#start(row, row.event, send);
+  }
+
+  async run(): Promise<RunResult> {
+    const { stop, stopReading, rows } = this.#options;
+    const started = performance.now();
+    stop.addEventListener('abort', this.#wakeUp, { once: true });
+    let incomplete = false;
+    let lastLine = 0;
+    const iterator = rows[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        if (this.#fatal) throw this.#fatal;
+        if (stop.aborted && stopReading?.aborted) {
+          incomplete = true;
+          break;
+        }
+        const next = await iterator.next();
+        if (next.done) break;
+        for (const row of next.value) {
+          if (this.#fatal) throw this.#fatal;
+          lastLine = row.line;
+          const pending = this.#handle(row);
+          if (pending) await pending;
+        }
+      }
+    } finally {
+      if (incomplete || this.#fatal) await iterator.return?.();
+      while (this.inFlight > 0) await this.#waitForWake();
+      stop.removeEventListener('abort', this.#wakeUp);
+    }
+    if (this.#fatal) throw this.#fatal;
+    return { elapsedMs: performance.now() - started, incomplete, lastLine };
+  }
 }

@@ -52,6 +52,11 @@ export type ClientEvent =
 export interface FireOptions {
   /** Aborting stops waiting; the result is an InterruptedError. */
   signal?: AbortSignal;
+  /**
+   * Aborting ends a wait before a retry, and starts no new attempt: the result is an InterruptedError
+   * with `notSent` (the answers so far recorded nothing). A request in flight goes on.
+   */
+  stopRetries?: AbortSignal;
 }
 
 export interface FireResult {
@@ -158,7 +163,7 @@ export class TriggerClient {
         }
         const error = this.#networkError(outcome.error, outcome.timedOut, info);
         if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
-          await this.#wait(attempt, backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), error.message, options.signal, info);
+          await this.#wait(attempt, backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), error.message, options, info);
           continue;
         }
         throw error;
@@ -186,7 +191,7 @@ export class TriggerClient {
         if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
           const delay = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
           const info = { attempts: attempt, durationMs: elapsed() };
-          await this.#wait(attempt, delay, `${status} ${statusText(status)}`.trim(), options.signal, info);
+          await this.#wait(attempt, delay, `${status} ${statusText(status)}`.trim(), options, info);
           continue;
         }
       }
@@ -194,23 +199,25 @@ export class TriggerClient {
     }
   }
 
-  /** Waits before a retry; an interrupt ends the wait (the event was not recorded). */
-  async #wait(attempt: number, delayMs: number, reason: string, signal: AbortSignal | undefined, info: { attempts: number; durationMs: number }) {
+  /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
+  async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: { attempts: number; durationMs: number }) {
+    const signals = [options.signal, options.stopRetries].filter((s) => s !== undefined);
+    const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
+    if (signals.some((s) => s.aborted)) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        signal?.removeEventListener('abort', stop);
+        for (const s of signals) s.removeEventListener('abort', stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.add(stop);
-      if (signal?.aborted) stop();
-      else signal?.addEventListener('abort', stop, { once: true });
+      for (const s of signals) s.addEventListener('abort', stop, { once: true });
     });
-    if (interrupted) throw new InterruptedError('interrupted while waiting to retry; the event was not recorded', info);
+    if (interrupted) throw notSent();
   }
 
   /**

@@ -1,21 +1,24 @@
 /**
  * trigger batch <file|->: many events from CSV, NDJSON or a list of user ids, over one pool of
- * kept-alive connections. Every row ends in exactly one place: accepted, or in the --failed file.
+ * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
+ * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Breaker } from '../batch/breaker.js';
-import { formatFromName, openInput, type Format } from '../batch/input.js';
-import { FailedFile } from '../batch/failed.js';
-import { failureReason, fmt, progressLine, rowJson, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
-import { readRows, type Row } from '../batch/rows.js';
-import { emptyCounts, runBatch, type Outcome } from '../batch/runner.js';
-import { TriggerError, UsageError } from '../errors.js';
+import { describeWriteError, FailedFile } from '../batch/failed.js';
+import { formatFromName, openInput, type Format, type Input } from '../batch/input.js';
+import { fingerprint, Journal } from '../batch/journal.js';
+import { BatchRecorder } from '../batch/recorder.js';
+import { fmt, progressLine, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
+import { readRows, type RowSource } from '../batch/rows.js';
+import { Runner } from '../batch/runner.js';
+import { TriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { githubAnnotation, shellQuote } from '../output/render.js';
 import { spinnerWanted } from '../output/spinner.js';
 import { resolveSettings } from '../settings/resolve.js';
+import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
@@ -24,22 +27,35 @@ export interface BatchCommandOptions extends ServiceOptions {
   concurrency: number;
   rate?: number;
   failed?: string;
+  journal?: string;
+  resume?: boolean;
+  retryUnknown?: boolean;
 }
 
-/** Failures shown one by one on stderr before only the summary counts them. */
-const SHOWN_FAILURES = 20;
-
+/** True when both name the same file (any path to it), or `b` is the file behind stdin ("-"). */
 function sameFile(a: string, b: string): boolean {
-  const ra = path.resolve(a);
-  const rb = path.resolve(b);
-  if (ra === rb) return true;
+  if (b !== '-' && path.resolve(a) === path.resolve(b)) return true;
   try {
-    const sa = fs.statSync(ra);
-    const sb = fs.statSync(rb);
+    const sa = fs.statSync(a);
+    const sb = b === '-' ? fs.fstatSync(0) : fs.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
   }
+}
+
+function checkPaths(source: string, options: BatchCommandOptions): void {
+  const input = source === '-' ? 'the file behind standard input' : 'the input file';
+  if (options.failed && sameFile(options.failed, source)) {
+    throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, { hint: 'write the failed rows to another file' });
+  }
+  if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
+  if (!options.journal) return;
+  if (source === '-' || !fs.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+    throw new UsageError('--journal needs the input as a regular file', { hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first' });
+  }
+  if (sameFile(options.journal, source)) throw new UsageError(`--journal ${options.journal} is the input file`, { hint: 'name a new file for the journal' });
+  if (options.failed && sameFile(options.journal, options.failed)) throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }
 
 /** Counts newlines in a file without holding it, for the progress total. */
@@ -54,147 +70,122 @@ async function countLines(file: string): Promise<number> {
 /** The command that sends a failed file again (a lines input's failed file is CSV). */
 function replayCommand(file: string, format: Format, trigger: string | undefined): string {
   const written = format === 'lines' ? 'csv' : format;
-  const byName = formatFromName(file);
   const args = ['trigger', 'batch', shellQuote(file)];
-  if (byName && byName !== written) args.push('--format', written);
+  if (formatFromName(file) !== written) args.push('--format', written);
   if (trigger && format !== 'lines') args.push('--trigger', shellQuote(trigger));
   return args.join(' ');
 }
 
+/** The command that carries a journaled batch on. */
+function resumeCommand(input: Input, options: BatchCommandOptions): string {
+  const args = ['trigger', 'batch', shellQuote(input.name), '--journal', shellQuote(options.journal!), '--resume'];
+  if (options.failed) args.push('--failed', shellQuote(options.failed));
+  if (formatFromName(input.name) !== input.format) args.push('--format', input.format);
+  if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
+  return args.join(' ');
+}
+
+function openFailed(file: string, reader: RowSource): FailedFile {
+  try {
+    return new FailedFile(file, reader.format, reader.header);
+  } catch (error) {
+    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, { hint: 'name a file in a folder that exists and that you can write to' });
+  }
+}
+
 export async function batch(source: string, options: BatchCommandOptions, io: Output): Promise<void> {
   const dryRun = options.dryRun === true;
-  if (options.failed && source !== '-' && sameFile(options.failed, source)) {
-    throw new UsageError(`--failed ${options.failed} is the input file; it would be overwritten`, { hint: 'write the failed rows to another file' });
-  }
+  checkPaths(source, options);
   const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !dryRun });
   io.addSecret(settings.apiKey);
   const input = await openInput(source, { format: options.format });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
-  const failed = options.failed ? new FailedFile(options.failed) : undefined;
-  try {
-    await failed?.ready();
-  } catch (error) {
-    throw new UsageError(`cannot write --failed ${options.failed}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: 'check that its folder exists and is writable',
-    });
-  }
+  const journal =
+    options.journal && !dryRun
+      ? Journal.open(options.journal, { resume: options.resume === true, input: await fingerprint(input.file!), format: input.format, resumeCommand: resumeCommand(input, options) })
+      : undefined;
+  if (journal?.resumed) io.stderr(io.err.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
+  const failed = options.failed ? openFailed(options.failed, reader) : undefined;
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency });
 
-  const counts = emptyCounts();
-  const started = performance.now();
-  let total: number | undefined;
-  const progress =
-    spinnerWanted() && !options.quiet && !options.verbose
-      ? new Progress(io, () => progressLine(counts, total, performance.now() - started, io.err))
-      : undefined;
-  if (progress && input.file) {
-    const headerLines = input.format === 'csv' ? 1 : 0;
-    void countLines(input.file).then((n) => (total = Math.max(0, n - headerLines)), () => undefined);
-  }
+  const stop = new AbortController();
+  const stopReading = new AbortController();
+  let progress: Progress | undefined;
   const stderr = (line: string) => {
     progress?.clear();
     io.stderr(line);
   };
+  const recorder = new BatchRecorder({ io, stop, json: options.json === true, concurrency: options.concurrency, failed, journal, retryUnknown: options.retryUnknown === true, stderr });
+  const runner = new Runner({
+    rows: reader.rows,
+    send: client ? (event, stopRetries) => client.fire(event, { stopRetries }) : undefined,
+    concurrency: options.concurrency,
+    rate: options.rate,
+    stop: stop.signal,
+    // A file ends, so its unsent rows are always kept; stdin may not, so a second signal stops reading it.
+    stopReading: input.file ? undefined : stopReading.signal,
+    sink: recorder,
+  });
 
-  const stop = new AbortController();
-  const stopReading = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      stop.abort();
+  const started = performance.now();
+  let total: number | undefined;
+  if (spinnerWanted() && !options.quiet && !options.verbose) {
+    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.err));
+    if (input.file) void countLines(input.file).then((n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))), () => undefined);
+  }
+
+  let stoppedBy: StopSignal | undefined;
+  const removeSignals = onStopSignals((signal, count) => {
+    if (count === 1) {
+      stoppedBy = signal;
+      stop.abort(`not sent: the batch was interrupted (${signal})`);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
-      stderr(io.err.warn(`interrupted: sending stopped, waiting for ${counts.inFlight} requests in flight${kept} (Ctrl-C again cancels them)`));
+      stderr(io.err.warn(`interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`));
     } else {
       stopReading.abort();
       client?.abortAll();
-      if (interrupts === 2) stderr(io.err.warn('cancelling the requests in flight; their outcome is unknown'));
+      if (count === 2) stderr(io.err.warn('cancelling the requests in flight; their outcome is unknown'));
     }
-  };
-  process.on('SIGINT', onSigint);
-
-  const breaker = new Breaker(options.concurrency);
-
-  // With --json, a reader that goes away (`| head`) ends the batch like Ctrl-C: stop sending, keep
-  // every row not yet sent.
-  let stdoutClosed = false;
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' || stdoutClosed) return;
-    stdoutClosed = true;
-    breaker.reason ??= 'standard output was closed';
-    stop.abort();
-  };
-  process.stdout.on('error', onStdoutError);
-  let shownFailures = 0;
-  // Returns a promise only when a stream asks to wait (back-pressure): most rows cost no promise.
-  const onOutcome = (row: Row, outcome: Outcome): void | Promise<void> => {
-    if (breaker.record(outcome)) {
-      stop.abort();
-      stderr(io.err.error(`stopping: ${breaker.reason}; rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`));
-    }
-    const unsent = breaker.reason ? `not sent: the batch stopped after ${breaker.reason}` : undefined;
-    const drained =
-      options.json && !stdoutClosed && !process.stdout.write(`${io.redact(rowJson(row, outcome, unsent))}\n`) ? drain() : undefined;
-    const reason = failureReason(outcome, unsent);
-    if (reason === undefined) return drained?.then(() => undefined);
-    if (!options.json && outcome.kind !== 'unsent' && shownFailures < SHOWN_FAILURES) {
-      shownFailures++;
-      stderr(`${io.err.error('✖')} line ${row.line}: ${reason}`);
-    }
-    const written = failed?.write(row, reason, reader.header());
-    return drained || written ? Promise.all([drained, written]).then(() => undefined) : undefined;
-  };
-
-  // Waits for stdout to take more, or to be found closed.
-  const drain = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        process.stdout.off('drain', done);
-        process.stdout.off('error', done);
-        resolve();
-      };
-      process.stdout.on('drain', done);
-      process.stdout.on('error', done);
-    });
+  });
 
   progress?.start();
   let result;
   try {
-    result = await runBatch({
-      rows: reader.rows,
-      send: client ? (event) => client.fire(event) : undefined,
-      concurrency: options.concurrency,
-      rate: options.rate,
-      stop: stop.signal,
-      // A file ends, so its unsent rows are always kept; stdin may not, so a second Ctrl-C stops reading it.
-      stopReading: input.file ? undefined : stopReading.signal,
-      onOutcome,
-    }, counts);
+    result = await runner.run();
+  } catch (error) {
+    // Nothing settled (a bad header, say): an earlier failed file stays as it was.
+    if (recorder.counts.rows === 0) failed?.discard();
+    else failed?.finish();
+    journal?.close(false);
+    throw error;
   } finally {
     progress?.stop();
-    process.removeListener('SIGINT', onSigint);
-    process.stdout.removeListener('error', onStdoutError);
+    removeSignals();
+    recorder.close();
     await client?.destroy();
-    await failed?.close();
   }
+  const { counts } = recorder;
+  failed?.finish();
+  journal?.close(!result.incomplete && counts.unsent === 0);
 
-  const shownAll = shownFailures >= SHOWN_FAILURES && counts.failed + counts.invalid > shownFailures;
-  if (shownAll && !options.json) stderr(io.err.dim(`  … ${fmt(counts.failed + counts.invalid - shownFailures)} more not shown`));
+  const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.err.dim(`  … ${fmt(hidden)} more not shown`));
 
-  const retryCommand = failed ? replayCommand(failed.path, input.format, options.trigger) : undefined;
+  const resume = journal !== undefined && counts.unsent > 0;
   const summary: SummaryInput = {
     counts,
     elapsedMs: result.elapsedMs,
     dryRun,
-    interrupted: interrupts > 0,
-    halted: breaker.reason,
+    signal: stoppedBy,
+    halted: stoppedBy ? undefined : recorder.stopReason?.replace(/^not sent: the batch stopped (because|after) /, ''),
     failedFile: failed?.path,
-    retryCommand,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
+    next: resume ? { command: resumeCommand(input, options), resume } : failed ? { command: replayCommand(failed.path, input.format, options.trigger), resume } : undefined,
     notReadAfter: result.incomplete ? result.lastLine : undefined,
   };
-  const notAccepted = counts.rows - counts.accepted - counts.checked;
+  const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.err : io.out);
-  if (options.json || (options.quiet && notAccepted > 0) || interrupts > 0) for (const line of lines) io.stderr(line);
+  if (options.json || (options.quiet && notAccepted > 0) || stoppedBy) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
 
   if (process.env.GITHUB_STEP_SUMMARY) {
@@ -205,7 +196,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     }
   }
 
-  if (interrupts > 0) throw new TriggerError('interrupted', 'interrupted', { reported: true });
+  if (stoppedBy) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal: stoppedBy });
   if (notAccepted > 0) {
     if (process.env.GITHUB_ACTIONS === 'true') {
       io.stderr(githubAnnotation(`trigger batch ${input.name}: ${fmt(notAccepted)} of ${fmt(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ''}`));

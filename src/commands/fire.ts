@@ -3,11 +3,12 @@
  */
 import { eventUrl, USER_AGENT } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
-import { isTriggerError } from '../errors.js';
+import { isTriggerError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, resultJson, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { resolveSettings } from '../settings/resolve.js';
+import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
 
 export interface FireCommandOptions extends ServiceOptions {
@@ -27,8 +28,11 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     const client = clientFor(settings, options, io);
 
     const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
+    let stoppedBy: StopSignal | undefined;
+    const removeSignals = onStopSignals((signal) => {
+      stoppedBy ??= signal;
+      controller.abort();
+    });
     const spinner = startSpinner(
       `firing ${triggerId} for ${userId}`,
       spinnerWanted() && !options.quiet && !options.verbose,
@@ -38,9 +42,12 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       spinner.stop();
       if (options.json) io.stdout(resultJson(result));
       else if (!options.quiet) io.stdout(successLine(result, io.out));
+    } catch (error) {
+      if (isTriggerError(error) && error.kind === 'interrupted') error.signal = stoppedBy;
+      throw error;
     } finally {
       spinner.stop();
-      process.removeListener('SIGINT', onSigint);
+      removeSignals();
       await client.destroy();
     }
   } catch (error) {

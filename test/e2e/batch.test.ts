@@ -159,7 +159,13 @@ describe('trigger batch: failures and replay', () => {
     expect(sent(server.requests)).toEqual(
       ['/v1/triggers/t/users/b/events {"value":2}', '/v1/triggers/t/users/c/events {}', '/v1/triggers/t/users/d%2Ce/events {"value":4}'].sort(),
     );
-    expect(read('failed-again.csv')).toBe('');
+    // Nothing failed: the file holds only the header, and replays as zero rows.
+    expect(read('failed-again.csv')).toBe('triggerId,userId,value,note,error\n');
+    server.requests.length = 0;
+    const empty = await batch([path.join(box.home, 'failed-again.csv')]);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toMatch(/^✔ 0 accepted/);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('429 then 200 for a row: retried, accepted once', async () => {
@@ -239,7 +245,11 @@ describe('trigger batch: output', () => {
 });
 
 describe('trigger batch: interrupted', () => {
-  it('SIGINT in the middle of 3,000 slow rows: exit 130, nothing sent twice, received + kept = all', async () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('%s in the middle of 3,000 slow rows: exit %i, nothing sent twice, received + kept = all', async (signal, code) => {
     server.handle(async (_req, res) => {
       await new Promise((r) => setTimeout(r, 50));
       json(res, 200, { success: true });
@@ -253,20 +263,24 @@ describe('trigger batch: interrupted', () => {
         const poll = setInterval(() => {
           if (server.requests.length >= 40) {
             clearInterval(poll);
-            child.kill('SIGINT');
+            child.kill(signal);
           }
         }, 10);
       },
     });
-    expect(result.code).toBe(130);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(code);
     const received = server.requests.map((r) => r.url);
     expect(new Set(received).size).toBe(received.length);
-    const kept = read('kept.csv').trim().split('\n').slice(1).map((line) => `/v1/triggers/t/users/${line.split(',')[1]}/events`);
-    expect(new Set(kept).size).toBe(kept.length);
-    expect(kept.filter((u) => received.includes(u))).toEqual([]);
+    const kept = read('kept.csv').trim().split('\n').slice(1);
+    const keptUrls = kept.map((line) => `/v1/triggers/t/users/${line.split(',')[1]}/events`);
+    expect(new Set(keptUrls).size).toBe(keptUrls.length);
+    expect(keptUrls.filter((u) => received.includes(u))).toEqual([]);
     expect(received.length + kept.length).toBe(3000);
-    expect(result.stderr).toContain('interrupted:');
-    expect(result.stderr).toMatch(/⚠ interrupted: [\d,]+ accepted/);
+    expect(kept.every((line) => line.includes(`not sent: the batch was interrupted (${signal})`))).toBe(true);
+    expect(result.stderr).toContain(`interrupted (${signal}): sending stopped`);
+    expect(result.stderr).toMatch(new RegExp(`⚠ interrupted \\(${signal}\\): [\\d,]+ accepted`));
+    expect(result.stderr).toContain('send them later with: trigger batch');
   });
 
   it('a second SIGINT cancels the requests in flight and keeps them as outcome unknown', async () => {
@@ -289,7 +303,7 @@ describe('trigger batch: interrupted', () => {
     expect(result.code).toBe(130);
     const kept = read('kept.csv').trim().split('\n').slice(1);
     expect(kept).toHaveLength(50);
-    expect(kept.filter((l) => l.includes('may or may not have been recorded'))).toHaveLength(4);
+    expect(kept.filter((l) => l.includes('outcome unknown: cancelled in flight'))).toHaveLength(4);
     expect(result.stderr).toContain('4 outcome unknown');
   });
 });

@@ -1,0 +1,331 @@
+/**
+ * The batch journal (--journal): what happened to each input line, so that a run that died (kill -9,
+ * out of memory, a lost SSH session) can be carried on with --resume without sending anything twice.
+ *
+ * A text file: one JSON header line naming the input (path, size, SHA-256), then one record a line:
+ *   s 12          line 12 is about to be sent (written to the kernel before the request goes out)
+ *   a 12          line 12 was accepted
+ *   f 12 "why"    line 12 failed and was kept in the failed file with this reason
+ *   n 12          line 12 was not sent after all (a stop came while it waited to be retried)
+ *   u 12          line 12 was cancelled in flight: its outcome is unknown
+ *   done {...}    every row of the input was accounted for
+ * A line with "s" and nothing after it was in flight when the process died: outcome unknown.
+ *
+ * Each "s" is written with writeSync before its request is handed to the connection, so it is in the
+ * kernel before a byte goes out: a killed process loses no record. The file is fsync'ed at least once
+ * a second: after a power cut, records of the last second may be lost (see the README).
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import { describeWriteError } from './failed.js';
+import type { Format } from './input.js';
+
+const MAGIC = 'trigger batch journal';
+const VERSION = 1;
+
+export interface InputFingerprint {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** Reads the whole input once, for the fingerprint a resumed run must match. */
+export async function fingerprint(file: string): Promise<InputFingerprint> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { path: path.resolve(file), size, sha256: hash.digest('hex') };
+}
+
+/** What an earlier run did with a line. */
+export type Prior = { kind: 'accepted' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+
+const NONE = 0;
+const STARTED = 1;
+const ACCEPTED = 2;
+const FAILED = 3;
+const UNKNOWN = 4;
+
+/** Line states, one byte a line, grown as needed: a million lines cost a megabyte. */
+class States {
+  #bytes = new Uint8Array(1024);
+  get(line: number): number {
+    return line < this.#bytes.length ? this.#bytes[line]! : NONE;
+  }
+  set(line: number, state: number): void {
+    if (line >= this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
+      grown.set(this.#bytes);
+      this.#bytes = grown;
+    }
+    this.#bytes[line] = state;
+  }
+  count(state: number): number {
+    let n = 0;
+    for (const s of this.#bytes) if (s === state) n++;
+    return n;
+  }
+}
+
+interface Header {
+  journal: string;
+  version: number;
+  input: InputFingerprint;
+  format: Format;
+  started: string;
+}
+
+interface Loaded {
+  header: Header;
+  states: States;
+  reasons: Map<number, string>;
+  done: boolean;
+  /** Bytes up to the end of the last whole record (a record torn by a kill is cut off). */
+  whole: number;
+}
+
+function load(file: string): Loaded {
+  const text = fs.readFileSync(file, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  const lines = text.slice(0, end).split('\n');
+  let header: Header;
+  try {
+    header = JSON.parse(lines[0] ?? '') as Header;
+    if (header.journal !== MAGIC || typeof header.input?.sha256 !== 'string') throw new Error('not a journal');
+  } catch {
+    throw new UsageError(`${file} is not a trigger batch journal`, { hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote' });
+  }
+  if (header.version !== VERSION) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: 'finish that batch with the trigger that started it',
+    });
+  }
+  const states = new States();
+  const reasons = new Map<number, string>();
+  let done = false;
+  for (let i = 1; i < lines.length; i++) {
+    const record = lines[i]!;
+    if (record === '') continue;
+    if (record.startsWith('done')) {
+      done = true;
+      continue;
+    }
+    const space = record.indexOf(' ', 2);
+    const line = Number(record.slice(2, space < 0 ? undefined : space));
+    if (!Number.isSafeInteger(line) || line < 1) continue;
+    switch (record[0]) {
+      case 's':
+        states.set(line, STARTED);
+        break;
+      case 'a':
+        states.set(line, ACCEPTED);
+        break;
+      case 'n':
+        states.set(line, NONE);
+        break;
+      case 'u':
+        states.set(line, UNKNOWN);
+        break;
+      case 'f':
+        states.set(line, FAILED);
+        try {
+          reasons.set(line, JSON.parse(record.slice(space + 1)) as string);
+        } catch {
+          reasons.set(line, 'failed in an earlier run');
+        }
+        break;
+    }
+  }
+  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+function describeLoaded(j: Loaded): string {
+  return [
+    `${plural(j.states.count(ACCEPTED), 'row')} accepted`,
+    `${j.states.count(FAILED).toLocaleString('en-US')} failed`,
+    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`,
+  ].join(', ');
+}
+
+export interface JournalOptions {
+  resume: boolean;
+  input: InputFingerprint;
+  format: Format;
+  /** The command that carries the batch on, for the messages. */
+  resumeCommand: string;
+}
+
+export class Journal {
+  readonly path: string;
+  /** True when this run carries on an earlier one. */
+  readonly resumed: boolean;
+  /** Set when the journal cannot be written: nothing more may be sent. */
+  error: Error | undefined;
+  readonly #states: States;
+  readonly #reasons: Map<number, string>;
+  #fd: number | undefined;
+  /** Outcome records not yet written; they go out with the next "s" or within a second. */
+  #pending = '';
+  #dirty = false;
+  #timer: NodeJS.Timeout | undefined;
+  #flushScheduled = false;
+  /** Where the next record goes (writes are positioned: the file may have been cut back). */
+  #position = 0;
+
+  private constructor(file: string, fd: number, loaded: Loaded | undefined) {
+    this.path = file;
+    this.#fd = fd;
+    this.resumed = loaded !== undefined;
+    this.#states = loaded?.states ?? new States();
+    this.#reasons = loaded?.reasons ?? new Map();
+    this.#timer = setInterval(() => this.sync(), 1000);
+    this.#timer.unref();
+  }
+
+  /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+  static open(file: string, options: JournalOptions): Journal {
+    let loaded: Loaded | undefined;
+    if (fs.existsSync(file)) {
+      loaded = load(file);
+      const input = loaded.header.input;
+      if (!options.resume) {
+        const what = loaded.done
+          ? `a completed batch of ${input.path} (${describeLoaded(loaded)})`
+          : `a batch of ${input.path} that did not finish (${describeLoaded(loaded)})`;
+        throw new UsageError(`the journal ${file} already records ${what}; nothing was sent`, {
+          hint: loaded.done
+            ? `sending it again would double those events; to do so on purpose, delete ${file} first`
+            : `carry it on with: ${options.resumeCommand}`,
+        });
+      }
+      if (input.sha256 !== options.input.sha256 || input.size !== options.input.size) {
+        throw new UsageError(`the journal ${file} was made for another input (${input.path}, ${plural(input.size, 'byte')}); ${options.input.path} is not the same file content`, {
+          hint: 'resume with the input the journal was made for, or name a new --journal for this one',
+        });
+      }
+      if (loaded.header.format !== options.format) {
+        throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, { hint: `pass --format ${loaded.header.format}` });
+      }
+    }
+    let fd: number;
+    let position: number;
+    try {
+      if (loaded) {
+        fd = fs.openSync(file, 'r+');
+        fs.ftruncateSync(fd, loaded.whole); // a record torn by the kill is cut off
+        position = loaded.whole;
+      } else {
+        fd = fs.openSync(file, 'wx', 0o600);
+        const header: Header = { journal: MAGIC, version: VERSION, input: options.input, format: options.format, started: new Date().toISOString() };
+        position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
+        fs.fsyncSync(fd);
+      }
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error)}`, { hint: 'name a file in a folder you can write to' });
+    }
+    const journal = new Journal(file, fd, loaded);
+    journal.#position = position;
+    return journal;
+  }
+
+  /** What an earlier run did with this line, if anything. */
+  prior(line: number): Prior | undefined {
+    switch (this.#states.get(line)) {
+      case ACCEPTED:
+        return { kind: 'accepted' };
+      case FAILED:
+        return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
+      case STARTED:
+      case UNKNOWN:
+        return { kind: 'unknown' };
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
+   * cannot be written: the row must then not be sent.
+   */
+  starting(line: number): void {
+    this.#pending += `s ${line}\n`;
+    this.#write();
+    if (this.error) throw this.error;
+  }
+
+  accepted(line: number): void {
+    this.#later(`a ${line}\n`);
+  }
+
+  failed(line: number, reason: string): void {
+    this.#later(`f ${line} ${JSON.stringify(reason)}\n`);
+  }
+
+  notSent(line: number): void {
+    this.#later(`n ${line}\n`);
+  }
+
+  unknown(line: number): void {
+    this.#later(`u ${line}\n`);
+  }
+
+  /**
+   * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+   * all that settled together, and never more than a turn behind (a kill then leaves at most the
+   * requests in flight of unknown outcome).
+   */
+  #later(record: string): void {
+    this.#pending += record;
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.#write();
+    });
+  }
+
+  #write(): void {
+    if (this.#fd === undefined || this.error || this.#pending === '') return;
+    const bytes = Buffer.from(this.#pending);
+    this.#pending = '';
+    try {
+      let done = 0;
+      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+      this.#position += bytes.length;
+      this.#dirty = true;
+    } catch (error) {
+      this.error = error as Error;
+    }
+  }
+
+  /** Writes waiting records and syncs them to disk (every second, and at the end). */
+  sync(): void {
+    this.#write();
+    if (this.#fd === undefined || !this.#dirty) return;
+    try {
+      fs.fdatasyncSync(this.#fd);
+      this.#dirty = false;
+    } catch (error) {
+      this.error ??= error as Error;
+    }
+  }
+
+  /** Closes the journal; `complete` when every input row was accounted for. */
+  close(complete: boolean): void {
+    clearInterval(this.#timer);
+    if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString() })}\n`;
+    this.sync();
+    if (this.#fd !== undefined) fs.closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}

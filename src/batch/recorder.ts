@@ -1,0 +1,163 @@
+/**
+ * The one place a row's outcome is recorded: the counts, the journal, the failed file, the NDJSON
+ * line on stdout and the failure line on stderr. Anything here that can no longer record (a full
+ * disk, a closed stdout, a run of hopeless failures) stops the batch with `stop.abort(reason)`;
+ * the runner then settles every unsent row with that reason, and they come back here.
+ */
+import type { Output } from '../output/io.js';
+import { Breaker } from './breaker.js';
+import { describeWriteError, type FailedFile } from './failed.js';
+import type { Journal } from './journal.js';
+import { failureReason, rowJson } from './report.js';
+import type { Row } from './rows.js';
+import type { Outcome, OutcomeKind, OutcomeSink } from './runner.js';
+
+export type Counts = Record<OutcomeKind, number> & {
+  /** Rows read. */
+  rows: number;
+  /** Rows skipped as of unknown outcome in an earlier run (part of `unknown`). */
+  skippedUnknown: number;
+};
+
+export function emptyCounts(): Counts {
+  return { rows: 0, accepted: 0, earlier: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0, skippedUnknown: 0 };
+}
+
+/** Failures shown one by one on stderr before only the summary counts them. */
+const SHOWN_FAILURES = 20;
+
+export const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
+export const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
+
+export interface RecorderOptions {
+  io: Output;
+  /** The batch's stop; aborted with the reason unsent rows are given. */
+  stop: AbortController;
+  json: boolean;
+  concurrency: number;
+  failed?: FailedFile | undefined;
+  journal?: Journal | undefined;
+  retryUnknown: boolean;
+  /** Writes a line to stderr (clearing the progress line first). */
+  stderr: (line: string) => void;
+  stdout?: NodeJS.WriteStream;
+}
+
+export class BatchRecorder implements OutcomeSink {
+  readonly counts = emptyCounts();
+  /** Failures shown on stderr one by one. */
+  shownFailures = 0;
+  readonly #o: RecorderOptions;
+  readonly #breaker: Breaker;
+  readonly #stdout: NodeJS.WriteStream;
+  /** Lines of the rows sent in this run (and not yet settled), for the journal. */
+  readonly #sent = new Set<number>();
+  #stdoutClosed = false;
+  readonly #onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' || this.#stdoutClosed) return;
+    this.#stdoutClosed = true;
+    this.stopWith('standard output was closed');
+  };
+
+  constructor(options: RecorderOptions) {
+    this.#o = options;
+    this.#breaker = new Breaker(options.concurrency);
+    this.#stdout = options.stdout ?? process.stdout;
+    if (options.json) this.#stdout.on('error', this.#onStdoutError);
+  }
+
+  get stopReason(): string | undefined {
+    const reason = this.#o.stop.signal.reason as unknown;
+    return this.#o.stop.signal.aborted && typeof reason === 'string' ? reason : undefined;
+  }
+
+  /** Stops sending (if not stopped already), giving unsent rows this reason. */
+  stopWith(why: string, unsentReason = `not sent: the batch stopped because ${why}`): void {
+    if (this.#o.stop.signal.aborted) return;
+    this.#o.stop.abort(unsentReason);
+    this.#o.stderr(this.#o.io.err.error(`stopping: ${why}; rows not yet sent are kept${this.#o.failed && !this.#o.failed.error ? ` in ${this.#o.failed.path}` : ''}`));
+  }
+
+  before(row: Row): Outcome | undefined {
+    const prior = this.#o.journal?.prior(row.line);
+    if (prior?.kind === 'accepted') return { kind: 'earlier' };
+    if (prior?.kind === 'failed') return { kind: 'failed', reason: prior.reason };
+    if (this.#o.retryUnknown) return undefined;
+    if (prior?.kind === 'unknown') return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    if (row.unknownBefore && row.invalid === undefined) {
+      this.counts.skippedUnknown++;
+      return { kind: 'unknown', reason: UNKNOWN_SKIPPED };
+    }
+    return undefined;
+  }
+
+  starting(row: Row): boolean {
+    const journal = this.#o.journal;
+    if (!journal) return true;
+    try {
+      journal.starting(row.line);
+    } catch (error) {
+      this.stopWith(`the journal ${journal.path} could not be written (${describeWriteError(error)})`);
+      return false;
+    }
+    this.#sent.add(row.line);
+    return true;
+  }
+
+  outcome(row: Row, outcome: Outcome): void | Promise<void> {
+    this.counts.rows++;
+    this.counts[outcome.kind]++;
+    this.#journal(row, outcome);
+    const breaker = this.#breaker.record(outcome);
+    if (breaker) this.stopWith(breaker, `not sent: the batch stopped after ${breaker}`);
+
+    const reason = failureReason(outcome);
+    const drained = this.#o.json && !this.#stdoutClosed ? this.#writeJson(row, outcome) : undefined;
+    if (reason === undefined) return drained;
+    const kept = this.#o.io.redact(reason);
+    if (this.#o.failed && !this.#o.failed.write(row, kept)) this.#failedFileBroken();
+    if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
+      this.shownFailures++;
+      this.#o.stderr(`${this.#o.io.err.error('✖')} line ${row.line}: ${reason}`);
+    }
+    return drained;
+  }
+
+  #journal(row: Row, outcome: Outcome): void {
+    const journal = this.#o.journal;
+    if (!journal || !this.#sent.delete(row.line)) return; // only rows sent in this run are new to it
+    if (outcome.kind === 'accepted') journal.accepted(row.line);
+    else if (outcome.kind === 'failed') journal.failed(row.line, this.#o.io.redact(outcome.reason));
+    else if (outcome.kind === 'unknown') journal.unknown(row.line);
+    else if (outcome.kind === 'unsent') journal.notSent(row.line);
+  }
+
+  #failedFileBroken(): void {
+    const failed = this.#o.failed!;
+    this.stopWith(`${failed.path} could not be written (${describeWriteError(failed.error)})`, 'not sent: the batch stopped because the failed file could not be written');
+  }
+
+  /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
+  #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
+    if (this.#stdout.write(`${this.#o.io.redact(rowJson(row, outcome))}\n`)) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.#stdout.off('drain', done);
+        this.#stdout.off('error', done);
+        resolve();
+      };
+      this.#stdout.on('drain', done);
+      this.#stdout.on('error', done);
+    });
+  }
+
+  /** Rows not accepted (and not merely checked by a dry run). */
+  get notAccepted(): number {
+    const c = this.counts;
+    return c.rows - c.accepted - c.earlier - c.checked;
+  }
+
+  close(): void {
+    this.#stdout.off('error', this.#onStdoutError);
+  }
+}
