@@ -100,6 +100,11 @@ export class FailedFile {
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
   readonly #inPlace: boolean;
+
+  /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+  get inPlace(): boolean {
+    return this.#inPlace;
+  }
   #fd: number | undefined;
   #buffer = '';
   #bufferedRows = 0;
@@ -129,6 +134,10 @@ export class FailedFile {
       return false;
     }
     this.#writeHeader(row.record.format);
+    if (this.error) {
+      this.notKept++;
+      return false;
+    }
     this.#buffer += failedLine(row, reason, this.#header());
     this.#bufferedRows++;
     this.rows++;
@@ -136,10 +145,12 @@ export class FailedFile {
     return !this.error;
   }
 
+  /** The header goes out on its own, so that a file cut short by a full disk still replays. */
   #writeHeader(format: Row['record']['format']): void {
     if (this.#headerDone) return;
     this.#headerDone = true;
     this.#buffer += failedHeader(format, this.#header()) ?? '';
+    this.#flush();
   }
 
   #flush(): void {

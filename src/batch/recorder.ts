@@ -75,7 +75,9 @@ export class BatchRecorder implements OutcomeSink {
   stopWith(why: string, unsentReason = `not sent: the batch stopped because ${why}`): void {
     if (this.#o.stop.signal.aborted) return;
     this.#o.stop.abort(unsentReason);
-    this.#o.stderr(this.#o.io.err.error(`stopping: ${why}; rows not yet sent are kept${this.#o.failed && !this.#o.failed.error ? ` in ${this.#o.failed.path}` : ''}`));
+    const failed = this.#o.failed;
+    const rest = failed?.error ? 'nothing more is sent' : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`;
+    this.#o.stderr(this.#o.io.err.error(`stopping: ${why}; ${rest}`));
   }
 
   before(row: Row): Outcome | undefined {

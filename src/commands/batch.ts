@@ -180,7 +180,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     halted: stoppedBy ? undefined : recorder.stopReason?.replace(/^not sent: the batch stopped (because|after) /, ''),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
-    next: resume ? { command: resumeCommand(input, options), resume } : failed ? { command: replayCommand(failed.path, input.format, options.trigger), resume } : undefined,
+    next: resume ? { command: resumeCommand(input, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input.format, options.trigger), resume } : undefined,
     notReadAfter: result.incomplete ? result.lastLine : undefined,
   };
   const notAccepted = recorder.notAccepted;

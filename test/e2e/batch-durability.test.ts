@@ -1,0 +1,329 @@
+/**
+ * `trigger batch` under the faults of real backfills: signals, kill -9 with a journal, broken input,
+ * a failed file that cannot be written, and the replay command after all of them. The built binary
+ * against a real node:http server on 127.0.0.1, asserting what the server received.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+
+beforeEach(async () => {
+  server = await startServer();
+  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
+  box.env.TRIGGER_BASE_URL = server.url;
+});
+afterEach(async () => {
+  await server.close();
+  box.cleanup();
+});
+
+const at = (name: string) => path.join(box.home, name);
+const file = (name: string, text: string | Buffer) => {
+  fs.writeFileSync(at(name), text);
+  return at(name);
+};
+const read = (name: string) => fs.readFileSync(at(name), 'utf8');
+const batch = (args: string[], input?: string) => run(['batch', ...args], { env: box.env, input, timeoutMs: 60_000 });
+const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
+const csvRows = (n: number, prefix = 'u') => `triggerId,userId\n${Array.from({ length: n }, (_, i) => `t,${prefix}${i}`).join('\n')}\n`;
+/** The user ids of a CSV failed file (triggerId,userId,error), with their error. */
+const keptRows = (name: string) =>
+  read(name)
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => ({ user: line.split(',')[1]!, error: line.slice(line.indexOf(',', 2) + 1) }));
+const slowly = (ms: number) =>
+  server.handle(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, ms));
+    json(res, 200, { success: true });
+  });
+/** Sends `signal` to the child once the server has received `count` requests. */
+const killAfter = (count: number, signal: NodeJS.Signals) => (child: { kill(s: NodeJS.Signals): boolean }) => {
+  const poll = setInterval(() => {
+    if (server.requests.length >= count) {
+      clearInterval(poll);
+      child.kill(signal);
+    }
+  }, 5);
+};
+
+describe('kill -9 with a journal, then --resume', () => {
+  it('sends no row twice across the two runs, and accounts for every row', async () => {
+    slowly(2);
+    const input = file('big.csv', csvRows(20_000));
+    const journal = at('big.journal');
+    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], { env: box.env, timeoutMs: 60_000, onSpawn: killAfter(5000, 'SIGKILL') });
+    expect(killed.signal).toBe('SIGKILL');
+    const firstRun = server.requests.length;
+    expect(firstRun).toBeGreaterThanOrEqual(5000);
+    expect(firstRun).toBeLessThan(20_000);
+    expect(fs.readFileSync(journal, 'utf8')).not.toContain(TEST_KEY);
+
+    // The journal is never ignored: without --resume nothing is sent.
+    const again = await batch([input, '--journal', journal, '--failed', at('failed.csv')]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already records a batch of .*big\.csv that did not finish/);
+    expect(again.stderr).toContain(`--journal ${journal} --resume`);
+    // Nor with another input.
+    const other = file('other.csv', csvRows(20_000, 'x'));
+    const wrong = await batch([other, '--journal', journal, '--resume']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('was made for another input');
+    expect(server.requests.length).toBe(firstRun);
+
+    const resumed = await batch([input, '--journal', journal, '--resume', '--failed', at('failed.csv')]);
+    expect(resumed.code).toBe(1); // the rows of unknown outcome are not accepted
+    const users = server.requests.map((r) => userOf(r.url));
+    expect(new Set(users).size).toBe(users.length); // nothing twice
+    const kept = keptRows('failed.csv');
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(16); // about the concurrency (8) in flight at the kill
+    expect(kept.every((k) => /^"?line \d+: outcome unknown: in flight when an earlier run/.test(k.error))).toBe(true);
+    expect(kept.filter((k) => users.includes(k.user))).toHaveLength(kept.length); // they had been sent
+    // Every row was received exactly once, or kept: the kept ones were received once too.
+    expect(new Set([...users, ...kept.map((k) => k.user)]).size).toBe(20_000);
+    expect(resumed.stdout).toMatch(/accepted in an earlier run/);
+
+    // A completed batch guards against sending the backfill twice.
+    const twice = await batch([input, '--journal', journal]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('already records a completed batch');
+    // And the replay the summary prints sends nothing twice: it skips the unknown rows.
+    const before = server.requests.length;
+    const replay = await batch([at('failed.csv')]);
+    expect(server.requests.length).toBe(before);
+    expect(replay.stdout + replay.stderr).toContain('outcome unknown');
+    expectNoKey(resumed);
+  }, 120_000);
+
+  it('--journal --resume with no journal yet starts the batch, so one command can be run again and again', async () => {
+    const input = file('small.csv', csvRows(30));
+    const journal = at('j');
+    const first = await batch([input, '--journal', journal, '--resume']);
+    expect(first.code).toBe(0);
+    const second = await batch([input, '--journal', journal, '--resume']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/0 accepted · 30 accepted in an earlier run/);
+    expect(server.requests).toHaveLength(30);
+  });
+
+  it('refuses a journal for stdin, and --resume without --journal', async () => {
+    const stdin = await batch(['-', '--journal', at('j')], csvRows(3));
+    expect(stdin.code).toBe(2);
+    expect(stdin.stderr).toContain('--journal needs the input as a regular file');
+    const alone = await batch([file('a.csv', csvRows(3)), '--resume']);
+    expect(alone.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('signals', () => {
+  it('the first signal ends a Retry-After wait: the row is unsent, nothing new goes out', async () => {
+    server.handle((_req, res) => json(res, 503, { error: 'busy' }, { 'retry-after': '5' }));
+    const input = file('busy.csv', csvRows(20));
+    const started = performance.now();
+    let signalledAt = 0;
+    const result = await run(['batch', input, '--failed', at('kept.csv'), '--concurrency', '4'], {
+      env: box.env,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (server.requests.length >= 4) {
+            clearInterval(poll);
+            setTimeout(() => {
+              signalledAt = server.requests.length;
+              child.kill('SIGINT');
+            }, 200);
+          }
+        }, 5);
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(performance.now() - started).toBeLessThan(4000); // not 5 s of Retry-After, let alone 9
+    expect(server.requests.length).toBe(signalledAt);
+    const kept = keptRows('kept.csv');
+    expect(kept).toHaveLength(20);
+    expect(kept.every((k) => k.error.includes('not sent: the batch was interrupted (SIGINT)'))).toBe(true);
+  });
+
+  it('a double Ctrl-C, then the replay command the summary prints: no event is sent twice', async () => {
+    server.handle(async (req, res) => {
+      if (userOf(req.url).startsWith('u')) return; // the first rows hang until cancelled
+      json(res, 200, { success: true });
+    });
+    const input = file('cc.csv', csvRows(40));
+    const result = await run(['batch', input, '--failed', at('cc-failed.csv'), '--concurrency', '8'], {
+      env: box.env,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (server.requests.length >= 8) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+            setTimeout(() => child.kill('SIGTERM'), 300);
+          }
+        }, 5);
+      },
+    });
+    expect(result.code).toBe(130); // the first signal decides the exit code
+    const command = /send them later with: (trigger batch \S+)/.exec(result.stderr)?.[1];
+    expect(command).toBe(`trigger batch ${at('cc-failed.csv')}`);
+    const firstRun = server.requests.map((r) => userOf(r.url));
+    expect(firstRun).toHaveLength(8);
+
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const replay = await batch([at('cc-failed.csv'), '--failed', at('cc-again.csv')]);
+    const sent = server.requests.slice(8).map((r) => userOf(r.url));
+    expect(sent).toHaveLength(32);
+    expect(sent.filter((u) => firstRun.includes(u))).toEqual([]);
+    expect(replay.code).toBe(1); // the 8 skipped rows are still not accepted
+    expect(replay.stdout).toMatch(/32 accepted · 0 failed · 0 invalid · 8 outcome unknown of 40 rows/);
+    expect(replay.stderr).toContain('skipped: an earlier run could not tell whether it was recorded');
+    // The skipped rows stay marked, so the next replay skips them too; --retry-unknown sends them.
+    const retry = await batch([at('cc-again.csv'), '--retry-unknown']);
+    expect(retry.code).toBe(0);
+    expect(server.requests.slice(40).map((r) => userOf(r.url)).sort()).toEqual([...firstRun].sort());
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('fire under %s prints its JSON object and exits %i', async (signal, code) => {
+    server.handle(() => undefined); // never answers
+    const result = await run(['fire', 'deploy', 'alice', '--json'], { env: box.env, onSpawn: killAfter(1, signal) });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(code);
+    const object = JSON.parse(result.stdout) as { ok: boolean; error: { kind: string; exitCode: number } };
+    expect(object).toMatchObject({ ok: false, triggerId: 'deploy', userId: 'alice', error: { kind: 'interrupted', exitCode: code } });
+    expect(result.stderr).toContain('may or may not have been recorded');
+  });
+});
+
+describe('broken input', () => {
+  it('an unterminated quote early in 20,000 rows costs that row only', async () => {
+    const lines = csvRows(20_000).trimEnd().split('\n');
+    lines.splice(11, 0, 't,"no closing quote,9');
+    const result = await batch([file('q.csv', `${lines.join('\n')}\n`), '--failed', at('q-failed.csv')]);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(20_000);
+    expect(result.stdout).toMatch(/20,000 accepted · 0 failed · 1 invalid of 20,001 rows/);
+    expect(read('q-failed.csv')).toBe('triggerId,userId,error\nt,"no closing quote,9,"line 12: invalid, not sent: a quoted field opens on this line and never closes"\n');
+  }, 60_000);
+
+  it('a 2 MB row is one invalid row; invalid UTF-8 is never sent; a nested value does not change the digits', async () => {
+    const csv = file('odd.csv', Buffer.concat([Buffer.from(`triggerId,userId,value\nt,${'x'.repeat(2_000_000)},1\nt,after,2\nt,Jos`), Buffer.from([0xe9]), Buffer.from(',3\n')]));
+    const result = await batch([csv, '--failed', at('odd-failed.csv')]);
+    expect(result.code).toBe(1);
+    expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/t/users/after/events {"value":2}']);
+    expect(result.stderr).toContain('line 2: invalid, not sent: the line is 2,000,0');
+    expect(result.stderr).toContain('line 4: invalid, not sent: not valid UTF-8 text at byte 6 (0xE9)');
+
+    server.requests.length = 0;
+    const nd = file('nested.ndjson', '{"triggerId":"t","userId":"n","meta":{"value":1.25},"value":12345678901234567890}\n');
+    expect((await batch([nd])).code).toBe(0);
+    expect(server.requests.map((r) => r.body)).toEqual(['{"value":12345678901234567890}']);
+  });
+
+  it('a 50 MB NDJSON line is one invalid row, in flat memory', async () => {
+    const big = at('huge.ndjson');
+    const fd = fs.openSync(big, 'w');
+    fs.writeSync(fd, '{"triggerId":"t","userId":"');
+    const block = Buffer.alloc(1024 * 1024, 'y');
+    for (let i = 0; i < 50; i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, '"}\n{"triggerId":"t","userId":"next"}\n');
+    fs.closeSync(fd);
+    // Time and peak RSS for this case are measured by `npm run bench`; here, what the user sees.
+    const result = await batch([big, '--failed', at('huge-failed.ndjson')]);
+    expect(result.code).toBe(1);
+    expect(server.requests.map((r) => userOf(r.url))).toEqual(['next']);
+    const kept = JSON.parse(read('huge-failed.ndjson')) as { error: string; input: string };
+    expect(kept.error).toMatch(/^line 1: invalid, not sent: the line is 52,428,8\d\d bytes, over the 1 MiB limit/);
+    expect(kept.input).toHaveLength(1024);
+  });
+});
+
+describe('the failed file', () => {
+  it('is refused when it is the file behind stdin, and the input is untouched', async () => {
+    const input = file('in.csv', csvRows(5));
+    const child = spawn(process.execPath, [BIN, 'batch', '-', '--failed', input], { env: box.env, stdio: [fs.openSync(input, 'r'), 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const status = await new Promise((resolve) => child.on('close', resolve));
+    const result = { status, stderr };
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('is the file behind standard input; it would be overwritten');
+    expect(read('in.csv')).toBe(csvRows(5));
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an earlier failed file is left as it was by a run that stops with exit 2 before sending', async () => {
+    file('failed.csv', 'triggerId,userId,error\nt,keep-me,line 2: 500\n');
+    const result = await batch([file('bad.csv', 'triggerId,user\nt,a\n'), '--failed', at('failed.csv')]);
+    expect(result.code).toBe(2);
+    expect(read('failed.csv')).toBe('triggerId,userId,error\nt,keep-me,line 2: 500\n');
+    expect(fs.readdirSync(box.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('is written in place when it is not a regular file (a FIFO)', async () => {
+    const fifo = at('fifo');
+    execFileSync('mkfifo', [fifo]);
+    server.handle((_req, res) => json(res, 500, { error: 'boom' }));
+    const reader = new Promise<string>((resolve) => {
+      let text = '';
+      fs.createReadStream(fifo, 'utf8')
+        .on('data', (d) => (text += String(d)))
+        .on('end', () => resolve(text));
+    });
+    const result = await batch([file('f.csv', csvRows(3)), '--failed', fifo]);
+    expect(result.code).toBe(1);
+    expect((await reader).trim().split('\n')).toHaveLength(4);
+    expect(fs.statSync(fifo).isFIFO()).toBe(true);
+  });
+
+  it('on a full disk: sending stops, the summary counts the rows that could not be kept, exit 1', async () => {
+    const dir = at('small-disk');
+    fs.mkdirSync(dir);
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir]).status === 0;
+    const target = mounted ? path.join(dir, 'failed.csv') : '/dev/full';
+    try {
+      if (mounted) fs.writeFileSync(path.join(dir, 'filler'), Buffer.alloc(256 * 1024 - 100 * 1024)); // room for one 64 KiB write, not two
+      const reason = 'r'.repeat(200);
+      server.handle((_req, res) => json(res, 400, { error: reason }));
+      const result = await batch([file('many.csv', csvRows(5000)), '--failed', target, '--concurrency', '2']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('unexpected failure');
+      expect(result.stderr).toMatch(/stopping: .* could not be written \(no space left on the disk\)/);
+      const line = /could not be written \(no space left on the disk\): ([\d,]+) rows? could not be kept; it holds ([\d,]+) rows?/.exec(result.stdout + result.stderr);
+      expect(line).not.toBeNull();
+      const notKept = Number(line![1]!.replaceAll(',', ''));
+      const kept = Number(line![2]!.replaceAll(',', ''));
+      expect(server.requests.length).toBeLessThan(5000); // sending stopped
+      expect(kept + notKept).toBe(5000);
+      if (mounted) {
+        const rows = read('small-disk/failed.csv').split('\n');
+        expect(rows.at(-1)).toBe(''); // whole rows only
+        expect(rows.length - 2).toBe(kept);
+      }
+    } finally {
+      if (mounted) spawnSync('umount', [dir]);
+    }
+  });
+});
+
+describe('--rate', () => {
+  it.each([200, 1000])('--rate %i holds within 3 percent at the server', async (rate) => {
+    const rows = rate === 1000 ? 1000 : 300;
+    const result = await batch([file('r.csv', csvRows(rows)), '--rate', String(rate)]);
+    expect(result.code).toBe(0);
+    const times = server.requests.map((r) => r.at);
+    const measured = ((rows - 1) * 1000) / (times.at(-1)! - times[0]!);
+    expect(measured).toBeGreaterThan(rate * 0.97);
+    expect(measured).toBeLessThan(rate * 1.03);
+  });
+});
