@@ -6,12 +6,15 @@
  *   throughput   trigger batch on 20,000 rows against autocannon making the same POSTs, same concurrency
  *   500 rows     trigger batch against a shell loop of trigger fire and against xargs -P 8 curl
  *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
+ *   durability   the --journal's cost at 100,000 rows (with/without, alternating), time and peak RSS
+ *                of a batch whose input has one 50 MB line, and --rate 200 / 1000 as the server saw it
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3),
  * BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000), BENCH_SKIP (comma list of
- * startup,throughput,loop,memory), BENCH_BREAKDOWN (1 to add the breakdown).
+ * startup,throughput,loop,memory,durability), BENCH_JOURNAL_ROWS (100000), BENCH_BREAKDOWN (1 to add
+ * the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -238,6 +241,63 @@ if (!skip.has('memory')) {
       const { peak, ms } = await memoryRun(n);
       results.push(['memory', `trigger batch - --dry-run, ${fmt(n)} rows from stdin`, `${fmt(peak, 1)} MB peak RSS`, `${fmt(rate(n, ms))} rows/s checked (target < 150 MB, flat)`]);
     }
+  }
+}
+
+if (!skip.has('durability')) {
+  const journalRows = Number(process.env.BENCH_JOURNAL_ROWS ?? 100_000);
+  const csv = path.join(work, 'journal.csv');
+  writeCsv(csv, journalRows);
+  const journal = path.join(work, 'batch.journal');
+  log(`durability: ${fmt(journalRows)} rows with and without --journal, ${rounds} rounds alternating`);
+  const seen = { plain: [], journal: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, extra] of [['plain', []], ['journal', ['--journal', journal]]]) {
+      fs.rmSync(journal, { force: true });
+      server.reset();
+      const r = await time(process.execPath, [bin, 'batch', csv, '--concurrency', '8', ...extra], { env });
+      const stats = await server.stats();
+      if (r.code !== 0 || stats.count !== journalRows) throw new Error(`${name}: exit ${r.code}, ${stats.count} received: ${r.stderr}`);
+      seen[name].push(stats.rate);
+    }
+    log(`  round ${i + 1}: ${fmt(seen.plain.at(-1))}/s without, ${fmt(seen.journal.at(-1))}/s with the journal`);
+  }
+  const ratios = seen.journal.map((r, i) => r / seen.plain[i]);
+  results.push([
+    'durability',
+    `trigger batch ${fmt(journalRows)} rows --journal, rate at the server`,
+    `${fmt(median(seen.journal))} vs ${fmt(median(seen.plain))} rows/s`,
+    `${fmt(median(ratios), 2)}x without (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`,
+  ]);
+
+  const huge = path.join(work, 'huge.ndjson');
+  const fd = fs.openSync(huge, 'w');
+  fs.writeSync(fd, '{"triggerId":"bench","userId":"');
+  const block = Buffer.alloc(1024 * 1024, 'y');
+  for (let i = 0; i < 50; i++) fs.writeSync(fd, block);
+  fs.writeSync(fd, '"}\n{"triggerId":"bench","userId":"after"}\n');
+  fs.closeSync(fd);
+  log('durability: a batch whose input has one 50 MB line');
+  server.reset();
+  const child = spawn(process.execPath, [bin, 'batch', huge, '--failed', path.join(work, 'huge-failed.ndjson')], { env, stdio: 'ignore' });
+  const stopRss = peakRss(child.pid);
+  const started = performance.now();
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const ms = performance.now() - started;
+  const peak = stopRss();
+  if (code !== 1 || (await server.count()) !== 1) throw new Error(`50 MB line: exit ${code}`);
+  results.push(['durability', 'trigger batch, one 50 MB NDJSON line and one valid row', `${fmt(ms)} ms, ${fmt(peak, 1)} MB peak RSS`, 'the line is one invalid row']);
+
+  for (const asked of [200, 1000]) {
+    const n = 1000;
+    const file = path.join(work, `rate-${asked}.csv`);
+    writeCsv(file, n);
+    log(`durability: --rate ${asked} over ${fmt(n)} rows`);
+    server.reset();
+    const r = await time(process.execPath, [bin, 'batch', file, '--rate', String(asked)], { env });
+    const stats = await server.stats();
+    if (r.code !== 0 || stats.count !== n) throw new Error(`--rate ${asked}: exit ${r.code}`);
+    results.push(['durability', `trigger batch ${fmt(n)} rows --rate ${asked}, rate at the server`, `${fmt(stats.rate, 1)} req/s`, `${fmt(stats.rate / asked, 3)}x asked (target within 3%)`]);
   }
 }
 

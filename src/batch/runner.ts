@@ -66,6 +66,8 @@ export interface RunResult {
 
 /** How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst). */
 const MAX_SCHEDULE_DEBT_MS = 1000;
+/** The longest the schedule waits for the first request to be through. */
+const MAX_WARM_UP_MS = 1000;
 
 export const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
 
@@ -77,6 +79,8 @@ export class Runner {
   readonly #interval: number;
   /** When the next request may start (performance.now()), with --rate. */
   #nextStart: number | undefined;
+  /** True once a request has settled: the first pays for connecting and warming up (see #waitThenStart). */
+  #firstSettled = false;
   // The loop waits for one thing at a time (a free slot, the schedule, the last sends); whatever ends
   // that wait (a send settling, a timer, a stop) calls wake. No promise is kept per row.
   #wake: (() => void) | undefined;
@@ -122,6 +126,7 @@ export class Runner {
       this.#fatal ??= error;
     } finally {
       this.inFlight--;
+      this.#firstSettled = true;
       this.#wakeUp();
     }
   }
@@ -136,6 +141,15 @@ export class Runner {
   async #waitThenStart(row: Row, event: PreparedEvent, send: Send): Promise<void> {
     const stop = this.#options.stop;
     while (this.inFlight >= this.#concurrency && !stop.aborted) await this.#waitForWake();
+    if (this.#interval && this.#nextStart !== undefined && !this.#firstSettled) {
+      // The schedule starts when the first request is through: it alone pays for the first
+      // connection and a cold start (25 ms here), which would otherwise bunch the next starts up.
+      const timer = setTimeout(this.#wakeUp, MAX_WARM_UP_MS);
+      const until = performance.now() + MAX_WARM_UP_MS;
+      while (!this.#firstSettled && !stop.aborted && performance.now() < until) await this.#waitForWake();
+      clearTimeout(timer);
+      this.#nextStart = performance.now();
+    }
     if (this.#interval && !stop.aborted) {
       const now = performance.now();
       // Starts follow a schedule from the first one, so timers that fire late do not lower the rate.
