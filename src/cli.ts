@@ -162,7 +162,7 @@ Examples:
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(wholeNumber('--port', 0, 65_535)).default(8787))
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--key <key>', 'API key clients must send (default: TRIGGER_API_KEY, else a generated one)')
+    .option('--key <key>', 'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not')
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
     .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(fraction))
@@ -230,7 +230,7 @@ export function report(error: unknown): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
-    if (mode.json) io.stdout(JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: error.message.replace(/^error: /, '') } }));
+    if (mode.json) io.json(JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: error.message.replace(/^error: /, '') } }));
     return 2;
   }
   if (!isTriggerError(error)) {
@@ -240,7 +240,7 @@ export function report(error: unknown): number {
   }
   if (error.reported) return error.exitCode;
   io.stderr(errorLine(error, io.err));
-  if (mode.json) io.stdout(failureJson(error));
+  if (mode.json) io.json(failureJson(error));
   if (process.env.GITHUB_ACTIONS === 'true') {
     io.stderr(githubAnnotation(error.hint ? `${error.message} — ${error.hint}` : error.message));
   }

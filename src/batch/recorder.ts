@@ -5,6 +5,7 @@
  * the runner then settles every unsent row with that reason, and they come back here.
  */
 import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
 import { Breaker } from './breaker.js';
 import { describeWriteError, type FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
@@ -120,7 +121,7 @@ export class BatchRecorder implements OutcomeSink {
     if (this.#o.failed && !this.#o.failed.write(row, kept)) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
-      this.#o.stderr(`${this.#o.io.err.error('✖')} line ${row.line}: ${reason}`);
+      this.#o.stderr(`${this.#o.io.err.error('✖')} line ${row.line}: ${printable(reason)}`);
     }
     return drained;
   }
@@ -141,7 +142,7 @@ export class BatchRecorder implements OutcomeSink {
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
-    if (this.#stdout.write(`${this.#o.io.redact(rowJson(row, outcome))}\n`)) return undefined;
+    if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome))}\n`)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         this.#stdout.off('drain', done);

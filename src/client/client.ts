@@ -6,12 +6,12 @@
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, ServiceError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
+import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { headerValue, requestIdOf, serverMessage } from './response.js';
+import { excerpt, headerValue, requestIdOf, serverMessage } from './response.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
-import { loadUndici } from './undici.js';
+import { loadUndici, proxyFor } from './undici.js';
 
 export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -101,10 +101,12 @@ export class TriggerClient {
   readonly #requestHeaders: Record<string, string>;
 
   constructor(options: ClientOptions) {
-    this.baseUrl =
-      typeof options.baseUrl === 'string'
-        ? parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true })
-        : options.baseUrl;
+    if (typeof options.baseUrl === 'string') {
+      this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
+      checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin), options.allowHttp === true);
+    } else {
+      this.baseUrl = options.baseUrl;
+    }
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 2;
@@ -289,7 +291,8 @@ export class TriggerClient {
     text: string,
     info: { attempts: number; durationMs: number; requestId: string | undefined },
   ): ServiceError {
-    const location = headerValue(headers, 'location');
+    const rawLocation = headerValue(headers, 'location');
+    const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
     const message = serverMessage(json, text);
     const label = `${status} ${statusText(status)}`.trim();
     let hint: string | undefined;

@@ -19,6 +19,30 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(env[name]));
 }
 
+/**
+ * The proxy a request to `origin` goes through, decided as undici's EnvHttpProxyAgent decides it
+ * (http_proxy / HTTP_PROXY for http, https_proxy / HTTPS_PROXY for https, then NO_PROXY), or
+ * undefined when it goes direct.
+ */
+export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = new URL(origin);
+  const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
+  const proxy = url.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY ?? httpProxy) : httpProxy;
+  if (!proxy) return undefined;
+  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').trim();
+  if (noProxy === '*') return undefined;
+  const hostname = url.host.replace(/:\d*$/, '').toLowerCase();
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  for (const entry of noProxy.split(/[,\s]/)) {
+    if (!entry) continue;
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+    if (parsed && Number(parsed[2]) !== port) continue;
+    if (hostname === host || hostname.endsWith(`.${host}`)) return undefined;
+  }
+  return proxy;
+}
+
 export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<DispatcherFactory> {
   if (proxyConfigured(env)) {
     // The proxy agent needs the request API that undici's index installs on every dispatcher.

@@ -98,6 +98,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   checkPaths(source, options);
   const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !dryRun });
   io.addSecret(settings.apiKey);
+  for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
   const input = await openInput(source, { format: options.format });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
   const journal =

@@ -76,12 +76,13 @@ export function get(nameArgument: string | undefined, options: ProfileOption & {
         hint: `run: trigger config set-${name}${explicit ? ` --profile ${profileName}` : ''}`,
       });
     }
-    io.stdout(options.json ? JSON.stringify({ [name]: value }) : value);
+    if (options.json) io.json(JSON.stringify({ [name]: value }));
+    else io.stdout(value);
     return;
   }
   const entries = (Object.keys(NAMES) as Name[]).map((name) => [name, shown(name, profile) ?? null] as const);
   if (options.json) {
-    io.stdout(JSON.stringify({ profile: profileName, ...Object.fromEntries(entries) }));
+    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(entries) }));
     return;
   }
   for (const [name, value] of entries) io.stdout(`${name.padEnd(9)} ${value ?? io.out.dim('(not set)')}`);
@@ -98,7 +99,7 @@ export function list(options: { json?: boolean }, io: Output): void {
     'base-url': shown('base-url', profile) ?? null,
   }));
   if (options.json) {
-    io.stdout(JSON.stringify({ file, profiles: rows }));
+    io.json(JSON.stringify({ file, profiles: rows }));
     return;
   }
   if (rows.length === 0) {

@@ -4,6 +4,7 @@
  */
 import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
 import { maskKey, normalizeApiKey } from '../settings/validate.js';
 
 export interface EmulatorCommandOptions {
@@ -21,9 +22,9 @@ function clock(date: Date): string {
   return date.toISOString().slice(11, 23);
 }
 
-/** Shows an id as it is, or quoted when it has spaces or invisible characters. */
+/** Shows an id as it is, or quoted (control characters escaped) when it has spaces or invisible characters. */
 function showId(id: string): string {
-  return id === '' || /[\s\p{C}]/u.test(id) ? JSON.stringify(id) : id;
+  return id === '' || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
 }
 
 export function eventLine(entry: RequestEntry, io: Output): string {
@@ -37,7 +38,7 @@ export function eventLine(entry: RequestEntry, io: Output): string {
 export function rejectionLine(entry: RequestEntry, io: Output): string {
   const c = io.err;
   const label = entry.injected ? c.warn(`${entry.status} injected`) : c.error(String(entry.status));
-  return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${entry.method} ${entry.url} ${c.dim('—')} ${entry.error ?? ''}`;
+  return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
 export async function emulator(options: EmulatorCommandOptions, io: Output): Promise<void> {

@@ -21,6 +21,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     event = prepareEvent({ triggerId, userId, value: options.value });
     const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
     io.addSecret(settings.apiKey);
+    for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
     if (options.dryRun) {
       io.stdout(curlCommand(eventUrl(settings.baseUrl, event), event.body, USER_AGENT));
       return;
@@ -40,7 +41,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     try {
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
-      if (options.json) io.stdout(resultJson(result));
+      if (options.json) io.json(resultJson(result));
       else if (!options.quiet) io.stdout(successLine(result, io.out));
     } catch (error) {
       if (isTriggerError(error) && error.kind === 'interrupted') error.signal = stoppedBy;

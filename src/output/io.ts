@@ -1,10 +1,10 @@
 /**
  * The one place that writes to stdout and stderr. Every line passes through redaction, so a key that
  * a server echoes back, or that sits in a URL the user typed, is masked before it reaches a terminal
- * or a log.
+ * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
  */
-import { maskKey } from '../settings/validate.js';
 import { PLAIN, paletteFor, type Palette } from './colors.js';
+import { Redactor } from './redact.js';
 
 export interface Streams {
   stdout: { write(chunk: string): unknown };
@@ -12,7 +12,7 @@ export interface Streams {
 }
 
 export class Output {
-  readonly #secrets = new Set<string>();
+  readonly #redactor = new Redactor();
   readonly #streams: Streams;
   out: Palette = PLAIN;
   err: Palette = PLAIN;
@@ -28,13 +28,22 @@ export class Output {
 
   /** Adds a value (the API key) that must never be printed. */
   addSecret(secret: string | undefined): void {
-    if (secret && secret.trim().length >= 4) this.#secrets.add(secret.trim());
+    this.#redactor.add(secret);
   }
 
+  /** Text (a line, a reason for a file) with the key masked in any form. */
   redact(text: string): string {
-    let result = text;
-    for (const secret of this.#secrets) result = result.split(secret).join(maskKey(secret));
-    return result;
+    return this.#redactor.text(text);
+  }
+
+  /** One line of JSON with the key masked inside its strings only. */
+  redactJson(line: string): string {
+    return this.#redactor.json(line);
+  }
+
+  /** Writes one JSON line to stdout. */
+  json(line: string): void {
+    this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
   }
 
   /** Writes text to stdout as it is (no newline added), redacted like every line. */

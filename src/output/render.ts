@@ -13,6 +13,24 @@ export interface EventSummary {
   value?: string | undefined;
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from data (ids, values, messages) made safe for a terminal and a CI log: control characters
+ * (C0 and C1) are shown escaped, so a newline in a user id does not start a new line (or a workflow
+ * command) and an escape sequence never reaches the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 export function formatMs(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
@@ -20,23 +38,23 @@ export function formatMs(ms: number): string {
 /** One human line for an accepted event: trigger, user, value, status, time. */
 export function successLine(result: FireResult, c: Palette): string {
   const parts = [
-    c.bold(result.triggerId),
-    result.userId,
+    c.bold(printable(result.triggerId)),
+    printable(result.userId),
     result.value === undefined ? 'no value' : `value ${result.value}`,
     c.success(`${result.status} ${result.statusText}`.trim()),
     formatMs(result.durationMs),
   ];
   if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${result.requestId}`);
+  if (result.requestId) parts.push(`request id ${printable(result.requestId)}`);
   return `${c.success('✔')} ${parts.join(c.dim(' · '))}`;
 }
 
 /** One line on stderr: what went wrong and how to fix it. */
 export function errorLine(error: TriggerError, c: Palette): string {
-  let text = error.message;
+  let text = printable(error.message);
   const requestId = (error as Partial<AttemptInfo>).requestId;
-  if (requestId) text += ` (request id ${requestId})`;
-  const hint = error.hint ? c.dim(' — ') + c.hint(error.hint) : '';
+  if (requestId) text += ` (request id ${printable(requestId)})`;
+  const hint = error.hint ? c.dim(' — ') + c.hint(printable(error.hint)) : '';
   return `${c.error('error:')} ${text}${hint}`;
 }
 
@@ -113,7 +131,7 @@ export function failureJson(
 function headerLines(prefix: string, headers: Record<string, string | string[] | undefined>): string[] {
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${prefix} ${name}: ${v}`);
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${prefix} ${printable(name)}: ${printable(v)}`);
   }
   return lines;
 }
@@ -133,19 +151,28 @@ export function verboseLines(event: ClientEvent, c: Palette): string[] {
       return [
         `< ${event.status} (${formatMs(event.ms)})`,
         ...headerLines('<', event.headers),
-        ...(body ? [`< ${body.replace(/\r?\n/g, '\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
+        ...(body ? [`< ${body.split(/\r?\n/).map(printable).join('\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
       ];
     }
     case 'error':
-      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${event.message}${event.code ? ` (${event.code})` : ''}`)];
+      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ''}`)];
     case 'retry':
-      return [c.warn(`* ${event.reason}: retrying in ${formatMs(event.delayMs)}`)];
+      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
 }
 
-/** A workflow command that GitHub Actions shows as an error annotation. */
+/**
+ * A workflow command that GitHub Actions shows as an error annotation. Its message is escaped as the
+ * workflow-command syntax requires (%, CR, LF), so one failure is one annotation line whatever the
+ * data says; other control characters are shown escaped, as on a terminal.
+ */
 export function githubAnnotation(message: string, title = 'trigger'): string {
-  const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const escapeData = (s: string) =>
+    s
+      .replace(/%/g, '%25')
+      .replace(/\r/g, '%0D')
+      .replace(/\n/g, '%0A')
+      .replace(CONTROLS, (c) => printable(c));
   const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
   return `::error title=${escapeProperty(title)}::${escapeData(message)}`;
 }

@@ -1,10 +1,12 @@
 /**
  * Resolving settings, highest first: command-line flag, environment, the selected profile.
  */
+import fs from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, type ConfigData } from './store.js';
-import { normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
+import { proxyFor } from '../client/undici.js';
+import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
 
 export type Source = 'flag' | 'env' | 'profile';
 
@@ -31,6 +33,20 @@ export interface Settings {
   baseUrlSource: Source;
   profile: string;
   configFile: string;
+  /** Things to tell the user on stderr (a config file holding the key that others can read). */
+  warnings: string[];
+}
+
+/** The warning for a config file holding a key with group or other permission bits, if it has them. */
+export function readableKeyFileWarning(file: string): string | undefined {
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o077) === 0 || process.platform === 'win32') return undefined;
+  return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
 function pick<T>(
@@ -86,9 +102,13 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
     });
   }
   const storedConsent = url[1] === 'profile' && profile?.allowHttp === true;
-  const baseUrl = parseBaseUrl(url[0], { allowHttp: flags.allowHttp === true || storedConsent, source: url[2] });
+  const allowHttp = flags.allowHttp === true || storedConsent;
+  const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
+  checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp);
 
+  const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   return {
+    warnings: warning ? [warning] : [],
     apiKey: key ? normalizeApiKey(key[0], key[2]) : undefined,
     apiKeySource: key?.[1],
     baseUrl,

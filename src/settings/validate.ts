@@ -15,19 +15,36 @@ export interface BaseUrl {
   loopback: boolean;
 }
 
-// eslint-disable-next-line no-control-regex
-const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/;
+/** What is wrong with one character of a key, in words that do not show the key. */
+function describeKeyCharacter(char: string): string {
+  const code = char.codePointAt(0)!;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (code === 0x20) return 'a space';
+  if (code < 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f)) return `a control character (${hex})`;
+  if (/[\u200b-\u200f\u2060\ufeff\u00ad]/u.test(char)) return `an invisible character (${hex})`;
+  if (/\s/u.test(char)) return `white space (${hex})`;
+  if (/[\u2018\u2019\u201c\u201d]/u.test(char)) return `a curly quote (${hex}), as a word processor writes it`;
+  return `a non-ASCII character (${hex})`;
+}
 
-/** Trims an API key and refuses one that still contains white space or control characters. */
+/**
+ * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header
+ * can carry): a key with a curly quote or a zero-width space cannot work, and undici refusing the
+ * header would surface as a misleading connection failure. The message never shows the key.
+ */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim();
   if (key === '') {
     throw new UsageError(`the API key from ${source} is empty`);
   }
-  if (WHITESPACE_OR_CONTROL.test(key)) {
-    throw new UsageError(
-      `the API key from ${source} contains white space or control characters; copy it again from the dashboard`,
-    );
+  let position = 0;
+  for (const char of key) {
+    position++;
+    const code = char.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f) continue;
+    throw new UsageError(`the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`, {
+      hint: 'copy the key again from the dashboard, as plain text',
+    });
   }
   return key;
 }
@@ -77,4 +94,24 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   }
   const prefix = url.pathname.replace(/\/+$/, '');
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
+}
+
+/**
+ * The cleartext rule applied to where the key actually travels: an http:// base URL on loopback is
+ * fine, unless a proxy that is not on loopback carries the request (the key would then cross the
+ * network in clear to the proxy). `proxy` is the proxy in effect for the base URL, if any.
+ */
+export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allowHttp: boolean): void {
+  if (baseUrl.secure || allowHttp || proxy === undefined) return;
+  let proxyHost: string;
+  try {
+    proxyHost = new URL(proxy).hostname;
+  } catch {
+    proxyHost = proxy;
+  }
+  if (isLoopbackHost(proxyHost)) return;
+  throw new UsageError(
+    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
+    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` },
+  );
 }

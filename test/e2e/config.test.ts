@@ -43,7 +43,7 @@ describe('trigger config', () => {
     expect(empty.stderr).toContain('no key given');
     const spaced = await cli(['config', 'set-key'], 'two words');
     expect(spaced.code).toBe(2);
-    expect(spaced.stderr).toContain('white space');
+    expect(spaced.stderr).toContain('contains a space at position 4');
     expect(stored().profiles.default?.apiKey === TEST_KEY).toBe(true);
   });
 

@@ -324,7 +324,7 @@ describe('trigger fire: usage errors send nothing and exit 2', () => {
     [['t', 'u', '--bogus'], /unknown option '--bogus'/],
     [['t', 'u', '--base-url', 'http://example.com'], /plain http/],
     [['t', 'u', '--base-url', 'https://u:p@example.com'], /credentials/],
-    [['t', 'u', '--api-key', 'has space'], /white space/],
+    [['t', 'u', '--api-key', 'has space'], /contains a space at position 4/],
   ])('%j', async (args, message) => {
     const result = await fire(args);
     expect(result.code).toBe(2);
