@@ -17,6 +17,7 @@
  * the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
