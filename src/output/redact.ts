@@ -9,10 +9,10 @@
 import { maskKey } from '../settings/validate.js';
 
 /**
- * The shortest piece of a key that is masked on its own. Eight characters of a random key are ~48
- * bits of it; shorter runs match ordinary text too often (a key's `sk_live_` prefix is eight).
+ * The shortest piece of a key that is masked on its own: ten characters of a random key are ~60
+ * bits of it, while shorter runs would mask ordinary text (a live key's `sk_live_` prefix is eight).
  */
-export const MIN_PIECE = 8;
+export const MIN_PIECE = 10;
 
 /**
  * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
@@ -56,12 +56,13 @@ export class Redactor {
   }
 
   /**
-   * One line of JSON with its string values (and member names) redacted, re-encoded as JSON:
-   * nothing outside a string is touched, so the line stays valid JSON.
+   * One line of JSON with its string values redacted, re-encoded as JSON: nothing outside a string
+   * value is touched (not `true`, not a member name), so the line stays the same JSON.
    */
   json(line: string): string {
     if (this.empty || this.text(line) === line) return line;
-    return line.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => {
+    return line.replace(/"(?:[^"\\]|\\.)*"(\s*:)?/g, (literal, colon: string | undefined) => {
+      if (colon !== undefined) return literal; // a member name
       const value = JSON.parse(literal) as string;
       const redacted = this.text(value);
       return redacted === value ? literal : JSON.stringify(redacted);

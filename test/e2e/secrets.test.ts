@@ -1,0 +1,199 @@
+/**
+ * The key against servers that echo it, keys that cannot work, and data that tries to write to the
+ * terminal or the CI log: the built binary against a real server on 127.0.0.1.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const KEY = 'sk_live_SECRETKEY0123456789abcdefWXYZ';
+let server: TestServer;
+let box: Sandbox;
+
+beforeEach(async () => {
+  server = await startServer();
+  box = sandbox({ TRIGGER_API_KEY: KEY });
+  box.env.TRIGGER_BASE_URL = server.url;
+});
+afterEach(async () => {
+  await server.close();
+  box.cleanup();
+});
+
+const at = (name: string) => path.join(box.home, name);
+const trigger = (args: string[], env: NodeJS.ProcessEnv = box.env, input?: string) => run(args, { env, input, timeoutMs: 30_000 });
+
+/** Fails, without printing the key, when any 10-character piece of it is in `text`. */
+function expectNoPiece(where: string, text: string, key = KEY): void {
+  for (let i = 0; i + 10 <= key.length; i++) {
+    if (text.includes(key.slice(i, i + 10))) throw new Error(`a piece of the key (characters ${i + 1} to ${i + 10}) is in ${where}`);
+  }
+}
+
+describe('a server that echoes the key', () => {
+  beforeEach(() => {
+    server.handle((req, res) => {
+      const auth = String(req.headers.authorization);
+      const padded = req.url.includes('/users/pad');
+      // The padded echo is cut by the 300-character excerpt in the middle of the key.
+      const message = padded ? `${'p'.repeat(300 - 'invalid API key Bearer sk_live_SECRET'.length)} invalid API key ${auth} for this account` : `invalid API key ${auth} for this account`;
+      json(res, 401, { error: message, detail: JSON.stringify({ auth }) }, { 'x-echo': auth, 'x-request-id': `req ${auth}` });
+    });
+  });
+
+  it.each([[[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])('fire %j keeps every piece of it out of stdout and stderr', async (flags) => {
+    for (const user of ['alice', 'pad']) {
+      const result = await trigger(['fire', 'deploy', user, ...flags], { ...box.env, GITHUB_ACTIONS: 'true' });
+      expect(result.code).toBe(1);
+      expectNoPiece('stdout', result.stdout);
+      expectNoPiece('stderr', result.stderr);
+      if (flags.includes('--json')) expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
+    }
+    expect(server.requests.length).toBe(2);
+  });
+
+  it.each([
+    ['csv', 'triggerId,userId\nt,alice\nt,pad\n'],
+    ['ndjson', '{"triggerId":"t","userId":"alice"}\n{"triggerId":"t","userId":"pad"}\n'],
+    ['lines', 'alice\npad\n'],
+  ])('batch from %s: the failed file, --json, the journal and the step summary hold no piece of it', async (format, text) => {
+    const input = at(`in.${format}`);
+    fs.writeFileSync(input, text);
+    const summary = at('summary.md');
+    const failed = at(`failed.${format === 'ndjson' ? 'ndjson' : 'csv'}`);
+    const args = ['batch', input, '--format', format, '--failed', failed, '--journal', at('journal'), '--json'];
+    if (format === 'lines') args.push('--trigger', 't');
+    const result = await trigger(args, { ...box.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    expectNoPiece('stdout', result.stdout);
+    expectNoPiece('stderr', result.stderr);
+    for (const line of result.stdout.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    for (const file of [failed, at('journal'), summary]) expectNoPiece(path.basename(file), fs.readFileSync(file, 'utf8'));
+    expect(fs.readFileSync(failed, 'utf8')).toContain('invalid API key Bearer ••••');
+  });
+});
+
+describe('keys that are ordinary words', () => {
+  it.each(['true', 'null', 'user'])('with the key %j, --json stays valid JSON and ids stay whole', async (key) => {
+    server.handle((_req, res) => json(res, 200, { success: true, note: `hello ${key}` }));
+    const result = await trigger(['fire', 'deploy', 'user42', '--json'], { ...box.env, TRIGGER_API_KEY: key });
+    expect(result.code).toBe(0);
+    const object = JSON.parse(result.stdout) as { ok: boolean; userId: string; response: { success: boolean; note: string } };
+    expect(object).toMatchObject({ ok: true, userId: 'user42', response: { success: true, note: 'hello ••••' } });
+  });
+});
+
+describe('keys that cannot work', () => {
+  const bad: Array<[string, string, RegExp]> = [
+    ['curly quote', `${KEY.slice(0, 20)}\u201d`, /curly quote \(U\+201D\).* at position 21/],
+    ['zero-width space', `${KEY.slice(0, 10)}\u200b${KEY.slice(10)}`, /invisible character \(U\+200B\) at position 11/],
+    ['Cyrillic', `sk_live_\u0421ECRETKEY0123456789`, /non-ASCII character \(U\+0421\) at position 9/],
+  ];
+
+  it.each(bad)('a %s key is refused from the flag and the environment: exit 2, nothing sent, not echoed', async (_name, key, message) => {
+    for (const [args, env] of [
+      [['fire', 't', 'u', '--api-key', key], box.env],
+      [['fire', 't', 'u'], { ...box.env, TRIGGER_API_KEY: key }],
+      [['batch', '-', '--trigger', 't', '--format', 'lines'], { ...box.env, TRIGGER_API_KEY: key }],
+    ] as const) {
+      const result = await trigger([...args], env, 'u1\n');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expectNoPiece('stderr', result.stderr, key.replace(/[^\x21-\x7e]/g, ''));
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each(bad)('a %s key is never stored by set-key (argument or standard input)', async (_name, key, message) => {
+    const env = { ...box.env, TRIGGER_API_KEY: undefined };
+    const fromArgument = await trigger(['config', 'set-key', key], env);
+    const fromStdin = await trigger(['config', 'set-key'], env, `${key}\n`);
+    for (const result of [fromArgument, fromStdin]) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+      expectNoPiece('stderr', result.stderr, key.replace(/[^\x21-\x7e]/g, ''));
+    }
+    expect(fs.existsSync(path.join(box.configDir, 'config.json'))).toBe(false);
+  });
+});
+
+describe('data that tries to be a command', () => {
+  const HOSTILE = 'x\n::error title=pwned::owned \u001b]0;pwned\u0007\u001b[31mred\u009b31m';
+  // eslint-disable-next-line no-control-regex
+  const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+  const workflowLines = (text: string) => text.split('\n').filter((line) => line.startsWith('::')).length;
+
+  it('a user id with a newline, a workflow command, a title and a colour: one line, nothing raw', async () => {
+    const env = { ...box.env, GITHUB_ACTIONS: 'true' };
+    const ok = await trigger(['fire', 'deploy', HOSTILE], env);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.split('\n')).toHaveLength(2); // one line and its newline
+    expect(ok.stdout).not.toMatch(RAW_CONTROL);
+    expect(workflowLines(ok.stdout + ok.stderr)).toBe(0);
+    expect(server.requests[0]?.url).toContain('x%0A%3A%3Aerror'); // the id itself is sent as it is
+
+    server.handle((_req, res) => json(res, 404, { error: 'no such trigger \u001b[2J' }));
+    const refused = await trigger(['fire', 'deploy', HOSTILE, '--verbose'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toMatch(RAW_CONTROL);
+    expect(workflowLines(refused.stdout + refused.stderr)).toBe(1);
+  });
+
+  it('batch rows from an untrusted file take the same care', async () => {
+    server.handle((_req, res) => json(res, 404, { error: 'unknown' }));
+    const input = at('hostile.ndjson');
+    fs.writeFileSync(input, `${JSON.stringify({ triggerId: 't', userId: HOSTILE })}\n${JSON.stringify({ triggerId: 't', userId: 'fine', value: `1${HOSTILE}` })}\n`);
+    const result = await trigger(['batch', input], { ...box.env, GITHUB_ACTIONS: 'true' });
+    expect(result.code).toBe(1);
+    expect(result.stderr + result.stdout).not.toMatch(RAW_CONTROL);
+    expect(workflowLines(result.stdout + result.stderr)).toBe(1); // the batch's one annotation
+  });
+
+  it('a Location with a C1 byte reaches neither stderr nor --verbose raw', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(302, { location: 'https://elsewhere.example/\u009b31mred\u0085' }); // C1 bytes (Node refuses C0 in headers)
+      res.end();
+    });
+    const result = await trigger(['fire', 'deploy', 'alice', '--verbose'], box.env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('redirected');
+    expect(result.stderr).toContain('elsewhere.example');
+    expect(result.stderr).not.toMatch(RAW_CONTROL);
+  });
+});
+
+describe('where the key travels', () => {
+  it('an http base URL through a proxy on loopback goes through it; the proxy records the request', async () => {
+    const proxy = await startServer();
+    try {
+      const base = server.url.replace('127.0.0.1', 'localhost');
+      const result = await trigger(['fire', 'deploy', 'alice'], { ...box.env, TRIGGER_BASE_URL: base, HTTP_PROXY: proxy.url });
+      expect(result.code).toBe(0);
+      expect(proxy.requests.map((r) => r.url)).toEqual([`${base}/v1/triggers/deploy/users/alice/events`]);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('a config file others can read', () => {
+  it('names the file and the chmod that fixes it, each time the key is used from it', async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: undefined };
+    expect((await trigger(['config', 'set-key', KEY], env)).code).toBe(0);
+    const file = path.join(box.configDir, 'config.json');
+    expect((await trigger(['fire', 'deploy', 'alice'], env)).stderr).toBe('');
+    fs.chmodSync(file, 0o644);
+    for (let i = 0; i < 2; i++) {
+      const result = await trigger(['fire', 'deploy', 'alice'], env);
+      expect(result.code).toBe(0);
+      expect(result.stderr.trim().split('\n')).toEqual([`warning: ${file} holds the API key and others can read it (mode 0644); fix it with: chmod 600 ${file}`]);
+    }
+    // A key from the environment is not read from the file: no warning.
+    expect((await trigger(['fire', 'deploy', 'alice'], box.env)).stderr).toBe('');
+  });
+});
