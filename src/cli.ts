@@ -12,6 +12,7 @@ import { VERSION } from './version.js';
 
 import type { BatchCommandOptions } from './commands/batch.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
+import type { StatusOptions } from './commands/status.js';
 
 type ConfigModule = typeof ConfigCommands;
 
@@ -111,9 +112,13 @@ Examples:
   $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
   $ trigger config set-base-url https://api.example.com --profile staging
   $ trigger config get base-url
-  $ trigger config list`,
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`,
     );
-  const profileOption = () => new Option('--profile <name>', 'profile to use (default: "default", or TRIGGER_PROFILE)');
+  const profileOption = () => new Option('--profile <name>', 'profile to use (default: the active one, or TRIGGER_PROFILE)');
   const configAction =
     <A extends unknown[]>(fn: (mod: ConfigModule, ...args: A) => unknown) =>
     async (...args: A) => {
@@ -126,7 +131,8 @@ Examples:
     .description('store the API key (argument, piped standard input, or a hidden prompt)')
     .argument('[key]', 'the key; omit it to keep it out of your shell history')
     .addOption(profileOption())
-    .action(configAction((m, key: string | undefined, options: { profile?: string }) => m.setKey(key, options, io)));
+    .option('--insecure-storage', 'store the key in the config file (mode 0600) even where a system keychain answers')
+    .action(configAction((m, key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => m.setKey(key, options, io)));
   config
     .command('set-base-url')
     .description('store the service base URL')
@@ -153,9 +159,43 @@ Examples:
     .addOption(profileOption())
     .action(configAction((m, name: string, options: { profile?: string }) => m.unset(name, options, io)));
   config
+    .command('use')
+    .description('make a profile the active one (--profile and TRIGGER_PROFILE still override it)')
+    .argument('<profile>', 'a profile in the config file')
+    .action(configAction((m, name: string) => m.use(name, io)));
+  config
+    .command('delete')
+    .description('delete a profile, and its key from the system keychain')
+    .argument('<profile>', 'a profile in the config file')
+    .action(configAction((m, name: string) => m.remove(name, io)));
+  config
     .command('path')
     .description('print the config file path')
     .action(configAction((m) => m.path(io)));
+
+  program
+    .command('status')
+    .description('show the settings a command would use now, and where each came from (sends nothing)')
+    .option('--api-key <key>', 'API key, as the commands that send take it')
+    .option('--base-url <url>', 'service base URL')
+    .option('--profile <name>', 'settings profile')
+    .option('--allow-http', 'allow plain http to a host other than loopback')
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
+    )
+    .action(async (options: StatusOptions) => {
+      Object.assign(mode, { json: options.json === true });
+      await io.useColors();
+      const { status } = await import('./commands/status.js');
+      await status(options, io);
+    });
 
   const emulator = program
     .command('emulator')

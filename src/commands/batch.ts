@@ -17,7 +17,7 @@ import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { githubAnnotation, shellQuote } from '../output/render.js';
 import { spinnerWanted } from '../output/spinner.js';
-import { resolveSettings } from '../settings/resolve.js';
+import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
 
@@ -96,7 +96,7 @@ function openFailed(file: string, reader: RowSource): FailedFile {
 export async function batch(source: string, options: BatchCommandOptions, io: Output): Promise<void> {
   const dryRun = options.dryRun === true;
   checkPaths(source, options);
-  const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !dryRun });
+  const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
   const input = await openInput(source, { format: options.format });

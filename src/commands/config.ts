@@ -1,11 +1,15 @@
 /**
- * trigger config set-key | set-base-url | get | list | unset | path
+ * trigger config set-key | set-base-url | get | list | unset | use | delete | path
+ *
+ * The key goes to the OS credential store where one answers (and CI is not set), as gh does; the
+ * config file then records only that it is there. Every write to the file happens under its lock.
  */
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
+import { deleteKey, loadKey, storeKey, storeName } from '../settings/keychain.js';
 import { configPath } from '../settings/paths.js';
-import { selectedProfile } from '../settings/resolve.js';
-import { getProfile, readConfig, updateProfile, type Profile } from '../settings/store.js';
+import { selectedProfile, unknownProfile } from '../settings/resolve.js';
+import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
 import { maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 
@@ -13,8 +17,9 @@ export interface ProfileOption {
   profile?: string;
 }
 
-/** Setting names as the user types them, and where they live in a profile. */
+/** Setting names as the user types them, where they live in a profile, and what overrides them. */
 const NAMES = { 'api-key': 'apiKey', 'base-url': 'baseUrl' } as const;
+const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL' } as const;
 type Name = keyof typeof NAMES;
 
 function settingName(name: string): Name {
@@ -23,7 +28,19 @@ function settingName(name: string): Name {
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(', ')}`);
 }
 
-function shown(name: Name, profile: Profile | undefined): string | undefined {
+function profileFlag(name: string): string {
+  return name === 'default' ? '' : ` --profile ${name}`;
+}
+
+/** A stored value as shown: the key masked (read from the credential store when it is there). */
+async function shown(name: Name, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
+  if (name === 'api-key' && profile?.apiKeyStorage === 'keychain' && typeof profile.apiKey !== 'string') {
+    try {
+      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
+    } catch (error) {
+      return `(in ${storeName()}, which cannot be read now: ${(error as Error).message})`;
+    }
+  }
   const value = profile?.[NAMES[name]];
   if (typeof value !== 'string') return undefined;
   return name === 'api-key' ? maskKey(value) : value;
@@ -33,23 +50,57 @@ function where(profile: string, file: string): string {
   return `profile "${profile}" (${file})`;
 }
 
-export async function setKey(keyArgument: string | undefined, options: ProfileOption, io: Output): Promise<void> {
-  const { name } = selectedProfile(options);
+/** The profile a config command works on: --profile, TRIGGER_PROFILE, the active one, or default. */
+function targetProfile(options: ProfileOption, config: ConfigData) {
+  return selectedProfile(options, process.env, config);
+}
+
+export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, io: Output): Promise<void> {
   const file = configPath();
-  readConfig(file); // a corrupt file stops here, before a prompt
+  const config = readConfig(file); // a corrupt file stops here, before a prompt
+  const { name } = targetProfile(options, config);
   const raw = keyArgument ?? (await readSecret('API key: '));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
-  await updateProfile(file, name, (profile) => ({ ...profile, apiKey: key }));
+
+  let notInStore: string;
+  if (options.insecureStorage) notInStore = 'as --insecure-storage asked';
+  else if (process.env.CI) notInStore = 'CI is set, and a CI machine has no credential store to keep it';
+  else {
+    const failure = await storeKey(name, key);
+    if (failure === undefined) {
+      await updateProfile(file, name, (profile) => {
+        const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
+        delete next.apiKey;
+        return next;
+      });
+      io.stdout(`${io.out.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
+      warnIfOverridden(io);
+      return;
+    }
+    notInStore = `no credential store answered (${failure})`;
+  }
+  const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
+  await updateProfile(file, name, (profile) => {
+    const next: Profile = { ...profile, apiKey: key };
+    delete next.apiKeyStorage;
+    return next;
+  });
+  if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
   io.stdout(`${io.out.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
+  io.stderr(io.err.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
+  warnIfOverridden(io);
+}
+
+function warnIfOverridden(io: Output): void {
   if (process.env.TRIGGER_API_KEY) {
     io.stderr(io.err.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
   }
 }
 
 export async function setBaseUrl(url: string, options: ProfileOption & { allowHttp?: boolean }, io: Output): Promise<void> {
-  const { name } = selectedProfile(options);
   const file = configPath();
+  const { name } = targetProfile(options, readConfig(file));
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(file, name, (profile) => {
     const next: Profile = { ...profile, baseUrl: parsed.href };
@@ -63,43 +114,47 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
   }
 }
 
-export function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, io: Output): void {
-  const { name: profileName, explicit } = selectedProfile(options);
+export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, io: Output): Promise<void> {
   const file = configPath();
-  const profile = getProfile(readConfig(file), profileName);
-  if (explicit && !profile) throw new ConfigError(`profile "${profileName}" is not in ${file}`);
+  const config = readConfig(file);
+  const { name: profileName, explicit } = targetProfile(options, config);
+  const profile = getProfile(config, profileName);
+  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
+  const values = new Map<Name, string | undefined>();
+  for (const name of names) values.set(name, await shown(name, profileName, profile));
+  const overridden = names.filter((name) => process.env[OVERRIDES[name]]);
+
   if (nameArgument !== undefined) {
-    const name = settingName(nameArgument);
-    const value = shown(name, profile);
-    if (value === undefined) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${explicit ? ` --profile ${profileName}` : ''}`,
-      });
+    const name = names[0]!;
+    const value = values.get(name);
+    if (value === undefined && !overridden.length) {
+      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, { hint: `run: trigger config set-${name}${profileFlag(profileName)}` });
     }
-    if (options.json) io.json(JSON.stringify({ [name]: value }));
-    else io.stdout(value);
-    return;
+    if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...(overridden.length ? { overriddenBy: OVERRIDES[name] } : {}) }));
+    else io.stdout(value ?? io.out.dim('(not set)'));
+  } else if (options.json) {
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [name, OVERRIDES[name]]));
+    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(names.map((n) => [n, values.get(n) ?? null])), overriddenBy }));
+  } else {
+    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.out.dim('(not set)')}`);
   }
-  const entries = (Object.keys(NAMES) as Name[]).map((name) => [name, shown(name, profile) ?? null] as const);
-  if (options.json) {
-    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(entries) }));
-    return;
+  for (const name of overridden) {
+    io.stderr(io.err.warn(`note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`));
   }
-  for (const [name, value] of entries) io.stdout(`${name.padEnd(9)} ${value ?? io.out.dim('(not set)')}`);
 }
 
-export function list(options: { json?: boolean }, io: Output): void {
+export async function list(options: { json?: boolean }, io: Output): Promise<void> {
   const file = configPath();
-  const profiles = readConfig(file).profiles ?? {};
-  const active = selectedProfile({}).name;
-  const rows = Object.entries(profiles).map(([name, profile]) => ({
-    profile: name,
-    active: name === active,
-    'api-key': shown('api-key', profile) ?? null,
-    'base-url': shown('base-url', profile) ?? null,
-  }));
+  const config = readConfig(file);
+  const profiles = config.profiles ?? {};
+  const active = selectedProfile({}, process.env, config);
+  const rows = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    rows.push({ profile: name, active: name === active.name, 'api-key': (await shown('api-key', name, profile)) ?? null, 'base-url': (await shown('base-url', name, profile)) ?? null });
+  }
   if (options.json) {
-    io.json(JSON.stringify({ file, profiles: rows }));
+    io.json(JSON.stringify({ file, active: active.name, profiles: rows }));
     return;
   }
   if (rows.length === 0) {
@@ -107,28 +162,71 @@ export function list(options: { json?: boolean }, io: Output): void {
     return;
   }
   for (const row of rows) {
-    io.stdout(`${io.out.bold(row.profile)}${row.active ? io.out.dim(' (active)') : ''}`);
-    io.stdout(`  api-key   ${row['api-key'] ?? io.out.dim('(not set)')}`);
-    io.stdout(`  base-url  ${row['base-url'] ?? io.out.dim('(not set)')}`);
+    const mark = row.active ? io.out.success('* ') : '  ';
+    const why = row.active ? io.out.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
+    io.stdout(`${mark}${io.out.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row['api-key'] ?? io.out.dim('(not set)')}`);
+    io.stdout(`    base-url  ${row['base-url'] ?? io.out.dim('(not set)')}`);
   }
 }
 
 export async function unset(nameArgument: string, options: ProfileOption, io: Output): Promise<void> {
   const name = settingName(nameArgument);
-  const { name: profileName } = selectedProfile(options);
   const file = configPath();
+  const { name: profileName } = targetProfile(options, readConfig(file));
   const profile = getProfile(readConfig(file), profileName);
-  if (profile?.[NAMES[name]] === undefined) {
+  const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
+  if (profile?.[NAMES[name]] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
+  }
+  if (inStore) {
+    const failure = await deleteKey(profileName);
+    if (failure) throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, { hint: 'unlock it and try again' });
   }
   await updateProfile(file, profileName, (current) => {
     const next: Profile = { ...current };
     delete next[NAMES[name]];
     if (name === 'base-url') delete next.allowHttp;
-    return Object.keys(next).length === 0 ? undefined : next;
+    if (name === 'api-key') delete next.apiKeyStorage;
+    return next;
   });
-  io.stdout(`${io.out.success('✔')} ${name} removed from ${where(profileName, file)}`);
+  io.stdout(`${io.out.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
+}
+
+export async function use(nameArgument: string, io: Output): Promise<void> {
+  const name = checkProfileName(nameArgument);
+  const file = configPath();
+  const config = readConfig(file);
+  if (!getProfile(config, name)) throw unknownProfile(name, file, config);
+  await updateConfig(file, (data) => {
+    if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
+    return { ...data, active: name };
+  });
+  io.stdout(`${io.out.success('✔')} profile "${name}" is now the active one`);
+  if (process.env.TRIGGER_PROFILE && process.env.TRIGGER_PROFILE !== name) {
+    io.stderr(io.err.warn(`note: TRIGGER_PROFILE=${process.env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+  }
+}
+
+export async function remove(nameArgument: string, io: Output): Promise<void> {
+  const name = checkProfileName(nameArgument);
+  const file = configPath();
+  const config = readConfig(file);
+  const profile = getProfile(config, name);
+  if (!profile) throw unknownProfile(name, file, config);
+  if (profile.apiKeyStorage === 'keychain') {
+    const failure = await deleteKey(name);
+    if (failure) throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, { hint: 'unlock it and try again' });
+  }
+  await updateConfig(file, (data) => {
+    const profiles = { ...(data.profiles ?? {}) };
+    delete profiles[name];
+    const next: ConfigData = { ...data, profiles };
+    if (next.active === name) delete next.active;
+    return next;
+  });
+  io.stdout(`${io.out.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`);
 }
 
 export function path(io: Output): void {

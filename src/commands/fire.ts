@@ -7,7 +7,7 @@ import { isTriggerError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, resultJson, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
-import { resolveSettings } from '../settings/resolve.js';
+import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
 
@@ -19,7 +19,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
   let event: PreparedEvent | undefined;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const settings = resolveSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
+    const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
     io.addSecret(settings.apiKey);
     for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
     if (options.dryRun) {

@@ -66,6 +66,8 @@ export function keySourceLabel(settings: Settings): string | undefined {
       return 'TRIGGER_API_KEY';
     case 'profile':
       return `profile "${settings.profile}"`;
+    case 'keychain':
+      return `profile "${settings.profile}" (system keychain)`;
     default:
       return undefined;
   }

@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { configPath } from './paths.js';
-import { checkProfileName, getProfile, readConfig, type ConfigData } from './store.js';
+import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
 import { proxyFor } from '../client/undici.js';
+import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
 
-export type Source = 'flag' | 'env' | 'profile';
+/** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
+export type Source = 'flag' | 'env' | 'profile' | 'keychain';
 
 export interface SettingsFlags {
   apiKey?: string | undefined;
@@ -55,61 +57,114 @@ function pick<T>(
   return candidates.find(([value]) => value !== undefined && value !== '') as [T, Source, string] | undefined;
 }
 
-export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env): {
+export interface SelectedProfile {
   name: string;
+  /** Named by a flag, the environment or `config use` (so it must exist), not the default. */
   explicit: boolean;
-} {
-  const name = flags.profile || env.TRIGGER_PROFILE;
-  return name ? { name: checkProfileName(name), explicit: true } : { name: 'default', explicit: false };
+  source: 'flag' | 'env' | 'config' | 'default';
 }
 
-export function resolveSettings(options: ResolveOptions = {}): Settings {
+/** The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default". */
+export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData): SelectedProfile {
+  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' };
+  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' };
+  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' };
+  return { name: 'default', explicit: false, source: 'default' };
+}
+
+/** Marks a key that is in the credential store (read by loadSettings). */
+const STORED = '\u0000keychain';
+
+/**
+ * resolveSettings, then the key from the OS credential store when that is where the profile keeps
+ * it (bounded to a second). What the commands use.
+ */
+export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {
+  const settings = resolveSettings(options);
+  if (settings.apiKeySource !== 'keychain') return settings;
+  const key = await loadKey(settings.profile);
+  return { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
+}
+
+/** A setting as found, before it is checked: its value, where it came from, and that place in words. */
+export type Found = [value: string, source: Source, label: string];
+
+export interface FoundSettings {
+  configFile: string;
+  config: ConfigData;
+  profile: SelectedProfile;
+  /** The profile as stored, if it is in the file. */
+  stored: Profile | undefined;
+  key: Found | undefined;
+  url: Found | undefined;
+  /** --allow-http, or the consent stored with the profile's URL. */
+  allowHttp: boolean;
+}
+
+/**
+ * Where each setting would come from, highest first (flag, environment, profile), without checking
+ * any of them: for resolveSettings, and for `trigger status`, which shows what is missing rather
+ * than stopping at it.
+ */
+export function findSettings(options: ResolveOptions = {}): FoundSettings {
   const flags = options.flags ?? {};
   const env = options.env ?? process.env;
   const configFile = configPath(env);
-  const { name: profileName, explicit } = selectedProfile(flags, env);
   const config = options.config ?? readConfig(configFile);
-  const profile = getProfile(config, profileName);
-  if (explicit && !profile) {
-    const known = Object.keys(config.profiles ?? {});
-    throw new ConfigError(`profile "${profileName}" is not in ${configFile}`, {
-      hint: known.length
-        ? `known profiles: ${known.join(', ')}; or create it with: trigger config set-key --profile ${profileName}`
-        : `create it with: trigger config set-key --profile ${profileName}`,
-    });
-  }
-  const profileLabel = `profile "${profileName}" in ${configFile}`;
-
+  const profile = selectedProfile(flags, env, config);
+  const stored = getProfile(config, profile.name);
+  const profileLabel = `profile "${profile.name}" in ${configFile}`;
   const key = pick<string>([
     [flags.apiKey, 'flag', '--api-key'],
     [env.TRIGGER_API_KEY, 'env', 'TRIGGER_API_KEY'],
-    [typeof profile?.apiKey === 'string' ? profile.apiKey : undefined, 'profile', profileLabel],
+    [typeof stored?.apiKey === 'string' ? stored.apiKey : undefined, 'profile', profileLabel],
+    [stored?.apiKeyStorage === 'keychain' ? STORED : undefined, 'keychain', `profile "${profile.name}" in ${storeName()}`],
   ]);
+  const url = pick<string>([
+    [flags.baseUrl, 'flag', '--base-url'],
+    [env.TRIGGER_BASE_URL, 'env', 'TRIGGER_BASE_URL'],
+    [typeof stored?.baseUrl === 'string' ? stored.baseUrl : undefined, 'profile', profileLabel],
+  ]);
+  const allowHttp = flags.allowHttp === true || (url?.[1] === 'profile' && stored?.allowHttp === true);
+  return { configFile, config, profile, stored, key, url, allowHttp };
+}
+
+/** The error for a profile that was named but is not in the file. */
+export function unknownProfile(name: string, configFile: string, config: ConfigData): ConfigError {
+  const known = Object.keys(config.profiles ?? {});
+  return new ConfigError(`profile "${name}" is not in ${configFile}`, {
+    hint: known.length
+      ? `known profiles: ${known.join(', ')}; or create it with: trigger config set-key --profile ${name}`
+      : `create it with: trigger config set-key --profile ${name}`,
+  });
+}
+
+export function resolveSettings(options: ResolveOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  const found = findSettings(options);
+  const { configFile, config, key, url, allowHttp } = found;
+  const { name: profileName, explicit } = found.profile;
+  if (explicit && !found.stored) throw unknownProfile(profileName, configFile, config);
+
   if (!key && options.requireKey !== false) {
     throw new ConfigError('no API key is set', {
       hint: `run: trigger config set-key${explicit ? ` --profile ${profileName}` : ''}  (or set TRIGGER_API_KEY, or pass --api-key)`,
     });
   }
 
-  const url = pick<string>([
-    [flags.baseUrl, 'flag', '--base-url'],
-    [env.TRIGGER_BASE_URL, 'env', 'TRIGGER_BASE_URL'],
-    [typeof profile?.baseUrl === 'string' ? profile.baseUrl : undefined, 'profile', profileLabel],
-  ]);
   if (!url) {
     throw new ConfigError('no base URL is set', {
       hint: `run: trigger config set-base-url https://<your-service-host>${explicit ? ` --profile ${profileName}` : ''}  (or set TRIGGER_BASE_URL, or pass --base-url)`,
     });
   }
-  const storedConsent = url[1] === 'profile' && profile?.allowHttp === true;
-  const allowHttp = flags.allowHttp === true || storedConsent;
   const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
   checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp);
 
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   return {
     warnings: warning ? [warning] : [],
-    apiKey: key ? normalizeApiKey(key[0], key[2]) : undefined,
+    // A key in the credential store is read by loadSettings, which may wait for the store.
+    apiKey: key && key[1] !== 'keychain' ? normalizeApiKey(key[0], key[2]) : undefined,
     apiKeySource: key?.[1],
     baseUrl,
     baseUrlSource: url[1],

@@ -2,8 +2,9 @@
  * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }.
  *
  * Reading is a plain JSON.parse, because every `trigger fire` pays for it and conf (with ajv) costs
- * about 100 ms to import. Writing goes through conf for its atomic write, with mode 0600 in a 0700
- * folder. A file that cannot be parsed is reported with its path and never written over.
+ * about 100 ms to import. Writing goes through conf for its atomic write, with mode 0600, under a
+ * lock file, re-reading inside the lock. A file that cannot be parsed is reported with its path and
+ * never written over.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { CONFIG_FILE_NAME } from './paths.js';
 
 export interface Profile {
   apiKey?: string;
+  /** "keychain": the key is in the OS credential store, not in this file. */
+  apiKeyStorage?: 'keychain';
   baseUrl?: string;
   /** Set when the base URL was stored with --allow-http. */
   allowHttp?: boolean;
@@ -19,6 +22,8 @@ export interface Profile {
 }
 
 export interface ConfigData {
+  /** The profile `trigger config use` chose. */
+  active?: string;
   profiles?: Record<string, Profile>;
   [other: string]: unknown;
 }
@@ -41,7 +46,7 @@ export function readConfig(file: string): ConfigData {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(`cannot read config file ${file}: ${fsReason(error)}`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
   }
   if (text.trim() === '') return {};
   let data: unknown;
@@ -67,34 +72,139 @@ export function getProfile(data: ConfigData, name: string): Profile | undefined 
   return typeof profile === 'object' && profile !== null ? profile : undefined;
 }
 
+/** A file-system error in words. */
+function fsReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EPERM'
+    ? 'permission denied'
+    : code === 'ENOTDIR' || code === 'EEXIST'
+      ? 'a file is in the way (part of the path is a file, not a folder)'
+      : code === 'ENOENT'
+        ? 'its parent cannot be created'
+        : code === 'EROFS'
+          ? 'the file system is read-only'
+          : code === 'ENOSPC'
+            ? 'no space left on the disk'
+            : (code ?? (error as Error).message);
+}
+
+/** How a failed write is said: the path and the reason, in words. */
+function writeError(what: string, target: string, error: unknown): ConfigError {
+  return new ConfigError(`cannot ${what} ${target}: ${fsReason(error)}`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+}
+
 /**
- * Changes one profile and writes the whole file back, keeping every other value and profile.
- * The update sees the profile as stored (or {}); returning undefined removes the profile.
+ * Makes the config folder, one level at a time (Node's recursive mkdirSync spins forever on some
+ * paths, such as under /proc). Folders made here are 0700; one that exists keeps its mode.
  */
-export async function updateProfile(
-  file: string,
-  name: string,
-  update: (profile: Profile) => Profile | undefined,
-): Promise<void> {
-  // Parse first: a corrupt file stops here, before conf could touch it.
-  const data = readConfig(file);
+export function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  let at = path.resolve(dir);
+  for (;;) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(at);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') throw writeError('create the config folder', dir, error);
+    }
+    if (stat) {
+      if (!stat.isDirectory()) throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+      break;
+    }
+    missing.unshift(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const level of missing) {
+    try {
+      fs.mkdirSync(level, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError('create the config folder', dir, error);
+    }
+  }
+}
+
+/** A lock older than this is left over from a process that died: it is taken over. */
+const STALE_LOCK_MS = 10_000;
+/** How long a writer waits for the lock before giving up. */
+const LOCK_WAIT_MS = 15_000;
+
+/**
+ * Runs `fn` holding an exclusive lock file beside the config file, so that concurrent commands
+ * never lose each other's values: each re-reads the file inside the lock.
+ */
+export async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  const started = Date.now();
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError('write', file, error);
+    }
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Date.now() - started > LOCK_WAIT_MS) {
+      throw new ConfigError(`cannot write ${file}: another trigger command holds its lock ${lock}`, { hint: `if none is running, delete ${lock}` });
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Changes the config and writes the whole file back under the lock, keeping every value it does not
+ * change. `update` sees the file as it is inside the lock.
+ */
+export async function updateConfig(file: string, update: (data: ConfigData) => ConfigData): Promise<ConfigData> {
+  readConfig(file); // a corrupt file stops here, before anything is created or locked
   const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(dir, 0o700);
-  const { default: Conf } = await import('conf');
-  const store = new Conf<ConfigData>({
-    cwd: dir,
-    configName: path.basename(CONFIG_FILE_NAME, '.json'),
-    configFileMode: 0o600,
-    accessPropertiesByDotNotation: false,
-    clearInvalidConfig: false,
-    watch: false,
+  ensureDir(dir);
+  return withLock(file, async () => {
+    const next = update(readConfig(file));
+    const { default: Conf } = await import('conf');
+    try {
+      const store = new Conf<ConfigData>({
+        cwd: dir,
+        configName: path.basename(CONFIG_FILE_NAME, '.json'),
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+        watch: false,
+      });
+      store.store = next;
+      // conf keeps the mode of a file that already existed; the key must not be readable by others.
+      fs.chmodSync(file, 0o600);
+    } catch (error) {
+      throw writeError('write', file, error);
+    }
+    return next;
   });
-  const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
-  const next = update({ ...(profiles[name] ?? {}) });
-  if (next === undefined) delete profiles[name];
-  else profiles[name] = next;
-  store.set('profiles', profiles);
-  // conf keeps the mode of a file that already existed; the key must not be readable by others.
-  fs.chmodSync(file, 0o600);
+}
+
+/**
+ * Changes one profile, keeping every other value and profile. The update sees the profile as stored
+ * (or {}); returning undefined removes the profile.
+ */
+export async function updateProfile(file: string, name: string, update: (profile: Profile) => Profile | undefined): Promise<void> {
+  await updateConfig(file, (data) => {
+    const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
+    const next = update({ ...(profiles[name] ?? {}) });
+    if (next === undefined) delete profiles[name];
+    else profiles[name] = next;
+    return { ...data, profiles };
+  });
 }

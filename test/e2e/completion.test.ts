@@ -24,7 +24,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 
 describe('trigger completion', () => {
   it.each([
-    [['trigger', ''], ['fire', 'batch', 'config', 'emulator', 'completion']],
+    [['trigger', ''], ['fire', 'batch', 'config', 'status', 'emulator', 'completion']],
     [['trigger', 'ba'], ['batch']],
     [['trigger', 'fire', '--va'], ['--value']],
     [['trigger', 'config', 'set-'], ['set-key', 'set-base-url']],

@@ -74,7 +74,7 @@ describe('trigger config', () => {
     expectNoKey(key);
 
     const all = await cli(['config', 'get', '--json']);
-    expect(JSON.parse(all.stdout)).toEqual({ profile: 'default', 'api-key': '••••z789', 'base-url': 'https://api.example.com' });
+    expect(JSON.parse(all.stdout)).toEqual({ profile: 'default', 'api-key': '••••z789', 'base-url': 'https://api.example.com', overriddenBy: {} });
 
     const list = await cli(['config', 'list']);
     expect(list.stdout).toContain('default (active)');
@@ -83,7 +83,7 @@ describe('trigger config', () => {
     expectNoKey(list);
 
     const listed = await cli(['config', 'list'], undefined, { ...box.env, TRIGGER_PROFILE: 'local' });
-    expect(listed.stdout).toContain('local (active)');
+    expect(listed.stdout).toContain('local (active: TRIGGER_PROFILE)');
 
     const unset = await cli(['config', 'unset', 'base-url']);
     expect(unset.code).toBe(0);
@@ -165,5 +165,145 @@ describe('precedence as the server sees it', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('known profiles: prod');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('profiles: concurrent writes, use, delete, overrides', () => {
+  it('20 set-key commands run at once on 20 profiles keep all 20', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => cli(['config', 'set-key', `${TEST_KEY}_${i}`, '--profile', `p${i}`])));
+    expect(results.map((r) => r.code)).toEqual(Array(20).fill(0));
+    const profiles = stored().profiles;
+    expect(Object.keys(profiles).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`).sort());
+    expect(Array.from({ length: 20 }, (_, i) => profiles[`p${i}`]?.apiKey === `${TEST_KEY}_${i}`).every(Boolean)).toBe(true);
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a lock left by a process that died is taken over once stale', async () => {
+    fs.mkdirSync(box.configDir, { recursive: true });
+    fs.writeFileSync(`${file}.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${file}.lock`, old, old);
+    const result = await cli(['config', 'set-base-url', 'https://api.example.com']);
+    expect(result.code).toBe(0);
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('use makes a profile active (list marks it; flags and TRIGGER_PROFILE still win); delete removes it', async () => {
+    const server = await startServer();
+    try {
+      await cli(['config', 'set-key', 'key_default_1234']);
+      await cli(['config', 'set-key', 'key_staging_1234', '--profile', 'staging']);
+      await cli(['config', 'set-base-url', server.url, '--profile', 'staging']);
+      await cli(['config', 'set-base-url', server.url]);
+      const unknown = await cli(['config', 'use', 'nope']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('profile "nope" is not in');
+      expect(unknown.stderr).toContain('known profiles: default, staging');
+
+      expect((await cli(['config', 'use', 'staging'])).code).toBe(0);
+      const list = await cli(['config', 'list']);
+      expect(list.stdout).toContain('* staging (active)');
+      expect(list.stdout).toMatch(/^ {2}default$/m);
+      await cli(['fire', 't', 'u']);
+      await cli(['fire', 't', 'u', '--profile', 'default']);
+      await cli(['fire', 't', 'u'], undefined, { ...box.env, TRIGGER_PROFILE: 'default' });
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer key_staging_1234', 'Bearer key_default_1234', 'Bearer key_default_1234']);
+
+      const deleted = await cli(['config', 'delete', 'staging']);
+      expect(deleted.code).toBe(0);
+      expect(Object.keys(stored().profiles)).toEqual(['default']);
+      expect((stored() as { active?: string }).active).toBeUndefined();
+      expect((await cli(['config', 'delete', 'staging'])).code).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('get says when the environment overrides the stored value', async () => {
+    await cli(['config', 'set-key', TEST_KEY]);
+    const env = { ...box.env, TRIGGER_API_KEY: 'env_key_987654321', TRIGGER_BASE_URL: 'https://env.example.com' };
+    const human = await cli(['config', 'get'], undefined, env);
+    expect(human.stdout).toContain('api-key   ••••z789');
+    expect(human.stderr).toContain('note: TRIGGER_API_KEY is set in this environment and overrides the stored api-key');
+    expect(human.stderr).toContain('note: TRIGGER_BASE_URL is set in this environment and overrides the stored base-url');
+    const json = await cli(['config', 'get', 'api-key', '--json'], undefined, env);
+    expect(JSON.parse(json.stdout)).toEqual({ 'api-key': '••••z789', overriddenBy: 'TRIGGER_API_KEY' });
+    expectNoKey(json, 'env_key_987654321');
+  });
+});
+
+describe('trigger status', () => {
+  it('shows each setting with where it came from, and sends nothing', async () => {
+    const server = await startServer();
+    try {
+      await cli(['config', 'set-key', TEST_KEY]);
+      await cli(['config', 'set-base-url', server.url]);
+      const human = await cli(['status']);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/^profile {3}default \(the default\)$/m);
+      expect(human.stdout).toMatch(new RegExp(`^api key {3}••••z789 from profile \\(config file\\): profile "default" in ${file.replaceAll('/', '\\/')}$`, 'm'));
+      expect(human.stdout).toMatch(/^config {4}.*config\.json \(mode 0600\)$/m);
+      expect(human.stdout).toMatch(/^proxy {5}none$/m);
+      expect(human.stdout).toMatch(new RegExp(`^versions {2}trigger \\d+\\.\\d+\\.\\d+, node ${process.version}$`, 'm'));
+      expectNoKey(human);
+
+      const env = { ...box.env, TRIGGER_API_KEY: 'env_key_987654321', HTTP_PROXY: 'http://127.0.0.1:9' };
+      const json = await cli(['status', '--json', '--base-url', server.url], undefined, env);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: true,
+        profile: { name: 'default', source: 'default' },
+        apiKey: { masked: '••••4321', source: 'env', from: 'TRIGGER_API_KEY' },
+        baseUrl: { url: server.url, source: 'flag', from: '--base-url' },
+        configFile: { path: file, exists: true, mode: '0600' },
+        proxy: 'http://127.0.0.1:9',
+        versions: { node: process.version },
+        problems: [],
+      });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exit 2 with the command that fixes what is missing', async () => {
+    const result = await cli(['status']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^api key {3}not set$/m);
+    expect(result.stderr).toContain('error: no API key is set — run: trigger config set-key');
+    expect(result.stderr).toContain('error: no base URL is set — run: trigger config set-base-url');
+    const json = await cli(['status', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, apiKey: null, baseUrl: null, configFile: { exists: false, mode: null } });
+  });
+});
+
+describe('config folders that cannot be made', () => {
+  it.each([
+    ['/proc/nope/x', /cannot create the config folder \/proc\/nope\/x: /],
+    ['FILE/sub', /: a file is in the way \(part of the path is a file, not a folder\)/],
+  ])('TRIGGER_CONFIG_DIR=%s: one line, exit 2, within a second', async (dir, message) => {
+    const blocker = path.join(box.home, 'FILE');
+    fs.writeFileSync(blocker, 'not a folder');
+    const target = dir.replace('FILE', blocker);
+    const started = performance.now();
+    const result = await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'], undefined, { ...box.env, TRIGGER_CONFIG_DIR: target });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain('unexpected failure');
+  });
+
+  it('an existing folder keeps its mode; a new one is 0700', async () => {
+    const project = path.join(box.home, 'project');
+    fs.mkdirSync(project, { mode: 0o755 });
+    fs.chmodSync(project, 0o755);
+    expect((await cli(['config', 'set-key', TEST_KEY], undefined, { ...box.env, TRIGGER_CONFIG_DIR: project })).code).toBe(0);
+    expect(fs.statSync(project).mode & 0o777).toBe(0o755);
+    expect(fs.statSync(path.join(project, 'config.json')).mode & 0o777).toBe(0o600);
+    const fresh = path.join(box.home, 'a', 'b', 'c');
+    expect((await cli(['config', 'set-key', TEST_KEY], undefined, { ...box.env, TRIGGER_CONFIG_DIR: fresh })).code).toBe(0);
+    for (const level of ['a', 'a/b', 'a/b/c']) expect(fs.statSync(path.join(box.home, level)).mode & 0o777).toBe(0o700);
   });
 });

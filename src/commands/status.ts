@@ -1,0 +1,125 @@
+/**
+ * trigger status: what a command would use now, and why (as `gh auth status` answers it). Gathers the
+ * settings without stopping at the first problem, then prints them; sends nothing.
+ */
+import fs from 'node:fs';
+import { proxyFor } from '../client/undici.js';
+import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
+import type { Output } from '../output/io.js';
+import { loadKey, storeName } from '../settings/keychain.js';
+import { findSettings, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
+import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
+import { VERSION } from '../version.js';
+
+export interface StatusOptions extends SettingsFlags {
+  json?: boolean;
+}
+
+const SOURCE_WORDS: Record<Source, string> = {
+  flag: 'flag',
+  env: 'environment',
+  profile: 'profile (config file)',
+  keychain: 'credential store',
+};
+
+export interface Status {
+  ok: boolean;
+  profile: { name: string; source: 'flag' | 'env' | 'config' | 'default' };
+  apiKey: { masked: string; source: Source; from: string } | null;
+  baseUrl: { url: string; source: Source; from: string } | null;
+  configFile: { path: string; exists: boolean; mode: string | null };
+  proxy: string | null;
+  versions: { trigger: string; node: string };
+  problems: Array<{ message: string; hint: string | undefined }>;
+}
+
+/** The status, gathered; problems are collected, not thrown. */
+export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv = process.env): Promise<Status> {
+  const found = findSettings({ flags, env });
+  const problems: TriggerError[] = [];
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isTriggerError(error)) throw error;
+      problems.push(error);
+      return undefined;
+    }
+  };
+  const { profile, configFile } = found;
+  if (profile.explicit && !found.stored) problems.push(unknownProfile(profile.name, configFile, found.config));
+
+  let apiKey: Status['apiKey'] = null;
+  if (found.key) {
+    const [value, source, from] = found.key;
+    let key: string | undefined;
+    if (source === 'keychain') {
+      try {
+        key = await loadKey(profile.name);
+      } catch (error) {
+        if (!isTriggerError(error)) throw error;
+        problems.push(error);
+      }
+    } else {
+      key = value;
+    }
+    const checked = key === undefined ? undefined : attempt(() => normalizeApiKey(key, from));
+    if (checked !== undefined) apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
+  } else {
+    problems.push(new ConfigError('no API key is set', { hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY)` }));
+  }
+
+  let baseUrl: Status['baseUrl'] = null;
+  let proxy: string | undefined;
+  if (found.url) {
+    const [value, source, from] = found.url;
+    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found.allowHttp, source: from }));
+    if (parsed) {
+      proxy = proxyFor(parsed.origin, env);
+      attempt(() => checkCleartext(parsed, proxy, found.allowHttp));
+      baseUrl = { url: parsed.href, source, from };
+    }
+  } else {
+    problems.push(new ConfigError('no base URL is set', { hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL)` }));
+  }
+
+  let mode: string | null = null;
+  try {
+    mode = (fs.statSync(configFile).mode & 0o777).toString(8).padStart(4, '0');
+  } catch {
+    mode = null;
+  }
+  return {
+    ok: problems.length === 0,
+    profile: { name: profile.name, source: profile.source },
+    apiKey,
+    baseUrl,
+    configFile: { path: configFile, exists: mode !== null, mode },
+    proxy: proxy ?? null,
+    versions: { trigger: VERSION, node: process.version },
+    problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
+  };
+}
+
+export function statusLines(s: Status, io: Output): string[] {
+  const c = io.out;
+  const profileWhy = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' }[s.profile.source];
+  const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
+  return [
+    row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row('api key', s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error('not set')),
+    row('base URL', s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error('not set')),
+    row('config', s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim('(not created yet)')}`),
+    row('proxy', s.proxy ?? c.dim('none')),
+    row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
+  ];
+}
+
+export async function status(options: StatusOptions, io: Output): Promise<void> {
+  const result = await collectStatus({ apiKey: options.apiKey, baseUrl: options.baseUrl, profile: options.profile, allowHttp: options.allowHttp });
+  if (options.json) io.json(JSON.stringify(result));
+  else for (const line of statusLines(result, io)) io.stdout(line);
+  if (result.problems.length === 0) return;
+  for (const problem of result.problems) io.stderr(`${io.err.error('error:')} ${problem.message}${problem.hint ? io.err.dim(' — ') + io.err.hint(problem.hint) : ''}`);
+  throw new ConfigError(result.problems[0]!.message, { reported: true });
+}

@@ -1,0 +1,89 @@
+/**
+ * The operating system's credential store (macOS Keychain, Windows Credential Manager, the Secret
+ * Service on Linux desktops) through @napi-rs/keyring, the maintained successor of keytar. The native
+ * module is loaded only when a command needs the store, so `trigger fire` with TRIGGER_API_KEY or a
+ * key in the file pays nothing for it. Every call gives up after STORE_TIMEOUT_MS: a store that does
+ * not answer is treated as no store.
+ */
+import { ConfigError } from '../errors.js';
+
+const SERVICE = 'trigger-cli';
+export const STORE_TIMEOUT_MS = 1000;
+
+/** What the store is called on this platform, for messages. */
+export function storeName(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return 'the macOS Keychain';
+  if (platform === 'win32') return 'the Windows Credential Manager';
+  return 'the Secret Service keyring';
+}
+
+interface KeyringEntry {
+  setPassword(password: string, signal?: AbortSignal): Promise<void>;
+  getPassword(signal?: AbortSignal): Promise<string | null>;
+  deleteCredential(signal?: AbortSignal): Promise<boolean>;
+}
+
+async function entry(profile: string): Promise<KeyringEntry> {
+  const { AsyncEntry } = await import('@napi-rs/keyring');
+  // Pinned to the Secret Service on Linux: the module would otherwise fall back to the kernel
+  // keyring, which forgets the key at logout or reboot.
+  return new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } });
+}
+
+/** Runs one store call within STORE_TIMEOUT_MS; rejects when the store fails or does not answer. */
+async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>, profile: string): Promise<T> {
+  const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([entry(profile).then((e) => call(e, signal)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function reason(error: unknown): string {
+  const text = (error as Error)?.message ?? String(error);
+  return text.split('\n')[0]!.replace(/^Platform failure: /, '');
+}
+
+/** Stores the key; returns undefined when stored, else why the store could not take it. */
+export async function storeKey(profile: string, key: string): Promise<string | undefined> {
+  try {
+    await bounded((e, signal) => e.setPassword(key, signal), profile);
+    return undefined;
+  } catch (error) {
+    return reason(error);
+  }
+}
+
+/** Reads the key a profile keeps in the store; a ConfigError when it is not there or no store answers. */
+export async function loadKey(profile: string): Promise<string> {
+  let key: string | null;
+  try {
+    key = await bounded((e, signal) => e.getPassword(signal), profile);
+  } catch (error) {
+    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, which did not answer (${reason(error)})`, {
+      hint: `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === 'default' ? '' : ` --profile ${profile}`}`,
+    });
+  }
+  if (key === null || key === '') {
+    throw new ConfigError(`the API key of profile "${profile}" should be in ${storeName()} but is not there`, {
+      hint: `store it again: trigger config set-key${profile === 'default' ? '' : ` --profile ${profile}`}`,
+    });
+  }
+  return key;
+}
+
+/** Removes a profile's key from the store; returns why not when the store could not be reached. */
+export async function deleteKey(profile: string): Promise<string | undefined> {
+  try {
+    await bounded((e, signal) => e.deleteCredential(signal), profile);
+    return undefined;
+  } catch (error) {
+    return reason(error);
+  }
+}
