@@ -1,8 +1,8 @@
 /**
  * The library: what `trigger fire` does, for Node programs, without spawning the CLI.
  *
- *   import { fireEvent, resolveSettings } from 'trigger-cli';
- *   const settings = resolveSettings();            // flag > env > profile, as the CLI does
+ *   import { fireEvent, loadSettings } from 'trigger-cli';     // or: require('trigger-cli')
+ *   const settings = await loadSettings();         // flag > env > profile (keychain or file), as the CLI does
  *   await fireEvent({ triggerId: 'purchase', userId: 'alice', value: 9.99 },
  *                   { baseUrl: settings.baseUrl, apiKey: settings.apiKey! });
  *
@@ -31,7 +31,7 @@ export {
   type ErrorKind,
 } from './errors.js';
 export { configDir, configPath } from './settings/paths.js';
-export { resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
+export { loadSettings, resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
 export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';
 export { VERSION } from './version.js';
 export {

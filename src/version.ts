@@ -1,6 +1,2 @@
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-
-/** The package version, read from package.json (one folder up from both src/ and dist/). */
-export const VERSION: string = (require('../package.json') as { version: string }).version;
+// Written from package.json by scripts/write-version.mjs at build time; edit package.json instead.
+export const VERSION = '0.1.0';

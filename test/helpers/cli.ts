@@ -49,12 +49,16 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Called with the child once it started (to send signals). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
+  /** Another `trigger` to run (an installed one) instead of the built bin/trigger.js. */
+  command?: string;
+  cwd?: string;
 }
 
 export function run(args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(options.command ?? process.execPath, options.command ? args : [BIN, ...args], {
       env: options.env,
+      cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
