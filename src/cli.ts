@@ -4,6 +4,7 @@
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
+import { parseShard, type Shard } from './batch/shard.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { isTriggerError } from './errors.js';
 import { Output } from './output/io.js';
@@ -77,6 +78,7 @@ export function buildProgram(): Command {
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
+    .addOption(new Option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file').argParser(shardArgument))
     .addHelpText(
       'after',
       `
@@ -240,6 +242,14 @@ Examples:
     });
 
   return program;
+}
+
+function shardArgument(text: string): Shard {
+  try {
+    return parseShard(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`);
+  }
 }
 
 function wholeNumber(name: string, min: number, max: number) {

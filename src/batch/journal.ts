@@ -77,6 +77,8 @@ interface Header {
   version: number;
   input: InputFingerprint;
   format: Format;
+  /** "i/n" with --shard. */
+  shard?: string | undefined;
   started: string;
 }
 
@@ -160,6 +162,7 @@ export interface JournalOptions {
   resume: boolean;
   input: InputFingerprint;
   format: Format;
+  shard?: string | undefined;
   /** The command that carries the batch on, for the messages. */
   resumeCommand: string;
 }
@@ -212,6 +215,11 @@ export class Journal {
           hint: 'resume with the input the journal was made for, or name a new --journal for this one',
         });
       }
+      if ((loaded.header.shard ?? '') !== (options.shard ?? '')) {
+        throw new UsageError(`the journal ${file} is for ${loaded.header.shard ? `shard ${loaded.header.shard}` : 'the whole input'}, not ${options.shard ? `shard ${options.shard}` : 'the whole input'}`, {
+          hint: loaded.header.shard ? `pass --shard ${loaded.header.shard}` : 'resume without --shard',
+        });
+      }
       if (loaded.header.format !== options.format) {
         throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, { hint: `pass --format ${loaded.header.format}` });
       }
@@ -225,7 +233,7 @@ export class Journal {
         position = loaded.whole;
       } else {
         fd = fs.openSync(file, 'wx', 0o600);
-        const header: Header = { journal: MAGIC, version: VERSION, input: options.input, format: options.format, started: new Date().toISOString() };
+        const header: Header = { journal: MAGIC, version: VERSION, input: options.input, format: options.format, shard: options.shard, started: new Date().toISOString() };
         position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
         fs.fsyncSync(fd);
       }

@@ -33,6 +33,8 @@ export interface ClientOptions {
   keySource?: string;
   /** Observes each request, response and retry (for --verbose). Receives no key. */
   onEvent?: (event: ClientEvent) => void;
+  /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
+  traceparent?: string | undefined;
 }
 
 export type ClientEvent =
@@ -123,6 +125,7 @@ export class TriggerClient {
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
+    if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
   }
 
   /** Headers as they are sent, with the key masked: for --verbose. */

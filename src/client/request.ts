@@ -147,3 +147,15 @@ export function prepareEvent(input: EventInput): PreparedEvent {
     body: value === undefined ? '{}' : `{"value":${value.json}}`,
   };
 }
+
+/**
+ * A W3C Trace Context traceparent (version-traceid-parentid-flags, lowercase hex), as CI systems and
+ * otel-cli set TRACEPARENT; undefined when it is not one (version ff, or an all-zero id, is invalid).
+ */
+export function parseTraceparent(value: string | undefined): string | undefined {
+  const text = value?.trim().toLowerCase();
+  const match = text ? /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/.exec(text) : null;
+  if (!match || match[1] === 'ff' || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined;
+  if (match[1] === '00' && match[5] !== undefined) return undefined; // version 00 has exactly four parts
+  return text;
+}

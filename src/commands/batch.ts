@@ -11,6 +11,7 @@ import { fingerprint, Journal } from '../batch/journal.js';
 import { BatchRecorder } from '../batch/recorder.js';
 import { fmt, progressLine, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { readRows, type RowSource } from '../batch/rows.js';
+import { shardRows, type Shard } from '../batch/shard.js';
 import { Runner } from '../batch/runner.js';
 import { TriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
@@ -30,6 +31,7 @@ export interface BatchCommandOptions extends ServiceOptions {
   journal?: string;
   resume?: boolean;
   retryUnknown?: boolean;
+  shard?: Shard;
 }
 
 /** True when both name the same file (any path to it), or `b` is the file behind stdin ("-"). */
@@ -79,6 +81,7 @@ function replayCommand(file: string, format: Format, trigger: string | undefined
 /** The command that carries a journaled batch on. */
 function resumeCommand(input: Input, options: BatchCommandOptions): string {
   const args = ['trigger', 'batch', shellQuote(input.name), '--journal', shellQuote(options.journal!), '--resume'];
+  if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push('--failed', shellQuote(options.failed));
   if (formatFromName(input.name) !== input.format) args.push('--format', input.format);
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
@@ -103,7 +106,13 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
   const journal =
     options.journal && !dryRun
-      ? Journal.open(options.journal, { resume: options.resume === true, input: await fingerprint(input.file!), format: input.format, resumeCommand: resumeCommand(input, options) })
+      ? Journal.open(options.journal, {
+          resume: options.resume === true,
+          input: await fingerprint(input.file!),
+          format: input.format,
+          shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+          resumeCommand: resumeCommand(input, options),
+        })
       : undefined;
   if (journal?.resumed) io.stderr(io.err.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
   const failed = options.failed ? openFailed(options.failed, reader) : undefined;
@@ -118,7 +127,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   };
   const recorder = new BatchRecorder({ io, stop, json: options.json === true, concurrency: options.concurrency, failed, journal, retryUnknown: options.retryUnknown === true, stderr });
   const runner = new Runner({
-    rows: reader.rows,
+    rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
     send: client ? (event, stopRetries) => client.fire(event, { stopRetries }) : undefined,
     concurrency: options.concurrency,
     rate: options.rate,
@@ -132,7 +141,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   let total: number | undefined;
   if (spinnerWanted() && !options.quiet && !options.verbose) {
     progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.err));
-    if (input.file) void countLines(input.file).then((n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))), () => undefined);
+    if (input.file && !options.shard) void countLines(input.file).then((n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))), () => undefined);
   }
 
   let stoppedBy: StopSignal | undefined;

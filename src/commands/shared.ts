@@ -3,6 +3,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createClient, type ClientEvent, type TriggerClient } from '../client/client.js';
+import { parseTraceparent } from '../client/request.js';
 import type { Output } from '../output/io.js';
 import { verboseLines } from '../output/render.js';
 import type { Settings, SettingsFlags } from '../settings/resolve.js';
@@ -84,7 +85,12 @@ export function clientFor(
         for (const line of verboseLines(event, io.err)) io.stderr(line);
       }
     : undefined;
+  const traceparent = parseTraceparent(process.env.TRACEPARENT);
+  if (process.env.TRACEPARENT && !traceparent && options.verbose) {
+    io.stderr(io.err.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
+  }
   return createClient({
+    traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? '',
     keySource: keySourceLabel(settings),

@@ -413,3 +413,22 @@ describe('trigger fire: proxies', () => {
     }
   });
 });
+
+describe('TRACEPARENT', () => {
+  const trace = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+  it('a valid one goes out as the traceparent header', async () => {
+    const result = await fire(['deploy', 'alice'], { ...box.env, TRACEPARENT: trace });
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.headers.traceparent).toBe(trace);
+  });
+
+  it('an invalid one is not sent, and --verbose says so', async () => {
+    const result = await fire(['deploy', 'alice', '--verbose'], { ...box.env, TRACEPARENT: 'garbage' });
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.headers.traceparent).toBeUndefined();
+    expect(result.stderr).toContain('TRACEPARENT is not a W3C traceparent');
+    const quiet = await fire(['deploy', 'alice'], { ...box.env, TRACEPARENT: 'garbage' });
+    expect(quiet.stderr).toBe('');
+  });
+});

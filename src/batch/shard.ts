@@ -1,0 +1,45 @@
+/**
+ * --shard <i>/<n>: n jobs given the same file each send the rows of their own shard, split by a
+ * stable hash of the user id (a user's events stay together, in one job, in input order), so that
+ * between them every row is sent exactly once.
+ */
+import { UsageError } from '../errors.js';
+import type { Row } from './rows.js';
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  count: number;
+}
+
+export function parseShard(text: string): Shard {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || count > 10_000 || index < 1 || index > count) {
+    throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
+      hint: 'in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>',
+    });
+  }
+  return { index, count };
+}
+
+/** FNV-1a (32 bits) over the UTF-8 bytes: the same shard on every machine and every Node version. */
+export function hash32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
+}
+
+/** Whether a row belongs to the shard; a row with no user id (unreadable) goes by its line number. */
+export function inShard(row: Row, shard: Shard): boolean {
+  const key = row.userId ?? `\u0000line ${row.line}`;
+  return hash32(key) % shard.count === shard.index - 1;
+}
+
+export async function* shardRows(rows: AsyncIterable<Row[]>, shard: Shard): AsyncGenerator<Row[]> {
+  for await (const chunk of rows) {
+    const mine = chunk.filter((row) => inShard(row, shard));
+    if (mine.length) yield mine;
+  }
+}
