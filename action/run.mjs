@@ -11,7 +11,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trigger.js');
+const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trigger.cjs');
 const input = (name) => (process.env[`INPUT_${name}`] ?? '').trim();
 
 /** Splits `args` as a shell would split words (quotes, backslashes), without running a shell. */

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { median, table, time } from './bench-lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'trigger.js');
+const bin = path.join(root, 'bin', 'trigger.cjs');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const rows = Number(process.env.BENCH_ROWS ?? 20_000);
 const loopRows = Number(process.env.BENCH_LOOP_ROWS ?? 500);

@@ -8,10 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shellQuote as quote } from '../dist/output/render.js';
+
+/** A word for a POSIX shell: as it is when that is safe, else single-quoted. */
+const quote = (text) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'trigger.js');
+const bin = path.join(root, 'bin', 'trigger.cjs');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-demo-'));
 const log = path.join(work, 'events.ndjson');
 

@@ -152,6 +152,11 @@ export class TriggerClient {
     return eventUrl(this.baseUrl, event);
   }
 
+  /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
+  async ready(): Promise<void> {
+    await this.#pool();
+  }
+
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);

@@ -4,7 +4,7 @@
  * loads in a fraction of that. With a proxy configured the index is loaded after all, for the
  * proxy-aware agent; so is it should a future undici move the pool's file.
  */
-import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
 import type { Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 
 export type PoolOptions = Pool.Options & EnvHttpProxyAgent.Options;
@@ -43,21 +43,28 @@ export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): 
   return proxy;
 }
 
+type UndiciIndex = typeof Undici;
+
+/** undici is CommonJS: bundled, its exports are under `default`; loaded by Node, also at the top. */
+function interop(module: object): UndiciIndex {
+  return ((module as { default?: UndiciIndex }).default ?? module) as UndiciIndex;
+}
+
 export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<DispatcherFactory> {
   if (proxyConfigured(env)) {
     // The proxy agent needs the request API that undici's index installs on every dispatcher.
     // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
     // sends it; https:// is tunnelled with CONNECT either way.
-    const { EnvHttpProxyAgent } = await import('undici');
+    const { EnvHttpProxyAgent } = interop(await import('undici'));
     return (_origin, options) => new EnvHttpProxyAgent({ ...options, proxyTunnel: false });
   }
   try {
-    const require = createRequire(import.meta.url);
-    const PoolClass = require('undici/lib/dispatcher/pool.js') as typeof Pool;
+    // A static path, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
+    const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
     if (typeof PoolClass?.prototype?.dispatch !== 'function') throw new Error('layout changed');
     return (origin, options) => new PoolClass(origin, options);
   } catch {
-    const { Pool: IndexPool } = await import('undici');
+    const { Pool: IndexPool } = interop(await import('undici'));
     return (origin, options) => new IndexPool(origin, options);
   }
 }

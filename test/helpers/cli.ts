@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = path.join(ROOT, 'bin', 'trigger.js');
+export const BIN = path.join(ROOT, 'bin', 'trigger.cjs');
 
 /** A fake key used by the tests; never printed by an assertion (see expectNoKey). */
 export const TEST_KEY = 'tk_test_5ecret_Abc123xyz789';
@@ -49,7 +49,7 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Called with the child once it started (to send signals). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
-  /** Another `trigger` to run (an installed one) instead of the built bin/trigger.js. */
+  /** Another `trigger` to run (an installed one) instead of the built bin/trigger.cjs. */
   command?: string;
   cwd?: string;
 }

@@ -1,0 +1,6 @@
+// undici ships no declarations for its files; the pool is its Pool class (see client/undici.ts).
+declare module 'undici/lib/dispatcher/pool.js' {
+  import type { Pool } from 'undici';
+  const PoolClass: typeof Pool;
+  export default PoolClass;
+}
