@@ -2,6 +2,7 @@
  * For the benchmark's floor: one POST with node:http and nothing else, as `trigger fire` makes it.
  * Usage: node bench-node-post.mjs <url>
  */
+import { Buffer } from 'node:buffer';
 import http from 'node:http';
 const body = '{"value":9.99}';
 const req = http.request(`${process.argv[2]}/v1/triggers/bench/users/alice/events`, {
