@@ -41,6 +41,8 @@ export interface RecorderOptions {
   retryUnknown: boolean;
   /** Writes a line to stderr (clearing the progress line first). */
   stderr: (line: string) => void;
+  /** Called before a line goes to stdout: the progress line is cleared, in case both are one terminal. */
+  beforeStdout?: () => void;
   stdout?: NodeJS.WriteStream;
 }
 
@@ -142,6 +144,7 @@ export class BatchRecorder implements OutcomeSink {
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
+    this.#o.beforeStdout?.();
     if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome))}\n`)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {

@@ -125,7 +125,12 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     progress?.clear();
     io.stderr(line);
   };
-  const recorder = new BatchRecorder({ io, stop, json: options.json === true, concurrency: options.concurrency, failed, journal, retryUnknown: options.retryUnknown === true, stderr });
+  const recorder = new BatchRecorder({
+    ...{ io, stop, failed, journal, stderr, concurrency: options.concurrency },
+    json: options.json === true,
+    retryUnknown: options.retryUnknown === true,
+    beforeStdout: () => progress?.clear(),
+  });
   const runner = new Runner({
     rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
     send: client ? (event, stopRetries) => client.fire(event, { stopRetries }) : undefined,

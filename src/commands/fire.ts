@@ -6,7 +6,7 @@ import { eventUrl, USER_AGENT } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { curlCommand, resultJson, successLine } from '../output/render.js';
+import { curlCommand, printable, resultJson, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
@@ -48,10 +48,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       stoppedBy ??= signal;
       controller.abort();
     });
-    const spinner = startSpinner(
-      `firing ${triggerId} for ${userId}`,
-      spinnerWanted() && !options.quiet && !options.verbose,
-    );
+    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
     try {
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
