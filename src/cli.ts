@@ -6,7 +6,7 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import type * as ConfigCommands from './commands/config.js';
 import { parseShard, type Shard } from './batch/shard.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
-import { isTriggerError } from './errors.js';
+import { isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation } from './output/render.js';
 import { VERSION } from './version.js';
@@ -58,9 +58,17 @@ export function buildProgram(): Command {
     .argument('<triggerId>', 'the trigger id from the dashboard (type Custom)')
     .argument('<userId>', 'the user the event is about (any string)')
     .option('--value <number>', 'a decimal number sent with the event, e.g. 9.99')
+    .allowExcessArguments(true) // checked below, to suggest --value for `fire purchase alice 9.99`
     .addHelpText('after', EXAMPLES_FIRE);
-  addServiceOptions(fire).action(async (triggerId: string, userId: string, options: ServiceOptions & { value?: string }) => {
+  addServiceOptions(fire).action(async (triggerId: string, userId: string, options: ServiceOptions & { value?: string }, command: Command) => {
     Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
+    const extra = command.args.slice(2);
+    if (extra.length > 0) {
+      const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
+      throw new UsageError(`fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(' ')})`, {
+        hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it',
+      });
+    }
     await io.useColors();
     const { fire: run } = await import('./commands/fire.js');
     await run(triggerId, userId, options, io);
@@ -96,7 +104,10 @@ Examples:
 Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
 130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (unsent rows are kept in --failed).`,
     );
-  addServiceOptions(batch).action(async (source: string, options: BatchCommandOptions) => {
+  addServiceOptions(batch);
+  const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
+  if (batchDryRun) batchDryRun.description = 'check every row and send nothing (prints no curl commands)';
+  batch.action(async (source: string, options: BatchCommandOptions) => {
     Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
     await io.useColors();
     const { batch: run } = await import('./commands/batch.js');
@@ -248,14 +259,14 @@ function shardArgument(text: string): Shard {
   try {
     return parseShard(text);
   } catch (error) {
-    throw new InvalidArgumentError(`${(error as Error).message} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`);
+    throw new InvalidArgumentError(`${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`);
   }
 }
 
 function wholeNumber(name: string, min: number, max: number) {
   return (text: string): number => {
     if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
-      throw new InvalidArgumentError(`${name} takes a whole number from ${min} to ${max}`);
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
     }
     return Number(text);
   };
@@ -303,7 +314,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (error.code !== 'EPIPE') throw error;
   });
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    if (argv.length <= 2) {
+      // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
+      io.write(program.helpInformation());
+      return;
+    }
+    await program.parseAsync(argv);
   } catch (error) {
     process.exitCode = report(error);
   }

@@ -33,11 +33,20 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push(''); // a short row still lines up with the header
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason;
+      // A row that had too many fields was kept with its reason as one more field: on a replay that
+      // field is the error column's, so it is replaced, not added to again.
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason;
       else fields.push(reason);
       return csvLine(fields);
     }
     case 'ndjson': {
       if (!record.object) return `${JSON.stringify({ error: reason, input: record.raw })}\n`;
+      if (!('error' in record.object)) {
+        // The line as written, plus the reason: every digit and member order kept as the user wrote it.
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? '' : ','}"error":${JSON.stringify(reason)}}\n`;
+      }
       const members = Object.entries(record.object)
         .filter(([key]) => key !== 'error')
         .map(([key, value]) => {

@@ -64,8 +64,8 @@ export function progressLine(counts: Counts, total: number | undefined, elapsedM
   const done = counts.rows;
   const rate = rateOf(counts, elapsedMs);
   const parts = [total ? `${fmt(done)}/${fmt(Math.max(total, counts.rows))} rows` : `${fmt(done)} rows`];
-  const bad = counts.failed + counts.invalid;
-  parts.push(bad ? c.error(`${fmt(bad)} failed`) : '0 failed');
+  parts.push(counts.failed ? c.error(`${fmt(counts.failed)} failed`) : '0 failed');
+  if (counts.invalid) parts.push(c.error(`${fmt(counts.invalid)} invalid`));
   parts.push(`${fmt(rate)}/s`);
   if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
@@ -129,7 +129,8 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   if (s.notKept) {
     lines.push(c.error(`  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`));
   } else {
-    const next = s.next ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? 'send them later with' : 'once the cause is fixed, send them with'}: ${s.next.command}` : '';
+    const them = kept === 1 ? 'it' : 'them';
+    const next = s.next ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : '';
     lines.push(`  ${kept === 1 ? '1 row' : `${fmt(kept)} rows`} kept in ${s.failedFile}${next}`);
   }
   if (counts.unknown && !s.next?.resume) {

@@ -126,7 +126,8 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
       error: columnIndex(header, 'error'),
     };
     if (columns.user < 0) {
-      throw new UsageError(`the CSV header (line ${line}) has no userId column: ${header.join(',')}`, {
+      const shown = header.join(',');
+      throw new UsageError(`the CSV header (line ${line}) has no userId column: ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}`, {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
       });
     }
@@ -271,8 +272,10 @@ export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     const problem =
       triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
         ? `"triggerId" must be a string, not ${describe(triggerId)}`
-        : userId !== undefined && typeof userId !== 'string' && !(typeof userId === 'number' && Number.isSafeInteger(userId))
-          ? `"userId" must be a string, not ${describe(userId)}`
+        : typeof userId === 'number' && !Number.isSafeInteger(userId)
+          ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"`
+          : userId !== undefined && typeof userId !== 'string' && typeof userId !== 'number'
+            ? `"userId" must be a string, not ${describe(userId)}`
           : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
             ? `"value" must be a number, not ${describe(value)}`
             : undefined;

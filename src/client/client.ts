@@ -31,6 +31,8 @@ export interface ClientOptions {
   retryBaseMs?: number;
   /** Where the key came from, for hints ("--api-key", "TRIGGER_API_KEY", ...). */
   keySource?: string;
+  /** Where the base URL came from, for hints ("--base-url", "TRIGGER_BASE_URL", ...). */
+  baseUrlSource?: string;
   /** Observes each request, response and retry (for --verbose). Receives no key. */
   onEvent?: (event: ClientEvent) => void;
   /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
@@ -80,7 +82,8 @@ const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
   303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
   401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
@@ -281,14 +284,18 @@ export class TriggerClient {
     const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
     const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
     const notMade = isConnectionNotMade(error);
-    return new NetworkError('network', `cannot reach ${where}: ${reason}${tries}`, {
-      ...info,
-      code,
-      hint: notMade
-        ? 'check the base URL and that the service is up (trigger config get base-url)'
-        : 'the connection failed after the request was sent; the event may or may not have been recorded, so it was not retried',
-      cause: error,
-    });
+    const tls = codes.some(isTlsCode);
+    let hint: string;
+    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
+      hint = `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${this.baseUrl.origin.replace(/^https:\/\//, '')})`;
+    } else if (tls) {
+      hint = 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
+    } else if (notMade) {
+      hint = `nothing was sent; check the base URL${this.#options.baseUrlSource ? ` (from ${this.#options.baseUrlSource})` : ''} and that the service is up`;
+    } else {
+      hint = 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
+    }
+    return new NetworkError('network', `cannot reach ${where}: ${reason}${tries}`, { ...info, code, hint, cause: error });
   }
 
   #serviceError(
@@ -311,7 +318,7 @@ export class TriggerClient {
     } else if (status >= 200 && status < 300) {
       summary = `the service answered ${label} but said "success": false`;
     } else {
-      summary = `the service refused the event: ${label}`;
+      summary = `the service refused the event: ${label}${info.attempts > 1 ? ` (after ${info.attempts} attempts)` : ''}`;
     }
     if (status === 401 || status === 403) {
       hint = `check the API key (${maskKey(this.#apiKey)}${this.#options.keySource ? ` from ${this.#options.keySource}` : ''}); set a new one with: trigger config set-key`;
@@ -327,6 +334,10 @@ export class TriggerClient {
       hint = 'not retried, because the service may have recorded the event before it failed';
     } else if (status === 400 || status === 422) {
       hint = 'the service did not accept the request as sent; check the value and ids';
+    } else if (status === 431 || status === 414) {
+      hint = 'the service found the request too large (its headers or URL); a very long user id can do this';
+    } else if (status >= 400) {
+      hint = 'the service did not accept the request as sent; it was not retried';
     }
     return new ServiceError(message ? `${summary}: ${message}` : summary, {
       status,
@@ -365,14 +376,23 @@ function describeNetworkError(code: string | undefined, message: string): string
       return 'connection timed out';
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
+      // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
+      if (/bad response/i.test(message)) return 'its answer could not be read (an unexpected 1xx or a malformed response)';
       return 'connection closed by the other side before it answered';
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return 'network unreachable';
+    case 'UND_ERR_INFO':
+    case 'HPE_INVALID_CONSTANT':
+      return 'the answer could not be read (an unexpected 1xx or malformed response)';
     default:
-      if (code && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) return `TLS failure (${code}); for a private CA set NODE_EXTRA_CA_CERTS`;
-      return code ? `${message} (${code})` : message;
+      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
+      return code ? `${message.split('\n')[0]} (${code})` : message;
   }
+}
+
+function isTlsCode(code: string): boolean {
+  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */

@@ -62,6 +62,9 @@ export async function emulator(options: EmulatorCommandOptions, io: Output): Pro
       if (entry.event) io.stdout(eventLine(entry, io));
       else io.stderr(rejectionLine(entry, io));
     },
+    onLogError(message) {
+      io.stderr(io.err.error(`error: ${message}`));
+    },
   };
   const server = await startEmulator(settings);
 
@@ -102,5 +105,6 @@ export async function emulator(options: EmulatorCommandOptions, io: Output): Pro
     process.on('SIGTERM', stop);
   });
   const { recorded, rejected, injected } = server.stats;
-  io.stderr(`stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures`);
+  // In a terminal the ^C the terminal echoed is still on the line: start a new one.
+  io.stderr(`${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures`);
 }

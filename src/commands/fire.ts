@@ -35,7 +35,18 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     io.addSecret(settings.apiKey);
     for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
     if (options.dryRun) {
-      io.stdout(curlCommand(eventUrl(settings.baseUrl, event), event.body, USER_AGENT));
+      const url = eventUrl(settings.baseUrl, event);
+      const curl = curlCommand(url, event.body, USER_AGENT);
+      if (options.json) {
+        const headers = { authorization: 'Bearer $TRIGGER_API_KEY', 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT };
+        io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
+      } else {
+        io.stdout(curl);
+      }
+      if (settings.apiKeySource !== 'env' && !process.env.TRIGGER_API_KEY) {
+        const where = settings.apiKeySource === 'flag' ? 'was given with --api-key' : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : 'is not set';
+        io.stderr(io.err.dim(`note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`));
+      }
       return;
     }
     const client = clientFor(settings, options, io);

@@ -41,7 +41,12 @@ function promptHidden(question: string): Promise<string> {
 }
 
 export async function readSecret(question: string): Promise<string> {
-  if (process.stdin.isTTY) return promptHidden(question);
+  if (process.stdin.isTTY) {
+    // An empty answer (Enter pressed too soon) asks again, as `gh auth login` does.
+    for (let answer = await promptHidden(question); ; answer = await promptHidden(`nothing was entered; ${question}`)) {
+      if (answer.trim() !== '') return answer;
+    }
+  }
   const text = await readAll(process.stdin);
   if (text.trim() === '') {
     throw new UsageError('no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted');

@@ -34,6 +34,8 @@ export interface EmulatorOptions {
   keepEvents?: boolean;
   /** Called for every request once it is answered. */
   onRequest?: (entry: RequestEntry) => void;
+  /** Told when --log cannot be written (the request is answered 500). */
+  onLogError?: (message: string) => void;
   /** For tests of fault injection: a source of numbers in [0, 1). */
   random?: () => number;
 }
@@ -111,7 +113,10 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
   if (!('value' in parsed)) return {};
   const value = (parsed as { value: unknown }).value;
   if (typeof value !== 'number') return { error: `"value" must be a number, not ${value === null ? 'null' : typeof value}` };
-  return { value, valueText: valueTextIn(body, value) };
+  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
+  const valueText = valueTextIn(body, value);
+  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]!)) return { error: '"value" is too small to be told from 0 (it underflows a double)' };
+  return { value, valueText };
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
@@ -158,7 +163,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       logFd = fs.openSync(options.log, 'a');
     } catch (error) {
-      throw new UsageError(`cannot open the log file ${options.log}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message);
+      throw new UsageError(`cannot open the log file ${options.log}: ${reason}`, {
         hint: 'check that its folder exists and is writable',
       });
     }
@@ -173,9 +180,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     headers: http.OutgoingHttpHeaders = {},
   ) => {
     const send = () => {
-      if (res.destroyed) return;
-      if (closing) res.setHeader('connection', 'close');
-      sendJson(res, status, body, headers);
+      // A client that gave up waiting still had its event recorded (and logged): report it all the
+      // same, so that the console and --log always agree.
+      if (!res.destroyed) {
+        if (closing) res.setHeader('connection', 'close');
+        sendJson(res, status, body, headers);
+      }
       stats.requests++;
       if (entry.event) stats.recorded++;
       else if (entry.injected) stats.injected++;
@@ -205,7 +215,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     const auth = req.headers.authorization;
     if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    if (auth !== `Bearer ${key}`) return fail(401, 'invalid API key');
+    // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer.
+    const [scheme, token] = [auth.slice(0, auth.indexOf(' ')), auth.slice(auth.indexOf(' ') + 1).trim()];
+    if (scheme.toLowerCase() !== 'bearer' || token !== key) return fail(401, 'invalid API key');
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
     if (tooBig) return fail(413, 'the body is larger than 1 MiB');
@@ -222,7 +234,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
       requestId,
     };
-    if (logFd !== undefined) fs.writeSync(logFd, `${eventJson(event)}\n`);
+    if (logFd !== undefined) {
+      try {
+        fs.writeSync(logFd, `${eventJson(event)}\n`);
+      } catch (error) {
+        // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
+        const reason = (error as NodeJS.ErrnoException).code === 'ENOSPC' ? 'no space left on the disk' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        options.onLogError?.(`cannot write the log ${options.log}: ${reason}; the event was answered 500 and not recorded`);
+        return fail(500, `the emulator could not write its log (${reason})`);
+      }
+    }
     if (keepEvents) events.push(event);
     answer(req, res, 200, { success: true }, { event, injected: false });
   };

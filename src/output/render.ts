@@ -31,8 +31,13 @@ export function printable(text: string): string {
   });
 }
 
+/** A duration as a person reads it: 84 ms, 2.35 s, 4m37s, 1h02m. */
 export function formatMs(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 /** One human line for an accepted event: trigger, user, value, status, time. */

@@ -82,6 +82,11 @@ const STORED = '\u0000keychain';
 export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {
   const settings = resolveSettings(options);
   if (settings.apiKeySource !== 'keychain') return settings;
+  if (options.requireKey === false) {
+    // --dry-run needs no key: a store that does not answer is not a reason to stop.
+    const key = await loadKey(settings.profile).catch(() => undefined);
+    return key === undefined ? settings : { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
+  }
   const key = await loadKey(settings.profile);
   return { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
 }

@@ -98,20 +98,21 @@ describe('trigger emulator: answers', () => {
   });
 
   it.each([
-    ['no Authorization', { path: '/v1/triggers/t/users/u/events', headers: { 'content-type': 'application/json' }, body: '{}' }, 401, 'missing Authorization'],
-    ['a wrong key', { path: '/v1/triggers/t/users/u/events', headers: { ...good, authorization: 'Bearer nope' }, body: '{}' }, 401, 'invalid API key'],
-    ['text/plain', { path: '/v1/triggers/t/users/u/events', headers: { ...good, 'content-type': 'text/plain' }, body: '{}' }, 415, 'Content-Type must be application/json'],
-    ['bad JSON', { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":' }, 400, 'not valid JSON'],
-    ['an array', { path: '/v1/triggers/t/users/u/events', headers: good, body: '[1]' }, 400, 'must be a JSON object'],
-    ['a string value', { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":"9.99"}' }, 400, '"value" must be a number'],
-    ['a null value', { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":null}' }, 400, '"value" must be a number'],
-    ['another path', { path: '/v1/triggers/t/events', headers: good, body: '{}' }, 404, 'no such route'],
-    ['an empty user id', { path: '/v1/triggers/t/users//events', headers: good, body: '{}' }, 404, 'no such route'],
-    ['a GET', { method: 'GET', path: '/v1/triggers/t/users/u/events', headers: good }, 405, 'use POST'],
-    ['a DELETE', { method: 'DELETE', path: '/v1/triggers/t/users/u/events', headers: good }, 405, 'use POST'],
-    ['a body over 1 MiB', { path: '/v1/triggers/t/users/u/events', headers: good, body: `{"value":1,"pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }, 413, 'larger than 1 MiB'],
-    ['broken percent-encoding', { path: '/v1/triggers/t/users/%E0%A4%A/events', headers: good, body: '{}' }, 400, 'percent-encoding'],
-  ])('answers %s with %i and a JSON error', async (_name, request, status, message) => {
+    ['no Authorization', 401, { path: '/v1/triggers/t/users/u/events', headers: { 'content-type': 'application/json' }, body: '{}' }, 'missing Authorization'],
+    ['a wrong key', 401, { path: '/v1/triggers/t/users/u/events', headers: { ...good, authorization: 'Bearer nope' }, body: '{}' }, 'invalid API key'],
+    ['text/plain', 415, { path: '/v1/triggers/t/users/u/events', headers: { ...good, 'content-type': 'text/plain' }, body: '{}' }, 'Content-Type must be application/json'],
+    ['bad JSON', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":' }, 'not valid JSON'],
+    ['an array', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '[1]' }, 'must be a JSON object'],
+    ['a string value', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":"9.99"}' }, '"value" must be a number'],
+    ['a value beyond a double', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":1e400}' }, '"value" is beyond the range of a double'],
+    ['a null value', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":null}' }, '"value" must be a number'],
+    ['another path', 404, { path: '/v1/triggers/t/events', headers: good, body: '{}' }, 'no such route'],
+    ['an empty user id', 404, { path: '/v1/triggers/t/users//events', headers: good, body: '{}' }, 'no such route'],
+    ['a GET', 405, { method: 'GET', path: '/v1/triggers/t/users/u/events', headers: good }, 'use POST'],
+    ['a DELETE', 405, { method: 'DELETE', path: '/v1/triggers/t/users/u/events', headers: good }, 'use POST'],
+    ['a body over 1 MiB', 413, { path: '/v1/triggers/t/users/u/events', headers: good, body: `{"value":1,"pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }, 'larger than 1 MiB'],
+    ['broken percent-encoding', 400, { path: '/v1/triggers/t/users/%E0%A4%A/events', headers: good, body: '{}' }, 'percent-encoding'],
+  ])('answers %s with %i and a JSON error', async (_name, status, request, message) => {
     const answer = await send(emu!.url, request);
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toBe('application/json');

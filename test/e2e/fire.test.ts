@@ -130,8 +130,34 @@ describe('trigger fire: success', () => {
   it('--dry-run needs no API key', async () => {
     const result = await fire(['t', 'u', '--dry-run'], { ...box.env, TRIGGER_API_KEY: '' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe('note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key is not set): export it before running it\n');
     expect(result.stdout).toContain('Authorization: Bearer $TRIGGER_API_KEY');
+  });
+
+  it('--dry-run --json prints one object describing the request; a stored key gets a note about $TRIGGER_API_KEY', async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: undefined };
+    expect((await run(['config', 'set-key', TEST_KEY, '--insecure-storage'], { env })).code).toBe(0);
+    const result = await fire(['t', 'a b', '--value', '2', '--dry-run', '--json'], env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: true,
+      dryRun: true,
+      method: 'POST',
+      url: `${server.url}/v1/triggers/t/users/a%20b/events`,
+      headers: { authorization: 'Bearer $TRIGGER_API_KEY', 'content-type': 'application/json', accept: 'application/json', 'user-agent': expect.stringMatching(/^trigger-cli\//) },
+      body: '{"value":2}',
+      curl: expect.stringContaining('curl --fail-with-body'),
+    });
+    expect(result.stderr).toContain('the key is in profile "default"): export it before running it');
+    expect(server.requests).toHaveLength(0);
+    expectNoKey(result);
+  });
+
+  it('a third argument that looks like a number suggests --value', async () => {
+    const result = await fire(['purchase', 'alice', '9.99']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('fire takes a trigger id and a user id; got 1 more ("9.99") — to send a value, use: --value 9.99');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('--dry-run prints a curl command and sends nothing', async () => {
@@ -384,8 +410,11 @@ describe('help and version', () => {
     expect(fireHelp.stdout).toContain('trigger fire purchase alice@example.com --value 9.99');
   });
 
-  it('no command and an unknown command are usage errors (exit 2)', async () => {
-    expect((await run([], { env: box.env })).code).toBe(2);
+  it('no command prints the help on stdout (exit 0, as gh does); an unknown command is a usage error (exit 2)', async () => {
+    const bare = await run([], { env: box.env });
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain('Usage: trigger [options] [command]');
+    expect(bare.stderr).toBe('');
     const unknown = await run(['frie'], { env: box.env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('fire');

@@ -55,6 +55,7 @@ describe('in a terminal', () => {
     const run = await inTerminal(['fire', 'deploy', 'alice'], { env: { ...box.env, NO_COLOR: '1' } });
     expect(run.status).toBe(0);
     expect(run.output).toContain('firing deploy for alice'); // the spinner was there
+    // eslint-disable-next-line no-control-regex
     expect(run.output).not.toMatch(/\u001b\[3\dm/);
   });
 

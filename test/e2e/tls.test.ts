@@ -45,7 +45,7 @@ describe('https', () => {
     try {
       const result = await run(['fire', 't', 'u'], { env: box.env });
       expect(result.code).toBe(3);
-      expect(result.stderr).toMatch(/TLS failure \(\w+\); for a private CA set NODE_EXTRA_CA_CERTS/);
+      expect(result.stderr).toMatch(/TLS handshake failed \(\w+\) — nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS/);
       expect(received.length).toBe(before);
       expectNoKey(result);
     } finally {
