@@ -164,7 +164,8 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .command('list')
     .description('print every profile (keys masked)')
     .option('--json', 'print JSON')
-    .action(configAction((m, options: { json?: boolean }) => m.list(options, io)));
+    .option('--names', 'print only the profile names, one a line (for scripts and shell completion)')
+    .action(configAction((m, options: { json?: boolean; names?: boolean }) => m.list(options, io)));
   config
     .command('unset')
     .description('remove a stored setting')

@@ -42,6 +42,17 @@ function nodes(program: Command): Node[] {
 
 const words = (list: string[]) => list.join(' ');
 
+/** The profiles in the config file, asked of trigger itself when the user presses Tab. */
+const PROFILE_NAMES = 'trigger config list --names 2>/dev/null';
+
+/** What an argument completes to: fixed words, or the profiles there are. */
+const ARGUMENT_WORDS: Record<string, string[] | 'profiles'> = {
+  'config get': ['api-key', 'base-url'],
+  'config unset': ['api-key', 'base-url'],
+  'config use': 'profiles',
+  'config delete': 'profiles',
+};
+
 function bash(program: Command): string {
   const all = nodes(program);
   const steps = all.flatMap((node) => node.subcommands.map((sub) => JSON.stringify(`${node.path}/${sub.name}`))).join('|');
@@ -51,8 +62,9 @@ function bash(program: Command): string {
   const cases = all
     .map((node) => {
       const options = words([...node.options.map((o) => o.long), '--help']);
-      const subs = words(node.subcommands.map((s) => s.name));
-      return `    ${JSON.stringify(node.path)}) options=${JSON.stringify(options)}; subcommands=${JSON.stringify(subs)} ;;`;
+      const argument = ARGUMENT_WORDS[node.path];
+      const subs = argument === 'profiles' ? `$(${PROFILE_NAMES})` : words([...node.subcommands.map((s) => s.name), ...(argument ?? [])]);
+      return `    ${JSON.stringify(node.path)}) options=${JSON.stringify(options)}; subcommands="${subs}" ;;`;
     })
     .join('\n');
   return `# trigger completion for bash: source <(trigger completion bash)
@@ -66,6 +78,7 @@ _trigger() {
   done
   case "$prev" in
 ${choices}
+    --profile) COMPREPLY=($(compgen -W "$(${PROFILE_NAMES})" -- "$cur")); return ;;
   esac
   case "$path" in
 ${cases}
@@ -99,9 +112,14 @@ function fish(program: Command): string {
       const when = parts.length ? `${condition}; and not __fish_seen_subcommand_from ${notYet}` : condition;
       lines.push(`complete -c trigger -n ${quote(when)} -a ${sub.name} -d ${quote(sub.description)}`);
     }
+    const argument = ARGUMENT_WORDS[node.path];
+    if (argument) {
+      lines.push(`complete -c trigger -n ${quote(condition)} -a ${quote(argument === 'profiles' ? `(${PROFILE_NAMES})` : argument.join(' '))}`);
+    }
     for (const option of node.options) {
       const flags = [`-l ${option.long.replace(/^--/, '')}`];
-      if (option.takesValue) flags.push(option.choices ? `-x -a ${quote(option.choices.join(' '))}` : '-r -F');
+      if (option.long === '--profile') flags.push(`-x -a ${quote(`(${PROFILE_NAMES})`)}`);
+      else if (option.takesValue) flags.push(option.choices ? `-x -a ${quote(option.choices.join(' '))}` : '-r -F');
       lines.push(`complete -c trigger -n ${quote(parts.length ? condition : '__fish_use_subcommand')} ${flags.join(' ')} -d ${quote(option.description)}`);
     }
   }

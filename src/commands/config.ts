@@ -144,10 +144,14 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   }
 }
 
-export async function list(options: { json?: boolean }, io: Output): Promise<void> {
+export async function list(options: { json?: boolean; names?: boolean }, io: Output): Promise<void> {
   const file = configPath();
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
+  if (options.names) {
+    for (const name of Object.keys(profiles)) io.stdout(name);
+    return;
+  }
   const active = selectedProfile({}, process.env, config);
   const rows = [];
   for (const [name, profile] of Object.entries(profiles)) {

@@ -6,8 +6,8 @@ import { eventUrl, USER_AGENT } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { curlCommand, printable, resultJson, successLine } from '../output/render.js';
-import { spinnerWanted, startSpinner } from '../output/spinner.js';
+import { curlCommand, formatMs, printable, resultJson, successLine } from '../output/render.js';
+import { spinnerWanted, startSpinner, type Spinner } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
@@ -49,7 +49,9 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       }
       return;
     }
-    const client = clientFor(settings, options, io);
+    let spinner: Spinner | undefined;
+    const onRetry = (delayMs: number, reason: string) => spinner?.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
+    const client = clientFor(settings, options, io, { onRetry });
     await client.ready();
     keepWasmOnBaselineTier();
 
@@ -59,7 +61,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       stoppedBy ??= signal;
       controller.abort();
     });
-    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
+    spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
     try {
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();

@@ -78,13 +78,15 @@ export function clientFor(
   settings: Settings,
   options: ServiceOptions,
   io: Output,
-  extra: { connections?: number } = {},
+  extra: { connections?: number; onRetry?: (delayMs: number, reason: string) => void } = {},
 ): TriggerClient {
-  const onEvent = options.verbose
-    ? (event: ClientEvent) => {
-        for (const line of verboseLines(event, io.err)) io.stderr(line);
-      }
-    : undefined;
+  const onEvent =
+    options.verbose || extra.onRetry
+      ? (event: ClientEvent) => {
+          if (event.type === 'retry') extra.onRetry?.(event.delayMs, event.reason);
+          if (options.verbose) for (const line of verboseLines(event, io.err)) io.stderr(line);
+        }
+      : undefined;
   const traceparent = parseTraceparent(process.env.TRACEPARENT);
   if (process.env.TRACEPARENT && !traceparent && options.verbose) {
     io.stderr(io.err.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));

@@ -5,9 +5,11 @@
  */
 export interface Spinner {
   stop(): void;
+  /** Changes what the spinner says (for a wait before a retry). */
+  update(text: string): void;
 }
 
-const NONE: Spinner = { stop() {} };
+const NONE: Spinner = { stop() {}, update() {} };
 
 export function spinnerWanted(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stderr): boolean {
   return stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
@@ -17,16 +19,21 @@ export function spinnerWanted(env: NodeJS.ProcessEnv = process.env, stream: { is
 export function startSpinner(text: string, enabled: boolean, color = true): Spinner {
   if (!enabled) return NONE;
   let stopped = false;
-  let spinner: { stop(): unknown } | undefined;
+  let spinner: { stop(): unknown; text: string } | undefined;
+  let current = text;
   void import('ora')
     .then(({ default: ora }) => {
-      if (!stopped) spinner = ora({ text, stream: process.stderr, discardStdin: false, color: color ? 'cyan' : false }).start();
+      if (!stopped) spinner = ora({ text: current, stream: process.stderr, discardStdin: false, color: color ? 'cyan' : false }).start();
     })
     .catch(() => undefined);
   return {
     stop() {
       stopped = true;
       spinner?.stop();
+    },
+    update(next: string) {
+      current = next;
+      if (spinner) spinner.text = next;
     },
   };
 }

@@ -13,7 +13,8 @@ afterEach(() => box.cleanup());
 
 function complete(words: string[]): string[] {
   const script = `
-source <(${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} completion bash)
+trigger() { ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"; }
+source <(trigger completion bash)
 COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=()
 _trigger
 printf '%s\\n' "\${COMPREPLY[@]}"`;
@@ -32,8 +33,19 @@ describe('trigger completion', () => {
     [['trigger', 'batch', 'x.csv', '--format', ''], ['csv', 'ndjson', 'lines']],
     [['trigger', 'completion', ''], ['bash', 'zsh', 'fish']],
     [['trigger', 'emulator', '--fail-'], ['--fail-rate', '--fail-status']],
+    [['trigger', 'config', 'get', ''], ['api-key', 'base-url']],
+    [['trigger', 'config', 'unset', 'b'], ['base-url']],
   ])('bash completes %j', (words, expected) => {
     expect(complete(words)).toEqual(expected);
+  });
+
+  it('completes profile names from the config file, for --profile and config use / delete', async () => {
+    for (const name of ['staging', 'prod']) expect((await run(['config', 'set-base-url', 'https://api.example.com', '--profile', name], { env: box.env })).code).toBe(0);
+    expect(complete(['trigger', 'fire', 't', 'u', '--profile', ''])).toEqual(['staging', 'prod']);
+    expect(complete(['trigger', 'config', 'use', 'st'])).toEqual(['staging']);
+    expect(complete(['trigger', 'config', 'delete', ''])).toEqual(['staging', 'prod']);
+    const fish = await run(['completion', 'fish'], { env: box.env });
+    expect(fish.stdout).toContain("-l profile -x -a '(trigger config list --names 2>/dev/null)'");
   });
 
   it('prints zsh and fish scripts built from the same commands', async () => {

@@ -41,6 +41,14 @@ describe('in a terminal', () => {
     }
   });
 
+  it('the spinner says when it waits to retry', async () => {
+    server.handle((_req, res, index) => (index === 0 ? json(res, 503, { error: 'busy' }, { 'retry-after': '1' }) : json(res, 200, { success: true })));
+    const run = await inTerminal(['fire', 'deploy', 'alice'], { env: box.env });
+    expect(run.status).toBe(0);
+    expect(run.output).toContain('503 Service Unavailable: waiting 1.00 s to retry deploy for alice');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('a terminal that reports 0 columns gets no spinner, not an endless stream of escapes', async () => {
     slow(1500);
     const run = await inTerminal(['fire', 'deploy', 'alice'], { env: box.env, rows: 0, cols: 0 });
