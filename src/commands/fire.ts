@@ -2,12 +2,12 @@
  * trigger fire <triggerId> <userId> [--value <n>]
  */
 import { setFlagsFromString } from 'node:v8';
-import { eventUrl, USER_AGENT } from '../client/client.js';
+import { eventUrl, USER_AGENT, type TriggerClient } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, formatMs, printable, resultJson, successLine } from '../output/render.js';
-import { spinnerWanted, startSpinner, type Spinner } from '../output/spinner.js';
+import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
@@ -49,20 +49,19 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       }
       return;
     }
-    let spinner: Spinner | undefined;
-    const onRetry = (delayMs: number, reason: string) => spinner?.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
-    const client = clientFor(settings, options, io, { onRetry });
-    await client.ready();
-    keepWasmOnBaselineTier();
-
+    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
+    const onRetry = (delayMs: number, reason: string) => spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
     let stoppedBy: StopSignal | undefined;
     const removeSignals = onStopSignals((signal) => {
       stoppedBy ??= signal;
       controller.abort();
     });
-    spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
+    let client: TriggerClient | undefined;
     try {
+      client = clientFor(settings, options, io, { onRetry });
+      await client.ready();
+      keepWasmOnBaselineTier();
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
       if (options.json) io.json(resultJson(result));
@@ -73,7 +72,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     } finally {
       spinner.stop();
       removeSignals();
-      await client.destroy();
+      await client?.destroy();
     }
   } catch (error) {
     if (isTriggerError(error)) error.event = { triggerId, userId, value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)) };
