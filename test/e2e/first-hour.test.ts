@@ -199,3 +199,31 @@ describe('the emulator', () => {
     }
   });
 });
+
+describe('file errors in words', () => {
+  it('--failed naming a folder, or a file in a missing folder: a sentence, not EISDIR or ENOENT', async () => {
+    const input = path.join(box.home, 'in.csv');
+    fs.writeFileSync(input, 'triggerId,userId\nt,u\n');
+    const folder = await run(['batch', input, '--failed', box.home], { env: box.env });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(`cannot write --failed ${box.home}: it is a folder`);
+    const missing = await run(['batch', input, '--failed', path.join(box.home, 'no', 'f.csv')], { env: box.env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('its folder does not exist');
+    expect(folder.stderr + missing.stderr).not.toMatch(/EISDIR|ENOENT/);
+  });
+
+  it('emulator --log in a missing folder: a sentence', async () => {
+    const result = await run(['emulator', '--port', '0', '--log', path.join(box.home, 'no', 'log.ndjson')], { env: box.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('its folder does not exist');
+    expect(result.stderr).not.toContain('ENOENT');
+  });
+
+  it('the emulator starts a new line after the ^C the terminal echoed', async () => {
+    const run = await inTerminal(['emulator', '--port', '0'], { env: box.env, waitFor: 'Ctrl-C stops it', input: [[0.3, '\x03']] });
+    expect(run.status).toBe(0);
+    expect(run.output).toMatch(/\nstopped: 0 recorded/);
+    expect(run.output).not.toMatch(/\^Cstopped/);
+  });
+});
