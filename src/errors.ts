@@ -83,8 +83,22 @@ export interface AttemptInfo {
   requestId?: string | undefined;
 }
 
+/** An error about one exchange with the service: how many attempts it took, how long, its request id. */
+export abstract class AttemptError extends TriggerError implements AttemptInfo {
+  readonly attempts: number;
+  readonly durationMs: number;
+  readonly requestId: string | undefined;
+
+  constructor(kind: ErrorKind, message: string, info: AttemptInfo, options: TriggerErrorOptions = {}) {
+    super(kind, message, options);
+    this.attempts = info.attempts;
+    this.durationMs = info.durationMs;
+    this.requestId = info.requestId;
+  }
+}
+
 /** The service answered, but not with success (exit 1). */
-export class ServiceError extends TriggerError implements AttemptInfo {
+export class ServiceError extends AttemptError {
   readonly status: number;
   readonly statusText: string;
   /** The server's own message, when it gave one. */
@@ -92,9 +106,6 @@ export class ServiceError extends TriggerError implements AttemptInfo {
   /** Parsed JSON body, or the (truncated) text body. */
   readonly body: unknown;
   readonly location: string | undefined;
-  readonly requestId: string | undefined;
-  readonly attempts: number;
-  readonly durationMs: number;
 
   constructor(
     message: string,
@@ -107,37 +118,29 @@ export class ServiceError extends TriggerError implements AttemptInfo {
       hint?: string | undefined;
     } & AttemptInfo,
   ) {
-    super('refused', message, { hint: details.hint });
+    super('refused', message, details, { hint: details.hint });
     this.name = 'ServiceError';
     this.status = details.status;
     this.statusText = details.statusText;
     this.serverMessage = details.serverMessage;
     this.body = details.body;
     this.location = details.location;
-    this.requestId = details.requestId;
-    this.attempts = details.attempts;
-    this.durationMs = details.durationMs;
   }
 }
 
 /** No answer: the connection failed or the time limit passed (exit 3). */
-export class NetworkError extends TriggerError implements AttemptInfo {
+export class NetworkError extends AttemptError {
   /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
   readonly code: string | undefined;
-  readonly attempts: number;
-  readonly durationMs: number;
-  readonly requestId: string | undefined = undefined;
 
   constructor(
     kind: 'network' | 'timeout',
     message: string,
     details: { code?: string | undefined; hint?: string | undefined; cause?: unknown } & AttemptInfo,
   ) {
-    super(kind, message, { hint: details.hint, cause: details.cause });
+    super(kind, message, { ...details, requestId: undefined }, { hint: details.hint, cause: details.cause });
     this.name = 'NetworkError';
     this.code = details.code;
-    this.attempts = details.attempts;
-    this.durationMs = details.durationMs;
   }
 }
 
@@ -145,17 +148,12 @@ export class NetworkError extends TriggerError implements AttemptInfo {
  * Stopped by a signal (exit 130, 143 or 129). Whether the service recorded an event in flight is
  * unknown, unless `notSent`: the stop came while waiting to retry, after an answer that recorded nothing.
  */
-export class InterruptedError extends TriggerError implements AttemptInfo {
-  readonly attempts: number;
-  readonly durationMs: number;
-  readonly requestId: string | undefined = undefined;
+export class InterruptedError extends AttemptError {
   readonly notSent: boolean;
 
   constructor(message: string, details: AttemptInfo & { notSent?: boolean }) {
-    super('interrupted', message);
+    super('interrupted', message, { ...details, requestId: undefined });
     this.name = 'InterruptedError';
-    this.attempts = details.attempts;
-    this.durationMs = details.durationMs;
     this.notSent = details.notSent === true;
   }
 }

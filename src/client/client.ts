@@ -4,92 +4,20 @@
  * through it; `trigger batch` sends many through the same pool.
  */
 import type { Dispatcher } from 'undici';
-import { InterruptedError, NetworkError, ServiceError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { excerpt, headerValue, requestIdOf, serverMessage } from './response.js';
+import { headerValue, requestIdOf } from './response.js';
+import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
+import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { loadUndici, proxyFor } from './undici.js';
 
 export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-export interface ClientOptions {
-  baseUrl: string | BaseUrl;
-  apiKey: string;
-  /** Bound on one whole attempt (connect, headers, body), ms. Default 30 000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt, for failures that cannot have recorded the event. Default 2. */
-  retries?: number;
-  /** Connections kept per origin (batch concurrency). Default 1. */
-  connections?: number;
-  /** Accept plain http to a host other than loopback. */
-  allowHttp?: boolean;
-  /** First back-off ceiling, ms (default 500). */
-  retryBaseMs?: number;
-  /** Where the key came from, for hints ("--api-key", "TRIGGER_API_KEY", ...). */
-  keySource?: string;
-  /** Where the base URL came from, for hints ("--base-url", "TRIGGER_BASE_URL", ...). */
-  baseUrlSource?: string;
-  /** Observes each request, response and retry (for --verbose). Receives no key. */
-  onEvent?: (event: ClientEvent) => void;
-  /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
-  traceparent?: string | undefined;
-}
-
-export type ClientEvent =
-  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
-  | {
-      type: 'response';
-      attempt: number;
-      status: number;
-      headers: Record<string, string | string[] | undefined>;
-      body: string;
-      truncated: boolean;
-      ms: number;
-    }
-  | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
-  | { type: 'retry'; attempt: number; delayMs: number; reason: string };
-
-export interface FireOptions {
-  /** Aborting stops waiting; the result is an InterruptedError. */
-  signal?: AbortSignal;
-  /**
-   * Aborting ends a wait before a retry, and starts no new attempt: the result is an InterruptedError
-   * with `notSent` (the answers so far recorded nothing). A request in flight goes on.
-   */
-  stopRetries?: AbortSignal;
-}
-
-export interface FireResult {
-  ok: true;
-  status: number;
-  statusText: string;
-  triggerId: string;
-  userId: string;
-  /** The value as sent (JSON number text), or undefined when none was sent. */
-  value: string | undefined;
-  attempts: number;
-  durationMs: number;
-  requestId: string | undefined;
-  /** Parsed JSON body, or its text when it is not JSON. */
-  response: unknown;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
-  303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
-  401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
-
-export function statusText(status: number): string {
-  return STATUS_TEXT[status] ?? '';
-}
+export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
+export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
 
 export class TriggerClient {
   readonly baseUrl: BaseUrl;
@@ -174,7 +102,7 @@ export class TriggerClient {
         if (outcome.interrupted) {
           throw new InterruptedError('interrupted before the service answered; the event may or may not have been recorded', info);
         }
-        const error = this.#networkError(outcome.error, outcome.timedOut, info);
+        const error = networkError(outcome.error, outcome.timedOut, { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource }, info);
         if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
           await this.#wait(attempt, backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), error.message, options, info);
           continue;
@@ -208,7 +136,11 @@ export class TriggerClient {
           continue;
         }
       }
-      throw this.#serviceError(event, status, headers, json, text, { attempts: attempt, durationMs: elapsed(), requestId });
+      throw serviceError(
+        { status, headers, json, text },
+        { triggerId: event.triggerId, maskedKey: maskKey(this.#apiKey), keySource: this.#options.keySource, retries: this.retries },
+        { attempts: attempt, durationMs: elapsed(), requestId },
+      );
     }
   }
 
@@ -269,87 +201,6 @@ export class TriggerClient {
     });
   }
 
-  #networkError(error: unknown, timedOut: boolean, info: { attempts: number; durationMs: number }): NetworkError {
-    const where = this.baseUrl.origin;
-    const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
-    if (timedOut || errorCodes(error).some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
-      return new NetworkError('timeout', `no response from ${where} within ${this.timeoutMs / 1000} s${tries}`, {
-        ...info,
-        code: 'ETIMEDOUT',
-        hint: 'the event may or may not have been recorded, so it was not retried; raise --timeout if the service is slow',
-        cause: error,
-      });
-    }
-    const codes = errorCodes(error);
-    const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
-    const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
-    const notMade = isConnectionNotMade(error);
-    const tls = codes.some(isTlsCode);
-    let hint: string;
-    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
-      hint = `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${this.baseUrl.origin.replace(/^https:\/\//, '')})`;
-    } else if (tls) {
-      hint = 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
-    } else if (notMade) {
-      hint = `nothing was sent; check the base URL${this.#options.baseUrlSource ? ` (from ${this.#options.baseUrlSource})` : ''} and that the service is up`;
-    } else {
-      hint = 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
-    }
-    return new NetworkError('network', `cannot reach ${where}: ${reason}${tries}`, { ...info, code, hint, cause: error });
-  }
-
-  #serviceError(
-    event: PreparedEvent,
-    status: number,
-    headers: Record<string, string | string[] | undefined>,
-    json: unknown,
-    text: string,
-    info: { attempts: number; durationMs: number; requestId: string | undefined },
-  ): ServiceError {
-    const rawLocation = headerValue(headers, 'location');
-    const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
-    const message = serverMessage(json, text);
-    const label = `${status} ${statusText(status)}`.trim();
-    let hint: string | undefined;
-    let summary: string;
-    if (status >= 300 && status < 400) {
-      summary = `the service redirected (${label}) to ${location ?? 'no Location'}`;
-      hint = 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
-    } else if (status >= 200 && status < 300) {
-      summary = `the service answered ${label} but said "success": false`;
-    } else {
-      summary = `the service refused the event: ${label}${info.attempts > 1 ? ` (after ${info.attempts} attempts)` : ''}`;
-    }
-    if (status === 401 || status === 403) {
-      hint = `check the API key (${maskKey(this.#apiKey)}${this.#options.keySource ? ` from ${this.#options.keySource}` : ''}); set a new one with: trigger config set-key`;
-    } else if (status === 404) {
-      hint = `check the trigger id "${event.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
-    } else if (status === 429 || status === 503) {
-      const after = parseRetryAfter(headerValue(headers, 'retry-after'));
-      hint =
-        after !== undefined && after > MAX_RETRY_AFTER_MS
-          ? `the service asked to wait ${Math.round(after / 1000)} s before retrying, longer than the 60 s the tool waits; try again later`
-          : `the service is busy; try again later${this.retries === 0 ? ' or allow retries with --retries' : ''}`;
-    } else if (status >= 500) {
-      hint = 'not retried, because the service may have recorded the event before it failed';
-    } else if (status === 400 || status === 422) {
-      hint = 'the service did not accept the request as sent; check the value and ids';
-    } else if (status === 431 || status === 414) {
-      hint = 'the service found the request too large (its headers or URL); a very long user id can do this';
-    } else if (status >= 400) {
-      hint = 'the service did not accept the request as sent; it was not retried';
-    }
-    return new ServiceError(message ? `${summary}: ${message}` : summary, {
-      status,
-      statusText: statusText(status),
-      serverMessage: message,
-      body: json ?? text,
-      location,
-      hint,
-      ...info,
-    });
-  }
-
   /** Closes kept-alive connections; requests in flight finish first. */
   async close(): Promise<void> {
     await this.#dispatcher?.close();
@@ -361,38 +212,6 @@ export class TriggerClient {
     await this.#dispatcher?.destroy();
     this.#dispatcher = undefined;
   }
-}
-
-function describeNetworkError(code: string | undefined, message: string): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_NONAME':
-      return 'host not found (DNS)';
-    case 'EAI_AGAIN':
-      return 'DNS lookup failed, temporarily';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connection timed out';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
-      if (/bad response/i.test(message)) return 'its answer could not be read (an unexpected 1xx or a malformed response)';
-      return 'connection closed by the other side before it answered';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'network unreachable';
-    case 'UND_ERR_INFO':
-    case 'HPE_INVALID_CONSTANT':
-      return 'the answer could not be read (an unexpected 1xx or malformed response)';
-    default:
-      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
-      return code ? `${message.split('\n')[0]} (${code})` : message;
-  }
-}
-
-function isTlsCode(code: string): boolean {
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */

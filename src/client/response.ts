@@ -52,6 +52,7 @@ export function serverMessage(json: unknown, text: string): string | undefined {
       field(body, 'error') ??
       (title && detail && title !== detail ? `${title}: ${detail}` : (title ?? detail));
     if (message) return excerpt(message, 300);
+    if (Object.keys(body).length === 0) return undefined; // {} says nothing
   }
   const plain = excerpt(text);
   return plain === '' ? undefined : plain;

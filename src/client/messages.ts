@@ -1,0 +1,148 @@
+/**
+ * What an answer or a failed connection means to a person: the status words, the message and the
+ * hint for each case. Pure functions, tested as a table (test/unit/messages.test.ts); client.ts keeps
+ * the connections and the retries.
+ */
+import { NetworkError, ServiceError, type AttemptInfo } from '../errors.js';
+import { excerpt, headerValue, serverMessage } from './response.js';
+import { errorCodes, isConnectionNotMade, parseRetryAfter } from './retry.js';
+
+/** The longest Retry-After the client waits; a longer one ends the command with the failure. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
+  401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
+  413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? '';
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: unknown;
+  text: string;
+}
+
+export interface RequestContext {
+  triggerId: string;
+  /** The key as shown (••••abcd), for the 401/403 hint. */
+  maskedKey: string;
+  keySource: string | undefined;
+  retries: number;
+}
+
+/** The hint for a status, in words that say what to check or do next. */
+export function statusHint(status: number, headers: Answer['headers'], context: RequestContext): string | undefined {
+  if (status >= 300 && status < 400) return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
+  if (status === 401 || status === 403) {
+    return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ''}); set a new one with: trigger config set-key`;
+  }
+  if (status === 404) return `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
+  if (status === 429 || status === 503) {
+    const after = parseRetryAfter(headerValue(headers, 'retry-after'));
+    return after !== undefined && after > MAX_RETRY_AFTER_MS
+      ? `the service asked to wait ${Math.round(after / 1000)} s before retrying, longer than the 60 s the tool waits; try again later`
+      : `the service is busy; try again later${context.retries === 0 ? ' or allow retries with --retries' : ''}`;
+  }
+  if (status >= 500) return 'not retried, because the service may have recorded the event before it failed';
+  if (status === 400 || status === 422) return 'the service did not accept the request as sent; check the value and ids';
+  if (status === 431 || status === 414) return 'the service found the request too large (its headers or URL); a very long user id can do this';
+  if (status >= 400) return 'the service did not accept the request as sent; it was not retried';
+  return undefined;
+}
+
+/** The error for an answer that is not a success: message (with the server's own words) and hint. */
+export function serviceError(answer: Answer, context: RequestContext, info: AttemptInfo): ServiceError {
+  const { status, headers, json, text } = answer;
+  const rawLocation = headerValue(headers, 'location');
+  const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
+  const message = serverMessage(json, text);
+  const label = `${status} ${statusText(status)}`.trim();
+  const summary =
+    status >= 300 && status < 400
+      ? `the service redirected (${label}) to ${location ?? 'no Location'}`
+      : status >= 200 && status < 300
+        ? `the service answered ${label} but said "success": false`
+        : `the service refused the event: ${label}${info.attempts > 1 ? ` (after ${info.attempts} attempts)` : ''}`;
+  return new ServiceError(message ? `${summary}: ${message}` : summary, {
+    status,
+    statusText: statusText(status),
+    serverMessage: message,
+    body: json ?? text,
+    location,
+    hint: statusHint(status, headers, context),
+    ...info,
+  });
+}
+
+export interface ConnectionContext {
+  /** The origin the connection was made to. */
+  where: string;
+  timeoutMs: number;
+  baseUrlSource: string | undefined;
+}
+
+/** The error for an attempt that got no usable answer: what happened, and whether anything was sent. */
+export function networkError(error: unknown, timedOut: boolean, context: ConnectionContext, info: { attempts: number; durationMs: number }): NetworkError {
+  const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
+  const codes = errorCodes(error);
+  if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
+    return new NetworkError('timeout', `no response from ${context.where} within ${context.timeoutMs / 1000} s${tries}`, {
+      ...info,
+      code: 'ETIMEDOUT',
+      hint: 'the event may or may not have been recorded, so it was not retried; raise --timeout if the service is slow',
+      cause: error,
+    });
+  }
+  const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
+  const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, { ...info, code, hint: networkHint(codes, code, context, isConnectionNotMade(error)), cause: error });
+}
+
+function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
+    return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
+  }
+  if (codes.some(isTlsCode)) return 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
+  if (notMade) return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
+  return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
+}
+
+export function describeNetworkError(code: string | undefined, message: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+      return 'host not found (DNS)';
+    case 'EAI_AGAIN':
+      return 'DNS lookup failed, temporarily';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
+      if (/bad response/i.test(message)) return 'its answer could not be read (an unexpected 1xx or a malformed response)';
+      return 'connection closed by the other side before it answered';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    case 'UND_ERR_INFO':
+    case 'HPE_INVALID_CONSTANT':
+      return 'the answer could not be read (an unexpected 1xx or malformed response)';
+    default:
+      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
+      return code ? `${message.split('\n')[0]} (${code})` : message;
+  }
+}
+
+export function isTlsCode(code: string): boolean {
+  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
+}
