@@ -2,9 +2,9 @@
  * The command-line program: builds the commands and holds the one catch that turns an error into a
  * message and an exit code. Each command's module is imported only when that command runs.
  */
-import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
-import { parseShard, type Shard } from './batch/shard.js';
+import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
@@ -80,13 +80,13 @@ export function buildProgram(): Command {
     .argument('<file|->', 'the input file, or - for standard input')
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
-    .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(wholeNumber('--concurrency', 1, 256)).default(8))
-    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(positiveRate))
+    .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(parse.wholeNumber(1, 256)).default(8))
+    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
     .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
-    .addOption(new Option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file').argParser(shardArgument))
+    .addOption(new Option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file').argParser(parse.shard))
     .addHelpText(
       'after',
       `
@@ -214,14 +214,14 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
   const emulator = program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
-    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(wholeNumber('--port', 0, 65_535)).default(8787))
+    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(8787))
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--key <key>', 'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not')
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
-    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(fraction))
-    .addOption(new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)').argParser(wholeNumber('--fail-status', 400, 599)).default(503))
-    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(wholeNumber('--latency', 0, 600_000)))
+    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
+    .addOption(new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)').argParser(parse.wholeNumber(400, 599)).default(503))
+    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
     .addHelpText(
       'after',
       `
@@ -254,37 +254,6 @@ Examples:
     });
 
   return program;
-}
-
-function shardArgument(text: string): Shard {
-  try {
-    return parseShard(text);
-  } catch (error) {
-    throw new InvalidArgumentError(`${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`);
-  }
-}
-
-function wholeNumber(name: string, min: number, max: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-    }
-    return Number(text);
-  };
-}
-
-function positiveRate(text: string): number {
-  const n = Number(text);
-  if (!/^\d*\.?\d+$/.test(text.trim()) || !(n > 0) || n > 1_000_000) {
-    throw new InvalidArgumentError('expected a number of requests per second greater than 0, e.g. 50');
-  }
-  return n;
-}
-
-function fraction(text: string): number {
-  const n = Number(text);
-  if (!/^\d*\.?\d+$/.test(text.trim()) || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1, e.g. 0.25');
-  return n;
 }
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */

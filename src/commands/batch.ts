@@ -20,7 +20,8 @@ import { githubAnnotation, shellQuote } from '../output/render.js';
 import { spinnerWanted } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
-import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
+import { clientFor } from './service.js';
+import { settingsFlags, type ServiceOptions } from './shared.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;

@@ -10,7 +10,8 @@ import { curlCommand, formatMs, printable, resultJson, successLine } from '../ou
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
-import { clientFor, settingsFlags, type ServiceOptions } from './shared.js';
+import { clientFor } from './service.js';
+import { settingsFlags, type ServiceOptions } from './shared.js';
 
 export interface FireCommandOptions extends ServiceOptions {
   value?: string;

@@ -1,0 +1,54 @@
+/**
+ * Turning settings and options into the client, for the commands that send (fire, batch).
+ */
+import { createClient, type ClientEvent, type TriggerClient } from '../client/client.js';
+import { parseTraceparent } from '../client/request.js';
+import type { Output } from '../output/io.js';
+import { verboseLines } from '../output/render.js';
+import type { Settings } from '../settings/resolve.js';
+import type { ServiceOptions } from './shared.js';
+
+export function keySourceLabel(settings: Settings): string | undefined {
+  switch (settings.apiKeySource) {
+    case 'flag':
+      return '--api-key';
+    case 'env':
+      return 'TRIGGER_API_KEY';
+    case 'profile':
+      return `profile "${settings.profile}"`;
+    case 'keychain':
+      return `profile "${settings.profile}" (system keychain)`;
+    default:
+      return undefined;
+  }
+}
+
+export function clientFor(
+  settings: Settings,
+  options: ServiceOptions,
+  io: Output,
+  extra: { connections?: number; onRetry?: (delayMs: number, reason: string) => void } = {},
+): TriggerClient {
+  const onEvent =
+    options.verbose || extra.onRetry
+      ? (event: ClientEvent) => {
+          if (event.type === 'retry') extra.onRetry?.(event.delayMs, event.reason);
+          if (options.verbose) for (const line of verboseLines(event, io.err)) io.stderr(line);
+        }
+      : undefined;
+  const traceparent = parseTraceparent(process.env.TRACEPARENT);
+  if (process.env.TRACEPARENT && !traceparent && options.verbose) {
+    io.stderr(io.err.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
+  }
+  return createClient({
+    traceparent,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey ?? '',
+    keySource: keySourceLabel(settings),
+    baseUrlSource: { flag: '--base-url', env: 'TRIGGER_BASE_URL', profile: `profile "${settings.profile}": trigger config get base-url`, keychain: undefined }[settings.baseUrlSource],
+    timeoutMs: options.timeout * 1000,
+    retries: options.retries,
+    connections: extra.connections,
+    onEvent,
+  });
+}
