@@ -9,7 +9,7 @@ import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome } from './runner.js';
 
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
-export const fmt = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
+export const formatCount = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
 
 /** One NDJSON line for a row, with its input line number first. */
 export function rowJson(row: Row, outcome: Outcome): string {
@@ -63,10 +63,10 @@ export function rateOf(counts: Counts, elapsedMs: number): number {
 export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette): string {
   const done = counts.rows;
   const rate = rateOf(counts, elapsedMs);
-  const parts = [total ? `${fmt(done)}/${fmt(Math.max(total, counts.rows))} rows` : `${fmt(done)} rows`];
-  parts.push(counts.failed ? c.error(`${fmt(counts.failed)} failed`) : '0 failed');
-  if (counts.invalid) parts.push(c.error(`${fmt(counts.invalid)} invalid`));
-  parts.push(`${fmt(rate)}/s`);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : '0 failed');
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  parts.push(`${formatCount(rate)}/s`);
   if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
 }
@@ -88,15 +88,15 @@ export interface SummaryInput {
   notReadAfter: number | undefined;
 }
 
-const rows = (n: number) => `${fmt(n)} ${n === 1 ? 'row' : 'rows'}`;
+const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
 
 export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${fmt(rateOf(counts, s.elapsedMs))}/s)`;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   if (s.dryRun) {
     const head = counts.invalid ? c.error('✖') : c.success('✔');
     return [
-      `${head} dry run: ${fmt(counts.checked)} of ${rows(counts.rows)} can be sent, ${fmt(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
       ...keptLines(s, c),
     ];
   }
@@ -108,12 +108,12 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
       : s.halted
         ? c.error(`✖ stopped early (${s.halted}):`)
         : c.error('✖');
-  const parts = [c.success(`${fmt(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${fmt(counts.earlier)} accepted in an earlier run`);
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
   if (!allGood || counts.rows === 0) {
-    parts.push(`${fmt(counts.failed)} failed`, `${fmt(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${fmt(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${fmt(counts.unknown)} outcome unknown`));
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
   if (s.notReadAfter !== undefined) lines.push(`  input not read after line ${s.notReadAfter}`);
@@ -131,12 +131,12 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   } else {
     const them = kept === 1 ? 'it' : 'them';
     const next = s.next ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : '';
-    lines.push(`  ${kept === 1 ? '1 row' : `${fmt(kept)} rows`} kept in ${s.failedFile}${next}`);
+    lines.push(`  ${kept === 1 ? '1 row' : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
   }
   if (counts.unknown && !s.next?.resume) {
     lines.push(
       c.warn(
-        `  ${counts.unknown === 1 ? '1 of them is' : `${fmt(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? 'it' : 'them'}; add --retry-unknown once you know ${counts.unknown === 1 ? 'it was' : 'they were'} not recorded`,
+        `  ${counts.unknown === 1 ? '1 of them is' : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? 'it' : 'them'}; add --retry-unknown once you know ${counts.unknown === 1 ? 'it was' : 'they were'} not recorded`,
       ),
     );
   }
@@ -148,15 +148,15 @@ export function stepSummary(name: string, s: SummaryInput): string {
   const { counts } = s;
   const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
   const rows: Array<[string, string]> = [
-    ['rows', fmt(counts.rows)],
-    [s.dryRun ? 'valid (not sent)' : 'accepted', fmt(s.dryRun ? counts.checked : counts.accepted)],
-    ...(counts.earlier ? [['accepted in an earlier run', fmt(counts.earlier)] as [string, string]] : []),
-    ['failed', fmt(counts.failed)],
-    ['invalid', fmt(counts.invalid)],
-    ['not sent', fmt(counts.unsent)],
-    ['outcome unknown', fmt(counts.unknown)],
+    ['rows', formatCount(counts.rows)],
+    [s.dryRun ? 'valid (not sent)' : 'accepted', formatCount(s.dryRun ? counts.checked : counts.accepted)],
+    ...(counts.earlier ? [['accepted in an earlier run', formatCount(counts.earlier)] as [string, string]] : []),
+    ['failed', formatCount(counts.failed)],
+    ['invalid', formatCount(counts.invalid)],
+    ['not sent', formatCount(counts.unsent)],
+    ['outcome unknown', formatCount(counts.unknown)],
     ['time', formatMs(Math.round(s.elapsedMs))],
-    ['rate', `${fmt(rateOf(counts, s.elapsedMs))}/s`],
+    ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
