@@ -270,7 +270,7 @@ export function report(error: unknown): number {
     return 1;
   }
   if (error.reported) return error.exitCode;
-  io.stderr(errorLine(error, io.err));
+  io.stderr(errorLine(error, io.errColors));
   if (mode.json) io.json(failureJson(error));
   if (process.env.GITHUB_ACTIONS === 'true') {
     io.stderr(githubAnnotation(error.hint ? `${error.message} — ${error.hint}` : error.message));

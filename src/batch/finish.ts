@@ -33,7 +33,7 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
   const stoppedBy = signal;
   const dryRun = options.dryRun === true;
   const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
-  if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.err.dim(`  … ${formatCount(hidden)} more not shown`));
+  if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
 
   const resume = journal !== undefined && counts.unsent > 0;
   const summary: SummaryInput = {
@@ -48,7 +48,7 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
     notReadAfter: result.incomplete ? result.lastLine : undefined,
   };
   const notAccepted = recorder.notAccepted;
-  const lines = summaryLines(summary, options.json ? io.err : io.out);
+  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (options.json || (options.quiet && notAccepted > 0) || stoppedBy) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
 

@@ -80,7 +80,7 @@ export class BatchRecorder implements OutcomeSink {
     this.#o.stop.abort(unsentReason);
     const failed = this.#o.failed;
     const rest = failed?.error ? 'nothing more is sent' : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`;
-    this.#o.stderr(this.#o.io.err.error(`stopping: ${why}; ${rest}`));
+    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${why}; ${rest}`));
   }
 
   before(row: Row): Outcome | undefined {
@@ -123,7 +123,7 @@ export class BatchRecorder implements OutcomeSink {
     if (this.#o.failed && !this.#o.failed.write(row, kept)) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
-      this.#o.stderr(`${this.#o.io.err.error('✖')} line ${row.line}: ${printable(reason)}`);
+      this.#o.stderr(`${this.#o.io.errColors.error('✖')} line ${row.line}: ${printable(reason)}`);
     }
     return drained;
   }

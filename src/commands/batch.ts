@@ -37,11 +37,11 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   checkPaths(source, options);
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun });
   io.addSecret(settings.apiKey);
-  for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
+  for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const input = await openInput(source, { format: options.format });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
   const journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
-  if (journal?.resumed) io.stderr(io.err.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
+  if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
   const failed = options.failed ? openFailed(options.failed, reader) : undefined;
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency });
 
@@ -72,7 +72,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const started = performance.now();
   let total: number | undefined;
   if (spinnerWanted() && !options.quiet && !options.verbose) {
-    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.err));
+    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
     if (input.file && !options.shard) void countLines(input.file).then((n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))), () => undefined);
   }
 
@@ -82,11 +82,11 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       stoppedBy = signal;
       stop.abort(`not sent: the batch was interrupted (${signal})`);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
-      stderr(io.err.warn(`interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`));
+      stderr(io.errColors.warn(`interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`));
     } else {
       stopReading.abort();
       client?.abortAll();
-      if (count === 2) stderr(io.err.warn('cancelling the requests in flight; their outcome is unknown'));
+      if (count === 2) stderr(io.errColors.warn('cancelling the requests in flight; their outcome is unknown'));
     }
   });
 

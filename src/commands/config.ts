@@ -74,7 +74,7 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
         delete next.apiKey;
         return next;
       });
-      io.stdout(`${io.out.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
+      io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
       warnIfOverridden(io);
       return;
     }
@@ -87,14 +87,14 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
     return next;
   });
   if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
-  io.stdout(`${io.out.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.err.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
+  io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
+  io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
   warnIfOverridden(io);
 }
 
 function warnIfOverridden(io: Output): void {
   if (process.env.TRIGGER_API_KEY) {
-    io.stderr(io.err.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
+    io.stderr(io.errColors.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
   }
 }
 
@@ -108,9 +108,9 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
     else delete next.allowHttp;
     return next;
   });
-  io.stdout(`${io.out.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
+  io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
   if (process.env.TRIGGER_BASE_URL) {
-    io.stderr(io.err.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
+    io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
   }
 }
 
@@ -132,15 +132,15 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
       throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, { hint: `run: trigger config set-${name}${profileFlag(profileName)}` });
     }
     if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...(overridden.length ? { overriddenBy: OVERRIDES[name] } : {}) }));
-    else io.stdout(value ?? io.out.dim('(not set)'));
+    else io.stdout(value ?? io.outColors.dim('(not set)'));
   } else if (options.json) {
     const overriddenBy = Object.fromEntries(overridden.map((name) => [name, OVERRIDES[name]]));
     io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(names.map((n) => [n, values.get(n) ?? null])), overriddenBy }));
   } else {
-    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.out.dim('(not set)')}`);
+    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
   for (const name of overridden) {
-    io.stderr(io.err.warn(`note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`));
+    io.stderr(io.errColors.warn(`note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`));
   }
 }
 
@@ -166,11 +166,11 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     return;
   }
   for (const row of rows) {
-    const mark = row.active ? io.out.success('* ') : '  ';
-    const why = row.active ? io.out.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
-    io.stdout(`${mark}${io.out.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row['api-key'] ?? io.out.dim('(not set)')}`);
-    io.stdout(`    base-url  ${row['base-url'] ?? io.out.dim('(not set)')}`);
+    const mark = row.active ? io.outColors.success('* ') : '  ';
+    const why = row.active ? io.outColors.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
+    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row['api-key'] ?? io.outColors.dim('(not set)')}`);
+    io.stdout(`    base-url  ${row['base-url'] ?? io.outColors.dim('(not set)')}`);
   }
 }
 
@@ -195,7 +195,7 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
     if (name === 'api-key') delete next.apiKeyStorage;
     return next;
   });
-  io.stdout(`${io.out.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
+  io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
 export async function use(nameArgument: string, io: Output): Promise<void> {
@@ -207,9 +207,9 @@ export async function use(nameArgument: string, io: Output): Promise<void> {
     if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
     return { ...data, active: name };
   });
-  io.stdout(`${io.out.success('✔')} profile "${name}" is now the active one`);
+  io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
   if (process.env.TRIGGER_PROFILE && process.env.TRIGGER_PROFILE !== name) {
-    io.stderr(io.err.warn(`note: TRIGGER_PROFILE=${process.env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${process.env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
   }
 }
 
@@ -230,7 +230,7 @@ export async function remove(nameArgument: string, io: Output): Promise<void> {
     if (next.active === name) delete next.active;
     return next;
   });
-  io.stdout(`${io.out.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`);
+  io.stdout(`${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`);
 }
 
 export function path(io: Output): void {

@@ -28,7 +28,7 @@ function showId(id: string): string {
 }
 
 export function eventLine(entry: RequestEntry, io: Output): string {
-  const c = io.out;
+  const c = io.outColors;
   const event = entry.event;
   if (!event) return '';
   const value = event.valueText === undefined ? c.dim('no value') : `value ${event.valueText}`;
@@ -36,7 +36,7 @@ export function eventLine(entry: RequestEntry, io: Output): string {
 }
 
 export function rejectionLine(entry: RequestEntry, io: Output): string {
-  const c = io.err;
+  const c = io.errColors;
   const label = entry.injected ? c.warn(`${entry.status} injected`) : c.error(String(entry.status));
   return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
@@ -63,12 +63,12 @@ export async function emulator(options: EmulatorCommandOptions, io: Output): Pro
       else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
-      io.stderr(io.err.error(`error: ${message}`));
+      io.stderr(io.errColors.error(`error: ${message}`));
     },
   };
   const server = await startEmulator(settings);
 
-  const c = io.err;
+  const c = io.errColors;
   const where = new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;
   io.stderr(`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`);
   if (server.keyGenerated) {

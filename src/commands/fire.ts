@@ -34,7 +34,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     event = prepareEvent({ triggerId, userId, value: options.value });
     const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
     io.addSecret(settings.apiKey);
-    for (const warning of settings.warnings) io.stderr(io.err.warn(warning));
+    for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
     if (options.dryRun) {
       const url = eventUrl(settings.baseUrl, event);
       const curl = curlCommand(url, event.body, USER_AGENT);
@@ -46,11 +46,11 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       }
       if (settings.apiKeySource !== 'env' && !process.env.TRIGGER_API_KEY) {
         const where = settings.apiKeySource === 'flag' ? 'was given with --api-key' : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : 'is not set';
-        io.stderr(io.err.dim(`note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`));
+        io.stderr(io.errColors.dim(`note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`));
       }
       return;
     }
-    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.err.enabled);
+    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.errColors.enabled);
     const onRetry = (delayMs: number, reason: string) => spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
     let stoppedBy: StopSignal | undefined;
@@ -66,7 +66,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
       if (options.json) io.json(resultJson(result));
-      else if (!options.quiet) io.stdout(successLine(result, io.out));
+      else if (!options.quiet) io.stdout(successLine(result, io.outColors));
     } catch (error) {
       if (isTriggerError(error) && error.kind === 'interrupted') error.signal = stoppedBy;
       throw error;

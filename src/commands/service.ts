@@ -33,12 +33,12 @@ export function clientFor(
     options.verbose || extra.onRetry
       ? (event: ClientEvent) => {
           if (event.type === 'retry') extra.onRetry?.(event.delayMs, event.reason);
-          if (options.verbose) for (const line of verboseLines(event, io.err)) io.stderr(line);
+          if (options.verbose) for (const line of verboseLines(event, io.errColors)) io.stderr(line);
         }
       : undefined;
   const traceparent = parseTraceparent(process.env.TRACEPARENT);
   if (process.env.TRACEPARENT && !traceparent && options.verbose) {
-    io.stderr(io.err.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
+    io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
   }
   return createClient({
     traceparent,

@@ -102,7 +102,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
 }
 
 export function statusLines(s: Status, io: Output): string[] {
-  const c = io.out;
+  const c = io.outColors;
   const profileWhy = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' }[s.profile.source];
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
   return [
@@ -120,6 +120,6 @@ export async function status(options: StatusOptions, io: Output): Promise<void> 
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
-  for (const problem of result.problems) io.stderr(`${io.err.error('error:')} ${problem.message}${problem.hint ? io.err.dim(' — ') + io.err.hint(problem.hint) : ''}`);
+  for (const problem of result.problems) io.stderr(`${io.errColors.error('error:')} ${problem.message}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(problem.hint) : ''}`);
   throw new ConfigError(result.problems[0]!.message, { reported: true });
 }

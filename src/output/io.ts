@@ -14,8 +14,10 @@ export interface Streams {
 export class Output {
   readonly #redactor = new Redactor();
   readonly #streams: Streams;
-  out: Palette = PLAIN;
-  err: Palette = PLAIN;
+  /** Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR). */
+  outColors: Palette = PLAIN;
+  /** Colours for what goes to stderr. */
+  errColors: Palette = PLAIN;
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
@@ -23,7 +25,7 @@ export class Output {
 
   /** Loads colours for the real process streams. */
   async useColors(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-    [this.out, this.err] = await Promise.all([paletteFor('stdout', env), paletteFor('stderr', env)]);
+    [this.outColors, this.errColors] = await Promise.all([paletteFor('stdout', env), paletteFor('stderr', env)]);
   }
 
   /** Adds a value (the API key) that must never be printed. */
