@@ -6,22 +6,13 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
+import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
-
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
 const file = (name: string, text: string | Buffer) => {
@@ -45,22 +36,13 @@ const slowly = (ms: number) =>
     await new Promise((r) => setTimeout(r, ms));
     json(res, 200, { success: true });
   });
-/** Sends `signal` to the child once the server has received `count` requests. */
-const killAfter = (count: number, signal: NodeJS.Signals) => (child: { kill(s: NodeJS.Signals): boolean }) => {
-  const poll = setInterval(() => {
-    if (server.requests.length >= count) {
-      clearInterval(poll);
-      child.kill(signal);
-    }
-  }, 5);
-};
 
 describe('kill -9 with a journal, then --resume', () => {
   it('sends no row twice across the two runs, and accounts for every row', async () => {
     slowly(2);
     const input = file('big.csv', csvRows(20_000));
     const journal = at('big.journal');
-    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], { env: box.env, timeoutMs: 60_000, onSpawn: killAfter(5000, 'SIGKILL') });
+    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], { env: box.env, timeoutMs: 60_000, onSpawn: killAfter(server, 5000, 'SIGKILL') });
     expect(killed.signal).toBe('SIGKILL');
     const firstRun = server.requests.length;
     expect(firstRun).toBeGreaterThanOrEqual(5000);
@@ -164,15 +146,7 @@ describe('signals', () => {
     const input = file('cc.csv', csvRows(40));
     const result = await run(['batch', input, '--failed', at('cc-failed.csv'), '--concurrency', '8'], {
       env: box.env,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (server.requests.length >= 8) {
-            clearInterval(poll);
-            child.kill('SIGINT');
-            setTimeout(() => child.kill('SIGTERM'), 300);
-          }
-        }, 5);
-      },
+      onSpawn: killAfter(server, 8, 'SIGINT', 'SIGTERM'),
     });
     expect(result.code).toBe(130); // the first signal decides the exit code
     const command = /send them later with: (trigger batch \S+)/.exec(result.stderr)?.[1];
@@ -199,7 +173,7 @@ describe('signals', () => {
     ['SIGHUP', 129],
   ] as const)('fire under %s prints its JSON object and exits %i', async (signal, code) => {
     server.handle(() => undefined); // never answers
-    const result = await run(['fire', 'deploy', 'alice', '--json'], { env: box.env, onSpawn: killAfter(1, signal) });
+    const result = await run(['fire', 'deploy', 'alice', '--json'], { env: box.env, onSpawn: killAfter(server, 1, signal) });
     expect(result.signal).toBeNull();
     expect(result.code).toBe(code);
     const object = JSON.parse(result.stdout) as { ok: boolean; error: { kind: string; exitCode: number } };

@@ -4,22 +4,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type Received, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
+import { json, killAfter, type Received, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
-
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]));
 
 const file = (name: string, text: string) => {
   const target = path.join(box.home, name);
@@ -259,14 +250,7 @@ describe('trigger batch: interrupted', () => {
     const result = await run(['batch', input, '--failed', path.join(box.home, 'kept.csv')], {
       env: box.env,
       timeoutMs: 60_000,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (server.requests.length >= 40) {
-            clearInterval(poll);
-            child.kill(signal);
-          }
-        }, 10);
-      },
+      onSpawn: killAfter(server, 40, signal),
     });
     expect(result.signal).toBeNull();
     expect(result.code).toBe(code);
@@ -290,15 +274,7 @@ describe('trigger batch: interrupted', () => {
     const result = await run(['batch', input, '--failed', path.join(box.home, 'kept.csv'), '--concurrency', '4'], {
       env: box.env,
       timeoutMs: 30_000,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (server.requests.length >= 4) {
-            clearInterval(poll);
-            child.kill('SIGINT');
-            setTimeout(() => child.kill('SIGINT'), 300);
-          }
-        }, 10);
-      },
+      onSpawn: killAfter(server, 4, 'SIGINT', 'SIGINT'),
     });
     expect(result.code).toBe(130);
     const kept = read('kept.csv').trim().split('\n').slice(1);

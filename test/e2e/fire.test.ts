@@ -366,22 +366,16 @@ describe('trigger fire: usage errors send nothing and exit 2', () => {
     expect(object).toMatchObject({ ok: false, status: null, value: 'abc', error: { kind: 'usage', exitCode: 2 } });
   });
 
-  it('missing key: exit 2 with the command that fixes it', async () => {
+  it.each([
+    ['TRIGGER_API_KEY', 'no API key is set', 'trigger config set-key'],
+    ['TRIGGER_BASE_URL', 'no base URL is set', 'trigger config set-base-url'],
+  ])('without %s: exit 2 with the command that fixes it', async (variable, message, fix) => {
     const env = { ...box.env };
-    delete env.TRIGGER_API_KEY;
+    delete env[variable];
     const result = await fire(['t', 'u'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('no API key is set');
-    expect(result.stderr).toContain('trigger config set-key');
-  });
-
-  it('missing base URL: exit 2 with the command that fixes it', async () => {
-    const env = { ...box.env };
-    delete env.TRIGGER_BASE_URL;
-    const result = await fire(['t', 'u'], env);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('no base URL is set');
-    expect(result.stderr).toContain('trigger config set-base-url');
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain(fix);
   });
 
   it('a corrupt config file: exit 2, its path, left untouched', async () => {

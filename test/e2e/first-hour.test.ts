@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failedLine } from '../../src/batch/failed.js';
 import { progressLine, summaryLines } from '../../src/batch/report.js';
 import { emptyCounts } from '../../src/batch/recorder.js';
@@ -13,21 +13,13 @@ import type { Row } from '../../src/batch/rows.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { PLAIN } from '../../src/output/colors.js';
 import { formatMs } from '../../src/output/render.js';
-import { TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';
 import { inTerminal } from '../helpers/pty.js';
-import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]));
 
 /** A raw TCP server that answers the first request with these bytes. */
 async function rawServer(answer: string): Promise<{ url: string; close(): void }> {

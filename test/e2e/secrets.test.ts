@@ -4,23 +4,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { json, startServer, type TestServer, useServer } from '../helpers/server.js';
 
 const KEY = 'sk_live_SECRETKEY0123456789abcdefWXYZ';
 let server: TestServer;
 let box: Sandbox;
-
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]), KEY);
 
 const at = (name: string) => path.join(box.home, name);
 const trigger = (args: string[], env: NodeJS.ProcessEnv = box.env, input?: string) => run(args, { env, input, timeoutMs: 30_000 });

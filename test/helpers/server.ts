@@ -3,6 +3,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
+import { TEST_KEY, sandbox, type Sandbox } from './cli.js';
 
 export interface Received {
   method: string;
@@ -84,4 +86,34 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * For a test file whose tests all fire at a fresh server: before each test a server and a sandbox
+ * with TRIGGER_API_KEY and TRIGGER_BASE_URL pointing at it, closed after it. `set` receives them.
+ */
+export function useServer(set: (server: TestServer, box: Sandbox) => void, key: string = TEST_KEY): void {
+  let current: { server: TestServer; box: Sandbox } | undefined;
+  beforeEach(async () => {
+    const server = await startServer();
+    const box = sandbox({ TRIGGER_API_KEY: key });
+    box.env.TRIGGER_BASE_URL = server.url;
+    current = { server, box };
+    set(server, box);
+  });
+  afterEach(async () => {
+    await current?.server.close();
+    current?.box.cleanup();
+  });
+}
+
+/** For run()'s onSpawn: sends the signals, 300 ms apart, once the server has received `count` requests. */
+export function killAfter(server: TestServer, count: number, ...signals: NodeJS.Signals[]) {
+  return (child: { kill(signal: NodeJS.Signals): boolean }) => {
+    const poll = setInterval(() => {
+      if (server.requests.length < count) return;
+      clearInterval(poll);
+      signals.forEach((signal, i) => setTimeout(() => child.kill(signal), i * 300));
+    }, 5);
+  };
 }
