@@ -198,11 +198,18 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
-export async function use(nameArgument: string, io: Output): Promise<void> {
+/** A profile the user named, which must be in the config file. */
+function namedProfile(nameArgument: string): { name: string; file: string; profile: Profile } {
   const name = checkProfileName(nameArgument);
   const file = configPath();
   const config = readConfig(file);
-  if (!getProfile(config, name)) throw unknownProfile(name, file, config);
+  const profile = getProfile(config, name);
+  if (!profile) throw unknownProfile(name, file, config);
+  return { name, file, profile };
+}
+
+export async function use(nameArgument: string, io: Output): Promise<void> {
+  const { name, file } = namedProfile(nameArgument);
   await updateConfig(file, (data) => {
     if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
     return { ...data, active: name };
@@ -214,11 +221,7 @@ export async function use(nameArgument: string, io: Output): Promise<void> {
 }
 
 export async function remove(nameArgument: string, io: Output): Promise<void> {
-  const name = checkProfileName(nameArgument);
-  const file = configPath();
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
+  const { name, file, profile } = namedProfile(nameArgument);
   if (profile.apiKeyStorage === 'keychain') {
     const failure = await deleteKey(name);
     if (failure) throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, { hint: 'unlock it and try again' });
