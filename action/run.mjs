@@ -78,7 +78,10 @@ const args = file
   ? ['batch', file, '--json', ...(input('FAILED') ? ['--failed', input('FAILED')] : []), ...extra]
   : ['fire', input('TRIGGER_ID'), input('USER_ID'), '--json', ...(input('VALUE') ? ['--value', input('VALUE')] : []), ...extra];
 
-const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, GITHUB_ACTIONS: 'true' } });
+const child = spawn(process.execPath, [bin, ...args], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, GITHUB_ACTIONS: 'true' },
+});
 // A runner cancelling the job signals this process; pass it on so the batch keeps its unsent rows.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 

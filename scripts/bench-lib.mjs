@@ -25,7 +25,11 @@ export async function minimalServer() {
     reset() {
       count = 0;
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   };
 }
 

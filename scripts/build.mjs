@@ -35,6 +35,17 @@ await build({
 });
 
 // bin/trigger.cjs answers --version from this, without Node's ES module loader.
-await build({ absWorkingDir: root, entryPoints: ['src/version.ts'], outfile: 'dist/version.cjs', format: 'cjs', platform: 'node', logLevel: 'warning' });
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/version.ts'],
+  outfile: 'dist/version.cjs',
+  format: 'cjs',
+  platform: 'node',
+  logLevel: 'warning',
+});
 
-execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--emitDeclarationOnly'], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--emitDeclarationOnly'],
+  { stdio: 'inherit' },
+);

@@ -18,7 +18,8 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-demo-'));
 const log = path.join(work, 'events.ndjson');
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
-const heading = (text) => console.log(`\n${color ? '\x1b[1;36m' : ''}── ${text} ${'─'.repeat(Math.max(0, 60 - text.length))}${color ? '\x1b[0m' : ''}`);
+const heading = (text) =>
+  console.log(`\n${color ? '\x1b[1;36m' : ''}── ${text} ${'─'.repeat(Math.max(0, 60 - text.length))}${color ? '\x1b[0m' : ''}`);
 
 const env = { ...process.env, TRIGGER_CONFIG_DIR: path.join(work, 'config'), ...(color ? { FORCE_COLOR: '1' } : {}) };
 for (const name of ['TRIGGER_API_KEY', 'TRIGGER_BASE_URL', 'TRIGGER_PROFILE']) delete env[name];

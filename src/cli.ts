@@ -60,25 +60,32 @@ export function buildProgram(): Command {
     .option('--value <number>', 'a decimal number sent with the event, e.g. 9.99')
     .allowExcessArguments(true) // checked below, to suggest --value for `fire purchase alice 9.99`
     .addHelpText('after', EXAMPLES_FIRE);
-  addServiceOptions(fire).action(async (triggerId: string, userId: string, options: ServiceOptions & { value?: string }, command: Command) => {
-    Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
-    const extra = command.args.slice(2);
-    if (extra.length > 0) {
-      const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
-      throw new UsageError(`fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(' ')})`, {
-        hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it',
-      });
-    }
-    await io.useColors();
-    const { fire: run } = await import('./commands/fire.js');
-    await run(triggerId, userId, options, io);
-  });
+  addServiceOptions(fire).action(
+    async (triggerId: string, userId: string, options: ServiceOptions & { value?: string }, command: Command) => {
+      Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
+      const extra = command.args.slice(2);
+      if (extra.length > 0) {
+        const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
+        throw new UsageError(
+          `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(' ')})`,
+          {
+            hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it',
+          },
+        );
+      }
+      await io.useColors();
+      const { fire: run } = await import('./commands/fire.js');
+      await run(triggerId, userId, options, io);
+    },
+  );
 
   const batch = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
     .argument('<file|->', 'the input file, or - for standard input')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']))
+    .addOption(
+      new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']),
+    )
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
     .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(parse.wholeNumber(1, 256)).default(8))
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
@@ -86,7 +93,12 @@ export function buildProgram(): Command {
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
-    .addOption(new Option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file').argParser(parse.shard))
+    .addOption(
+      new Option(
+        '--shard <i>/<n>',
+        'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file',
+      ).argParser(parse.shard),
+    )
     .addHelpText(
       'after',
       `
@@ -145,7 +157,9 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .argument('[key]', 'the key; omit it to keep it out of your shell history')
     .addOption(profileOption())
     .option('--insecure-storage', 'store the key in the config file (mode 0600) even where a system keychain answers')
-    .action(configAction((m, key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => m.setKey(key, options, io)));
+    .action(
+      configAction((m, key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => m.setKey(key, options, io)),
+    );
   config
     .command('set-base-url')
     .description('store the service base URL')
@@ -216,11 +230,18 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(8787))
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--key <key>', 'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not')
+    .option(
+      '--key <key>',
+      'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not',
+    )
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
     .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
-    .addOption(new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)').argParser(parse.wholeNumber(400, 599)).default(503))
+    .addOption(
+      new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)')
+        .argParser(parse.wholeNumber(400, 599))
+        .default(503),
+    )
     .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
     .addHelpText(
       'after',
@@ -261,7 +282,8 @@ export function report(error: unknown): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
-    if (mode.json) io.json(JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: error.message.replace(/^error: /, '') } }));
+    if (mode.json)
+      io.json(JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: error.message.replace(/^error: /, '') } }));
     return 2;
   }
   if (!isTriggerError(error)) {

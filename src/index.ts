@@ -18,7 +18,15 @@ export {
   type FireOptions,
   type FireResult,
 } from './client/client.js';
-export { encodeSegment, eventPath, parseValue, prepareEvent, type EventInput, type EventValue, type PreparedEvent } from './client/request.js';
+export {
+  encodeSegment,
+  eventPath,
+  parseValue,
+  prepareEvent,
+  type EventInput,
+  type EventValue,
+  type PreparedEvent,
+} from './client/request.js';
 export {
   ConfigError,
   exitCodeFor,
@@ -34,10 +42,4 @@ export { configDir, configPath } from './settings/paths.js';
 export { loadSettings, resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
 export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';
 export { VERSION } from './version.js';
-export {
-  startEmulator,
-  type Emulator,
-  type EmulatorOptions,
-  type RecordedEvent,
-  type RequestEntry,
-} from './emulator/server.js';
+export { startEmulator, type Emulator, type EmulatorOptions, type RecordedEvent, type RequestEntry } from './emulator/server.js';

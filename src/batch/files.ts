@@ -36,15 +36,21 @@ export function sameFile(a: string, b: string): boolean {
 export function checkPaths(source: string, options: BatchFiles): void {
   const input = source === '-' ? 'the file behind standard input' : 'the input file';
   if (options.failed && sameFile(options.failed, source)) {
-    throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, { hint: 'write the failed rows to another file' });
+    throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
+      hint: 'write the failed rows to another file',
+    });
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
   if (source === '-' || !fs.statSync(source, { throwIfNoEntry: false })?.isFile()) {
-    throw new UsageError('--journal needs the input as a regular file', { hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first' });
+    throw new UsageError('--journal needs the input as a regular file', {
+      hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
+    });
   }
-  if (sameFile(options.journal, source)) throw new UsageError(`--journal ${options.journal} is the input file`, { hint: 'name a new file for the journal' });
-  if (options.failed && sameFile(options.journal, options.failed)) throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
+  if (sameFile(options.journal, source))
+    throw new UsageError(`--journal ${options.journal} is the input file`, { hint: 'name a new file for the journal' });
+  if (options.failed && sameFile(options.journal, options.failed))
+    throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }
 
 /** Counts newlines in a file without holding it, for the progress total. */
@@ -79,7 +85,9 @@ export function openFailed(file: string, reader: RowSource): FailedFile {
   try {
     return new FailedFile(file, reader.format, reader.header);
   } catch (error) {
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, { hint: 'name a file in a folder that exists and that you can write to' });
+    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, {
+      hint: 'name a file in a folder that exists and that you can write to',
+    });
   }
 }
 

@@ -44,7 +44,11 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
     halted: stoppedBy ? undefined : recorder.stopReason?.replace(/^not sent: the batch stopped (because|after) /, ''),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
-    next: resume ? { command: resumeCommand(input, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input.format, options.trigger), resume } : undefined,
+    next: resume
+      ? { command: resumeCommand(input, options), resume }
+      : failed && !failed.inPlace
+        ? { command: replayCommand(failed.path, input.format, options.trigger), resume }
+        : undefined,
     notReadAfter: result.incomplete ? result.lastLine : undefined,
   };
   const notAccepted = recorder.notAccepted;
@@ -63,7 +67,11 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
   if (stoppedBy) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal: stoppedBy });
   if (notAccepted > 0) {
     if (process.env.GITHUB_ACTIONS === 'true') {
-      io.stderr(githubAnnotation(`trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ''}`));
+      io.stderr(
+        githubAnnotation(
+          `trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ''}`,
+        ),
+      );
     }
     throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
   }

@@ -35,7 +35,9 @@ async function sniff(stream: Readable): Promise<{ format: Format; stream: Readab
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   const first = await chunks.next();
   if (first.done) return { format: 'csv', stream: Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, '').trimStart();
+  const text = String(first.value)
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   async function* all() {
     yield first.value;
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
@@ -43,10 +45,7 @@ async function sniff(stream: Readable): Promise<{ format: Format; stream: Readab
   return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream: Readable.from(all(), { objectMode: false }) };
 }
 
-export async function openInput(
-  source: string,
-  options: { format?: Format | undefined; stdin?: Readable } = {},
-): Promise<Input> {
+export async function openInput(source: string, options: { format?: Format | undefined; stdin?: Readable } = {}): Promise<Input> {
   let stream: Readable;
   let file: string | undefined;
   if (source === '-') {
@@ -63,7 +62,14 @@ export async function openInput(
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+      const reason =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'it is a directory'
+              : (error as Error).message;
       throw new UsageError(`cannot read ${source}: ${reason}`, { hint: 'give a CSV or NDJSON file, or - for standard input' });
     }
     stream = handle.createReadStream({ highWaterMark: 64 * 1024 });

@@ -100,7 +100,9 @@ function load(file: string): Loaded {
     header = JSON.parse(lines[0] ?? '') as Header;
     if (header.journal !== MAGIC || typeof header.input?.sha256 !== 'string') throw new Error('not a journal');
   } catch {
-    throw new UsageError(`${file} is not a trigger batch journal`, { hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote' });
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote',
+    });
   }
   if (header.version !== VERSION) {
     throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
@@ -211,17 +213,25 @@ export class Journal {
         });
       }
       if (input.sha256 !== options.input.sha256 || input.size !== options.input.size) {
-        throw new UsageError(`the journal ${file} was made for another input (${input.path}, ${plural(input.size, 'byte')}); ${options.input.path} is not the same file content`, {
-          hint: 'resume with the input the journal was made for, or name a new --journal for this one',
-        });
+        throw new UsageError(
+          `the journal ${file} was made for another input (${input.path}, ${plural(input.size, 'byte')}); ${options.input.path} is not the same file content`,
+          {
+            hint: 'resume with the input the journal was made for, or name a new --journal for this one',
+          },
+        );
       }
       if ((loaded.header.shard ?? '') !== (options.shard ?? '')) {
-        throw new UsageError(`the journal ${file} is for ${loaded.header.shard ? `shard ${loaded.header.shard}` : 'the whole input'}, not ${options.shard ? `shard ${options.shard}` : 'the whole input'}`, {
-          hint: loaded.header.shard ? `pass --shard ${loaded.header.shard}` : 'resume without --shard',
-        });
+        throw new UsageError(
+          `the journal ${file} is for ${loaded.header.shard ? `shard ${loaded.header.shard}` : 'the whole input'}, not ${options.shard ? `shard ${options.shard}` : 'the whole input'}`,
+          {
+            hint: loaded.header.shard ? `pass --shard ${loaded.header.shard}` : 'resume without --shard',
+          },
+        );
       }
       if (loaded.header.format !== options.format) {
-        throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, { hint: `pass --format ${loaded.header.format}` });
+        throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, {
+          hint: `pass --format ${loaded.header.format}`,
+        });
       }
     }
     let fd: number;
@@ -233,13 +243,22 @@ export class Journal {
         position = loaded.whole;
       } else {
         fd = fs.openSync(file, 'wx', 0o600);
-        const header: Header = { journal: MAGIC, version: VERSION, input: options.input, format: options.format, shard: options.shard, started: new Date().toISOString() };
+        const header: Header = {
+          journal: MAGIC,
+          version: VERSION,
+          input: options.input,
+          format: options.format,
+          shard: options.shard,
+          started: new Date().toISOString(),
+        };
         position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
         fs.fsyncSync(fd);
       }
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error)}`, { hint: 'name a file in a folder you can write to' });
+      throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error)}`, {
+        hint: 'name a file in a folder you can write to',
+      });
     }
     const journal = new Journal(file, fd, loaded);
     journal.#position = position;

@@ -67,7 +67,11 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
       const kept = lenient.decode(longStart!.subarray(0, KEPT_OF_LONG_LINE));
       longBytes = -1;
       longStart = undefined;
-      return { line, reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`, raw: kept };
+      return {
+        line,
+        reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+        raw: kept,
+      };
     }
     const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
     pending = [];
@@ -129,7 +133,7 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
           for (const line of lines) items.push(line);
           next += lines.length;
         } else {
-          for (let from = start; from <= lastNewline; ) {
+          for (let from = start; from <= lastNewline;) {
             const end = slice.indexOf(10, from);
             items.push(decodeLine(slice.subarray(from, end), next++));
             from = end + 1;

@@ -139,7 +139,10 @@ export class BatchRecorder implements OutcomeSink {
 
   #failedFileBroken(): void {
     const failed = this.#o.failed!;
-    this.stopWith(`${failed.path} could not be written (${describeWriteError(failed.error)})`, 'not sent: the batch stopped because the failed file could not be written');
+    this.stopWith(
+      `${failed.path} could not be written (${describeWriteError(failed.error)})`,
+      'not sent: the batch stopped because the failed file could not be written',
+    );
   }
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */

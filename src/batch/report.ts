@@ -24,7 +24,17 @@ export function rowJson(row: Row, outcome: Outcome): string {
     case 'checked':
       return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
     case 'earlier':
-      return toJson({ ...lead, ok: true, status: null, ...event, value: rawJson(row.value), attempts: 0, durationMs: 0, requestId: null, earlier: true });
+      return toJson({
+        ...lead,
+        ok: true,
+        status: null,
+        ...event,
+        value: rawJson(row.value),
+        attempts: 0,
+        durationMs: 0,
+        requestId: null,
+        earlier: true,
+      });
   }
   const error = { kind: outcome.kind, message: failureReason(outcome) };
   return toJson({
@@ -127,10 +137,16 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines: string[] = [];
   if (s.notKept) {
-    lines.push(c.error(`  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`));
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`,
+      ),
+    );
   } else {
     const them = kept === 1 ? 'it' : 'them';
-    const next = s.next ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : '';
+    const next = s.next
+      ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
+      : '';
     lines.push(`  ${kept === 1 ? '1 row' : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
   }
   if (counts.unknown && !s.next?.resume) {
@@ -146,7 +162,9 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
 /** A Markdown table for $GITHUB_STEP_SUMMARY. */
 export function stepSummary(name: string, s: SummaryInput): string {
   const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
+  const title = s.dryRun
+    ? `trigger batch ${name} (dry run)`
+    : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
   const rows: Array<[string, string]> = [
     ['rows', formatCount(counts.rows)],
     [s.dryRun ? 'valid (not sent)' : 'accepted', formatCount(s.dryRun ? counts.checked : counts.accepted)],
@@ -159,6 +177,9 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
+  const kept =
+    s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0
+      ? `\nRows not accepted are in \`${s.failedFile}\`.\n`
+      : '';
   return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}\n`;
 }

@@ -79,7 +79,8 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     row.invalid = 'empty userId';
   } else {
     try {
-      const value = given === undefined || given === '' ? undefined : typeof given === 'number' ? row.value : parseValue(given, 'value').json;
+      const value =
+        given === undefined || given === '' ? undefined : typeof given === 'number' ? row.value : parseValue(given, 'value').json;
       row.event = prepareEvent({ triggerId, userId: fields.userId, value });
       row.value = row.event.value?.json;
     } catch (error) {
@@ -116,7 +117,8 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
     const seen = new Set<string>();
     for (const name of header) {
       const key = name.trim().toLowerCase();
-      if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
+      if (seen.has(key))
+        throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
       seen.add(key);
     }
     columns = {
@@ -127,9 +129,12 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
     };
     if (columns.user < 0) {
       const shown = header.join(',');
-      throw new UsageError(`the CSV header (line ${line}) has no userId column: ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}`, {
-        hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
-      });
+      throw new UsageError(
+        `the CSV header (line ${line}) has no userId column: ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}`,
+        {
+          hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
+        },
+      );
     }
     if (columns.trigger < 0 && !options.trigger) {
       throw new UsageError('the CSV has no triggerId column', { hint: 'add one, or pass --trigger <id> for every row' });
@@ -230,7 +235,10 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header) throw new UsageError('the CSV input is empty: no header row', { hint: 'the first row must name the columns, e.g. triggerId,userId,value' });
+    if (!header)
+      throw new UsageError('the CSV input is empty: no header row', {
+        hint: 'the first row must name the columns, e.g. triggerId,userId,value',
+      });
   }
 
   return { format: 'csv', rows: rows(), header: () => header };
@@ -276,9 +284,9 @@ export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
           ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"`
           : userId !== undefined && typeof userId !== 'string' && typeof userId !== 'number'
             ? `"userId" must be a string, not ${describe(userId)}`
-          : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
-            ? `"value" must be a number, not ${describe(value)}`
-            : undefined;
+            : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
+              ? `"value" must be a number, not ${describe(value)}`
+              : undefined;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
@@ -319,7 +327,12 @@ export function readLineIds(stream: Readable, options: ReadOptions): RowSource {
     }
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
     if (userId === '') return undefined;
-    return makeRow(line, { format: 'lines', triggerId: options.trigger, userId }, { triggerId: undefined, userId, value: undefined }, options);
+    return makeRow(
+      line,
+      { format: 'lines', triggerId: options.trigger, userId },
+      { triggerId: undefined, userId, value: undefined },
+      options,
+    );
   };
   return { format: 'lines', rows: mapLines(stream, toRow), header: () => undefined };
 }

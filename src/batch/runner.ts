@@ -118,7 +118,8 @@ export class Runner {
         outcome = { kind: 'accepted', result: await send(event, this.#options.stop) };
       } catch (error) {
         if (!isTriggerError(error)) throw error;
-        if (error instanceof InterruptedError) outcome = error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
+        if (error instanceof InterruptedError)
+          outcome = error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
         else outcome = { kind: 'failed', reason: error.message, error };
       }
       await this.#settle(row, outcome);

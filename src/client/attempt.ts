@@ -7,7 +7,15 @@ import type { Dispatcher } from 'undici';
 import { MAX_BODY_BYTES, parseJsonBody } from './response.js';
 
 export type AttemptOutcome =
-  | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; text: string; json: unknown; truncated: boolean; ms: number }
+  | {
+      kind: 'answer';
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      text: string;
+      json: unknown;
+      truncated: boolean;
+      ms: number;
+    }
   | { kind: 'failed'; error: unknown; timedOut: boolean; interrupted: boolean; ms: number };
 
 const SUCCESS_TEXT = '{"success":true}';
@@ -98,7 +106,11 @@ export class Attempt implements Dispatcher.DispatchHandler {
     if (this.done) controller.abort(new Error('the attempt already ended'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.#status = statusCode;
     this.#headers = headers;
   }

@@ -102,7 +102,12 @@ export class TriggerClient {
         if (outcome.interrupted) {
           throw new InterruptedError('interrupted before the service answered; the event may or may not have been recorded', info);
         }
-        const error = networkError(outcome.error, outcome.timedOut, { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource }, info);
+        const error = networkError(
+          outcome.error,
+          outcome.timedOut,
+          { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
+          info,
+        );
         if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
           await this.#wait(attempt, backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), error.message, options, info);
           continue;
@@ -111,8 +116,7 @@ export class TriggerClient {
       }
       const { status, headers, json, text } = outcome;
       const requestId = requestIdOf(headers);
-      const saysFailure =
-        typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
+      const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
       if (status >= 200 && status < 300 && !saysFailure) {
         return {
           ok: true,
@@ -184,7 +188,13 @@ export class TriggerClient {
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal);
     if (!current.done) {
       dispatcher.dispatch(
-        { origin: this.baseUrl.origin, path: `${this.baseUrl.prefix}${event.path}`, method: 'POST', headers: this.#requestHeaders, body: event.body },
+        {
+          origin: this.baseUrl.origin,
+          path: `${this.baseUrl.prefix}${event.path}`,
+          method: 'POST',
+          headers: this.#requestHeaders,
+          body: event.body,
+        },
         current,
       );
     }
@@ -224,10 +234,7 @@ export function createClient(options: ClientOptions): TriggerClient {
 }
 
 /** Sends one event and closes the connection: what `trigger fire` does, for Node programs. */
-export async function fireEvent(
-  event: EventInput,
-  options: ClientOptions & FireOptions,
-): Promise<FireResult> {
+export async function fireEvent(event: EventInput, options: ClientOptions & FireOptions): Promise<FireResult> {
   const client = new TriggerClient(options);
   try {
     return await client.fire(event, options);

@@ -11,12 +11,31 @@ import { errorCodes, isConnectionNotMade, parseRetryAfter } from './retry.js';
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
-  303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request',
-  401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export function statusText(status: number): string {
@@ -40,11 +59,13 @@ export interface RequestContext {
 
 /** The hint for a status, in words that say what to check or do next. */
 export function statusHint(status: number, headers: Answer['headers'], context: RequestContext): string | undefined {
-  if (status >= 300 && status < 400) return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
+  if (status >= 300 && status < 400)
+    return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
   if (status === 401 || status === 403) {
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ''}); set a new one with: trigger config set-key`;
   }
-  if (status === 404) return `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
+  if (status === 404)
+    return `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
   if (status === 429 || status === 503) {
     const after = parseRetryAfter(headerValue(headers, 'retry-after'));
     return after !== undefined && after > MAX_RETRY_AFTER_MS
@@ -53,7 +74,8 @@ export function statusHint(status: number, headers: Answer['headers'], context: 
   }
   if (status >= 500) return 'not retried, because the service may have recorded the event before it failed';
   if (status === 400 || status === 422) return 'the service did not accept the request as sent; check the value and ids';
-  if (status === 431 || status === 414) return 'the service found the request too large (its headers or URL); a very long user id can do this';
+  if (status === 431 || status === 414)
+    return 'the service found the request too large (its headers or URL); a very long user id can do this';
   if (status >= 400) return 'the service did not accept the request as sent; it was not retried';
   return undefined;
 }
@@ -90,7 +112,12 @@ export interface ConnectionContext {
 }
 
 /** The error for an attempt that got no usable answer: what happened, and whether anything was sent. */
-export function networkError(error: unknown, timedOut: boolean, context: ConnectionContext, info: { attempts: number; durationMs: number }): NetworkError {
+export function networkError(
+  error: unknown,
+  timedOut: boolean,
+  context: ConnectionContext,
+  info: { attempts: number; durationMs: number },
+): NetworkError {
   const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
   const codes = errorCodes(error);
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
@@ -103,15 +130,22 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   }
   const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
-  return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, { ...info, code, hint: networkHint(codes, code, context, isConnectionNotMade(error)), cause: error });
+  return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, {
+    ...info,
+    code,
+    hint: networkHint(codes, code, context, isConnectionNotMade(error)),
+    cause: error,
+  });
 }
 
 function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
   }
-  if (codes.some(isTlsCode)) return 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
-  if (notMade) return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
+  if (codes.some(isTlsCode))
+    return 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
+  if (notMade)
+    return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
 

@@ -39,9 +39,7 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   const intPart = m?.[2] ?? '';
   const fracPart = m?.[3];
   if (!m || (intPart === '' && (fracPart === undefined || fracPart === ''))) {
-    throw new UsageError(
-      `${label} must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`,
-    );
+    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`);
   }
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
@@ -126,10 +124,7 @@ export function encodeSegment(segment: string, name: string): string {
   if (!segment.isWellFormed()) {
     throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   }
-  const encoded = encodeURIComponent(segment).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll('.', '%2E') : encoded;
 }
 

@@ -48,9 +48,7 @@ export function serverMessage(json: unknown, text: string): string | undefined {
     const title = field(body, 'title');
     const detail = field(body, 'detail');
     const message =
-      field(body, 'message') ??
-      field(body, 'error') ??
-      (title && detail && title !== detail ? `${title}: ${detail}` : (title ?? detail));
+      field(body, 'message') ?? field(body, 'error') ?? (title && detail && title !== detail ? `${title}: ${detail}` : (title ?? detail));
     if (message) return excerpt(message, 300);
     if (Object.keys(body).length === 0) return undefined; // {} says nothing
   }

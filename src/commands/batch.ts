@@ -73,7 +73,11 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   let total: number | undefined;
   if (spinnerWanted() && !options.quiet && !options.verbose) {
     progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
-    if (input.file && !options.shard) void countLines(input.file).then((n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))), () => undefined);
+    if (input.file && !options.shard)
+      void countLines(input.file).then(
+        (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
+        () => undefined,
+      );
   }
 
   let stoppedBy: StopSignal | undefined;
@@ -82,7 +86,11 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       stoppedBy = signal;
       stop.abort(`not sent: the batch was interrupted (${signal})`);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
-      stderr(io.errColors.warn(`interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`));
+      stderr(
+        io.errColors.warn(
+          `interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`,
+        ),
+      );
     } else {
       stopReading.abort();
       client?.abortAll();

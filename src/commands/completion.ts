@@ -31,7 +31,10 @@ function nodes(program: Command): Node[] {
       subcommands: [
         ...visible.map((c) => ({ name: c.name(), description: c.description() })),
         // An argument with fixed choices completes like subcommands (completion's <shell>).
-        ...(command.registeredArguments[0]?.argChoices ?? []).map((name) => ({ name, description: command.registeredArguments[0]!.description })),
+        ...(command.registeredArguments[0]?.argChoices ?? []).map((name) => ({
+          name,
+          description: command.registeredArguments[0]!.description,
+        })),
       ],
     });
     for (const sub of visible) visit(sub, path ? `${path} ${sub.name()}` : sub.name());
@@ -57,7 +60,11 @@ function bash(program: Command): string {
   const all = nodes(program);
   const steps = all.flatMap((node) => node.subcommands.map((sub) => JSON.stringify(`${node.path}/${sub.name}`))).join('|');
   const choices = all
-    .flatMap((node) => node.options.filter((o) => o.choices).map((o) => `    ${o.long}) COMPREPLY=($(compgen -W ${JSON.stringify(words([...o.choices!]))} -- "$cur")); return ;;`))
+    .flatMap((node) =>
+      node.options
+        .filter((o) => o.choices)
+        .map((o) => `    ${o.long}) COMPREPLY=($(compgen -W ${JSON.stringify(words([...o.choices!]))} -- "$cur")); return ;;`),
+    )
     .join('\n');
   const cases = all
     .map((node) => {
@@ -101,7 +108,10 @@ ${bash(program).split('\n').slice(1).join('\n')}`;
 }
 
 function fish(program: Command): string {
-  const lines = ['# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish', 'complete -c trigger -f'];
+  const lines = [
+    '# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish',
+    'complete -c trigger -f',
+  ];
   const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
   for (const node of nodes(program)) {
     const parts = node.path ? node.path.split(' ') : [];
@@ -114,13 +124,17 @@ function fish(program: Command): string {
     }
     const argument = ARGUMENT_WORDS[node.path];
     if (argument) {
-      lines.push(`complete -c trigger -n ${quote(condition)} -a ${quote(argument === 'profiles' ? `(${PROFILE_NAMES})` : argument.join(' '))}`);
+      lines.push(
+        `complete -c trigger -n ${quote(condition)} -a ${quote(argument === 'profiles' ? `(${PROFILE_NAMES})` : argument.join(' '))}`,
+      );
     }
     for (const option of node.options) {
       const flags = [`-l ${option.long.replace(/^--/, '')}`];
       if (option.long === '--profile') flags.push(`-x -a ${quote(`(${PROFILE_NAMES})`)}`);
       else if (option.takesValue) flags.push(option.choices ? `-x -a ${quote(option.choices.join(' '))}` : '-r -F');
-      lines.push(`complete -c trigger -n ${quote(parts.length ? condition : '__fish_use_subcommand')} ${flags.join(' ')} -d ${quote(option.description)}`);
+      lines.push(
+        `complete -c trigger -n ${quote(parts.length ? condition : '__fish_use_subcommand')} ${flags.join(' ')} -d ${quote(option.description)}`,
+      );
     }
   }
   lines.push(`complete -c trigger -n '__fish_seen_subcommand_from batch' -F`);

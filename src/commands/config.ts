@@ -23,7 +23,11 @@ const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL'
 type Name = keyof typeof NAMES;
 
 function settingName(name: string): Name {
-  const normalized = name.toLowerCase().replace(/_/g, '-').replace(/^apikey$/, 'api-key').replace(/^baseurl$/, 'base-url');
+  const normalized = name
+    .toLowerCase()
+    .replace(/_/g, '-')
+    .replace(/^apikey$/, 'api-key')
+    .replace(/^baseurl$/, 'base-url');
   if (normalized in NAMES) return normalized as Name;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(', ')}`);
 }
@@ -55,7 +59,11 @@ function targetProfile(options: ProfileOption, config: ConfigData) {
   return selectedProfile(options, process.env, config);
 }
 
-export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, io: Output): Promise<void> {
+export async function setKey(
+  keyArgument: string | undefined,
+  options: ProfileOption & { insecureStorage?: boolean },
+  io: Output,
+): Promise<void> {
   const file = configPath();
   const config = readConfig(file); // a corrupt file stops here, before a prompt
   const { name } = targetProfile(options, config);
@@ -129,7 +137,9 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
     const name = names[0]!;
     const value = values.get(name);
     if (value === undefined && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, { hint: `run: trigger config set-${name}${profileFlag(profileName)}` });
+      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
+        hint: `run: trigger config set-${name}${profileFlag(profileName)}`,
+      });
     }
     if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...(overridden.length ? { overriddenBy: OVERRIDES[name] } : {}) }));
     else io.stdout(value ?? io.outColors.dim('(not set)'));
@@ -140,7 +150,11 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
   for (const name of overridden) {
-    io.stderr(io.errColors.warn(`note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`));
+    io.stderr(
+      io.errColors.warn(
+        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
+      ),
+    );
   }
 }
 
@@ -155,7 +169,12 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
   const active = selectedProfile({}, process.env, config);
   const rows = [];
   for (const [name, profile] of Object.entries(profiles)) {
-    rows.push({ profile: name, active: name === active.name, 'api-key': (await shown('api-key', name, profile)) ?? null, 'base-url': (await shown('base-url', name, profile)) ?? null });
+    rows.push({
+      profile: name,
+      active: name === active.name,
+      'api-key': (await shown('api-key', name, profile)) ?? null,
+      'base-url': (await shown('base-url', name, profile)) ?? null,
+    });
   }
   if (options.json) {
     io.json(JSON.stringify({ file, active: active.name, profiles: rows }));
@@ -186,7 +205,10 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
   }
   if (inStore) {
     const failure = await deleteKey(profileName);
-    if (failure) throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, { hint: 'unlock it and try again' });
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
+        hint: 'unlock it and try again',
+      });
   }
   await updateProfile(file, profileName, (current) => {
     const next: Profile = { ...current };
@@ -224,7 +246,10 @@ export async function remove(nameArgument: string, io: Output): Promise<void> {
   const { name, file, profile } = namedProfile(nameArgument);
   if (profile.apiKeyStorage === 'keychain') {
     const failure = await deleteKey(name);
-    if (failure) throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, { hint: 'unlock it and try again' });
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
+        hint: 'unlock it and try again',
+      });
   }
   await updateConfig(file, (data) => {
     const profiles = { ...(data.profiles ?? {}) };
@@ -233,7 +258,9 @@ export async function remove(nameArgument: string, io: Output): Promise<void> {
     if (next.active === name) delete next.active;
     return next;
   });
-  io.stdout(`${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`);
+  io.stdout(
+    `${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`,
+  );
 }
 
 export function path(io: Output): void {

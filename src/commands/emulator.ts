@@ -69,7 +69,8 @@ export async function emulator(options: EmulatorCommandOptions, io: Output): Pro
   const server = await startEmulator(settings);
 
   const c = io.errColors;
-  const where = new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;
+  const where =
+    new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;
   io.stderr(`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`);
   if (server.keyGenerated) {
     io.stderr(`  API key generated for this run; point trigger at the emulator with:`);

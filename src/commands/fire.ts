@@ -39,19 +39,38 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       const url = eventUrl(settings.baseUrl, event);
       const curl = curlCommand(url, event.body, USER_AGENT);
       if (options.json) {
-        const headers = { authorization: 'Bearer $TRIGGER_API_KEY', 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT };
+        const headers = {
+          authorization: 'Bearer $TRIGGER_API_KEY',
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+        };
         io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
       } else {
         io.stdout(curl);
       }
       if (settings.apiKeySource !== 'env' && !process.env.TRIGGER_API_KEY) {
-        const where = settings.apiKeySource === 'flag' ? 'was given with --api-key' : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : 'is not set';
-        io.stderr(io.errColors.dim(`note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`));
+        const where =
+          settings.apiKeySource === 'flag'
+            ? 'was given with --api-key'
+            : settings.apiKey || settings.apiKeySource
+              ? `is in profile "${settings.profile}"`
+              : 'is not set';
+        io.stderr(
+          io.errColors.dim(
+            `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
+          ),
+        );
       }
       return;
     }
-    const spinner = startSpinner(`firing ${printable(triggerId)} for ${printable(userId)}`, spinnerWanted() && !options.quiet && !options.verbose, io.errColors.enabled);
-    const onRetry = (delayMs: number, reason: string) => spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
+    const spinner = startSpinner(
+      `firing ${printable(triggerId)} for ${printable(userId)}`,
+      spinnerWanted() && !options.quiet && !options.verbose,
+      io.errColors.enabled,
+    );
+    const onRetry = (delayMs: number, reason: string) =>
+      spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
     let stoppedBy: StopSignal | undefined;
     const removeSignals = onStopSignals((signal) => {
@@ -76,7 +95,12 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       await client?.destroy();
     }
   } catch (error) {
-    if (isTriggerError(error)) error.event = { triggerId, userId, value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)) };
+    if (isTriggerError(error))
+      error.event = {
+        triggerId,
+        userId,
+        value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)),
+      };
     throw error;
   }
 }

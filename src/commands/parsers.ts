@@ -42,6 +42,8 @@ export function shard(text: string): Shard {
   try {
     return parseShard(text);
   } catch (error) {
-    throw new InvalidArgumentError(`${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`);
+    throw new InvalidArgumentError(
+      `${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`,
+    );
   }
 }

@@ -45,7 +45,12 @@ export function clientFor(
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? '',
     keySource: keySourceLabel(settings),
-    baseUrlSource: { flag: '--base-url', env: 'TRIGGER_BASE_URL', profile: `profile "${settings.profile}": trigger config get base-url`, keychain: undefined }[settings.baseUrlSource],
+    baseUrlSource: {
+      flag: '--base-url',
+      env: 'TRIGGER_BASE_URL',
+      profile: `profile "${settings.profile}": trigger config get base-url`,
+      keychain: undefined,
+    }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1000,
     retries: options.retries,
     connections: extra.connections,

@@ -64,9 +64,14 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
       key = value;
     }
     const checked = key === undefined ? undefined : attempt(() => normalizeApiKey(key, from));
-    if (checked !== undefined) apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
+    if (checked !== undefined)
+      apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
   } else {
-    problems.push(new ConfigError('no API key is set', { hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY)` }));
+    problems.push(
+      new ConfigError('no API key is set', {
+        hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY)`,
+      }),
+    );
   }
 
   let baseUrl: Status['baseUrl'] = null;
@@ -80,7 +85,11 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
       baseUrl = { url: parsed.href, source, from };
     }
   } else {
-    problems.push(new ConfigError('no base URL is set', { hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL)` }));
+    problems.push(
+      new ConfigError('no base URL is set', {
+        hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL)`,
+      }),
+    );
   }
 
   let mode: string | null = null;
@@ -103,23 +112,44 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
 
 export function statusLines(s: Status, io: Output): string[] {
   const c = io.outColors;
-  const profileWhy = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' }[s.profile.source];
+  const profileWhy = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' }[
+    s.profile.source
+  ];
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
   return [
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row('api key', s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error('not set')),
-    row('base URL', s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error('not set')),
-    row('config', s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim('(not created yet)')}`),
+    row(
+      'api key',
+      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error('not set'),
+    ),
+    row(
+      'base URL',
+      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error('not set'),
+    ),
+    row(
+      'config',
+      s.configFile.exists
+        ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}`
+        : `${s.configFile.path} ${c.dim('(not created yet)')}`,
+    ),
     row('proxy', s.proxy ?? c.dim('none')),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
   ];
 }
 
 export async function status(options: StatusOptions, io: Output): Promise<void> {
-  const result = await collectStatus({ apiKey: options.apiKey, baseUrl: options.baseUrl, profile: options.profile, allowHttp: options.allowHttp });
+  const result = await collectStatus({
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl,
+    profile: options.profile,
+    allowHttp: options.allowHttp,
+  });
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
-  for (const problem of result.problems) io.stderr(`${io.errColors.error('error:')} ${problem.message}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(problem.hint) : ''}`);
+  for (const problem of result.problems)
+    io.stderr(
+      `${io.errColors.error('error:')} ${problem.message}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(problem.hint) : ''}`,
+    );
   throw new ConfigError(result.problems[0]!.message, { reported: true });
 }

@@ -115,7 +115,8 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
   if (typeof value !== 'number') return { error: `"value" must be a number, not ${value === null ? 'null' : typeof value}` };
   if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
   const valueText = valueTextIn(body, value);
-  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]!)) return { error: '"value" is too small to be told from 0 (it underflows a double)' };
+  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]!))
+    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
 }
 
@@ -164,7 +165,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       logFd = fs.openSync(options.log, 'a');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message);
+      const reason =
+        code === 'ENOENT'
+          ? 'its folder does not exist'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : (code ?? (error as Error).message);
       throw new UsageError(`cannot open the log file ${options.log}: ${reason}`, {
         hint: 'check that its folder exists and is writable',
       });
@@ -203,7 +211,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       answer(req, res, status, { success: false, error }, { error, injected: false }, headers);
 
     const route = matchRoute(req.url ?? '');
-    if (route === 'not-found') return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+    if (route === 'not-found')
+      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
     if (route === 'bad-encoding') return fail(400, 'the path is not valid percent-encoding');
     if (req.method !== 'POST') return fail(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
 
@@ -239,7 +248,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         fs.writeSync(logFd, `${eventJson(event)}\n`);
       } catch (error) {
         // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
-        const reason = (error as NodeJS.ErrnoException).code === 'ENOSPC' ? 'no space left on the disk' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        const reason =
+          (error as NodeJS.ErrnoException).code === 'ENOSPC'
+            ? 'no space left on the disk'
+            : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
         options.onLogError?.(`cannot write the log ${options.log}: ${reason}; the event was answered 500 and not recorded`);
         return fail(500, `the emulator could not write its log (${reason})`);
       }
@@ -265,11 +277,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (logFd !== undefined) fs.closeSync(logFd);
       const where = `${host}:${options.port ?? 8787}`;
       if (error.code === 'EADDRINUSE') {
-        reject(new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, { hint: 'stop what is using it, or pick another with --port (0 takes any free port)' }));
+        reject(
+          new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, {
+            hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
+          }),
+        );
       } else if (error.code === 'EACCES') {
         reject(new UsageError(`not allowed to listen on ${where}`, { hint: 'ports below 1024 need privileges; pick another with --port' }));
       } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-        reject(new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }));
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }),
+        );
       } else {
         reject(new UsageError(`cannot listen on ${where}: ${error.message}`));
       }

@@ -76,8 +76,7 @@ export function rawJson(text: string | undefined): Raw | null {
 /** One-level JSON object whose members may be raw JSON text; undefined members become null. */
 export function toJson(fields: Record<string, unknown>): string {
   const members = Object.entries(fields).map(([key, value]) => {
-    const text =
-      typeof value === 'object' && value !== null && RAW in value ? (value as Raw)[RAW] : JSON.stringify(value ?? null);
+    const text = typeof value === 'object' && value !== null && RAW in value ? (value as Raw)[RAW] : JSON.stringify(value ?? null);
     return `${JSON.stringify(key)}:${text}`;
   });
   return `{${members.join(',')}}`;
@@ -136,7 +135,8 @@ export function failureJson(
 function headerLines(prefix: string, headers: Record<string, string | string[] | undefined>): string[] {
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${prefix} ${printable(name)}: ${printable(v)}`);
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== undefined) lines.push(`${prefix} ${printable(name)}: ${printable(v)}`);
   }
   return lines;
 }
@@ -145,12 +145,7 @@ function headerLines(prefix: string, headers: Record<string, string | string[] |
 export function verboseLines(event: ClientEvent, c: Palette): string[] {
   switch (event.type) {
     case 'request':
-      return [
-        c.dim(`* attempt ${event.attempt}`),
-        `> ${event.method} ${event.url}`,
-        ...headerLines('>', event.headers),
-        `> ${event.body}`,
-      ];
+      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines('>', event.headers), `> ${event.body}`];
     case 'response': {
       const body = event.body.length > 2000 ? `${event.body.slice(0, 2000)}…` : event.body;
       return [
@@ -160,7 +155,11 @@ export function verboseLines(event: ClientEvent, c: Palette): string[] {
       ];
     }
     case 'error':
-      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ''}`)];
+      return [
+        c.error(
+          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ''}`,
+        ),
+      ];
     case 'retry':
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }

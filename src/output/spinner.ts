@@ -11,7 +11,10 @@ export interface Spinner {
 
 const NONE: Spinner = { stop() {}, update() {} };
 
-export function spinnerWanted(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean; columns?: number } = process.stderr): boolean {
+export function spinnerWanted(
+  env: NodeJS.ProcessEnv = process.env,
+  stream: { isTTY?: boolean; columns?: number } = process.stderr,
+): boolean {
   return stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
 }
 

@@ -51,9 +51,7 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-function pick<T>(
-  candidates: Array<[T | undefined, Source, string]>,
-): [T, Source, string] | undefined {
+function pick<T>(candidates: Array<[T | undefined, Source, string]>): [T, Source, string] | undefined {
   return candidates.find(([value]) => value !== undefined && value !== '') as [T, Source, string] | undefined;
 }
 

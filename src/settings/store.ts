@@ -32,9 +32,7 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new ConfigError(
-      `profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`,
-    );
+    throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
   }
   return name;
 }
@@ -46,7 +44,9 @@ export function readConfig(file: string): ConfigData {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read config file ${file}: ${fsReason(error)}`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+    throw new ConfigError(`cannot read config file ${file}: ${fsReason(error)}`, {
+      hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+    });
   }
   if (text.trim() === '') return {};
   let data: unknown;
@@ -109,7 +109,10 @@ export function ensureDir(dir: string): void {
       if (code !== 'ENOENT') throw writeError('create the config folder', dir, error);
     }
     if (stat) {
-      if (!stat.isDirectory()) throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+      if (!stat.isDirectory())
+        throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, {
+          hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+        });
       break;
     }
     missing.unshift(at);
@@ -154,7 +157,9 @@ export async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T
       continue; // released meanwhile
     }
     if (Date.now() - started > LOCK_WAIT_MS) {
-      throw new ConfigError(`cannot write ${file}: another trigger command holds its lock ${lock}`, { hint: `if none is running, delete ${lock}` });
+      throw new ConfigError(`cannot write ${file}: another trigger command holds its lock ${lock}`, {
+        hint: `if none is running, delete ${lock}`,
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
   }

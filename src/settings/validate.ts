@@ -42,9 +42,12 @@ export function normalizeApiKey(raw: string, source: string): string {
     position++;
     const code = char.codePointAt(0)!;
     if (code > 0x20 && code < 0x7f) continue;
-    throw new UsageError(`the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`, {
-      hint: 'copy the key again from the dashboard, as plain text',
-    });
+    throw new UsageError(
+      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
+      {
+        hint: 'copy the key again from the dashboard, as plain text',
+      },
+    );
   }
   return key;
 }

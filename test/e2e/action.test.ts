@@ -23,11 +23,16 @@ const base = () => ({ 'api-key': TEST_KEY, 'base-url': server.url });
 
 describe('the GitHub Action', () => {
   it('fires one event: outputs ok, status and request-id; the key goes through the environment', async () => {
-    const result = await runAction({ ...base(), 'trigger-id': 'deploy', 'user-id': 'alice', value: '9.99', args: '--retries 0 --timeout "5"' }, box.env);
+    const result = await runAction(
+      { ...base(), 'trigger-id': 'deploy', 'user-id': 'alice', value: '9.99', args: '--retries 0 --timeout "5"' },
+      box.env,
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.outputs).toMatchObject({ ok: 'true', status: '200', 'request-id': 'req_42' });
-    expect(server.requests.map((r) => `${r.url} ${r.body} ${r.headers.authorization}`)).toEqual([`/v1/triggers/deploy/users/alice/events {"value":9.99} Bearer ${TEST_KEY}`]);
+    expect(server.requests.map((r) => `${r.url} ${r.body} ${r.headers.authorization}`)).toEqual([
+      `/v1/triggers/deploy/users/alice/events {"value":9.99} Bearer ${TEST_KEY}`,
+    ]);
     // The key is never on a command line: the only place it appears in action.yml is an env entry.
     const action = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'action.yml'), 'utf8');
     expect(action.split('\n').filter((l) => l.includes('inputs.api-key'))).toEqual(['        TRIGGER_API_KEY: ${{ inputs.api-key }}']);

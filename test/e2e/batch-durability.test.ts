@@ -42,7 +42,11 @@ describe('kill -9 with a journal, then --resume', () => {
     slowly(2);
     const input = file('big.csv', csvRows(20_000));
     const journal = at('big.journal');
-    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], { env: box.env, timeoutMs: 60_000, onSpawn: killAfter(server, 5000, 'SIGKILL') });
+    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], {
+      env: box.env,
+      timeoutMs: 60_000,
+      onSpawn: killAfter(server, 5000, 'SIGKILL'),
+    });
     expect(killed.signal).toBe('SIGKILL');
     const firstRun = server.requests.length;
     expect(firstRun).toBeGreaterThanOrEqual(5000);
@@ -165,7 +169,12 @@ describe('signals', () => {
     // The skipped rows stay marked, so the next replay skips them too; --retry-unknown sends them.
     const retry = await batch([at('cc-again.csv'), '--retry-unknown']);
     expect(retry.code).toBe(0);
-    expect(server.requests.slice(40).map((r) => userOf(r.url)).sort()).toEqual([...firstRun].sort());
+    expect(
+      server.requests
+        .slice(40)
+        .map((r) => userOf(r.url))
+        .sort(),
+    ).toEqual([...firstRun].sort());
   });
 
   it.each([
@@ -190,11 +199,20 @@ describe('broken input', () => {
     expect(result.code).toBe(1);
     expect(server.requests).toHaveLength(20_000);
     expect(result.stdout).toMatch(/20,000 accepted · 0 failed · 1 invalid of 20,001 rows/);
-    expect(read('q-failed.csv')).toBe('triggerId,userId,error\nt,"no closing quote,9,"line 12: invalid, not sent: a quoted field opens on this line and never closes"\n');
+    expect(read('q-failed.csv')).toBe(
+      'triggerId,userId,error\nt,"no closing quote,9,"line 12: invalid, not sent: a quoted field opens on this line and never closes"\n',
+    );
   }, 60_000);
 
   it('a 2 MB row is one invalid row; invalid UTF-8 is never sent; a nested value does not change the digits', async () => {
-    const csv = file('odd.csv', Buffer.concat([Buffer.from(`triggerId,userId,value\nt,${'x'.repeat(2_000_000)},1\nt,after,2\nt,Jos`), Buffer.from([0xe9]), Buffer.from(',3\n')]));
+    const csv = file(
+      'odd.csv',
+      Buffer.concat([
+        Buffer.from(`triggerId,userId,value\nt,${'x'.repeat(2_000_000)},1\nt,after,2\nt,Jos`),
+        Buffer.from([0xe9]),
+        Buffer.from(',3\n'),
+      ]),
+    );
     const result = await batch([csv, '--failed', at('odd-failed.csv')]);
     expect(result.code).toBe(1);
     expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/t/users/after/events {"value":2}']);
@@ -228,7 +246,10 @@ describe('broken input', () => {
 describe('the failed file', () => {
   it('is refused when it is the file behind stdin, and the input is untouched', async () => {
     const input = file('in.csv', csvRows(5));
-    const child = spawn(process.execPath, [BIN, 'batch', '-', '--failed', input], { env: box.env, stdio: [fs.openSync(input, 'r'), 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'batch', '-', '--failed', input], {
+      env: box.env,
+      stdio: [fs.openSync(input, 'r'), 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const status = await new Promise((resolve) => child.on('close', resolve));
@@ -276,7 +297,9 @@ describe('the failed file', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).not.toContain('unexpected failure');
       expect(result.stderr).toMatch(/stopping: .* could not be written \(no space left on the disk\)/);
-      const line = /could not be written \(no space left on the disk\): ([\d,]+) rows? could not be kept; it holds ([\d,]+) rows?/.exec(result.stdout + result.stderr);
+      const line = /could not be written \(no space left on the disk\): ([\d,]+) rows? could not be kept; it holds ([\d,]+) rows?/.exec(
+        result.stdout + result.stderr,
+      );
       expect(line).not.toBeNull();
       const notKept = Number(line![1]!.replaceAll(',', ''));
       const kept = Number(line![2]!.replaceAll(',', ''));

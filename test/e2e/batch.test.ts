@@ -18,12 +18,16 @@ const file = (name: string, text: string) => {
   return target;
 };
 const read = (name: string) => fs.readFileSync(path.join(box.home, name), 'utf8');
-const batch = (args: string[], input?: string, env: NodeJS.ProcessEnv = box.env) => run(['batch', ...args], { env, input, timeoutMs: 60_000 });
+const batch = (args: string[], input?: string, env: NodeJS.ProcessEnv = box.env) =>
+  run(['batch', ...args], { env, input, timeoutMs: 60_000 });
 const sent = (requests: Received[]) => requests.map((r) => `${r.url} ${r.body}`).sort();
 
 describe('trigger batch: input', () => {
   it('CSV with quoting and reordered columns sends exactly those requests', async () => {
-    const input = file('events.csv', 'value,userId,triggerId\n9.99,"smith, ""j""",purchase\n,"line\nbreak",signup\n12345678901234567890,..,purchase\n');
+    const input = file(
+      'events.csv',
+      'value,userId,triggerId\n9.99,"smith, ""j""",purchase\n,"line\nbreak",signup\n12345678901234567890,..,purchase\n',
+    );
     const result = await batch([input]);
     expect(result.code).toBe(0);
     expect(sent(server.requests)).toEqual(
@@ -60,12 +64,23 @@ describe('trigger batch: input', () => {
     );
     const result = await batch([input, '--failed', path.join(box.home, 'failed.ndjson')]);
     expect(result.code).toBe(1);
-    expect(sent(server.requests)).toEqual(['/v1/triggers/t/users/a/events {"value":1}', '/v1/triggers/t/users/c/events {"value":12345678901234567890}']);
-    const failed = read('failed.ndjson').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(sent(server.requests)).toEqual([
+      '/v1/triggers/t/users/a/events {"value":1}',
+      '/v1/triggers/t/users/c/events {"value":12345678901234567890}',
+    ]);
+    const failed = read('failed.ndjson')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(failed).toEqual([
       { error: expect.stringMatching(/^line 2: invalid, not sent: not valid JSON/), input: 'not json' },
       { triggerId: 't', userId: '', value: 2, error: 'line 3: invalid, not sent: empty userId' },
-      { triggerId: 't', userId: 'b', value: '9,99', error: expect.stringMatching(/^line 4: invalid, not sent: value must be a decimal number/) },
+      {
+        triggerId: 't',
+        userId: 'b',
+        value: '9,99',
+        error: expect.stringMatching(/^line 4: invalid, not sent: value must be a decimal number/),
+      },
     ]);
     expect(result.stderr).toContain('✖ line 2: invalid, not sent: not valid JSON');
     expect(result.stdout).toMatch(/✖ 2 accepted · 0 failed · 3 invalid of 5 rows/);
@@ -75,7 +90,11 @@ describe('trigger batch: input', () => {
     const result = await batch(['-', '--format', 'lines', '--trigger', 'welcome'], 'alice\nbob smith\n\n../x\n');
     expect(result.code).toBe(0);
     expect(sent(server.requests)).toEqual(
-      ['/v1/triggers/welcome/users/alice/events {}', '/v1/triggers/welcome/users/bob%20smith/events {}', '/v1/triggers/welcome/users/..%2Fx/events {}'].sort(),
+      [
+        '/v1/triggers/welcome/users/alice/events {}',
+        '/v1/triggers/welcome/users/bob%20smith/events {}',
+        '/v1/triggers/welcome/users/..%2Fx/events {}',
+      ].sort(),
     );
   });
 
@@ -115,7 +134,10 @@ describe('trigger batch: input', () => {
   });
 
   it('--dry-run checks every row and sends nothing', async () => {
-    const result = await batch([file('in.csv', 'triggerId,userId,value\nt,a,1\nt,b,x\n'), '--dry-run'], undefined, { ...box.env, TRIGGER_API_KEY: '' });
+    const result = await batch([file('in.csv', 'triggerId,userId,value\nt,a,1\nt,b,x\n'), '--dry-run'], undefined, {
+      ...box.env,
+      TRIGGER_API_KEY: '',
+    });
     expect(result.code).toBe(1);
     expect(server.requests).toHaveLength(0);
     expect(result.stdout).toContain('dry run: 1 of 2 rows can be sent, 1 invalid; nothing was sent');
@@ -148,7 +170,11 @@ describe('trigger batch: failures and replay', () => {
     const replay = await batch([path.join(box.home, 'failed.csv'), '--failed', path.join(box.home, 'failed-again.csv')]);
     expect(replay.code).toBe(0);
     expect(sent(server.requests)).toEqual(
-      ['/v1/triggers/t/users/b/events {"value":2}', '/v1/triggers/t/users/c/events {}', '/v1/triggers/t/users/d%2Ce/events {"value":4}'].sort(),
+      [
+        '/v1/triggers/t/users/b/events {"value":2}',
+        '/v1/triggers/t/users/c/events {}',
+        '/v1/triggers/t/users/d%2Ce/events {"value":4}',
+      ].sort(),
     );
     // Nothing failed: the file holds only the header, and replays as zero rows.
     expect(read('failed-again.csv')).toBe('triggerId,userId,value,note,error\n');
@@ -160,7 +186,9 @@ describe('trigger batch: failures and replay', () => {
   });
 
   it('429 then 200 for a row: retried, accepted once', async () => {
-    server.handle((_req, res, index) => (index === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, { success: true })));
+    server.handle((_req, res, index) =>
+      index === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, { success: true }),
+    );
     const result = await batch([file('one.csv', 'triggerId,userId\nt,u\n'), '--json']);
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(2);
@@ -170,7 +198,13 @@ describe('trigger batch: failures and replay', () => {
   it('stops early when every row fails the same way (a refused key), keeping the rest', async () => {
     server.handle((_req, res) => json(res, 401, { error: 'bad key' }));
     const rows = Array.from({ length: 300 }, (_, i) => `t,u${i}`).join('\n');
-    const result = await batch([file('many.csv', `triggerId,userId\n${rows}\n`), '--concurrency', '2', '--failed', path.join(box.home, 'failed.csv')]);
+    const result = await batch([
+      file('many.csv', `triggerId,userId\n${rows}\n`),
+      '--concurrency',
+      '2',
+      '--failed',
+      path.join(box.home, 'failed.csv'),
+    ]);
     expect(result.code).toBe(1);
     expect(server.requests.length).toBeLessThan(30);
     expect(read('failed.csv').trim().split('\n')).toHaveLength(301);
@@ -206,7 +240,9 @@ describe('trigger batch: pacing and concurrency', () => {
 
 describe('trigger batch: output', () => {
   it('--json prints one NDJSON result per row with its line number, and nothing else on stdout', async () => {
-    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 404, { error: 'nope' }) : json(res, 200, { success: true }, { 'x-request-id': 'r1' })));
+    server.handle((req, res) =>
+      req.url.includes('/users/b/') ? json(res, 404, { error: 'nope' }) : json(res, 200, { success: true }, { 'x-request-id': 'r1' }),
+    );
     const result = await batch([file('in.csv', 'triggerId,userId,value\nt,a,1.50\nt,b,2\nt,c,x\n'), '--json']);
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
@@ -225,7 +261,11 @@ describe('trigger batch: output', () => {
     server.handle((_req, res) => json(res, 500, { error: 'down' }));
     const summary = path.join(box.home, 'summary.md');
     fs.writeFileSync(summary, '# earlier step\n');
-    const result = await batch([file('in.csv', 'triggerId,userId\nt,a\n')], undefined, { ...box.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    const result = await batch([file('in.csv', 'triggerId,userId\nt,a\n')], undefined, {
+      ...box.env,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    });
     expect(result.code).toBe(1);
     const text = fs.readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n### trigger batch ')).toBe(true);
@@ -294,7 +334,10 @@ describe('trigger batch: a reader that goes away', () => {
     });
     const rows = Array.from({ length: 2000 }, (_, i) => `t,u${i}`).join('\n');
     const input = file('many.csv', `triggerId,userId\n${rows}\n`);
-    const child = spawn(process.execPath, [BIN, 'batch', input, '--json', '--failed', path.join(box.home, 'kept.csv')], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'batch', input, '--json', '--failed', path.join(box.home, 'kept.csv')], {
+      env: box.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdout.once('data', () => child.stdout.destroy()); // like head -1
@@ -313,13 +356,24 @@ describe('trigger batch --shard', () => {
     const rows = Array.from({ length: 400 }, (_, i) => `t,user${i % 97},${i}`).join('\n');
     const input = file('shared.csv', `triggerId,userId,value\n${rows}\nt,,1\n`);
     const runs = await Promise.all([1, 2, 3, 4].map((i) => batch([input, '--shard', `${i}/4`, '--json'])));
-    const perShard = runs.map((r) => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { line: number; userId: string | null }));
-    const lines = perShard.flat().map((r) => r.line).sort((a, b) => a - b);
+    const perShard = runs.map((r) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { line: number; userId: string | null }),
+    );
+    const lines = perShard
+      .flat()
+      .map((r) => r.line)
+      .sort((a, b) => a - b);
     expect(lines).toEqual(Array.from({ length: 401 }, (_, i) => i + 2)); // every row, once (the invalid one too)
     expect(server.requests).toHaveLength(400);
     expect(new Set(server.requests.map((r) => r.body)).size).toBe(400);
     const shardOf = new Map<string, number>();
-    perShard.forEach((results, shard) => results.forEach((r) => r.userId && shardOf.set(r.userId, (shardOf.get(r.userId) ?? shard) === shard ? shard : -1)));
+    perShard.forEach((results, shard) =>
+      results.forEach((r) => r.userId && shardOf.set(r.userId, (shardOf.get(r.userId) ?? shard) === shard ? shard : -1)),
+    );
     expect([...shardOf.values()].includes(-1)).toBe(false);
     expect(perShard.every((results) => results.length > 40)).toBe(true);
   });

@@ -25,22 +25,41 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 
 describe('trigger completion', () => {
   it.each([
-    [['trigger', ''], ['fire', 'batch', 'config', 'status', 'emulator', 'completion']],
+    [
+      ['trigger', ''],
+      ['fire', 'batch', 'config', 'status', 'emulator', 'completion'],
+    ],
     [['trigger', 'ba'], ['batch']],
     [['trigger', 'fire', '--va'], ['--value']],
-    [['trigger', 'config', 'set-'], ['set-key', 'set-base-url']],
+    [
+      ['trigger', 'config', 'set-'],
+      ['set-key', 'set-base-url'],
+    ],
     [['trigger', 'config', 'get', '--j'], ['--json']],
-    [['trigger', 'batch', 'x.csv', '--format', ''], ['csv', 'ndjson', 'lines']],
-    [['trigger', 'completion', ''], ['bash', 'zsh', 'fish']],
-    [['trigger', 'emulator', '--fail-'], ['--fail-rate', '--fail-status']],
-    [['trigger', 'config', 'get', ''], ['api-key', 'base-url']],
+    [
+      ['trigger', 'batch', 'x.csv', '--format', ''],
+      ['csv', 'ndjson', 'lines'],
+    ],
+    [
+      ['trigger', 'completion', ''],
+      ['bash', 'zsh', 'fish'],
+    ],
+    [
+      ['trigger', 'emulator', '--fail-'],
+      ['--fail-rate', '--fail-status'],
+    ],
+    [
+      ['trigger', 'config', 'get', ''],
+      ['api-key', 'base-url'],
+    ],
     [['trigger', 'config', 'unset', 'b'], ['base-url']],
   ])('bash completes %j', (words, expected) => {
     expect(complete(words)).toEqual(expected);
   });
 
   it('completes profile names from the config file, for --profile and config use / delete', async () => {
-    for (const name of ['staging', 'prod']) expect((await run(['config', 'set-base-url', 'https://api.example.com', '--profile', name], { env: box.env })).code).toBe(0);
+    for (const name of ['staging', 'prod'])
+      expect((await run(['config', 'set-base-url', 'https://api.example.com', '--profile', name], { env: box.env })).code).toBe(0);
     expect(complete(['trigger', 'fire', 't', 'u', '--profile', ''])).toEqual(['staging', 'prod']);
     expect(complete(['trigger', 'config', 'use', 'st'])).toEqual(['staging']);
     expect(complete(['trigger', 'config', 'delete', ''])).toEqual(['staging', 'prod']);

@@ -51,7 +51,10 @@ describe('trigger config', () => {
     fs.mkdirSync(box.configDir, { recursive: true });
     fs.writeFileSync(
       file,
-      JSON.stringify({ note: 'mine', profiles: { default: { apiKey: 'old_key_1', baseUrl: 'https://a.example.com', extra: 1 }, prod: { apiKey: 'prod_key_1' } } }),
+      JSON.stringify({
+        note: 'mine',
+        profiles: { default: { apiKey: 'old_key_1', baseUrl: 'https://a.example.com', extra: 1 }, prod: { apiKey: 'prod_key_1' } },
+      }),
       { mode: 0o644 },
     );
     const result = await cli(['config', 'set-base-url', 'https://b.example.com/api/']);
@@ -74,7 +77,12 @@ describe('trigger config', () => {
     expectNoKey(key);
 
     const all = await cli(['config', 'get', '--json']);
-    expect(JSON.parse(all.stdout)).toEqual({ profile: 'default', 'api-key': '••••z789', 'base-url': 'https://api.example.com', overriddenBy: {} });
+    expect(JSON.parse(all.stdout)).toEqual({
+      profile: 'default',
+      'api-key': '••••z789',
+      'base-url': 'https://api.example.com',
+      overriddenBy: {},
+    });
 
     const list = await cli(['config', 'list']);
     expect(list.stdout).toContain('default (active)');
@@ -117,7 +125,12 @@ describe('trigger config', () => {
   it('a corrupt config file is reported with its path and never overwritten', async () => {
     fs.mkdirSync(box.configDir, { recursive: true });
     fs.writeFileSync(file, 'not json at all');
-    for (const args of [['config', 'set-key', TEST_KEY], ['config', 'set-base-url', 'https://x.example.com'], ['config', 'list'], ['config', 'unset', 'api-key']]) {
+    for (const args of [
+      ['config', 'set-key', TEST_KEY],
+      ['config', 'set-base-url', 'https://x.example.com'],
+      ['config', 'list'],
+      ['config', 'unset', 'api-key'],
+    ]) {
       const result = await cli(args);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(file);
@@ -170,7 +183,9 @@ describe('precedence as the server sees it', () => {
 
 describe('profiles: concurrent writes, use, delete, overrides', () => {
   it('20 set-key commands run at once on 20 profiles keep all 20', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => cli(['config', 'set-key', `${TEST_KEY}_${i}`, '--profile', `p${i}`])));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => cli(['config', 'set-key', `${TEST_KEY}_${i}`, '--profile', `p${i}`])),
+    );
     expect(results.map((r) => r.code)).toEqual(Array(20).fill(0));
     const profiles = stored().profiles;
     expect(Object.keys(profiles).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`).sort());
@@ -207,7 +222,11 @@ describe('profiles: concurrent writes, use, delete, overrides', () => {
       await cli(['fire', 't', 'u']);
       await cli(['fire', 't', 'u', '--profile', 'default']);
       await cli(['fire', 't', 'u'], undefined, { ...box.env, TRIGGER_PROFILE: 'default' });
-      expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer key_staging_1234', 'Bearer key_default_1234', 'Bearer key_default_1234']);
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+        'Bearer key_staging_1234',
+        'Bearer key_default_1234',
+        'Bearer key_default_1234',
+      ]);
 
       const deleted = await cli(['config', 'delete', 'staging']);
       expect(deleted.code).toBe(0);
@@ -241,7 +260,9 @@ describe('trigger status', () => {
       const human = await cli(['status']);
       expect(human.code).toBe(0);
       expect(human.stdout).toMatch(/^profile {3}default \(the default\)$/m);
-      expect(human.stdout).toMatch(new RegExp(`^api key {3}••••z789 from profile \\(config file\\): profile "default" in ${file.replaceAll('/', '\\/')}$`, 'm'));
+      expect(human.stdout).toMatch(
+        new RegExp(`^api key {3}••••z789 from profile \\(config file\\): profile "default" in ${file.replaceAll('/', '\\/')}$`, 'm'),
+      );
       expect(human.stdout).toMatch(/^config {4}.*config\.json \(mode 0600\)$/m);
       expect(human.stdout).toMatch(/^proxy {5}none$/m);
       expect(human.stdout).toMatch(new RegExp(`^versions {2}trigger \\d+\\.\\d+\\.\\d+, node ${process.version}$`, 'm'));

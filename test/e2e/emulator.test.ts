@@ -30,11 +30,15 @@ interface Answer {
 
 function send(url: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}${options.path}`, { method: options.method ?? 'POST', headers: options.headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      `${url}${options.path}`,
+      { method: options.method ?? 'POST', headers: options.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -98,19 +102,44 @@ describe('trigger emulator: answers', () => {
   });
 
   it.each([
-    ['no Authorization', 401, { path: '/v1/triggers/t/users/u/events', headers: { 'content-type': 'application/json' }, body: '{}' }, 'missing Authorization'],
-    ['a wrong key', 401, { path: '/v1/triggers/t/users/u/events', headers: { ...good, authorization: 'Bearer nope' }, body: '{}' }, 'invalid API key'],
-    ['text/plain', 415, { path: '/v1/triggers/t/users/u/events', headers: { ...good, 'content-type': 'text/plain' }, body: '{}' }, 'Content-Type must be application/json'],
+    [
+      'no Authorization',
+      401,
+      { path: '/v1/triggers/t/users/u/events', headers: { 'content-type': 'application/json' }, body: '{}' },
+      'missing Authorization',
+    ],
+    [
+      'a wrong key',
+      401,
+      { path: '/v1/triggers/t/users/u/events', headers: { ...good, authorization: 'Bearer nope' }, body: '{}' },
+      'invalid API key',
+    ],
+    [
+      'text/plain',
+      415,
+      { path: '/v1/triggers/t/users/u/events', headers: { ...good, 'content-type': 'text/plain' }, body: '{}' },
+      'Content-Type must be application/json',
+    ],
     ['bad JSON', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":' }, 'not valid JSON'],
     ['an array', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '[1]' }, 'must be a JSON object'],
     ['a string value', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":"9.99"}' }, '"value" must be a number'],
-    ['a value beyond a double', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":1e400}' }, '"value" is beyond the range of a double'],
+    [
+      'a value beyond a double',
+      400,
+      { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":1e400}' },
+      '"value" is beyond the range of a double',
+    ],
     ['a null value', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":null}' }, '"value" must be a number'],
     ['another path', 404, { path: '/v1/triggers/t/events', headers: good, body: '{}' }, 'no such route'],
     ['an empty user id', 404, { path: '/v1/triggers/t/users//events', headers: good, body: '{}' }, 'no such route'],
     ['a GET', 405, { method: 'GET', path: '/v1/triggers/t/users/u/events', headers: good }, 'use POST'],
     ['a DELETE', 405, { method: 'DELETE', path: '/v1/triggers/t/users/u/events', headers: good }, 'use POST'],
-    ['a body over 1 MiB', 413, { path: '/v1/triggers/t/users/u/events', headers: good, body: `{"value":1,"pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }, 'larger than 1 MiB'],
+    [
+      'a body over 1 MiB',
+      413,
+      { path: '/v1/triggers/t/users/u/events', headers: good, body: `{"value":1,"pad":"${'x'.repeat(2 * 1024 * 1024)}"}` },
+      'larger than 1 MiB',
+    ],
     ['broken percent-encoding', 400, { path: '/v1/triggers/t/users/%E0%A4%A/events', headers: good, body: '{}' }, 'percent-encoding'],
   ])('answers %s with %i and a JSON error', async (_name, status, request, message) => {
     const answer = await send(emu!.url, request);
@@ -171,7 +200,8 @@ describe('trigger emulator: fault injection', () => {
     const server = await startEmulator({ port: 0, key: TEST_KEY, failRate: 0.5, random: () => numbers[i++ % numbers.length]! });
     try {
       const statuses = [];
-      for (let n = 0; n < 4; n++) statuses.push((await send(server.url, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{}' })).status);
+      for (let n = 0; n < 4; n++)
+        statuses.push((await send(server.url, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{}' })).status);
       expect(statuses).toEqual([503, 200, 503, 200]);
       expect(server.stats).toMatchObject({ recorded: 2, injected: 2 });
     } finally {
@@ -218,7 +248,12 @@ describe('trigger emulator: lifecycle', () => {
   });
 
   it('bad options are usage errors (exit 2) and it never starts', async () => {
-    for (const args of [['--fail-rate', '1.5'], ['--fail-status', '200'], ['--latency', '-1'], ['--port', '70000']]) {
+    for (const args of [
+      ['--fail-rate', '1.5'],
+      ['--fail-status', '200'],
+      ['--latency', '-1'],
+      ['--port', '70000'],
+    ]) {
       const result = await run(['emulator', ...args], { env: box.env, timeoutMs: 5_000 });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/error: /);
@@ -241,7 +276,11 @@ describe('npm run demo', () => {
   it('starts the emulator, fires through the CLI, shows both sides and stops it', async () => {
     const { spawnSync } = await import('node:child_process');
     const { ROOT } = await import('../helpers/cli.js');
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'demo.mjs')], { env: box.env, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'demo.mjs')], {
+      env: box.env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('stopped: 3 recorded, 1 rejected');
     expect(result.stdout).toMatch(/"userId":"\.\.\/bob\/ 😀\?#"/);

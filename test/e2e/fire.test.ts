@@ -130,7 +130,9 @@ describe('trigger fire: success', () => {
   it('--dry-run needs no API key', async () => {
     const result = await fire(['t', 'u', '--dry-run'], { ...box.env, TRIGGER_API_KEY: '' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key is not set): export it before running it\n');
+    expect(result.stderr).toBe(
+      'note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key is not set): export it before running it\n',
+    );
     expect(result.stdout).toContain('Authorization: Bearer $TRIGGER_API_KEY');
   });
 
@@ -144,7 +146,12 @@ describe('trigger fire: success', () => {
       dryRun: true,
       method: 'POST',
       url: `${server.url}/v1/triggers/t/users/a%20b/events`,
-      headers: { authorization: 'Bearer $TRIGGER_API_KEY', 'content-type': 'application/json', accept: 'application/json', 'user-agent': expect.stringMatching(/^trigger-cli\//) },
+      headers: {
+        authorization: 'Bearer $TRIGGER_API_KEY',
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': expect.stringMatching(/^trigger-cli\//),
+      },
       body: '{"value":2}',
       curl: expect.stringContaining('curl --fail-with-body'),
     });
@@ -219,7 +226,12 @@ describe('trigger fire: failures', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Invalid value: value must be positive');
     const object = JSON.parse(result.stdout);
-    expect(object).toMatchObject({ ok: false, status: 422, value: -1, error: { kind: 'refused', serverMessage: 'Invalid value: value must be positive' } });
+    expect(object).toMatchObject({
+      ok: false,
+      status: 422,
+      value: -1,
+      error: { kind: 'refused', serverMessage: 'Invalid value: value must be positive' },
+    });
   });
 
   it('500: one request only', async () => {
@@ -247,7 +259,12 @@ describe('trigger fire: failures', () => {
     const result = await fire(['t', 'u', '--base-url', `http://127.0.0.1:${port}`, '--json']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('connection refused');
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: null, attempts: 3, error: { kind: 'network', code: 'ECONNREFUSED' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: false,
+      status: null,
+      attempts: 3,
+      error: { kind: 'network', code: 'ECONNREFUSED' },
+    });
   });
 
   it('a server that never answers: exit 3, "no response within 1 s", one request', async () => {

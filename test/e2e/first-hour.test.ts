@@ -65,7 +65,9 @@ describe('messages for odd answers', () => {
     const port = await freePort();
     const result = await run(['fire', 't', 'u', '--base-url', `http://127.0.0.1:${port}`, '--retries', '0'], { env: box.env });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('connection refused — nothing was sent; check the base URL (from --base-url) and that the service is up');
+    expect(result.stderr).toContain(
+      'connection refused — nothing was sent; check the base URL (from --base-url) and that the service is up',
+    );
   });
 });
 
@@ -79,7 +81,17 @@ describe('wording', () => {
 
   it('one row is one row, kept "it"; the progress line counts failed and invalid as the summary does', () => {
     const counts = { ...emptyCounts(), rows: 1, accepted: 0, failed: 1 };
-    const lines = summaryLines({ counts, elapsedMs: 10, dryRun: false, failedFile: 'f.csv', next: { command: 'trigger batch f.csv', resume: false }, notReadAfter: undefined }, PLAIN);
+    const lines = summaryLines(
+      {
+        counts,
+        elapsedMs: 10,
+        dryRun: false,
+        failedFile: 'f.csv',
+        next: { command: 'trigger batch f.csv', resume: false },
+        notReadAfter: undefined,
+      },
+      PLAIN,
+    );
     expect(lines[0]).toContain('of 1 row in');
     expect(lines[1]).toBe('  1 row kept in f.csv; once the cause is fixed, send it with: trigger batch f.csv');
     const progress = progressLine({ ...emptyCounts(), rows: 10, accepted: 7, invalid: 3 }, 1000, 7000, PLAIN);
@@ -89,12 +101,17 @@ describe('wording', () => {
 
   it('a bad --concurrency says it once', async () => {
     const result = await run(['batch', '-', '--concurrency', '0'], { env: box.env, input: '' });
-    expect(result.stderr.split('\n')[0]).toBe("error: option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256");
+    expect(result.stderr.split('\n')[0]).toBe(
+      "error: option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256",
+    );
   });
 
   it('a binary file is one readable line, not raw bytes', async () => {
     const file = path.join(box.home, 'photo.csv');
-    fs.writeFileSync(file, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x1b]), Buffer.alloc(4000, 0x41)]));
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x1b]), Buffer.alloc(4000, 0x41)]),
+    );
     const result = await run(['batch', file], { env: box.env });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -106,7 +123,14 @@ describe('wording', () => {
   it('an empty answer at the hidden prompt asks again', async () => {
     const env: NodeJS.ProcessEnv = { ...box.env };
     delete env.TRIGGER_API_KEY;
-    const result = await inTerminal(['config', 'set-key', '--insecure-storage'], { env, waitFor: 'API key:', input: [[0.2, '\r'], [0.6, `${TEST_KEY}\r`]] });
+    const result = await inTerminal(['config', 'set-key', '--insecure-storage'], {
+      env,
+      waitFor: 'API key:',
+      input: [
+        [0.2, '\r'],
+        [0.6, `${TEST_KEY}\r`],
+      ],
+    });
     expect(result.status).toBe(0);
     expect(result.output).toContain('nothing was entered; API key:');
     expect(result.output).toContain('saved to profile "default"');
@@ -118,10 +142,17 @@ describe('replays that must not grow', () => {
   const row = (record: Row['record'], line = 4): Row => ({ line, record, triggerId: 't', userId: 'u', value: undefined });
 
   it('a row with too many CSV fields keeps one error column, replay after replay', () => {
-    const first = failedLine(row({ format: 'csv', fields: ['purchase', 'too', 'many', 'fields'] }, 401), 'invalid, not sent: expected 3 fields as in the header, got 4', ['triggerId', 'userId', 'value']);
+    const first = failedLine(
+      row({ format: 'csv', fields: ['purchase', 'too', 'many', 'fields'] }, 401),
+      'invalid, not sent: expected 3 fields as in the header, got 4',
+      ['triggerId', 'userId', 'value'],
+    );
     expect(first).toBe('purchase,too,many,fields,"line 401: invalid, not sent: expected 3 fields as in the header, got 4"\n');
     const replayed = failedLine(
-      row({ format: 'csv', fields: ['purchase', 'too', 'many', 'fields', 'line 401: invalid, not sent: expected 3 fields as in the header, got 4'] }),
+      row({
+        format: 'csv',
+        fields: ['purchase', 'too', 'many', 'fields', 'line 401: invalid, not sent: expected 3 fields as in the header, got 4'],
+      }),
       'invalid, not sent: expected 4 fields as in the header, got 5',
       ['triggerId', 'userId', 'value', 'error'],
     );
@@ -130,7 +161,11 @@ describe('replays that must not grow', () => {
 
   it('an NDJSON row keeps its digits and member order in the failed file', () => {
     const raw = '{"userId":12345678901234567890,"triggerId":"t","value":1.50}';
-    const line = failedLine(row({ format: 'ndjson', object: JSON.parse(raw) as Record<string, unknown>, valueText: '1.50', raw }, 7), 'invalid, not sent: x', undefined);
+    const line = failedLine(
+      row({ format: 'ndjson', object: JSON.parse(raw) as Record<string, unknown>, valueText: '1.50', raw }, 7),
+      'invalid, not sent: x',
+      undefined,
+    );
     expect(line).toBe('{"userId":12345678901234567890,"triggerId":"t","value":1.50,"error":"line 7: invalid, not sent: x"}\n');
   });
 
@@ -139,7 +174,9 @@ describe('replays that must not grow', () => {
     fs.writeFileSync(input, '{"triggerId":"t","userId":12345678901234567890}\n');
     const result = await run(['batch', input, '--failed', path.join(box.home, 'failed.ndjson')], { env: box.env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"12345678901234567890"');
+    expect(result.stderr).toContain(
+      '"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"12345678901234567890"',
+    );
     expect(fs.readFileSync(path.join(box.home, 'failed.ndjson'), 'utf8')).toContain('"userId":12345678901234567890,');
     expect(server.requests).toHaveLength(0);
   });
@@ -149,14 +186,25 @@ describe('the emulator', () => {
   it('its console and its --log agree when a client gives up waiting', async () => {
     const log = path.join(box.home, 'events.ndjson');
     const printed: string[] = [];
-    const emu = await startEmulator({ port: 0, key: TEST_KEY, log, latencyMs: 1500, keepEvents: false, onRequest: (entry) => entry.event && printed.push(entry.event.userId) });
+    const emu = await startEmulator({
+      port: 0,
+      key: TEST_KEY,
+      log,
+      latencyMs: 1500,
+      keepEvents: false,
+      onRequest: (entry) => entry.event && printed.push(entry.event.userId),
+    });
     try {
       for (const user of ['a', 'b', 'c']) {
         const result = await run(['fire', 't', user, '--timeout', '0.3', '--base-url', emu.url], { env: box.env });
         expect(result.code).toBe(3);
       }
       await new Promise((r) => setTimeout(r, 1600));
-      const logged = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { userId: string }).userId);
+      const logged = fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { userId: string }).userId);
       expect(logged).toEqual(['a', 'b', 'c']);
       expect(printed).toEqual(logged);
       expect(emu.stats.recorded).toBe(3);
@@ -183,7 +231,11 @@ describe('the emulator', () => {
     const emu = await startEmulator({ port: 0, key: TEST_KEY });
     try {
       for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
-        const answer = await fetch(`${emu.url}/v1/triggers/t/users/u/events`, { method: 'POST', headers: { authorization: `${scheme} ${TEST_KEY}`, 'content-type': 'application/json' }, body: '{}' });
+        const answer = await fetch(`${emu.url}/v1/triggers/t/users/u/events`, {
+          method: 'POST',
+          headers: { authorization: `${scheme} ${TEST_KEY}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(answer.status).toBe(200);
       }
     } finally {

@@ -11,7 +11,8 @@ import { BIN, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const hasKeyring = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'].every((tool) => spawnSync('which', [tool]).status === 0);
-if (!hasKeyring && process.env.CI) throw new Error('CI must run the keychain tests: install gnome-keyring, libsecret-tools and dbus (.ci/run does)');
+if (!hasKeyring && process.env.CI)
+  throw new Error('CI must run the keychain tests: install gnome-keyring, libsecret-tools and dbus (.ci/run does)');
 
 let server: TestServer;
 let box: Sandbox;
@@ -46,7 +47,10 @@ function inKeyring(script: string): Promise<{ code: number | null; stdout: strin
 
 /** Every file under HOME, read, so that a test can check none holds the key. */
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe.skipIf(!hasKeyring)('the system keychain (Secret Service)', () => {
@@ -98,7 +102,9 @@ describe.skipIf(!hasKeyring)('the system keychain (Secret Service)', () => {
     expect(result.stderr).toContain('note: the key is in the config file (mode 0600), not a credential store: as --insecure-storage asked');
     expect(result.stderr).toContain('not a credential store: CI is set');
     expect(result.stdout).toMatch(/^lookup=$/m);
-    const stored = JSON.parse(fs.readFileSync(path.join(box.configDir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> };
+    const stored = JSON.parse(fs.readFileSync(path.join(box.configDir, 'config.json'), 'utf8')) as {
+      profiles: Record<string, { apiKey?: string }>;
+    };
     expect(stored.profiles.default?.apiKey === TEST_KEY && stored.profiles.ci?.apiKey === TEST_KEY).toBe(true);
   });
 });
@@ -118,7 +124,9 @@ describe('without a credential store', () => {
 
   it('a profile whose key is in a store that cannot be reached fails in one line, exit 2, nothing sent', async () => {
     fs.mkdirSync(box.configDir, { recursive: true });
-    fs.writeFileSync(path.join(box.configDir, 'config.json'), JSON.stringify({ profiles: { default: { apiKeyStorage: 'keychain' } } }), { mode: 0o600 });
+    fs.writeFileSync(path.join(box.configDir, 'config.json'), JSON.stringify({ profiles: { default: { apiKeyStorage: 'keychain' } } }), {
+      mode: 0o600,
+    });
     const result = await run(['fire', 'deploy', 'alice'], { env: box.env });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import type * as Index from '../../src/index.js';
 
-const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 let work: string;
@@ -22,7 +27,10 @@ let box: Sandbox;
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pack-'));
   // dist/ is built by `npm test` (pretest); packing it as it is is what prepack would build.
-  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   tarball = path.join(work, packed[0]!.filename);
   files = packed[0]!.files.map((f) => f.path);
   box = sandbox();
@@ -34,7 +42,17 @@ afterAll(() => {
 
 describe('the npm package', () => {
   it('holds the LICENSE, the built code and its types, and no sources or tests', () => {
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/trigger.cjs', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'bin/trigger.cjs',
+        'dist/cli.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+      ]),
+    );
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toEqual([]);
     // The version is built in, not read from package.json at run time (which breaks bundles).
     const code = files.filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'));
@@ -72,8 +90,16 @@ describe('the npm package', () => {
     fs.writeFileSync(path.join(project, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
     npm(['install', tarball], project);
     const check = 'typeof t.fireEvent + " " + typeof t.TriggerClient + " " + t.VERSION';
-    const required = execFileSync(process.execPath, ['-e', `const t = require('trigger-cli'); console.log(${check})`], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const imported = execFileSync(process.execPath, ['--input-type=module', '-e', `const t = await import('trigger-cli'); console.log(${check})`], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const required = execFileSync(process.execPath, ['-e', `const t = require('trigger-cli'); console.log(${check})`], {
+      cwd: project,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const imported = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const t = await import('trigger-cli'); console.log(${check})`],
+      { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     expect(required.trim()).toBe(`function function ${pkg.version}`);
     expect(imported.trim()).toBe(`function function ${pkg.version}`);
   }, 120_000);

@@ -29,21 +29,26 @@ describe('a server that echoes the key', () => {
       const auth = String(req.headers.authorization);
       const padded = req.url.includes('/users/pad');
       // The padded echo is cut by the 300-character excerpt in the middle of the key.
-      const message = padded ? `${'p'.repeat(300 - 'invalid API key Bearer sk_live_SECRET'.length)} invalid API key ${auth} for this account` : `invalid API key ${auth} for this account`;
+      const message = padded
+        ? `${'p'.repeat(300 - 'invalid API key Bearer sk_live_SECRET'.length)} invalid API key ${auth} for this account`
+        : `invalid API key ${auth} for this account`;
       json(res, 401, { error: message, detail: JSON.stringify({ auth }) }, { 'x-echo': auth, 'x-request-id': `req ${auth}` });
     });
   });
 
-  it.each([[[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])('fire %j keeps every piece of it out of stdout and stderr', async (flags) => {
-    for (const user of ['alice', 'pad']) {
-      const result = await trigger(['fire', 'deploy', user, ...flags], { ...box.env, GITHUB_ACTIONS: 'true' });
-      expect(result.code).toBe(1);
-      expectNoPiece('stdout', result.stdout);
-      expectNoPiece('stderr', result.stderr);
-      if (flags.includes('--json')) expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
-    }
-    expect(server.requests.length).toBe(2);
-  });
+  it.each([[[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])(
+    'fire %j keeps every piece of it out of stdout and stderr',
+    async (flags) => {
+      for (const user of ['alice', 'pad']) {
+        const result = await trigger(['fire', 'deploy', user, ...flags], { ...box.env, GITHUB_ACTIONS: 'true' });
+        expect(result.code).toBe(1);
+        expectNoPiece('stdout', result.stdout);
+        expectNoPiece('stderr', result.stderr);
+        if (flags.includes('--json')) expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
+      }
+      expect(server.requests.length).toBe(2);
+    },
+  );
 
   it.each([
     ['csv', 'triggerId,userId\nt,alice\nt,pad\n'],
@@ -137,7 +142,10 @@ describe('data that tries to be a command', () => {
   it('batch rows from an untrusted file take the same care', async () => {
     server.handle((_req, res) => json(res, 404, { error: 'unknown' }));
     const input = at('hostile.ndjson');
-    fs.writeFileSync(input, `${JSON.stringify({ triggerId: 't', userId: HOSTILE })}\n${JSON.stringify({ triggerId: 't', userId: 'fine', value: `1${HOSTILE}` })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ triggerId: 't', userId: HOSTILE })}\n${JSON.stringify({ triggerId: 't', userId: 'fine', value: `1${HOSTILE}` })}\n`,
+    );
     const result = await trigger(['batch', input], { ...box.env, GITHUB_ACTIONS: 'true' });
     expect(result.code).toBe(1);
     expect(result.stderr + result.stdout).not.toMatch(RAW_CONTROL);
@@ -182,7 +190,9 @@ describe('a config file others can read', () => {
     for (let i = 0; i < 2; i++) {
       const result = await trigger(['fire', 'deploy', 'alice'], env);
       expect(result.code).toBe(0);
-      expect(result.stderr.trim().split('\n')).toEqual([`warning: ${file} holds the API key and others can read it (mode 0644); fix it with: chmod 600 ${file}`]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `warning: ${file} holds the API key and others can read it (mode 0644); fix it with: chmod 600 ${file}`,
+      ]);
     }
     // A key from the environment is not read from the file: no warning.
     expect((await trigger(['fire', 'deploy', 'alice'], box.env)).stderr).toBe('');

@@ -34,7 +34,11 @@ describe('in a terminal', () => {
   it('Ctrl-C during fire: the message, the JSON object, exit 130 (not death by the signal)', async () => {
     server.handle(() => undefined); // never answers
     for (const json of [false, true]) {
-      const run = await inTerminal(['fire', 'deploy', 'alice', ...(json ? ['--json'] : [])], { env: box.env, waitFor: json ? '' : 'firing', input: [[0.5, '\x03']] });
+      const run = await inTerminal(['fire', 'deploy', 'alice', ...(json ? ['--json'] : [])], {
+        env: box.env,
+        waitFor: json ? '' : 'firing',
+        input: [[0.5, '\x03']],
+      });
       expect(run.status).toBe(130);
       expect(run.output).toContain('interrupted before the service answered');
       if (json) expect(run.output).toMatch(/\{"ok":false,.*"kind":"interrupted","exitCode":130/);
@@ -42,7 +46,9 @@ describe('in a terminal', () => {
   });
 
   it('the spinner says when it waits to retry', async () => {
-    server.handle((_req, res, index) => (index === 0 ? json(res, 503, { error: 'busy' }, { 'retry-after': '1' }) : json(res, 200, { success: true })));
+    server.handle((_req, res, index) =>
+      index === 0 ? json(res, 503, { error: 'busy' }, { 'retry-after': '1' }) : json(res, 200, { success: true }),
+    );
     const run = await inTerminal(['fire', 'deploy', 'alice'], { env: box.env });
     expect(run.status).toBe(0);
     expect(run.output).toContain('503 Service Unavailable: waiting 1.00 s to retry deploy for alice');
@@ -70,9 +76,15 @@ describe('in a terminal', () => {
   it('batch --json on a terminal: JSON lines are never mixed with the progress line', async () => {
     slow(3);
     fs.writeFileSync(path.join(box.home, 'rows.csv'), `triggerId,userId\n${Array.from({ length: 400 }, (_, i) => `t,u${i}`).join('\n')}\n`);
-    const run = await inTerminal(['batch', path.join(box.home, 'rows.csv'), '--json', '--concurrency', '2'], { env: box.env, timeoutMs: 30_000 });
+    const run = await inTerminal(['batch', path.join(box.home, 'rows.csv'), '--json', '--concurrency', '2'], {
+      env: box.env,
+      timeoutMs: 30_000,
+    });
     expect(run.status).toBe(0);
-    const lines = run.output.replace(ESCAPES, '').split(/\r?\n|\r/).filter((l) => l.includes('"line"'));
+    const lines = run.output
+      .replace(ESCAPES, '')
+      .split(/\r?\n|\r/)
+      .filter((l) => l.includes('"line"'));
     expect(lines).toHaveLength(400);
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });

@@ -14,14 +14,17 @@ let url: string;
 const received: string[] = [];
 
 beforeAll(async () => {
-  server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'localhost-key.pem')) }, (req, res) => {
-    received.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${TEST_KEY}` ? 'key ok' : 'no key'}`);
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"success":true}');
-    });
-  });
+  server = https.createServer(
+    { cert: fs.readFileSync(cert), key: fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'localhost-key.pem')) },
+    (req, res) => {
+      received.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${TEST_KEY}` ? 'key ok' : 'no key'}`);
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"success":true}');
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `https://localhost:${(server.address() as AddressInfo).port}`;
 });
@@ -45,7 +48,9 @@ describe('https', () => {
     try {
       const result = await run(['fire', 't', 'u'], { env: box.env });
       expect(result.code).toBe(3);
-      expect(result.stderr).toMatch(/TLS handshake failed \(\w+\) — nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS/);
+      expect(result.stderr).toMatch(
+        /TLS handshake failed \(\w+\) — nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS/,
+      );
       expect(received.length).toBe(before);
       expectNoKey(result);
     } finally {

@@ -9,7 +9,11 @@ import { readRows, type Row } from '../../src/batch/rows.js';
 import { failedLine } from '../../src/batch/failed.js';
 import { valueTextIn } from '../../src/client/request.js';
 
-async function rowsOf(input: string | Buffer | Array<string | Buffer>, format: 'csv' | 'ndjson' | 'lines', trigger?: string): Promise<Row[]> {
+async function rowsOf(
+  input: string | Buffer | Array<string | Buffer>,
+  format: 'csv' | 'ndjson' | 'lines',
+  trigger?: string,
+): Promise<Row[]> {
   const parts = (Array.isArray(input) ? input : [input]).map((t) => (typeof t === 'string' ? Buffer.from(t) : t));
   const source = readRows(Readable.from(parts), format, { trigger });
   const rows: Row[] = [];
@@ -61,7 +65,11 @@ describe('malformed CSV', () => {
     const result = await rowsOf(`triggerId,userId\n${rows.join('\n')}\n`, 'csv');
     expect(result).toHaveLength(201);
     expect(result.filter((r) => r.invalid)).toEqual([
-      expect.objectContaining({ line: 12, invalid: 'a quoted field opens on this line and never closes', record: { format: 'csv', raw: 't,"never closed' } }),
+      expect.objectContaining({
+        line: 12,
+        invalid: 'a quoted field opens on this line and never closes',
+        record: { format: 'csv', raw: 't,"never closed' },
+      }),
     ]);
     expect(result.filter((r) => !r.invalid).map((r) => r.userId)).toEqual(Array.from({ length: 200 }, (_, i) => `u${i}`));
   });
@@ -95,7 +103,10 @@ describe('malformed CSV', () => {
   });
 
   it('a row of invalid UTF-8 is invalid, never sent with replacement characters', async () => {
-    const result = await rowsOf(Buffer.concat([Buffer.from('triggerId,userId\nt,Jos'), Buffer.from([0xe9]), Buffer.from('\nt,Jos\u00e9\n')]), 'csv');
+    const result = await rowsOf(
+      Buffer.concat([Buffer.from('triggerId,userId\nt,Jos'), Buffer.from([0xe9]), Buffer.from('\nt,Jos\u00e9\n')]),
+      'csv',
+    );
     expect(verdicts(result)).toEqual([
       [2, 'invalid: not valid UTF-8 text at byte 6 (0xE9); save the file as UTF-8'],
       [3, 'José'],
@@ -106,7 +117,10 @@ describe('malformed CSV', () => {
 
 describe('NDJSON and lines', () => {
   it('takes the digits of the top-level value only, never a nested "value"', async () => {
-    const [row] = await rowsOf('{"meta":{"value":12345678901234567891},"triggerId":"t","userId":"u","value":12345678901234567890}\n', 'ndjson');
+    const [row] = await rowsOf(
+      '{"meta":{"value":12345678901234567891},"triggerId":"t","userId":"u","value":12345678901234567890}\n',
+      'ndjson',
+    );
     expect(row?.event?.body).toBe('{"value":12345678901234567890}');
     const [nestedOnly] = await rowsOf('{"triggerId":"t","userId":"u","value":1.5,"x":[{"value":1.50}]}\n', 'ndjson');
     expect(nestedOnly?.event?.body).toBe('{"value":1.5}');

@@ -160,7 +160,10 @@ describe('the failed file', () => {
   });
 
   it('writes NDJSON rows as they were, plus an error field, keeping the value digits', async () => {
-    const rows = await rowsOf('{"triggerId":"t","userId":"a","value":12345678901234567890,"extra":[1],"error":"old"}\nnot json\n', 'ndjson');
+    const rows = await rowsOf(
+      '{"triggerId":"t","userId":"a","value":12345678901234567890,"extra":[1],"error":"old"}\nnot json\n',
+      'ndjson',
+    );
     expect(failedLine(rows[0]!, 'refused', undefined)).toBe(
       '{"triggerId":"t","userId":"a","value":12345678901234567890,"extra":[1],"error":"line 1: refused"}\n',
     );
@@ -182,7 +185,14 @@ function rowsFrom(n: number): AsyncIterable<Row[]> {
       const chunk: Row[] = [];
       for (let j = i; j < Math.min(n, i + 10); j++) {
         const event: PreparedEvent = { triggerId: 't', userId: `u${j}`, value: undefined, path: `/p/${j}`, body: '{}' };
-        chunk.push({ line: j + 1, record: { format: 'lines', triggerId: 't', userId: `u${j}` }, triggerId: 't', userId: `u${j}`, value: undefined, event });
+        chunk.push({
+          line: j + 1,
+          record: { format: 'lines', triggerId: 't', userId: `u${j}` },
+          triggerId: 't',
+          userId: `u${j}`,
+          value: undefined,
+          event,
+        });
       }
       yield chunk;
     }
@@ -283,7 +293,10 @@ describe('the runner', () => {
     expect(outcomes.size).toBe(50);
     expect(counts.accepted).toBe(sent);
     expect(counts.unsent).toBe(50 - sent);
-    expect([...outcomes.values()].find((o) => o.kind === 'unsent')).toEqual({ kind: 'unsent', reason: 'not sent: the batch was interrupted (SIGTERM)' });
+    expect([...outcomes.values()].find((o) => o.kind === 'unsent')).toEqual({
+      kind: 'unsent',
+      reason: 'not sent: the batch was interrupted (SIGTERM)',
+    });
   });
 
   it('counts a send interrupted in flight as outcome unknown, and one stopped while waiting to retry as unsent', async () => {

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  InterruptedError,
-  NetworkError,
-  ServiceError,
-  UsageError,
-  exitCodeFor,
-} from '../../src/errors.js';
+import { ConfigError, InterruptedError, NetworkError, ServiceError, UsageError, exitCodeFor } from '../../src/errors.js';
 
 describe('exit codes', () => {
   it('maps each kind to the contract table', () => {

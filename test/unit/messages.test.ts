@@ -9,11 +9,31 @@ const info = { attempts: 1, durationMs: 5, requestId: 'r1' };
 
 describe('an answer that is not a success', () => {
   it.each([
-    [401, { error: 'bad key' }, 'the service refused the event: 401 Unauthorized: bad key', 'check the API key (••••WXYZ from TRIGGER_API_KEY); set a new one with: trigger config set-key'],
-    [404, { message: 'no such trigger' }, 'the service refused the event: 404 Not Found: no such trigger', 'check the trigger id "purchase": it must exist in the dashboard with type Custom (and the base URL must point at the service)'],
+    [
+      401,
+      { error: 'bad key' },
+      'the service refused the event: 401 Unauthorized: bad key',
+      'check the API key (••••WXYZ from TRIGGER_API_KEY); set a new one with: trigger config set-key',
+    ],
+    [
+      404,
+      { message: 'no such trigger' },
+      'the service refused the event: 404 Not Found: no such trigger',
+      'check the trigger id "purchase": it must exist in the dashboard with type Custom (and the base URL must point at the service)',
+    ],
     [429, {}, 'the service refused the event: 429 Too Many Requests', 'the service is busy; try again later'],
-    [500, { title: 'Oops', detail: 'db down' }, 'the service refused the event: 500 Internal Server Error: Oops: db down', 'not retried, because the service may have recorded the event before it failed'],
-    [431, '', 'the service refused the event: 431 Request Header Fields Too Large', 'the service found the request too large (its headers or URL); a very long user id can do this'],
+    [
+      500,
+      { title: 'Oops', detail: 'db down' },
+      'the service refused the event: 500 Internal Server Error: Oops: db down',
+      'not retried, because the service may have recorded the event before it failed',
+    ],
+    [
+      431,
+      '',
+      'the service refused the event: 431 Request Header Fields Too Large',
+      'the service found the request too large (its headers or URL); a very long user id can do this',
+    ],
     [418, '', 'the service refused the event: 418', 'the service did not accept the request as sent; it was not retried'],
     [200, { success: false, error: 'quota' }, 'the service answered 200 OK but said "success": false: quota', undefined],
   ])('%i', (status, body, message, hint) => {
@@ -23,15 +43,23 @@ describe('an answer that is not a success', () => {
   });
 
   it('a redirect names the Location, stripped of control characters', () => {
-    const error = serviceError({ status: 302, headers: { location: 'https://x.example/\u009b31m' }, json: undefined, text: '' }, context, info);
+    const error = serviceError(
+      { status: 302, headers: { location: 'https://x.example/\u009b31m' }, json: undefined, text: '' },
+      context,
+      info,
+    );
     expect(error.message).toBe('the service redirected (302 Found) to https://x.example/31m');
     expect(error.hint).toContain('redirects are not followed');
   });
 
   it('a Retry-After longer than 60 s is named; a 429 after retries counts its attempts', () => {
-    expect(statusHint(503, { 'retry-after': '120' }, context)).toBe('the service asked to wait 120 s before retrying, longer than the 60 s the tool waits; try again later');
+    expect(statusHint(503, { 'retry-after': '120' }, context)).toBe(
+      'the service asked to wait 120 s before retrying, longer than the 60 s the tool waits; try again later',
+    );
     expect(statusHint(429, {}, { ...context, retries: 0 })).toBe('the service is busy; try again later or allow retries with --retries');
-    expect(serviceError({ status: 429, headers: {}, json: undefined, text: '' }, context, { ...info, attempts: 3 }).message).toBe('the service refused the event: 429 Too Many Requests (after 3 attempts)');
+    expect(serviceError({ status: 429, headers: {}, json: undefined, text: '' }, context, { ...info, attempts: 3 }).message).toBe(
+      'the service refused the event: 429 Too Many Requests (after 3 attempts)',
+    );
   });
 });
 
@@ -40,11 +68,31 @@ describe('no usable answer', () => {
   const failure = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
   it.each([
-    ['ECONNREFUSED', 'cannot reach https://api.example.com: connection refused', 'nothing was sent; check the base URL (from --base-url) and that the service is up'],
-    ['ENOTFOUND', 'cannot reach https://api.example.com: host not found (DNS)', 'nothing was sent; check the base URL (from --base-url) and that the service is up'],
-    ['ECONNRESET', 'cannot reach https://api.example.com: connection closed by the other side before it answered', 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried'],
-    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'cannot reach https://api.example.com: TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)', 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS'],
-    ['ERR_SSL_WRONG_VERSION_NUMBER', 'cannot reach https://api.example.com: TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)', 'nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://api.example.com)'],
+    [
+      'ECONNREFUSED',
+      'cannot reach https://api.example.com: connection refused',
+      'nothing was sent; check the base URL (from --base-url) and that the service is up',
+    ],
+    [
+      'ENOTFOUND',
+      'cannot reach https://api.example.com: host not found (DNS)',
+      'nothing was sent; check the base URL (from --base-url) and that the service is up',
+    ],
+    [
+      'ECONNRESET',
+      'cannot reach https://api.example.com: connection closed by the other side before it answered',
+      'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried',
+    ],
+    [
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'cannot reach https://api.example.com: TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)',
+      'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS',
+    ],
+    [
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+      'cannot reach https://api.example.com: TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)',
+      'nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://api.example.com)',
+    ],
   ])('%s', (code, message, hint) => {
     const error = networkError(failure(code), false, where, { attempts: 1, durationMs: 3 });
     expect([error.message, error.hint, error.kind, error.exitCode]).toEqual([message, hint, 'network', 3]);
@@ -56,7 +104,9 @@ describe('no usable answer', () => {
   });
 
   it('undici\'s "bad response" (an unsolicited 1xx) is an answer that could not be read', () => {
-    expect(describeNetworkError('UND_ERR_SOCKET', 'bad response')).toBe('its answer could not be read (an unexpected 1xx or a malformed response)');
+    expect(describeNetworkError('UND_ERR_SOCKET', 'bad response')).toBe(
+      'its answer could not be read (an unexpected 1xx or a malformed response)',
+    );
     expect(describeNetworkError(undefined, 'first line\nsecond')).toBe('first line\nsecond');
   });
 });

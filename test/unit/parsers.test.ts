@@ -32,7 +32,12 @@ describe('option parsers', () => {
     ['rate', parse.rate, 'fast', 'expected a number of requests per second greater than 0, e.g. 50'],
     ['retries', parse.retries, '101', 'expected a whole number from 0 to 100'],
     ['fraction', parse.fraction, '1.5', 'expected a share from 0 to 1, e.g. 0.25'],
-    ['shard', parse.shard, '5/4', 'expected i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "5/4" (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)'],
+    [
+      'shard',
+      parse.shard,
+      '5/4',
+      'expected i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "5/4" (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)',
+    ],
   ] as const)('%s(%j) is refused: %s', (_name, parser, text, message) => {
     let error: unknown;
     try {

@@ -47,14 +47,27 @@ describe('JSON output', () => {
     });
     expect(text).toContain('"value":12345678901234567890,');
     expect(Object.keys(JSON.parse(text))).toEqual([
-      'ok', 'status', 'triggerId', 'userId', 'value', 'attempts', 'durationMs', 'requestId', 'response',
+      'ok',
+      'status',
+      'triggerId',
+      'userId',
+      'value',
+      'attempts',
+      'durationMs',
+      'requestId',
+      'response',
     ]);
     expect(JSON.parse(text).userId).toBe('a"b');
   });
 
   it('renders a failure with the same keys and an error in place of response', () => {
     const error = new ServiceError('the service refused the event: 404 Not Found', {
-      status: 404, statusText: 'Not Found', attempts: 1, durationMs: 5, requestId: 'r1', hint: 'check the trigger id',
+      status: 404,
+      statusText: 'Not Found',
+      attempts: 1,
+      durationMs: 5,
+      requestId: 'r1',
+      hint: 'check the trigger id',
     });
     error.event = { triggerId: 't', userId: 'u' };
     const parsed = JSON.parse(failureJson(error));

@@ -73,12 +73,31 @@ describe('parseValue', () => {
     expect(JSON.parse(parsed.json)).toBe(Number(input));
   });
 
-  it.each(['', ' ', 'NaN', 'nan', 'Infinity', '-Infinity', '0x10', '1,5', '9.99abc', 'abc', '1e', '.', '-', '+', '1e999', '-1e999', '1e-999', '1_000', '١٢', '1e3.5', '--1'])(
-    'refuses %j',
-    (input) => {
-      expect(() => parseValue(input)).toThrow(UsageError);
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    'NaN',
+    'nan',
+    'Infinity',
+    '-Infinity',
+    '0x10',
+    '1,5',
+    '9.99abc',
+    'abc',
+    '1e',
+    '.',
+    '-',
+    '+',
+    '1e999',
+    '-1e999',
+    '1e-999',
+    '1_000',
+    '١٢',
+    '1e3.5',
+    '--1',
+  ])('refuses %j', (input) => {
+    expect(() => parseValue(input)).toThrow(UsageError);
+  });
 
   it('says what was wrong and what is accepted', () => {
     expect(() => parseValue('1,5')).toThrow('--value must be a decimal number such as 9.99, -3 or 1e3; got "1,5"');

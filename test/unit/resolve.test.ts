@@ -15,7 +15,14 @@ const env = (vars: Record<string, string> = {}) => ({ TRIGGER_CONFIG_DIR: '/none
 describe('resolveSettings precedence: flag > env > profile', () => {
   it.each([
     ['profile only', {}, {}, 'key_profile_default', 'profile', 'https://default.example.com'],
-    ['env over profile', {}, { TRIGGER_API_KEY: 'key_env', TRIGGER_BASE_URL: 'https://env.example.com' }, 'key_env', 'env', 'https://env.example.com'],
+    [
+      'env over profile',
+      {},
+      { TRIGGER_API_KEY: 'key_env', TRIGGER_BASE_URL: 'https://env.example.com' },
+      'key_env',
+      'env',
+      'https://env.example.com',
+    ],
     [
       'flag over env',
       { apiKey: 'key_flag', baseUrl: 'https://flag.example.com' },
@@ -24,8 +31,22 @@ describe('resolveSettings precedence: flag > env > profile', () => {
       'flag',
       'https://flag.example.com',
     ],
-    ['TRIGGER_PROFILE selects a profile', {}, { TRIGGER_PROFILE: 'staging' }, 'key_profile_staging', 'profile', 'https://staging.example.com/api'],
-    ['--profile over TRIGGER_PROFILE', { profile: 'default' }, { TRIGGER_PROFILE: 'staging' }, 'key_profile_default', 'profile', 'https://default.example.com'],
+    [
+      'TRIGGER_PROFILE selects a profile',
+      {},
+      { TRIGGER_PROFILE: 'staging' },
+      'key_profile_staging',
+      'profile',
+      'https://staging.example.com/api',
+    ],
+    [
+      '--profile over TRIGGER_PROFILE',
+      { profile: 'default' },
+      { TRIGGER_PROFILE: 'staging' },
+      'key_profile_default',
+      'profile',
+      'https://default.example.com',
+    ],
     ['env key with profile URL', {}, { TRIGGER_API_KEY: '  key_env  ' }, 'key_env', 'env', 'https://default.example.com'],
   ])('%s', (_name, flags, vars, key, keySource, href) => {
     const settings = resolveSettings({ flags, env: env(vars), config });
@@ -65,9 +86,9 @@ describe('resolveSettings precedence: flag > env > profile', () => {
 
   it('keeps the plain-http consent stored with a profile, and only for that URL', () => {
     expect(resolveSettings({ flags: { profile: 'lan' }, env: env(), config }).baseUrl.origin).toBe('http://192.0.2.10:8080');
-    expect(() =>
-      resolveSettings({ flags: { profile: 'lan' }, env: env({ TRIGGER_BASE_URL: 'http://192.0.2.99' }), config }),
-    ).toThrow(/plain http/);
+    expect(() => resolveSettings({ flags: { profile: 'lan' }, env: env({ TRIGGER_BASE_URL: 'http://192.0.2.99' }), config })).toThrow(
+      /plain http/,
+    );
   });
 
   it('refuses a key with inner white space from any source', () => {

@@ -137,7 +137,9 @@ describe('the cleartext rule where the key travels', () => {
   });
 
   it('refuses plain http through a proxy that is not on loopback, unless --allow-http', () => {
-    expect(() => checkCleartext(local, 'http://proxy.corp.example:3128', false)).toThrow(/goes through the proxy proxy\.corp\.example .* clear text/);
+    expect(() => checkCleartext(local, 'http://proxy.corp.example:3128', false)).toThrow(
+      /goes through the proxy proxy\.corp\.example .* clear text/,
+    );
     expect(() => checkCleartext(local, 'http://proxy.corp.example:3128', true)).not.toThrow();
     expect(() => checkCleartext(local, 'http://127.0.0.1:3128', false)).not.toThrow();
     expect(() => checkCleartext(local, undefined, false)).not.toThrow();

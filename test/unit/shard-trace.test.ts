@@ -6,7 +6,13 @@ import { hash32, inShard, parseShard } from '../../src/batch/shard.js';
 import type { Row } from '../../src/batch/rows.js';
 import { parseTraceparent } from '../../src/client/request.js';
 
-const row = (line: number, userId: string | undefined): Row => ({ line, record: { format: 'lines', triggerId: 't', userId: userId ?? '' }, triggerId: 't', userId, value: undefined });
+const row = (line: number, userId: string | undefined): Row => ({
+  line,
+  record: { format: 'lines', triggerId: 't', userId: userId ?? '' },
+  triggerId: 't',
+  userId,
+  value: undefined,
+});
 
 describe('--shard', () => {
   it.each([
