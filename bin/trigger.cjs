@@ -7,5 +7,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${require('../dist/version.cjs').VERSION}\n`);
 } else {
   require('node:module').enableCompileCache?.(); // Node 22.1+: reuse compiled code between runs
-  import('../dist/cli.js').then((cli) => cli.main());
+  import('../dist/cli.js').then(async (cli) => {
+    process.exitCode = await cli.main();
+  });
 }

@@ -17,9 +17,17 @@ import type { StatusOptions } from './commands/status.js';
 
 type ConfigModule = typeof ConfigCommands;
 
-const io = new Output();
 /** What the running command asked for, so the catch can render its error the same way. */
-const mode = { json: process.argv.includes('--json'), verbose: process.argv.includes('--verbose') };
+export interface Mode {
+  json: boolean;
+  verbose: boolean;
+}
+
+/** What the program runs with: where it writes, and the environment it reads. */
+export interface Context {
+  io: Output;
+  env: NodeJS.ProcessEnv;
+}
 
 const EXAMPLES_MAIN = `
 Examples:
@@ -42,7 +50,7 @@ Examples:
   $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
   $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing`;
 
-export function buildProgram(): Command {
+export function buildProgram({ io, env }: Context, mode: Mode = { json: false, verbose: false }): Command {
   const program = new Command('trigger')
     .description('Report custom-trigger events from scripts, shells and CI')
     .version(VERSION, '-V, --version', 'print the version')
@@ -50,7 +58,13 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .showHelpAfterError('(run with --help for usage and examples)')
     .exitOverride()
-    .addHelpText('after', EXAMPLES_MAIN);
+    .configureOutput({ writeOut: (text) => io.write(text), writeErr: (text) => io.writeErr(text) })
+    .addHelpText('after', EXAMPLES_MAIN)
+    .hook('preAction', (_program, action) => {
+      const options = action.opts<{ json?: boolean; verbose?: boolean }>();
+      mode.json = options.json === true;
+      mode.verbose = options.verbose === true;
+    });
 
   const fire = program
     .command('fire')
@@ -62,7 +76,6 @@ export function buildProgram(): Command {
     .addHelpText('after', EXAMPLES_FIRE);
   addServiceOptions(fire).action(
     async (triggerId: string, userId: string, options: ServiceOptions & { value?: string }, command: Command) => {
-      Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
       const extra = command.args.slice(2);
       if (extra.length > 0) {
         const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
@@ -73,9 +86,9 @@ export function buildProgram(): Command {
           },
         );
       }
-      await io.useColors();
+      await io.useColors(env);
       const { fire: run } = await import('./commands/fire.js');
-      await run(triggerId, userId, options, io);
+      await run(triggerId, userId, options, io, env);
     },
   );
 
@@ -120,10 +133,9 @@ Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or 
   const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
   if (batchDryRun) batchDryRun.description = 'check every row and send nothing (prints no curl commands)';
   batch.action(async (source: string, options: BatchCommandOptions) => {
-    Object.assign(mode, { json: options.json === true, verbose: options.verbose === true });
-    await io.useColors();
+    await io.useColors(env);
     const { batch: run } = await import('./commands/batch.js');
-    await run(source, options, io);
+    await run(source, options, io, env);
   });
 
   const config = program
@@ -147,7 +159,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   const configAction =
     <A extends unknown[]>(fn: (mod: ConfigModule, ...args: A) => unknown) =>
     async (...args: A) => {
-      await io.useColors();
+      await io.useColors(env);
       await fn(await import('./commands/config.js'), ...args);
     };
 
@@ -158,7 +170,9 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .addOption(profileOption())
     .option('--insecure-storage', 'store the key in the config file (mode 0600) even where a system keychain answers')
     .action(
-      configAction((m, key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => m.setKey(key, options, io)),
+      configAction((m, key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) =>
+        m.setKey(key, options, io, env),
+      ),
     );
   config
     .command('set-base-url')
@@ -166,40 +180,40 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .argument('<url>', 'e.g. https://api.example.com (a path prefix is kept)')
     .addOption(profileOption())
     .option('--allow-http', 'allow plain http to a host other than loopback')
-    .action(configAction((m, url: string, options: { profile?: string; allowHttp?: boolean }) => m.setBaseUrl(url, options, io)));
+    .action(configAction((m, url: string, options: { profile?: string; allowHttp?: boolean }) => m.setBaseUrl(url, options, io, env)));
   config
     .command('get')
     .description('print a stored setting (the key is masked)')
     .argument('[name]', 'api-key or base-url; all when omitted')
     .addOption(profileOption())
     .option('--json', 'print JSON')
-    .action(configAction((m, name: string | undefined, options: { profile?: string; json?: boolean }) => m.get(name, options, io)));
+    .action(configAction((m, name: string | undefined, options: { profile?: string; json?: boolean }) => m.get(name, options, io, env)));
   config
     .command('list')
     .description('print every profile (keys masked)')
     .option('--json', 'print JSON')
     .option('--names', 'print only the profile names, one a line (for scripts and shell completion)')
-    .action(configAction((m, options: { json?: boolean; names?: boolean }) => m.list(options, io)));
+    .action(configAction((m, options: { json?: boolean; names?: boolean }) => m.list(options, io, env)));
   config
     .command('unset')
     .description('remove a stored setting')
     .argument('<name>', 'api-key or base-url')
     .addOption(profileOption())
-    .action(configAction((m, name: string, options: { profile?: string }) => m.unset(name, options, io)));
+    .action(configAction((m, name: string, options: { profile?: string }) => m.unset(name, options, io, env)));
   config
     .command('use')
     .description('make a profile the active one (--profile and TRIGGER_PROFILE still override it)')
     .argument('<profile>', 'a profile in the config file')
-    .action(configAction((m, name: string) => m.use(name, io)));
+    .action(configAction((m, name: string) => m.use(name, io, env)));
   config
     .command('delete')
     .description('delete a profile, and its key from the system keychain')
     .argument('<profile>', 'a profile in the config file')
-    .action(configAction((m, name: string) => m.remove(name, io)));
+    .action(configAction((m, name: string) => m.remove(name, io, env)));
   config
     .command('path')
     .description('print the config file path')
-    .action(configAction((m) => m.path(io)));
+    .action(configAction((m) => m.path(io, env)));
 
   program
     .command('status')
@@ -219,10 +233,9 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
     )
     .action(async (options: StatusOptions) => {
-      Object.assign(mode, { json: options.json === true });
-      await io.useColors();
+      await io.useColors(env);
       const { status } = await import('./commands/status.js');
-      await status(options, io);
+      await status(options, io, env);
     });
 
   const emulator = program
@@ -252,9 +265,9 @@ Examples:
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries`,
     );
   emulator.action(async (options: EmulatorCommandOptions) => {
-    await io.useColors();
+    await io.useColors(env);
     const { emulator: run } = await import('./commands/emulator.js');
-    await run(options, io);
+    await run(options, io, env);
   });
 
   program
@@ -278,7 +291,7 @@ Examples:
 }
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
-export function report(error: unknown): number {
+export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
@@ -294,26 +307,38 @@ export function report(error: unknown): number {
   if (error.reported) return error.exitCode;
   io.stderr(errorLine(error, io.errColors));
   if (mode.json) io.json(failureJson(error));
-  if (process.env.GITHUB_ACTIONS === 'true') {
+  if (env.GITHUB_ACTIONS === 'true') {
     io.stderr(githubAnnotation(error.hint ? `${error.message} — ${error.hint}` : error.message));
   }
   return error.exitCode;
 }
 
-export async function main(argv: string[] = process.argv): Promise<void> {
-  // A reader that went away (`trigger ... | head -1`) is not a failure of ours: stop writing, quietly.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
+/**
+ * Runs the program on argv and returns the exit code. `io` and `env` default to the process's own;
+ * tests pass their own to run a command in-process (test/commands/).
+ */
+export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
+  const io = context.io ?? new Output();
+  const env = context.env ?? process.env;
+  if (!context.io) {
+    // A reader that went away (`trigger ... | head -1`) is not a failure of ours: stop writing, quietly.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+  // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
+  // be rendered by a look at the words typed.
+  const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {
-    const program = buildProgram();
+    const program = buildProgram({ io, env }, mode);
     if (argv.length <= 2) {
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
       io.write(program.helpInformation());
-      return;
+      return 0;
     }
     await program.parseAsync(argv);
+    return 0;
   } catch (error) {
-    process.exitCode = report(error);
+    return report(error, io, mode, env);
   }
 }

@@ -16,6 +16,7 @@ import type { RunResult } from './runner.js';
 
 export interface Finish {
   io: Output;
+  env: NodeJS.ProcessEnv;
   options: BatchFiles & { json?: boolean | undefined; quiet?: boolean | undefined; dryRun?: boolean | undefined };
   input: Input;
   recorder: BatchRecorder;
@@ -28,7 +29,7 @@ export interface Finish {
 }
 
 /** Reports the batch; throws a reported TriggerError for the exit code when it did not all go well. */
-export function finishBatch({ io, options, input, recorder, failed, journal, result, signal, stderr }: Finish): void {
+export function finishBatch({ io, env, options, input, recorder, failed, journal, result, signal, stderr }: Finish): void {
   const { counts } = recorder;
   const stoppedBy = signal;
   const dryRun = options.dryRun === true;
@@ -56,9 +57,9 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
   if (options.json || (options.quiet && notAccepted > 0) || stoppedBy) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
 
-  if (process.env.GITHUB_STEP_SUMMARY) {
+  if (env.GITHUB_STEP_SUMMARY) {
     try {
-      fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input.name, summary)));
+      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input.name, summary)));
     } catch (error) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
     }
@@ -66,7 +67,7 @@ export function finishBatch({ io, options, input, recorder, failed, journal, res
 
   if (stoppedBy) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal: stoppedBy });
   if (notAccepted > 0) {
-    if (process.env.GITHUB_ACTIONS === 'true') {
+    if (env.GITHUB_ACTIONS === 'true') {
       io.stderr(
         githubAnnotation(
           `trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ''}`,

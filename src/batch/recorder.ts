@@ -43,7 +43,8 @@ export interface RecorderOptions {
   stderr: (line: string) => void;
   /** Called before a line goes to stdout: the progress line is cleared, in case both are one terminal. */
   beforeStdout?: () => void;
-  stdout?: NodeJS.WriteStream;
+  /** Where the NDJSON lines go (default: the io's stdout). */
+  stdout?: NodeJS.WritableStream;
 }
 
 export class BatchRecorder implements OutcomeSink {
@@ -52,7 +53,7 @@ export class BatchRecorder implements OutcomeSink {
   shownFailures = 0;
   readonly #o: RecorderOptions;
   readonly #breaker: Breaker;
-  readonly #stdout: NodeJS.WriteStream;
+  readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled), for the journal. */
   readonly #sent = new Set<number>();
   #stdoutClosed = false;
@@ -65,7 +66,7 @@ export class BatchRecorder implements OutcomeSink {
   constructor(options: RecorderOptions) {
     this.#o = options;
     this.#breaker = new Breaker(options.concurrency);
-    this.#stdout = options.stdout ?? process.stdout;
+    this.#stdout = options.stdout ?? options.io.stdoutStream;
     if (options.json) this.#stdout.on('error', this.#onStdoutError);
   }
 

@@ -36,7 +36,7 @@ export class TriggerClient {
   constructor(options: ClientOptions) {
     if (typeof options.baseUrl === 'string') {
       this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
-      checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin), options.allowHttp === true);
+      checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
     } else {
       this.baseUrl = options.baseUrl;
     }
@@ -66,7 +66,7 @@ export class TriggerClient {
 
   async #pool(): Promise<Dispatcher> {
     if (!this.#dispatcher) {
-      const create = await loadUndici();
+      const create = await loadUndici(this.#options.env);
       this.#dispatcher = create(this.baseUrl.origin, {
         connections: this.#options.connections ?? 1,
         connect: { timeout: this.timeoutMs },

@@ -22,6 +22,8 @@ export interface ClientOptions {
   baseUrlSource?: string;
   /** Observes each request, response and retry (for --verbose). Receives no key. */
   onEvent?: (event: ClientEvent) => void;
+  /** Where the proxy variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv | undefined;
   /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
   traceparent?: string | undefined;
 }

@@ -56,7 +56,15 @@ export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<
     // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
     // sends it; https:// is tunnelled with CONNECT either way.
     const { EnvHttpProxyAgent } = interop(await import('undici'));
-    return (_origin, options) => new EnvHttpProxyAgent({ ...options, proxyTunnel: false });
+    return (_origin, options) =>
+      new EnvHttpProxyAgent({
+        ...options,
+        proxyTunnel: false,
+        // From the environment given, not undici's own look at process.env.
+        httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+        httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+      });
   }
   try {
     // A static path, so that the bundle (scripts/build.mjs) carries the pool and nothing else.

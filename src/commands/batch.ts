@@ -32,10 +32,10 @@ export interface BatchCommandOptions extends ServiceOptions {
   shard?: Shard;
 }
 
-export async function batch(source: string, options: BatchCommandOptions, io: Output): Promise<void> {
+export async function batch(source: string, options: BatchCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dryRun = options.dryRun === true;
   checkPaths(source, options);
-  const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun });
+  const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const input = await openInput(source, { format: options.format });
@@ -43,7 +43,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
   if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
   const failed = options.failed ? openFailed(options.failed, reader) : undefined;
-  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency });
+  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency, env });
 
   const stop = new AbortController();
   const stopReading = new AbortController();
@@ -71,7 +71,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
 
   const started = performance.now();
   let total: number | undefined;
-  if (spinnerWanted() && !options.quiet && !options.verbose) {
+  if (spinnerWanted(env) && !options.quiet && !options.verbose) {
     progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
     if (input.file && !options.shard)
       void countLines(input.file).then(
@@ -117,5 +117,5 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   failed?.finish();
   journal?.close(!result.incomplete && recorder.counts.unsent === 0);
 
-  finishBatch({ io, options, input, recorder, failed, journal, result, signal: stoppedBy, stderr });
+  finishBatch({ io, env, options, input, recorder, failed, journal, result, signal: stoppedBy, stderr });
 }

@@ -55,25 +55,26 @@ function where(profile: string, file: string): string {
 }
 
 /** The profile a config command works on: --profile, TRIGGER_PROFILE, the active one, or default. */
-function targetProfile(options: ProfileOption, config: ConfigData) {
-  return selectedProfile(options, process.env, config);
+function targetProfile(options: ProfileOption, config: ConfigData, env: NodeJS.ProcessEnv) {
+  return selectedProfile(options, env, config);
 }
 
 export async function setKey(
   keyArgument: string | undefined,
   options: ProfileOption & { insecureStorage?: boolean },
   io: Output,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const file = configPath();
+  const file = configPath(env);
   const config = readConfig(file); // a corrupt file stops here, before a prompt
-  const { name } = targetProfile(options, config);
+  const { name } = targetProfile(options, config, env);
   const raw = keyArgument ?? (await readSecret('API key: '));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
   let notInStore: string;
   if (options.insecureStorage) notInStore = 'as --insecure-storage asked';
-  else if (process.env.CI) notInStore = 'CI is set, and a CI machine has no credential store to keep it';
+  else if (env.CI) notInStore = 'CI is set, and a CI machine has no credential store to keep it';
   else {
     const failure = await storeKey(name, key);
     if (failure === undefined) {
@@ -83,7 +84,7 @@ export async function setKey(
         return next;
       });
       io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io);
+      warnIfOverridden(io, env);
       return;
     }
     notInStore = `no credential store answered (${failure})`;
@@ -97,18 +98,23 @@ export async function setKey(
   if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
   io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
   io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
-  warnIfOverridden(io);
+  warnIfOverridden(io, env);
 }
 
-function warnIfOverridden(io: Output): void {
-  if (process.env.TRIGGER_API_KEY) {
+function warnIfOverridden(io: Output, env: NodeJS.ProcessEnv): void {
+  if (env.TRIGGER_API_KEY) {
     io.stderr(io.errColors.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
   }
 }
 
-export async function setBaseUrl(url: string, options: ProfileOption & { allowHttp?: boolean }, io: Output): Promise<void> {
-  const file = configPath();
-  const { name } = targetProfile(options, readConfig(file));
+export async function setBaseUrl(
+  url: string,
+  options: ProfileOption & { allowHttp?: boolean },
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const file = configPath(env);
+  const { name } = targetProfile(options, readConfig(file), env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(file, name, (profile) => {
     const next: Profile = { ...profile, baseUrl: parsed.href };
@@ -117,21 +123,26 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
     return next;
   });
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
-  if (process.env.TRIGGER_BASE_URL) {
+  if (env.TRIGGER_BASE_URL) {
     io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
   }
 }
 
-export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, io: Output): Promise<void> {
-  const file = configPath();
+export async function get(
+  nameArgument: string | undefined,
+  options: ProfileOption & { json?: boolean },
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const file = configPath(env);
   const config = readConfig(file);
-  const { name: profileName, explicit } = targetProfile(options, config);
+  const { name: profileName, explicit } = targetProfile(options, config, env);
   const profile = getProfile(config, profileName);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
   const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
   const values = new Map<Name, string | undefined>();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => process.env[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env[OVERRIDES[name]]);
 
   if (nameArgument !== undefined) {
     const name = names[0]!;
@@ -158,15 +169,15 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   }
 }
 
-export async function list(options: { json?: boolean; names?: boolean }, io: Output): Promise<void> {
-  const file = configPath();
+export async function list(options: { json?: boolean; names?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const file = configPath(env);
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
   if (options.names) {
     for (const name of Object.keys(profiles)) io.stdout(name);
     return;
   }
-  const active = selectedProfile({}, process.env, config);
+  const active = selectedProfile({}, env, config);
   const rows = [];
   for (const [name, profile] of Object.entries(profiles)) {
     rows.push({
@@ -193,10 +204,10 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
   }
 }
 
-export async function unset(nameArgument: string, options: ProfileOption, io: Output): Promise<void> {
+export async function unset(nameArgument: string, options: ProfileOption, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const name = settingName(nameArgument);
-  const file = configPath();
-  const { name: profileName } = targetProfile(options, readConfig(file));
+  const file = configPath(env);
+  const { name: profileName } = targetProfile(options, readConfig(file), env);
   const profile = getProfile(readConfig(file), profileName);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
   if (profile?.[NAMES[name]] === undefined && !inStore) {
@@ -221,29 +232,29 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
 }
 
 /** A profile the user named, which must be in the config file. */
-function namedProfile(nameArgument: string): { name: string; file: string; profile: Profile } {
+function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile } {
   const name = checkProfileName(nameArgument);
-  const file = configPath();
+  const file = configPath(env);
   const config = readConfig(file);
   const profile = getProfile(config, name);
   if (!profile) throw unknownProfile(name, file, config);
   return { name, file, profile };
 }
 
-export async function use(nameArgument: string, io: Output): Promise<void> {
-  const { name, file } = namedProfile(nameArgument);
+export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { name, file } = namedProfile(nameArgument, env);
   await updateConfig(file, (data) => {
     if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
     return { ...data, active: name };
   });
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
-  if (process.env.TRIGGER_PROFILE && process.env.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${process.env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+  if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) {
+    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
   }
 }
 
-export async function remove(nameArgument: string, io: Output): Promise<void> {
-  const { name, file, profile } = namedProfile(nameArgument);
+export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { name, file, profile } = namedProfile(nameArgument, env);
   if (profile.apiKeyStorage === 'keychain') {
     const failure = await deleteKey(name);
     if (failure)
@@ -263,6 +274,6 @@ export async function remove(nameArgument: string, io: Output): Promise<void> {
   );
 }
 
-export function path(io: Output): void {
-  io.stdout(configPath());
+export function path(io: Output, env: NodeJS.ProcessEnv = process.env): void {
+  io.stdout(configPath(env));
 }

@@ -41,8 +41,8 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
   return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
-export async function emulator(options: EmulatorCommandOptions, io: Output): Promise<void> {
-  const envKey = process.env.TRIGGER_API_KEY;
+export async function emulator(options: EmulatorCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const envKey = env.TRIGGER_API_KEY;
   const keySource = options.key ? '--key' : envKey ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? envKey;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;

@@ -28,11 +28,17 @@ function keepWasmOnBaselineTier(): void {
   if (process.versions.node.startsWith('20.')) setFlagsFromString('--liftoff-only');
 }
 
-export async function fire(triggerId: string, userId: string, options: FireCommandOptions, io: Output): Promise<void> {
+export async function fire(
+  triggerId: string,
+  userId: string,
+  options: FireCommandOptions,
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   let event: PreparedEvent | undefined;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun });
+    const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun, env });
     io.addSecret(settings.apiKey);
     for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
     if (options.dryRun) {
@@ -49,7 +55,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       } else {
         io.stdout(curl);
       }
-      if (settings.apiKeySource !== 'env' && !process.env.TRIGGER_API_KEY) {
+      if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
         const where =
           settings.apiKeySource === 'flag'
             ? 'was given with --api-key'
@@ -66,7 +72,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     }
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
-      spinnerWanted() && !options.quiet && !options.verbose,
+      spinnerWanted(env) && !options.quiet && !options.verbose,
       io.errColors.enabled,
     );
     const onRetry = (delayMs: number, reason: string) =>
@@ -79,7 +85,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     });
     let client: TriggerClient | undefined;
     try {
-      client = clientFor(settings, options, io, { onRetry });
+      client = clientFor(settings, options, io, { onRetry, env });
       await client.ready();
       keepWasmOnBaselineTier();
       const result = await client.fire(event, { signal: controller.signal });

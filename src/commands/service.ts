@@ -27,7 +27,7 @@ export function clientFor(
   settings: Settings,
   options: ServiceOptions,
   io: Output,
-  extra: { connections?: number; onRetry?: (delayMs: number, reason: string) => void } = {},
+  extra: { connections?: number; onRetry?: (delayMs: number, reason: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): TriggerClient {
   const onEvent =
     options.verbose || extra.onRetry
@@ -36,11 +36,13 @@ export function clientFor(
           if (options.verbose) for (const line of verboseLines(event, io.errColors)) io.stderr(line);
         }
       : undefined;
-  const traceparent = parseTraceparent(process.env.TRACEPARENT);
-  if (process.env.TRACEPARENT && !traceparent && options.verbose) {
+  const env = extra.env ?? process.env;
+  const traceparent = parseTraceparent(env.TRACEPARENT);
+  if (env.TRACEPARENT && !traceparent && options.verbose) {
     io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
   }
   return createClient({
+    env,
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? '',

@@ -137,13 +137,16 @@ export function statusLines(s: Status, io: Output): string[] {
   ];
 }
 
-export async function status(options: StatusOptions, io: Output): Promise<void> {
-  const result = await collectStatus({
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    profile: options.profile,
-    allowHttp: options.allowHttp,
-  });
+export async function status(options: StatusOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const result = await collectStatus(
+    {
+      apiKey: options.apiKey,
+      baseUrl: options.baseUrl,
+      profile: options.profile,
+      allowHttp: options.allowHttp,
+    },
+    env,
+  );
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;

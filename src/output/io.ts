@@ -7,8 +7,8 @@ import { PLAIN, paletteFor, type Palette } from './colors.js';
 import { Redactor } from './redact.js';
 
 export interface Streams {
-  stdout: { write(chunk: string): unknown };
-  stderr: { write(chunk: string): unknown };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
 }
 
 export class Output {
@@ -46,6 +46,16 @@ export class Output {
   /** Writes one JSON line to stdout. */
   json(line: string): void {
     this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
+  }
+
+  /** Writes text to stderr as it is (no newline added), redacted like every line. */
+  writeErr(text: string): void {
+    this.#streams.stderr.write(this.redact(text));
+  }
+
+  /** The stream stdout lines go to (the batch writes its NDJSON there, with back-pressure). */
+  get stdoutStream(): Streams['stdout'] {
+    return this.#streams.stdout;
   }
 
   /** Writes text to stdout as it is (no newline added), redacted like every line. */

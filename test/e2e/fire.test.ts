@@ -353,46 +353,12 @@ describe('trigger fire: interrupted', () => {
 });
 
 describe('trigger fire: usage errors send nothing and exit 2', () => {
-  it.each([
-    [['t', 'u', '--value', 'abc'], /--value must be a decimal number/],
-    [['t', 'u', '--value', '1e999'], /beyond the range/],
-    [['t', 'u', '--value', 'NaN'], /--value must be a decimal number/],
-    [['t', 'u', '--value', '0x1F'], /--value must be a decimal number/],
-    [['t', 'u', '--value', ''], /--value must be a decimal number/],
-    [['t', ''], /userId must not be empty/],
-    [['', 'u'], /triggerId must not be empty/],
-    [['t'], /missing required argument 'userId'/],
-    [['t', 'u', '--timeout', '0'], /--timeout/],
-    [['t', 'u', '--retries', '-1'], /--retries/],
-    [['t', 'u', '--bogus'], /unknown option '--bogus'/],
-    [['t', 'u', '--base-url', 'http://example.com'], /plain http/],
-    [['t', 'u', '--base-url', 'https://u:p@example.com'], /credentials/],
-    [['t', 'u', '--api-key', 'has space'], /contains a space at position 4/],
-  ])('%j', async (args, message) => {
-    const result = await fire(args);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(message);
-    expect(result.stdout).toBe('');
-    expect(server.requests).toHaveLength(0);
-  });
-
+  // The table of usage errors runs in-process: test/commands/fire.test.ts.
   it('--json reports a usage error as one JSON object too', async () => {
     const result = await fire(['t', 'u', '--value', 'abc', '--json']);
     expect(result.code).toBe(2);
     const object = JSON.parse(result.stdout);
     expect(object).toMatchObject({ ok: false, status: null, value: 'abc', error: { kind: 'usage', exitCode: 2 } });
-  });
-
-  it.each([
-    ['TRIGGER_API_KEY', 'no API key is set', 'trigger config set-key'],
-    ['TRIGGER_BASE_URL', 'no base URL is set', 'trigger config set-base-url'],
-  ])('without %s: exit 2 with the command that fixes it', async (variable, message, fix) => {
-    const env = { ...box.env };
-    delete env[variable];
-    const result = await fire(['t', 'u'], env);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
-    expect(result.stderr).toContain(fix);
   });
 
   it('a corrupt config file: exit 2, its path, left untouched', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { serverMessage, cleanText } from '../../src/client/response.js';
 import { ServiceError, UsageError } from '../../src/errors.js';
 import { PLAIN } from '../../src/output/colors.js';
-import { Output } from '../../src/output/io.js';
+import { capturingOutput } from '../helpers/in-process.js';
 import { curlCommand, errorLine, failureJson, githubAnnotation, resultJson } from '../../src/output/render.js';
 
 describe('serverMessage', () => {
@@ -101,10 +101,9 @@ describe('curlCommand', () => {
 
 describe('Output redaction', () => {
   it('masks a registered secret wherever it appears', () => {
-    let written = '';
-    const io = new Output({ stdout: { write: (s: string) => (written += s) }, stderr: { write: (s: string) => (written += s) } });
+    const { io, stderr } = capturingOutput();
     io.addSecret('sk_live_abcdef9876');
     io.stderr('server said: key sk_live_abcdef9876 is revoked');
-    expect(written).toBe('server said: key ••••9876 is revoked\n');
+    expect(stderr.text).toBe('server said: key ••••9876 is revoked\n');
   });
 });

@@ -3,9 +3,9 @@
  * each failure is typed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, fireEvent, type ClientEvent } from '../src/client/client.js';
-import { NetworkError, ServiceError, UsageError } from '../src/errors.js';
-import { freePort, json, startServer, type TestServer } from './helpers/server.js';
+import { createClient, fireEvent, type ClientEvent } from '../../src/client/client.js';
+import { NetworkError, ServiceError, UsageError } from '../../src/errors.js';
+import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'tk_client_test_key_0001';
 let server: TestServer;

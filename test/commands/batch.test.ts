@@ -1,0 +1,56 @@
+/**
+ * trigger batch in-process: its NDJSON lines through the capturing Output (with back-pressure), its
+ * failed file and summary, against a real server on 127.0.0.1.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY } from '../helpers/cli.js';
+import { commandEnv, runCommand } from '../helpers/in-process.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let sandbox: ReturnType<typeof commandEnv>;
+beforeEach(async () => {
+  server = await startServer();
+  sandbox = commandEnv({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+});
+afterEach(async () => {
+  await server.close();
+  sandbox.cleanup();
+});
+
+describe('trigger batch, in-process', () => {
+  it('--json: one line per row on the Output given; the failed file; exit 1 for the refused row', async () => {
+    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 500, { error: 'boom' }) : json(res, 200, { success: true })));
+    const input = path.join(sandbox.home, 'in.csv');
+    fs.writeFileSync(input, 'triggerId,userId,value\nt,a,1\nt,b,2\nt,c,x\n');
+    const result = await runCommand(['batch', input, '--json', '--failed', path.join(sandbox.home, 'failed.csv')], sandbox.env);
+    expect(result.code).toBe(1);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; ok: boolean });
+    expect(lines.map((l) => [l.line, l.ok]).sort()).toEqual([
+      [2, true],
+      [3, false],
+      [4, false],
+    ]);
+    expect(result.stderr).toMatch(/✖ 1 accepted · 1 failed · 1 invalid of 3 rows/);
+    expect(fs.readFileSync(path.join(sandbox.home, 'failed.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+  });
+
+  it.each([
+    [['-', '--format', 'lines'], '--format lines needs --trigger'],
+    [['-', '--resume'], '--resume goes with --journal <file>'],
+    [['-', '--journal', 'j'], '--journal needs the input as a regular file'],
+    [['-', '--concurrency', '0'], "option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256"],
+    [['-', '--shard', '0/2'], "option '--shard <i>/<n>' argument '0/2' is invalid"],
+    [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
+  ])('usage error %j: exit 2, nothing sent', async (args, message) => {
+    const result = await runCommand(['batch', ...args], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+});

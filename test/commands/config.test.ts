@@ -1,0 +1,67 @@
+/**
+ * trigger config and trigger status in-process, with an explicit environment (no keychain: the
+ * environment given has no session bus, so keys go to the file).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY } from '../helpers/cli.js';
+import { commandEnv, runCommand } from '../helpers/in-process.js';
+
+let sandbox: ReturnType<typeof commandEnv>;
+beforeEach(() => {
+  sandbox = commandEnv();
+});
+afterEach(() => sandbox.cleanup());
+
+const cli = (args: string[], env: NodeJS.ProcessEnv = sandbox.env) => runCommand(args, env);
+
+describe('trigger config, in-process', () => {
+  it('set-key --insecure-storage, get, list, unset', async () => {
+    expect((await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'])).code).toBe(0);
+    expect((await cli(['config', 'set-base-url', 'https://api.example.com'])).code).toBe(0);
+    const get = await cli(['config', 'get', '--json']);
+    expect(JSON.parse(get.stdout)).toEqual({
+      profile: 'default',
+      'api-key': '••••z789',
+      'base-url': 'https://api.example.com',
+      overriddenBy: {},
+    });
+    expect(get.stdout + get.stderr).not.toContain(TEST_KEY);
+    expect((await cli(['config', 'list', '--names'])).stdout).toBe('default\n');
+    expect((await cli(['config', 'unset', 'api-key'])).code).toBe(0);
+    const stored = JSON.parse(fs.readFileSync(path.join(sandbox.env.TRIGGER_CONFIG_DIR!, 'config.json'), 'utf8')) as {
+      profiles: Record<string, object>;
+    };
+    expect(stored.profiles.default).toEqual({ baseUrl: 'https://api.example.com' });
+  });
+
+  it.each([
+    [['config', 'get', 'colour'], 'unknown setting "colour"; the settings are: api-key, base-url'],
+    [['config', 'use', 'nope'], 'profile "nope" is not in'],
+    [['config', 'delete', 'nope'], 'profile "nope" is not in'],
+    [['config', 'set-base-url', 'ftp://x'], 'must start with https://'],
+    [['config', 'set-key', 'a b'], 'contains a space at position 2'],
+    [['config', 'get', '--profile', 'bad name!'], 'profile name "bad name!" is not valid'],
+  ])('%j: exit 2, one line that says what to fix', async (args, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('status reads the environment given, and says where each value came from', async () => {
+    const result = await cli(['status', '--json'], {
+      ...sandbox.env,
+      TRIGGER_API_KEY: TEST_KEY,
+      TRIGGER_BASE_URL: 'https://api.example.com',
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: true,
+      apiKey: { masked: '••••z789', source: 'env' },
+      baseUrl: { url: 'https://api.example.com', source: 'env' },
+      configFile: { exists: false },
+    });
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * trigger fire in-process: main() with a capturing Output and an explicit environment, against a
+ * real server on 127.0.0.1. The table cases live here; test/e2e/fire.test.ts keeps the spawned runs.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY } from '../helpers/cli.js';
+import { commandEnv, runCommand } from '../helpers/in-process.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let sandbox: ReturnType<typeof commandEnv>;
+beforeEach(async () => {
+  server = await startServer();
+  sandbox = commandEnv({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+});
+afterEach(async () => {
+  await server.close();
+  sandbox.cleanup();
+});
+
+const fire = (args: string[], env: NodeJS.ProcessEnv = sandbox.env) => runCommand(['fire', ...args], env);
+
+describe('trigger fire, in-process', () => {
+  it('sends the event and prints one line', async () => {
+    const result = await fire(['purchase', 'alice', '--value', '9.99']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^✔ purchase · alice · value 9\.99 · 200 OK · \d+ ms\n$/);
+    expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/purchase/users/alice/events {"value":9.99}']);
+  });
+
+  it('a refusal: exit 1, the message and the hint on stderr, the JSON object under --json', async () => {
+    server.handle((_req, res) => json(res, 404, { error: 'no such trigger' }));
+    const result = await fire(['nope', 'alice', '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: false,
+      status: 404,
+      error: { kind: 'refused', serverMessage: 'no such trigger' },
+    });
+    expect(result.stderr).toContain('404 Not Found: no such trigger — check the trigger id "nope"');
+  });
+
+  it.each([
+    [['t', 'u', '--value', 'abc'], /--value must be a decimal number/],
+    [['t', 'u', '--value', '1e999'], /beyond the range/],
+    [['t', 'u', '--value', 'NaN'], /--value must be a decimal number/],
+    [['t', 'u', '--value', '0x1F'], /--value must be a decimal number/],
+    [['t', 'u', '--value', ''], /--value must be a decimal number/],
+    [['t', ''], /userId must not be empty/],
+    [['', 'u'], /triggerId must not be empty/],
+    [['t'], /missing required argument 'userId'/],
+    [['t', 'u', '--timeout', '0'], /--timeout/],
+    [['t', 'u', '--retries', '-1'], /--retries/],
+    [['t', 'u', '--bogus'], /unknown option '--bogus'/],
+    [['t', 'u', '--base-url', 'http://example.com'], /plain http/],
+    [['t', 'u', '--base-url', 'https://u:p@example.com'], /credentials/],
+    [['t', 'u', '--api-key', 'has space'], /contains a space at position 4/],
+    [['t', 'u', '9.99'], /to send a value, use: --value 9\.99/],
+  ])('usage error %j: exit 2, nothing sent, nothing on stdout', async (args, message) => {
+    const result = await fire(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['TRIGGER_API_KEY', 'no API key is set', 'trigger config set-key'],
+    ['TRIGGER_BASE_URL', 'no base URL is set', 'trigger config set-base-url'],
+  ])('without %s: exit 2 with the command that fixes it', async (variable, message, fix) => {
+    const env = { ...sandbox.env };
+    delete env[variable];
+    const result = await fire(['t', 'u'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain(fix);
+  });
+
+  it('the environment given is the one read: another base URL in it is the one used', async () => {
+    const other = await startServer();
+    try {
+      const result = await fire(['t', 'u'], { ...sandbox.env, TRIGGER_BASE_URL: other.url });
+      expect(result.code).toBe(0);
+      expect([server.requests.length, other.requests.length]).toEqual([0, 1]);
+    } finally {
+      await other.close();
+    }
+  });
+});
