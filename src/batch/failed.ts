@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoWords } from '../errno.js';
 import type { Row } from './rows.js';
 
 export function csvField(text: string): string {
@@ -73,27 +74,9 @@ export function failedHeader(format: Row['record']['format'], header: readonly s
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
 
+/** A write error in words (see errno.ts). */
 export function describeWriteError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  switch (e.code) {
-    case 'ENOSPC':
-      return 'no space left on the disk';
-    case 'EDQUOT':
-      return 'over the disk quota';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ENOENT':
-      return 'its folder does not exist';
-    case 'EISDIR':
-      return 'it is a folder';
-    case 'EROFS':
-      return 'the file system is read-only';
-    case 'EIO':
-      return 'an input/output error';
-    default:
-      return e.code ?? e.message;
-  }
+  return errnoWords(error, 'writing');
 }
 
 export class FailedFile {

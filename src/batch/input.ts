@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 
 export type Format = 'csv' | 'ndjson' | 'lines';
@@ -61,15 +62,7 @@ export async function openInput(source: string, options: { format?: Format | und
         throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
       }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a directory'
-              : (error as Error).message;
+      const reason = errnoWords(error, 'reading');
       throw new UsageError(`cannot read ${source}: ${reason}`, { hint: 'give a CSV or NDJSON file, or - for standard input' });
     }
     stream = handle.createReadStream({ highWaterMark: 64 * 1024 });

@@ -54,9 +54,15 @@ function where(profile: string, file: string): string {
   return `profile "${profile}" (${file})`;
 }
 
-/** The profile a config command works on: --profile, TRIGGER_PROFILE, the active one, or default. */
-function targetProfile(options: ProfileOption, config: ConfigData, env: NodeJS.ProcessEnv) {
-  return selectedProfile(options, env, config);
+/**
+ * What a config command works on: the file, what it holds (a corrupt file stops here, before any
+ * prompt), and the profile in effect: --profile, TRIGGER_PROFILE, the active one, or default.
+ */
+function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
+  const file = configPath(env);
+  const config = readConfig(file);
+  const selected = selectedProfile(options, env, config);
+  return { file, config, ...selected, profile: getProfile(config, selected.name) };
 }
 
 export async function setKey(
@@ -65,9 +71,7 @@ export async function setKey(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const file = configPath(env);
-  const config = readConfig(file); // a corrupt file stops here, before a prompt
-  const { name } = targetProfile(options, config, env);
+  const { file, config, name } = target(options, env);
   const raw = keyArgument ?? (await readSecret('API key: '));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
@@ -113,8 +117,7 @@ export async function setBaseUrl(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const file = configPath(env);
-  const { name } = targetProfile(options, readConfig(file), env);
+  const { file, name } = target(options, env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(file, name, (profile) => {
     const next: Profile = { ...profile, baseUrl: parsed.href };
@@ -134,10 +137,7 @@ export async function get(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const file = configPath(env);
-  const config = readConfig(file);
-  const { name: profileName, explicit } = targetProfile(options, config, env);
-  const profile = getProfile(config, profileName);
+  const { file, config, name: profileName, explicit, profile } = target(options, env);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
   const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
   const values = new Map<Name, string | undefined>();
@@ -206,9 +206,7 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
 
 export async function unset(nameArgument: string, options: ProfileOption, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const name = settingName(nameArgument);
-  const file = configPath(env);
-  const { name: profileName } = targetProfile(options, readConfig(file), env);
-  const profile = getProfile(readConfig(file), profileName);
+  const { file, name: profileName, profile } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
   if (profile?.[NAMES[name]] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);

@@ -33,7 +33,7 @@ export function addServiceOptions(command: Command): Command {
     .option('--dry-run', 'print the request as a curl command and send nothing');
 }
 
-export function settingsFlags(options: ServiceOptions): SettingsFlags {
+export function settingsFlags(options: SettingsFlags): SettingsFlags {
   return {
     apiKey: options.apiKey,
     baseUrl: options.baseUrl,

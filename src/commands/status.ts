@@ -10,6 +10,7 @@ import { loadKey, storeName } from '../settings/keychain.js';
 import { findSettings, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
 import { VERSION } from '../version.js';
+import { settingsFlags } from './shared.js';
 
 export interface StatusOptions extends SettingsFlags {
   json?: boolean;
@@ -138,15 +139,7 @@ export function statusLines(s: Status, io: Output): string[] {
 }
 
 export async function status(options: StatusOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const result = await collectStatus(
-    {
-      apiKey: options.apiKey,
-      baseUrl: options.baseUrl,
-      profile: options.profile,
-      allowHttp: options.allowHttp,
-    },
-    env,
-  );
+  const result = await collectStatus(settingsFlags(options), env);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { valueTextIn } from '../client/request.js';
+import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 
 export interface EmulatorOptions {
@@ -164,15 +165,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       logFd = fs.openSync(options.log, 'a');
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === 'ENOENT'
-          ? 'its folder does not exist'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a folder'
-              : (code ?? (error as Error).message);
+      const reason = errnoWords(error, 'writing');
       throw new UsageError(`cannot open the log file ${options.log}: ${reason}`, {
         hint: 'check that its folder exists and is writable',
       });
@@ -248,10 +241,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         fs.writeSync(logFd, `${eventJson(event)}\n`);
       } catch (error) {
         // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
-        const reason =
-          (error as NodeJS.ErrnoException).code === 'ENOSPC'
-            ? 'no space left on the disk'
-            : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        const reason = errnoWords(error, 'writing');
         options.onLogError?.(`cannot write the log ${options.log}: ${reason}; the event was answered 500 and not recorded`);
         return fail(500, `the emulator could not write its log (${reason})`);
       }

@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { CONFIG_FILE_NAME } from './paths.js';
 
@@ -44,7 +45,7 @@ export function readConfig(file: string): ConfigData {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read config file ${file}: ${fsReason(error)}`, {
+    throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error, 'writing')}`, {
       hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
     });
   }
@@ -72,25 +73,11 @@ export function getProfile(data: ConfigData, name: string): Profile | undefined 
   return typeof profile === 'object' && profile !== null ? profile : undefined;
 }
 
-/** A file-system error in words. */
-function fsReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'EACCES' || code === 'EPERM'
-    ? 'permission denied'
-    : code === 'ENOTDIR' || code === 'EEXIST'
-      ? 'a file is in the way (part of the path is a file, not a folder)'
-      : code === 'ENOENT'
-        ? 'its parent cannot be created'
-        : code === 'EROFS'
-          ? 'the file system is read-only'
-          : code === 'ENOSPC'
-            ? 'no space left on the disk'
-            : (code ?? (error as Error).message);
-}
-
 /** How a failed write is said: the path and the reason, in words. */
 function writeError(what: string, target: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot ${what} ${target}: ${fsReason(error)}`, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+  return new ConfigError(`cannot ${what} ${target}: ${errnoWords(error, 'writing')}`, {
+    hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+  });
 }
 
 /**
