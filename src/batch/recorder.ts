@@ -120,8 +120,7 @@ export class BatchRecorder implements OutcomeSink {
     const reason = failureReason(outcome);
     const drained = this.#o.json && !this.#stdoutClosed ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
-    const kept = this.#o.io.redact(reason);
-    if (this.#o.failed && !this.#o.failed.write(row, kept)) this.#failedFileBroken();
+    if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
       this.#o.stderr(`${this.#o.io.errColors.error('✖')} line ${row.line}: ${printable(reason)}`);

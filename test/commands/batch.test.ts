@@ -40,6 +40,12 @@ describe('trigger batch, in-process', () => {
     expect(fs.readFileSync(path.join(sandbox.home, 'failed.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
+  it('its help says what --dry-run does for a batch (checks rows; no curl commands)', async () => {
+    const help = await runCommand(['batch', '--help'], sandbox.env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--dry-run\s+check every row and send nothing \(prints no curl\s+commands\)/);
+  });
+
   it.each([
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
     [['-', '--resume'], '--resume goes with --journal <file>'],
