@@ -4,21 +4,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY } from '../helpers/cli.js';
-import { commandEnv, runCommand } from '../helpers/in-process.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { json, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
-let sandbox: ReturnType<typeof commandEnv>;
-beforeEach(async () => {
-  server = await startServer();
-  sandbox = commandEnv({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
-});
-afterEach(async () => {
-  await server.close();
-  sandbox.cleanup();
-});
+let sandbox: CommandSandbox;
+useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 
 describe('trigger batch, in-process', () => {
   it('--json: one line per row on the Output given; the failed file; exit 1 for the refused row', async () => {

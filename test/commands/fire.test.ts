@@ -2,21 +2,13 @@
  * trigger fire in-process: main() with a capturing Output and an explicit environment, against a
  * real server on 127.0.0.1. The table cases live here; test/e2e/fire.test.ts keeps the spawned runs.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY } from '../helpers/cli.js';
-import { commandEnv, runCommand } from '../helpers/in-process.js';
+import { describe, expect, it } from 'vitest';
+import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
-let sandbox: ReturnType<typeof commandEnv>;
-beforeEach(async () => {
-  server = await startServer();
-  sandbox = commandEnv({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
-});
-afterEach(async () => {
-  await server.close();
-  sandbox.cleanup();
-});
+let sandbox: CommandSandbox;
+useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 
 const fire = (args: string[], env: NodeJS.ProcessEnv = sandbox.env) => runCommand(['fire', ...args], env);
 

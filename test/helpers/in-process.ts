@@ -7,8 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Output } from '../../src/output/io.js';
+import { TEST_KEY } from './cli.js';
+import { startServer, type TestServer } from './server.js';
 
 /** A stream that keeps what is written to it. */
 export class Captured extends Writable {
@@ -48,4 +51,21 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promis
   const { io, stdout, stderr } = capturingOutput();
   const code = await main(['node', 'trigger', ...args], { io, env });
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+export type CommandSandbox = ReturnType<typeof commandEnv>;
+
+/** Before each test a server on 127.0.0.1 and an environment pointing at it with the test key. */
+export function useCommandServer(set: (server: TestServer, sandbox: CommandSandbox) => void): void {
+  let current: { server: TestServer; sandbox: CommandSandbox } | undefined;
+  beforeEach(async () => {
+    const server = await startServer();
+    const sandbox = commandEnv({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+    current = { server, sandbox };
+    set(server, sandbox);
+  });
+  afterEach(async () => {
+    await current?.server.close();
+    current?.sandbox.cleanup();
+  });
 }
