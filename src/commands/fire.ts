@@ -9,6 +9,7 @@ import type { Output } from '../output/io.js';
 import { curlCommand, formatMs, printable, resultJson, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { loadSettings } from '../settings/resolve.js';
+import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
@@ -46,7 +47,8 @@ export async function fire(
       const curl = curlCommand(url, event.body, USER_AGENT);
       if (options.json) {
         const headers = {
-          authorization: 'Bearer $TRIGGER_API_KEY',
+          // The key masked, as the contract shows a key; the curl command reads it from the environment.
+          authorization: `Bearer ${settings.apiKey ? maskKey(settings.apiKey) : '$TRIGGER_API_KEY'}`,
           'content-type': 'application/json',
           accept: 'application/json',
           'user-agent': USER_AGENT,

@@ -147,7 +147,7 @@ describe('trigger fire: success', () => {
       method: 'POST',
       url: `${server.url}/v1/triggers/t/users/a%20b/events`,
       headers: {
-        authorization: 'Bearer $TRIGGER_API_KEY',
+        authorization: 'Bearer ••••z789',
         'content-type': 'application/json',
         accept: 'application/json',
         'user-agent': expect.stringMatching(/^trigger-cli\//),
