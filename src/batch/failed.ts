@@ -79,6 +79,32 @@ export function describeWriteError(error: unknown): string {
   return errnoWords(error, 'writing');
 }
 
+/** Whether a process with this id is running (signal 0 asks without signalling). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the temporary files that runs killed before their rename left beside `file`. */
+function removeLeftovers(file: string): void {
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length));
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    fs.rmSync(path.join(path.dirname(file), name), { force: true });
+  }
+}
+
 export class FailedFile {
   readonly path: string;
   /** Rows written (or waiting in the buffer to be). */
@@ -117,6 +143,7 @@ export class FailedFile {
     this.#inPlace = existing !== undefined && !existing.isFile();
     this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
     this.#fd = fs.openSync(this.#target, 'w', existing?.isFile() ? existing.mode & 0o777 : 0o666);
+    if (!this.#inPlace) removeLeftovers(file);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */

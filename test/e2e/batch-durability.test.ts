@@ -268,6 +268,15 @@ describe('the failed file', () => {
     expect(fs.readdirSync(box.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('a temporary file left by a run that was killed is cleared by the next run', async () => {
+    const leftover = at('.failed.csv.999999.tmp'); // a pid that is not running
+    fs.writeFileSync(leftover, 'triggerId,userId,error\nt,half');
+    const result = await batch([file('ok.csv', csvRows(2)), '--failed', at('failed.csv')]);
+    expect(result.code).toBe(0);
+    expect(fs.existsSync(leftover)).toBe(false);
+    expect(read('failed.csv')).toBe('triggerId,userId,error\n');
+  });
+
   it('is written in place when it is not a regular file (a FIFO)', async () => {
     const fifo = at('fifo');
     execFileSync('mkfifo', [fifo]);
