@@ -10,8 +10,6 @@ const CR = 13;
 
 export class CsvRecord {
   fields: string[] = [];
-  /** The physical lines fed so far, as read (for the failed file when the record is malformed). */
-  lines: string[] = [];
   /** Characters fed so far. */
   size = 0;
   #field = '';
@@ -19,7 +17,6 @@ export class CsvRecord {
 
   /** Feeds the record's next line; true when the record is complete. */
   feed(line: string): boolean {
-    this.lines.push(line);
     this.size += line.length + 1;
     let i = 0;
     if (this.#inQuotes) {

@@ -122,7 +122,8 @@ export class Runner {
           outcome = error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
         else outcome = { kind: 'failed', reason: error.message, error };
       }
-      await this.#settle(row, outcome);
+      const writing = this.#settle(row, outcome);
+      if (writing) await writing; // most outcomes are recorded synchronously: no extra turn per row
     } catch (error) {
       this.#fatal ??= error;
     } finally {
