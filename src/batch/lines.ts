@@ -60,30 +60,25 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
   let longBytes = -1;
   let longStart: Buffer | undefined;
 
+  /** A line over the limit: its size, and its start for the failed file. */
+  const longLine = (total: number, start: Uint8Array): BadLine => ({
+    line: next,
+    reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+    raw: lenient.decode(start.subarray(0, KEPT_OF_LONG_LINE)),
+  });
   const finishPending = (tail: Uint8Array): string | BadLine => {
-    const line = next;
     if (longBytes >= 0) {
-      const total = longBytes + tail.length;
-      const kept = lenient.decode(longStart!.subarray(0, KEPT_OF_LONG_LINE));
+      const bad = longLine(longBytes + tail.length, longStart!);
       longBytes = -1;
       longStart = undefined;
-      return {
-        line,
-        reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
-        raw: kept,
-      };
+      return bad;
     }
     const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
     pending = [];
     pendingBytes = 0;
-    if (bytes.length > MAX_LINE_BYTES) return finishLong(bytes);
-    return decodeLine(bytes, line);
+    if (bytes.length > MAX_LINE_BYTES) return longLine(bytes.length, bytes);
+    return decodeLine(bytes, next);
   };
-  const finishLong = (bytes: Uint8Array): BadLine => ({
-    line: next,
-    reason: `the line is ${bytes.length.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
-    raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE)),
-  });
   const hold = (bytes: Buffer) => {
     if (bytes.length === 0) return;
     if (longBytes >= 0) {
@@ -91,7 +86,8 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
       return;
     }
     if (pendingBytes + bytes.length > MAX_LINE_BYTES) {
-      longStart = Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE);
+      // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
+      longStart = Buffer.from(Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
       longBytes = pendingBytes + bytes.length;
       pending = [];
       pendingBytes = 0;

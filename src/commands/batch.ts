@@ -40,10 +40,19 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const input = await openInput(source, { format: options.format });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
-  const journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
-  if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
-  const failed = options.failed ? openFailed(options.failed, reader) : undefined;
+  // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
+  // that refuses) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency, env });
+  const failed = options.failed ? openFailed(options.failed, reader) : undefined;
+  let journal;
+  try {
+    journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
+  } catch (error) {
+    failed?.discard();
+    await client?.destroy();
+    throw error;
+  }
+  if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
 
   const stop = new AbortController();
   const stopReading = new AbortController();

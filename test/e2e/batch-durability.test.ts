@@ -104,6 +104,17 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(server.requests).toHaveLength(30);
   });
 
+  it('a mistake found before sending (an unwritable --failed) leaves no journal behind', async () => {
+    const input = file('small.csv', csvRows(3));
+    const journal = at('j');
+    const bad = await batch([input, '--journal', journal, '--failed', at('no/such/folder/failed.csv')]);
+    expect(bad.code).toBe(2);
+    expect(fs.existsSync(journal)).toBe(false);
+    const good = await batch([input, '--journal', journal]); // no --resume needed: nothing was started
+    expect(good.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('refuses a journal for stdin, and --resume without --journal', async () => {
     const stdin = await batch(['-', '--journal', at('j')], csvRows(3));
     expect(stdin.code).toBe(2);

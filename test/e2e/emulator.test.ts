@@ -129,6 +129,12 @@ describe('trigger emulator: answers', () => {
       { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":1e400}' },
       '"value" is beyond the range of a double',
     ],
+    [
+      'a value that underflows to 0',
+      400,
+      { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":1e-999}' },
+      'too small to be told from 0',
+    ],
     ['a null value', 400, { path: '/v1/triggers/t/users/u/events', headers: good, body: '{"value":null}' }, '"value" must be a number'],
     ['another path', 404, { path: '/v1/triggers/t/events', headers: good, body: '{}' }, 'no such route'],
     ['an empty user id', 404, { path: '/v1/triggers/t/users//events', headers: good, body: '{}' }, 'no such route'],

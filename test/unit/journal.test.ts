@@ -1,0 +1,91 @@
+/**
+ * The batch journal read back: what an earlier run recorded, a record torn by a kill, and the
+ * journals it refuses (another input, another shard, not a journal, one that exists without --resume).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal, type InputFingerprint } from '../../src/batch/journal.js';
+import { UsageError } from '../../src/errors.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-journal-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const input: InputFingerprint = { path: '/data/big.csv', size: 1234, sha256: 'a'.repeat(64) };
+const options = (over: Partial<Parameters<typeof Journal.open>[1]> = {}) => ({
+  resume: false,
+  input,
+  format: 'csv' as const,
+  resumeCommand: 'trigger batch big.csv --journal j --resume',
+  ...over,
+});
+const refusal = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as UsageError).message;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('the journal', () => {
+  it('records what a run did, and a resumed run reads it back; a torn last record is cut off', () => {
+    const file = path.join(dir, 'j');
+    const first = Journal.open(file, options());
+    for (const line of [2, 3, 4, 5, 6]) first.starting(line);
+    first.accepted(2);
+    first.failed(3, 'line 3: 500 boom');
+    first.notSent(4);
+    first.unknown(5);
+    first.close(false); // line 6 stays "about to be sent": in flight when it ended
+    fs.appendFileSync(file, 'a 6'); // a record torn by the kill: no newline
+
+    const resumed = Journal.open(file, options({ resume: true }));
+    expect([2, 3, 4, 5, 6, 7].map((line) => resumed.prior(line))).toEqual([
+      { kind: 'accepted' },
+      { kind: 'failed', reason: 'line 3: 500 boom' },
+      undefined,
+      { kind: 'unknown' },
+      { kind: 'unknown' },
+      undefined,
+    ]);
+    expect(resumed.resumed).toBe(true);
+    resumed.starting(7);
+    resumed.close(true);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).not.toContain('a 6');
+    expect(text.split('\n').slice(-3, -1)).toEqual(['s 7', expect.stringMatching(/^done \{/)]);
+  });
+
+  it('refuses to be ignored, and refuses another input, another shard, or a file that is not a journal', () => {
+    const file = path.join(dir, 'j');
+    Journal.open(file, options({ shard: '1/2' })).close(false);
+    expect(refusal(() => Journal.open(file, options({ shard: '1/2' })))).toMatch(
+      /already records a batch of \/data\/big\.csv that did not finish/,
+    );
+    expect(
+      refusal(() => Journal.open(file, options({ resume: true, shard: '1/2', input: { ...input, sha256: 'b'.repeat(64) } }))),
+    ).toContain('was made for another input');
+    expect(refusal(() => Journal.open(file, options({ resume: true, shard: '2/2' })))).toContain('is for shard 1/2, not shard 2/2');
+    expect(refusal(() => Journal.open(file, options({ resume: true })))).toContain('is for shard 1/2, not the whole input');
+    const other = path.join(dir, 'notes.txt');
+    fs.writeFileSync(other, 'hello\n');
+    expect(refusal(() => Journal.open(other, options({ resume: true })))).toContain('is not a trigger batch journal');
+  });
+
+  it('never holds the key: only line numbers, outcomes and the reasons it is given', () => {
+    const file = path.join(dir, 'j');
+    const journal = Journal.open(file, options());
+    journal.starting(2);
+    journal.failed(2, 'line 2: 401 ••••WXYZ refused');
+    journal.close(true);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(
+      /^\{"journal":"trigger batch journal","version":1,.*\}\ns 2\nf 2 "line 2: 401 ••••WXYZ refused"\ndone /,
+    );
+  });
+});
