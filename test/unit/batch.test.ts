@@ -270,10 +270,12 @@ describe('the runner', () => {
       },
     });
     // The schedule starts once the first request is through (it pays for connecting), then
-    // 19 intervals of 10 ms: never faster than asked, and each start at or after its slot.
+    // 19 intervals of 10 ms: never faster than asked, and each start at or after its slot. Times
+    // are taken inside send, a few microtasks after each start, so the anchor (starts[1]) can be
+    // late by a moment under load: 3 ms of slack for that, far below one 10 ms interval.
     const span = starts.at(-1)! - starts[1]!;
-    expect(span).toBeGreaterThanOrEqual(189);
-    starts.slice(1).forEach((t, i) => expect(t - starts[1]!).toBeGreaterThanOrEqual(i * 10 - 1));
+    expect(span).toBeGreaterThanOrEqual(187);
+    starts.slice(1).forEach((t, i) => expect(t - starts[1]!).toBeGreaterThanOrEqual(i * 10 - 3));
   });
 
   it('on stop, lets sends in flight finish and reports every other row unsent with the reason, read or not', async () => {
