@@ -19,6 +19,7 @@ import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
+import { keepYoungGenerationSmall } from '../v8-tuning.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
@@ -35,6 +36,7 @@ export interface BatchCommandOptions extends ServiceOptions {
 export async function batch(source: string, options: BatchCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dryRun = options.dryRun === true;
   checkPaths(source, options);
+  keepYoungGenerationSmall();
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));

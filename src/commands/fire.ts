@@ -1,7 +1,6 @@
 /**
  * trigger fire <triggerId> <userId> [--value <n>]
  */
-import { setFlagsFromString } from 'node:v8';
 import { eventUrl, USER_AGENT, type TriggerClient } from '../client/client.js';
 import { prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, type StopSignal } from '../errors.js';
@@ -13,20 +12,10 @@ import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
+import { keepWasmOnBaselineTier } from '../v8-tuning.js';
 
 export interface FireCommandOptions extends ServiceOptions {
   value?: string;
-}
-
-/**
- * undici parses HTTP with WebAssembly; on Node 20, V8's optimising tier-up of it runs in the
- * background and the process waits for it at exit, about 100 ms on every `trigger fire`. The baseline
- * compiler is plenty for one request. Set after undici is loaded: set earlier, the flag made Node
- * discard its stored compiled code for every built-in loaded afterwards (http, net and tls went from
- * 12.6 to 27.6 ms). Node 22 and 24 do not wait at exit, and there the flag cost 14-18 ms.
- */
-function keepWasmOnBaselineTier(): void {
-  if (process.versions.node.startsWith('20.')) setFlagsFromString('--liftoff-only');
 }
 
 export async function fire(
