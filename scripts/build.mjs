@@ -14,6 +14,50 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Two dependency modules that every `trigger fire` would load for nothing, trimmed at build time (found
+ * with `node --cpu-prof` and process.moduleLoadList). The build fails if a dependency update changes
+ * the code replaced, so a trim is never silently lost or misapplied.
+ *
+ * - undici's HTTP/2 client: the pool requires it at load, and with it node:http2, node:tls, and
+ *   undici's fetch body, WebIDL and FormData modules (with node:crypto, zlib, perf_hooks and
+ *   worker_threads). trigger never allows HTTP/2 (`allowH2` is off, so ALPN never picks it); the stub
+ *   throws should that ever change.
+ * - commander's node:child_process, for executable subcommands, which trigger has none of: required
+ *   when first used instead (it brings net, dgram and more).
+ */
+const trims = [
+  {
+    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
+    replace: (source) =>
+      source.includes('function connectH2 (')
+        ? "'use strict'\nmodule.exports = function connectH2 () {\n  throw new Error('trigger is built without HTTP/2 (allowH2 must stay off)')\n}\n"
+        : undefined,
+  },
+  {
+    file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
+    replace: (source) => {
+      const eager = "const childProcess = require('node:child_process');";
+      return source.includes(eager)
+        ? source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };")
+        : undefined;
+    },
+  },
+];
+
+const trimPlugin = {
+  name: 'trim',
+  setup(b) {
+    for (const trim of trims) {
+      b.onLoad({ filter: trim.file }, async (args) => {
+        const contents = trim.replace(await fs.promises.readFile(args.path, 'utf8'));
+        if (contents === undefined) throw new Error(`${args.path} changed: update the trim in scripts/build.mjs`);
+        return { contents, loader: 'js' };
+      });
+    }
+  },
+};
 execFileSync(process.execPath, [path.join(root, 'scripts', 'write-version.mjs')], { stdio: 'inherit' });
 fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 
@@ -32,7 +76,47 @@ await build({
   banner: { js: "import { createRequire as __triggerRequire } from 'node:module';\nconst require = __triggerRequire(import.meta.url);" },
   legalComments: 'eof',
   logLevel: 'warning',
+  plugins: [trimPlugin],
 });
+
+// What bin/trigger.cjs runs: the CLI as one CommonJS file, which Node 20 can keep compiled in a V8
+// code cache (vm.Script cachedData; Node has no compile cache of its own before 22.1). The commands
+// are still run lazily: esbuild wraps each dynamically imported module in a function called on import.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli.ts'],
+  outfile: 'dist/cli.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  external: ['@napi-rs/keyring', 'conf'],
+  legalComments: 'eof',
+  logLevel: 'warning',
+  // undici's index (600 KB, only for a proxy) is loaded from node_modules when needed, rather than
+  // read with every start; its pool, which every request uses, is in the bundle.
+  plugins: [
+    trimPlugin,
+    { name: 'undici-index', setup: (b) => b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', external: true })) },
+  ],
+});
+
+// On Node 20, bin/trigger.cjs compiles cli.cjs with vm.Script, and there V8 loses the import()
+// callback of a script compiled from cache data ("A dynamic import callback was not specified"). So
+// the packages left out of the bundle are imported through a function the bin provides from its own
+// module, and through import() when Node loads the file itself.
+const cjs = path.join(root, 'dist', 'cli.cjs');
+let cjsText = fs.readFileSync(cjs, 'utf8');
+for (const id of ['conf', '@napi-rs/keyring', 'undici']) {
+  const call = `import(${JSON.stringify(id)})`;
+  if (!cjsText.includes(call)) throw new Error(`dist/cli.cjs has no ${call}: update scripts/build.mjs`);
+  cjsText = cjsText.replaceAll(call, `__triggerImport(${JSON.stringify(id)})`);
+}
+if (/\bimport\("/.test(cjsText)) throw new Error('dist/cli.cjs has an import() left: see scripts/build.mjs');
+const strict = '"use strict";\n';
+if (!cjsText.startsWith(strict)) throw new Error('dist/cli.cjs does not start with "use strict"');
+const importer = "var __triggerImport = globalThis[Symbol.for('trigger.import')] ?? ((id) => import(id));\n";
+fs.writeFileSync(cjs, strict + importer + cjsText.slice(strict.length));
 
 // bin/trigger.cjs answers --version from this, without Node's ES module loader.
 await build({

@@ -48,6 +48,7 @@ describe('the npm package', () => {
         'README.md',
         'package.json',
         'bin/trigger.cjs',
+        'dist/cli.cjs',
         'dist/cli.js',
         'dist/index.js',
         'dist/index.d.ts',
@@ -55,7 +56,7 @@ describe('the npm package', () => {
     );
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map'))).toEqual([]);
     // The version is built in, not read from package.json at run time (which breaks bundles).
-    const code = files.filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'));
+    const code = files.filter((f) => f.endsWith('.js') || f.endsWith('.cjs')).map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'));
     expect(code.filter((text) => text.includes('package.json'))).toEqual([]);
     expect(code.some((text) => text.includes(`VERSION = "${pkg.version}"`))).toBe(true);
   });

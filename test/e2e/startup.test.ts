@@ -1,0 +1,110 @@
+/**
+ * The compiled code kept between runs (bin/trigger.cjs): a V8 code cache of ours on Node 20, Node's
+ * own compile cache on 22.1+, both in the user's cache folder. What is asserted is what a user would
+ * notice: the file is there, later runs use it and leave it be, and a damaged, stale or unwritable
+ * cache never changes what a command does or prints.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';
+import { useServer, type TestServer } from '../helpers/server.js';
+
+const ownCodeCache =
+  typeof (createRequire(import.meta.url)('node:module') as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => {
+  server = s;
+  box = b;
+});
+
+const cacheDir = (env: NodeJS.ProcessEnv = box.env) => path.join(env.XDG_CACHE_HOME ?? path.join(box.home, '.cache'), 'trigger');
+const fire = (env: NodeJS.ProcessEnv = box.env) => run(['fire', 'deploy', 'alice', '--value', '2'], { env });
+
+function files(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .flatMap((d) => (d.isFile() ? [path.join(d.parentPath, d.name)] : []));
+}
+
+async function expectFired(env?: NodeJS.ProcessEnv) {
+  const before = server.requests.length;
+  const result = await fire(env);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/^✔ deploy · alice · value 2 · 200 OK/);
+  expect(server.requests.length).toBe(before + 1);
+}
+
+describe.runIf(ownCodeCache)('start-up on Node 20: a V8 code cache in the cache folder', () => {
+  const cacheFile = () => {
+    const found = files(cacheDir()).filter((f) => f.endsWith('.v8cache'));
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
+
+  it('is written by the first run, named for the versions, used and left alone by the next', async () => {
+    await expectFired();
+    const file = cacheFile();
+    expect(path.basename(file)).toMatch(
+      new RegExp(`^cli-\\d+\\.\\d+\\.\\d+.*-node${process.versions.node}-${process.arch}-[0-9a-f]{8}\\.v8cache$`),
+    );
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const { mtimeMs, size } = fs.statSync(file);
+    expect(size).toBeGreaterThan(10_000);
+
+    await expectFired();
+    expect(fs.statSync(file).mtimeMs).toBe(mtimeMs); // accepted by V8, so not made again
+    expect(files(cacheDir())).toEqual([file]); // no temporary file left
+    // The key is in the environment of both runs, never in the compiled code kept on disk.
+    expect(fs.readFileSync(file).includes(TEST_KEY)).toBe(false);
+  });
+
+  it('imports the packages left out of the bundle when the code comes from the cache', async () => {
+    await expectFired(); // writes the cache
+    // conf (config writes) and undici's index (a proxy variable) are imported at run time.
+    const stored = await run(['config', 'set-base-url', server.url, '--allow-http'], { env: { ...box.env, TRIGGER_BASE_URL: undefined } });
+    expect(stored.stderr).toBe('');
+    expect(stored.code).toBe(0);
+    expect(fs.readFileSync(path.join(box.configDir, 'config.json'), 'utf8')).toContain(server.url);
+    await expectFired({ ...box.env, HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' });
+  });
+
+  it('replaces a damaged cache file, and the command runs as if there were none', async () => {
+    await expectFired();
+    const file = cacheFile();
+    fs.writeFileSync(file, Buffer.alloc(4096, 7));
+    await expectFired();
+    const replaced = fs.readFileSync(file);
+    expect(replaced.length).toBeGreaterThan(10_000);
+    expect(replaced.equals(Buffer.alloc(replaced.length, 7))).toBe(false);
+    await expectFired();
+  });
+
+  it('follows XDG_CACHE_HOME, and runs without one where the cache folder cannot be made', async () => {
+    const env = { ...box.env, XDG_CACHE_HOME: path.join(box.home, 'xdg-cache') };
+    await expectFired(env);
+    expect(files(cacheDir(env)).filter((f) => f.endsWith('.v8cache'))).toHaveLength(1);
+
+    const blocked = { ...box.env, XDG_CACHE_HOME: path.join(box.home, 'a-file') };
+    fs.writeFileSync(blocked.XDG_CACHE_HOME, '');
+    await expectFired(blocked);
+    await expectFired(blocked);
+  });
+});
+
+describe.runIf(!ownCodeCache)("start-up on Node 22+: Node's compile cache in the cache folder", () => {
+  it('is written under the cache folder, and a folder that cannot be made only costs time', async () => {
+    await expectFired();
+    expect(files(path.join(cacheDir(), 'compile')).length).toBeGreaterThan(0);
+    await expectFired();
+
+    const blocked = { ...box.env, XDG_CACHE_HOME: path.join(box.home, 'a-file') };
+    fs.writeFileSync(blocked.XDG_CACHE_HOME, '');
+    await expectFired(blocked);
+  });
+});
