@@ -40,11 +40,12 @@ function withCompileCache(file) {
 
 /**
  * Node 20: compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the
- * cache folder. The file is named for trigger's version, Node's and the flags Node was started with,
- * since V8 only accepts cache data made under the same ones; V8 also checks it and rejects any that
- * is stale or damaged, and then, as when there is none, a new one is written: to a temporary file
- * renamed into place, so a reader never sees half of one. Nothing here may fail the command: a cache
- * that cannot be read or written is only a slower start.
+ * cache folder. V8 accepts cache data only for the same V8 and flags, and checks the source by its
+ * length alone, so the file is named for Node's version and a hash of this bundle (its path, size and
+ * time) and of the flags Node was started with. Stale or damaged data is rejected by V8, and then,
+ * as when there is none, new data is written: to a temporary file renamed into place, so a reader
+ * never sees half of one; older files of the same bundle are removed then. Nothing here may fail the
+ * command: a cache that cannot be read or written is only a slower start.
  *
  * The data is made once the command has done its start-up work (so the functions it compiled are in
  * it), but before it changes any V8 flag (see src/v8-tuning.ts): V8 rejects data made under other
@@ -56,16 +57,19 @@ function runWithCodeCache(file) {
   const path = require('node:path');
   const vm = require('node:vm');
   const nodeModule = require('node:module');
-  const { VERSION } = require('../dist/version.cjs');
-  const flags = fnv1a(JSON.stringify([process.execArgv, process.env.NODE_OPTIONS || ''])); // node:crypto costs 2 ms to load
-  const cacheFile = path.join(cacheDir(), `cli-${VERSION}-node${process.versions.node}-${process.arch}-${flags}.v8cache`);
+  const dir = cacheDir();
+  const { size, mtimeMs } = fs.statSync(file);
+  const bundle = `cli-${fnv1a(file)}`;
+  const build = fnv1a(JSON.stringify([size, mtimeMs, process.execArgv, process.env.NODE_OPTIONS || '']));
+  const cacheFile = path.join(dir, `${bundle}-${build}-node${process.versions.node}-${process.arch}.v8cache`);
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);
   } catch {
     // none yet
   }
-  const script = new vm.Script(nodeModule.wrap(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
+  // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
+  const script = new vm.Script(nodeModule.wrap(fs.readFileSync(file, 'latin1')), { filename: file, cachedData });
   // V8 loses import() in a script compiled from cache data; the bundle imports through this instead.
   globalThis[Symbol.for('trigger.import')] = (id) => import(id);
   const module = { exports: {} };
@@ -77,9 +81,13 @@ function runWithCodeCache(file) {
       written = true;
       const temp = `${cacheFile}.${process.pid}.tmp`;
       try {
-        fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, cacheFile);
+        for (const name of fs.readdirSync(dir)) {
+          if (name.startsWith(`${bundle}-`) && name.endsWith('.v8cache') && name !== path.basename(cacheFile))
+            fs.rmSync(path.join(dir, name), { force: true });
+        }
       } catch {
         try {
           fs.rmSync(temp, { force: true });

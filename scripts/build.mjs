@@ -7,6 +7,7 @@
  * Left out of the bundle: @napi-rs/keyring (a native module, loaded only for a key in the keychain)
  * and conf (only `trigger config` writes load it).
  */
+import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,32 +27,71 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  *   throws should that ever change.
  * - commander's node:child_process, for executable subcommands, which trigger has none of: required
  *   when first used instead (it brings net, dgram and more).
+ * - node:http in undici (1-1.5 ms with _http_server, _http_client and the rest): its pool needs only
+ *   http.maxHeaderSize (trigger's client passes maxHeaderSize itself) and IncomingMessage, to
+ *   destroy a stream body (trigger's bodies are strings); both are now required when used.
+ *
+ * Each edit is [code as it is, code as it becomes]; every one must be found.
  */
+const HTTP_TWO_STUB =
+  "'use strict'\nmodule.exports = function connectH2 () {\n  throw new Error('trigger is built without HTTP/2 (allowH2 must stay off)')\n}\n";
 const trims = [
   {
     file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
-    replace: (source) =>
-      source.includes('function connectH2 (')
-        ? "'use strict'\nmodule.exports = function connectH2 () {\n  throw new Error('trigger is built without HTTP/2 (allowH2 must stay off)')\n}\n"
-        : undefined,
+    whole: HTTP_TWO_STUB,
+    mustContain: 'function connectH2 (',
   },
   {
     file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
-    replace: (source) => {
-      const eager = "const childProcess = require('node:child_process');";
-      return source.includes(eager)
-        ? source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };")
-        : undefined;
-    },
+    edits: [
+      [
+        "const childProcess = require('node:child_process');",
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      ],
+    ],
+  },
+  {
+    file: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
+    edits: [
+      ["const { IncomingMessage } = require('node:http')\n", ''],
+      ['constructor === IncomingMessage)', "constructor === require('node:http').IncomingMessage)"],
+    ],
+  },
+  {
+    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    edits: [
+      ["const http = require('node:http')\n", ''],
+      [
+        `const getDefaultNodeMaxHeaderSize = http &&
+  http.maxHeaderSize &&
+  Number.isInteger(http.maxHeaderSize) &&
+  http.maxHeaderSize > 0
+  ? () => http.maxHeaderSize
+  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }`,
+        "const getDefaultNodeMaxHeaderSize = () => require('node:http').maxHeaderSize",
+      ],
+    ],
   },
 ];
+
+/** The trimmed source, or undefined when the code to trim is not there (a dependency changed). */
+function applyTrim(trim, source) {
+  if (trim.whole) return source.includes(trim.mustContain) ? trim.whole : undefined;
+  let result = source;
+  for (const [from, to] of trim.edits) {
+    if (!result.includes(from)) return undefined;
+    result = result.replace(from, to);
+  }
+  if (trim.edits.some(([from]) => from.includes('node:http')) && /\bhttp\./.test(result)) return undefined; // another use of http
+  return result;
+}
 
 const trimPlugin = {
   name: 'trim',
   setup(b) {
     for (const trim of trims) {
       b.onLoad({ filter: trim.file }, async (args) => {
-        const contents = trim.replace(await fs.promises.readFile(args.path, 'utf8'));
+        const contents = applyTrim(trim, await fs.promises.readFile(args.path, 'utf8'));
         if (contents === undefined) throw new Error(`${args.path} changed: update the trim in scripts/build.mjs`);
         return { contents, loader: 'js' };
       });
@@ -91,7 +131,9 @@ await build({
   platform: 'node',
   target: 'node20.19',
   external: ['@napi-rs/keyring', 'conf'],
-  legalComments: 'eof',
+  // The licences go beside it (cli.cjs.LEGAL.txt): one non-ASCII letter in them made V8 hold all
+  // 870 KB of source as two-byte text.
+  legalComments: 'linked',
   logLevel: 'warning',
   // undici's index (600 KB, only for a proxy) is loaded from node_modules when needed, rather than
   // read with every start; its pool, which every request uses, is in the bundle.
@@ -113,6 +155,8 @@ for (const id of ['conf', '@napi-rs/keyring', 'undici']) {
   cjsText = cjsText.replaceAll(call, `__triggerImport(${JSON.stringify(id)})`);
 }
 if (/\bimport\("/.test(cjsText)) throw new Error('dist/cli.cjs has an import() left: see scripts/build.mjs');
+// bin/trigger.cjs reads it as latin1, which is exact for ASCII only (esbuild escapes the rest).
+if (Buffer.byteLength(cjsText) !== cjsText.length) throw new Error('dist/cli.cjs is not ASCII: see scripts/build.mjs');
 const strict = '"use strict";\n';
 if (!cjsText.startsWith(strict)) throw new Error('dist/cli.cjs does not start with "use strict"');
 const importer = "var __triggerImport = globalThis[Symbol.for('trigger.import')] ?? ((id) => import(id));\n";

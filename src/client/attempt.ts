@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { MAX_BODY_BYTES, parseJsonBody } from './response.js';
+import { monotonicMs } from '../clock.js';
 
 export type AttemptOutcome =
   | {
@@ -23,7 +24,7 @@ const SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
 
 export class Attempt implements Dispatcher.DispatchHandler {
   readonly promise: Promise<AttemptOutcome>;
-  /** performance.now() after which the attempt has taken too long. */
+  /** monotonicMs() after which the attempt has taken too long. */
   readonly deadline: number;
   done = false;
   readonly #started: number;
@@ -42,7 +43,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #interrupted = false;
 
   constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined) {
-    this.#started = performance.now();
+    this.#started = monotonicMs();
     this.#timeoutMs = timeoutMs;
     this.deadline = this.#started + timeoutMs;
     this.#deadlines = deadlines;
@@ -67,7 +68,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #ms(): number {
-    return Math.round(performance.now() - this.#started);
+    return Math.round(monotonicMs() - this.#started);
   }
 
   #answer(): void {
@@ -165,12 +166,12 @@ export class Deadlines {
   }
 
   #arm(deadline: number): void {
-    this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - performance.now()) + 1);
+    this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
   }
 
   #sweep(): void {
     this.#timer = undefined;
-    const now = performance.now();
+    const now = monotonicMs();
     for (const attempt of this.#attempts) {
       if (attempt.deadline > now) break;
       attempt.expire(); // removes itself

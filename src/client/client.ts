@@ -14,6 +14,7 @@ import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './me
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { loadUndici, proxyFor } from './undici.js';
+import { monotonicMs } from '../clock.js';
 
 export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
 export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
@@ -73,6 +74,8 @@ export class TriggerClient {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         keepAliveTimeout: 4_000,
+        // Node's default (what undici would read from node:http, which is then not loaded at all).
+        maxHeaderSize: 16 * 1024,
       });
     }
     return this.#dispatcher;
@@ -92,8 +95,8 @@ export class TriggerClient {
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);
     if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
+    const started = monotonicMs();
+    const elapsed = () => Math.round(monotonicMs() - started);
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal);
       const canRetry = attempt <= this.retries;
