@@ -4,7 +4,7 @@
  * another with it: every reader works a line at a time on top of lines.ts.
  */
 import type { Readable } from 'node:stream';
-import { parseValue, prepareEvent, valueTextIn, type PreparedEvent } from '../client/request.js';
+import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } from '../client/request.js';
 import { UsageError } from '../errors.js';
 import { CsvRecord } from './csv.js';
 import type { Format } from './input.js';
@@ -84,9 +84,13 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
   } else {
     try {
       const value =
-        given === undefined || given === '' ? undefined : typeof given === 'number' ? row.value : parseValue(given, 'value').json;
-      row.event = prepareEvent({ triggerId, userId: fields.userId, value });
-      row.value = row.event.value?.json;
+        given === undefined || given === ''
+          ? undefined
+          : typeof given === 'number'
+            ? valueFromInput(row.value ?? given) // the digits as written in the JSON text
+            : parseValue(given, 'value');
+      row.event = eventOf(triggerId, fields.userId, value);
+      row.value = value?.json;
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       row.invalid = error.message;

@@ -167,20 +167,19 @@ export class Runner {
     return this.#start(row, event, send);
   }
 
-  /** Synchronous unless the row must wait (full pool, schedule) or its outcome is being written. */
-  #handle(row: Row): void | Promise<void> {
+  /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
+  #settledBeforeSending(row: Row): Outcome | undefined {
     const { sink, send, stop } = this.#options;
     const before = sink.before?.(row);
-    if (before) return this.#settle(row, before);
-    if (row.invalid !== undefined || !row.event) return this.#settle(row, { kind: 'invalid', reason: row.invalid ?? 'cannot be sent' });
-    if (!send) return this.#settle(row, { kind: 'checked' });
-    if (stop.aborted) return this.#settle(row, this.#unsent());
-    if (this.inFlight >= this.#concurrency || this.#interval) return this.#waitThenStart(row, row.event, send);
-    return this.#start(row, row.event, send);
+    if (before) return before;
+    if (row.invalid !== undefined || !row.event) return { kind: 'invalid', reason: row.invalid ?? 'cannot be sent' };
+    if (!send) return { kind: 'checked' };
+    if (stop.aborted) return this.#unsent();
+    return undefined;
   }
 
   async run(): Promise<RunResult> {
-    const { stop, stopReading, rows } = this.#options;
+    const { stop, stopReading, rows, send } = this.#options;
     const started = performance.now();
     stop.addEventListener('abort', this.#wakeUp, { once: true });
     let incomplete = false;
@@ -198,7 +197,17 @@ export class Runner {
         for (const row of next.value) {
           if (this.#fatal) throw this.#fatal;
           lastLine = row.line;
-          const pending = this.#handle(row);
+          const settled = this.#settledBeforeSending(row);
+          let pending: void | Promise<void>;
+          if (settled) {
+            pending = this.#settle(row, settled);
+          } else if (this.#interval) {
+            pending = this.#waitThenStart(row, row.event!, send!);
+          } else {
+            // The usual wait, for a free slot, right here: no promise but the one that waits.
+            while (this.inFlight >= this.#concurrency && !stop.aborted) await this.#waitForWake();
+            pending = this.#start(row, row.event!, send!);
+          }
           if (pending) await pending;
         }
       }

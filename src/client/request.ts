@@ -33,7 +33,11 @@ const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
  * so that "12345678901234567890" reaches the server as typed. Throws UsageError for anything that
  * is not a finite decimal within the range of a double.
  */
+/** Text that is already a JSON number without an exponent, and surely within a double's range. */
+const PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
+
 export function parseValue(raw: string, label = '--value'): EventValue {
+  if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw }; // the usual value, at batch rates
   const text = raw.trim();
   const m = DECIMAL.exec(text);
   const intPart = m?.[2] ?? '';
@@ -133,12 +137,16 @@ export function eventPath(triggerId: string, userId: string): string {
 }
 
 export function prepareEvent(input: EventInput): PreparedEvent {
-  const value = input.value === undefined ? undefined : valueFromInput(input.value);
+  return eventOf(input.triggerId, input.userId, input.value === undefined ? undefined : valueFromInput(input.value));
+}
+
+/** The event for a value already parsed (a batch row's). */
+export function eventOf(triggerId: string, userId: string, value: EventValue | undefined): PreparedEvent {
   return {
-    triggerId: input.triggerId,
-    userId: input.userId,
+    triggerId,
+    userId,
     value,
-    path: eventPath(input.triggerId, input.userId),
+    path: eventPath(triggerId, userId),
     body: value === undefined ? '{}' : `{"value":${value.json}}`,
   };
 }

@@ -19,7 +19,7 @@ import { loadSettings } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
-import { keepYoungGenerationSmall } from '../v8-tuning.js';
+import { capYoungGeneration } from '../v8-tuning.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
@@ -36,7 +36,6 @@ export interface BatchCommandOptions extends ServiceOptions {
 export async function batch(source: string, options: BatchCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dryRun = options.dryRun === true;
   checkPaths(source, options);
-  keepYoungGenerationSmall();
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
@@ -110,6 +109,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   });
 
   progress?.start();
+  const stopCapping = capYoungGeneration();
   let result;
   try {
     result = await runner.run();
@@ -120,6 +120,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     journal?.close(false);
     throw error;
   } finally {
+    stopCapping();
     progress?.stop();
     removeSignals();
     recorder.close();

@@ -103,6 +103,18 @@ describe('parseValue', () => {
     expect(() => parseValue('1,5')).toThrow('--value must be a decimal number such as 9.99, -3 or 1e3; got "1,5"');
     expect(() => parseValue('1e999')).toThrow('beyond the range of a double');
   });
+
+  it('gives plain JSON numbers back as they are, and still refuses long ones out of range', () => {
+    // The fast path takes up to 300 digits on either side of the point; beyond, the full check runs.
+    const big = `1${'0'.repeat(299)}`;
+    expect(parseValue(big).json).toBe(big);
+    expect(parseValue(`${big}.5`).json).toBe(`${big}.5`);
+    expect(parseValue(`0.${'0'.repeat(299)}1`).json).toBe(`0.${'0'.repeat(299)}1`);
+    expect(() => parseValue(`1${'0'.repeat(400)}`)).toThrow('beyond the range of a double');
+    expect(() => parseValue(`0.${'0'.repeat(400)}1`)).toThrow('too small to represent');
+    expect(parseValue('00.50').json).toBe('0.50');
+    expect(parseValue(' 7 ').json).toBe('7');
+  });
 });
 
 describe('prepareEvent', () => {
