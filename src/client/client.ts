@@ -96,12 +96,11 @@ export class TriggerClient {
     const event = 'path' in input ? input : prepareEvent(input);
     if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
-    const elapsed = () => Math.round(monotonicMs() - started);
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal);
       const canRetry = attempt <= this.retries;
       if (outcome.kind === 'failed') {
-        const info = { attempts: attempt, durationMs: elapsed() };
+        const info = { attempts: attempt, durationMs: msSince(started) };
         if (outcome.interrupted) {
           throw new InterruptedError('interrupted before the service answered; the event may or may not have been recorded', info);
         }
@@ -129,7 +128,7 @@ export class TriggerClient {
           userId: event.userId,
           value: event.value?.json,
           attempts: attempt,
-          durationMs: elapsed(),
+          durationMs: msSince(started),
           requestId,
           response: json ?? text,
         };
@@ -138,7 +137,7 @@ export class TriggerClient {
         const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
         if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
           const delay = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-          const info = { attempts: attempt, durationMs: elapsed() };
+          const info = { attempts: attempt, durationMs: msSince(started) };
           await this.#wait(attempt, delay, `${status} ${statusText(status)}`.trim(), options, info);
           continue;
         }
@@ -146,7 +145,7 @@ export class TriggerClient {
       throw serviceError(
         { status, headers, json, text },
         { triggerId: event.triggerId, maskedKey: maskKey(this.#apiKey), keySource: this.#options.keySource, retries: this.retries },
-        { attempts: attempt, durationMs: elapsed(), requestId },
+        { attempts: attempt, durationMs: msSince(started), requestId },
       );
     }
   }
@@ -226,6 +225,8 @@ export class TriggerClient {
     this.#dispatcher = undefined;
   }
 }
+
+const msSince = (started: number): number => Math.round(monotonicMs() - started);
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
 export function eventUrl(baseUrl: BaseUrl, event: PreparedEvent): string {

@@ -68,9 +68,10 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
+  const fireOptions = { stopRetries: stop.signal }; // the same for every row: one object, not one per row
   const runner = new Runner({
     rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
-    send: client ? (event, stopRetries) => client.fire(event, { stopRetries }) : undefined,
+    send: client ? (event) => client.fire(event, fireOptions) : undefined,
     concurrency: options.concurrency,
     rate: options.rate,
     stop: stop.signal,
