@@ -271,11 +271,12 @@ describe('the runner', () => {
     });
     // The schedule starts once the first request is through (it pays for connecting), then
     // 19 intervals of 10 ms: never faster than asked, and each start at or after its slot. Times
-    // are taken inside send, a few microtasks after each start, so the anchor (starts[1]) can be
-    // late by a moment under load: 3 ms of slack for that, far below one 10 ms interval.
+    // are taken inside send, after each start, so on a loaded machine the anchor (starts[1]) can
+    // be recorded late: 3.4 ms was seen on CI. One interval of slack allows for that; a runner
+    // that ignored the schedule would start all 20 within a few ms, one at twice the rate in 95.
     const span = starts.at(-1)! - starts[1]!;
-    expect(span).toBeGreaterThanOrEqual(187);
-    starts.slice(1).forEach((t, i) => expect(t - starts[1]!).toBeGreaterThanOrEqual(i * 10 - 3));
+    expect(span).toBeGreaterThanOrEqual(180);
+    starts.slice(1).forEach((t, i) => expect(t - starts[1]!).toBeGreaterThanOrEqual(i * 10 - 10));
   });
 
   it('on stop, lets sends in flight finish and reports every other row unsent with the reason, read or not', async () => {
