@@ -28,7 +28,7 @@ export function keepWasmOnBaselineTier(): void {
 /**
  * The largest young generation a batch lets V8 have: 32 MB, as far as Node 20 goes by itself. Node
  * 24 goes on doubling it to 128 MB: 151 MB peak RSS for 200,000 rows against 131 MB capped, at the
- * same rate. (A cap of 16 MB gave 110 MB but cost a tenth of the rate.)
+ * same rate. (A cap of 16 MB gave 110 MB, and cost up to a tenth of the rate.)
  */
 const YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
 

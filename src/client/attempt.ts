@@ -141,6 +141,9 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 }
 
+/** Ended attempts the queue may hold behind a slow one before it is swept through (see #dropEnded). */
+const MIN_QUEUE_LIMIT = 1024;
+
 /**
  * The time limits of attempts that all have the same length: deadlines come in the order the
  * attempts started, so a queue in that order and one timer for the oldest are enough. An attempt that
@@ -148,8 +151,6 @@ export class Attempt implements Dispatcher.DispatchHandler {
  * (A Set with a delete per attempt and a timer cleared whenever it emptied cost a tenth of a
  * batch's rate.) The timer does not keep Node running: an attempt in flight has a socket that does.
  */
-const MIN_QUEUE_LIMIT = 1024;
-
 export class Deadlines {
   #queue: Array<Attempt | undefined> = [];
   #head = 0;
