@@ -41,11 +41,12 @@ function withCompileCache(file) {
 /**
  * Node 20: compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the
  * cache folder. V8 accepts cache data only for the same V8 and flags, and checks the source by its
- * length alone, so the file is named for Node's version and a hash of this bundle (its path, size and
- * time) and of the flags Node was started with. Stale or damaged data is rejected by V8, and then,
- * as when there is none, new data is written: to a temporary file renamed into place, so a reader
- * never sees half of one; older files of the same bundle are removed then. Nothing here may fail the
- * command: a cache that cannot be read or written is only a slower start.
+ * length alone, so the file is named for this bundle (its path), its build (size and time), the flags
+ * Node was started with, and Node's version. Stale or damaged data is rejected by V8, and then, as
+ * when there is none, new data is written: to a temporary file renamed into place, so a reader never
+ * sees half of one; the files of earlier builds of the same bundle are removed then (those for other
+ * flags are kept: a job may alternate them). Nothing here may fail the command: a cache that cannot
+ * be read or written is only a slower start.
  *
  * The data is made once the command has done its start-up work (so the functions it compiled are in
  * it), but before it changes any V8 flag (see src/v8-tuning.ts): V8 rejects data made under other
@@ -60,8 +61,9 @@ function runWithCodeCache(file) {
   const dir = cacheDir();
   const { size, mtimeMs } = fs.statSync(file);
   const bundle = `cli-${fnv1a(file)}`;
-  const build = fnv1a(JSON.stringify([size, mtimeMs, process.execArgv, process.env.NODE_OPTIONS || '']));
-  const cacheFile = path.join(dir, `${bundle}-${build}-node${process.versions.node}-${process.arch}.v8cache`);
+  const build = `${bundle}-${fnv1a(JSON.stringify([size, mtimeMs]))}`;
+  const flags = fnv1a(JSON.stringify([process.execArgv, process.env.NODE_OPTIONS || '']));
+  const cacheFile = path.join(dir, `${build}-${flags}-node${process.versions.node}-${process.arch}.v8cache`);
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);
@@ -85,7 +87,7 @@ function runWithCodeCache(file) {
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, cacheFile);
         for (const name of fs.readdirSync(dir)) {
-          if (name.startsWith(`${bundle}-`) && name.endsWith('.v8cache') && name !== path.basename(cacheFile))
+          if (name.startsWith(`${bundle}-`) && !name.startsWith(`${build}-`) && name.endsWith('.v8cache'))
             fs.rmSync(path.join(dir, name), { force: true });
         }
       } catch {

@@ -42,7 +42,7 @@ async function expectFired(env?: NodeJS.ProcessEnv) {
 
 describe.runIf(ownCodeCache)('start-up on Node 20: a V8 code cache in the cache folder', () => {
   const cacheFile = () => {
-    const found = files(cacheDir()).filter((f) => f.endsWith('.v8cache') && !path.basename(f).startsWith('cli-00000000'));
+    const found = files(cacheDir()).filter((f) => f.endsWith('.v8cache') && !path.basename(f).includes('-00000000'));
     expect(found).toHaveLength(1);
     return found[0]!;
   };
@@ -50,7 +50,9 @@ describe.runIf(ownCodeCache)('start-up on Node 20: a V8 code cache in the cache 
   it('is written by the first run, named for the versions, used and left alone by the next', async () => {
     await expectFired();
     const file = cacheFile();
-    expect(path.basename(file)).toMatch(new RegExp(`^cli-[0-9a-f]{8}-[0-9a-f]{8}-node${process.versions.node}-${process.arch}\\.v8cache$`));
+    expect(path.basename(file)).toMatch(
+      new RegExp(`^cli-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-node${process.versions.node}-${process.arch}\\.v8cache$`),
+    );
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const { mtimeMs, size } = fs.statSync(file);
     expect(size).toBeGreaterThan(10_000);
@@ -76,18 +78,20 @@ describe.runIf(ownCodeCache)('start-up on Node 20: a V8 code cache in the cache 
     await expectFired();
     const file = cacheFile();
     fs.writeFileSync(file, Buffer.alloc(4096, 7));
-    // What an earlier build of this bundle left, and another bundle's (another install's) file.
+    // Named cli-<bundle>-<build>-<flags>-...: what an earlier build of this bundle left (removed), the
+    // same build's under other start-up flags (kept: a job may alternate them), another install's (kept).
     const name = path.basename(file);
     const older = path.join(path.dirname(file), `${name.slice(0, 12)}-00000000${name.slice(21)}`);
+    const otherFlags = path.join(path.dirname(file), `${name.slice(0, 21)}-00000000${name.slice(30)}`);
     const other = path.join(path.dirname(file), `cli-00000000${name.slice(12)}`);
-    fs.writeFileSync(older, 'old');
-    fs.writeFileSync(other, 'other');
+    for (const f of [older, otherFlags, other]) fs.writeFileSync(f, 'another');
 
     await expectFired();
     const replaced = fs.readFileSync(file);
     expect(replaced.length).toBeGreaterThan(10_000);
     expect(replaced.equals(Buffer.alloc(replaced.length, 7))).toBe(false);
     expect(fs.existsSync(older)).toBe(false);
+    expect(fs.existsSync(otherFlags)).toBe(true);
     expect(fs.existsSync(other)).toBe(true);
     await expectFired();
   });
