@@ -1,8 +1,8 @@
 /**
- * npm run build: dist/ as a bundle. esbuild puts our code and the dependencies on the path of every
- * command (commander, undici's pool, chalk) into one file per entry, so Node reads and compiles one
- * file instead of dozens of modules; each command, and what only it needs (ora, undici's proxy
- * agent), stays a chunk loaded when that command runs. tsc writes the type declarations.
+ * npm run build: dist/ as bundles. The CLI is dist/cli.cjs, one CommonJS file (see below) that
+ * bin/trigger.cjs runs; the library (`import 'trigger-cli'`) is dist/index.js, an ES module bundle
+ * with its chunks. Either way Node reads and compiles one file instead of dozens of modules. tsc
+ * writes the type declarations.
  *
  * Left out of the bundle: @napi-rs/keyring (a native module, loaded only for a key in the keychain)
  * and conf (only `trigger config` writes load it).
@@ -103,7 +103,7 @@ fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: { cli: 'src/cli.ts', index: 'src/index.ts' },
+  entryPoints: { index: 'src/index.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -49,7 +49,6 @@ describe('the npm package', () => {
         'package.json',
         'bin/trigger.cjs',
         'dist/cli.cjs',
-        'dist/cli.js',
         'dist/index.js',
         'dist/index.d.ts',
       ]),
