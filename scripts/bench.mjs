@@ -364,11 +364,13 @@ if (!skip.has('targets')) {
       `${fmt(cpu.version / cpu.base, 2)}x node -e 0 (target <= 1.4x)`,
     ]);
 
-    const rates = { batch: [], raw: [] };
+    // trigger's client alone in a loop too, to tell the client's share of the gap from the batch's.
+    const rates = { batch: [], raw: [], client: [] };
     for (let i = 0; i < rounds; i++) {
       for (const [name, args] of [
         ['raw', [path.join(root, 'scripts', 'bench-raw-undici.mjs'), server.url, String(batchRows)]],
         ['batch', [bin, 'batch', csv, '--concurrency', '8']],
+        ['client', [path.join(root, 'scripts', 'bench-client-loop.mjs'), server.url, String(batchRows)]],
       ]) {
         server.reset();
         const r = await time(node, args, { env: quiet });
@@ -383,6 +385,13 @@ if (!skip.has('targets')) {
       `trigger batch ${fmt(batchRows)} rows / bare undici Pool loop, rate at the server`,
       `${fmt(median(rates.batch))} vs ${fmt(median(rates.raw))} req/s`,
       `${fmt(median(ratios), 2)}x (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.9x)`,
+    ]);
+    const clientRatios = rates.client.map((r, i) => r / rates.raw[i]);
+    results.push([
+      `targets ${version}`,
+      `  of which: trigger's client alone, 8 loops of fire() / the same bare loop`,
+      `${fmt(median(rates.client))} req/s`,
+      `${fmt(median(clientRatios), 2)}x (rounds ${clientRatios.map((r) => fmt(r, 2)).join(', ')})`,
     ]);
 
     server.reset();

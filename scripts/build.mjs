@@ -119,9 +119,9 @@ await build({
   plugins: [trimPlugin],
 });
 
-// What bin/trigger.cjs runs: the CLI as one CommonJS file, which Node 20 can keep compiled in a V8
-// code cache (vm.Script cachedData; Node has no compile cache of its own before 22.1). The commands
-// are still run lazily: esbuild wraps each dynamically imported module in a function called on import.
+// What bin/trigger.cjs runs: the CLI as one CommonJS file, which it keeps compiled in a V8 code cache
+// (vm.Script cachedData). The commands are still run lazily: esbuild wraps each dynamically imported
+// module in a function called on import.
 await build({
   absWorkingDir: root,
   entryPoints: ['src/cli.ts'],
@@ -143,8 +143,8 @@ await build({
   ],
 });
 
-// On Node 20, bin/trigger.cjs compiles cli.cjs with vm.Script, and there V8 loses the import()
-// callback of a script compiled from cache data ("A dynamic import callback was not specified"). So
+// bin/trigger.cjs compiles cli.cjs with vm.Script, and on Node 20 V8 loses the import() callback of
+// a script compiled from cache data ("A dynamic import callback was not specified"). So
 // the packages left out of the bundle are imported through a function the bin provides from its own
 // module, and through import() when Node loads the file itself.
 const cjs = path.join(root, 'dist', 'cli.cjs');
