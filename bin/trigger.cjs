@@ -38,10 +38,9 @@ function cacheDir() {
  * flags are kept: a job may alternate them). Nothing here may fail the command: a cache that cannot
  * be read or written is only a slower start.
  *
- * The data is made once the command has done its start-up work (so the functions it compiled are in
- * it), but before it changes any V8 flag (see src/v8-tuning.ts): V8 rejects data made under other
- * flags. v8-tuning calls the hook below first; at the latest, the data is made when the process is
- * about to exit.
+ * The data is made when the process is about to exit, so every function the command compiled is in
+ * it. V8 rejects data made under other flags than the ones it is used with, so the flags the command
+ * changed (src/v8-tuning.ts reports each, with the flags that undo it) are set back first.
  */
 function runWithCodeCache(file) {
   const fs = require('node:fs');
@@ -67,12 +66,13 @@ function runWithCodeCache(file) {
   const module = { exports: {} };
   script.runInThisContext()(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
   if (cachedData === undefined || script.cachedDataRejected) {
-    let written = false;
+    // V8 flags the command changes (src/v8-tuning.ts), each with the flags that undo it.
+    const undo = [];
+    globalThis[Symbol.for('trigger.v8FlagsChanged')] = (flags) => undo.push(flags);
     const write = () => {
-      if (written) return;
-      written = true;
       const temp = `${cacheFile}.${process.pid}.tmp`;
       try {
+        for (const flags of undo.reverse()) require('node:v8').setFlagsFromString(flags);
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, cacheFile);
@@ -88,7 +88,6 @@ function runWithCodeCache(file) {
         }
       }
     };
-    globalThis[Symbol.for('trigger.beforeV8Flags')] = write;
     process.once('beforeExit', write);
   }
   return module.exports;

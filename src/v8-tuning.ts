@@ -5,13 +5,15 @@
  */
 
 /**
- * Sets a V8 flag. bin/trigger.cjs on Node 20 keeps a V8 code cache, which V8 accepts only under the
- * flags it was made with, so the bin's hook makes it first. node:v8 is loaded only here (2 ms).
+ * Sets V8 flags, telling bin/trigger.cjs how to undo them: it keeps a V8 code cache, which V8 accepts
+ * only under the flags it was made with, and makes it at exit, after undoing these. `undo` must bring
+ * back every flag `flags` changed, implied ones included, or the cache is made anew on every run
+ * (test/e2e/startup.test.ts checks it is not). node:v8 is loaded only here (2 ms).
  */
-function setFlag(flag: string): void {
-  const beforeV8Flags = (globalThis as Record<symbol, unknown>)[Symbol.for('trigger.beforeV8Flags')];
-  if (typeof beforeV8Flags === 'function') beforeV8Flags();
-  process.getBuiltinModule('node:v8').setFlagsFromString(flag);
+function setFlags(flags: string, undo: string): void {
+  const changed = (globalThis as Record<symbol, unknown>)[Symbol.for('trigger.v8FlagsChanged')];
+  if (typeof changed === 'function') changed(undo);
+  process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 }
 
 /**
@@ -22,7 +24,8 @@ function setFlag(flag: string): void {
  * 12.6 to 27.6 ms). Node 22 and 24 do not wait at exit, and there the flag cost 14-18 ms.
  */
 export function keepWasmOnBaselineTier(): void {
-  if (process.versions.node.startsWith('20.')) setFlag('--liftoff-only');
+  // --liftoff-only implies the other two off; Node 20's defaults have them on.
+  if (process.versions.node.startsWith('20.')) setFlags('--liftoff-only', '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
 }
 
 /**
@@ -48,12 +51,12 @@ export function capYoungGeneration(): () => void {
     const atCap = young.space_size >= YOUNG_GENERATION_CAP;
     if (atCap === holding) return;
     holding = atCap;
-    setFlag(`--semi-space-growth-factor=${atCap ? 1 : 2}`);
+    setFlags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, '--semi-space-growth-factor=2');
   };
   const timer = setInterval(check, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
-    if (holding) setFlag('--semi-space-growth-factor=2');
+    if (holding) setFlags('--semi-space-growth-factor=2', '--semi-space-growth-factor=2');
   };
 }
