@@ -9,7 +9,7 @@ import { VERSION } from '../version.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { headerValue, requestIdOf } from './response.js';
+import { headerValue, headersOf, requestIdOf } from './response.js';
 import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
@@ -33,6 +33,8 @@ export class TriggerClient {
   readonly #waits = new Set<() => void>();
   /** The same headers for every request (undici copies them; nothing here changes them). */
   readonly #requestHeaders: Record<string, string>;
+  /** The same as names and values in turn, as undici takes them with the least work. */
+  readonly #headerList: string[];
 
   constructor(options: ClientOptions) {
     if (typeof options.baseUrl === 'string') {
@@ -58,6 +60,7 @@ export class TriggerClient {
       'user-agent': USER_AGENT,
     };
     if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
+    this.#headerList = Object.entries(this.#requestHeaders).flat();
   }
 
   /** Headers as they are sent, with the key masked: for --verbose. */
@@ -97,7 +100,7 @@ export class TriggerClient {
     if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(event, attempt, options.signal);
+      const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
       const canRetry = attempt <= this.retries;
       if (outcome.kind === 'failed') {
         const info = { attempts: attempt, durationMs: msSince(started) };
@@ -116,8 +119,8 @@ export class TriggerClient {
         }
         throw error;
       }
-      const { status, headers, json, text } = outcome;
-      const requestId = requestIdOf(headers);
+      const { status, rawHeaders, json, text } = outcome;
+      const requestId = requestIdOf(rawHeaders);
       const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
       if (status >= 200 && status < 300 && !saysFailure) {
         return {
@@ -128,11 +131,12 @@ export class TriggerClient {
           userId: event.userId,
           value: event.value?.json,
           attempts: attempt,
-          durationMs: msSince(started),
+          durationMs: Math.round(outcome.ended - started),
           requestId,
           response: json ?? text,
         };
       }
+      const headers = headersOf(rawHeaders);
       if (isRetryableStatus(status) && canRetry) {
         const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
         if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -181,20 +185,20 @@ export class TriggerClient {
   }
 
   /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-  #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
+  #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
-    if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal));
+    if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
     const onEvent = this.#options.onEvent;
     onEvent?.({ type: 'request', attempt, method: 'POST', url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
 
-    const current = new Attempt(this.timeoutMs, this.#deadlines, signal);
+    const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
     if (!current.done) {
       dispatcher.dispatch(
         {
           origin: this.baseUrl.origin,
           path: `${this.baseUrl.prefix}${event.path}`,
           method: 'POST',
-          headers: this.#requestHeaders,
+          headers: this.#headerList,
           body: event.body,
         },
         current,
@@ -203,8 +207,8 @@ export class TriggerClient {
     if (!onEvent) return current.promise;
     return current.promise.then((outcome) => {
       if (outcome.kind === 'answer') {
-        const { status, headers, text, truncated, ms } = outcome;
-        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
+        const { status, rawHeaders, text, truncated, ms } = outcome;
+        onEvent({ type: 'response', attempt, status, headers: headersOf(rawHeaders), body: text, truncated, ms });
       } else {
         const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
         onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });

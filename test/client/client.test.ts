@@ -64,6 +64,42 @@ describe('the request on the wire', () => {
     expect(result.requestId).toBe('req_42');
   });
 
+  it("reads the answer's headers whatever their case: request id, repeated headers, Retry-After", async () => {
+    server.handle((_req, res, i) => {
+      if (i === 0) {
+        res.writeHead(503, [
+          ['Content-Type', 'application/json'],
+          ['RETRY-AFTER', '0'],
+        ]);
+        res.end('{"error":"busy"}');
+        return;
+      }
+      res.writeHead(200, [
+        ['Content-Type', 'application/json'],
+        ['X-Request-ID', 'req_case'],
+        ['X-Dup', 'a'],
+        ['x-dup', 'b'],
+      ]);
+      res.end('{"success":true}');
+    });
+    const events: ClientEvent[] = [];
+    const result = await fireEvent({ triggerId: 't', userId: 'u' }, options({ retryBaseMs: 60_000, onEvent: (e) => events.push(e) }));
+    expect(result).toMatchObject({ ok: true, attempts: 2, requestId: 'req_case' });
+    const responses = events.filter((e) => e.type === 'response') as Array<{ status: number; headers: Record<string, unknown> }>;
+    expect(responses.map((e) => e.status)).toEqual([503, 200]);
+    expect(responses[0]?.headers['retry-after']).toBe('0');
+    expect(responses[1]?.headers).toMatchObject({ 'x-request-id': 'req_case', 'x-dup': ['a', 'b'] });
+  });
+
+  it('takes the answer after an informational 103 Early Hints', async () => {
+    server.handle((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload' });
+      json(res, 200, { success: true }, { 'x-request-id': 'req_after_103' });
+    });
+    const result = await fireEvent({ triggerId: 't', userId: 'u' }, options());
+    expect(result).toMatchObject({ ok: true, status: 200, requestId: 'req_after_103', response: { success: true } });
+  });
+
   it('reuses one kept-alive connection for many events', async () => {
     const client = createClient(options());
     for (let i = 0; i < 5; i++) await client.fire({ triggerId: 't', userId: `u${i}` });
@@ -159,25 +195,28 @@ describe('limits', () => {
     expect(error.kind).toBe('timeout');
   });
 
-  it('reads at most 1 MiB of a body', async () => {
+  it('reads at most 1 MiB of an answer, then drops the connection rather than read the rest', async () => {
+    let dropped: Promise<void> | undefined;
     server.handle((_req, res) => {
-      res.writeHead(500, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(64 * 1024, 'x');
-      let sent = 0;
-      const write = () => {
-        while (sent < 50 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return res.once('drain', write);
-        }
-        res.end();
-      };
-      res.on('error', () => undefined);
-      write();
+      dropped = new Promise((resolve) => res.socket!.once('close', () => resolve()));
+      res.writeHead(500, { 'content-type': 'text/plain', 'content-length': 8 * 1024 * 1024 });
+      res.write('x'.repeat(3 * 1024 * 1024)); // and never the rest: only a dropped connection ends it
     });
-    const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
-    expect(error.status).toBe(500);
-    expect(typeof error.body).toBe('string');
-    expect((error.body as string).length).toBe(1024 * 1024);
+    const events: ClientEvent[] = [];
+    const client = createClient(options({ retries: 0, onEvent: (e) => events.push(e) }));
+    try {
+      const error = await client.fire({ triggerId: 't', userId: 'u' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).status).toBe(500);
+      expect(((error as ServiceError).body as string).length).toBe(1024 * 1024);
+      const response = events.find((e) => e.type === 'response') as { truncated: boolean; body: string } | undefined;
+      expect(response?.truncated).toBe(true);
+      expect(response?.body.length).toBe(1024 * 1024);
+      const closed = await Promise.race([dropped!.then(() => true), new Promise((resolve) => setTimeout(resolve, 2000, false))]);
+      expect(closed, 'the client dropped the connection itself').toBe(true);
+    } finally {
+      await client.destroy();
+    }
   });
 
   it('does not follow a redirect, and names the Location', async () => {

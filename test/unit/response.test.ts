@@ -1,0 +1,54 @@
+/**
+ * An answer's headers as undici reads them (names and values in turn, as Buffers): the client keeps
+ * them so, and reads one header or makes the object only when it needs to.
+ */
+import { describe, expect, it } from 'vitest';
+import { headersOf, rawHeader, requestIdOf } from '../../src/client/response.js';
+
+const raw = (...pairs: string[]) => pairs.map((text) => Buffer.from(text, 'latin1'));
+
+describe('headersOf', () => {
+  it('makes the object undici would: lower-case names, repeated headers as arrays', () => {
+    const headers = headersOf(raw('Content-Type', 'application/json', 'Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'SET-COOKIE', 'c=3'));
+    expect(headers).toEqual({ 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2', 'c=3'] });
+    expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
+  });
+
+  it('keeps a header named __proto__ as a header, not as the prototype', () => {
+    const headers = headersOf(raw('__proto__', 'x', 'ok', '1'));
+    expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
+    expect(Object.keys(headers)).toEqual(['__proto__', 'ok']);
+    expect(Object.getOwnPropertyDescriptor(headers, '__proto__')?.value).toBe('x');
+  });
+
+  it('reads values as latin1, as undici does', () => {
+    expect(headersOf(raw('x-name', 'caf\u00e9'))['x-name']).toBe('caf\u00e9');
+  });
+});
+
+describe('rawHeader and requestIdOf', () => {
+  it('finds a header whatever its case, the first of repeated ones', () => {
+    const headers = raw('Content-Type', 'text/plain', 'X-Request-ID', 'req_1', 'x-request-id', 'req_2');
+    expect(rawHeader(headers, 'x-request-id')).toBe('req_1');
+    expect(rawHeader(headers, 'retry-after')).toBeUndefined();
+  });
+
+  it('does not take a header of the same length for another (content-type is as long as x-request-id)', () => {
+    expect(rawHeader(raw('content-type', 'a', 'connection', 'b'), 'x-request-id')).toBeUndefined();
+    expect(rawHeader(raw('content-type', 'a', 'connection', 'b'), 'request-id')).toBeUndefined();
+  });
+
+  it('prefers x-request-id to request-id, and falls back to it', () => {
+    expect(requestIdOf(raw('Request-Id', 'plain', 'X-Request-Id', 'x'))).toBe('x');
+    expect(requestIdOf(raw('Request-Id', 'plain'))).toBe('plain');
+    expect(requestIdOf(raw('Date', 'now'))).toBeUndefined();
+  });
+
+  it('cleans a request id of control characters before it is shown', () => {
+    expect(requestIdOf(raw('x-request-id', 'req\u001b[31m_9'))).toBe('req_9');
+  });
+
+  it('works on string names and values too', () => {
+    expect(rawHeader(['X-Request-Id', 'req_s'], 'x-request-id')).toBe('req_s');
+  });
+});
