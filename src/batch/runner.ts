@@ -77,94 +77,34 @@ export class Runner {
   readonly #options: RunOptions;
   readonly #concurrency: number;
   readonly #interval: number;
-  /** When the next request may start (performance.now()), with --rate. */
-  #nextStart: number | undefined;
-  /** True once a request has settled: the first pays for connecting and warming up (see #waitThenStart). */
-  #firstSettled = false;
-  // The loop waits for one thing at a time (a free slot, the schedule, the last sends); whatever ends
-  // that wait (a send settling, a timer, a stop) calls wake. No promise is kept per row.
-  #wake: (() => void) | undefined;
   #fatal: unknown;
-  readonly #wakeUp = () => {
-    const resume = this.#wake;
-    this.#wake = undefined;
-    resume?.();
-  };
+  // The input, shared by the lanes: the chunk rows are taken from, and the read of the next one.
+  #iterator: AsyncIterator<Row[]> | undefined;
+  #chunk: Row[] = [];
+  #index = 0;
+  #reading: Promise<void> | undefined;
+  #allRead = false;
+  #incomplete = false;
+  #lastLine = 0;
+  // The schedule, with --rate.
+  /** When the next request may start (performance.now()). */
+  #nextStart: number | undefined;
+  /** Whether a request has settled; the first pays for connecting and warming up (see #onSchedule). */
+  #firstDone = false;
+  readonly #firstSettled: Promise<void>;
+  #markFirstSettled!: () => void;
+  #scheduleRestarted = false;
 
   constructor(options: RunOptions) {
     this.#options = options;
     this.#concurrency = Math.max(1, options.concurrency);
     this.#interval = options.rate ? 1000 / options.rate : 0;
-  }
-
-  #waitForWake(): Promise<void> {
-    return new Promise<void>((resolve) => (this.#wake = resolve));
+    this.#firstSettled = new Promise((resolve) => (this.#markFirstSettled = resolve));
   }
 
   #unsent(): Outcome {
     const reason = this.#options.stop.reason as unknown;
     return { kind: 'unsent', reason: typeof reason === 'string' ? reason : 'not sent: the batch stopped first' };
-  }
-
-  #settle(row: Row, outcome: Outcome): void | Promise<void> {
-    return this.#options.sink.outcome(row, outcome);
-  }
-
-  async #launch(row: Row, event: PreparedEvent, send: Send): Promise<void> {
-    this.inFlight++;
-    try {
-      let outcome: Outcome;
-      try {
-        outcome = { kind: 'accepted', result: await send(event, this.#options.stop) };
-      } catch (error) {
-        if (!isTriggerError(error)) throw error;
-        if (error instanceof InterruptedError)
-          outcome = error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
-        else outcome = { kind: 'failed', reason: error.message, error };
-      }
-      const writing = this.#settle(row, outcome);
-      if (writing) await writing; // most outcomes are recorded synchronously: no extra turn per row
-    } catch (error) {
-      this.#fatal ??= error;
-    } finally {
-      this.inFlight--;
-      this.#firstSettled = true;
-      this.#wakeUp();
-    }
-  }
-
-  /** Sends now if the sink agrees; the row is unsent if it does not. */
-  #start(row: Row, event: PreparedEvent, send: Send): void | Promise<void> {
-    if (this.#options.stop.aborted || !this.#options.sink.starting(row)) return this.#settle(row, this.#unsent());
-    void this.#launch(row, event, send);
-  }
-
-  /** Waits for a free slot and the schedule, then sends; the row is unsent if a stop comes first. */
-  async #waitThenStart(row: Row, event: PreparedEvent, send: Send): Promise<void> {
-    const stop = this.#options.stop;
-    while (this.inFlight >= this.#concurrency && !stop.aborted) await this.#waitForWake();
-    if (this.#interval && this.#nextStart !== undefined && !this.#firstSettled) {
-      // The schedule starts when the first request is through: it alone pays for the first
-      // connection and a cold start (25 ms here), which would otherwise bunch the next starts up.
-      const timer = setTimeout(this.#wakeUp, MAX_WARM_UP_MS);
-      const until = performance.now() + MAX_WARM_UP_MS;
-      while (!this.#firstSettled && !stop.aborted && performance.now() < until) await this.#waitForWake();
-      clearTimeout(timer);
-      this.#nextStart = performance.now();
-    }
-    if (this.#interval && !stop.aborted) {
-      const now = performance.now();
-      // Starts follow a schedule from the first one, so timers that fire late do not lower the rate.
-      let next = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
-      for (let wait = next - performance.now(); wait > 0 && !stop.aborted; wait = next - performance.now()) {
-        const timer = setTimeout(this.#wakeUp, wait);
-        await this.#waitForWake(); // the timer, a send settling, or a stop
-        clearTimeout(timer);
-        next = Math.max(next, performance.now() - MAX_SCHEDULE_DEBT_MS);
-      }
-      this.#nextStart = next + this.#interval;
-    }
-    return this.#start(row, event, send);
   }
 
   /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
@@ -178,45 +118,132 @@ export class Runner {
     return undefined;
   }
 
-  async run(): Promise<RunResult> {
-    const { stop, stopReading, rows, send } = this.#options;
-    const started = performance.now();
-    stop.addEventListener('abort', this.#wakeUp, { once: true });
-    let incomplete = false;
-    let lastLine = 0;
-    const iterator = rows[Symbol.asyncIterator]();
+  /** The outcome of a send that threw; anything but the client's own errors is a bug, and ends the batch. */
+  #failureOf(error: unknown): Outcome {
+    if (!isTriggerError(error)) throw error;
+    if (error instanceof InterruptedError) return error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
+    return { kind: 'failed', reason: error.message, error };
+  }
+
+  /**
+   * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
+   * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
+   * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
+   * that waited for a free slot, and a promise per send to wake it, cost several percent of the rate.
+   */
+  async #lane(): Promise<void> {
+    const { sink, stop } = this.#options;
     try {
       for (;;) {
-        if (this.#fatal) throw this.#fatal;
-        if (stop.aborted && stopReading?.aborted) {
-          incomplete = true;
-          break;
-        }
-        const next = await iterator.next();
-        if (next.done) break;
-        for (const row of next.value) {
-          if (this.#fatal) throw this.#fatal;
-          lastLine = row.line;
-          const settled = this.#settledBeforeSending(row);
-          let pending: void | Promise<void>;
-          if (settled) {
-            pending = this.#settle(row, settled);
-          } else if (this.#interval) {
-            pending = this.#waitThenStart(row, row.event!, send!);
-          } else {
-            // The usual wait, for a free slot, right here: no promise but the one that waits.
-            while (this.inFlight >= this.#concurrency && !stop.aborted) await this.#waitForWake();
-            pending = this.#start(row, row.event!, send!);
+        if (this.#fatal) return;
+        const row = this.#index < this.#chunk.length ? this.#chunk[this.#index++]! : await this.#nextRow();
+        if (row === undefined) return;
+        this.#lastLine = row.line;
+        let outcome = this.#settledBeforeSending(row);
+        if (!outcome && this.#interval) await this.#onSchedule();
+        if (!outcome && (stop.aborted || !sink.starting(row))) outcome = this.#unsent();
+        if (!outcome) {
+          this.inFlight++;
+          try {
+            outcome = { kind: 'accepted', result: await this.#options.send!(row.event!, stop) };
+          } catch (error) {
+            outcome = this.#failureOf(error);
+          } finally {
+            this.inFlight--;
+            if (!this.#firstDone) {
+              this.#firstDone = true;
+              if (this.#interval) this.#restartSchedule();
+              this.#markFirstSettled();
+            }
           }
-          if (pending) await pending;
         }
+        const writing = sink.outcome(row, outcome);
+        if (writing) await writing; // most outcomes are recorded synchronously: no extra turn per row
+      }
+    } catch (error) {
+      this.#fatal ??= error;
+    }
+  }
+
+  /** The next row once the chunk is all taken: reads the next chunk (one read for all lanes). */
+  async #nextRow(): Promise<Row | undefined> {
+    while (this.#index >= this.#chunk.length) {
+      if (this.#allRead || this.#fatal) return undefined;
+      await (this.#reading ??= this.#readChunk());
+    }
+    return this.#chunk[this.#index++];
+  }
+
+  async #readChunk(): Promise<void> {
+    try {
+      const { stop, stopReading } = this.#options;
+      if (stop.aborted && stopReading?.aborted) {
+        this.#incomplete = true;
+        this.#allRead = true;
+        return;
+      }
+      const next = await this.#iterator!.next();
+      if (next.done) {
+        this.#allRead = true;
+      } else {
+        this.#chunk = next.value;
+        this.#index = 0;
       }
     } finally {
-      if (incomplete || this.#fatal) await iterator.return?.();
-      while (this.inFlight > 0) await this.#waitForWake();
-      stop.removeEventListener('abort', this.#wakeUp);
+      this.#reading = undefined;
     }
+  }
+
+  /** With --rate: waits for this request's turn on the schedule (a stop ends the wait). */
+  async #onSchedule(): Promise<void> {
+    if (this.#nextStart !== undefined && !this.#firstDone) {
+      // The schedule starts when the first request is through: it alone pays for the first
+      // connection and a cold start (25 ms here), which would otherwise bunch the next starts up.
+      await this.#pause(MAX_WARM_UP_MS, this.#firstSettled);
+      this.#restartSchedule(); // if the first took too long
+    }
+    // Starts follow a schedule from the first one, so timers that fire late do not lower the rate;
+    // each lane takes the next start before it waits for it.
+    const now = performance.now();
+    const start = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
+    this.#nextStart = start + this.#interval;
+    if (start > now) await this.#pause(start - now);
+  }
+
+  /**
+   * The schedule goes on from now, once: when the first request is through, or has taken too long.
+   * Lanes still waiting for it then take the starts that follow; none is owed for the wait.
+   */
+  #restartSchedule(): void {
+    if (this.#scheduleRestarted) return;
+    this.#scheduleRestarted = true;
+    this.#nextStart = Math.max(this.#nextStart ?? 0, performance.now());
+  }
+
+  /** Resolves after `ms`, when `until` settles, or on a stop, whichever comes first. */
+  #pause(ms: number, until?: Promise<void>): Promise<void> {
+    const stop = this.#options.stop;
+    if (stop.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stop.addEventListener('abort', done, { once: true });
+      void until?.then(done);
+    });
+  }
+
+  async run(): Promise<RunResult> {
+    const started = performance.now();
+    const iterator = (this.#iterator = this.#options.rows[Symbol.asyncIterator]());
+    const lanes: Array<Promise<void>> = [];
+    for (let i = 0; i < (this.#options.send ? this.#concurrency : 1); i++) lanes.push(this.#lane());
+    await Promise.all(lanes); // lanes catch everything: this waits for the last send to settle
+    if (this.#incomplete || this.#fatal) await iterator.return?.();
     if (this.#fatal) throw this.#fatal;
-    return { elapsedMs: performance.now() - started, incomplete, lastLine };
+    return { elapsedMs: performance.now() - started, incomplete: this.#incomplete, lastLine: this.#lastLine };
   }
 }

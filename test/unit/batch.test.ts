@@ -337,4 +337,58 @@ describe('the runner', () => {
       [4, 'accepted'],
     ]);
   });
+
+  it('takes rows in input order, holds only the lane whose outcome is still being written, and reads on', async () => {
+    const started: number[] = [];
+    let release: (() => void) | undefined;
+    const { outcomes, result } = await runRows({
+      rows: rowsFrom(40),
+      concurrency: 4,
+      stop: new AbortController().signal,
+      send: async (event) => {
+        started.push(Number(event.userId.slice(1)));
+        await new Promise((r) => setTimeout(r, 1));
+        return ok(event);
+      },
+      sink: {
+        // Line 3's outcome waits to be written (a full stdout) until 20 more rows have started.
+        outcome: (row) => {
+          if (row.line !== 3) {
+            if (started.length >= 23) release?.();
+            return undefined;
+          }
+          return new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+    });
+    expect(started).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(outcomes.size).toBe(40);
+    expect(result).toMatchObject({ incomplete: false, lastLine: 40 });
+  });
+
+  it('ends the run with the error when the sink fails, sending nothing more and letting sends in flight settle', async () => {
+    let inFlight = 0;
+    let sent = 0;
+    const failure = new Error('disk on fire');
+    const run = runRows({
+      rows: rowsFrom(100),
+      concurrency: 4,
+      stop: new AbortController().signal,
+      send: async (event) => {
+        sent++;
+        inFlight++;
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+        return ok(event);
+      },
+      sink: {
+        outcome: (row) => {
+          if (row.line === 5) throw failure;
+        },
+      },
+    });
+    await expect(run).rejects.toBe(failure);
+    expect(inFlight).toBe(0);
+    expect(sent).toBeLessThanOrEqual(5 + 4);
+  });
 });
