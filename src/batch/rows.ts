@@ -106,6 +106,23 @@ function columnIndex(header: string[], name: string): number {
 
 const CR = 13;
 
+/**
+ * The fields of a line without quotes: the text between commas (a "\r" before the line end dropped).
+ * What split(',') gives, found with indexOf: split is a call into the runtime per line, and this
+ * took a third of its time here.
+ */
+function plainFields(line: string): string[] {
+  const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
+  const fields: string[] = [];
+  let from = 0;
+  for (let comma = line.indexOf(','); comma >= 0 && comma < end; comma = line.indexOf(',', from)) {
+    fields.push(line.slice(from, comma));
+    from = comma + 1;
+  }
+  fields.push(line.slice(from, end));
+  return fields;
+}
+
 /** Rows handed on at once, at most: lines read again after a malformed record can be many. */
 const MAX_CHUNK_ROWS = 1024;
 
@@ -246,7 +263,7 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
         // Most lines have no quote: their fields are the text between commas, and they need neither
         // the record parser nor the queue (unless lines read earlier are still waiting there).
         if (head >= queue.length && !record && typeof item === 'string' && !item.includes('"')) {
-          toRow((item.charCodeAt(item.length - 1) === CR ? item.slice(0, -1) : item).split(','), line, out);
+          toRow(plainFields(item), line, out);
           continue;
         }
         queue.push({ line, item });

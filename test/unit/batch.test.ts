@@ -51,6 +51,19 @@ describe('reading CSV', () => {
     ]);
   });
 
+  it('splits lines without quotes at every comma, as split(",") would: empty fields, CRLF, a lone CR inside', async () => {
+    const rows = await rowsOf('triggerId,userId,value,note\r\nt,a,1,\r\n,b,,x\r\nt,c\rd,2,y\nt,e,3,z,\r\nt,,,\r\n', 'csv', 'fallback');
+    expect(
+      rows.map((r) => [r.line, r.triggerId, r.userId, r.value, r.invalid ?? 'ok', (r.record as { fields?: string[] }).fields]),
+    ).toEqual([
+      [2, 't', 'a', '1', 'ok', ['t', 'a', '1', '']],
+      [3, 'fallback', 'b', undefined, 'ok', ['', 'b', '', 'x']],
+      [4, 't', 'c\rd', '2', 'ok', ['t', 'c\rd', '2', 'y']],
+      [5, undefined, undefined, undefined, 'expected 4 fields as in the header, got 5', ['t', 'e', '3', 'z', '']],
+      [6, 't', '', undefined, 'empty userId', ['t', '', '', '']],
+    ]);
+  });
+
   it('reads across chunk boundaries, even inside a quoted field', async () => {
     const rows = await rowsOf(['triggerId,user', 'Id\nt,"x\n', 'y"\nt,z\n'], 'csv');
     expect(rows.map(brief)).toMatchObject([
