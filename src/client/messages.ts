@@ -4,7 +4,7 @@
  * the connections and the retries.
  */
 import { NetworkError, ServiceError, type AttemptInfo } from '../errors.js';
-import { excerpt, headerValue, serverMessage } from './response.js';
+import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, isConnectionNotMade, parseRetryAfter } from './retry.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
@@ -44,7 +44,7 @@ export function statusText(status: number): string {
 
 export interface Answer {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: AnswerHeaders;
   json: unknown;
   text: string;
 }

@@ -56,7 +56,10 @@ export function serverMessage(json: unknown, text: string): string | undefined {
   return plain === '' ? undefined : plain;
 }
 
-export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+/** An answer's headers as an object: lower-case names, a repeated header's values in an array. */
+export type AnswerHeaders = Record<string, string | string[] | undefined>;
+
+export function headerValue(headers: AnswerHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -66,11 +69,9 @@ export function requestIdOf(rawHeaders: ReadonlyArray<Buffer | string>): string 
   return id === undefined ? undefined : excerpt(id, 200);
 }
 
-export type Headers = Record<string, string | string[] | undefined>;
-
 /** An answer's headers as undici reads them (names and values in turn) as an object, as undici makes it. */
-export function headersOf(raw: ReadonlyArray<Buffer | string>): Headers {
-  const headers: Headers = {};
+export function headersOf(raw: ReadonlyArray<Buffer | string>): AnswerHeaders {
+  const headers: AnswerHeaders = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toString('latin1').toLowerCase();
     const value = raw[i + 1]!.toString('latin1');
