@@ -1,37 +1,7 @@
 /**
- * Helpers for the benchmark: a minimal local server, child-process timing and a table printer.
+ * Helpers for the benchmark: child-process timing and a table printer.
  */
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-
-/** A minimal server answering every POST with 200 {"success":true}; counts what it got. */
-export async function minimalServer() {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count++;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 16 });
-      res.end('{"success":true}');
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    get count() {
-      return count;
-    },
-    reset() {
-      count = 0;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
-}
 
 /** Runs a command to its end; resolves with wall time in ms, exit code and output. */
 export function time(command, args, { env = process.env, input, shell = false } = {}) {
