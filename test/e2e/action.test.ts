@@ -1,15 +1,24 @@
 /**
- * The GitHub Action (action.yml), run offline by test/helpers/action.ts against a real local server.
+ * The GitHub Action, run as a runner runs it (test/helpers/action.ts): node on the committed bundle in
+ * a plain git clone, INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, against a real
+ * local server.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, sandbox, type Sandbox } from '../helpers/cli.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { loadAction, parseOutputFile, runAction } from '../helpers/action.js';
+import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
 let server: TestServer;
 let box: Sandbox;
+let clone: { dir: string; cleanup: () => void };
+beforeAll(() => {
+  clone = cloneWorkingTree();
+});
+afterAll(() => clone.cleanup());
 beforeEach(async () => {
   server = await startServer((_req, res) => json(res, 200, { success: true }, { 'x-request-id': 'req_42' }));
   box = sandbox();
@@ -20,31 +29,58 @@ afterEach(async () => {
 });
 
 const base = () => ({ 'api-key': TEST_KEY, 'base-url': server.url });
+const action = (inputs: Record<string, string>, env: NodeJS.ProcessEnv = box.env) => runAction(inputs, { env, actionDir: clone.dir });
+/** A result line without its duration, which differs from run to run. */
+const steady = (line: string) => line.replace(/\d+(\.\d+)? ?m?s\b/, '<time>');
 
 describe('the GitHub Action', () => {
-  it('fires one event: outputs ok, status and request-id; the key goes through the environment', async () => {
-    const result = await runAction(
-      { ...base(), 'trigger-id': 'deploy', 'user-id': 'alice', value: '9.99', args: '--retries 0 --timeout "5"' },
-      box.env,
-    );
+  it('runs from a plain clone with nothing installed', () => {
+    expect(fs.existsSync(path.join(clone.dir, 'node_modules'))).toBe(false);
+    expect(fs.existsSync(path.join(clone.dir, 'dist'))).toBe(false);
+    const spec = loadAction(clone.dir);
+    expect(spec.runs).toEqual({ using: 'node24', main: 'action/dist/index.cjs' });
+    expect(fs.existsSync(path.join(clone.dir, spec.runs.main))).toBe(true);
+  });
+
+  it('fires one event: outputs ok, status and request-id, and the step log shows the CLI result line', async () => {
+    const result = await action({
+      ...base(),
+      'trigger-id': 'deploy',
+      'user-id': 'alice',
+      value: '9.99',
+      args: '--retries 0 --timeout "5"',
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.outputs).toMatchObject({ ok: 'true', status: '200', 'request-id': 'req_42' });
+    expect(result.outputs).toEqual({ ok: 'true', status: '200', 'request-id': 'req_42' });
     expect(server.requests.map((r) => `${r.url} ${r.body} ${r.headers.authorization}`)).toEqual([
       `/v1/triggers/deploy/users/alice/events {"value":9.99} Bearer ${TEST_KEY}`,
     ]);
-    // The key is never on a command line: the only place it appears in action.yml is an env entry.
-    const action = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'action.yml'), 'utf8');
-    expect(action.split('\n').filter((l) => l.includes('inputs.api-key'))).toEqual(['        TRIGGER_API_KEY: ${{ inputs.api-key }}']);
+    const cli = await run(['fire', 'deploy', 'alice', '--value', '9.99'], {
+      env: { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url },
+    });
+    expect(cli.code).toBe(0);
+    expect(result.stdout).toContain('deploy · alice · value 9.99 · 200 OK');
+    expect(steady(result.stdout)).toBe(steady(cli.stdout));
+    expectNoKey(result);
+    expect(result.outputFile).not.toContain(TEST_KEY);
   });
 
-  it('a refused event fails the step, with the outputs set and one annotation', async () => {
+  it('keeps the digits of a value in the result line', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'bob', value: '12345678901234567890.5' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('value 12345678901234567890.5 ·');
+  });
+
+  it('a refused event fails the step, with the outputs set, the error line and one annotation', async () => {
     server.handle((_req, res) => json(res, 404, { error: 'no such trigger' }, { 'x-request-id': 'req_404' }));
-    const result = await runAction({ ...base(), 'trigger-id': 'nope', 'user-id': 'alice' }, box.env);
+    const result = await action({ ...base(), 'trigger-id': 'nope', 'user-id': 'alice' });
     expect(result.code).toBe(1);
-    expect(result.outputs).toMatchObject({ ok: 'false', status: '404', 'request-id': 'req_404' });
+    expect(result.outputs).toEqual({ ok: 'false', status: '404', 'request-id': 'req_404' });
+    expect(result.stderr).toMatch(/^error: /m);
     expect(result.stderr.split('\n').filter((l) => l.startsWith('::error'))).toHaveLength(1);
-    expect(result.stderr).not.toContain(TEST_KEY);
+    expect(result.stdout).toBe('');
+    expectNoKey(result);
   });
 
   it('sends a batch: outputs accepted, failed and invalid; the failed file and the step summary', async () => {
@@ -52,25 +88,100 @@ describe('the GitHub Action', () => {
     const file = path.join(box.home, 'events.csv');
     fs.writeFileSync(file, 'triggerId,userId,value\nt,a,1\nt,bad,2\nt,c,x\nt,d,\n');
     const failed = path.join(box.home, 'failed.csv');
-    const result = await runAction({ ...base(), file, failed, args: '--concurrency 2' }, box.env);
+    const result = await action({ ...base(), file, failed, args: '--concurrency 2 --retries 0' });
     expect(result.code).toBe(1);
-    expect(result.outputs).toMatchObject({ ok: 'false', accepted: '2', failed: '1', invalid: '1' });
+    expect(result.outputs).toEqual({ ok: 'false', accepted: '2', failed: '1', invalid: '1' });
     expect(fs.readFileSync(failed, 'utf8').trim().split('\n')).toHaveLength(3);
     expect(result.summary).toContain('| accepted | 2 |');
     expect(server.requests).toHaveLength(3);
+    expectNoKey(result);
   });
 
-  it('says what is missing when neither an event nor a file is given', async () => {
-    const result = await runAction(base(), box.env);
+  it("an input left empty never hides the job's own TRIGGER_* environment", async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url };
+    const result = await action({ 'api-key': '', 'base-url': '', 'trigger-id': 'deploy', 'user-id': 'alice' }, env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.outputs.ok).toBe('true');
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TEST_KEY}`]);
+  });
+
+  it('an input that is given wins over the job environment', async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: 'tk_job_level_key_0000', TRIGGER_BASE_URL: 'http://127.0.0.1:9/nothing-here' };
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'alice' }, env);
+    expect(result.code).toBe(0);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TEST_KEY}`]);
+  });
+
+  it.each([
+    [{ 'base-url': 'SERVER' }, 'no API key', 'set the input api-key to a secret'],
+    [{ 'api-key': TEST_KEY }, 'no base URL', 'set the input base-url'],
+  ])('a missing setting is named by its input: %j', async (given, message, hint) => {
+    const inputs = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === 'SERVER' ? server.url : v]));
+    const result = await action({ ...inputs, 'trigger-id': 'deploy', 'user-id': 'alice' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('give trigger-id and user-id to fire one event, or file to send a batch');
+    expect(result.stderr).toContain(`error: ${message} — ${hint}`);
+    expect(result.stderr).not.toContain('trigger config');
+    expect(result.stderr).toContain('::error title=trigger::');
+    expect(result.outputs.ok).toBe('false');
     expect(server.requests).toHaveLength(0);
   });
 
+  it.each([
+    [{}, 'error: no event to send — give trigger-id and user-id to fire one event, or file to send a batch'],
+    [{ 'trigger-id': 'deploy' }, 'error: the input user-id is empty'],
+    [{ 'trigger-id': 'deploy', 'user-id': 'a', file: 'x.csv' }, 'error: the inputs file and trigger-id/user-id were both given'],
+    [{ 'trigger-id': 'deploy', 'user-id': 'a', args: '--timeout "5' }, 'error: args: a " quote is not closed'],
+  ])('bad inputs %j: exit 2, one clear line, nothing sent', async (given, line) => {
+    const result = await action({ ...base(), ...given });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toContain(line);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a flag trigger does not know in args fails the step with an annotation', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', args: '--bogus' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: unknown option '--bogus'");
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('::error'))).toEqual(["::error title=trigger::unknown option '--bogus'"]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('with --dry-run in args, the step log shows the curl command and nothing is sent', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', value: '3', args: '--dry-run' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`curl --fail-with-body`);
+    expect(result.stdout).toContain(`--data-raw '{"value":3}'`);
+    expect(server.requests).toHaveLength(0);
+    expectNoKey(result);
+  });
+
   it('declares the inputs and outputs the contract names', () => {
-    const action = loadAction();
-    expect(Object.keys(action.inputs).sort()).toEqual(['api-key', 'args', 'base-url', 'failed', 'file', 'trigger-id', 'user-id', 'value']);
-    expect(Object.keys(action.outputs).sort()).toEqual(['accepted', 'failed', 'invalid', 'ok', 'request-id', 'status']);
+    const spec = loadAction();
+    expect(Object.keys(spec.inputs).sort()).toEqual(['api-key', 'args', 'base-url', 'failed', 'file', 'trigger-id', 'user-id', 'value']);
+    expect(Object.keys(spec.outputs).sort()).toEqual(['accepted', 'failed', 'invalid', 'ok', 'request-id', 'status']);
+    expect(Object.values(spec.inputs).some((i) => i.required)).toBe(false);
     expect(parseOutputFile('a=1\nb<<EOF\nx\ny\nEOF\n')).toEqual({ a: '1', b: 'x\ny' });
+  });
+
+  it('the CI check fails when the committed bundle differs from the source', () => {
+    const check = (dir?: string) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-action.mjs'), '--check', ...(dir ? [dir] : [])], {
+        encoding: 'utf8',
+      });
+    const current = check();
+    expect(current.stderr).toBe('');
+    expect(current.status).toBe(0);
+    const stale = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-stale-'));
+    try {
+      fs.cpSync(path.join(ROOT, 'action', 'dist'), stale, { recursive: true });
+      fs.appendFileSync(path.join(stale, 'index.cjs'), '// edited by hand\n');
+      const result = check(stale);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("error: the Action's bundle does not match its sources");
+      expect(result.stderr).toContain('npm run build:action');
+    } finally {
+      fs.rmSync(stale, { recursive: true, force: true });
+    }
   });
 });

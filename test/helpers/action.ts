@@ -1,49 +1,67 @@
 /**
- * Runs the composite action in action.yml the way a GitHub runner would, offline: each step's `run`
- * in bash (-eo pipefail) with its `env`, after substituting the only expressions the action may use
- * (inputs.*, github.action_path, runner.temp; any other fails the test), with GITHUB_OUTPUT,
- * GITHUB_ENV, GITHUB_PATH and GITHUB_STEP_SUMMARY in temporary files. Outputs are read from each
- * step's GITHUB_OUTPUT (both name=value and heredoc forms) and mapped through the action's outputs.
+ * Runs the GitHub Action (action.yml) the way a runner runs a JavaScript action, offline: from a plain
+ * `git clone` of a commit (so nothing that git ignores, no node_modules, no dist/), with node running
+ * `runs.main`, every input as an INPUT_<NAME> variable (upper-cased, hyphens kept, defaults filled
+ * in), and GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH and GITHUB_STEP_SUMMARY as files in a temporary folder.
+ *
+ * The commit is the working tree as it stands (built in a scratch repository with its own index, so
+ * the project's own git index and objects are left alone), so uncommitted work is tested too.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from './cli.js';
 
-interface ActionYaml {
+export interface ActionYaml {
   inputs: Record<string, { required?: boolean; default?: string }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Array<{ id?: string; name?: string; shell: string; run: string; env?: Record<string, string> }> };
+  outputs: Record<string, { description: string; value?: string }>;
+  runs: { using: string; main: string };
 }
 
 export interface ActionRun {
-  /** The exit code of the step that failed, or 0. */
-  code: number;
+  code: number | null;
   outputs: Record<string, string>;
+  /** The step log: what the action wrote to stdout and stderr. */
   stdout: string;
   stderr: string;
-  temp: string;
+  /** The GITHUB_OUTPUT file as written. */
+  outputFile: string;
   summary: string;
 }
 
-export function loadAction(): ActionYaml {
-  return parse(fs.readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as ActionYaml;
+export function loadAction(dir: string = ROOT): ActionYaml {
+  return parse(fs.readFileSync(path.join(dir, 'action.yml'), 'utf8')) as ActionYaml;
 }
 
-function substitute(text: string, inputs: Record<string, string>, action: ActionYaml, temp: string): string {
-  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
-    const input = /^inputs\.([\w-]+)$/.exec(expression);
-    if (input) {
-      const name = input[1]!;
-      if (!(name in action.inputs)) throw new Error(`the action uses an input it does not declare: ${name}`);
-      return inputs[name] ?? action.inputs[name]?.default ?? '';
-    }
-    if (expression === 'github.action_path') return ROOT;
-    if (expression === 'runner.temp') return temp;
-    throw new Error(`the action's steps may only use inputs.*, github.action_path and runner.temp, not ${expression}`);
-  });
+/** A plain clone of a commit holding the working tree; returns its folder and a cleanup. */
+export function cloneWorkingTree(): { dir: string; cleanup: () => void } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-clone-'));
+  const store = path.join(scratch, 'origin.git');
+  const git = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    execFileSync('git', args, {
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        HOME: scratch,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_AUTHOR_NAME: 'test',
+        GIT_AUTHOR_EMAIL: 'test@example.invalid',
+        GIT_COMMITTER_NAME: 'test',
+        GIT_COMMITTER_EMAIL: 'test@example.invalid',
+        ...env,
+      },
+    }).trim();
+  git(['init', '-q', '--bare', store]);
+  const tree = { GIT_DIR: store, GIT_WORK_TREE: ROOT, GIT_INDEX_FILE: path.join(scratch, 'index') };
+  git(['add', '-A'], tree);
+  const commit = git(['commit-tree', git(['write-tree'], tree), '-m', 'the working tree'], tree);
+  git(['update-ref', 'refs/heads/main', commit], { GIT_DIR: store });
+  git(['symbolic-ref', 'HEAD', 'refs/heads/main'], { GIT_DIR: store });
+  const dir = path.join(scratch, 'action');
+  git(['clone', '-q', store, dir]);
+  return { dir, cleanup: () => fs.rmSync(scratch, { recursive: true, force: true }) };
 }
 
 /** Parses a GITHUB_OUTPUT file: name=value lines and name<<DELIMITER heredocs. */
@@ -64,51 +82,61 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
-function runStep(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The variable a runner sets for an input (as @actions/core reads it). */
+export const inputVariable = (name: string) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+
+export interface RunActionOptions {
+  /** The job's environment (the sandbox's, plus any TRIGGER_* the job sets). */
+  env: NodeJS.ProcessEnv;
+  /** The checkout of the action (cloneWorkingTree().dir). */
+  actionDir: string;
+  /** The job's working folder; a temporary one when not given. */
+  workspace?: string;
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+}
+
+export async function runAction(inputs: Record<string, string>, options: RunActionOptions): Promise<ActionRun> {
+  const action = loadAction(options.actionDir);
+  if (action.runs.using !== 'node24') throw new Error(`runs.using is ${action.runs.using}, not node24`);
+  for (const name of Object.keys(inputs)) if (!(name in action.inputs)) throw new Error(`the action has no input ${name}`);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-run-'));
+  const files = Object.fromEntries(
+    ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STEP_SUMMARY'].map((name) => [name, path.join(temp, name)]),
+  );
+  for (const file of Object.values(files)) fs.writeFileSync(file, '');
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    ...files,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    RUNNER_TEMP: temp,
+    GITHUB_ACTION_PATH: options.actionDir,
+    GITHUB_WORKSPACE: options.workspace ?? temp,
+  };
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    const value = inputs[name] ?? spec.default;
+    if (value !== undefined) env[inputVariable(name)] = value;
+  }
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(options.actionDir, action.runs.main)], {
+      env,
+      cwd: options.workspace ?? temp,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    options.onSpawn?.(child);
   });
-}
-
-export async function runAction(inputs: Record<string, string>, baseEnv: NodeJS.ProcessEnv): Promise<ActionRun> {
-  const action = loadAction();
-  if (action.runs.using !== 'composite') throw new Error('not a composite action');
-  for (const [name, spec] of Object.entries(action.inputs)) {
-    if (spec.required && !inputs[name]) throw new Error(`input ${name} is required`);
-  }
-  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-'));
-  const files = Object.fromEntries(['GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STEP_SUMMARY'].map((name) => [name, path.join(temp, name)]));
-  for (const file of Object.values(files)) fs.writeFileSync(file, '');
-  const stepOutputs: Record<string, Record<string, string>> = {};
-  let stdout = '';
-  let stderr = '';
-  let code = 0;
-  for (const [index, step] of action.runs.steps.entries()) {
-    if (step.shell !== 'bash') throw new Error(`step ${index + 1} must run in bash`);
-    const output = path.join(temp, `GITHUB_OUTPUT_${index}`);
-    fs.writeFileSync(output, '');
-    const env: NodeJS.ProcessEnv = { ...baseEnv, ...files, GITHUB_OUTPUT: output, GITHUB_ACTIONS: 'true', RUNNER_TEMP: temp };
-    for (const [name, value] of Object.entries(step.env ?? {})) env[name] = substitute(String(value), inputs, action, temp);
-    const result = await runStep(substitute(step.run, inputs, action, temp), env);
-    stdout += result.stdout;
-    stderr += result.stderr;
-    if (step.id) stepOutputs[step.id] = parseOutputFile(fs.readFileSync(output, 'utf8'));
-    if (result.code !== 0) {
-      code = result.code;
-      break;
-    }
-  }
-  const outputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(action.outputs)) {
-    const ref = /^\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}$/.exec(spec.value);
-    if (!ref) throw new Error(`output ${name} must be \${{ steps.<id>.outputs.<name> }}`);
-    outputs[name] = stepOutputs[ref[1]!]?.[ref[2]!] ?? '';
-  }
-  return { code, outputs, stdout, stderr, temp, summary: fs.readFileSync(files.GITHUB_STEP_SUMMARY!, 'utf8') };
+  const outputFile = fs.readFileSync(files.GITHUB_OUTPUT!, 'utf8');
+  const summary = fs.readFileSync(files.GITHUB_STEP_SUMMARY!, 'utf8');
+  fs.rmSync(temp, { recursive: true, force: true });
+  return { ...result, outputs: parseOutputFile(outputFile), outputFile, summary };
 }

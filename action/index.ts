@@ -1,0 +1,13 @@
+/** The Action's entry point, bundled into action/dist/index.cjs (see main.ts). */
+import { run } from './main.js';
+
+run().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = (error as Error)?.message ?? String(error);
+    process.stderr.write(`error: ${message}\n::error title=trigger::${message.replace(/%/g, '%25').replace(/\r?\n/g, '%0A')}\n`);
+    process.exitCode = 70;
+  },
+);

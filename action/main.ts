@@ -1,0 +1,240 @@
+/**
+ * The GitHub Action (action.yml, `runs.using: node24`). The runner runs the committed bundle,
+ * action/dist/index.cjs, straight from the checkout: nothing is installed, so the whole CLI is in it
+ * (built by scripts/build-action.mjs; CI fails when the bundle differs from this source).
+ *
+ * It runs `trigger fire` or `trigger batch` in this process with --json, from the INPUT_* variables
+ * the runner sets (INPUT_TRIGGER-ID: the input's name upper-cased, hyphens kept). The JSON goes to the
+ * step outputs; the step log shows the line the CLI prints. An input left empty is not a setting: the
+ * job's own TRIGGER_* environment stays in effect. The key reaches trigger through the environment,
+ * never a command line.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { statusText } from '../src/client/messages.js';
+import { main } from '../src/cli.js';
+import { Output } from '../src/output/io.js';
+import { githubAnnotation, successLine } from '../src/output/render.js';
+import { findSettings } from '../src/settings/resolve.js';
+
+type Env = NodeJS.ProcessEnv;
+
+/** An input as the runner passes it; empty when not given. */
+export const input = (env: Env, name: string): string => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+
+/** Splits `args` as a shell would split words (quotes, backslashes), without running a shell. */
+export function splitArgs(text: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | undefined;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < text.length) word += text[++i];
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < text.length) {
+      word += text[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new ActionInputError(`args: a ${quote} quote is not closed`, 'close the quote, e.g. args: --timeout "10"');
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** A problem with the step's inputs, worded for the workflow file (exit 2, as a usage error). */
+export class ActionInputError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What to run: the trigger arguments, and the environment with the inputs that were given. */
+export interface Plan {
+  mode: 'fire' | 'batch';
+  argv: string[];
+  env: Env;
+}
+
+export function plan(env: Env): Plan {
+  const extra = splitArgs(input(env, 'args'));
+  const file = input(env, 'file');
+  const triggerId = input(env, 'trigger-id');
+  const userId = input(env, 'user-id');
+  if (file && (triggerId || userId)) {
+    throw new ActionInputError(
+      'the inputs file and trigger-id/user-id were both given',
+      'give file for a batch, or trigger-id and user-id for one event',
+    );
+  }
+  if (!file && !(triggerId && userId)) {
+    throw new ActionInputError(
+      triggerId || userId ? `the input ${triggerId ? 'user-id' : 'trigger-id'} is empty` : 'no event to send',
+      'give trigger-id and user-id to fire one event, or file to send a batch',
+    );
+  }
+  if (!file && input(env, 'failed')) throw new ActionInputError('the input failed is for a batch', 'give it with file, or leave it out');
+  if (file && input(env, 'value')) {
+    throw new ActionInputError('the input value is for one event', "a batch takes each row's value from the file");
+  }
+
+  // Only the inputs that were given become settings; an empty one leaves the job's TRIGGER_* in place.
+  const runEnv: Env = { ...env, GITHUB_ACTIONS: 'true' };
+  if (input(env, 'api-key')) runEnv.TRIGGER_API_KEY = input(env, 'api-key');
+  if (input(env, 'base-url')) runEnv.TRIGGER_BASE_URL = input(env, 'base-url');
+  const flagged = (name: string) => extra.some((word) => word === name || word.startsWith(`${name}=`));
+  const found = findSettings({ env: runEnv });
+  if (!found.key && !flagged('--api-key')) {
+    throw new ActionInputError(
+      'no API key',
+      'set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job',
+    );
+  }
+  if (!found.url && !flagged('--base-url')) {
+    throw new ActionInputError(
+      'no base URL',
+      'set the input base-url (base-url: https://api.example.com), or TRIGGER_BASE_URL in the env of the job',
+    );
+  }
+
+  const argv = file
+    ? ['batch', file, '--json', ...(input(env, 'failed') ? ['--failed', input(env, 'failed')] : []), ...extra]
+    : ['fire', triggerId, userId, '--json', ...(input(env, 'value') ? ['--value', input(env, 'value')] : []), ...extra];
+  return { mode: file ? 'batch' : 'fire', argv, env: runEnv };
+}
+
+/** Appends outputs to $GITHUB_OUTPUT, each in a heredoc with a delimiter no value can contain. */
+export function writeOutputs(env: Env, outputs: Record<string, string | number>): void {
+  const file = env.GITHUB_OUTPUT;
+  if (!file) return;
+  let text = '';
+  for (const [name, value] of Object.entries(outputs)) {
+    const delimiter = `trigger_${randomBytes(8).toString('hex')}`;
+    text += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  }
+  fs.appendFileSync(file, text);
+}
+
+/** What the JSON lines said: the last line (fire), and the rows counted as they stream (batch). */
+class Results extends Writable {
+  last: Record<string, unknown> | undefined;
+  /** The value's digits as sent, which JSON.parse would round. */
+  lastValue: string | undefined;
+  counts = { accepted: 0, failed: 0, invalid: 0 };
+  #partial = '';
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    const lines = (this.#partial + chunk.toString()).split('\n');
+    this.#partial = lines.pop()!;
+    for (const line of lines) this.#line(line);
+    done();
+  }
+
+  override _final(done: () => void): void {
+    if (this.#partial) this.#line(this.#partial);
+    done();
+  }
+
+  #line(line: string): void {
+    let result: Record<string, unknown>;
+    try {
+      result = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    this.last = result;
+    // The fields come in a fixed order and a string cannot hold an unescaped quote, so the first
+    // `"value":` is the top-level one.
+    this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
+    if (result.ok === true) this.counts.accepted++;
+    else if ((result.error as { kind?: string } | undefined)?.kind === 'invalid') this.counts.invalid++;
+    else this.counts.failed++;
+  }
+}
+
+/** The step log's stderr, passed through, noting whether trigger wrote an annotation and its first error. */
+class StepLog extends Writable {
+  annotated = false;
+  firstError: string | undefined;
+
+  constructor(readonly target: NodeJS.WritableStream) {
+    super();
+  }
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    const text = chunk.toString();
+    if (/^::error/m.test(text)) this.annotated = true;
+    this.firstError ??= /^error: (.*)$/m.exec(text)?.[1];
+    this.target.write(text, () => done());
+  }
+}
+
+/** Runs the step; returns the exit code. */
+export async function run(env: Env = process.env, streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let step: Plan;
+  try {
+    step = plan(env);
+  } catch (error) {
+    if (!(error instanceof ActionInputError)) throw error;
+    streams.stderr.write(`error: ${error.message} — ${error.hint}\n`);
+    streams.stderr.write(`${githubAnnotation(`${error.message} — ${error.hint}`)}\n`);
+    writeOutputs(env, { ok: 'false' });
+    return 2;
+  }
+  const results = new Results();
+  const log = new StepLog(streams.stderr);
+  const io = new Output({ stdout: results, stderr: log });
+  const code = await main(['node', 'trigger', ...step.argv], { io, env: step.env });
+  await new Promise<void>((resolve) => results.end(resolve));
+  // Every failure gets an annotation, also one trigger does not annotate (a usage error in args).
+  if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}\n`);
+
+  if (step.mode === 'batch') {
+    writeOutputs(env, { ok: String(code === 0), ...results.counts });
+    return code;
+  }
+  const last = results.last;
+  if (last?.dryRun === true && typeof last.curl === 'string') {
+    // What `trigger fire --dry-run` prints: the request as a curl command.
+    streams.stdout.write(`${io.redact(last.curl)}\n`);
+  } else if (last?.ok === true) {
+    const line = successLine(
+      {
+        ok: true,
+        status: last.status as number,
+        statusText: statusText(last.status as number),
+        triggerId: last.triggerId as string,
+        userId: last.userId as string,
+        value: results.lastValue,
+        attempts: last.attempts as number,
+        durationMs: last.durationMs as number,
+        requestId: (last.requestId as string | null) ?? undefined,
+        response: last.response,
+      },
+      io.outColors,
+    );
+    streams.stdout.write(`${io.redact(line)}\n`);
+  }
+  writeOutputs(env, {
+    ok: String(last?.ok === true),
+    status: typeof last?.status === 'number' ? last.status : '',
+    'request-id': typeof last?.requestId === 'string' ? last.requestId : '',
+  });
+  return code;
+}
