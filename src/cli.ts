@@ -284,7 +284,7 @@ Examples:
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { completionScript } = await import('./commands/completion.js');
-      io.write(completionScript(shell, program));
+      io.write(completionScript(shell));
     });
 
   return program;
@@ -335,6 +335,11 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
       io.write(program.helpInformation());
       return 0;
+    }
+    if (argv[2] === '__complete') {
+      // Asked by the shell completion scripts on every Tab (see commands/complete.ts); hidden from help.
+      const { runComplete } = await import('./commands/complete.js');
+      return runComplete(program, argv.slice(3), io, env);
     }
     await program.parseAsync(argv);
     return 0;

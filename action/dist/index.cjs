@@ -603,17 +603,17 @@ var require_help = __commonJS({
        * @returns {Command[]}
        */
       visibleCommands(cmd) {
-        const visibleCommands = cmd.commands.filter((cmd2) => !cmd2._hidden);
+        const visibleCommands2 = cmd.commands.filter((cmd2) => !cmd2._hidden);
         const helpCommand = cmd._getHelpCommand();
         if (helpCommand && !helpCommand._hidden) {
-          visibleCommands.push(helpCommand);
+          visibleCommands2.push(helpCommand);
         }
         if (this.sortSubcommands) {
-          visibleCommands.sort((a, b) => {
+          visibleCommands2.sort((a, b) => {
             return a.name().localeCompare(b.name());
           });
         }
-        return visibleCommands;
+        return visibleCommands2;
       }
       /**
        * Compare options for sort.
@@ -635,27 +635,27 @@ var require_help = __commonJS({
        * @returns {Option[]}
        */
       visibleOptions(cmd) {
-        const visibleOptions = cmd.options.filter((option) => !option.hidden);
+        const visibleOptions2 = cmd.options.filter((option) => !option.hidden);
         const helpOption = cmd._getHelpOption();
         if (helpOption && !helpOption.hidden) {
           const removeShort = helpOption.short && cmd._findOption(helpOption.short);
           const removeLong = helpOption.long && cmd._findOption(helpOption.long);
           if (!removeShort && !removeLong) {
-            visibleOptions.push(helpOption);
+            visibleOptions2.push(helpOption);
           } else if (helpOption.long && !removeLong) {
-            visibleOptions.push(
+            visibleOptions2.push(
               cmd.createOption(helpOption.long, helpOption.description)
             );
           } else if (helpOption.short && !removeShort) {
-            visibleOptions.push(
+            visibleOptions2.push(
               cmd.createOption(helpOption.short, helpOption.description)
             );
           }
         }
         if (this.sortOptions) {
-          visibleOptions.sort(this.compareOptions);
+          visibleOptions2.sort(this.compareOptions);
         }
-        return visibleOptions;
+        return visibleOptions2;
       }
       /**
        * Get an array of the visible global options. (Not including help.)
@@ -667,10 +667,10 @@ var require_help = __commonJS({
         if (!this.showGlobalOptions) return [];
         const globalOptions = [];
         for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
-          const visibleOptions = ancestorCmd.options.filter(
+          const visibleOptions2 = ancestorCmd.options.filter(
             (option) => !option.hidden
           );
-          globalOptions.push(...visibleOptions);
+          globalOptions.push(...visibleOptions2);
         }
         if (this.sortOptions) {
           globalOptions.sort(this.compareOptions);
@@ -36268,9 +36268,9 @@ var init_journal = __esm({
         }
       }
       /** Closes the journal; `complete` when every input row was accounted for. */
-      close(complete) {
+      close(complete2) {
         clearInterval(this.#timer);
-        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs5.default.closeSync(this.#fd);
@@ -38300,127 +38300,304 @@ var completion_exports = {};
 __export(completion_exports, {
   completionScript: () => completionScript
 });
-function nodes(program2) {
-  const out = [];
-  const visit = (command, path8) => {
-    const visible = command.commands.filter((c) => c.name() !== "help");
-    out.push({
-      path: path8,
-      description: command.description(),
-      options: command.options.filter((o) => o.long).map((o) => ({ long: o.long, description: o.description, takesValue: o.required || o.optional, choices: o.argChoices })),
-      subcommands: [
-        ...visible.map((c) => ({ name: c.name(), description: c.description() })),
-        // An argument with fixed choices completes like subcommands (completion's <shell>).
-        ...(command.registeredArguments[0]?.argChoices ?? []).map((name) => ({
-          name,
-          description: command.registeredArguments[0].description
-        }))
-      ]
-    });
-    for (const sub of visible) visit(sub, path8 ? `${path8} ${sub.name()}` : sub.name());
-  };
-  visit(program2, "");
-  return out;
-}
-function bash(program2) {
-  const all = nodes(program2);
-  const steps = all.flatMap((node) => node.subcommands.map((sub) => JSON.stringify(`${node.path}/${sub.name}`))).join("|");
-  const choices = all.flatMap(
-    (node) => node.options.filter((o) => o.choices).map((o) => `    ${o.long}) COMPREPLY=($(compgen -W ${JSON.stringify(words([...o.choices]))} -- "$cur")); return ;;`)
-  ).join("\n");
-  const cases = all.map((node) => {
-    const options = words([...node.options.map((o) => o.long), "--help"]);
-    const argument = ARGUMENT_WORDS[node.path];
-    const subs = argument === "profiles" ? `$(${PROFILE_NAMES})` : words([...node.subcommands.map((s) => s.name), ...argument ?? []]);
-    return `    ${JSON.stringify(node.path)}) options=${JSON.stringify(options)}; subcommands="${subs}" ;;`;
-  }).join("\n");
-  return `# trigger completion for bash: source <(trigger completion bash)
-_trigger() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} path="" word i options subcommands
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word=\${COMP_WORDS[i]}
-    case "$path/$word" in
-      ${steps}) path=\${path:+$path }$word ;;
-    esac
-  done
-  case "$prev" in
-${choices}
-    --profile) COMPREPLY=($(compgen -W "$(${PROFILE_NAMES})" -- "$cur")); return ;;
-  esac
-  case "$path" in
-${cases}
-  esac
-  if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$options" -- "$cur"))
-  elif [[ -n $subcommands ]]; then
-    COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
-  fi
-}
-complete -o default -F _trigger trigger
-`;
-}
-function zsh(program2) {
-  return `# trigger completion for zsh: source <(trigger completion zsh)
-autoload -U +X compinit && compinit
-autoload -U +X bashcompinit && bashcompinit
-${bash(program2).split("\n").slice(1).join("\n")}`;
-}
-function fish(program2) {
-  const lines = [
-    "# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish",
-    "complete -c trigger -f"
-  ];
-  const quote = (text) => `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
-  for (const node of nodes(program2)) {
-    const parts = node.path ? node.path.split(" ") : [];
-    const seen = parts.map((p) => `__fish_seen_subcommand_from ${p}`);
-    const condition = parts.length ? seen.join("; and ") : "__fish_use_subcommand";
-    for (const sub of node.subcommands) {
-      const notYet = node.subcommands.map((s) => s.name).join(" ");
-      const when = parts.length ? `${condition}; and not __fish_seen_subcommand_from ${notYet}` : condition;
-      lines.push(`complete -c trigger -n ${quote(when)} -a ${sub.name} -d ${quote(sub.description)}`);
-    }
-    const argument = ARGUMENT_WORDS[node.path];
-    if (argument) {
-      lines.push(
-        `complete -c trigger -n ${quote(condition)} -a ${quote(argument === "profiles" ? `(${PROFILE_NAMES})` : argument.join(" "))}`
-      );
-    }
-    for (const option of node.options) {
-      const flags = [`-l ${option.long.replace(/^--/, "")}`];
-      if (option.long === "--profile") flags.push(`-x -a ${quote(`(${PROFILE_NAMES})`)}`);
-      else if (option.takesValue) flags.push(option.choices ? `-x -a ${quote(option.choices.join(" "))}` : "-r -F");
-      lines.push(
-        `complete -c trigger -n ${quote(parts.length ? condition : "__fish_use_subcommand")} ${flags.join(" ")} -d ${quote(option.description)}`
-      );
-    }
-  }
-  lines.push(`complete -c trigger -n '__fish_seen_subcommand_from batch' -F`);
-  return `${lines.join("\n")}
-`;
-}
-function completionScript(shell, program2) {
+function completionScript(shell) {
   switch (shell) {
     case "bash":
-      return bash(program2);
+      return BASH;
     case "zsh":
-      return zsh(program2);
+      return ZSH;
     case "fish":
-      return fish(program2);
+      return FISH;
   }
 }
-var words, PROFILE_NAMES, ARGUMENT_WORDS;
+var BASH, ZSH, FISH;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
-    words = (list2) => list2.join(" ");
-    PROFILE_NAMES = "trigger config list --names 2>/dev/null";
-    ARGUMENT_WORDS = {
-      "config get": ["api-key", "base-url"],
-      "config unset": ["api-key", "base-url"],
-      "config use": "profiles",
-      "config delete": "profiles"
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > "\${fpath[1]}/_trigger"    or as a file in a folder of $fpath
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
+  }
+});
+
+// src/commands/complete.ts
+var complete_exports = {};
+__export(complete_exports, {
+  complete: () => complete,
+  completionText: () => completionText,
+  runComplete: () => runComplete
+});
+function argumentValues(path8, argument) {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${path8} ${name}`];
+  if (known) return known;
+  if (name === "triggerId") return "triggers";
+  if (name === "profile") return "profiles";
+  if (/file/i.test(name)) return "files";
+  return void 0;
+}
+function optionValues(option) {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ""];
+  if (known) return known;
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
+  return void 0;
+}
+function visibleCommands(command) {
+  return command.createHelp().visibleCommands(command).filter((c) => c.name() !== "help");
+}
+function visibleOptions(command, root) {
+  const options = command.createHelp().visibleOptions(command);
+  return root ? options : options.filter((o) => o.long !== "--version");
+}
+function findOption(command, word) {
+  const options = command.createHelp().visibleOptions(command).concat(command.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+function complete(program2, words, sources) {
+  const partial = words.length > 0 ? words[words.length - 1] : "";
+  const done = words.slice(0, -1);
+  let level = { command: program2, path: "" };
+  const typed = { options: /* @__PURE__ */ new Map() };
+  let positional = 0;
+  let expecting;
+  let variadic;
+  let onlyArguments = false;
+  const note = (option, value) => {
+    const key = option.long ?? option.short ?? option.flags;
+    typed.options.set(key, [...typed.options.get(key) ?? [], value]);
+  };
+  for (const word of done) {
+    if (expecting) {
+      note(expecting, word);
+      if (expecting.variadic) variadic = expecting;
+      expecting = void 0;
+      continue;
+    }
+    if (!onlyArguments && word === "--") {
+      onlyArguments = true;
+      variadic = void 0;
+      continue;
+    }
+    if (!onlyArguments && word.startsWith("-") && word !== "-") {
+      variadic = void 0;
+      const [flag, inline] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word];
+      const option = findOption(level.command, flag);
+      if (!option) continue;
+      if (inline !== void 0) note(option, inline);
+      else if (option.required) expecting = option;
+      else note(option, "");
+      continue;
+    }
+    if (variadic) {
+      note(variadic, word);
+      continue;
+    }
+    const sub = onlyArguments ? void 0 : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub && positional === 0) {
+      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
+      continue;
+    }
+    positional++;
+  }
+  const root = level.command === program2;
+  const given = (option) => typed.options.has(option.long ?? option.short ?? option.flags);
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return { candidates: [], files: false };
+    if (kind === "files") return { candidates: [], files: true };
+    const list2 = kind === "profiles" ? sources.profiles(typed) : kind === "triggers" ? sources.triggers(typed) : kind === "settings" ? SETTINGS : kind;
+    return { candidates: list2.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: visibleOptions(level.command, root).filter((o) => o.long && (o.variadic || !given(o))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  let answer;
+  if (expecting) {
+    answer = values(optionValues(expecting));
+  } else if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const flag = partial.slice(0, partial.indexOf("="));
+    const option = findOption(level.command, flag);
+    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
+    answer.files = false;
+  } else if (!onlyArguments && partial.startsWith("-")) {
+    answer = options();
+  } else if (variadic) {
+    answer = values(optionValues(variadic));
+  } else {
+    const subs = visibleCommands(level.command);
+    if (subs.length > 0 && positional === 0 && !onlyArguments) {
+      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else {
+      const args = level.command.registeredArguments;
+      const last = args[args.length - 1];
+      const argument = args[positional] ?? (last?.variadic ? last : void 0);
+      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
+      const missing = args.slice(positional).some((a) => a.required);
+      if (!argument || answer.candidates.length === 0 && !answer.files && !missing) answer = options();
+    }
+  }
+  const seen = /* @__PURE__ */ new Set();
+  const candidates = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL2.test(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  return { candidates, files: answer.files };
+}
+function completionText(completion) {
+  const oneLine = (text) => text.replace(CONTROLS2, " ").trim();
+  const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
+  lines.push(completion.files ? ":files" : ":plain");
+  return `${lines.join("\n")}
+`;
+}
+function profileCandidates(env2) {
+  try {
+    const config = readConfig(configPath(env2));
+    return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+      value: name,
+      description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+    }));
+  } catch {
+    return [];
+  }
+}
+function catalogCandidates(_typed, _env, _cwd) {
+  return [];
+}
+function runComplete(program2, words, io, env2, cwd = process.cwd()) {
+  let completion;
+  try {
+    completion = complete(program2, words, {
+      profiles: () => profileCandidates(env2),
+      triggers: (typed) => catalogCandidates(typed, env2, cwd)
+    });
+  } catch {
+    completion = { candidates: [], files: false };
+  }
+  io.write(completionText(completion));
+  return 0;
+}
+var CONTROL2, CONTROLS2, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue;
+var init_complete = __esm({
+  "src/commands/complete.ts"() {
+    "use strict";
+    init_paths();
+    init_store();
+    CONTROL2 = /[\u0000-\u001f\u007f]/;
+    CONTROLS2 = /[\u0000-\u001f\u007f]+/g;
+    SETTINGS = [
+      { value: "api-key", description: "the API key (printed masked)" },
+      { value: "base-url", description: "the service base URL" }
+    ];
+    ARGUMENT_VALUES = {
+      "config get name": "settings",
+      "config unset name": "settings",
+      "triggers show id": "triggers",
+      "triggers edit id": "triggers",
+      "triggers remove id": "triggers"
     };
+    OPTION_VALUES = {
+      "--profile": "profiles",
+      "--trigger": "triggers"
+    };
+    takesValue = (option) => option.required || option.optional;
   }
 });
 
@@ -38759,7 +38936,7 @@ Examples:
   $ trigger completion fish > ~/.config/fish/completions/trigger.fish`
   ).action(async (shell) => {
     const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
-    io.write(completionScript2(shell, program2));
+    io.write(completionScript2(shell));
   });
   return program2;
 }
@@ -38798,6 +38975,10 @@ async function main(argv = process.argv, context = {}) {
       io.write(program2.helpInformation());
       return 0;
     }
+    if (argv[2] === "__complete") {
+      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
+      return runComplete2(program2, argv.slice(3), io, env2);
+    }
     await program2.parseAsync(argv);
     return 0;
   } catch (error2) {
@@ -38810,7 +38991,7 @@ init_render();
 init_resolve();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 function splitArgs(text) {
-  const words2 = [];
+  const words = [];
   let word = "";
   let quote;
   let inWord = false;
@@ -38827,7 +39008,7 @@ function splitArgs(text) {
       word += text[++i];
       inWord = true;
     } else if (/\s/.test(c)) {
-      if (inWord) words2.push(word);
+      if (inWord) words.push(word);
       word = "";
       inWord = false;
     } else {
@@ -38836,8 +39017,8 @@ function splitArgs(text) {
     }
   }
   if (quote) throw new ActionInputError(`args: a ${quote} quote is not closed`, 'close the quote, e.g. args: --timeout "10"');
-  if (inWord) words2.push(word);
-  return words2;
+  if (inWord) words.push(word);
+  return words;
 }
 var ActionInputError = class extends Error {
   constructor(message, hint) {

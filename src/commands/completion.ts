@@ -1,153 +1,130 @@
 /**
- * trigger completion <bash|zsh|fish>: a completion script written from the program's own commands and
- * options, so it never drifts from them.
+ * trigger completion <bash|zsh|fish>: a small script per shell that, on every Tab, asks the tool
+ * itself (`trigger __complete <words>`, see complete.ts) what may come next. So the scripts hold no
+ * list of commands, options or values: the commander tree, the config file's profiles and the
+ * catalog's triggers are the one source of truth, and an upgraded trigger completes its new options
+ * without a new script.
  *
- *   bash:  source <(trigger completion bash)          (or save it in ~/.local/share/bash-completion/completions/trigger)
- *   zsh:   source <(trigger completion zsh)
+ *   bash:  source <(trigger completion bash)          (or save it as ~/.local/share/bash-completion/completions/trigger)
+ *   zsh:   source <(trigger completion zsh)           (after compinit; or save it as _trigger in a folder of $fpath)
  *   fish:  trigger completion fish > ~/.config/fish/completions/trigger.fish
  */
-import type { Command } from 'commander';
-
 export type Shell = 'bash' | 'zsh' | 'fish';
 
-interface Node {
-  /** "fire", or "config set-key" */
-  path: string;
-  options: Array<{ long: string; description: string; takesValue: boolean; choices: readonly string[] | undefined }>;
-  subcommands: Array<{ name: string; description: string }>;
-  description: string;
-}
-
-function nodes(program: Command): Node[] {
-  const out: Node[] = [];
-  const visit = (command: Command, path: string) => {
-    const visible = command.commands.filter((c) => c.name() !== 'help');
-    out.push({
-      path,
-      description: command.description(),
-      options: command.options
-        .filter((o) => o.long)
-        .map((o) => ({ long: o.long!, description: o.description, takesValue: o.required || o.optional, choices: o.argChoices })),
-      subcommands: [
-        ...visible.map((c) => ({ name: c.name(), description: c.description() })),
-        // An argument with fixed choices completes like subcommands (completion's <shell>).
-        ...(command.registeredArguments[0]?.argChoices ?? []).map((name) => ({
-          name,
-          description: command.registeredArguments[0]!.description,
-        })),
-      ],
-    });
-    for (const sub of visible) visit(sub, path ? `${path} ${sub.name()}` : sub.name());
-  };
-  visit(program, '');
-  return out;
-}
-
-const words = (list: string[]) => list.join(' ');
-
-/** The profiles in the config file, asked of trigger itself when the user presses Tab. */
-const PROFILE_NAMES = 'trigger config list --names 2>/dev/null';
-
-/** What an argument completes to: fixed words, or the profiles there are. */
-const ARGUMENT_WORDS: Record<string, string[] | 'profiles'> = {
-  'config get': ['api-key', 'base-url'],
-  'config unset': ['api-key', 'base-url'],
-  'config use': 'profiles',
-  'config delete': 'profiles',
-};
-
-function bash(program: Command): string {
-  const all = nodes(program);
-  const steps = all.flatMap((node) => node.subcommands.map((sub) => JSON.stringify(`${node.path}/${sub.name}`))).join('|');
-  const choices = all
-    .flatMap((node) =>
-      node.options
-        .filter((o) => o.choices)
-        .map((o) => `    ${o.long}) COMPREPLY=($(compgen -W ${JSON.stringify(words([...o.choices!]))} -- "$cur")); return ;;`),
-    )
-    .join('\n');
-  const cases = all
-    .map((node) => {
-      const options = words([...node.options.map((o) => o.long), '--help']);
-      const argument = ARGUMENT_WORDS[node.path];
-      const subs = argument === 'profiles' ? `$(${PROFILE_NAMES})` : words([...node.subcommands.map((s) => s.name), ...(argument ?? [])]);
-      return `    ${JSON.stringify(node.path)}) options=${JSON.stringify(options)}; subcommands="${subs}" ;;`;
-    })
-    .join('\n');
-  return `# trigger completion for bash: source <(trigger completion bash)
+// bash: the words come from bash-completion's _get_comp_words_by_ref where it is loaded (it keeps
+// `--format=csv` and `a:b` whole), else from COMP_WORDS joined back at `=` and `:`. Readline
+// replaces only the text after the last `=` or `:` of the word, so that part of each answer is kept.
+const BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} path="" word i options subcommands
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word=\${COMP_WORDS[i]}
-    case "$path/$word" in
-      ${steps}) path=\${path:+$path }$word ;;
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
     esac
-  done
-  case "$prev" in
-${choices}
-    --profile) COMPREPLY=($(compgen -W "$(${PROFILE_NAMES})" -- "$cur")); return ;;
-  esac
-  case "$path" in
-${cases}
-  esac
-  if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$options" -- "$cur"))
-  elif [[ -n $subcommands ]]; then
-    COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
   fi
 }
-complete -o default -F _trigger trigger
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
 `;
-}
 
-function zsh(program: Command): string {
-  return `# trigger completion for zsh: source <(trigger completion zsh)
-autoload -U +X compinit && compinit
-autoload -U +X bashcompinit && bashcompinit
-${bash(program).split('\n').slice(1).join('\n')}`;
+// zsh: a native completion function (descriptions shown, no bashcompinit). It does not run
+// compinit, which ~/.zshrc does; `path` is never a local name here, since in zsh it is tied to PATH.
+const ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > "\${fpath[1]}/_trigger"    or as a file in a folder of $fpath
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
 }
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
 
-function fish(program: Command): string {
-  const lines = [
-    '# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish',
-    'complete -c trigger -f',
-  ];
-  const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-  for (const node of nodes(program)) {
-    const parts = node.path ? node.path.split(' ') : [];
-    const seen = parts.map((p) => `__fish_seen_subcommand_from ${p}`);
-    const condition = parts.length ? seen.join('; and ') : '__fish_use_subcommand';
-    for (const sub of node.subcommands) {
-      const notYet = node.subcommands.map((s) => s.name).join(' ');
-      const when = parts.length ? `${condition}; and not __fish_seen_subcommand_from ${notYet}` : condition;
-      lines.push(`complete -c trigger -n ${quote(when)} -a ${sub.name} -d ${quote(sub.description)}`);
-    }
-    const argument = ARGUMENT_WORDS[node.path];
-    if (argument) {
-      lines.push(
-        `complete -c trigger -n ${quote(condition)} -a ${quote(argument === 'profiles' ? `(${PROFILE_NAMES})` : argument.join(' '))}`,
-      );
-    }
-    for (const option of node.options) {
-      const flags = [`-l ${option.long.replace(/^--/, '')}`];
-      if (option.long === '--profile') flags.push(`-x -a ${quote(`(${PROFILE_NAMES})`)}`);
-      else if (option.takesValue) flags.push(option.choices ? `-x -a ${quote(option.choices.join(' '))}` : '-r -F');
-      lines.push(
-        `complete -c trigger -n ${quote(parts.length ? condition : '__fish_use_subcommand')} ${flags.join(' ')} -d ${quote(option.description)}`,
-      );
-    }
-  }
-  lines.push(`complete -c trigger -n '__fish_seen_subcommand_from batch' -F`);
-  return `${lines.join('\n')}\n`;
-}
+// fish: one completion that asks trigger; each value carries its own description (a profile's base
+// URL, a trigger's name), not its option's.
+const FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
 
-export function completionScript(shell: Shell, program: Command): string {
+export function completionScript(shell: Shell): string {
   switch (shell) {
     case 'bash':
-      return bash(program);
+      return BASH;
     case 'zsh':
-      return zsh(program);
+      return ZSH;
     case 'fish':
-      return fish(program);
+      return FISH;
   }
 }

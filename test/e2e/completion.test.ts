@@ -1,86 +1,181 @@
 /**
- * trigger completion: the bash script is sourced in a real bash and asked for completions.
+ * Shell completion: `trigger __complete` answers from the commander tree and the user's files; the
+ * scripts of `trigger completion` are used in real interactive bash (with bash-completion), zsh and
+ * fish in a pseudo-terminal (tmux), typing Tab as a person does.
  */
-import { spawnSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { hasShell, ShellSession, type ShellName } from '../helpers/shell.js';
 
 let box: Sandbox;
-beforeEach(() => {
+let work: string;
+beforeAll(async () => {
   box = sandbox();
+  work = path.join(box.home, 'work');
+  fs.mkdirSync(work);
+  fs.writeFileSync(path.join(work, 'events.csv'), 'triggerId,userId\n');
+  for (const [name, url] of [
+    ['staging', 'https://staging.example.com'],
+    ['prod', 'https://api.example.com'],
+  ]) {
+    const result = await run(['config', 'set-base-url', url!, '--profile', name!], { env: box.env });
+    expect(result.code, result.stderr).toBe(0);
+  }
 });
-afterEach(() => box.cleanup());
+afterAll(() => box.cleanup());
 
-function complete(words: string[]): string[] {
-  const script = `
-trigger() { ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"; }
-source <(trigger completion bash)
-COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=()
-_trigger
-printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['-c', script], { env: box.env, encoding: 'utf8' });
-  expect(result.status, result.stderr).toBe(0);
-  return result.stdout.split('\n').filter(Boolean);
+/** The candidates `trigger __complete` gives for the words (the last one being typed). */
+async function ask(...words: string[]): Promise<{ values: string[]; lines: string[]; directive: string }> {
+  const result = await run(['__complete', ...words], { env: box.env, cwd: work });
+  expect(result.code).toBe(0);
+  expect(result.stderr).toBe('');
+  const lines = result.stdout.trimEnd().split('\n');
+  const directive = lines.pop()!;
+  return { values: lines.map((l) => l.split('\t')[0]!), lines, directive };
 }
 
-describe('trigger completion', () => {
+describe('trigger __complete', () => {
   it.each([
+    [[''], ['fire', 'batch', 'config', 'status', 'emulator', 'completion']],
+    [['ba'], ['batch']],
+    [['fire', '--va'], ['--value']],
     [
-      ['trigger', ''],
-      ['fire', 'batch', 'config', 'status', 'emulator', 'completion'],
-    ],
-    [['trigger', 'ba'], ['batch']],
-    [['trigger', 'fire', '--va'], ['--value']],
-    [
-      ['trigger', 'config', 'set-'],
+      ['config', 'set-'],
       ['set-key', 'set-base-url'],
     ],
-    [['trigger', 'config', 'get', '--j'], ['--json']],
+    [['config', 'get', '--j'], ['--json']],
     [
-      ['trigger', 'batch', 'x.csv', '--format', ''],
+      ['batch', 'x.csv', '--format', ''],
       ['csv', 'ndjson', 'lines'],
     ],
+    [['batch', 'x.csv', '--format=n'], ['--format=ndjson']],
     [
-      ['trigger', 'completion', ''],
+      ['completion', ''],
       ['bash', 'zsh', 'fish'],
     ],
     [
-      ['trigger', 'emulator', '--fail-'],
+      ['emulator', '--fail-'],
       ['--fail-rate', '--fail-status'],
     ],
     [
-      ['trigger', 'config', 'get', ''],
+      ['config', 'get', ''],
       ['api-key', 'base-url'],
     ],
-    [['trigger', 'config', 'unset', 'b'], ['base-url']],
-  ])('bash completes %j', (words, expected) => {
-    expect(complete(words)).toEqual(expected);
+    [['config', 'unset', 'b'], ['base-url']],
+    [
+      ['fire', 't', 'u', '--profile', ''],
+      ['staging', 'prod'],
+    ],
+    [['fire', 't', 'u', '--profile=s'], ['--profile=staging']],
+    [['config', 'use', 'st'], ['staging']],
+    [
+      ['config', 'delete', ''],
+      ['staging', 'prod'],
+    ],
+    // An option already given is not offered again; `--` ends the options.
+    [['fire', 't', 'u', '--json', '--j'], []],
+    [['fire', '--', '--'], []],
+    // The value of an option is not a subcommand: `config --profile use` would not run `use`.
+    [['fire', 't', 'u', '--value', ''], []],
+  ])('%j completes to %j', async (words, expected) => {
+    expect((await ask(...words)).values).toEqual(expected);
   });
 
-  it('completes profile names from the config file, for --profile and config use / delete', async () => {
-    for (const name of ['staging', 'prod'])
-      expect((await run(['config', 'set-base-url', 'https://api.example.com', '--profile', name], { env: box.env })).code).toBe(0);
-    expect(complete(['trigger', 'fire', 't', 'u', '--profile', ''])).toEqual(['staging', 'prod']);
-    expect(complete(['trigger', 'config', 'use', 'st'])).toEqual(['staging']);
-    expect(complete(['trigger', 'config', 'delete', ''])).toEqual(['staging', 'prod']);
-    const fish = await run(['completion', 'fish'], { env: box.env });
-    expect(fish.stdout).toContain("-l profile -x -a '(trigger config list --names 2>/dev/null)'");
+  it('describes commands, options and profiles by themselves', async () => {
+    expect((await ask('con')).lines).toEqual(['config\tstore the API key and base URL, per profile']);
+    expect((await ask('config', 'use', '')).lines).toEqual(['staging\thttps://staging.example.com', 'prod\thttps://api.example.com']);
+    expect((await ask('batch', 'x', '--format', '')).lines).toEqual(['csv', 'ndjson', 'lines']);
   });
 
-  it('prints zsh and fish scripts built from the same commands', async () => {
-    const zsh = await run(['completion', 'zsh'], { env: box.env });
-    expect(zsh.code).toBe(0);
-    expect(zsh.stdout).toContain('bashcompinit');
-    expect(zsh.stdout).toContain('complete -o default -F _trigger trigger');
-    const fish = await run(['completion', 'fish'], { env: box.env });
-    expect(fish.code).toBe(0);
-    expect(fish.stdout).toContain("complete -c trigger -n '__fish_use_subcommand' -a batch");
-    expect(fish.stdout).toContain("complete -c trigger -n '__fish_seen_subcommand_from batch' -l format -x -a 'csv ndjson lines'");
+  it('asks the shell for file names where a file goes, and only there', async () => {
+    expect((await ask('batch', '')).directive).toBe(':files');
+    expect((await ask('batch', 'x.csv', '--failed', '')).directive).toBe(':files');
+    expect((await ask('fire', '')).directive).toBe(':plain');
+    expect((await ask('config', 'use', '')).directive).toBe(':plain');
+  });
+
+  it('offers the options once the arguments are given', async () => {
+    const { values } = await ask('fire', 'purchase', 'alice', '');
+    expect(values).toContain('--value');
+    expect(values).not.toContain('--version');
+  });
+
+  it('answers nothing, and no error, when the config file is broken', async () => {
+    const broken = sandbox();
+    try {
+      fs.mkdirSync(broken.configDir, { recursive: true });
+      fs.writeFileSync(path.join(broken.configDir, 'config.json'), '{ not json');
+      const result = await run(['__complete', 'config', 'use', ''], { env: broken.env });
+      expect(result).toMatchObject({ code: 0, stdout: ':plain\n', stderr: '' });
+    } finally {
+      broken.cleanup();
+    }
+  });
+
+  it('is not a command in the help', async () => {
+    const result = await run(['--help'], { env: box.env });
+    expect(result.stdout).not.toContain('__complete');
   });
 
   it('an unknown shell is a usage error', async () => {
     const result = await run(['completion', 'powershell'], { env: box.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("'powershell' is invalid");
+  });
+
+  it('the scripts ask the tool, and zsh is native: no compinit, no bashcompinit, no path variable', async () => {
+    const zsh = (await run(['completion', 'zsh'], { env: box.env })).stdout;
+    expect(zsh.startsWith('#compdef trigger\n')).toBe(true);
+    expect(zsh).toContain('trigger __complete');
+    expect(zsh).not.toMatch(/^\s*(autoload[^\n]*)?\b(compinit|bashcompinit)\b/m);
+    expect(zsh).not.toMatch(/\blocal\b[^\n]*\bpath\b/);
+    for (const shell of ['bash', 'fish'])
+      expect((await run(['completion', shell], { env: box.env })).stdout).toContain('trigger __complete');
+  });
+});
+
+const shells: Array<[ShellName, 'source' | 'fpath' | undefined]> = [
+  ['bash', undefined],
+  ['zsh', 'source'],
+  ['zsh', 'fpath'],
+  ['fish', undefined],
+];
+
+describe.each(shells)('in a real %s (%s)', (shell, install) => {
+  const available = hasShell('tmux') && hasShell(shell);
+  let session: ShellSession;
+  beforeAll(async () => {
+    if (available) session = await ShellSession.start(shell, box, { cwd: work, install });
+  }, 30_000);
+  afterAll(() => session?.close());
+
+  it.skipIf(!available)('completes a command', async () => {
+    await session.tab('trigger con', /^\$ trigger config\s*$/m);
+  });
+
+  it.skipIf(!available)('lists subcommands (with their descriptions in zsh and fish)', async () => {
+    const screen = await session.tab('trigger config u', /\buse\b[\s\S]*\bunset\b|\bunset\b[\s\S]*\buse\b/);
+    if (shell !== 'bash') expect(screen).toContain('make a profile the active one');
+  });
+
+  it.skipIf(!available)('completes a profile name from the config file', async () => {
+    await session.tab('trigger fire purchase alice --profile st', /^\$ trigger fire purchase alice --profile staging\s*$/m);
+  });
+
+  it.skipIf(!available)('completes an option value after =', async () => {
+    await session.tab('trigger batch events.csv --format=nd', /^\$ trigger batch events.csv --format=ndjson\s*$/m);
+  });
+
+  it.skipIf(!available)('completes a file name where a file goes', async () => {
+    await session.tab('trigger batch ev', /^\$ trigger batch events\.csv\s*$/m);
+  });
+
+  it.skipIf(!available)("shows each value's own description, not its option's", async () => {
+    const screen = await session.tab('trigger config use ', /\bstaging\b[\s\S]*\bprod\b|\bprod\b[\s\S]*\bstaging\b/);
+    if (shell !== 'bash') expect(screen).toContain('https://staging.example.com');
+    const formats = await session.tab('trigger batch x --format ', /\bcsv\b[\s\S]*\bndjson\b/);
+    expect(formats).not.toContain('input format');
   });
 });

@@ -1,0 +1,260 @@
+/**
+ * trigger __complete <word>...: what the shells' completion scripts (completion.ts) ask on every Tab.
+ * The words are those after `trigger`, the last one the word being completed (empty for a new one).
+ * The answer is one candidate a line, `value<TAB>description`, then a last line `:files` when the
+ * shell should also offer file names, else `:plain`.
+ *
+ * The answer comes from the commander tree itself (commands, options, fixed choices) and from the
+ * user's files (profile names, the catalog's triggers), so the three shells share one source of truth
+ * and never drift from the program. It runs on every Tab: it imports nothing that a command needs.
+ */
+import type { Argument, Command, Option } from 'commander';
+import type { Output } from '../output/io.js';
+import { configPath } from '../settings/paths.js';
+import { readConfig } from '../settings/store.js';
+
+/** A control character: a value with one would break the line protocol and the shells' lists. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]+/g;
+
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+export interface Completion {
+  candidates: Candidate[];
+  /** Offer file names too (the shell lists them itself). */
+  files: boolean;
+}
+
+/** What was typed so far that changes the answer: the profile and catalog flags. */
+export interface Typed {
+  options: Map<string, string[]>;
+}
+
+/** Where values that are not in the commander tree come from. */
+export interface Sources {
+  profiles(typed: Typed): Candidate[];
+  triggers(typed: Typed): Candidate[];
+}
+
+type ValueKind = 'profiles' | 'triggers' | 'files' | 'settings' | Candidate[];
+
+const SETTINGS: Candidate[] = [
+  { value: 'api-key', description: 'the API key (printed masked)' },
+  { value: 'base-url', description: 'the service base URL' },
+];
+
+/** An argument's values, by command path and argument name, where its name does not say it. */
+const ARGUMENT_VALUES: Record<string, ValueKind> = {
+  'config get name': 'settings',
+  'config unset name': 'settings',
+  'triggers show id': 'triggers',
+  'triggers edit id': 'triggers',
+  'triggers remove id': 'triggers',
+};
+
+/** An option's values, by its long name, where its placeholder does not say it. */
+const OPTION_VALUES: Record<string, ValueKind> = {
+  '--profile': 'profiles',
+  '--trigger': 'triggers',
+};
+
+function argumentValues(path: string, argument: Argument): ValueKind | undefined {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${path} ${name}`];
+  if (known) return known;
+  if (name === 'triggerId') return 'triggers';
+  if (name === 'profile') return 'profiles';
+  if (/file/i.test(name)) return 'files';
+  return undefined;
+}
+
+function optionValues(option: Option): ValueKind | undefined {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ''];
+  if (known) return known;
+  // The placeholder says what the value is: --failed <file>, --catalog <file>.
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return 'files';
+  return undefined;
+}
+
+const takesValue = (option: Option) => option.required || option.optional;
+
+interface Level {
+  command: Command;
+  /** "config set-key" */
+  path: string;
+}
+
+function visibleCommands(command: Command): Command[] {
+  return command
+    .createHelp()
+    .visibleCommands(command)
+    .filter((c) => c.name() !== 'help');
+}
+
+function visibleOptions(command: Command, root: boolean): Option[] {
+  const options = command.createHelp().visibleOptions(command);
+  return root ? options : options.filter((o) => o.long !== '--version');
+}
+
+function findOption(command: Command, word: string): Option | undefined {
+  const options = command.createHelp().visibleOptions(command).concat(command.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+
+/** The completion of `words` (the last one partial) for the program. */
+export function complete(program: Command, words: string[], sources: Sources): Completion {
+  const partial = words.length > 0 ? words[words.length - 1]! : '';
+  const done = words.slice(0, -1);
+  let level: Level = { command: program, path: '' };
+  const typed: Typed = { options: new Map() };
+  let positional = 0;
+  let expecting: Option | undefined;
+  let variadic: Option | undefined;
+  let onlyArguments = false;
+
+  const note = (option: Option, value: string) => {
+    const key = option.long ?? option.short ?? option.flags;
+    typed.options.set(key, [...(typed.options.get(key) ?? []), value]);
+  };
+
+  for (const word of done) {
+    if (expecting) {
+      note(expecting, word);
+      if (expecting.variadic) variadic = expecting;
+      expecting = undefined;
+      continue;
+    }
+    if (!onlyArguments && word === '--') {
+      onlyArguments = true;
+      variadic = undefined;
+      continue;
+    }
+    if (!onlyArguments && word.startsWith('-') && word !== '-') {
+      variadic = undefined;
+      const [flag, inline] =
+        word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word];
+      const option = findOption(level.command, flag!);
+      if (!option) continue;
+      if (inline !== undefined) note(option, inline);
+      else if (option.required) expecting = option;
+      else note(option, '');
+      continue;
+    }
+    if (variadic) {
+      note(variadic, word);
+      continue;
+    }
+    const sub = onlyArguments ? undefined : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub && positional === 0) {
+      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
+      continue;
+    }
+    positional++;
+  }
+
+  const root = level.command === program;
+  const given = (option: Option) => typed.options.has(option.long ?? option.short ?? option.flags);
+  const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
+    if (kind === undefined) return { candidates: [], files: false };
+    if (kind === 'files') return { candidates: [], files: true };
+    const list =
+      kind === 'profiles' ? sources.profiles(typed) : kind === 'triggers' ? sources.triggers(typed) : kind === 'settings' ? SETTINGS : kind;
+    return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = (): Completion => ({
+    candidates: visibleOptions(level.command, root)
+      .filter((o) => o.long && (o.variadic || !given(o)))
+      .map((o) => ({ value: o.long!, description: o.description })),
+    files: false,
+  });
+
+  let answer: Completion;
+  if (expecting) {
+    answer = values(optionValues(expecting));
+  } else if (!onlyArguments && partial.startsWith('--') && partial.includes('=')) {
+    const flag = partial.slice(0, partial.indexOf('='));
+    const option = findOption(level.command, flag);
+    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
+    // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
+    answer.files = false;
+  } else if (!onlyArguments && partial.startsWith('-')) {
+    answer = options();
+  } else if (variadic) {
+    answer = values(optionValues(variadic));
+  } else {
+    const subs = visibleCommands(level.command);
+    if (subs.length > 0 && positional === 0 && !onlyArguments) {
+      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else {
+      const args = level.command.registeredArguments;
+      const last = args[args.length - 1];
+      const argument = args[positional] ?? (last?.variadic ? last : undefined);
+      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
+      const missing = args.slice(positional).some((a) => a.required);
+      if (!argument || (answer.candidates.length === 0 && !answer.files && !missing)) answer = options();
+    }
+  }
+  const seen = new Set<string>();
+  const candidates = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL.test(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  return { candidates, files: answer.files };
+}
+
+/** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:plain`. */
+export function completionText(completion: Completion): string {
+  const oneLine = (text: string) => text.replace(CONTROLS, ' ').trim();
+  const lines = completion.candidates.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
+  lines.push(completion.files ? ':files' : ':plain');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The profiles in the config file, each described by its base URL; none when it cannot be read. */
+function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
+  try {
+    const config = readConfig(configPath(env));
+    return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+      value: name,
+      description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
+        .filter(Boolean)
+        .join(' '),
+    }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The catalog's triggers, under the ids of the profile typed (--profile), else TRIGGER_PROFILE, else
+ * the active one; --catalog names the file, --no-catalog none.
+ *
+ * SEAM (catalog): returns none until src/catalog/ (issue 21) has landed on main; then it finds and
+ * loads the catalog as fire does, and offers each trigger's id with its name as the description.
+ */
+function catalogCandidates(_typed: Typed, _env: NodeJS.ProcessEnv, _cwd: string): Candidate[] {
+  return [];
+}
+
+/** `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors. */
+export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): number {
+  let completion: Completion;
+  try {
+    completion = complete(program, words, {
+      profiles: () => profileCandidates(env),
+      triggers: (typed) => catalogCandidates(typed, env, cwd),
+    });
+  } catch {
+    completion = { candidates: [], files: false };
+  }
+  io.write(completionText(completion));
+  return 0;
+}
