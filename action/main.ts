@@ -113,9 +113,10 @@ export function plan(env: Env): Plan {
     );
   }
 
+  // The inputs that are words go after `--`, so a user id or file name that starts with - is not a flag.
   const argv = file
-    ? ['batch', file, '--json', ...(input(env, 'failed') ? ['--failed', input(env, 'failed')] : []), ...extra]
-    : ['fire', triggerId, userId, '--json', ...(input(env, 'value') ? ['--value', input(env, 'value')] : []), ...extra];
+    ? ['batch', '--json', ...(input(env, 'failed') ? ['--failed', input(env, 'failed')] : []), ...extra, '--', file]
+    : ['fire', '--json', ...(input(env, 'value') ? ['--value', input(env, 'value')] : []), ...extra, '--', triggerId, userId];
   return { mode: file ? 'batch' : 'fire', argv, env: runEnv };
 }
 

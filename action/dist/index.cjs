@@ -39065,7 +39065,7 @@ function plan(env2) {
       "set the input base-url (base-url: https://api.example.com), or TRIGGER_BASE_URL in the env of the job"
     );
   }
-  const argv = file ? ["batch", file, "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra] : ["fire", triggerId, userId, "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra];
+  const argv = file ? ["batch", "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra, "--", file] : ["fire", "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra, "--", triggerId, userId];
   return { mode: file ? "batch" : "fire", argv, env: runEnv };
 }
 function writeOutputs(env2, outputs) {

@@ -66,6 +66,13 @@ describe('the GitHub Action', () => {
     expect(result.outputFile).not.toContain(TEST_KEY);
   });
 
+  it('sends a user id that starts with a dash as the user id, not as a flag', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': '-alice', value: '-3' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/deploy/users/-alice/events {"value":-3}']);
+  });
+
   it('keeps the digits of a value in the result line', async () => {
     const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'bob', value: '12345678901234567890.5' });
     expect(result.code).toBe(0);
