@@ -6,7 +6,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
 import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
-import { isTriggerError, UsageError } from './errors.js';
+import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation } from './output/render.js';
 import { VERSION } from './version.js';
@@ -300,9 +300,19 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
     return 2;
   }
   if (!isTriggerError(error)) {
-    io.stderr(`error: unexpected failure: ${(error as Error)?.message ?? String(error)}`);
+    // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
+    io.stderr(
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${(error as Error)?.message ?? String(error)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
+    );
     if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
-    return 1;
+    if (mode.json)
+      io.json(
+        JSON.stringify({
+          ok: false,
+          error: { kind: 'bug', exitCode: exitCodeFor('bug'), message: (error as Error)?.message ?? String(error) },
+        }),
+      );
+    return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;
   io.stderr(errorLine(error, io.errColors));
@@ -320,12 +330,6 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? process.env;
-  if (!context.io) {
-    // A reader that went away (`trigger ... | head -1`) is not a failure of ours: stop writing, quietly.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-    });
-  }
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };

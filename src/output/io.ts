@@ -18,9 +18,26 @@ export class Output {
   outColors: Palette = PLAIN;
   /** Colours for what goes to stderr. */
   errColors: Palette = PLAIN;
+  /**
+   * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
+   * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
+   */
+  stdoutError: NodeJS.ErrnoException | undefined;
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
+    // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
+    // exit 1 ("refused") for an event that was accepted.
+    streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
+  }
+
+  #stdoutFailed(error: NodeJS.ErrnoException): void {
+    if (this.stdoutError) return;
+    this.stdoutError = error;
+    // A reader that went away (`trigger ... | head -1`) is not news to anyone: stop writing, quietly.
+    if (error.code === 'EPIPE') return;
+    const why = error.code === 'ENOSPC' ? 'no space left on the device' : error.code === 'EIO' ? 'an I/O error' : error.message;
+    this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
   }
 
   /** Loads colours for the real process streams. */
@@ -45,7 +62,7 @@ export class Output {
 
   /** Writes one JSON line to stdout. */
   json(line: string): void {
-    this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
   }
 
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
@@ -60,11 +77,11 @@ export class Output {
 
   /** Writes text to stdout as it is (no newline added), redacted like every line. */
   write(text: string): void {
-    this.#streams.stdout.write(this.redact(text));
+    if (!this.stdoutError) this.#streams.stdout.write(this.redact(text));
   }
 
   stdout(line: string): void {
-    this.#streams.stdout.write(`${this.redact(line)}\n`);
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.redact(line)}\n`);
   }
 
   stderr(line: string): void {
