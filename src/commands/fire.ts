@@ -96,7 +96,8 @@ export async function fire(
       error.event = {
         triggerId,
         userId,
-        value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)),
+        // The value as a JSON number, as in every other object; null when it could not be read as one.
+        value: event?.value?.json,
       };
     throw error;
   }

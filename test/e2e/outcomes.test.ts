@@ -166,7 +166,7 @@ describe('standard output that cannot be written', () => {
         stdio: ['ignore', full, 'pipe'],
       });
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code).toBe(0);
       expect(server.requests).toHaveLength(1);
