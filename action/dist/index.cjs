@@ -45,6 +45,9 @@ var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__
 function exitCodeFor(kind) {
   return EXIT_CODES[kind];
 }
+function isAttemptError(error2) {
+  return error2 instanceof AttemptError;
+}
 function isTriggerError(error2) {
   return error2 instanceof TriggerError;
 }
@@ -56,9 +59,11 @@ var init_errors = __esm({
       usage: 2,
       config: 2,
       refused: 1,
+      unavailable: 3,
       network: 3,
       timeout: 3,
-      interrupted: 130
+      interrupted: 130,
+      bug: 70
     };
     STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
     TriggerError = class extends Error {
@@ -97,11 +102,13 @@ var init_errors = __esm({
       attempts;
       durationMs;
       requestId;
+      recorded;
       constructor(kind, message, info2, options = {}) {
         super(kind, message, options);
         this.attempts = info2.attempts;
         this.durationMs = info2.durationMs;
         this.requestId = info2.requestId;
+        this.recorded = info2.recorded;
       }
     };
     ServiceError = class extends AttemptError {
@@ -113,7 +120,10 @@ var init_errors = __esm({
       body;
       location;
       constructor(message, details) {
-        super("refused", message, details, { hint: details.hint });
+        const { status: status2 } = details;
+        const definitive = status2 < 500 && status2 !== 408 && status2 !== 429;
+        const recorded = status2 >= 500 && status2 !== 503 ? "unknown" : "no";
+        super(definitive ? "refused" : "unavailable", message, { ...details, recorded }, { hint: details.hint });
         this.name = "ServiceError";
         this.status = details.status;
         this.statusText = details.statusText;
@@ -134,7 +144,7 @@ var init_errors = __esm({
     InterruptedError = class extends AttemptError {
       notSent;
       constructor(message, details) {
-        super("interrupted", message, { ...details, requestId: void 0 });
+        super("interrupted", message, { ...details, requestId: void 0, recorded: details.notSent === true ? "no" : "unknown" });
         this.name = "InterruptedError";
         this.notSent = details.notSent === true;
       }
@@ -283,13 +293,18 @@ function statusHint(status2, headers, context) {
   if (status2 === 401 || status2 === 403) {
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ""}); set a new one with: trigger config set-key`;
   }
-  if (status2 === 404)
-    return `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
+  if (status2 === 404) {
+    const asked = context.path === void 0 ? "" : ` (asked for ${context.path})`;
+    const doubled = context.path !== void 0 && /\/v1\/v1\//.test(context.path);
+    return doubled ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)` : `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
+  }
   if (status2 === 429 || status2 === 503) {
     const after = parseRetryAfter(headerValue(headers, "retry-after"));
     return after !== void 0 && after > MAX_RETRY_AFTER_MS ? `the service asked to wait ${Math.round(after / 1e3)} s before retrying, longer than the 60 s the tool waits; try again later` : `the service is busy; try again later${context.retries === 0 ? " or allow retries with --retries" : ""}`;
   }
-  if (status2 >= 500) return "not retried, because the service may have recorded the event before it failed";
+  if (status2 === 408) return "the service gave up waiting for the request; it did not record the event, so it is safe to send again";
+  if (status2 >= 500)
+    return "the event may or may not have been recorded (the service or a gateway failed after the request reached it), so it was not retried; check before sending it again";
   if (status2 === 400 || status2 === 422) return "the service did not accept the request as sent; check the value and ids";
   if (status2 === 431 || status2 === 414)
     return "the service found the request too large (its headers or URL); a very long user id can do this";
@@ -302,7 +317,8 @@ function serviceError(answer, context, info2) {
   const location = rawLocation === void 0 ? void 0 : excerpt(rawLocation, 300);
   const message = serverMessage(json, text);
   const label = `${status2} ${statusText(status2)}`.trim();
-  const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : `the service refused the event: ${label}${info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : ""}`;
+  const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
+  const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
   return new ServiceError(message ? `${summary}: ${message}` : summary, {
     status: status2,
     statusText: statusText(status2),
@@ -316,11 +332,12 @@ function serviceError(answer, context, info2) {
 function networkError(error2, timedOut, context, info2) {
   const tries = info2.attempts > 1 ? ` (${info2.attempts} attempts)` : "";
   const codes = errorCodes(error2);
+  const notMade = info2.recorded === "no";
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
     return new NetworkError("timeout", `no response from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`, {
       ...info2,
       code: "ETIMEDOUT",
-      hint: "the event may or may not have been recorded, so it was not retried; raise --timeout if the service is slow",
+      hint: notMade ? "nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout" : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow",
       cause: error2
     });
   }
@@ -329,7 +346,7 @@ function networkError(error2, timedOut, context, info2) {
   return new NetworkError("network", `cannot reach ${context.where}: ${reason2}${tries}`, {
     ...info2,
     code,
-    hint: networkHint(codes, code, context, isConnectionNotMade(error2)),
+    hint: networkHint(codes, code, context, notMade),
     cause: error2
   });
 }
@@ -4655,6 +4672,7 @@ function errorJsonFields(error2, options = {}) {
     if (options.body !== false) fields.body = error2.body;
   }
   if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
+  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
   return fields;
 }
 function failureJson(error2, event = error2.event ?? {}, lead = {}, options = {}) {
@@ -4895,6 +4913,7 @@ var init_attempt = __esm({
       #truncated = false;
       #timedOut = false;
       #interrupted = false;
+      #sent = false;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs()) {
         this.#started = started;
@@ -4941,7 +4960,7 @@ var init_attempt = __esm({
       #failed(error2) {
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
-        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, ms, ended });
+        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
       }
       /** The time limit passed without a whole answer. */
       expire() {
@@ -4956,9 +4975,12 @@ var init_attempt = __esm({
       // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
       // an adapter that copies each answer's headers into an object: a tenth of the client's time at
       // batch rates. Here they stay as undici read them, and are looked at only when needed.
+      // undici calls onConnect on a connected socket just before it writes the request: an attempt that
+      // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
       onConnect(abort) {
         this.#abort = abort;
         if (this.done) abort(new Error("the attempt already ended"));
+        else this.#sent = true;
       }
       onHeaders(statusCode, rawHeaders) {
         this.#status = statusCode;
@@ -31834,21 +31856,30 @@ var init_client = __esm({
           await this.#wait(attempt, next.delayMs, next.reason, options, next.info);
         }
       }
-      /** What an attempt's outcome means: the result, a retry after a delay, or (thrown) the error. */
+      /**
+       * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
+       * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
+       * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
+       * and replays.
+       */
       #judge(event, outcome, attempt, started) {
         const canRetry = attempt <= this.retries;
         if (outcome.kind === "failed") {
           const info2 = { attempts: attempt, durationMs: msSince(started) };
+          const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
-            throw new InterruptedError("interrupted before the service answered; the event may or may not have been recorded", info2);
+            throw new InterruptedError(
+              notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded",
+              { ...info2, notSent: notRecorded }
+            );
           }
           const error2 = networkError(
             outcome.error,
             outcome.timedOut,
             { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
-            info2
+            { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
-          if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
+          if (canRetry && notRecorded) {
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
@@ -31881,7 +31912,13 @@ var init_client = __esm({
         }
         throw serviceError(
           { status: status2, headers, json, text },
-          { triggerId: event.triggerId, maskedKey: maskKey(this.#apiKey), keySource: this.#options.keySource, retries: this.retries },
+          {
+            triggerId: event.triggerId,
+            path: `${this.baseUrl.prefix}${event.path}`,
+            maskedKey: maskKey(this.#apiKey),
+            keySource: this.#options.keySource,
+            retries: this.retries
+          },
           { attempts: attempt, durationMs: msSince(started), requestId }
         );
       }
@@ -35105,13 +35142,13 @@ var init_ora = __esm({
 function spinnerWanted(env2 = process.env, stream = process.stderr) {
   return stream.isTTY === true && !env2.CI && env2.TERM !== "dumb" && (stream.columns ?? 0) > 0;
 }
-function startSpinner(text, enabled, color = true) {
+function startSpinner(text, enabled, color = true, stream = process.stderr) {
   if (!enabled) return NONE;
   let stopped = false;
   let spinner;
   let current = text;
   void Promise.resolve().then(() => (init_ora(), ora_exports)).then(({ default: ora2 }) => {
-    if (!stopped) spinner = ora2({ text: current, stream: process.stderr, discardStdin: false, color: color ? "cyan" : false }).start();
+    if (!stopped) spinner = ora2({ text: current, stream, discardStdin: false, color: color ? "cyan" : false }).start();
   }).catch(() => void 0);
   return {
     stop() {
@@ -35682,8 +35719,9 @@ async function fire(triggerId, userId, options, io, env2 = process.env) {
     }
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
-      spinnerWanted(env2) && !options.quiet && !options.verbose,
-      io.errColors.enabled
+      spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose,
+      io.errColors.enabled,
+      io.terminal.stream
     );
     const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
@@ -35714,7 +35752,8 @@ async function fire(triggerId, userId, options, io, env2 = process.env) {
       error2.event = {
         triggerId,
         userId,
-        value: event?.value?.json ?? (options.value === void 0 ? void 0 : JSON.stringify(options.value))
+        // The value as a JSON number, as in every other object; null when it could not be read as one.
+        value: event?.value?.json
       };
     throw error2;
   }
@@ -37080,7 +37119,7 @@ var init_breaker = __esm({
       /** Counts an outcome; returns the reason when this one trips the breaker. */
       record(outcome) {
         if (outcome.kind === "accepted") this.#streak = 0;
-        if (outcome.kind !== "failed" || !outcome.error || this.reason) return void 0;
+        if (outcome.kind !== "failed" && outcome.kind !== "unknown" || !outcome.error || this.reason) return void 0;
         const error2 = outcome.error;
         const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
         this.#streak = hopeless ? this.#streak + 1 : 0;
@@ -37278,6 +37317,7 @@ var init_runner = __esm({
       #failureOf(error2) {
         if (!isTriggerError(error2)) throw error2;
         if (error2 instanceof InterruptedError) return error2.notSent ? this.#unsent() : { kind: "unknown", reason: CANCELLED_IN_FLIGHT, error: error2 };
+        if (isAttemptError(error2) && error2.recorded === "unknown") return { kind: "unknown", reason: error2.message, error: error2 };
         return { kind: "failed", reason: error2.message, error: error2 };
       }
       /**
@@ -37414,11 +37454,11 @@ var init_progress = __esm({
         this.#timer.unref();
       }
       draw() {
-        process.stderr.write(`\r\x1B[K${this.#io.redact(this.#render())}`);
+        this.#io.terminal.write(`\r\x1B[K${this.#render()}`);
         this.#shown = true;
       }
       clear() {
-        if (this.#shown) process.stderr.write("\r\x1B[K");
+        if (this.#shown) this.#io.terminal.write("\r\x1B[K");
         this.#shown = false;
       }
       stop() {
@@ -37479,7 +37519,7 @@ async function batch(source, options, io, env2 = process.env) {
   });
   const started = performance.now();
   let total;
-  if (spinnerWanted(env2) && !options.quiet && !options.verbose) {
+  if (spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose) {
     progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
     if (input2.file && !options.shard)
       void countLines(input2.file).then(
@@ -37552,9 +37592,8 @@ async function readAll(stream) {
   for await (const chunk of stream) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function promptHidden(question) {
+function promptHidden(question, output) {
   const input2 = process.stdin;
-  const output = process.stderr;
   return new Promise((resolve, reject) => {
     let answer = "";
     output.write(question);
@@ -37582,9 +37621,9 @@ function promptHidden(question) {
     input2.on("data", onData);
   });
 }
-async function readSecret(question) {
+async function readSecret(question, output = process.stderr) {
   if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question); ; answer = await promptHidden(`nothing was entered; ${question}`)) {
+    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
       if (answer.trim() !== "") return answer;
     }
   }
@@ -37644,7 +37683,7 @@ function target(options, env2) {
 }
 async function setKey(keyArgument, options, io, env2 = process.env) {
   const { file, config, name } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ");
+  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
   let notInStore;
@@ -38629,8 +38668,7 @@ function wantsColor(stream, env2 = process.env) {
   if (env2.NO_COLOR !== void 0 && env2.NO_COLOR !== "") return false;
   return stream.isTTY === true ? "auto" : false;
 }
-async function paletteFor(which, env2 = process.env) {
-  const stream = which === "stdout" ? process.stdout : process.stderr;
+async function paletteFor(which, env2 = process.env, stream = which === "stdout" ? process.stdout : process.stderr) {
   if (wantsColor(stream, env2) === false) return PLAIN;
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
   const chalk2 = which === "stdout" ? chalkStdout : chalkStderr2;
@@ -38741,12 +38779,40 @@ var Output = class {
   outColors = PLAIN;
   /** Colours for what goes to stderr. */
   errColors = PLAIN;
+  /**
+   * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
+   * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
+   */
+  stdoutError;
+  terminal;
   constructor(streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
+    const stderr = streams.stderr;
+    this.terminal = {
+      get isTTY() {
+        return stderr.isTTY === true;
+      },
+      get columns() {
+        return stderr.columns ?? 0;
+      },
+      stream: stderr,
+      write: (text) => this.writeErr(text)
+    };
+    streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
   }
-  /** Loads colours for the real process streams. */
+  #stdoutFailed(error2) {
+    if (this.stdoutError) return;
+    this.stdoutError = error2;
+    if (error2.code === "EPIPE") return;
+    const why = error2.code === "ENOSPC" ? "no space left on the device" : error2.code === "EIO" ? "an I/O error" : error2.message;
+    this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
+  }
+  /** Loads colours for this output's streams. */
   async useColors(env2 = process.env) {
-    [this.outColors, this.errColors] = await Promise.all([paletteFor("stdout", env2), paletteFor("stderr", env2)]);
+    [this.outColors, this.errColors] = await Promise.all([
+      paletteFor("stdout", env2, this.#streams.stdout),
+      paletteFor("stderr", env2, this.#streams.stderr)
+    ]);
   }
   /** Adds a value (the API key) that must never be printed. */
   addSecret(secret) {
@@ -38762,7 +38828,7 @@ var Output = class {
   }
   /** Writes one JSON line to stdout. */
   json(line) {
-    this.#streams.stdout.write(`${this.#redactor.json(line)}
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}
 `);
   }
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
@@ -38775,10 +38841,10 @@ var Output = class {
   }
   /** Writes text to stdout as it is (no newline added), redacted like every line. */
   write(text) {
-    this.#streams.stdout.write(this.redact(text));
+    if (!this.stdoutError) this.#streams.stdout.write(this.redact(text));
   }
   stdout(line) {
-    this.#streams.stdout.write(`${this.redact(line)}
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.redact(line)}
 `);
   }
   stderr(line) {
@@ -38789,7 +38855,33 @@ var Output = class {
 
 // src/cli.ts
 init_render();
+
+// src/output/usage.ts
+function orList(items) {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
+}
+var choicesOf = (text) => text.replace(/\.$/, "").split(",").map((choice) => choice.trim()).filter(Boolean);
+function usageWords(message) {
+  const end = message.endsWith("\n") ? "\n" : "";
+  const text = message.replace(/\n$/, "");
+  let m = /^error: command-argument value '(.*)' is invalid for argument '(.+)'\. Allowed choices are (.+)$/s.exec(text);
+  if (m) return `error: ${m[2]} '${m[1]}' is not one trigger knows: use ${orList(choicesOf(m[3]))}${end}`;
+  m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. Allowed choices are (.+)$/s.exec(text);
+  if (m) return `error: ${m[1]} '${m[2]}' is not one of ${orList(choicesOf(m[3]))}${end}`;
+  m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. (.+)$/s.exec(text);
+  if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3].replace(/\.$/, "")}${end}`;
+  m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
+  if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
+  m = /^\(Did you mean (.+)\?\)$/.exec(text);
+  if (m) return `(did you mean ${m[1]}?)${end}`;
+  return message;
+}
+
+// src/cli.ts
 init_version();
+var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
+(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
+trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 var EXAMPLES_MAIN = `
 Examples:
   $ trigger config set-key                    # paste the key at a hidden prompt
@@ -38800,17 +38892,22 @@ Examples:
   $ trigger emulator                          # a local stand-in for the service
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
-Exit codes: 0 accepted, 1 refused by the service, 2 usage or settings error, 3 no answer,
-130 interrupted (143 SIGTERM, 129 SIGHUP).`;
+${EXIT_CODES2}`;
 var EXAMPLES_FIRE = `
 Examples:
   $ trigger fire purchase alice@example.com --value 9.99
   $ trigger fire signup 'user/with?odd#chars'
   $ trigger fire purchase bob --value 12345678901234567890 --json
   $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
-  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing`;
+  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
+
+${EXIT_CODES2}`;
 function buildProgram({ io, env: env2 }, mode = { json: false, verbose: false }) {
-  const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({ writeOut: (text) => io.write(text), writeErr: (text) => io.writeErr(text) }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", (_program, action) => {
+  const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
+    writeOut: (text) => io.write(text),
+    writeErr: (text) => io.writeErr(text),
+    outputError: (text, write) => write(usageWords(text))
+  }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", (_program, action) => {
     const options = action.opts();
     mode.json = options.json === true;
     mode.verbose = options.verbose === true;
@@ -38944,13 +39041,24 @@ function report(error2, io, mode, env2 = process.env) {
   if (error2 instanceof CommanderError) {
     if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
     if (mode.json)
-      io.json(JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: error2.message.replace(/^error: /, "") } }));
+      io.json(
+        JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: usageWords(error2.message).replace(/^error: /, "") } })
+      );
     return 2;
   }
   if (!isTriggerError(error2)) {
-    io.stderr(`error: unexpected failure: ${error2?.message ?? String(error2)}`);
+    io.stderr(
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? " and this output" : " and its output with --verbose"}`
+    );
     if (mode.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    return 1;
+    if (mode.json)
+      io.json(
+        JSON.stringify({
+          ok: false,
+          error: { kind: "bug", exitCode: exitCodeFor("bug"), message: error2?.message ?? String(error2) }
+        })
+      );
+    return exitCodeFor("bug");
   }
   if (error2.reported) return error2.exitCode;
   io.stderr(errorLine(error2, io.errColors));
@@ -38963,11 +39071,6 @@ function report(error2, io, mode, env2 = process.env) {
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? process.env;
-  if (!context.io) {
-    process.stdout.on("error", (error2) => {
-      if (error2.code !== "EPIPE") throw error2;
-    });
-  }
   const mode = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     const program2 = buildProgram({ io, env: env2 }, mode);
