@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { json, killAfter, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
 let server: TestServer;
@@ -101,6 +101,26 @@ describe('the GitHub Action', () => {
     expect(fs.readFileSync(failed, 'utf8').trim().split('\n')).toHaveLength(3);
     expect(result.summary).toContain('| accepted | 2 |');
     expect(server.requests).toHaveLength(3);
+    expectNoKey(result);
+  });
+
+  it('a cancelled job (SIGINT, then SIGTERM, as a runner sends) keeps the unsent rows and sets the outputs', async () => {
+    // The first answers come at once; then the server stops answering, so the rows after them are in flight or waiting.
+    server.handle((_req, res, index) => {
+      if (index < 2) json(res, 200, { success: true });
+    });
+    const file = path.join(box.home, 'events.csv');
+    fs.writeFileSync(file, `triggerId,userId\n${Array.from({ length: 20 }, (_, i) => `t,u${i}`).join('\n')}\n`);
+    const failed = path.join(box.home, 'failed.csv');
+    const result = await runAction(
+      { ...base(), file, failed, args: '--concurrency 1 --retries 0' },
+      { env: box.env, actionDir: clone.dir, onSpawn: killAfter(server, 3, 'SIGINT', 'SIGTERM') },
+    );
+    expect(result.code).toBe(130);
+    expect(result.outputs.ok).toBe('false');
+    expect(result.outputs.accepted).toBe('2');
+    const kept = fs.readFileSync(failed, 'utf8').trim().split('\n');
+    expect(kept).toHaveLength(1 + 18);
     expectNoKey(result);
   });
 
