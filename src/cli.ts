@@ -290,8 +290,11 @@ Examples:
       `
 Examples:
   $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish`,
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`,
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { completionScript } = await import('./commands/completion.js');

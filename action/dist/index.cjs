@@ -38397,7 +38397,8 @@ complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigg
     ZSH = `#compdef trigger
 # trigger completion for zsh:
 #   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > "\${fpath[1]}/_trigger"    or as a file in a folder of $fpath
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
   local -a lines candidates
@@ -39029,8 +39030,11 @@ Examples:
     `
 Examples:
   $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish`
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
   ).action(async (shell) => {
     const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
     io.write(completionScript2(shell));

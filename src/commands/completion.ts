@@ -61,7 +61,8 @@ complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigg
 const ZSH = `#compdef trigger
 # trigger completion for zsh:
 #   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > "\${fpath[1]}/_trigger"    or as a file in a folder of $fpath
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
   local -a lines candidates
