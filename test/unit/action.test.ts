@@ -1,0 +1,86 @@
+/**
+ * The Action's inputs (action/main.ts) as tables: how `args` is split, and what runs with which
+ * environment. The Action itself runs as a runner runs it in test/e2e/action.test.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActionInputError, plan, splitArgs } from '../../action/main.js';
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-unit-'));
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+/** A runner's environment: the inputs as INPUT_<NAME>, no config file. */
+const job = (inputs: Record<string, string>, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  HOME: home,
+  TRIGGER_CONFIG_DIR: path.join(home, 'config'),
+  ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value])),
+  ...extra,
+});
+const KEY = 'tk_unit_0123456789abcdef';
+const URL = 'https://api.example.com';
+
+describe('the input args, split as a shell would', () => {
+  it.each([
+    ['--retries 5 --timeout "10"', ['--retries', '5', '--timeout', '10']],
+    ["--trigger 'spring promo'", ['--trigger', 'spring promo']],
+    ['a\\ b', ['a b']],
+    ['"say \\"hi\\""', ['say "hi"']],
+    ['--name ""', ['--name', '']],
+    ['  \n ', []],
+  ])('%j is %j', (text, words) => {
+    expect(splitArgs(text)).toEqual(words);
+  });
+
+  it('an unclosed quote is an input error that says how to fix it', () => {
+    expect(() => splitArgs('--timeout "5')).toThrow(ActionInputError);
+    expect(() => splitArgs('--timeout "5')).toThrow('args: a " quote is not closed');
+  });
+});
+
+describe('what the step runs', () => {
+  it('fire: the words after --, the flags before', () => {
+    const step = plan(
+      job({ 'trigger-id': 'deploy', 'user-id': '-alice', value: '3', args: '--retries 0', 'api-key': KEY, 'base-url': URL }),
+    );
+    expect(step.mode).toBe('fire');
+    expect(step.argv).toEqual(['fire', '--json', '--value', '3', '--retries', '0', '--', 'deploy', '-alice']);
+    expect(step.env).toMatchObject({ TRIGGER_API_KEY: KEY, TRIGGER_BASE_URL: URL, GITHUB_ACTIONS: 'true' });
+  });
+
+  it('batch: the file after --, with --failed', () => {
+    const step = plan(job({ file: 'events.csv', failed: 'failed.csv', 'api-key': KEY, 'base-url': URL }));
+    expect(step.argv).toEqual(['batch', '--json', '--failed', 'failed.csv', '--', 'events.csv']);
+  });
+
+  it("empty inputs leave the job's TRIGGER_* as they are; given ones win", () => {
+    const env = { TRIGGER_API_KEY: 'tk_job_0123456789abcdef', TRIGGER_BASE_URL: 'https://job.example.com' };
+    expect(plan(job({ 'trigger-id': 't', 'user-id': 'u', 'api-key': '', 'base-url': '' }, env)).env).toMatchObject(env);
+    expect(plan(job({ 'trigger-id': 't', 'user-id': 'u', 'api-key': KEY, 'base-url': URL }, env)).env).toMatchObject({
+      TRIGGER_API_KEY: KEY,
+      TRIGGER_BASE_URL: URL,
+    });
+  });
+
+  it.each([
+    [{ 'trigger-id': 't', 'user-id': 'u', 'base-url': URL }, 'no API key', 'set the input api-key'],
+    [{ 'trigger-id': 't', 'user-id': 'u', 'api-key': KEY }, 'no base URL', 'set the input base-url'],
+    [{ 'trigger-id': 't', 'api-key': KEY, 'base-url': URL }, 'the input user-id is empty', 'give trigger-id and user-id'],
+    [{ file: 'x.csv', value: '3', 'api-key': KEY, 'base-url': URL }, 'the input value is for one event', "each row's value"],
+    [
+      { 'trigger-id': 't', 'user-id': 'u', failed: 'f.csv', 'api-key': KEY, 'base-url': URL },
+      'the input failed is for a batch',
+      'with file',
+    ],
+  ])('%j: %s', (inputs, message, hint) => {
+    let error: unknown;
+    try {
+      plan(job(inputs));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ActionInputError);
+    expect((error as ActionInputError).message).toBe(message);
+    expect((error as ActionInputError).hint).toContain(hint);
+  });
+});
