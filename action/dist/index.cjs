@@ -38601,12 +38601,13 @@ function profileCandidates(env2) {
 function catalogCandidates(_typed, _env, _cwd) {
   return [];
 }
-function runComplete(program2, words, io, env2, cwd = process.cwd()) {
+function runComplete(program2, words, io, env2, cwd) {
   let completion;
   try {
     completion = complete(program2, words, {
       profiles: () => profileCandidates(env2),
-      triggers: (typed) => catalogCandidates(typed, env2, cwd)
+      // process.cwd() throws in a folder that was deleted: asked here, inside the try.
+      triggers: (typed) => catalogCandidates(typed, env2, cwd ?? process.cwd())
     });
   } catch {
     completion = { candidates: [], files: false };

@@ -245,12 +245,13 @@ function catalogCandidates(_typed: Typed, _env: NodeJS.ProcessEnv, _cwd: string)
 }
 
 /** `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors. */
-export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): number {
+export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
   let completion: Completion;
   try {
     completion = complete(program, words, {
       profiles: () => profileCandidates(env),
-      triggers: (typed) => catalogCandidates(typed, env, cwd),
+      // process.cwd() throws in a folder that was deleted: asked here, inside the try.
+      triggers: (typed) => catalogCandidates(typed, env, cwd ?? process.cwd()),
     });
   } catch {
     completion = { candidates: [], files: false };
