@@ -7,6 +7,7 @@
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { deleteKey, loadKey, storeKey, storeName } from '../settings/keychain.js';
+import { lockWaitMs, type LockOptions } from '../settings/lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
@@ -56,13 +57,15 @@ function where(profile: string, file: string): string {
 
 /**
  * What a config command works on: the file, what it holds (a corrupt file stops here, before any
- * prompt), and the profile in effect: --profile, TRIGGER_PROFILE, the active one, or default.
+ * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how
+ * long a write waits for the lock (a bad TRIGGER_LOCK_WAIT stops here too, before anything is stored).
  */
 function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
   const file = configPath(env);
   const config = readConfig(file);
   const selected = selectedProfile(options, env, config);
-  return { file, config, ...selected, profile: getProfile(config, selected.name) };
+  const lock: LockOptions = { waitMs: lockWaitMs(env) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
 
 export async function setKey(
@@ -71,7 +74,7 @@ export async function setKey(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const { file, config, name } = target(options, env);
+  const { file, config, name, lock } = target(options, env);
   const raw = keyArgument ?? (await readSecret('API key: '));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
@@ -82,11 +85,16 @@ export async function setKey(
   else {
     const failure = await storeKey(name, key);
     if (failure === undefined) {
-      await updateProfile(file, name, (profile) => {
-        const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
-        delete next.apiKey;
-        return next;
-      });
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
+          delete next.apiKey;
+          return next;
+        },
+        lock,
+      );
       io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
       warnIfOverridden(io, env);
       return;
@@ -94,11 +102,16 @@ export async function setKey(
     notInStore = `no credential store answered (${failure})`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
-  await updateProfile(file, name, (profile) => {
-    const next: Profile = { ...profile, apiKey: key };
-    delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next: Profile = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock,
+  );
   if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
   io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
   io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
@@ -117,14 +130,19 @@ export async function setBaseUrl(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const { file, name } = target(options, env);
+  const { file, name, lock } = target(options, env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(file, name, (profile) => {
-    const next: Profile = { ...profile, baseUrl: parsed.href };
-    if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-    else delete next.allowHttp;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next: Profile = { ...profile, baseUrl: parsed.href };
+      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
   if (env.TRIGGER_BASE_URL) {
     io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
@@ -206,7 +224,7 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
 
 export async function unset(nameArgument: string, options: ProfileOption, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile } = target(options, env);
+  const { file, name: profileName, profile, lock } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
   if (profile?.[NAMES[name]] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
@@ -219,32 +237,41 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
         hint: 'unlock it and try again',
       });
   }
-  await updateProfile(file, profileName, (current) => {
-    const next: Profile = { ...current };
-    delete next[NAMES[name]];
-    if (name === 'base-url') delete next.allowHttp;
-    if (name === 'api-key') delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next: Profile = { ...current };
+      delete next[NAMES[name]];
+      if (name === 'base-url') delete next.allowHttp;
+      if (name === 'api-key') delete next.apiKeyStorage;
+      return next;
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
 /** A profile the user named, which must be in the config file. */
-function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile } {
+function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile; lock: LockOptions } {
   const name = checkProfileName(nameArgument);
   const file = configPath(env);
   const config = readConfig(file);
   const profile = getProfile(config, name);
   if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile };
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env) } };
 }
 
 export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { name, file } = namedProfile(nameArgument, env);
-  await updateConfig(file, (data) => {
-    if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
-    return { ...data, active: name };
-  });
+  const { name, file, lock } = namedProfile(nameArgument, env);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
+      return { ...data, active: name };
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
   if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) {
     io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
@@ -252,7 +279,7 @@ export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessE
 }
 
 export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { name, file, profile } = namedProfile(nameArgument, env);
+  const { name, file, profile, lock } = namedProfile(nameArgument, env);
   if (profile.apiKeyStorage === 'keychain') {
     const failure = await deleteKey(name);
     if (failure)
@@ -260,13 +287,17 @@ export async function remove(nameArgument: string, io: Output, env: NodeJS.Proce
         hint: 'unlock it and try again',
       });
   }
-  await updateConfig(file, (data) => {
-    const profiles = { ...(data.profiles ?? {}) };
-    delete profiles[name];
-    const next: ConfigData = { ...data, profiles };
-    if (next.active === name) delete next.active;
-    return next;
-  });
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...(data.profiles ?? {}) };
+      delete profiles[name];
+      const next: ConfigData = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock,
+  );
   io.stdout(
     `${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`,
   );

@@ -193,14 +193,16 @@ describe('profiles: concurrent writes, use, delete, overrides', () => {
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('a lock left by a process that died is taken over once stale', async () => {
+  it('a lock that names no process is not broken for its age: exit 2 naming it (test/e2e/settings-lock.test.ts has the rest)', async () => {
     fs.mkdirSync(box.configDir, { recursive: true });
     fs.writeFileSync(`${file}.lock`, '');
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${file}.lock`, old, old);
-    const result = await cli(['config', 'set-base-url', 'https://api.example.com']);
-    expect(result.code).toBe(0);
-    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    const result = await cli(['config', 'set-base-url', 'https://api.example.com'], undefined, { ...box.env, TRIGGER_LOCK_WAIT: '0.5' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`its lock ${file}.lock does not say which process holds it; gave up after 0.5 s`);
+    expect(result.stderr).toContain(`if no trigger command is running, remove it: rm ${file}.lock`);
+    expect(fs.existsSync(file)).toBe(false);
   });
 
   it('use makes a profile active (list marks it; flags and TRIGGER_PROFILE still win); delete removes it', async () => {
