@@ -6,7 +6,7 @@
  */
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { deleteKey, loadKey, storeKey, storeName } from '../settings/keychain.js';
+import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
 import { lockWaitMs, type LockOptions } from '../settings/lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
@@ -79,9 +79,10 @@ export async function setKey(
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
-  let notInStore: string;
-  if (options.insecureStorage) notInStore = 'as --insecure-storage asked';
-  else if (env.CI) notInStore = 'CI is set, and a CI machine has no credential store to keep it';
+  // Why the key goes to the file, in one line that says where it is.
+  let inFile: string;
+  if (options.insecureStorage) inFile = 'the key is in the config file (mode 0600), as --insecure-storage asked';
+  else if (env.CI) inFile = 'CI is set, so the key is in the config file (mode 0600), not a system keychain';
   else {
     const failure = await storeKey(name, key);
     if (failure === undefined) {
@@ -99,7 +100,7 @@ export async function setKey(
       warnIfOverridden(io, env);
       return;
     }
-    notInStore = `no credential store answered (${failure})`;
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
   await updateProfile(
@@ -114,7 +115,7 @@ export async function setKey(
   );
   if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
   io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
   warnIfOverridden(io, env);
 }
 
