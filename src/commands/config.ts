@@ -6,6 +6,7 @@
  */
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
+import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
 import { lockWaitMs, type LockOptions } from '../settings/lock.js';
 import { configPath } from '../settings/paths.js';
@@ -145,6 +146,8 @@ export async function setBaseUrl(
     lock,
   );
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
   if (env.TRIGGER_BASE_URL) {
     io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
   }
