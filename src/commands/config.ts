@@ -4,6 +4,7 @@
  * The key goes to the OS credential store where one answers (and CI is not set), as gh does; the
  * config file then records only that it is there. Every write to the file happens under its lock.
  */
+import fs from 'node:fs';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
@@ -19,7 +20,7 @@ export interface ProfileOption {
   profile?: string;
 }
 
-/** Setting names as the user types them, where they live in a profile, and what overrides them. */
+/** Setting names as the user types them, where they live in a profile (and their --json names), and what overrides them. */
 const NAMES = { 'api-key': 'apiKey', 'base-url': 'baseUrl' } as const;
 const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL' } as const;
 type Name = keyof typeof NAMES;
@@ -174,11 +175,10 @@ export async function get(
         hint: `run: trigger config set-${name}${profileFlag(profileName)}`,
       });
     }
-    if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...(overridden.length ? { overriddenBy: OVERRIDES[name] } : {}) }));
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
     else io.stdout(value ?? io.outColors.dim('(not set)'));
   } else if (options.json) {
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [name, OVERRIDES[name]]));
-    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(names.map((n) => [n, values.get(n) ?? null])), overriddenBy }));
+    io.json(getJson(profileName, names, values, overridden));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
@@ -189,6 +189,13 @@ export async function get(
       ),
     );
   }
+}
+
+/** `config get --json`: one shape for one setting or all, with the camelCase names `status --json` uses. */
+function getJson(profile: string, names: Name[], values: Map<Name, string | undefined>, overridden: Name[]): string {
+  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
 }
 
 export async function list(options: { json?: boolean; names?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -205,8 +212,8 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     rows.push({
       profile: name,
       active: name === active.name,
-      'api-key': (await shown('api-key', name, profile)) ?? null,
-      'base-url': (await shown('base-url', name, profile)) ?? null,
+      apiKey: (await shown('api-key', name, profile)) ?? null,
+      baseUrl: (await shown('base-url', name, profile)) ?? null,
     });
   }
   if (options.json) {
@@ -221,8 +228,8 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     const mark = row.active ? io.outColors.success('* ') : '  ';
     const why = row.active ? io.outColors.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
     io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row['api-key'] ?? io.outColors.dim('(not set)')}`);
-    io.stdout(`    base-url  ${row['base-url'] ?? io.outColors.dim('(not set)')}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim('(not set)')}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim('(not set)')}`);
   }
 }
 
@@ -307,6 +314,8 @@ export async function remove(nameArgument: string, io: Output, env: NodeJS.Proce
   );
 }
 
-export function path(io: Output, env: NodeJS.ProcessEnv = process.env): void {
-  io.stdout(configPath(env));
+export function path(options: { json?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): void {
+  const file = configPath(env);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: fs.existsSync(file) }));
+  else io.stdout(file);
 }
