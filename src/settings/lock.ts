@@ -45,11 +45,13 @@ export function lockWaitMs(env: NodeJS.ProcessEnv): number {
   return seconds * 1000;
 }
 
-function processStart(pid: number): string | undefined {
+/** Linux: a process's state and start time from /proc (undefined elsewhere, or when hidden). */
+function procStat(pid: number): { state: string; start: string } | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime); the fields after the command name, which may hold spaces, start at 3.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    // Fields 3 (state) and 22 (starttime); the command name before them may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, start: fields[19]! };
   } catch {
     return undefined;
   }
@@ -68,7 +70,7 @@ let self: Owner | undefined;
 function me(): Owner {
   if (self) return self;
   const owner: Owner = { pid: process.pid, host: os.hostname() };
-  const start = processStart(process.pid);
+  const start = procStat(process.pid)?.start;
   if (start !== undefined) owner.start = start;
   const pidns = pidNamespace();
   if (pidns !== undefined) owner.pidns = pidns;
@@ -92,33 +94,48 @@ function running(pid: number): boolean {
   }
 }
 
-function isLink(file: string): boolean {
-  try {
-    return fs.lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
+/**
+ * Whether the process a lock names is the one that took it: it runs (a zombie has ended), and where
+ * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
+ * nothing either way, so the holder is taken to live.
+ */
+function holderRuns(pid: number, recorded: string | undefined): boolean {
+  if (!running(pid)) return false;
+  const now = procStat(pid);
+  if (now === undefined) return true;
+  return now.state !== 'Z' && (recorded === undefined || now.start === recorded);
 }
 
-function startMatches(pid: number, recorded: string | undefined): boolean {
-  if (recorded === undefined) return true;
-  const now = processStart(pid);
-  return now === undefined || now === recorded;
-}
+/** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
+const MAX_LOCK_BYTES = 4096;
 
 function look(lock: string): Holder {
-  let text: string;
+  let stat: fs.Stats;
   try {
-    text = fs.readFileSync(lock, 'utf8');
+    stat = fs.lstatSync(lock);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      if (!fs.existsSync(lock) && isLink(lock))
-        return { state: 'held', text: '', why: `its lock ${lock} is a link to nothing`, hint: `remove it: rm ${lock}` };
-      return { state: 'free' };
-    }
-    if (code === 'EISDIR')
-      return { state: 'held', text: '', why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
+    return {
+      state: 'held',
+      text: '',
+      why: `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`,
+      hint: `remove it: rm ${lock}`,
+    };
+  }
+  if (stat.isDirectory())
+    return { state: 'held', text: '', why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
+  if (!stat.isFile())
+    return {
+      state: 'held',
+      text: '',
+      why: `its lock ${lock} is ${stat.isSymbolicLink() ? 'a link' : 'not a regular file'}, not a lock file`,
+      hint: `remove it: rm ${lock}`,
+    };
+  let text = '';
+  try {
+    if (stat.size <= MAX_LOCK_BYTES) text = fs.readFileSync(lock, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
     return {
       state: 'held',
       text: '',
@@ -157,9 +174,8 @@ function look(lock: string): Holder {
       hint: `if no trigger command is running there, remove it: rm ${lock}`,
     };
   }
-  // Our own pid in a lock that no call of ours holds is a process that ended (pids repeat in containers).
-  // A start time that differs is another process under a reused pid; one that cannot be read proves nothing.
-  const alive = pid === process.pid ? held.has(lock) : running(pid) && startMatches(pid, owner.start);
+  // Our own pid in a lock that no call of ours holds: a process that ended (pids repeat in containers).
+  const alive = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
   if (!alive) return { state: 'dead', text, pid };
   return {
     state: 'held',

@@ -2,7 +2,7 @@
  * The settings lock in-process, for what a test cannot make for real as root: a lock left by a
  * process that ended which cannot be removed (EPERM, as in a sticky folder owned by another user).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +77,9 @@ describe('withLock', () => {
 
 describe('withLock meets what it cannot judge', () => {
   it.each([
-    ['a link to nothing', () => fs.symlinkSync(path.join(dir, 'gone'), lock), 'its lock LOCK is a link to nothing'],
+    ['a link to nothing', () => fs.symlinkSync(path.join(dir, 'gone'), lock), 'its lock LOCK is a link, not a lock file'],
+    ['a link to /dev/zero (never read)', () => fs.symlinkSync('/dev/zero', lock), 'its lock LOCK is a link, not a lock file'],
+    ['a FIFO (reading would block)', () => spawnSync('mkfifo', [lock]), 'its lock LOCK is not a regular file, not a lock file'],
     ['a folder', () => fs.mkdirSync(lock), 'its lock LOCK is a folder, not a lock file'],
     ['an empty file', () => fs.writeFileSync(lock, ''), 'its lock LOCK does not say which process holds it'],
     [
@@ -99,6 +101,21 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
   };
+
+  it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
+    // `sleep 0` ends at once; its parent, exec'd into `sleep 5`, never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+      for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
+      fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname() }));
+      await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
 
   it('a live pid whose start time differs from the one recorded is a lock left behind; the same start time is its holder', async () => {
     const pid = process.ppid; // runs, and is not this process
