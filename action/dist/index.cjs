@@ -1591,7 +1591,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path8 = require("node:path");
-    var fs11 = require("node:fs");
+    var fs13 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2585,7 +2585,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs11.existsSync(executableFile)) return;
+        if (fs13.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2604,10 +2604,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path8.resolve(baseDir, baseName);
-          if (fs11.existsSync(localBin)) return localBin;
+          if (fs13.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path8.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs11.existsSync(`${localBin}${ext}`)
+            (ext) => fs13.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2619,7 +2619,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs11.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs13.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4477,19 +4477,19 @@ var init_source = __esm({
         parent
       };
     };
-    createBuilder = (self, _styler, _isEmpty) => {
+    createBuilder = (self2, _styler, _isEmpty) => {
       const builder = (...arguments_) => applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
       Object.setPrototypeOf(builder, proto);
-      builder[GENERATOR] = self;
+      builder[GENERATOR] = self2;
       builder[STYLER] = _styler;
       builder[IS_EMPTY] = _isEmpty;
       return builder;
     };
-    applyStyle = (self, string) => {
-      if (self.level <= 0 || !string) {
-        return self[IS_EMPTY] ? "" : string;
+    applyStyle = (self2, string) => {
+      if (self2.level <= 0 || !string) {
+        return self2[IS_EMPTY] ? "" : string;
       }
-      let styler = self[STYLER];
+      let styler = self2[STYLER];
       if (styler === void 0) {
         return string;
       }
@@ -14401,8 +14401,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running2 } of this[kClients]) {
-          ret += running2;
+        for (const { [kRunning]: running3 } of this[kClients]) {
+          ret += running3;
         }
         return ret;
       }
@@ -17144,42 +17144,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module2.exports = {
       addSignal,
@@ -19466,7 +19466,7 @@ var require_snapshot_agent = __commonJS({
           trailers: {},
           body: []
         };
-        const self = this;
+        const self2 = this;
         const recordingHandler = {
           onRequestStart(controller, context) {
             return handler.onRequestStart(controller, { ...context, history: this.history });
@@ -19486,7 +19486,7 @@ var require_snapshot_agent = __commonJS({
           onResponseEnd(controller, trailers) {
             responseData.trailers = trailers;
             const responseBody = Buffer.concat(responseData.body);
-            self[kSnapshotRecorder].record(opts, {
+            self2[kSnapshotRecorder].record(opts, {
               statusCode: responseData.statusCode,
               headers: responseData.headers,
               body: responseBody,
@@ -31823,8 +31823,8 @@ var init_client = __esm({
       }
       async #pool() {
         if (!this.#dispatcher) {
-          const create = await loadUndici(this.#options.env);
-          this.#dispatcher = create(this.baseUrl.origin, {
+          const create2 = await loadUndici(this.#options.env);
+          this.#dispatcher = create2(this.baseUrl.origin, {
             connections: this.#options.connections ?? 1,
             connect: { timeout: this.timeoutMs },
             headersTimeout: this.timeoutMs,
@@ -31879,7 +31879,7 @@ var init_client = __esm({
             { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
-          if (canRetry && notRecorded) {
+          if (canRetry && notRecorded && !errorCodes(outcome.error).some(isTlsCode)) {
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
@@ -35228,6 +35228,240 @@ var init_errno = __esm({
   }
 });
 
+// src/settings/lock.ts
+function lockWaitMs(env2) {
+  const raw = env2.TRIGGER_LOCK_WAIT;
+  if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
+  const seconds2 = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2)) {
+    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
+      hint: "set it to e.g. 15, or unset it"
+    });
+  }
+  return seconds2 * 1e3;
+}
+function procStat(pid) {
+  try {
+    const stat = import_node_fs.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0], start: fields[19] };
+  } catch {
+    return void 0;
+  }
+}
+function pidNamespace() {
+  try {
+    return import_node_fs.default.readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return void 0;
+  }
+}
+function me() {
+  if (self) return self;
+  const owner = { pid: process.pid, host: import_node_os3.default.hostname() };
+  const start = procStat(process.pid)?.start;
+  if (start !== void 0) owner.start = start;
+  const pidns = pidNamespace();
+  if (pidns !== void 0) owner.pidns = pidns;
+  return self = owner;
+}
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+function holderRuns(pid, recorded) {
+  if (!running(pid)) return false;
+  const now = procStat(pid);
+  if (now === void 0) return true;
+  return now.state !== "Z" && (recorded === void 0 || now.start === recorded);
+}
+function look(lock) {
+  let stat;
+  try {
+    stat = import_node_fs.default.lstatSync(lock);
+  } catch (error2) {
+    if (error2.code === "ENOENT") return { state: "free" };
+    return {
+      state: "held",
+      text: "",
+      why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
+      hint: `remove it: rm ${lock}`
+    };
+  }
+  if (stat.isDirectory())
+    return { state: "held", text: "", why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
+  if (!stat.isFile())
+    return {
+      state: "held",
+      text: "",
+      why: `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`,
+      hint: `remove it: rm ${lock}`
+    };
+  let text = "";
+  try {
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs.default.readFileSync(lock, "utf8");
+  } catch (error2) {
+    if (error2.code === "ENOENT") return { state: "free" };
+    return {
+      state: "held",
+      text: "",
+      why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
+      hint: `remove it: rm ${lock}`
+    };
+  }
+  let owner;
+  try {
+    owner = JSON.parse(text);
+  } catch {
+    owner = void 0;
+  }
+  if (typeof owner !== "object" || owner === null || !(Number.isSafeInteger(owner.pid) && owner.pid > 0) || typeof owner.host !== "string") {
+    return {
+      state: "held",
+      text,
+      why: `its lock ${lock} does not say which process holds it`,
+      hint: `if no trigger command is running, remove it: rm ${lock}`
+    };
+  }
+  const pid = owner.pid;
+  const self2 = me();
+  if (owner.host !== self2.host || owner.pidns !== void 0 && self2.pidns !== void 0 && owner.pidns !== self2.pidns) {
+    const where2 = owner.host !== self2.host ? ` on ${owner.host}` : " in another container";
+    return {
+      state: "held",
+      text,
+      why: `its lock ${lock} is held by process ${pid}${where2}`,
+      hint: `if no trigger command is running there, remove it: rm ${lock}`
+    };
+  }
+  const alive = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
+  if (!alive) return { state: "dead", text, pid };
+  return {
+    state: "held",
+    text,
+    why: `process ${pid} holds its lock ${lock}`,
+    hint: `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`
+  };
+}
+function create(lock, owner) {
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(lock, "wx", 384);
+  } catch (error2) {
+    if (error2.code === "EEXIST") return false;
+    throw error2;
+  }
+  try {
+    import_node_fs.default.writeSync(fd, JSON.stringify(owner));
+  } catch (error2) {
+    import_node_fs.default.closeSync(fd);
+    import_node_fs.default.rmSync(lock, { force: true });
+    throw error2;
+  }
+  import_node_fs.default.closeSync(fd);
+  return true;
+}
+function removeStale(lock, stale, pid, owner) {
+  const breaker = `${lock}.break`;
+  let mine;
+  try {
+    mine = create(breaker, owner);
+  } catch (error2) {
+    return {
+      why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
+      hint: `remove it: rm ${lock}`
+    };
+  }
+  if (!mine) {
+    const holder = look(breaker);
+    if (holder.state === "dead") {
+      try {
+        if (import_node_fs.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs.default.unlinkSync(breaker);
+      } catch {
+      }
+    }
+    return {
+      why: `its lock ${lock} was left by process ${pid}, which has ended, and ${breaker} is in the way`,
+      hint: `remove both: rm -r ${lock} ${breaker}`
+    };
+  }
+  try {
+    let current;
+    try {
+      current = import_node_fs.default.readFileSync(lock, "utf8");
+    } catch {
+      return void 0;
+    }
+    if (current !== stale) return void 0;
+    try {
+      import_node_fs.default.unlinkSync(lock);
+    } catch (error2) {
+      if (error2.code !== "ENOENT")
+        return {
+          why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
+          hint: `remove it: rm ${lock}`
+        };
+    }
+    return void 0;
+  } finally {
+    import_node_fs.default.rmSync(breaker, { force: true });
+  }
+}
+async function withLock(file, fn, options = {}) {
+  const lock = `${file}.lock`;
+  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
+  const owner = me();
+  const mine = JSON.stringify(owner);
+  const started = performance.now();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      if (create(lock, owner)) break;
+    } catch (error2) {
+      throw new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
+        hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
+      });
+    }
+    const holder = look(lock);
+    let blocked;
+    if (holder.state === "held") blocked = holder;
+    else if (holder.state === "dead") blocked = removeStale(lock, holder.text, holder.pid, owner);
+    const waited = performance.now() - started;
+    if (waited >= waitMs && (blocked !== void 0 || waited >= waitMs + 1e3)) {
+      const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
+      throw new ConfigError(`cannot write ${file}: ${why}; gave up after ${waitMs / 1e3} s`, { hint });
+    }
+    await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
+  }
+  held.add(lock);
+  try {
+    return await fn();
+  } finally {
+    held.delete(lock);
+    try {
+      if (import_node_fs.default.readFileSync(lock, "utf8") === mine) import_node_fs.default.unlinkSync(lock);
+    } catch {
+    }
+  }
+}
+var import_node_fs, import_node_os3, LOCK_WAIT_MS, self, MAX_LOCK_BYTES, held, sleep;
+var init_lock = __esm({
+  "src/settings/lock.ts"() {
+    "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_os3 = __toESM(require("node:os"), 1);
+    init_errno();
+    init_errors();
+    LOCK_WAIT_MS = 15e3;
+    MAX_LOCK_BYTES = 4096;
+    held = /* @__PURE__ */ new Set();
+    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  }
+});
+
 // not-in-action:conf
 var require_conf = __commonJS({
   "not-in-action:conf"(exports2, module2) {
@@ -35248,7 +35482,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs.default.readFileSync(file, "utf8");
+    text = import_node_fs2.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
@@ -35288,7 +35522,7 @@ function ensureDir(dir) {
   for (; ; ) {
     let stat;
     try {
-      stat = import_node_fs.default.statSync(at);
+      stat = import_node_fs2.default.statSync(at);
     } catch (error2) {
       const code = error2.code;
       if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
@@ -35307,88 +35541,77 @@ function ensureDir(dir) {
   }
   for (const level of missing) {
     try {
-      import_node_fs.default.mkdirSync(level, { mode: 448 });
+      import_node_fs2.default.mkdirSync(level, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
     }
   }
 }
-async function withLock(file, fn) {
-  const lock = `${file}.lock`;
-  const started = Date.now();
-  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-    try {
-      import_node_fs.default.closeSync(import_node_fs.default.openSync(lock, "wx", 384));
-      break;
-    } catch (error2) {
-      if (error2.code !== "EEXIST") throw writeError("write", file, error2);
-    }
-    try {
-      if (Date.now() - import_node_fs.default.statSync(lock).mtimeMs > STALE_LOCK_MS) {
-        import_node_fs.default.rmSync(lock, { force: true });
-        continue;
-      }
-    } catch {
-      continue;
-    }
-    if (Date.now() - started > LOCK_WAIT_MS) {
-      throw new ConfigError(`cannot write ${file}: another trigger command holds its lock ${lock}`, {
-        hint: `if none is running, delete ${lock}`
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
-  }
-  try {
-    return await fn();
-  } finally {
-    import_node_fs.default.rmSync(lock, { force: true });
-  }
-}
-async function updateConfig(file, update) {
+async function updateConfig(file, update, options = {}) {
   readConfig(file);
   const dir = import_node_path2.default.dirname(file);
   ensureDir(dir);
-  return withLock(file, async () => {
-    const next = update(readConfig(file));
-    const { default: Conf } = await Promise.resolve().then(() => __toESM(require_conf(), 1));
-    try {
-      const store = new Conf({
-        cwd: dir,
-        configName: import_node_path2.default.basename(CONFIG_FILE_NAME, ".json"),
-        configFileMode: 384,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-        watch: false
-      });
-      store.store = next;
-      import_node_fs.default.chmodSync(file, 384);
-    } catch (error2) {
-      throw writeError("write", file, error2);
-    }
-    return next;
-  });
+  const { default: Conf } = await Promise.resolve().then(() => __toESM(require_conf(), 1));
+  return withLock(
+    file,
+    async () => {
+      const next = update(readConfig(file));
+      try {
+        const store = new Conf({
+          cwd: dir,
+          configName: import_node_path2.default.basename(CONFIG_FILE_NAME, ".json"),
+          configFileMode: 384,
+          accessPropertiesByDotNotation: false,
+          clearInvalidConfig: false,
+          watch: false
+        });
+        store.store = next;
+        import_node_fs2.default.chmodSync(file, 384);
+      } catch (error2) {
+        throw writeError("write", file, error2);
+      }
+      return next;
+    },
+    options
+  );
 }
-async function updateProfile(file, name, update) {
-  await updateConfig(file, (data) => {
-    const profiles = { ...data.profiles ?? {} };
-    const next = update({ ...profiles[name] ?? {} });
-    if (next === void 0) delete profiles[name];
-    else profiles[name] = next;
-    return { ...data, profiles };
-  });
+async function updateProfile(file, name, update, options = {}) {
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...data.profiles ?? {} };
+      const next = update({ ...profiles[name] ?? {} });
+      if (next === void 0) delete profiles[name];
+      else profiles[name] = next;
+      return { ...data, profiles };
+    },
+    options
+  );
 }
-var import_node_fs, import_node_path2, PROFILE_NAME, STALE_LOCK_MS, LOCK_WAIT_MS;
+var import_node_fs2, import_node_path2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
+    init_lock();
     init_paths();
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-    STALE_LOCK_MS = 1e4;
-    LOCK_WAIT_MS = 15e3;
+  }
+});
+
+// src/settings/base-url-warning.ts
+function versionedBaseUrlWarning(baseUrl, source) {
+  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
+  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const from = source ? ` (from ${source})` : "";
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+}
+var init_base_url_warning = __esm({
+  "src/settings/base-url-warning.ts"() {
+    "use strict";
   }
 });
 
@@ -35425,6 +35648,12 @@ async function bounded(call, profile) {
     clearTimeout(timer);
   }
 }
+function storeTrouble(reason2) {
+  if (NO_STORE.test(reason2)) return "no system keychain is running here";
+  if (/^no answer within/.test(reason2)) return "the system keychain did not answer within a second";
+  if (LOCKED.test(reason2)) return "the system keychain is locked (or has no default keyring)";
+  return `the system keychain refused it (${reason2})`;
+}
 function reason(error2) {
   const text = error2?.message ?? String(error2);
   return text.split("\n")[0].replace(/^Platform failure: /, "");
@@ -35442,7 +35671,7 @@ async function loadKey(profile) {
   try {
     key = await bounded((e, signal) => e.getPassword(signal), profile);
   } catch (error2) {
-    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, which did not answer (${reason(error2)})`, {
+    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error2))}`, {
       hint: `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === "default" ? "" : ` --profile ${profile}`}`
     });
   }
@@ -35461,13 +35690,15 @@ async function deleteKey(profile) {
     return reason(error2);
   }
 }
-var SERVICE, STORE_TIMEOUT_MS;
+var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
     init_errors();
     SERVICE = "trigger-cli";
     STORE_TIMEOUT_MS = 1e3;
+    NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
+    LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
   }
 });
 
@@ -35475,7 +35706,7 @@ var init_keychain = __esm({
 function readableKeyFileWarning(file) {
   let mode;
   try {
-    mode = import_node_fs2.default.statSync(file).mode & 511;
+    mode = import_node_fs3.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
@@ -35548,8 +35779,9 @@ function resolveSettings(options = {}) {
   const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
   checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp);
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
+  const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   return {
-    warnings: warning2 ? [warning2] : [],
+    warnings: [warning2, versioned].filter((w) => w !== void 0),
     // A key in the credential store is read by loadSettings, which may wait for the store.
     apiKey: key && key[1] !== "keychain" ? normalizeApiKey(key[0], key[2]) : void 0,
     apiKeySource: key?.[1],
@@ -35559,15 +35791,16 @@ function resolveSettings(options = {}) {
     configFile
   };
 }
-var import_node_fs2, STORED;
+var import_node_fs3, STORED;
 var init_resolve = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     init_errors();
     init_paths();
     init_store();
     init_undici();
+    init_base_url_warning();
     init_keychain();
     init_validate();
     STORED = "\0keychain";
@@ -35830,7 +36063,7 @@ function failedHeader(format2, header) {
 function describeWriteError(error2) {
   return errnoWords(error2, "writing");
 }
-function running(pid) {
+function running2(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -35842,21 +36075,21 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path3.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs3.default.readdirSync(import_node_path3.default.dirname(file));
+    names = import_node_fs4.default.readdirSync(import_node_path3.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs3.default.rmSync(import_node_path3.default.join(import_node_path3.default.dirname(file), name), { force: true });
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
+    import_node_fs4.default.rmSync(import_node_path3.default.join(import_node_path3.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs3, import_node_path3, FLUSH_BYTES, FailedFile;
+var import_node_fs4, import_node_path3, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
     import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
     FLUSH_BYTES = 64 * 1024;
@@ -35888,14 +36121,14 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs3.default.statSync(file);
+          existing = import_node_fs4.default.statSync(file);
         } catch {
           existing = void 0;
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
         this.#target = this.#inPlace ? file : import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.tmp`);
-        this.#fd = import_node_fs3.default.openSync(this.#target, "w", existing?.isFile() ? existing.mode & 511 : 438);
+        this.#fd = import_node_fs4.default.openSync(this.#target, "w", existing?.isFile() ? existing.mode & 511 : 438);
         if (!this.#inPlace) removeLeftovers(file);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -35930,14 +36163,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs3.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs4.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs3.default.ftruncateSync(this.#fd, import_node_fs3.default.fstatSync(this.#fd).size - done);
+              import_node_fs4.default.ftruncateSync(this.#fd, import_node_fs4.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -35951,19 +36184,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs3.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs4.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs3.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs3.default.renameSync(this.#target, this.path);
+        import_node_fs4.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs4.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs3.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs3.default.rmSync(this.#target, { force: true });
+        import_node_fs4.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs4.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -35993,7 +36226,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs4.default.promises.open(source, "r");
+      handle = await import_node_fs5.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -36009,11 +36242,11 @@ async function openInput(source, options = {}) {
   const sniffed = known ? { format: known, stream } : await sniff(stream);
   return { stream: sniffed.stream, format: sniffed.format, file, name: file ?? "stdin" };
 }
-var import_node_fs4, import_node_path4, import_node_stream, EXTENSIONS;
+var import_node_fs5, import_node_path4, import_node_stream, EXTENSIONS;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_fs5 = __toESM(require("node:fs"), 1);
     import_node_path4 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     init_errno();
@@ -36031,14 +36264,14 @@ var init_input = __esm({
 async function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs5.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs6.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
   return { path: import_node_path5.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function load2(file) {
-  const text = import_node_fs5.default.readFileSync(file, "utf8");
+  const text = import_node_fs6.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -36103,12 +36336,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs5, import_node_path5, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs6, import_node_path5, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_fs6 = __toESM(require("node:fs"), 1);
     import_node_path5 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -36166,7 +36399,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded;
-        if (import_node_fs5.default.existsSync(file)) {
+        if (import_node_fs6.default.existsSync(file)) {
           loaded = load2(file);
           const input2 = loaded.header.input;
           if (!options.resume) {
@@ -36201,11 +36434,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded) {
-            fd = import_node_fs5.default.openSync(file, "r+");
-            import_node_fs5.default.ftruncateSync(fd, loaded.whole);
+            fd = import_node_fs6.default.openSync(file, "r+");
+            import_node_fs6.default.ftruncateSync(fd, loaded.whole);
             position = loaded.whole;
           } else {
-            fd = import_node_fs5.default.openSync(file, "wx", 384);
+            fd = import_node_fs6.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -36214,9 +36447,9 @@ var init_journal = __esm({
               shard: options.shard,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs5.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs6.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs5.default.fsyncSync(fd);
+            import_node_fs6.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -36288,7 +36521,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs5.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs6.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -36300,7 +36533,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs5.default.fdatasyncSync(this.#fd);
+          import_node_fs6.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.error ??= error2;
@@ -36312,7 +36545,7 @@ var init_journal = __esm({
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs5.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs6.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -36323,8 +36556,8 @@ var init_journal = __esm({
 function sameFile(a, b) {
   if (b !== "-" && import_node_path6.default.resolve(a) === import_node_path6.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs6.default.statSync(a);
-    const sb = b === "-" ? import_node_fs6.default.fstatSync(0) : import_node_fs6.default.statSync(b);
+    const sa = import_node_fs7.default.statSync(a);
+    const sb = b === "-" ? import_node_fs7.default.fstatSync(0) : import_node_fs7.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -36339,7 +36572,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs6.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs7.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -36351,7 +36584,7 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs6.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs7.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -36389,11 +36622,11 @@ async function openJournal(input2, options) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs6, import_node_path6;
+var import_node_fs7, import_node_path6;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path6 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -37072,7 +37305,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs7.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs8.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -37089,11 +37322,11 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs7;
+var import_node_fs8;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -37679,39 +37912,50 @@ function target(options, env2) {
   const file = configPath(env2);
   const config = readConfig(file);
   const selected = selectedProfile(options, env2, config);
-  return { file, config, ...selected, profile: getProfile(config, selected.name) };
+  const lock = { waitMs: lockWaitMs(env2) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
 async function setKey(keyArgument, options, io, env2 = process.env) {
-  const { file, config, name } = target(options, env2);
+  const { file, config, name, lock } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
-  let notInStore;
-  if (options.insecureStorage) notInStore = "as --insecure-storage asked";
-  else if (env2.CI) notInStore = "CI is set, and a CI machine has no credential store to keep it";
+  let inFile;
+  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
+  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
   else {
     const failure = await storeKey(name, key);
     if (failure === void 0) {
-      await updateProfile(file, name, (profile) => {
-        const next = { ...profile, apiKeyStorage: "keychain" };
-        delete next.apiKey;
-        return next;
-      });
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next = { ...profile, apiKeyStorage: "keychain" };
+          delete next.apiKey;
+          return next;
+        },
+        lock
+      );
       io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
       warnIfOverridden(io, env2);
       return;
     }
-    notInStore = `no credential store answered (${failure})`;
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(file, name, (profile) => {
-    const next = { ...profile, apiKey: key };
-    delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
   if (wasInStore) await deleteKey(name);
   io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
   warnIfOverridden(io, env2);
 }
 function warnIfOverridden(io, env2) {
@@ -37720,15 +37964,22 @@ function warnIfOverridden(io, env2) {
   }
 }
 async function setBaseUrl(url, options, io, env2 = process.env) {
-  const { file, name } = target(options, env2);
+  const { file, name, lock } = target(options, env2);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(file, name, (profile) => {
-    const next = { ...profile, baseUrl: parsed.href };
-    if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-    else delete next.allowHttp;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, baseUrl: parsed.href };
+      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock
+  );
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
   if (env2.TRIGGER_BASE_URL) {
     io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
   }
@@ -37748,11 +37999,10 @@ async function get(nameArgument, options, io, env2 = process.env) {
         hint: `run: trigger config set-${name}${profileFlag(profileName)}`
       });
     }
-    if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...overridden.length ? { overriddenBy: OVERRIDES[name] } : {} }));
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
     else io.stdout(value ?? io.outColors.dim("(not set)"));
   } else if (options.json) {
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [name, OVERRIDES[name]]));
-    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(names.map((n) => [n, values.get(n) ?? null])), overriddenBy }));
+    io.json(getJson(profileName, names, values, overridden));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
   }
@@ -37763,6 +38013,11 @@ async function get(nameArgument, options, io, env2 = process.env) {
       )
     );
   }
+}
+function getJson(profile, names, values, overridden) {
+  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
 }
 async function list(options, io, env2 = process.env) {
   const file = configPath(env2);
@@ -37778,8 +38033,8 @@ async function list(options, io, env2 = process.env) {
     rows2.push({
       profile: name,
       active: name === active.name,
-      "api-key": await shown("api-key", name, profile) ?? null,
-      "base-url": await shown("base-url", name, profile) ?? null
+      apiKey: await shown("api-key", name, profile) ?? null,
+      baseUrl: await shown("base-url", name, profile) ?? null
     });
   }
   if (options.json) {
@@ -37794,13 +38049,13 @@ async function list(options, io, env2 = process.env) {
     const mark = row.active ? io.outColors.success("* ") : "  ";
     const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
     io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row["api-key"] ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row["base-url"] ?? io.outColors.dim("(not set)")}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
   }
 }
 async function unset(nameArgument, options, io, env2 = process.env) {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile } = target(options, env2);
+  const { file, name: profileName, profile, lock } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
   if (profile?.[NAMES[name]] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
@@ -37813,13 +38068,18 @@ async function unset(nameArgument, options, io, env2 = process.env) {
         hint: "unlock it and try again"
       });
   }
-  await updateProfile(file, profileName, (current) => {
-    const next = { ...current };
-    delete next[NAMES[name]];
-    if (name === "base-url") delete next.allowHttp;
-    if (name === "api-key") delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next = { ...current };
+      delete next[NAMES[name]];
+      if (name === "base-url") delete next.allowHttp;
+      if (name === "api-key") delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(nameArgument, env2) {
@@ -37828,21 +38088,25 @@ function namedProfile(nameArgument, env2) {
   const config = readConfig(file);
   const profile = getProfile(config, name);
   if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile };
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
 }
 async function use(nameArgument, io, env2 = process.env) {
-  const { name, file } = namedProfile(nameArgument, env2);
-  await updateConfig(file, (data) => {
-    if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-    return { ...data, active: name };
-  });
+  const { name, file, lock } = namedProfile(nameArgument, env2);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+      return { ...data, active: name };
+    },
+    lock
+  );
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
     io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
   }
 }
 async function remove(nameArgument, io, env2 = process.env) {
-  const { name, file, profile } = namedProfile(nameArgument, env2);
+  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
   if (profile.apiKeyStorage === "keychain") {
     const failure = await deleteKey(name);
     if (failure)
@@ -37850,26 +38114,35 @@ async function remove(nameArgument, io, env2 = process.env) {
         hint: "unlock it and try again"
       });
   }
-  await updateConfig(file, (data) => {
-    const profiles = { ...data.profiles ?? {} };
-    delete profiles[name];
-    const next = { ...data, profiles };
-    if (next.active === name) delete next.active;
-    return next;
-  });
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...data.profiles ?? {} };
+      delete profiles[name];
+      const next = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock
+  );
   io.stdout(
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path7(io, env2 = process.env) {
-  io.stdout(configPath(env2));
+function path7(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs9.default.existsSync(file) }));
+  else io.stdout(file);
 }
-var NAMES, OVERRIDES;
+var import_node_fs9, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     init_errors();
+    init_base_url_warning();
     init_keychain();
+    init_lock();
     init_paths();
     init_resolve();
     init_store();
@@ -37944,7 +38217,7 @@ async function collectStatus(flags, env2 = process.env) {
   }
   let mode = null;
   try {
-    mode = (import_node_fs8.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs10.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -37992,11 +38265,11 @@ async function status(options, io, env2 = process.env) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs8, SOURCE_WORDS;
+var import_node_fs10, SOURCE_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_keychain();
@@ -38084,7 +38357,7 @@ async function startEmulator(options = {}) {
   let logFd;
   if (options.log) {
     try {
-      logFd = import_node_fs9.default.openSync(options.log, "a");
+      logFd = import_node_fs11.default.openSync(options.log, "a");
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
       throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
@@ -38142,7 +38415,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs9.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -38166,7 +38439,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs9.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? 8787}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -38207,7 +38480,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs9.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -38222,12 +38495,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs9, import_node_http, MAX_BODY, EVENT_PATH;
+var import_node_crypto2, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -38644,7 +38917,7 @@ var init_complete = __esm({
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs10 = __toESM(require("node:fs"), 1);
+var import_node_fs12 = __toESM(require("node:fs"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -38994,7 +39267,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action(configAction((m, name, options) => m.unset(name, options, io, env2)));
   config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
   config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
-  config.command("path").description("print the config file path").action(configAction((m) => m.path(io, env2)));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
   program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").addHelpText(
     "after",
     `
@@ -39187,7 +39460,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs10.default.appendFileSync(file, text);
+  import_node_fs12.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   last;
