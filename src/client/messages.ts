@@ -227,9 +227,9 @@ export function describeNetworkError(code: string | undefined, message: string):
     case 'ENETUNREACH':
       return 'network unreachable';
     case 'EMFILE':
-      return 'too many open files (EMFILE): this process reached its limit (ulimit -n)';
+      return 'too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit';
     case 'ENFILE':
-      return 'too many open files (ENFILE): the system reached its limit';
+      return 'too many open files on the system (ENFILE): lower --concurrency';
     case 'ERR_BODY_DECODE':
       return message;
     case 'UND_ERR_INFO':
