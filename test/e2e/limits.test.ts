@@ -19,7 +19,9 @@ afterEach(async () => {
 describe('too many open files', () => {
   it('names EMFILE and the fix (lower --concurrency, or raise ulimit -n), never "undefined"', async () => {
     // Slow answers, so that many connections are wanted at once.
-    server = await startServer((_req, res) => setTimeout(() => json(res, 200, { success: true }), 150));
+    server = await startServer((_req, res) => {
+      setTimeout(() => json(res, 200, { success: true }), 150);
+    });
     box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
     const input = path.join(box.home, 'rows.csv');
     const failed = path.join(box.home, 'failed.csv');
