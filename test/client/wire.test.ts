@@ -75,6 +75,9 @@ const encoders: Array<[string, (body: Buffer) => Buffer]> = [
   ['deflate (raw, as some servers send it)', (b) => zlib.deflateRawSync(b)],
   ['br', (b) => zlib.brotliCompressSync(b)],
 ];
+// zstd where Node has it (22.15+, 24): decoded too; on Node 20 it is a coding the tool cannot decode.
+const zstd = (zlib as unknown as { zstdCompressSync?: (body: Buffer) => Buffer }).zstdCompressSync;
+if (zstd) encoders.push(['zstd', (b) => zstd(b)]);
 const codingName = (name: string) => name.split(' ')[0]!;
 
 describe('compressed answers', () => {

@@ -83,6 +83,20 @@ describe('a proxy written as curl takes it', () => {
   });
 });
 
+describe('trigger status', () => {
+  it('shows the proxy in effect as curl takes it, its password masked', async () => {
+    const result = await run(['status', '--json'], {
+      env: env({ TRIGGER_BASE_URL: 'https://api.example.com', HTTPS_PROXY: `me:${PASSWORD}@127.0.0.1:3128` }),
+    });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { proxy: string }).proxy).toBe('http://me:••••@127.0.0.1:3128');
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    const human = await run(['status'], { env: box!.env });
+    expect(human.stdout).toMatch(/proxy +http:\/\/me:••••@127\.0\.0\.1:3128/);
+    expect(human.stdout + human.stderr).not.toContain(PASSWORD);
+  });
+});
+
 describe('a failure at the proxy is named as the proxy’s, and counts as not sent', () => {
   it('407 to CONNECT: names the proxy and its 407, says to check its credentials, exit 3, recorded "no"', async () => {
     proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
