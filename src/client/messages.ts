@@ -95,8 +95,8 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
   const { status, headers, json, text } = answer;
   const rawLocation = headerValue(headers, 'location');
   const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
-  const message = serverMessage(json, text);
   const label = `${status} ${statusText(status)}`.trim();
+  const message = withoutLabel(serverMessage(json, text), label);
   const after = info.attempts > 1 ? ` (after ${info.attempts} attempts)` : '';
   const summary =
     status >= 300 && status < 400
@@ -117,6 +117,13 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
     hint: statusHint(status, headers, context),
     ...info,
   });
+}
+
+/** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
+function withoutLabel(message: string | undefined, label: string): string | undefined {
+  if (message === undefined || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
+  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, '');
+  return rest === '' ? undefined : rest;
 }
 
 export interface ConnectionContext {

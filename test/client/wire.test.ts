@@ -168,7 +168,9 @@ describe('HTML error pages', () => {
     expect(error).toBeInstanceOf(ServiceError);
     const message = (error as ServiceError).message;
     expect(message).not.toMatch(/[<>]/);
-    expect((error as ServiceError).serverMessage).toBe('502 Bad Gateway: nginx/1.25.3');
+    // The page's title is the status itself: said once.
+    expect(message).toBe('no definitive answer: 502 Bad Gateway: nginx/1.25.3');
+    expect((error as ServiceError).serverMessage).toBe('nginx/1.25.3');
   });
 
   it('a gzip-compressed HTML page is decoded, then shown as words', async () => {

@@ -209,3 +209,22 @@ describe('an answer that could not be decoded', () => {
     expect(error.exitCode).toBe(3);
   });
 });
+
+describe('an HTML page titled with the status', () => {
+  it.each([
+    [
+      403,
+      '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1><hr>nginx</body></html>',
+      'the service refused the event: 403 Forbidden: nginx',
+    ],
+    [
+      403,
+      '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1></body></html>',
+      'the service refused the event: 403 Forbidden',
+    ],
+    [418, '4180 teapots', 'the service refused the event: 418: 4180 teapots'],
+    [404, '404 Not Found, no such trigger', 'the service refused the event: 404 Not Found: no such trigger'],
+  ])('%i %j is said once: %j', (status, text, message) => {
+    expect(serviceError({ status, headers: {}, json: undefined, text }, context, info).message).toBe(message);
+  });
+});
