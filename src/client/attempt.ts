@@ -121,13 +121,12 @@ export class Attempt implements Dispatcher.DispatchHandler {
    */
   #decoded({ body, truncated, error }: Decoded): void {
     if (this.done) return;
-    if (error && this.#status >= 200 && this.#status < 300) return this.#failed(error);
-    if (truncated && !this.#bodyEnded) {
-      // Over the limit once decoded: stop reading the rest.
+    if (!this.#bodyEnded) {
+      // Over the limit once decoded, or undecodable, before the body ended: stop reading the rest.
       this.#bodyEnded = true;
-      this.#truncated = true;
-      this.#abort?.(new Error('response body over 1 MiB once decoded'));
+      this.#abort?.(new Error(error ? 'response body could not be decoded' : 'response body over 1 MiB once decoded'));
     }
+    if (error && this.#status >= 200 && this.#status < 300) return this.#failed(error);
     const text = body.toString('utf8');
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
@@ -194,7 +193,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     const coding = contentCoding(encoding);
     if (coding === undefined) return;
     if (typeof coding === 'object') {
-      this.#undecodable = new DecodeError(coding.unsupported, new Error(`no decoder for Content-Encoding "${coding.unsupported}"`));
+      this.#undecodable = new DecodeError(coding.unsupported, undefined, true);
       return;
     }
     this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));

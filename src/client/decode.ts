@@ -31,8 +31,10 @@ function zlib(): typeof Zlib {
 /** The error for a body that could not be decoded. */
 export class DecodeError extends Error {
   readonly code = 'ERR_BODY_DECODE';
-  constructor(coding: string, cause: unknown) {
-    super(`its ${coding}-encoded answer could not be decoded`, { cause });
+  constructor(coding: string, cause: unknown, unsupported = false) {
+    super(unsupported ? `its body is encoded with "${coding}", which the tool cannot decode` : `its ${coding}-encoded body is corrupt`, {
+      cause,
+    });
     this.name = 'DecodeError';
   }
 }

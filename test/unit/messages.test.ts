@@ -204,7 +204,7 @@ describe('an answer that could not be decoded', () => {
       durationMs: 3,
       recorded: 'unknown',
     });
-    expect(error.message).toBe('the answer from https://api.example.com could not be read: its gzip-encoded answer could not be decoded');
+    expect(error.message).toBe('the answer from https://api.example.com could not be read: its gzip-encoded body is corrupt');
     expect(error.hint).toMatch(/^the outcome is unknown: the service answered, but whether its body says "success": false cannot be read/);
     expect(error.exitCode).toBe(3);
   });
