@@ -5,8 +5,10 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { freePort, startServer, type TestServer } from '../helpers/server.js';
@@ -80,6 +82,44 @@ describe('a proxy written as curl takes it', () => {
     expect(result.code).toBe(0);
     expect(proxy.auth).toEqual([`Basic ${Buffer.from(`me:${PASSWORD}`).toString('base64')}`]);
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  });
+});
+
+describe('through the tunnel, answers are read as they are directly', () => {
+  it('an unasked-for 100 Continue from the service is skipped, and a gzip "success": false is decoded', async () => {
+    proxy = await startProxy();
+    let answer = 0;
+    const raw = tls.createServer(
+      { cert: fs.readFileSync(cert), key: fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'localhost-key.pem')) },
+      (socket) => {
+        socket.on('error', () => {});
+        socket.once('data', () => {
+          const body = answer++ === 0 ? '{"success":true}' : zlib.gzipSync('{"success":false,"message":"paused"}');
+          const coding = typeof body === 'string' ? '' : 'Content-Encoding: gzip\r\n';
+          socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+          socket.end(
+            Buffer.concat([
+              Buffer.from(`HTTP/1.1 200 OK\r\n${coding}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`),
+              Buffer.from(body),
+            ]),
+          );
+        });
+      },
+    );
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `https://localhost:${(raw.address() as AddressInfo).port}`;
+      const e = env({ TRIGGER_BASE_URL: base, HTTPS_PROXY: proxy.hostPort });
+      const accepted = await run(['fire', 't', 'u', '--retries', '0'], { env: e });
+      expect(accepted.stderr).toBe('');
+      expect(accepted.code).toBe(0);
+      const refused = await run(['fire', 't', 'u', '--retries', '0'], { env: e });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/said "success": false: paused/);
+      expect(proxy.asked).toHaveLength(2);
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 });
 
