@@ -42,7 +42,7 @@ export function proxyChoice(origin: string, env: NodeJS.ProcessEnv = process.env
     url.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'],
   );
   if (!found) return undefined;
-  if (bypassesProxy(url, env.no_proxy ?? env.NO_PROXY ?? '')) return undefined;
+  if (bypassesProxy(url, env.no_proxy?.trim() || env.NO_PROXY || '')) return undefined;
   return { url: withScheme(found.url), variable: found.variable };
 }
 

@@ -90,6 +90,8 @@ describe('NO_PROXY as curl reads it', () => {
     expect(proxyChoice('http://127.0.0.1:1', { HTTP_PROXY: 'p:1', NO_PROXY: '127.0.0.0/8' })).toBeUndefined();
     expect(proxyChoice('http://[::1]:1', { http_proxy: 'p:1', no_proxy: '::1' })).toBeUndefined();
     expect(proxyChoice('http://[::2]:1', { http_proxy: 'p:1', no_proxy: '::1' })).toEqual({ url: 'http://p:1', variable: 'http_proxy' });
+    // An empty lower-case variable is unset, as it is for the proxy variables.
+    expect(proxyChoice('http://127.0.0.1:1', { HTTP_PROXY: 'p:1', no_proxy: '', NO_PROXY: '127.0.0.1' })).toBeUndefined();
   });
 });
 
