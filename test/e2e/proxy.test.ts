@@ -158,6 +158,15 @@ describe('a failure at the proxy is named as the proxy’s, and counts as not se
     expectNoKey(result);
   });
 
+  it('407 is not retried: the same credentials would be refused again', async () => {
+    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
+    const result = await run(['fire', 't', 'u', '--retries', '2'], {
+      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `http://me:wrong-${PASSWORD}@${proxy.hostPort}` }),
+    });
+    expect(result.code).toBe(3);
+    expect(proxy.asked.filter((line) => line.startsWith('CONNECT'))).toHaveLength(1);
+  });
+
   it('407 from a forwarding proxy (http service): the same, and the service got nothing', async () => {
     proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
     plain = await startServer();
