@@ -187,23 +187,13 @@ export function lockJournal(file: string): FileLock {
   );
 }
 
-/**
- * Opens the journal --journal names, for this input (read once for its fingerprint) and shard,
- * locked for this run before it is read.
- */
-export async function openJournal(input: Input, options: BatchFiles): Promise<{ journal: Journal; lock: FileLock }> {
-  const lock = lockJournal(options.journal!);
-  try {
-    const journal = Journal.open(options.journal!, {
-      resume: options.resume === true,
-      input: await fingerprint(input.file!),
-      format: input.format,
-      shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
-      resumeCommand: resumeCommand(input, options),
-    });
-    return { journal, lock };
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+/** Opens the journal --journal names (locked by lockJournal first), for this input and shard. */
+export async function openJournal(input: Input, options: BatchFiles): Promise<Journal> {
+  return Journal.open(options.journal!, {
+    resume: options.resume === true,
+    input: await fingerprint(input.file!),
+    format: input.format,
+    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+    resumeCommand: resumeCommand(input, options),
+  });
 }

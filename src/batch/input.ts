@@ -30,6 +30,8 @@ export interface Input {
    * its last whole line, and then the input ends. A file is always read to its end.
    */
   stopReading(): void;
+  /** Lets go of standard input at once, read or not (a run that ends with an error). */
+  close(): void;
   /** Set when reading stopped before the end of the input: the bytes of a partial last line dropped. */
   cut: { dropped: number } | undefined;
 }
@@ -44,23 +46,24 @@ const MAX_HELD = 2 * 1024 * 1024;
  * the bytes already taken from the pipe are handed on up to their last newline; a partial line after
  * it is dropped (and counted), never sent cut short; the rest is the producer's.
  */
-function stoppable(source: Readable): { stream: Readable; stop(): void; cut(): { dropped: number } | undefined } {
+function stoppable(source: Readable): { stream: Readable; stop(): void; close(): void; cut(): { dropped: number } | undefined } {
   let stopRequested = false;
   let ended = false;
   let failure: unknown;
   let cut: { dropped: number } | undefined;
   let wake: (() => void) | undefined;
   const wakeUp = () => wake?.();
-  source.on('readable', wakeUp);
-  source.on('end', () => {
-    ended = true;
-    wakeUp();
-  });
-  source.on('error', (error) => {
-    failure = error;
-    wakeUp();
-  });
   async function* chunks(): AsyncGenerator<Buffer> {
+    // Listening starts with the first read, so a run that ends before reading leaves stdin alone.
+    source.on('readable', wakeUp);
+    source.on('end', () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on('error', (error) => {
+      failure = error;
+      wakeUp();
+    });
     let held: Buffer | undefined;
     const take = (chunk: Buffer | string) => {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -100,6 +103,7 @@ function stoppable(source: Readable): { stream: Readable; stop(): void; cut(): {
       stopRequested = true;
       wakeUp();
     },
+    close: () => source.destroy(),
     cut: () => cut,
   };
 }
@@ -154,6 +158,7 @@ export async function openInput(source: string, options: { format?: Format | und
     file,
     name: file ?? 'stdin',
     stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
     get cut() {
       return stdin?.cut();
     },

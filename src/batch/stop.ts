@@ -32,7 +32,7 @@ export function stopCause(reason: StopReason): string {
     case 'stdout':
       return (reason.error as NodeJS.ErrnoException)?.code === 'EPIPE'
         ? 'standard output was closed'
-        : `standard output could not be written (${describeWriteError(reason.error)})`;
+        : `standard output could not be written: ${describeWriteError(reason.error)}`;
     case 'failed-file':
       return `${reason.path} could not be written (${describeWriteError(reason.error)})`;
     case 'journal':

@@ -3,7 +3,7 @@
  * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
-import { checkPaths, countLines, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
+import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { finishBatch } from '../batch/finish.js';
 import { openInput, type Format } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
@@ -61,6 +61,8 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   let failed: FailedFile | undefined;
   let journal: Journal | undefined;
   try {
+    // The journal first: a second run of the same batch is refused for what it shares with the first.
+    if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
     // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
     // current folder, made only if there is something to keep (a dry run sends nothing: none).
     if (options.failed || !dryRun) {
@@ -68,15 +70,12 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
     }
-    if (options.journal && !dryRun) {
-      const opened = await openJournal(input, { ...options, failed: failed?.path });
-      journal = opened.journal;
-      locks.push(opened.lock);
-    }
+    if (options.journal && !dryRun) journal = await openJournal(input, { ...options, failed: failed?.path });
   } catch (error) {
     failed?.discard();
     for (const lock of locks) lock.release();
     await client?.destroy();
+    input.close(); // a pipe that is still open must not keep a refused run waiting
     throw error;
   }
   if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
@@ -145,6 +144,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     else failed?.finish();
     journal?.close(false);
     for (const lock of locks) lock.release();
+    input.close();
     throw error;
   } finally {
     stopCapping();
