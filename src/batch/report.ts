@@ -134,7 +134,11 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     const { line, dropped } = s.notReadAfter;
     const partial =
       dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? 'byte' : 'bytes'} after it was dropped)` : '';
-    lines.push(`  standard input was read up to line ${line}${partial}; what came after it was not read`);
+    lines.push(
+      line === 0 && dropped === 0
+        ? '  nothing was read from standard input'
+        : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
+    );
   }
   return [...lines, ...keptLines(s, c)];
 }

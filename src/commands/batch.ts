@@ -15,7 +15,7 @@ import { readRows } from '../batch/rows.js';
 import { Runner } from '../batch/runner.js';
 import { shardRows, type Shard } from '../batch/shard.js';
 import type { StopReason } from '../batch/stop.js';
-import type { StopSignal } from '../errors.js';
+import { UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -137,7 +137,11 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const stopCapping = capYoungGeneration();
   let result;
   try {
-    result = await runner.run();
+    result = await runner.run().catch((error: unknown) => {
+      // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
+      if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
+      throw error;
+    });
   } catch (error) {
     // Nothing settled (a bad header, say): an earlier failed file stays as it was.
     if (recorder.counts.rows === 0) failed?.discard();
