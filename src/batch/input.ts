@@ -127,13 +127,28 @@ async function sniff(stream: Readable): Promise<{ format: Format; stream: Readab
   return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream: Readable.from(all(), { objectMode: false }) };
 }
 
+function stdinIsFile(): boolean {
+  try {
+    return fs.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export async function openInput(source: string, options: { format?: Format | undefined; stdin?: Readable } = {}): Promise<Input> {
   let stream: Readable;
   let file: string | undefined;
   let stdin: ReturnType<typeof stoppable> | undefined;
   if (source === '-') {
-    stdin = stoppable(options.stdin ?? process.stdin);
-    stream = stdin.stream;
+    const given = options.stdin ?? process.stdin;
+    // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
+    // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
+    const isFile = !options.stdin && stdinIsFile();
+    if (isFile) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
   } else {
     file = source;
     let handle: fs.promises.FileHandle;
