@@ -108,10 +108,26 @@ export function replayCommand(file: string, format: Format, trigger: string | un
  * only when there is a row to keep. Runs started in the same second take the next free name (the
  * lock is taken on the way, so two runs never pick the same one).
  */
-export function openDefaultFailed(reader: RowSource, now = new Date()): { failed: FailedFile; lock: FileLock } {
+export function openDefaultFailed(
+  reader: RowSource,
+  now = new Date(),
+): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
   const ext = reader.format === 'ndjson' ? '.ndjson' : '.csv';
+  const open = (name: string) => new FailedFile(name, reader.format, reader.header, { lazy: true });
+  try {
+    fs.accessSync('.', fs.constants.W_OK);
+  } catch (error) {
+    // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
+    // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
+    const name = `trigger-failed-${stamp}${ext}`;
+    return {
+      failed: open(name),
+      lock: undefined,
+      warning: `the current folder cannot be written (${describeWriteError(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
+    };
+  }
   for (let n = 1; ; n++) {
     const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
     if (fs.existsSync(name)) continue;
@@ -121,14 +137,7 @@ export function openDefaultFailed(reader: RowSource, now = new Date()): { failed
       lock.release(); // made by a run that finished meanwhile
       continue;
     }
-    try {
-      return { failed: new FailedFile(name, reader.format, reader.header, { lazy: true }), lock };
-    } catch (error) {
-      lock.release();
-      throw new UsageError(`cannot write the failed file ${name}: ${describeWriteError(error)}`, {
-        hint: 'run the batch in a folder you can write to, or name a file with --failed',
-      });
-    }
+    return { failed: open(name), lock };
   }
 }
 

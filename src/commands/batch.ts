@@ -69,6 +69,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
+      if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
     }
     if (options.journal && !dryRun) journal = await openJournal(input, { ...options, failed: failed?.path });
   } catch (error) {

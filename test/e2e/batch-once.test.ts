@@ -346,6 +346,42 @@ describe('a journal on a full file system', () => {
   );
 });
 
+describe('a batch without --failed in a folder that cannot be written', () => {
+  const canMount = process.getuid?.() === 0;
+  it.runIf(canMount)(
+    'warns, sends what it can keep nothing for, and stops at the first row it cannot keep',
+    async () => {
+      const folder = at('read-only');
+      fs.mkdirSync(folder);
+      // Read-only for root too: a tmpfs mounted ro (EROFS), where chmod would not stop root.
+      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=16k', 'tmpfs', folder]).status !== 0)
+        return expect.fail('mount -t tmpfs -o ro failed');
+      try {
+        const input = file('in.csv', csvRows(50));
+        const good = await run(['batch', input], { env: box.env, cwd: folder });
+        expect(good.code).toBe(0);
+        expect(good.stderr).toMatch(/^warning: the current folder cannot be written \(the file system is read-only\)/m);
+        expect(received()).toHaveLength(50);
+
+        server.requests.length = 0;
+        server.handle((req, res) =>
+          userOf(req.url) === 'u10' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
+        );
+        const bad = await run(['batch', input, '--concurrency', '1'], { env: box.env, cwd: folder });
+        expect(bad.code).toBe(1);
+        expect(bad.stderr).toMatch(
+          /stopping: trigger-failed-\S+\.csv could not be written \(the file system is read-only\); nothing more is sent/,
+        );
+        expect(received().length).toBeLessThan(50); // it stopped: what it could not keep, it did not send
+        expect(bad.stdout + bad.stderr).toContain('could not be kept');
+      } finally {
+        spawnSync('umount', ['-l', folder]);
+      }
+    },
+    60_000,
+  );
+});
+
 describe('input and paths that are not what they should be', () => {
   it('--failed - and --journal - are refused (exit 2), nothing sent, no file named "-"', async () => {
     for (const args of [
