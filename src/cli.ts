@@ -224,7 +224,8 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config
     .command('path')
     .description('print the config file path')
-    .action(configAction((m) => m.path(io, env)));
+    .option('--json', 'print JSON')
+    .action(configAction((m, options: { json?: boolean }) => m.path(options, io, env)));
 
   program
     .command('status')
