@@ -187,8 +187,40 @@ function serverMessage(json, text) {
     if (message) return excerpt(message, 300);
     if (Object.keys(body).length === 0) return void 0;
   }
-  const plain2 = excerpt(text);
+  const plain2 = excerpt(looksLikeHtml(text) ? htmlWords(text) : text);
   return plain2 === "" ? void 0 : plain2;
+}
+function looksLikeHtml(text) {
+  return /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) || /<\/(?:html|body|head|title)>/i.test(text);
+}
+function decodeEntities(text) {
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name) => {
+    if (name[0] === "#") {
+      const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0 && code <= 1114111 ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+function markupText(html) {
+  return decodeEntities(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
+}
+function htmlWords(page) {
+  const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
+  const withoutCode = html.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, " ");
+  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
+  let title = "";
+  let rest = withoutCode;
+  if (titleTag) {
+    const start = titleTag.index + titleTag[0].length;
+    const end = withoutCode.toLowerCase().indexOf("</title", start);
+    title = markupText(withoutCode.slice(start, end < 0 ? void 0 : end));
+    rest = withoutCode.slice(0, titleTag.index) + " " + (end < 0 ? "" : withoutCode.slice(end));
+  }
+  const bodyTag = /<body\b[^<>]*>/i.exec(rest);
+  let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
+  if (title !== "" && body.startsWith(title)) body = body.slice(title.length).trim();
+  return title === "" ? body : body === "" ? title : `${title}: ${body}`;
 }
 function headerValue(headers, name) {
   const value = headers[name];
@@ -227,12 +259,25 @@ function rawHeader(raw, name) {
   }
   return void 0;
 }
-var MAX_BODY_BYTES, CONTROL;
+var MAX_BODY_BYTES, CONTROL, ENTITIES, HTML_READ;
 var init_response = __esm({
   "src/client/response.ts"() {
     "use strict";
     MAX_BODY_BYTES = 1024 * 1024;
     CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+    ENTITIES = {
+      amp: "&",
+      lt: "<",
+      gt: ">",
+      quot: '"',
+      apos: "'",
+      nbsp: " ",
+      copy: "\xA9",
+      mdash: "\u2014",
+      ndash: "\u2013",
+      hellip: "\u2026"
+    };
+    HTML_READ = 64 * 1024;
   }
 });
 
@@ -278,7 +323,179 @@ var init_retry = __esm({
       "EHOSTUNREACH",
       "ENETUNREACH",
       "EADDRNOTAVAIL",
-      "UND_ERR_CONNECT_TIMEOUT"
+      "UND_ERR_CONNECT_TIMEOUT",
+      // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
+      // handed to the connection to a forwarding proxy that then asked for credentials (407).
+      "ERR_PROXY_AUTH_REQUIRED",
+      "ERR_PROXY_REFUSED",
+      "ERR_PROXY_UNREACHABLE"
+    ]);
+  }
+});
+
+// src/client/proxy.ts
+function proxyConfigured(env2 = process.env) {
+  return PROXY_VARIABLES.some((name) => Boolean(env2[name]?.trim()));
+}
+function firstSet(env2, names) {
+  for (const name of names) {
+    const value = env2[name]?.trim();
+    if (value) return { url: value, variable: name };
+  }
+  return void 0;
+}
+function withScheme(proxy) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+function proxyChoice(origin, env2 = process.env) {
+  const url = new URL(origin);
+  const found = firstSet(
+    env2,
+    url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"]
+  );
+  if (!found) return void 0;
+  if (bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
+  return { url: withScheme(found.url), variable: found.variable };
+}
+function proxyFor(origin, env2 = process.env) {
+  return proxyChoice(origin, env2)?.url;
+}
+function ipMatches(ip, type, entry2) {
+  const slash = entry2.indexOf("/");
+  const address = unbracket(slash < 0 ? entry2 : entry2.slice(0, slash));
+  const family = import_node_net.default.isIP(address);
+  if (family === 0 || family === 4 !== (type === "ipv4")) return false;
+  const list2 = new import_node_net.default.BlockList();
+  try {
+    if (slash < 0) list2.addAddress(address, type);
+    else {
+      const bits = entry2.slice(slash + 1);
+      if (!/^\d{1,3}$/.test(bits)) return false;
+      list2.addSubnet(address, Number(bits), type);
+    }
+  } catch {
+    return false;
+  }
+  return list2.check(ip, type);
+}
+function bypassesProxy(url, noProxy) {
+  const host = unbracket(url.hostname).replace(/\.$/, "").toLowerCase();
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  const family = import_node_net.default.isIP(host);
+  const type = family === 6 ? "ipv6" : "ipv4";
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry2 = raw.toLowerCase();
+    if (entry2 === "") continue;
+    if (entry2 === "*") return true;
+    if (entry2.includes("/")) {
+      if (family !== 0 && ipMatches(host, type, entry2)) return true;
+      continue;
+    }
+    let name = entry2;
+    let entryPort;
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry2);
+    if (bracketed) {
+      name = bracketed[1];
+      entryPort = bracketed[2];
+    } else if (entry2.indexOf(":") === entry2.lastIndexOf(":")) {
+      const withPort = /^(.*):(\d+)$/.exec(entry2);
+      if (withPort) {
+        name = withPort[1];
+        entryPort = withPort[2];
+      }
+    }
+    if (entryPort !== void 0 && Number(entryPort) !== port) continue;
+    if (import_node_net.default.isIP(name) !== 0) {
+      if (family !== 0 && ipMatches(host, type, name)) return true;
+      continue;
+    }
+    name = name.replace(/^\*?\./, "").replace(/\.$/, "");
+    if (name !== "" && (host === name || host.endsWith(`.${name}`))) return true;
+  }
+  return false;
+}
+function displayProxy(proxy) {
+  try {
+    const url = new URL(withScheme(proxy));
+    const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ":\u2022\u2022\u2022\u2022" : ""}@` : "";
+    return `${url.protocol}//${user}${url.host}`;
+  } catch {
+    return proxy.replace(/\/\/([^/@:]*):[^/@]*@/, "//$1:\u2022\u2022\u2022\u2022@");
+  }
+}
+function parseProxy(choice) {
+  let url;
+  try {
+    url = new URL(choice.url);
+  } catch {
+    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
+      hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`
+    });
+  }
+  if (!["http:", "https:"].includes(url.protocol) || url.hostname === "") {
+    throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
+      hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)"
+    });
+  }
+  return url;
+}
+function proxyErrorOf(error2) {
+  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e instanceof ProxyError) return e;
+  }
+  return void 0;
+}
+function asProxyError(error2, choice, connected) {
+  const message = error2?.message ?? "";
+  const answered = /^Proxy response \((\d{3})\)/.exec(message) ?? /^Proxy Authentication Required \((407)\)/.exec(message);
+  if (answered) {
+    const status2 = Number(answered[1]);
+    return new ProxyError(status2 === 407 ? "ERR_PROXY_AUTH_REQUIRED" : "ERR_PROXY_REFUSED", choice, { status: status2, cause: error2 });
+  }
+  if (connected) return void 0;
+  const code = error2?.code;
+  if (typeof code === "string" && CONNECTION_CODES.has(code)) return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
+  return void 0;
+}
+var import_node_net, PROXY_VARIABLES, unbracket, ProxyError, CONNECTION_CODES;
+var init_proxy = __esm({
+  "src/client/proxy.ts"() {
+    "use strict";
+    import_node_net = __toESM(require("node:net"), 1);
+    init_errors();
+    PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
+    unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+    ProxyError = class extends Error {
+      code;
+      /** The proxy, its password masked. */
+      proxy;
+      variable;
+      status;
+      constructor(code, choice, options = {}) {
+        super(
+          code === "ERR_PROXY_UNREACHABLE" ? `cannot reach the proxy ${displayProxy(choice.url)}` : `the proxy ${displayProxy(choice.url)} answered ${options.status ?? "?"}`,
+          { cause: options.cause }
+        );
+        this.name = "ProxyError";
+        this.code = code;
+        this.proxy = displayProxy(choice.url);
+        this.variable = choice.variable;
+        this.status = options.status;
+      }
+    };
+    CONNECTION_CODES = /* @__PURE__ */ new Set([
+      "ECONNREFUSED",
+      "ECONNRESET",
+      "EPIPE",
+      "ENOTFOUND",
+      "EAI_AGAIN",
+      "EAI_NONAME",
+      "EHOSTUNREACH",
+      "ENETUNREACH",
+      "EADDRNOTAVAIL",
+      "ETIMEDOUT",
+      "UND_ERR_CONNECT_TIMEOUT",
+      "UND_ERR_SOCKET"
     ]);
   }
 });
@@ -315,8 +532,8 @@ function serviceError(answer, context, info2) {
   const { status: status2, headers, json, text } = answer;
   const rawLocation = headerValue(headers, "location");
   const location = rawLocation === void 0 ? void 0 : excerpt(rawLocation, 300);
-  const message = serverMessage(json, text);
   const label = `${status2} ${statusText(status2)}`.trim();
+  const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
   const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
   return new ServiceError(message ? `${summary}: ${message}` : summary, {
@@ -328,6 +545,11 @@ function serviceError(answer, context, info2) {
     hint: statusHint(status2, headers, context),
     ...info2
   });
+}
+function withoutLabel(message, label) {
+  if (message === void 0 || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
+  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, "");
+  return rest === "" ? void 0 : rest;
 }
 function networkError(error2, timedOut, context, info2) {
   const tries = info2.attempts > 1 ? ` (${info2.attempts} attempts)` : "";
@@ -341,8 +563,18 @@ function networkError(error2, timedOut, context, info2) {
       cause: error2
     });
   }
+  const proxy = proxyErrorOf(error2);
+  if (proxy) return proxyNetworkError(proxy, context, info2, tries);
   const code = codes.find((c) => !c.startsWith("UND_ERR_")) ?? codes[0];
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
+  if (code === "ERR_BODY_DECODE") {
+    return new NetworkError("network", `the answer from ${context.where} could not be read: ${reason2}${tries}`, {
+      ...info2,
+      code,
+      hint: 'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
+      cause: error2
+    });
+  }
   return new NetworkError("network", `cannot reach ${context.where}: ${reason2}${tries}`, {
     ...info2,
     code,
@@ -350,7 +582,30 @@ function networkError(error2, timedOut, context, info2) {
     cause: error2
   });
 }
+function proxyNetworkError(proxy, context, info2, tries) {
+  const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
+  const host = context.where.replace(/^[a-z]+:\/\//, "");
+  let message;
+  let hint;
+  if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
+    message = `${named} asked for credentials: 407 Proxy Authentication Required${tries}`;
+    hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
+  } else if (proxy.code === "ERR_PROXY_REFUSED") {
+    const label = `${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim();
+    message = `${named} would not open the way to ${context.where}: ${label}${tries}`;
+    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${host.replace(/:\d+$/, "")} to NO_PROXY if it can be reached directly`;
+  } else {
+    const causeCode = errorCodes(proxy.cause).find((c) => !c.startsWith("UND_ERR_")) ?? errorCodes(proxy.cause)[0];
+    const reason2 = describeNetworkError(causeCode, proxy.cause?.message ?? "");
+    message = `cannot reach ${named}: ${reason2}${tries}`;
+    hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${host.replace(/:\d+$/, "")} to NO_PROXY to go direct)`;
+  }
+  return new NetworkError("network", message, { ...info2, code: proxy.code, hint, cause: proxy });
+}
 function networkHint(codes, code, context, notMade) {
+  if (code === "EMFILE" || code === "ENFILE") {
+    return `${notMade ? "nothing was sent: " : ""}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
+  }
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO") {
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, "")})`;
   }
@@ -378,6 +633,12 @@ function describeNetworkError(code, message) {
     case "EHOSTUNREACH":
     case "ENETUNREACH":
       return "network unreachable";
+    case "EMFILE":
+      return "too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit";
+    case "ENFILE":
+      return "too many open files on the system (ENFILE): lower --concurrency";
+    case "ERR_BODY_DECODE":
+      return message;
     case "UND_ERR_INFO":
     case "HPE_INVALID_CONSTANT":
       return "the answer could not be read (an unexpected 1xx or malformed response)";
@@ -396,6 +657,7 @@ var init_messages = __esm({
     init_errors();
     init_response();
     init_retry();
+    init_proxy();
     MAX_RETRY_AFTER_MS = 6e4;
     STATUS_TEXT = {
       200: "OK",
@@ -1590,8 +1852,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path8 = require("node:path");
-    var fs13 = require("node:fs");
+    var path9 = require("node:path");
+    var fs14 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2585,7 +2847,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs13.existsSync(executableFile)) return;
+        if (fs14.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2603,11 +2865,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path8.resolve(baseDir, baseName);
-          if (fs13.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path8.extname(baseName))) return void 0;
+          const localBin = path9.resolve(baseDir, baseName);
+          if (fs14.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path9.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs13.existsSync(`${localBin}${ext}`)
+            (ext) => fs14.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2619,21 +2881,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs13.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs14.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path8.resolve(
-            path8.dirname(resolvedScriptPath),
+          executableDir = path9.resolve(
+            path9.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path8.basename(
+            const legacyName = path9.basename(
               this._scriptPath,
-              path8.extname(this._scriptPath)
+              path9.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2644,7 +2906,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path8.extname(executableFile));
+        launchWithNode = sourceExt.includes(path9.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -3559,7 +3821,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path8.basename(filename, path8.extname(filename));
+        this._name = path9.basename(filename, path9.extname(filename));
         return this;
       }
       /**
@@ -3573,9 +3835,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path9) {
-        if (path9 === void 0) return this._executableDir;
-        this._executableDir = path9;
+      executableDir(path10) {
+        if (path10 === void 0) return this._executableDir;
+        this._executableDir = path10;
         return this;
       }
       /**
@@ -4833,6 +5095,11 @@ function encodeSegment(segment, name) {
   if (!segment.isWellFormed()) {
     throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   }
+  if (segment.includes("\uFFFD")) {
+    throw new UsageError(`${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`, {
+      hint: "give the id as UTF-8 text"
+    });
+  }
   const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll(".", "%2E") : encoded;
 }
@@ -4870,6 +5137,113 @@ var init_request = __esm({
   }
 });
 
+// src/client/decode.ts
+function contentCoding(header) {
+  const value = header.trim().toLowerCase();
+  if (value === "" || value === "identity") return void 0;
+  if (value === "gzip" || value === "x-gzip") return "gzip";
+  if (value === "deflate" || value === "br") return value;
+  if (value === "zstd" && typeof zlib().createZstdDecompress === "function") return "zstd";
+  return { unsupported: value };
+}
+function zlib() {
+  return loaded ??= process.getBuiltinModule("node:zlib");
+}
+var loaded, DecodeError, BodyDecoder;
+var init_decode = __esm({
+  "src/client/decode.ts"() {
+    "use strict";
+    DecodeError = class extends Error {
+      code = "ERR_BODY_DECODE";
+      constructor(coding, cause, unsupported = false) {
+        super(unsupported ? `its body is encoded with "${coding}", which the tool cannot decode` : `its ${coding}-encoded body is corrupt`, {
+          cause
+        });
+        this.name = "DecodeError";
+      }
+    };
+    BodyDecoder = class {
+      #coding;
+      #limit;
+      #done;
+      #stream;
+      #parts = [];
+      #size = 0;
+      #finished = false;
+      constructor(coding, limit, done) {
+        this.#coding = coding;
+        this.#limit = limit;
+        this.#done = done;
+      }
+      /** The stream for the coding; for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some servers send). */
+      #open(first) {
+        const z = zlib();
+        const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
+        let stream;
+        switch (this.#coding) {
+          case "gzip":
+            stream = z.createGunzip(flush);
+            break;
+          case "deflate":
+            stream = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0) ? z.createInflate(flush) : z.createInflateRaw(flush);
+            break;
+          case "br":
+            stream = z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH });
+            break;
+          case "zstd":
+            stream = z.createZstdDecompress();
+            break;
+        }
+        stream.on("data", (chunk) => this.#take(chunk));
+        stream.on("end", () => this.#finish(false, void 0));
+        stream.on("error", (error2) => this.#finish(false, new DecodeError(this.#coding, error2)));
+        return stream;
+      }
+      #take(chunk) {
+        if (this.#finished) return;
+        const room = this.#limit - this.#size;
+        if (chunk.length > room) {
+          if (room > 0) this.#parts.push(chunk.subarray(0, room));
+          this.#size = this.#limit;
+          this.#finish(true, void 0);
+          return;
+        }
+        this.#parts.push(chunk);
+        this.#size += chunk.length;
+      }
+      #finish(truncated, error2) {
+        if (this.#finished) return;
+        this.#finished = true;
+        const body = this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts);
+        this.destroy();
+        this.#done({ body, truncated, error: error2 });
+      }
+      write(chunk) {
+        if (this.#finished || chunk.length === 0) return;
+        (this.#stream ??= this.#open(chunk)).write(chunk);
+      }
+      /** The input ended. */
+      end() {
+        if (this.#finished) return;
+        if (this.#stream) this.#stream.end();
+        else this.#finish(false, void 0);
+      }
+      /** Drops the decoder and what it held (the attempt ended otherwise). */
+      destroy() {
+        this.#parts = [];
+        const stream = this.#stream;
+        this.#stream = void 0;
+        if (stream) {
+          stream.removeAllListeners("data");
+          stream.on("error", () => {
+          });
+          stream.destroy();
+        }
+      }
+    };
+  }
+});
+
 // src/clock.ts
 function monotonicMs() {
   const [seconds2, nanoseconds] = process.hrtime();
@@ -4892,6 +5266,7 @@ var init_attempt = __esm({
   "src/client/attempt.ts"() {
     "use strict";
     init_response();
+    init_decode();
     init_clock();
     SUCCESS_TEXT = '{"success":true}';
     SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
@@ -4914,6 +5289,11 @@ var init_attempt = __esm({
       #timedOut = false;
       #interrupted = false;
       #sent = false;
+      /** The body has been read as far as it will be (the answer may still be decoding). */
+      #bodyEnded = false;
+      /** For a compressed answer: its decoder, or why it cannot be decoded. */
+      #decoder;
+      #undecodable;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs()) {
         this.#started = started;
@@ -4936,9 +5316,13 @@ var init_attempt = __esm({
         this.#abort = void 0;
         this.#first = void 0;
         this.#more = void 0;
+        this.#decoder?.destroy();
+        this.#decoder = void 0;
         this.#resolve(outcome);
       }
       #answer() {
+        if (this.#decoder) return this.#decoder.end();
+        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: this.#truncated, error: this.#undecodable });
         const first = this.#first;
         let text;
         let json;
@@ -4952,6 +5336,32 @@ var init_attempt = __esm({
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
         this.#finish({ kind: "answer", status: this.#status, rawHeaders: this.#rawHeaders, text, json, truncated: this.#truncated, ms, ended });
+      }
+      /**
+       * The answer from a decoded body. One that could not be decoded is a malformed answer when its
+       * status is 2xx (whether it says `"success": false` cannot be read); any other status says enough.
+       */
+      #decoded({ body, truncated, error: error2 }) {
+        if (this.done) return;
+        if (!this.#bodyEnded) {
+          this.#bodyEnded = true;
+          this.#abort?.(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
+        }
+        if (error2 && this.#status >= 200 && this.#status < 300) return this.#failed(error2);
+        const text = body.toString("utf8");
+        const ended = monotonicMs();
+        const ms = Math.round(ended - this.#started);
+        const json = parseJsonBody(text);
+        this.#finish({
+          kind: "answer",
+          status: this.#status,
+          rawHeaders: this.#rawHeaders,
+          text,
+          json,
+          truncated: this.#truncated || truncated,
+          ms,
+          ended
+        });
       }
       #stop(reason2) {
         this.#abort?.(reason2);
@@ -4983,19 +5393,34 @@ var init_attempt = __esm({
         else this.#sent = true;
       }
       onHeaders(statusCode, rawHeaders) {
+        if (statusCode < 200) return true;
         this.#status = statusCode;
         this.#rawHeaders = rawHeaders;
+        const encoding = rawHeader(rawHeaders, "content-encoding");
+        if (encoding !== void 0) this.#decodeAs(encoding);
         return true;
       }
+      /** A compressed answer: its body is decoded as it comes (see decode.ts). */
+      #decodeAs(encoding) {
+        const coding = contentCoding(encoding);
+        if (coding === void 0) return;
+        if (typeof coding === "object") {
+          this.#undecodable = new DecodeError(coding.unsupported, void 0, true);
+          return;
+        }
+        this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+      }
       onData(chunk) {
-        if (this.done) return true;
+        if (this.done || this.#bodyEnded) return true;
         const room = MAX_BODY_BYTES - this.#size;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        if (!this.#first) this.#first = part;
-        else (this.#more ??= []).push(part);
         this.#size += part.length;
+        if (this.#decoder) this.#decoder.write(part);
+        else if (!this.#first) this.#first = part;
+        else (this.#more ??= []).push(part);
         if (chunk.length > room) {
           this.#truncated = true;
+          this.#bodyEnded = true;
           const abort = this.#abort;
           this.#answer();
           abort?.(new Error("response body over 1 MiB"));
@@ -5003,9 +5428,11 @@ var init_attempt = __esm({
         return true;
       }
       onComplete() {
+        this.#bodyEnded = true;
         this.#answer();
       }
       onError(error2) {
+        if (this.#bodyEnded) return;
         this.#failed(error2);
       }
     };
@@ -6063,7 +6490,7 @@ var require_util = __commonJS({
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
     var { IncomingMessage } = require("node:http");
     var stream = require("node:stream");
-    var net = require("node:net");
+    var net2 = require("node:net");
     var { stringify } = require("node:querystring");
     var { EventEmitter: EE } = require("node:events");
     var timers = require_timers();
@@ -6175,14 +6602,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path8 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path9 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path8 && path8[0] !== "/") {
-          path8 = `/${path8}`;
+        if (path9 && path9[0] !== "/") {
+          path9 = `/${path9}`;
         }
-        return new URL(`${origin}${path8}`);
+        return new URL(`${origin}${path9}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -6212,7 +6639,7 @@ var require_util = __commonJS({
       }
       assert(typeof host === "string");
       const servername = getHostname(host);
-      if (net.isIP(servername)) {
+      if (net2.isIP(servername)) {
         return "";
       }
       return servername;
@@ -7017,9 +7444,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path9, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path8);
+          debugLog("sending request to %s %s%s", method, origin, path9);
         }
       );
     }
@@ -7037,14 +7464,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path8, origin },
+            request: { method, path: path9, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path8,
+            path9,
             statusCode
           );
         }
@@ -7053,23 +7480,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path9, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path8);
+          debugLog("trailers received from %s %s%s", method, origin, path9);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path8, origin },
+            request: { method, path: path9, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path8,
+            path9,
             error2.message
           );
         }
@@ -7184,7 +7611,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path8,
+        path: path9,
         method,
         body,
         headers,
@@ -7201,11 +7628,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path8 !== "string") {
+        if (typeof path9 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path8[0] !== "/" && !(path8.startsWith("http://") || path8.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path9[0] !== "/" && !(path9.startsWith("http://") || path9.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path8)) {
+        } else if (invalidPathRegex.test(path9)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -7280,7 +7707,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path8, query) : path8;
+        this.path = query ? serializePathWithQuery(path9, query) : path9;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -7917,7 +8344,7 @@ var require_dispatcher_base = __commonJS({
 var require_connect = __commonJS({
   "node_modules/undici/lib/core/connect.js"(exports2, module2) {
     "use strict";
-    var net = require("node:net");
+    var net2 = require("node:net");
     var assert = require("node:assert");
     var util = require_util();
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors();
@@ -8004,7 +8431,7 @@ var require_connect = __commonJS({
         } else {
           assert(!httpSocket, "httpSocket can only be sent on TLS update");
           port = port || 80;
-          socket = net.connect({
+          socket = net2.connect({
             highWaterMark: 64 * 1024,
             // Same as nodejs fs streams.
             ...options,
@@ -10099,7 +10526,7 @@ var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports2, module2) {
     "use strict";
     var { Transform } = require("node:stream");
-    var zlib = require("node:zlib");
+    var zlib2 = require("node:zlib");
     var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3();
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
@@ -10702,7 +11129,7 @@ var require_util2 = __commonJS({
             callback();
             return;
           }
-          this._inflateStream = (chunk[0] & 15) === 8 ? zlib.createInflate(this.#zlibOptions) : zlib.createInflateRaw(this.#zlibOptions);
+          this._inflateStream = (chunk[0] & 15) === 8 ? zlib2.createInflate(this.#zlibOptions) : zlib2.createInflateRaw(this.#zlibOptions);
           this._inflateStream.on("data", this.push.bind(this));
           this._inflateStream.on("end", () => this.push(null));
           this._inflateStream.on("error", (err) => this.destroy(err));
@@ -12524,7 +12951,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path8, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path9, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -12600,7 +13027,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path8} HTTP/1.1\r
+      let header = `${method} ${path9} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13277,7 +13704,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path8, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path9, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -13346,7 +13773,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path8;
+          headers[HTTP2_HEADER_PATH] = path9;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -13398,7 +13825,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path8;
+      headers[HTTP2_HEADER_PATH] = path9;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -13717,7 +14144,7 @@ var require_client = __commonJS({
   "node_modules/undici/lib/dispatcher/client.js"(exports2, module2) {
     "use strict";
     var assert = require("node:assert");
-    var net = require("node:net");
+    var net2 = require("node:net");
     var http2 = require("node:http");
     var util = require_util();
     var { ClientStats } = require_stats();
@@ -13873,7 +14300,7 @@ var require_client = __commonJS({
         if (maxRequestsPerClient != null && (!Number.isInteger(maxRequestsPerClient) || maxRequestsPerClient < 0)) {
           throw new InvalidArgumentError2("maxRequestsPerClient must be a positive number");
         }
-        if (localAddress != null && (typeof localAddress !== "string" || net.isIP(localAddress) === 0)) {
+        if (localAddress != null && (typeof localAddress !== "string" || net2.isIP(localAddress) === 0)) {
           throw new InvalidArgumentError2("localAddress must be valid string IP address");
         }
         if (maxResponseSize != null && (!Number.isInteger(maxResponseSize) || maxResponseSize < -1)) {
@@ -14053,7 +14480,7 @@ var require_client = __commonJS({
         const idx = hostname.indexOf("]");
         assert(idx !== -1);
         const ip = hostname.substring(1, idx);
-        assert(net.isIPv6(ip));
+        assert(net2.isIPv6(ip));
         hostname = ip;
       }
       client[kConnecting] = true;
@@ -15001,10 +15428,10 @@ var require_socks5_utils = __commonJS({
   "node_modules/undici/lib/core/socks5-utils.js"(exports2, module2) {
     "use strict";
     var { Buffer: Buffer2 } = require("node:buffer");
-    var net = require("node:net");
+    var net2 = require("node:net");
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors();
     function parseAddress(address) {
-      if (net.isIPv4(address)) {
+      if (net2.isIPv4(address)) {
         const parts = address.split(".").map(Number);
         return {
           type: 1,
@@ -15012,7 +15439,7 @@ var require_socks5_utils = __commonJS({
           buffer: Buffer2.from(parts)
         };
       }
-      if (net.isIPv6(address)) {
+      if (net2.isIPv6(address)) {
         return {
           type: 4,
           // IPv6
@@ -15035,7 +15462,7 @@ var require_socks5_utils = __commonJS({
       if (address.includes(".")) {
         const lastColonIndex = address.lastIndexOf(":");
         const ipv4Part = address.slice(lastColonIndex + 1);
-        if (net.isIPv4(ipv4Part)) {
+        if (net2.isIPv4(ipv4Part)) {
           const octets = ipv4Part.split(".").map(Number);
           const high = (octets[0] << 8 | octets[1]).toString(16);
           const low = (octets[2] << 8 | octets[3]).toString(16);
@@ -15754,10 +16181,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path8 = "/",
+          path: path9 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path8;
+        opts.path = origin + path9;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -17917,20 +18344,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path8) {
-      if (typeof path8 !== "string") {
-        return path8;
+    function safeUrl(path9) {
+      if (typeof path9 !== "string") {
+        return path9;
       }
-      const pathSegments = path8.split("?", 3);
+      const pathSegments = path9.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path8;
+        return path9;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path8, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path8);
+    function matchKey(mockDispatch2, { path: path9, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path9);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -17955,8 +18382,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path8, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path8)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path8), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path9, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path9)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path9), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -17995,19 +18422,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path8) {
-      while (path8.endsWith("/")) {
-        path8 = path8.slice(0, -1);
+    function removeTrailingSlash(path9) {
+      while (path9.endsWith("/")) {
+        path9 = path9.slice(0, -1);
       }
-      if (path8.length === 0) {
-        path8 = "/";
+      if (path9.length === 0) {
+        path9 = "/";
       }
-      return path8;
+      return path9;
     }
     function buildKey(opts) {
-      const { path: path8, method, body, headers, query } = opts;
+      const { path: path9, method, body, headers, query } = opts;
       return {
-        path: path8,
+        path: path9,
         method,
         body,
         headers,
@@ -18697,10 +19124,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path8, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path9, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path8,
+            Path: path9,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -18782,9 +19209,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path8, searchParams] = dispatchOpts.path.split("?");
+          const [path9, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path8}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path9}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19185,12 +19612,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path8 = filePath || this.#snapshotPath;
-        if (!path8) {
+        const path9 = filePath || this.#snapshotPath;
+        if (!path9) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path8), "utf8");
+          const data = await readFile(resolve(path9), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -19204,7 +19631,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path8}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path9}`, { cause: error2 });
           }
         }
       }
@@ -19215,11 +19642,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path8 = filePath || this.#snapshotPath;
-        if (!path8) {
+        const path9 = filePath || this.#snapshotPath;
+        if (!path9) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path8);
+        const resolvedPath = resolve(path9);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -19860,15 +20287,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path8 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path8}`;
+        const path9 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path9}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path8;
+        this.opts.path = path9;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -21685,10 +22112,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path8) {
+    function deleteCachedUri(store, cacheKey, path9) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path8
+        path: path9
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -21696,7 +22123,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path8
+            path: path9
           });
         }
       }
@@ -21707,9 +22134,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path8 = getSameOriginPath(cacheKey, values[i]);
-        if (path8 !== void 0) {
-          deleteCachedUri(store, cacheKey, path8);
+        const path9 = getSameOriginPath(cacheKey, values[i]);
+        if (path9 !== void 0) {
+          deleteCachedUri(store, cacheKey, path9);
         }
       }
     }
@@ -26255,7 +26682,7 @@ var require_fetch = __commonJS({
     } = require_response();
     var { HeadersList } = require_headers();
     var { Request, cloneRequest, getRequestDispatcher, getRequestState } = require_request2();
-    var zlib = require("node:zlib");
+    var zlib2 = require("node:zlib");
     var {
       makePolicyContainer,
       clonePolicyContainer,
@@ -27197,11 +27624,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path8 = url.pathname + url.search;
+        const path9 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path8}?` : path8,
+            path: hasTrailingQuestionMark ? `${path9}?` : path9,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -27256,28 +27683,28 @@ var require_fetch = __commonJS({
                 for (let i = codings.length - 1; i >= 0; --i) {
                   const coding = codings[i].trim();
                   if (coding === "x-gzip" || coding === "gzip") {
-                    decoders.push(zlib.createGunzip({
+                    decoders.push(zlib2.createGunzip({
                       // Be less strict when decoding compressed responses, since sometimes
                       // servers send slightly invalid responses that are still accepted
                       // by common browsers.
                       // Always using Z_SYNC_FLUSH is what cURL does.
-                      flush: zlib.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib.constants.Z_SYNC_FLUSH
+                      flush: zlib2.constants.Z_SYNC_FLUSH,
+                      finishFlush: zlib2.constants.Z_SYNC_FLUSH
                     }));
                   } else if (coding === "deflate") {
                     decoders.push(createInflate({
-                      flush: zlib.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib.constants.Z_SYNC_FLUSH
+                      flush: zlib2.constants.Z_SYNC_FLUSH,
+                      finishFlush: zlib2.constants.Z_SYNC_FLUSH
                     }));
                   } else if (coding === "br") {
-                    decoders.push(zlib.createBrotliDecompress({
-                      flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-                      finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH
+                    decoders.push(zlib2.createBrotliDecompress({
+                      flush: zlib2.constants.BROTLI_OPERATION_FLUSH,
+                      finishFlush: zlib2.constants.BROTLI_OPERATION_FLUSH
                     }));
                   } else if (coding === "zstd" && hasZstd) {
-                    decoders.push(zlib.createZstdDecompress({
-                      flush: zlib.constants.ZSTD_e_continue,
-                      finishFlush: zlib.constants.ZSTD_e_end
+                    decoders.push(zlib2.createZstdDecompress({
+                      flush: zlib2.constants.ZSTD_e_continue,
+                      finishFlush: zlib2.constants.ZSTD_e_end
                     }));
                   } else {
                     decoders.length = 0;
@@ -28148,9 +28575,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path8) {
-      for (let i = 0; i < path8.length; ++i) {
-        const code = path8.charCodeAt(i);
+    function validateCookiePath(path9) {
+      for (let i = 0; i < path9.length; ++i) {
+        const code = path9.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -31586,11 +32013,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path8 = opts.path;
+          let path9 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path8 = `/${path8}`;
+            path9 = `/${path9}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path8);
+          url = new URL(util.parseOrigin(url).origin + path9);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -31700,60 +32127,103 @@ ${captureLines}` : capture.stack;
 });
 
 // src/client/undici.ts
-function proxyConfigured(env2 = process.env) {
-  return PROXY_VARIABLES.some((name) => Boolean(env2[name]));
+function skipUnaskedContinue(connect) {
+  return (options, callback) => connect(options, (error2, socket) => {
+    callback(error2, socket);
+    if (!error2 && socket) patchParser(socket);
+  });
 }
-function proxyFor(origin, env2 = process.env) {
-  const url = new URL(origin);
-  const httpProxy = env2.http_proxy ?? env2.HTTP_PROXY;
-  const proxy = url.protocol === "https:" ? env2.https_proxy ?? env2.HTTPS_PROXY ?? httpProxy : httpProxy;
-  if (!proxy) return void 0;
-  const noProxy = (env2.no_proxy ?? env2.NO_PROXY ?? "").trim();
-  if (noProxy === "*") return void 0;
-  const hostname = url.host.replace(/:\d*$/, "").toLowerCase();
-  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
-  for (const entry2 of noProxy.split(/[,\s]/)) {
-    if (!entry2) continue;
-    const parsed = /^(.+):(\d+)$/.exec(entry2);
-    const host = (parsed ? parsed[1] : entry2).replace(/^\*?\./, "").toLowerCase();
-    if (parsed && Number(parsed[2]) !== port) continue;
-    if (hostname === host || hostname.endsWith(`.${host}`)) return void 0;
-  }
-  return proxy;
+function patchParser(socket) {
+  const key = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === "parser");
+  const parser = key === void 0 ? void 0 : socket[key];
+  if (!parser || typeof parser.onHeadersComplete !== "function") return;
+  const original = parser.onHeadersComplete;
+  parser.onHeadersComplete = function(statusCode, upgrade, shouldKeepAlive) {
+    return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
+  };
 }
 function interop(module2) {
   return module2.default ?? module2;
 }
+function connectorFor(buildConnector, options) {
+  const connect = options.connect;
+  const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {} });
+  return skipUnaskedContinue(base);
+}
 async function loadUndici(env2 = process.env) {
   if (proxyConfigured(env2)) {
-    const { EnvHttpProxyAgent } = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (_origin, options) => new EnvHttpProxyAgent({
-      ...options,
-      proxyTunnel: false,
-      // From the environment given, not undici's own look at process.env.
-      httpProxy: env2.http_proxy ?? env2.HTTP_PROXY ?? "",
-      httpsProxy: env2.https_proxy ?? env2.HTTPS_PROXY ?? "",
-      noProxy: env2.no_proxy ?? env2.NO_PROXY ?? ""
-    });
+    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+    return (origin, options) => {
+      const choice = proxyChoice(origin, env2);
+      const pool = (to, more) => new undici.Pool(to, { ...options, ...more, connect: connectorFor(undici.buildConnector, { ...options, ...more }) });
+      if (!choice) return pool(origin, {});
+      const url = parseProxy(choice);
+      const agent = new undici.ProxyAgent({
+        ...options,
+        uri: url.href,
+        proxyTunnel: false,
+        factory: (to, more) => pool(String(to), more)
+      });
+      return proxied(agent, choice);
+    };
   }
   try {
     const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
-    if (typeof PoolClass?.prototype?.dispatch !== "function") throw new Error("layout changed");
-    return (origin, options) => new PoolClass(origin, options);
+    const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
+    if (typeof PoolClass?.prototype?.dispatch !== "function" || typeof buildConnector !== "function") throw new Error("layout changed");
+    return (origin, options) => new PoolClass(origin, { ...options, connect: connectorFor(buildConnector, options) });
   } catch {
-    const { Pool: IndexPool } = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (origin, options) => new IndexPool(origin, options);
+    const { Pool: IndexPool, buildConnector } = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+    return (origin, options) => new IndexPool(origin, { ...options, connect: connectorFor(buildConnector, options) });
   }
 }
-var PROXY_VARIABLES;
+function proxied(agent, choice) {
+  const wrapper = {
+    dispatch: (options, handler) => agent.dispatch(options, new ThroughProxy(handler, choice)),
+    close: () => agent.close(),
+    destroy: () => agent.destroy()
+  };
+  return wrapper;
+}
+var ThroughProxy;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
-    PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
+    init_proxy();
+    init_proxy();
+    ThroughProxy = class {
+      #handler;
+      #choice;
+      #connected = false;
+      constructor(handler, choice) {
+        this.#handler = handler;
+        this.#choice = choice;
+      }
+      onConnect(abort) {
+        this.#connected = true;
+        this.#handler.onConnect(abort);
+      }
+      onHeaders(statusCode, rawHeaders, resume, statusText2) {
+        return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText2);
+      }
+      onData(chunk) {
+        return this.#handler.onData(chunk);
+      }
+      onComplete(trailers) {
+        this.#handler.onComplete(trailers);
+      }
+      onError(error2) {
+        this.#handler.onError(asProxyError(error2, this.#choice, this.#connected) ?? error2);
+      }
+    };
   }
 });
 
 // src/client/client.ts
+function isPermanent(error2) {
+  const codes = errorCodes(error2);
+  return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
+}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
@@ -31879,7 +32349,7 @@ var init_client = __esm({
             { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
-          if (canRetry && notRecorded && !errorCodes(outcome.error).some(isTlsCode)) {
+          if (canRetry && notRecorded && !isPermanent(outcome.error)) {
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
@@ -35218,6 +35688,9 @@ function errnoWords(error2, doing = "writing") {
       return "the file system is read-only";
     case "EIO":
       return "an input/output error";
+    case "EMFILE":
+    case "ENFILE":
+      return "too many open files (lower --concurrency, or raise the limit with ulimit -n)";
     default:
       return code ?? error2?.message ?? String(error2);
   }
@@ -35338,8 +35811,8 @@ function look(lock) {
       hint: `if no trigger command is running there, remove it: rm ${lock}`
     };
   }
-  const alive = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
-  if (!alive) return { state: "dead", text, pid };
+  const alive2 = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
+  if (!alive2) return { state: "dead", text, pid };
   return {
     state: "held",
     text,
@@ -36114,8 +36587,14 @@ var init_failed = __esm({
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
-      /** Opens the file to write; throws (with a code) when it cannot be created. */
-      constructor(file, format2, header) {
+      /** True once the file was opened (a lazy one, only when a row needed keeping). */
+      #opened = false;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#format = format2;
         this.#header = header;
@@ -36128,11 +36607,24 @@ var init_failed = __esm({
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
         this.#target = this.#inPlace ? file : import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.tmp`);
-        this.#fd = import_node_fs4.default.openSync(this.#target, "w", existing?.isFile() ? existing.mode & 511 : 438);
-        if (!this.#inPlace) removeLeftovers(file);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
+      }
+      #open() {
+        if (this.#opened) return;
+        this.#opened = true;
+        this.#fd = import_node_fs4.default.openSync(this.#target, "w", this.#mode);
+        if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
+        if (!this.#opened && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
+          }
+        }
         if (this.error) {
           this.notKept++;
           return false;
@@ -36176,8 +36668,9 @@ var init_failed = __esm({
           }
         }
       }
-      /** Writes what is left and puts the file in place. */
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
+        if (!this.#opened) return;
         this.#writeHeader(this.#format);
         this.#flush();
         const fd = this.#fd;
@@ -36203,6 +36696,66 @@ var init_failed = __esm({
 });
 
 // src/batch/input.ts
+function stoppable(source) {
+  let stopRequested = false;
+  let ended = false;
+  let failure;
+  let cut;
+  let wake;
+  const wakeUp = () => wake?.();
+  async function* chunks() {
+    source.on("readable", wakeUp);
+    source.on("end", () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on("error", (error2) => {
+      failure = error2;
+      wakeUp();
+    });
+    let held2;
+    const take = (chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
+    };
+    for (; ; ) {
+      let chunk;
+      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
+        await new Promise((resolve) => wake = resolve);
+        wake = void 0;
+      }
+      if (failure !== void 0) throw failure;
+      if (chunk !== null) take(chunk);
+      if (stopRequested && !ended) {
+        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
+        cut = { dropped: (held2?.length ?? 0) - end2 };
+        source.destroy();
+        if (end2 > 0) yield held2.subarray(0, end2);
+        return;
+      }
+      if (chunk === null) {
+        if (held2) yield held2;
+        return;
+      }
+      const end = held2.lastIndexOf(10) + 1;
+      if (end === 0 && held2.length < MAX_HELD) continue;
+      const whole = end === 0 ? held2.length : end;
+      const out = held2.subarray(0, whole);
+      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
+      yield out;
+    }
+  }
+  return {
+    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
+    stop: () => {
+      stopRequested = true;
+      wakeUp();
+    },
+    close: () => source.destroy(),
+    cut: () => cut
+  };
+}
 function formatFromName(file) {
   return EXTENSIONS[import_node_path4.default.extname(file).toLowerCase()];
 }
@@ -36217,11 +36770,25 @@ async function sniff(stream) {
   }
   return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
 }
+function stdinIsFile() {
+  try {
+    return import_node_fs5.default.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
 async function openInput(source, options = {}) {
   let stream;
   let file;
+  let stdin;
   if (source === "-") {
-    stream = options.stdin ?? process.stdin;
+    const given = options.stdin ?? process.stdin;
+    const isFile = !options.stdin && stdinIsFile();
+    if (isFile) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
   } else {
     file = source;
     let handle;
@@ -36240,9 +36807,19 @@ async function openInput(source, options = {}) {
   }
   const known = options.format ?? (file ? formatFromName(file) : void 0);
   const sniffed = known ? { format: known, stream } : await sniff(stream);
-  return { stream: sniffed.stream, format: sniffed.format, file, name: file ?? "stdin" };
+  return {
+    stream: sniffed.stream,
+    format: sniffed.format,
+    file,
+    name: file ?? "stdin",
+    stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
+    get cut() {
+      return stdin?.cut();
+    }
+  };
 }
-var import_node_fs5, import_node_path4, import_node_stream, EXTENSIONS;
+var import_node_fs5, import_node_path4, import_node_stream, EXTENSIONS, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -36257,6 +36834,7 @@ var init_input = __esm({
       ".jsonl": "ndjson",
       ".json": "ndjson"
     };
+    MAX_HELD = 2 * 1024 * 1024;
   }
 });
 
@@ -36377,6 +36955,8 @@ var init_journal = __esm({
       resumed;
       /** Set when the journal cannot be written: nothing more may be sent. */
       error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
       #states;
       #reasons;
       #fd;
@@ -36387,25 +36967,25 @@ var init_journal = __esm({
       #flushScheduled = false;
       /** Where the next record goes (writes are positioned: the file may have been cut back). */
       #position = 0;
-      constructor(file, fd, loaded) {
+      constructor(file, fd, loaded2) {
         this.path = file;
         this.#fd = fd;
-        this.resumed = loaded !== void 0;
-        this.#states = loaded?.states ?? new States();
-        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
+        this.resumed = loaded2 !== void 0;
+        this.#states = loaded2?.states ?? new States();
+        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
         this.#timer.unref();
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
-        let loaded;
+        let loaded2;
         if (import_node_fs6.default.existsSync(file)) {
-          loaded = load2(file);
-          const input2 = loaded.header.input;
+          loaded2 = load2(file);
+          const input2 = loaded2.header.input;
           if (!options.resume) {
-            const what = loaded.done ? `a completed batch of ${input2.path} (${describeLoaded(loaded)})` : `a batch of ${input2.path} that did not finish (${describeLoaded(loaded)})`;
+            const what = loaded2.done ? `a completed batch of ${input2.path} (${describeLoaded(loaded2)})` : `a batch of ${input2.path} that did not finish (${describeLoaded(loaded2)})`;
             throw new UsageError(`the journal ${file} already records ${what}; nothing was sent`, {
-              hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
             });
           }
           if (input2.sha256 !== options.input.sha256 || input2.size !== options.input.size) {
@@ -36416,27 +36996,27 @@ var init_journal = __esm({
               }
             );
           }
-          if ((loaded.header.shard ?? "") !== (options.shard ?? "")) {
+          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
             throw new UsageError(
-              `the journal ${file} is for ${loaded.header.shard ? `shard ${loaded.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
+              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
               {
-                hint: loaded.header.shard ? `pass --shard ${loaded.header.shard}` : "resume without --shard"
+                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
               }
             );
           }
-          if (loaded.header.format !== options.format) {
-            throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, {
-              hint: `pass --format ${loaded.header.format}`
+          if (loaded2.header.format !== options.format) {
+            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
+              hint: `pass --format ${loaded2.header.format}`
             });
           }
         }
         let fd;
         let position;
         try {
-          if (loaded) {
+          if (loaded2) {
             fd = import_node_fs6.default.openSync(file, "r+");
-            import_node_fs6.default.ftruncateSync(fd, loaded.whole);
-            position = loaded.whole;
+            import_node_fs6.default.ftruncateSync(fd, loaded2.whole);
+            position = loaded2.whole;
           } else {
             fd = import_node_fs6.default.openSync(file, "wx", 384);
             const header = {
@@ -36457,7 +37037,7 @@ var init_journal = __esm({
             hint: "name a file in a folder you can write to"
           });
         }
-        const journal = new _Journal(file, fd, loaded);
+        const journal = new _Journal(file, fd, loaded2);
         journal.#position = position;
         return journal;
       }
@@ -36525,8 +37105,13 @@ var init_journal = __esm({
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
-          this.error = error2;
+          this.#failed(error2);
         }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
       }
       /** Writes waiting records and syncs them to disk (every second, and at the end). */
       sync() {
@@ -36536,12 +37121,13 @@ var init_journal = __esm({
           import_node_fs6.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
-          this.error ??= error2;
+          this.#failed(error2);
         }
       }
       /** Closes the journal; `complete` when every input row was accounted for. */
       close(complete2) {
         clearInterval(this.#timer);
+        this.onError = void 0;
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
@@ -36552,19 +37138,206 @@ var init_journal = __esm({
   }
 });
 
+// src/batch/lock.ts
+function startOf(pid) {
+  try {
+    const stat = import_node_fs7.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return void 0;
+  }
+}
+function alive(holder) {
+  if (holder.host !== import_node_os4.default.hostname()) return true;
+  if (holder.pid === process.pid) return true;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error2) {
+    if (error2.code !== "EPERM") return false;
+  }
+  const start = holder.start === void 0 ? void 0 : startOf(holder.pid);
+  return start === void 0 || start === holder.start;
+}
+function parse(text) {
+  try {
+    const holder = JSON.parse(text);
+    return Number.isSafeInteger(holder.pid) && typeof holder.host === "string" ? holder : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function readText(file) {
+  try {
+    return import_node_fs7.default.readFileSync(file, "utf8");
+  } catch (error2) {
+    if (error2.code === "ENOENT") return void 0;
+    throw error2;
+  }
+}
+var import_node_fs7, import_node_os4, import_node_path6, HeldError, FileLock;
+var init_lock2 = __esm({
+  "src/batch/lock.ts"() {
+    "use strict";
+    import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_os4 = __toESM(require("node:os"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_errors();
+    HeldError = class extends UsageError {
+    };
+    FileLock = class _FileLock {
+      path;
+      #text;
+      constructor(lockPath, text) {
+        this.path = lockPath;
+        this.#text = text;
+      }
+      /** The lock file that guards `file`. */
+      static pathFor(file) {
+        return import_node_path6.default.join(import_node_path6.default.dirname(file), `.${import_node_path6.default.basename(file)}.lock`);
+      }
+      /** The live holder of `file`'s lock, if a live process holds it. */
+      static holder(file) {
+        const text = readText(_FileLock.pathFor(file));
+        const holder = text === void 0 ? void 0 : parse(text);
+        return holder && alive(holder) ? holder : void 0;
+      }
+      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
+      static tryAcquire(file, what) {
+        try {
+          return _FileLock.acquire(file, what, "");
+        } catch (error2) {
+          if (error2 instanceof HeldError) return void 0;
+          throw error2;
+        }
+      }
+      /**
+       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
+       * holds it. `what` names the file for the message ("the journal big.journal").
+       */
+      static acquire(file, what, hint) {
+        const lockPath = _FileLock.pathFor(file);
+        const holder = { pid: process.pid, host: import_node_os4.default.hostname(), start: startOf(process.pid), since: (/* @__PURE__ */ new Date()).toISOString() };
+        const text = `${JSON.stringify(holder)}
+`;
+        const temp = `${lockPath}.${process.pid}.tmp`;
+        try {
+          for (let tries = 0; tries < 10; tries++) {
+            if (_FileLock.#create(lockPath, temp, text)) return new _FileLock(lockPath, text);
+            const found = readText(lockPath);
+            if (found === void 0) continue;
+            const other = parse(found);
+            if (other && alive(other)) {
+              const where2 = other.host === import_node_os4.default.hostname() ? `pid ${other.pid}` : `pid ${other.pid} on host ${other.host}`;
+              throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+                hint: other.host === import_node_os4.default.hostname() ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host cannot be checked from here)`
+              });
+            }
+            _FileLock.#takeOver(lockPath, found);
+          }
+        } catch (error2) {
+          if (error2 instanceof UsageError) throw error2;
+          throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lockPath})`, {
+            hint: "name a file in a folder you can write to"
+          });
+        } finally {
+          import_node_fs7.default.rmSync(temp, { force: true });
+        }
+        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
+      }
+      /** Puts the lock in place whole; false when one is there already. */
+      static #create(lockPath, temp, text) {
+        import_node_fs7.default.writeFileSync(temp, text, { mode: 420 });
+        try {
+          import_node_fs7.default.linkSync(temp, lockPath);
+          return true;
+        } catch (error2) {
+          const code = error2.code;
+          if (code === "EEXIST") return false;
+          if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
+        }
+        let fd;
+        try {
+          fd = import_node_fs7.default.openSync(lockPath, "wx", 420);
+        } catch (error2) {
+          if (error2.code === "EEXIST") return false;
+          throw error2;
+        }
+        try {
+          import_node_fs7.default.writeSync(fd, text);
+        } finally {
+          import_node_fs7.default.closeSync(fd);
+        }
+        return true;
+      }
+      /**
+       * Removes a dead holder's lock. It is first renamed to a name of ours, so that two runs taking
+       * over at once cannot each remove the other's fresh lock; if what was renamed is not the dead
+       * lock (another run took over first), it is put back.
+       */
+      static #takeOver(lockPath, dead) {
+        const aside = `${lockPath}.${process.pid}.stale`;
+        try {
+          import_node_fs7.default.renameSync(lockPath, aside);
+        } catch (error2) {
+          if (error2.code === "ENOENT") return;
+          throw error2;
+        }
+        if (readText(aside) !== dead) {
+          try {
+            import_node_fs7.default.linkSync(aside, lockPath);
+          } catch {
+          }
+        }
+        import_node_fs7.default.rmSync(aside, { force: true });
+      }
+      /** Gives the lock up (only if it is still ours). */
+      release() {
+        try {
+          if (readText(this.path) === this.#text) import_node_fs7.default.rmSync(this.path, { force: true });
+        } catch {
+        }
+      }
+    };
+  }
+});
+
 // src/batch/files.ts
 function sameFile(a, b) {
-  if (b !== "-" && import_node_path6.default.resolve(a) === import_node_path6.default.resolve(b)) return true;
+  if (b !== "-" && import_node_path7.default.resolve(a) === import_node_path7.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs7.default.statSync(a);
-    const sb = b === "-" ? import_node_fs7.default.fstatSync(0) : import_node_fs7.default.statSync(b);
+    const sa = import_node_fs8.default.statSync(a);
+    const sb = b === "-" ? import_node_fs8.default.fstatSync(0) : import_node_fs8.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function isStdout(file) {
+  try {
+    const a = import_node_fs8.default.statSync(file);
+    const b = import_node_fs8.default.fstatSync(1);
+    return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
   }
 }
 function checkPaths(source, options) {
   const input2 = source === "-" ? "the file behind standard input" : "the input file";
+  for (const [flag, name] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (name === "-" || name === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+  }
+  if (options.failed && options.json && isStdout(options.failed)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
   if (options.failed && sameFile(options.failed, source)) {
     throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
       hint: "write the failed rows to another file"
@@ -36572,7 +37345,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs7.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs8.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -36584,7 +37357,7 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs7.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs8.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -36594,7 +37367,47 @@ function replayCommand(file, format2, trigger) {
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
   if (trigger && format2 !== "lines") args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(nextFailedName(file)));
   return args.join(" ");
+}
+function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
+  const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
+  try {
+    import_node_fs8.default.accessSync(".", import_node_fs8.default.constants.W_OK);
+  } catch (error2) {
+    const name = `trigger-failed-${stamp}${ext}`;
+    return {
+      failed: open(name),
+      lock: void 0,
+      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    };
+  }
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
+    if (import_node_fs8.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (import_node_fs8.default.existsSync(name)) {
+      lock.release();
+      continue;
+    }
+    return { failed: open(name), lock };
+  }
+}
+function nextFailedName(file) {
+  const ext = import_node_path7.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+}
+function freeName(stem, ext, from) {
+  for (let n = from; ; n++) {
+    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    if (!import_node_fs8.default.existsSync(name) && !FileLock.holder(name)) return name;
+  }
 }
 function resumeCommand(input2, options) {
   const args = ["trigger", "batch", shellQuote(input2.name), "--journal", shellQuote(options.journal), "--resume"];
@@ -36605,13 +37418,23 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
+  const regular = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
+  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
-    return new FailedFile(file, reader.format, reader.header);
+    return { failed: new FailedFile(file, reader.format, reader.header), lock };
   } catch (error2) {
+    lock?.release();
     throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
       hint: "name a file in a folder that exists and that you can write to"
     });
   }
+}
+function lockJournal(file) {
+  return FileLock.acquire(
+    file,
+    `the journal ${file}`,
+    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
+  );
 }
 async function openJournal(input2, options) {
   return Journal.open(options.journal, {
@@ -36622,17 +37445,18 @@ async function openJournal(input2, options) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs7, import_node_path6;
+var import_node_fs8, import_node_path7;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
     init_input();
     init_journal();
+    init_lock2();
   }
 });
 
@@ -36742,6 +37566,14 @@ function decodeLine(bytes, line) {
     return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
   }
 }
+function wideEncoding(bytes) {
+  const [a, b, c, d] = bytes;
+  if (a === 255 && b === 254) return c === 0 && d === 0 ? "UTF-32" : "UTF-16";
+  if (a === 254 && b === 255) return "UTF-16";
+  if (a === 0 && b === 0 && c === 254 && d === 255) return "UTF-32";
+  if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
+  return void 0;
+}
 async function* readLines(stream) {
   let next = 1;
   let pending = [];
@@ -36782,8 +37614,18 @@ async function* readLines(stream) {
     pending.push(Buffer.from(bytes));
     pendingBytes += bytes.length;
   };
+  let first = true;
   for await (const chunk of stream) {
     const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    if (first) {
+      first = false;
+      const wide = wideEncoding(all);
+      if (wide) {
+        throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+          hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
+        });
+      }
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
@@ -36834,6 +37676,7 @@ var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
+    init_errors();
     MAX_LINE_BYTES = 1024 * 1024;
     KEPT_OF_LONG_LINE = 1024;
     SLICE_BYTES = 4 * 1024;
@@ -37131,6 +37974,44 @@ var init_rows = __esm({
   }
 });
 
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function stopCause(reason2) {
+  switch (reason2.kind) {
+    case "signal":
+      return `it was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `${reason2.failures} failures in a row: ${reason2.answer}`;
+    case "stdout":
+      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
+    case "failed-file":
+      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "journal":
+      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+  }
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  switch (reason2.kind) {
+    case "signal":
+      return `not sent: the batch was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `not sent: the batch stopped after ${stopCause(reason2)}`;
+    case "failed-file":
+      return "not sent: the batch stopped because the failed file could not be written";
+    default:
+      return `not sent: the batch stopped because ${stopCause(reason2)}`;
+  }
+}
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_failed();
+  }
+});
+
 // src/batch/report.ts
 function rowJson(row, outcome) {
   const lead = { line: row.line };
@@ -37172,8 +38053,9 @@ function rowJson(row, outcome) {
 function failureReason(outcome) {
   switch (outcome.kind) {
     case "failed":
-    case "unsent":
       return outcome.reason;
+    case "unsent":
+      return unsentWords(outcome.stop);
     case "invalid":
       return `invalid, not sent: ${outcome.reason}`;
     case "unknown":
@@ -37216,7 +38098,13 @@ function summaryLines(s, c) {
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) lines.push(`  input not read after line ${s.notReadAfter}`);
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
   return [...lines, ...keptLines(s, c)];
 }
 function keptLines(s, c) {
@@ -37235,6 +38123,13 @@ function keptLines(s, c) {
     const them = kept === 1 ? "it" : "them";
     const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
     lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
   }
   if (counts.unknown && !s.next?.resume) {
     lines.push(
@@ -37275,6 +38170,7 @@ var init_report = __esm({
     "use strict";
     init_render();
     init_rows();
+    init_stop();
     formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
     rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
   }
@@ -37287,25 +38183,29 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   const dryRun = options.dryRun === true;
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const resume = journal !== void 0 && counts.unsent > 0;
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
+  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
   const summary = {
     counts,
     elapsedMs: result.elapsedMs,
     dryRun,
     signal: stoppedBy,
-    halted: stoppedBy ? void 0 : recorder.stopReason?.replace(/^not sent: the batch stopped (because|after) /, ""),
+    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
-    notReadAfter: result.incomplete ? result.lastLine : void 0
+    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
+    journalBehind
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  if (options.json || options.quiet && notAccepted > 0 || stoppedBy) for (const line of lines) io.stderr(line);
+  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
+  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs8.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs9.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -37322,16 +38222,17 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs8;
+var import_node_fs9;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
     init_files();
     init_report();
+    init_stop();
   }
 });
 
@@ -37357,7 +38258,8 @@ var init_breaker = __esm({
         const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
         this.#streak = hopeless ? this.#streak + 1 : 0;
         if (this.#streak < this.limit) return void 0;
-        this.reason = `${this.#streak} failures in a row: ${error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer"}`;
+        const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
+        this.reason = { kind: "breaker", failures: this.#streak, answer };
         return this.reason;
       }
     };
@@ -37374,8 +38276,8 @@ var init_recorder = __esm({
     "use strict";
     init_render();
     init_breaker();
-    init_failed();
     init_report();
+    init_stop();
     SHOWN_FAILURES = 20;
     UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";
     UNKNOWN_SKIPPED = "skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)";
@@ -37388,29 +38290,34 @@ var init_recorder = __esm({
       #stdout;
       /** Lines of the rows sent in this run (and not yet settled), for the journal. */
       #sent = /* @__PURE__ */ new Set();
-      #stdoutClosed = false;
+      /** Set once standard output could not be written: nothing more is written to it. */
+      stdoutError;
       #onStdoutError = (error2) => {
-        if (error2.code !== "EPIPE" || this.#stdoutClosed) return;
-        this.#stdoutClosed = true;
-        this.stopWith("standard output was closed");
+        if (this.stdoutError !== void 0) return;
+        this.stdoutError = error2;
+        this.stopWith({ kind: "stdout", error: error2 });
       };
       constructor(options) {
         this.#o = options;
         this.#breaker = new Breaker(options.concurrency);
         this.#stdout = options.stdout ?? options.io.stdoutStream;
-        if (options.json) this.#stdout.on("error", this.#onStdoutError);
+        this.#stdout.on("error", this.#onStdoutError);
+        const journal = options.journal;
+        if (journal) journal.onError = (error2) => this.stopWith({ kind: "journal", path: journal.path, error: error2 });
       }
+      /** Why the batch stopped sending, once it did. */
       get stopReason() {
         const reason2 = this.#o.stop.signal.reason;
-        return this.#o.stop.signal.aborted && typeof reason2 === "string" ? reason2 : void 0;
+        return this.#o.stop.signal.aborted && isStopReason(reason2) ? reason2 : void 0;
       }
-      /** Stops sending (if not stopped already), giving unsent rows this reason. */
-      stopWith(why, unsentReason = `not sent: the batch stopped because ${why}`) {
+      /** Stops sending (if not stopped already) for a reason of its own, and says so on stderr. */
+      stopWith(reason2) {
         if (this.#o.stop.signal.aborted) return;
-        this.#o.stop.abort(unsentReason);
+        this.#o.stop.abort(reason2);
         const failed = this.#o.failed;
         const rest = failed?.error ? "nothing more is sent" : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ""}`;
-        this.#o.stderr(this.#o.io.errColors.error(`stopping: ${why}; ${rest}`));
+        if (reason2.kind === "stdout" && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== "EPIPE") return;
+        this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}; ${rest}`));
       }
       before(row) {
         const prior = this.#o.journal?.prior(row.line);
@@ -37430,7 +38337,7 @@ var init_recorder = __esm({
         try {
           journal.starting(row.line);
         } catch (error2) {
-          this.stopWith(`the journal ${journal.path} could not be written (${describeWriteError(error2)})`);
+          this.stopWith({ kind: "journal", path: journal.path, error: error2 });
           return false;
         }
         this.#sent.add(row.line);
@@ -37441,9 +38348,9 @@ var init_recorder = __esm({
         this.counts[outcome.kind]++;
         this.#journal(row, outcome);
         const breaker = this.#breaker.record(outcome);
-        if (breaker) this.stopWith(breaker, `not sent: the batch stopped after ${breaker}`);
+        if (breaker) this.stopWith(breaker);
         const reason2 = failureReason(outcome);
-        const drained = this.#o.json && !this.#stdoutClosed ? this.#writeJson(row, outcome) : void 0;
+        const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
@@ -37462,10 +38369,7 @@ var init_recorder = __esm({
       }
       #failedFileBroken() {
         const failed = this.#o.failed;
-        this.stopWith(
-          `${failed.path} could not be written (${describeWriteError(failed.error)})`,
-          "not sent: the batch stopped because the failed file could not be written"
-        );
+        this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
       }
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
@@ -37500,6 +38404,7 @@ var init_runner = __esm({
   "src/batch/runner.ts"() {
     "use strict";
     init_errors();
+    init_stop();
     MAX_SCHEDULE_DEBT_MS = 1e3;
     MAX_WARM_UP_MS = 1e3;
     CANCELLED_IN_FLIGHT = "cancelled in flight: it may or may not have been recorded; check before sending it again";
@@ -37516,7 +38421,6 @@ var init_runner = __esm({
       #index = 0;
       #reading;
       #allRead = false;
-      #incomplete = false;
       #lastLine = 0;
       // The schedule, with --rate.
       /** When the next request may start (performance.now()). */
@@ -37534,7 +38438,7 @@ var init_runner = __esm({
       }
       #unsent() {
         const reason2 = this.#options.stop.reason;
-        return { kind: "unsent", reason: typeof reason2 === "string" ? reason2 : "not sent: the batch stopped first" };
+        return { kind: "unsent", stop: isStopReason(reason2) ? reason2 : void 0 };
       }
       /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
       #settledBeforeSending(row) {
@@ -37602,12 +38506,6 @@ var init_runner = __esm({
       }
       async #readChunk() {
         try {
-          const { stop, stopReading } = this.#options;
-          if (stop.aborted && stopReading?.aborted) {
-            this.#incomplete = true;
-            this.#allRead = true;
-            return;
-          }
           const next = await this.#iterator.next();
           if (next.done) {
             this.#allRead = true;
@@ -37660,9 +38558,9 @@ var init_runner = __esm({
         const lanes = [];
         for (let i = 0; i < (this.#options.send ? this.#concurrency : 1); i++) lanes.push(this.#lane());
         await Promise.all(lanes);
-        if (this.#incomplete || this.#fatal) await iterator.return?.();
+        if (this.#fatal) await iterator.return?.();
         if (this.#fatal) throw this.#fatal;
-        return { elapsedMs: performance.now() - started, incomplete: this.#incomplete, lastLine: this.#lastLine };
+        return { elapsedMs: performance.now() - started, lastLine: this.#lastLine };
       }
     };
   }
@@ -37713,21 +38611,34 @@ async function batch(source, options, io, env2 = process.env) {
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env: env2 });
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
+  if (source === "-" && process.stdin.isTTY) {
+    const format2 = options.format === "lines" ? "one user id a line" : options.format === "ndjson" ? "one JSON object a line" : "CSV, a header row first";
+    io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
+  }
   const input2 = await openInput(source, { format: options.format });
   const reader = readRows(input2.stream, input2.format, { trigger: options.trigger });
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: options.concurrency, env: env2 });
-  const failed = options.failed ? openFailed(options.failed, reader) : void 0;
+  const locks = [];
+  let failed;
   let journal;
   try {
-    journal = options.journal && !dryRun ? await openJournal(input2, options) : void 0;
+    if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
+    if (options.failed || !dryRun) {
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      failed = opened.failed;
+      if (opened.lock) locks.push(opened.lock);
+      if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
+    }
+    if (options.journal && !dryRun) journal = await openJournal(input2, { ...options, failed: failed?.path });
   } catch (error2) {
     failed?.discard();
+    for (const lock of locks) lock.release();
     await client?.destroy();
+    input2.close();
     throw error2;
   }
   if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
   const stop = new AbortController();
-  const stopReading = new AbortController();
   let progress;
   const stderr = (line) => {
     progress?.clear();
@@ -37746,8 +38657,6 @@ async function batch(source, options, io, env2 = process.env) {
     concurrency: options.concurrency,
     rate: options.rate,
     stop: stop.signal,
-    // A file ends, so its unsent rows are always kept; stdin may not, so a second signal stops reading it.
-    stopReading: input2.file ? void 0 : stopReading.signal,
     sink: recorder
   });
   const started = performance.now();
@@ -37764,7 +38673,8 @@ async function batch(source, options, io, env2 = process.env) {
   const removeSignals = onStopSignals((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
-      stop.abort(`not sent: the batch was interrupted (${signal})`);
+      stop.abort({ kind: "signal", signal });
+      input2.stopReading();
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       stderr(
         io.errColors.warn(
@@ -37772,7 +38682,6 @@ async function batch(source, options, io, env2 = process.env) {
         )
       );
     } else {
-      stopReading.abort();
       client?.abortAll();
       if (count === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
@@ -37781,11 +38690,16 @@ async function batch(source, options, io, env2 = process.env) {
   const stopCapping = capYoungGeneration();
   let result;
   try {
-    result = await runner.run();
+    result = await runner.run().catch((error2) => {
+      if (stoppedBy && input2.cut && recorder.counts.rows === 0 && error2 instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
+      throw error2;
+    });
   } catch (error2) {
     if (recorder.counts.rows === 0) failed?.discard();
     else failed?.finish();
     journal?.close(false);
+    for (const lock of locks) lock.release();
+    input2.close();
     throw error2;
   } finally {
     stopCapping();
@@ -37794,9 +38708,24 @@ async function batch(source, options, io, env2 = process.env) {
     recorder.close();
     await client?.destroy();
   }
-  failed?.finish();
-  journal?.close(!result.incomplete && recorder.counts.unsent === 0);
-  finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal: stoppedBy, stderr });
+  try {
+    failed?.finish();
+    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0);
+  } finally {
+    for (const lock of locks) lock.release();
+  }
+  finishBatch({
+    io,
+    env: env2,
+    options: { ...options, failed: failed?.path },
+    input: input2,
+    recorder,
+    failed,
+    journal,
+    result,
+    signal: stoppedBy,
+    stderr
+  });
 }
 var init_batch = __esm({
   "src/commands/batch.ts"() {
@@ -37809,6 +38738,7 @@ var init_batch = __esm({
     init_rows();
     init_runner();
     init_shard();
+    init_errors();
     init_progress();
     init_spinner();
     init_resolve();
@@ -37878,7 +38808,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path7,
+  path: () => path8,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -38129,16 +39059,16 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path7(options, io, env2 = process.env) {
+function path8(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs9.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs10.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs9, NAMES, OVERRIDES;
+var import_node_fs10, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
@@ -38217,7 +39147,7 @@ async function collectStatus(flags, env2 = process.env) {
   }
   let mode = null;
   try {
-    mode = (import_node_fs10.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs11.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -38227,7 +39157,8 @@ async function collectStatus(flags, env2 = process.env) {
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy ?? null,
+    proxy: proxy === void 0 ? null : displayProxy(proxy),
+    // its password masked
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
@@ -38265,12 +39196,13 @@ async function status(options, io, env2 = process.env) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs10, SOURCE_WORDS;
+var import_node_fs11, SOURCE_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     init_undici();
+    init_proxy();
     init_errors();
     init_keychain();
     init_resolve();
@@ -38291,8 +39223,8 @@ function generateKey() {
   return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path8 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path8);
+  const path9 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path9);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -38357,7 +39289,7 @@ async function startEmulator(options = {}) {
   let logFd;
   if (options.log) {
     try {
-      logFd = import_node_fs11.default.openSync(options.log, "a");
+      logFd = import_node_fs12.default.openSync(options.log, "a");
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
       throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
@@ -38415,7 +39347,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs12.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -38439,7 +39371,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs12.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? 8787}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -38480,7 +39412,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs12.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -38495,12 +39427,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH;
+var import_node_crypto2, import_node_fs12, import_node_http, MAX_BODY, EVENT_PATH;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -38734,10 +39666,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path8, argument) {
+function argumentValues(path9, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path8} ${name}`];
+  const known = ARGUMENT_VALUES[`${path9} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -38917,7 +39849,7 @@ var init_complete = __esm({
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs12 = __toESM(require("node:fs"), 1);
+var import_node_fs13 = __toESM(require("node:fs"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -39207,7 +40139,10 @@ function buildProgram({ io, env: env2 }, mode = { json: false, verbose: false })
   );
   const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(
     new Option("--format <format>", "input format (default: from the extension, else detected)").choices(["csv", "ndjson", "lines"])
-  ).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(new Option("--concurrency <n>", "requests in flight at once").argParser(wholeNumber(1, 256)).default(8)).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option("--failed <file>", "write rows that were not accepted here, with the reason and line number (same format, to send again)").option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
+  ).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(new Option("--concurrency <n>", "requests in flight at once").argParser(wholeNumber(1, 256)).default(8)).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+    "--failed <file>",
+    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
     new Option(
       "--shard <i>/<n>",
       "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
@@ -39226,8 +40161,10 @@ Examples:
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
   $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
 
-Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
-130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (unsent rows are kept in --failed).`
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
+journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
+SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
+marked so, and a replay skips them unless --retry-unknown).`
   );
   addServiceOptions(batch2);
   const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
@@ -39460,7 +40397,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs12.default.appendFileSync(file, text);
+  import_node_fs13.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   last;
