@@ -209,6 +209,21 @@ describe("the user's own data beside a key that shares a piece with it", () => {
   });
 });
 
+describe('trigger status and a proxy with credentials', () => {
+  it.each([
+    ['HTTPS_PROXY', 'http://alice:S3cret@127.0.0.1:3128', 'http://alice:••••@127.0.0.1:3128'],
+    ['https_proxy', 'alice:S3cret@127.0.0.1:3128', 'alice:••••@127.0.0.1:3128'],
+  ])('%s=%s is shown as %s, in text and --json', async (name, proxy, shown) => {
+    const env = { ...box.env, TRIGGER_BASE_URL: 'https://127.0.0.1:9', [name]: proxy };
+    const human = await trigger(['status'], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`proxy     ${shown}`);
+    const object = JSON.parse((await trigger(['status', '--json'], env)).stdout) as { proxy: string };
+    expect(object.proxy).toBe(shown);
+    for (const text of [human.stdout, human.stderr]) expect(text).not.toContain('S3cret');
+  });
+});
+
 describe('keys that are ordinary words', () => {
   it.each(['true', 'null', 'user'])('with the key %j, --json stays valid JSON and ids stay whole', async (key) => {
     server.handle((_req, res) => json(res, 200, { success: true, note: `hello ${key}` }));
