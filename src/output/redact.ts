@@ -67,9 +67,6 @@ type Range = [start: number, end: number, whole: boolean];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A pattern for lower-case `text` in any letter case. */
-const anyCase = (text: string) => [...text].map((c) => (c >= 'a' && c <= 'z' ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
-
 /** Lower-cases ASCII letters only, keeping every character where it was. */
 function asciiLower(text: string): string {
   const lower = text.toLowerCase();
@@ -104,21 +101,27 @@ class Secret {
   readonly mask: string;
   readonly short: boolean;
   readonly base64: Base64Needle[];
+  /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+  readonly literal: string[];
   /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
   readonly pieces: Array<[start: number, text: string]> = [];
   /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
   readonly #maybe: RegExp;
   /** Matches wherever a piece might be (in server text). */
   readonly #maybePiece: RegExp | undefined;
+  /** The length of the shortest whole form: shorter text holds none. */
+  readonly #shortest: number;
 
   constructor(key: string) {
     this.key = key;
     this.lower = asciiLower(key);
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
+    this.literal = [...new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
     this.base64 = this.short ? [] : base64Needles(key);
-    // Any letter case for the key (one class per letter, so that base64, which has case, keeps it).
-    this.#maybe = new RegExp([anyCase(this.lower), '%', '\\\\', ...this.base64.map((n) => escapeRegExp(n.text))].join('|'));
+    // One case-insensitive search (wider than base64 needs: a net never narrower than the forms).
+    this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat('%', '\\\\').join('|'), 'i');
+    this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
     if (this.short) return;
     const seen = new Set<string>();
     for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
@@ -126,15 +129,18 @@ class Secret {
       if (!seen.has(piece)) this.pieces.push([s, piece]);
       seen.add(piece);
     }
-    const anchors = this.base64.flatMap((n) =>
-      n.text.length >= BASE64_PIECE ? [n.text.slice(0, BASE64_PIECE), n.text.slice(-BASE64_PIECE)] : [],
-    );
-    this.#maybePiece = new RegExp([...[...seen].map(anyCase), '%', '\\\\', ...anchors.map(escapeRegExp)].join('|'));
+    // A run of MIN_PIECE characters of the key holds one of its five-character stretches that start
+    // at a multiple of five; a base64 anchor starts or ends with eight of its characters. Looking for
+    // those few (in any case: a wider net, never a narrower one) rules out most text at once.
+    const stretches: string[] = [];
+    for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+    const anchors = this.base64.flatMap((n) => (n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []));
+    this.#maybePiece = new RegExp([...new Set([...stretches, ...anchors])].map(escapeRegExp).concat('%', '\\\\').join('|'), 'i');
   }
 
   /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
   mayHold(text: string): boolean {
-    return this.#maybe.test(text);
+    return text.length >= this.#shortest && this.#maybe.test(text);
   }
 
   mayHoldPiece(text: string): boolean {
@@ -201,11 +207,13 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
   };
   for (const at of occurrences(view.lower, secret.lower)) add(at, at + secret.key.length);
   if (view.at) {
-    // A key that holds `%` or `\` itself, echoed as it is.
+    // A key that holds `%` or `\` itself, which decoding changes: its own forms, as they are.
     const lower = asciiLower(text);
-    for (const at of occurrences(lower, secret.lower)) {
-      if (!(secret.short && (WORD.test(text[at - 1] ?? '') || WORD.test(text[at + secret.key.length] ?? ''))))
-        ranges.push([at, at + secret.key.length, true]);
+    for (const form of secret.literal) {
+      for (const at of occurrences(lower, form)) {
+        if (!(secret.short && (WORD.test(text[at - 1] ?? '') || WORD.test(text[at + form.length] ?? ''))))
+          ranges.push([at, at + form.length, true]);
+      }
     }
   }
   for (const needle of secret.base64) {

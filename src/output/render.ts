@@ -122,7 +122,7 @@ export function errorJsonFields(error: TriggerError, mask: ServerMask, options: 
   if (error instanceof ServiceError) {
     fields.serverMessage = serverText(error.serverMessage, mask) ?? null;
     if (error.location) fields.location = mask.server(error.location);
-    if (options.body !== false) fields.body = serverJson(error.body, mask);
+    if (options.body !== false && error.body !== undefined) fields.body = serverJson(error.body, mask);
   }
   if (error instanceof NetworkError && error.code) fields.code = error.code;
   return fields;

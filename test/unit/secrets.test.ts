@@ -101,6 +101,19 @@ describe('the redactor', () => {
     expect(redactor.text(text)).toBe(text); // not the whole key: the user's own text keeps it
   });
 
+  it('masks every run of 10 or more characters of the key in server text, wherever it starts', () => {
+    for (let length = 10; length <= KEY.length; length++) {
+      for (let start = 0; start + length <= KEY.length; start++) {
+        const piece = KEY.slice(start, start + length);
+        for (const text of [`said: ${piece}…`, `said: ${piece.toUpperCase()}…`, `said: ${hex(piece)}…`]) {
+          const masked = redactor.server(text);
+          if (masked.toLowerCase().includes(piece.slice(0, 10).toLowerCase()) || !masked.includes('••••'))
+            throw new Error(`characters ${start + 1} to ${start + length} of the key were left in server text`);
+        }
+      }
+    }
+  });
+
   it('shows the whole key as its last four characters, and leaves other text alone', () => {
     expect(redactor.text(`key ${KEY}.`)).toBe('key ••••WXYZ.');
     expect(redactor.server(`key ${KEY}.`)).toBe('key ••••WXYZ.');
@@ -144,6 +157,10 @@ describe('the redactor', () => {
     expect(JSON.stringify(JSON.parse(out))).not.toContain('0123456789');
     expect(odd.text(line)).not.toContain('ef_0123456789');
     expect(odd.text(`raw ${key}%41 and ${encodeURIComponent(key)}`)).toBe('raw ••••6789%41 and ••••6789');
+    const percent = new Redactor();
+    percent.add('k3y"with\\back%41slash_0123456789'); // decoding %41 and \\ changes this key: its own forms are looked for too
+    expect(percent.text(JSON.stringify({ error: 'bad k3y"with\\back%41slash_0123456789' }))).toBe('{"error":"bad ••••6789"}');
+    expect(percent.text(`?k=${encodeURIComponent('K3Y"WITH\\BACK%41SLASH_0123456789')}`)).toBe('?k=••••6789');
   });
 
   it.each(['true', 'null', 'user', '1', 'ok'])('a short key (%s) leaves --json valid and words alone', (key) => {
