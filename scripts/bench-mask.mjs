@@ -4,7 +4,7 @@
  *
  *   per row      the redaction work of one `batch --json` row answered {"success":true}, in process:
  *                this checkout's src/output/redact.ts against the one at BENCH_MASK_BASE (a git
- *                revision, default HEAD~2), without and with an x-request-id
+ *                revision, default 665b2c3, before issue 20), without and with an x-request-id
  *   batch        with BENCH_BASELINE=<a built checkout>: `trigger batch <100,000 rows> --json` against
  *                a local server, this checkout's bin against the baseline's, wall and CPU time
  *
@@ -22,7 +22,8 @@ import { median, table } from './bench-lib.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const rows = Number(process.env.BENCH_ROWS ?? 100_000);
-const base = process.env.BENCH_MASK_BASE ?? 'HEAD~2';
+// 665b2c3: the last commit before issue 20's masking.
+const base = process.env.BENCH_MASK_BASE ?? '665b2c3';
 const KEY = 'bench_key_not_secret_1234';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-bench-mask-'));
 const log = (text) => process.stderr.write(`${text}\n`);
