@@ -155,46 +155,58 @@ interface View {
   /** Decoded, ASCII letters lowered (the key is looked for here). */
   lower: string;
   /** Where decoded character i starts in the text, and (at the end) the text's length; undefined when nothing was decoded. */
-  at: number[] | undefined;
+  at: Int32Array | undefined;
 }
 
-const HEX = /^[0-9A-Fa-f]+$/;
-const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const [PERCENT, BACKSLASH, U, X] = [0x25, 0x5c, 0x75, 0x78];
+/** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
+const SHORT_ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
 
-function hexAt(text: string, at: number, length: number): number | undefined {
-  const digits = text.slice(at, at + length);
-  return digits.length === length && HEX.test(digits) ? parseInt(digits, 16) : undefined;
+/** The value of `length` hex digits at `at`, or -1. */
+function hexAt(text: string, at: number, length: number): number {
+  if (at + length > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + length; i++) {
+    const c = text.charCodeAt(i);
+    const letter = c | 0x20; // A-F as a-f
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : letter >= 0x61 && letter <= 0x66 ? letter - 0x61 + 10 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 function decode(text: string): View {
   if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: undefined };
-  const chars: string[] = [];
-  const at: number[] = [];
-  for (let i = 0; i < text.length;) {
-    const c = text[i]!;
-    let char = c;
+  // Code units and offsets in typed arrays, turned into a string in one go: a megabyte of escapes
+  // is decoded in milliseconds, not in a million small strings.
+  const units = new Uint16Array(text.length);
+  const at = new Int32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
+    let unit = text.charCodeAt(i);
     let length = 1;
-    if (c === '%') {
+    if (unit === PERCENT) {
       const byte = hexAt(text, i + 1, 2);
-      if (byte !== undefined) [char, length] = [String.fromCharCode(byte), 3];
-    } else if (c === '\\') {
-      const next = text[i + 1];
-      const unit = next === 'u' ? hexAt(text, i + 2, 4) : next === 'x' ? hexAt(text, i + 2, 2) : undefined;
-      if (unit !== undefined) [char, length] = [String.fromCharCode(unit), next === 'u' ? 6 : 4];
-      else if (next !== undefined && next in SHORT_ESCAPES) [char, length] = [SHORT_ESCAPES[next]!, 2];
+      if (byte >= 0) [unit, length] = [byte, 3];
+    } else if (unit === BACKSLASH) {
+      const next = text.charCodeAt(i + 1);
+      const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
+      if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
+      else if (SHORT_ESCAPES[next] !== undefined) [unit, length] = [SHORT_ESCAPES[next], 2];
     }
-    chars.push(char);
-    at.push(i);
+    units[n] = unit;
+    at[n] = i;
     i += length;
   }
-  at.push(text.length);
-  const decoded = chars.join('');
+  at[n] = text.length;
+  const decoded = Buffer.from(units.buffer, 0, n * 2).toString('utf16le');
   return { text: decoded, lower: asciiLower(decoded), at };
 }
 
-/** Every occurrence of `needle` in `haystack`. */
-function* occurrences(haystack: string, needle: string): Generator<number> {
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) yield at;
+/** Calls `found` with every place `needle` is in `haystack`. */
+function eachAt(haystack: string, needle: string, found: (at: number) => void): void {
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found(at);
 }
 
 /** The ranges of `text` where the whole key stands, in any form. */
@@ -205,51 +217,58 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
     if (secret.short && (WORD.test(text[from - 1] ?? '') || WORD.test(text[to] ?? ''))) return;
     ranges.push([from, to, true]);
   };
-  for (const at of occurrences(view.lower, secret.lower)) add(at, at + secret.key.length);
+  eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
   if (view.at) {
     // A key that holds `%` or `\` itself, which decoding changes: its own forms, as they are.
     const lower = asciiLower(text);
     for (const form of secret.literal) {
-      for (const at of occurrences(lower, form)) {
+      eachAt(lower, form, (at) => {
         if (!(secret.short && (WORD.test(text[at - 1] ?? '') || WORD.test(text[at + form.length] ?? ''))))
           ranges.push([at, at + form.length, true]);
-      }
+      });
     }
   }
   for (const needle of secret.base64) {
-    for (const at of occurrences(view.text, needle.text)) {
+    eachAt(view.text, needle.text, (at) => {
       let start = at;
       let end = at + needle.text.length;
       for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view.text[start - 1]!); n++) start--;
       for (let n = 0; n < needle.after && end < view.text.length && needle.alphabet.test(view.text[end]!); n++) end++;
       ranges.push(view.at ? [view.at[start]!, view.at[end]!, true] : [start, end, true]);
-    }
+    });
   }
 }
 
 /** The ranges of `text` that are runs of MIN_PIECE or more characters of the key (or of its base64). */
 function pieceRanges(text: string, view: View, secret: Secret, ranges: Range[]): void {
-  const grow = (haystack: string, form: string, at: number, s: number, length: number, map?: number[]) => {
+  // The run grown from each alignment with the key (where the key would start): another piece of
+  // the same alignment inside it would grow into the same run (a text of a thousand echoes stays linear).
+  let grown = new Map<number, [number, number]>();
+  const grow = (haystack: string, form: string, at: number, s: number, length: number, map?: Int32Array) => {
+    const known = grown.get(at - s);
+    if (known && known[0] <= at && at + length <= known[1]) return;
     let start = at;
     let end = at + length;
     for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
     for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
     const whole = end - start === form.length;
+    grown.set(at - s, [start, end]);
     ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
   };
   for (const [s, piece] of secret.pieces) {
-    for (const at of occurrences(view.lower, piece)) grow(view.lower, secret.lower, at, s, MIN_PIECE, view.at);
+    eachAt(view.lower, piece, (at) => grow(view.lower, secret.lower, at, s, MIN_PIECE, view.at));
   }
   if (view.at) {
     const lower = asciiLower(text);
-    for (const [s, piece] of secret.pieces) for (const at of occurrences(lower, piece)) grow(lower, secret.lower, at, s, MIN_PIECE);
+    grown = new Map();
+    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
   }
   for (const needle of secret.base64) {
     if (needle.text.length < BASE64_PIECE) continue;
+    grown = new Map();
     const tail = needle.text.length - BASE64_PIECE;
     for (const s of tail === 0 ? [0] : [0, tail]) {
-      for (const at of occurrences(view.text, needle.text.slice(s, s + BASE64_PIECE)))
-        grow(view.text, needle.text, at, s, BASE64_PIECE, view.at);
+      eachAt(view.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view.text, needle.text, at, s, BASE64_PIECE, view.at));
     }
   }
 }
