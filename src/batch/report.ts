@@ -65,8 +65,8 @@ export function failureReason(outcome: Outcome, mask: ServerMask): string | unde
       return outcome.reason;
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
-    case 'unknown':
-      return `${UNKNOWN_MARK}: ${outcome.reason}`;
+    case 'unknown': // a 500 quotes the server too
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
     default:
       return undefined;
   }

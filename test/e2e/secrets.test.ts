@@ -76,8 +76,8 @@ describe('a server that echoes the key', () => {
 describe('a server that echoes the key in every form, and as a member name', () => {
   const forms = keyForms(KEY);
   /** JSON source text holding every form (the \\u one as escapes), the key as a member name, nested too. */
-  const echo = (success: boolean) =>
-    `{"success":${success},"message":"invalid key ${Object.values(forms).join(' ')}",` +
+  const echo = (success: boolean, message = `invalid key ${Object.values(forms).join(' ')}`) =>
+    `{"success":${success},"message":"${message}",` +
     `"${KEY}":1,"nested":{"${forms.upper}":{"${forms.unicode}":[${Object.values(forms)
       .map((f) => `"${f}"`)
       .join(',')}]}}}`;
@@ -85,8 +85,9 @@ describe('a server that echoes the key in every form, and as a member name', () 
   beforeEach(() => {
     server.handle((req, res) => {
       const refused = req.url.includes('/users/refused');
-      const body = echo(!refused);
-      res.writeHead(refused ? 400 : 200, {
+      const broken = req.url.includes('/users/broken'); // a 500: the outcome is unknown
+      const body = broken ? echo(false, `upstream failed for ${KEY.slice(0, 20)}`) : echo(!refused);
+      res.writeHead(refused ? 400 : broken ? 500 : 200, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         'x-request-id': `req-${forms.base64}`,
@@ -103,11 +104,15 @@ describe('a server that echoes the key in every form, and as a member name', () 
   };
 
   it.each([[[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])(
-    'fire %j, accepted and refused: no form of it on stdout or stderr, and --json stays JSON',
+    'fire %j, accepted, refused and a 500: no form of it on stdout or stderr, and --json stays JSON',
     async (flags) => {
-      for (const user of ['accepted', 'refused']) {
+      for (const [user, code] of [
+        ['accepted', 0],
+        ['refused', 1],
+        ['broken', 3],
+      ] as const) {
         const result = await trigger(['fire', 'deploy', user, ...flags], { ...box.env, GITHUB_ACTIONS: 'true' });
-        expect(result.code).toBe(user === 'accepted' ? 0 : 1);
+        expect(result.code).toBe(code);
         check(`stdout of fire ${user}`, result.stdout);
         check(`stderr of fire ${user}`, result.stderr);
         if (flags.includes('--verbose')) expect(result.stderr).toContain('••••WXYZ');
@@ -122,12 +127,12 @@ describe('a server that echoes the key in every form, and as a member name', () 
 
   it('batch --json, the failed file and the journal hold no form of it', async () => {
     const input = at('in.csv');
-    fs.writeFileSync(input, 'triggerId,userId\nt,accepted\nt,refused\nt,accepted2\n');
+    fs.writeFileSync(input, 'triggerId,userId\nt,accepted\nt,refused\nt,accepted2\nt,broken\n');
     const failed = at('failed.csv');
     const journal = at('journal');
     const result = await trigger(['batch', input, '--failed', failed, '--journal', journal, '--json']);
     expect(result.code).toBe(1);
-    expect(server.requests).toHaveLength(3);
+    expect(server.requests).toHaveLength(4);
     check('stdout', result.stdout);
     check('stderr', result.stderr);
     check('the failed file', fs.readFileSync(failed, 'utf8'));
@@ -135,10 +140,11 @@ describe('a server that echoes the key in every form, and as a member name', () 
     const rows = result.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { ok: boolean; response?: Record<string, unknown>; requestId: string });
+      .map((line) => JSON.parse(line) as { ok: boolean; response?: Record<string, unknown>; requestId: string | null });
     expect(rows.filter((r) => r.ok).map((r) => r.response?.['••••WXYZ'])).toEqual([1, 1]);
-    for (const row of rows) expect(row.requestId).toMatch(/^req-••••WXYZ=*$/);
+    for (const row of rows) if (row.requestId !== null) expect(row.requestId).toMatch(/^req-••••WXYZ=*$/);
     expect(fs.readFileSync(failed, 'utf8')).toContain('invalid key ••••WXYZ ••••WXYZ');
+    expect(fs.readFileSync(failed, 'utf8')).toMatch(/outcome unknown: .*500 Internal Server Error: upstream failed for ••••/);
 
     // Without --json the failures are told on stderr, one line each.
     const human = await trigger(['batch', input, '--failed', at('failed2.csv')]);
