@@ -16,8 +16,9 @@
  * each character came from; the key is looked for in that view and masked in the text. Text with no
  * trace of any form (the usual `{"success":true}`) is let through after a few native searches.
  *
- * JSON is masked inside its strings and member names only (`json`), so that `--json` stays JSON
- * whatever the key is: with the key `true`, `"ok":true` is left alone.
+ * JSON is masked inside its strings only, so that `--json` stays JSON whatever the key is: with the
+ * key `true`, `"ok":true` is left alone. The tool's own lines (`json`) are masked in their string
+ * values; what the server sent (`serverJson`) in its member names too.
  */
 import { maskKey } from '../settings/validate.js';
 
