@@ -106,7 +106,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy === undefined ? null : maskProxyCredentials(proxy), // never its password
+    proxy: proxy === undefined ? null : maskProxyCredentials(proxy), // never its password, nor a lone token
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };

@@ -218,7 +218,7 @@ describe("the user's own data beside a key that shares a piece with it", () => {
 describe('trigger status and a proxy with credentials', () => {
   it.each([
     ['HTTPS_PROXY', 'http://alice:S3cret@127.0.0.1:3128', 'http://alice:••••@127.0.0.1:3128'],
-    ['https_proxy', 'alice:S3cret@127.0.0.1:3128', 'alice:••••@127.0.0.1:3128'],
+    ['https_proxy', 'alice:S3cret@127.0.0.1:3128', 'http://alice:••••@127.0.0.1:3128'], // a proxy without a scheme is http://,
   ])('%s=%s is shown as %s, in text and --json', async (name, proxy, shown) => {
     const env = { ...box.env, TRIGGER_BASE_URL: 'https://127.0.0.1:9', [name]: proxy };
     const human = await trigger(['status'], env);
