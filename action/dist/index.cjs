@@ -1853,7 +1853,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path9 = require("node:path");
-    var fs14 = require("node:fs");
+    var fs15 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2847,7 +2847,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs14.existsSync(executableFile)) return;
+        if (fs15.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2866,10 +2866,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path9.resolve(baseDir, baseName);
-          if (fs14.existsSync(localBin)) return localBin;
+          if (fs15.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path9.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs14.existsSync(`${localBin}${ext}`)
+            (ext) => fs15.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2881,7 +2881,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs14.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs15.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4865,6 +4865,278 @@ var init_validate = __esm({
   }
 });
 
+// src/output/redact.ts
+function asciiLower(text) {
+  const lower = text.toLowerCase();
+  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+function base64Needles(key) {
+  const needles = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const lead of [0, 2, 1]) {
+    const whole = Math.floor((key.length - lead) / 3) * 3;
+    if (whole < 3) continue;
+    const standard = Buffer.from(key.slice(lead, lead + whole), "latin1").toString("base64");
+    const rest = key.length - lead - whole;
+    const around = { before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
+    for (const [text, alphabet] of [
+      [standard, STANDARD],
+      [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
+    ]) {
+      if (seen.has(text)) continue;
+      seen.add(text);
+      needles.push({ text, alphabet, ...around });
+    }
+  }
+  return needles;
+}
+function hexAt(text, at, length) {
+  if (at + length > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + length; i++) {
+    const c = text.charCodeAt(i);
+    const letter = c | 32;
+    const digit = c >= 48 && c <= 57 ? c - 48 : letter >= 97 && letter <= 102 ? letter - 97 + 10 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+function decode(text) {
+  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
+  const units = new Uint16Array(text.length);
+  const at = new Int32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
+    let unit = text.charCodeAt(i);
+    let length = 1;
+    if (unit === PERCENT) {
+      const byte = hexAt(text, i + 1, 2);
+      if (byte >= 0) [unit, length] = [byte, 3];
+    } else if (unit === BACKSLASH) {
+      const next = text.charCodeAt(i + 1);
+      const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
+      if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
+      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+    }
+    units[n] = unit;
+    at[n] = i;
+    i += length;
+  }
+  at[n] = text.length;
+  const decoded = Buffer.from(units.buffer, 0, n * 2).toString("utf16le");
+  return { text: decoded, lower: asciiLower(decoded), at };
+}
+function eachAt(haystack, needle, found) {
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found(at);
+}
+function wholeRanges(text, view, secret, ranges) {
+  const add = (start, end) => {
+    const [from, to] = view.at ? [view.at[start], view.at[end]] : [start, end];
+    if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
+    ranges.push([from, to, true]);
+  };
+  eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
+  if (view.at) {
+    const lower = asciiLower(text);
+    for (const form of secret.literal) {
+      eachAt(lower, form, (at) => {
+        if (!(secret.short && (WORD.test(text[at - 1] ?? "") || WORD.test(text[at + form.length] ?? ""))))
+          ranges.push([at, at + form.length, true]);
+      });
+    }
+  }
+  for (const needle of secret.base64) {
+    eachAt(view.text, needle.text, (at) => {
+      let start = at;
+      let end = at + needle.text.length;
+      for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view.text[start - 1]); n++) start--;
+      for (let n = 0; n < needle.after && end < view.text.length && needle.alphabet.test(view.text[end]); n++) end++;
+      ranges.push(view.at ? [view.at[start], view.at[end], true] : [start, end, true]);
+    });
+  }
+}
+function pieceRanges(text, view, secret, ranges) {
+  let grown = /* @__PURE__ */ new Map();
+  const grow = (haystack, form, at, s, length, map) => {
+    const known = grown.get(at - s);
+    if (known && known[0] <= at && at + length <= known[1]) return;
+    let start = at;
+    let end = at + length;
+    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
+    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+    const whole = end - start === form.length;
+    grown.set(at - s, [start, end]);
+    ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
+  };
+  for (const [s, piece] of secret.pieces) {
+    eachAt(view.lower, piece, (at) => grow(view.lower, secret.lower, at, s, MIN_PIECE, view.at));
+  }
+  if (view.at) {
+    const lower = asciiLower(text);
+    grown = /* @__PURE__ */ new Map();
+    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
+  }
+  for (const needle of secret.base64) {
+    if (needle.text.length < BASE64_PIECE) continue;
+    grown = /* @__PURE__ */ new Map();
+    const tail = needle.text.length - BASE64_PIECE;
+    for (const s of tail === 0 ? [0] : [0, tail]) {
+      eachAt(view.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view.text, needle.text, at, s, BASE64_PIECE, view.at));
+    }
+  }
+}
+function applyRanges(text, ranges, mask) {
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let result = "";
+  let last = 0;
+  for (let i = 0; i < ranges.length; ) {
+    const [start, first, wholeFirst] = ranges[i++];
+    let [end, whole] = [first, wholeFirst];
+    while (i < ranges.length && ranges[i][0] <= end) {
+      end = Math.max(end, ranges[i][1]);
+      whole ||= ranges[i][2];
+      i++;
+    }
+    result += text.slice(last, start) + (whole ? mask : "\u2022\u2022\u2022\u2022");
+    last = end;
+  }
+  return result + text.slice(last);
+}
+function maskStrings(json, names, mask) {
+  return json.replace(MEMBER_OR_STRING, (literal, colon) => {
+    if (colon !== void 0 && !names) return literal;
+    const value = JSON.parse(colon === void 0 ? literal : literal.slice(0, -colon.length));
+    const masked = mask(value);
+    return masked === value ? literal : `${JSON.stringify(masked)}${colon ?? ""}`;
+  });
+}
+function maskProxyCredentials(proxy) {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? "";
+  const rest = proxy.slice(scheme.length);
+  const at = rest.lastIndexOf("@");
+  if (at < 0) return proxy;
+  const userinfo = rest.slice(0, at);
+  const colon = userinfo.indexOf(":");
+  const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
+  return `${scheme}${shown2}${rest.slice(at)}`;
+}
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, SHORT_ESCAPES, Redactor;
+var init_redact = __esm({
+  "src/output/redact.ts"() {
+    "use strict";
+    init_validate();
+    MIN_PIECE = 10;
+    BASE64_PIECE = 16;
+    SHORT_KEY = 12;
+    WORD = /[A-Za-z0-9_-]/;
+    ESCAPES = /[%\\]/;
+    MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+    STANDARD = /[A-Za-z0-9+/]/;
+    URL_SAFE = /[A-Za-z0-9_-]/;
+    escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    Secret = class {
+      key;
+      lower;
+      mask;
+      short;
+      base64;
+      /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+      literal;
+      /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
+      pieces = [];
+      /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
+      #maybe;
+      /** Matches wherever a piece might be (in server text). */
+      #maybePiece;
+      /** The length of the shortest whole form: shorter text holds none. */
+      #shortest;
+      constructor(key) {
+        this.key = key;
+        this.lower = asciiLower(key);
+        this.mask = maskKey(key);
+        this.short = key.length < SHORT_KEY;
+        this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
+        this.base64 = this.short ? [] : base64Needles(key);
+        this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
+        if (this.short) return;
+        const seen = /* @__PURE__ */ new Set();
+        for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
+          const piece = this.lower.slice(s, s + MIN_PIECE);
+          if (!seen.has(piece)) this.pieces.push([s, piece]);
+          seen.add(piece);
+        }
+        const stretches = [];
+        for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+        const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
+        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+      }
+      /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
+      mayHold(text) {
+        return text.length >= this.#shortest && this.#maybe.test(text);
+      }
+      mayHoldPiece(text) {
+        return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
+      }
+    };
+    [PERCENT, BACKSLASH, U, X] = [37, 92, 117, 120];
+    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    Redactor = class {
+      #secrets = [];
+      add(secret) {
+        const key = secret?.trim();
+        if (!key || this.#secrets.some((s) => s.key === key)) return;
+        this.#secrets.push(new Secret(key));
+      }
+      get empty() {
+        return this.#secrets.length === 0;
+      }
+      /** Text with every form of the whole key masked: for anything written, the user's own data included. */
+      text(input2) {
+        let text = input2;
+        for (const secret of this.#secrets) {
+          if (!secret.mayHold(text)) continue;
+          const ranges = [];
+          wholeRanges(text, decode(text), secret, ranges);
+          text = applyRanges(text, ranges, secret.mask);
+        }
+        return text;
+      }
+      /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
+      server(input2) {
+        let text = input2;
+        for (const secret of this.#secrets) {
+          const whole = secret.mayHold(text);
+          if (!whole && !secret.mayHoldPiece(text)) continue;
+          const view = decode(text);
+          const ranges = [];
+          if (whole) wholeRanges(text, view, secret, ranges);
+          if (!secret.short) pieceRanges(text, view, secret, ranges);
+          text = applyRanges(text, ranges, secret.mask);
+        }
+        return text;
+      }
+      /**
+       * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a
+       * JSON string. Nothing else is touched (not `true`, not a number, not the tool's own member names,
+       * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
+       * sent, member names included, is masked by serverJson before it is placed in the line.
+       */
+      json(line) {
+        if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
+        return maskStrings(line, false, (text) => this.text(text));
+      }
+      /** JSON text from the server, masked as server text in its strings and member names. */
+      serverJson(json) {
+        if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
+        return maskStrings(json, true, (text) => this.server(text));
+      }
+    };
+  }
+});
+
 // src/output/render.ts
 function printable(text) {
   return text.replace(CONTROLS, (c) => {
@@ -4882,7 +5154,7 @@ function formatMs(ms) {
   if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
   return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
 }
-function successLine(result, c) {
+function successLine(result, c, mask) {
   const parts = [
     c.bold(printable(result.triggerId)),
     printable(result.userId),
@@ -4891,13 +5163,16 @@ function successLine(result, c) {
     formatMs(result.durationMs)
   ];
   if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${printable(result.requestId)}`);
+  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
   return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
 }
-function errorLine(error2, c) {
-  let text = printable(error2.message);
+function shownMessage(error2, mask) {
+  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
+}
+function errorLine(error2, c, mask) {
+  let text = printable(shownMessage(error2, mask));
   const requestId = error2.requestId;
-  if (requestId) text += ` (request id ${printable(requestId)})`;
+  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
   const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
   return `${c.error("error:")} ${text}${hint}`;
 }
@@ -4911,7 +5186,10 @@ function toJson(fields) {
   });
   return `{${members.join(",")}}`;
 }
-function resultJson(result, lead = {}) {
+function serverJson(value, mask) {
+  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
+}
+function resultJson(result, mask, lead = {}) {
   return toJson({
     ...lead,
     ok: true,
@@ -4921,23 +5199,23 @@ function resultJson(result, lead = {}) {
     value: rawJson(result.value),
     attempts: result.attempts,
     durationMs: result.durationMs,
-    requestId: result.requestId,
-    response: result.response
+    requestId: serverText(result.requestId, mask),
+    response: serverJson(result.response, mask)
   });
 }
-function errorJsonFields(error2, options = {}) {
-  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: error2.message };
+function errorJsonFields(error2, mask, options = {}) {
+  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
   if (error2.hint) fields.hint = error2.hint;
   if (error2 instanceof ServiceError) {
-    fields.serverMessage = error2.serverMessage ?? null;
-    if (error2.location) fields.location = error2.location;
-    if (options.body !== false) fields.body = error2.body;
+    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
+    if (error2.location) fields.location = mask.server(error2.location);
+    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
   }
   if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
   if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
   return fields;
 }
-function failureJson(error2, event = error2.event ?? {}, lead = {}, options = {}) {
+function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
   const info2 = error2;
   return toJson({
     ...lead,
@@ -4948,27 +5226,28 @@ function failureJson(error2, event = error2.event ?? {}, lead = {}, options = {}
     value: rawJson(event.value),
     attempts: info2.attempts ?? 0,
     durationMs: info2.durationMs ?? 0,
-    requestId: info2.requestId,
-    error: errorJsonFields(error2, options)
+    requestId: serverText(info2.requestId, mask),
+    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
   });
 }
-function headerLines(prefix, headers) {
+function headerLines(prefix, headers, shown2 = (text) => text) {
   const lines = [];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value])
-      if (v !== void 0) lines.push(`${prefix} ${printable(name)}: ${printable(v)}`);
+      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
   }
   return lines;
 }
-function verboseLines(event, c) {
+function verboseLines(event, c, mask) {
   switch (event.type) {
     case "request":
       return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
     case "response": {
-      const body = event.body.length > 2e3 ? `${event.body.slice(0, 2e3)}\u2026` : event.body;
+      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
+      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
       return [
         `< ${event.status} (${formatMs(event.ms)})`,
-        ...headerLines("<", event.headers),
+        ...headerLines("<", event.headers, (text) => mask.server(text)),
         ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
       ];
     }
@@ -5001,13 +5280,14 @@ function curlCommand(url, body, userAgent) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var CONTROLS, RAW;
+var CONTROLS, RAW, serverText;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
     init_errors();
     CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
     RAW = /* @__PURE__ */ Symbol("raw JSON");
+    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
 });
 
@@ -35701,18 +35981,7 @@ var init_errno = __esm({
   }
 });
 
-// src/settings/lock.ts
-function lockWaitMs(env2) {
-  const raw = env2.TRIGGER_LOCK_WAIT;
-  if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
-  const seconds2 = Number(raw);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2)) {
-    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
-      hint: "set it to e.g. 15, or unset it"
-    });
-  }
-  return seconds2 * 1e3;
-}
+// src/process-identity.ts
 function procStat(pid) {
   try {
     const stat = import_node_fs.default.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -35729,14 +35998,20 @@ function pidNamespace() {
     return void 0;
   }
 }
-function me() {
+function thisProcess() {
   if (self) return self;
-  const owner = { pid: process.pid, host: import_node_os3.default.hostname() };
+  const identity = { pid: process.pid, host: import_node_os3.default.hostname() };
   const start = procStat(process.pid)?.start;
-  if (start !== void 0) owner.start = start;
+  if (start !== void 0) identity.start = start;
   const pidns = pidNamespace();
-  if (pidns !== void 0) owner.pidns = pidns;
-  return self = owner;
+  if (pidns !== void 0) identity.pidns = pidns;
+  return self = identity;
+}
+function elsewhere(holder) {
+  const here = thisProcess();
+  if (holder.host !== here.host) return `on ${holder.host}`;
+  if (holder.pidns !== void 0 && here.pidns !== void 0 && holder.pidns !== here.pidns) return "in another container";
+  return void 0;
 }
 function running(pid) {
   try {
@@ -35746,16 +36021,37 @@ function running(pid) {
     return error2.code === "EPERM";
   }
 }
-function holderRuns(pid, recorded) {
+function stillRuns(pid, recordedStart) {
   if (!running(pid)) return false;
   const now = procStat(pid);
   if (now === void 0) return true;
-  return now.state !== "Z" && (recorded === void 0 || now.start === recorded);
+  return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
+}
+var import_node_fs, import_node_os3, self;
+var init_process_identity = __esm({
+  "src/process-identity.ts"() {
+    "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_os3 = __toESM(require("node:os"), 1);
+  }
+});
+
+// src/settings/lock.ts
+function lockWaitMs(env2) {
+  const raw = env2.TRIGGER_LOCK_WAIT;
+  if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
+  const seconds2 = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2)) {
+    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
+      hint: "set it to e.g. 15, or unset it"
+    });
+  }
+  return seconds2 * 1e3;
 }
 function look(lock) {
   let stat;
   try {
-    stat = import_node_fs.default.lstatSync(lock);
+    stat = import_node_fs2.default.lstatSync(lock);
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return {
@@ -35776,7 +36072,7 @@ function look(lock) {
     };
   let text = "";
   try {
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs.default.readFileSync(lock, "utf8");
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs2.default.readFileSync(lock, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return {
@@ -35801,17 +36097,16 @@ function look(lock) {
     };
   }
   const pid = owner.pid;
-  const self2 = me();
-  if (owner.host !== self2.host || owner.pidns !== void 0 && self2.pidns !== void 0 && owner.pidns !== self2.pidns) {
-    const where2 = owner.host !== self2.host ? ` on ${owner.host}` : " in another container";
+  const where2 = elsewhere({ host: owner.host, pidns: owner.pidns });
+  if (where2 !== void 0) {
     return {
       state: "held",
       text,
-      why: `its lock ${lock} is held by process ${pid}${where2}`,
+      why: `its lock ${lock} is held by process ${pid} ${where2}`,
       hint: `if no trigger command is running there, remove it: rm ${lock}`
     };
   }
-  const alive2 = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
+  const alive2 = pid === process.pid ? held.has(lock) : stillRuns(pid, owner.start);
   if (!alive2) return { state: "dead", text, pid };
   return {
     state: "held",
@@ -35823,19 +36118,19 @@ function look(lock) {
 function create(lock, owner) {
   let fd;
   try {
-    fd = import_node_fs.default.openSync(lock, "wx", 384);
+    fd = import_node_fs2.default.openSync(lock, "wx", 384);
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
     throw error2;
   }
   try {
-    import_node_fs.default.writeSync(fd, JSON.stringify(owner));
+    import_node_fs2.default.writeSync(fd, JSON.stringify(owner));
   } catch (error2) {
-    import_node_fs.default.closeSync(fd);
-    import_node_fs.default.rmSync(lock, { force: true });
+    import_node_fs2.default.closeSync(fd);
+    import_node_fs2.default.rmSync(lock, { force: true });
     throw error2;
   }
-  import_node_fs.default.closeSync(fd);
+  import_node_fs2.default.closeSync(fd);
   return true;
 }
 function removeStale(lock, stale, pid, owner) {
@@ -35853,7 +36148,7 @@ function removeStale(lock, stale, pid, owner) {
     const holder = look(breaker);
     if (holder.state === "dead") {
       try {
-        if (import_node_fs.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs.default.unlinkSync(breaker);
+        if (import_node_fs2.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs2.default.unlinkSync(breaker);
       } catch {
       }
     }
@@ -35865,13 +36160,13 @@ function removeStale(lock, stale, pid, owner) {
   try {
     let current;
     try {
-      current = import_node_fs.default.readFileSync(lock, "utf8");
+      current = import_node_fs2.default.readFileSync(lock, "utf8");
     } catch {
       return void 0;
     }
     if (current !== stale) return void 0;
     try {
-      import_node_fs.default.unlinkSync(lock);
+      import_node_fs2.default.unlinkSync(lock);
     } catch (error2) {
       if (error2.code !== "ENOENT")
         return {
@@ -35881,13 +36176,13 @@ function removeStale(lock, stale, pid, owner) {
     }
     return void 0;
   } finally {
-    import_node_fs.default.rmSync(breaker, { force: true });
+    import_node_fs2.default.rmSync(breaker, { force: true });
   }
 }
 async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const owner = me();
+  const owner = thisProcess();
   const mine = JSON.stringify(owner);
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -35915,19 +36210,19 @@ async function withLock(file, fn, options = {}) {
   } finally {
     held.delete(lock);
     try {
-      if (import_node_fs.default.readFileSync(lock, "utf8") === mine) import_node_fs.default.unlinkSync(lock);
+      if (import_node_fs2.default.readFileSync(lock, "utf8") === mine) import_node_fs2.default.unlinkSync(lock);
     } catch {
     }
   }
 }
-var import_node_fs, import_node_os3, LOCK_WAIT_MS, self, MAX_LOCK_BYTES, held, sleep;
+var import_node_fs2, LOCK_WAIT_MS, MAX_LOCK_BYTES, held, sleep;
 var init_lock = __esm({
   "src/settings/lock.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
-    import_node_os3 = __toESM(require("node:os"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     init_errno();
     init_errors();
+    init_process_identity();
     LOCK_WAIT_MS = 15e3;
     MAX_LOCK_BYTES = 4096;
     held = /* @__PURE__ */ new Set();
@@ -35955,7 +36250,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs2.default.readFileSync(file, "utf8");
+    text = import_node_fs3.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
@@ -35995,7 +36290,7 @@ function ensureDir(dir) {
   for (; ; ) {
     let stat;
     try {
-      stat = import_node_fs2.default.statSync(at);
+      stat = import_node_fs3.default.statSync(at);
     } catch (error2) {
       const code = error2.code;
       if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
@@ -36014,7 +36309,7 @@ function ensureDir(dir) {
   }
   for (const level of missing) {
     try {
-      import_node_fs2.default.mkdirSync(level, { mode: 448 });
+      import_node_fs3.default.mkdirSync(level, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
     }
@@ -36039,7 +36334,7 @@ async function updateConfig(file, update, options = {}) {
           watch: false
         });
         store.store = next;
-        import_node_fs2.default.chmodSync(file, 384);
+        import_node_fs3.default.chmodSync(file, 384);
       } catch (error2) {
         throw writeError("write", file, error2);
       }
@@ -36061,11 +36356,11 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs2, import_node_path2, PROFILE_NAME;
+var import_node_fs3, import_node_path2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
@@ -36179,7 +36474,7 @@ var init_keychain = __esm({
 function readableKeyFileWarning(file) {
   let mode;
   try {
-    mode = import_node_fs3.default.statSync(file).mode & 511;
+    mode = import_node_fs4.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
@@ -36264,11 +36559,11 @@ function resolveSettings(options = {}) {
     configFile
   };
 }
-var import_node_fs3, STORED;
+var import_node_fs4, STORED;
 var init_resolve = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -36317,7 +36612,7 @@ function keySourceLabel(settings) {
 function clientFor(settings, options, io, extra = {}) {
   const onEvent = options.verbose || extra.onRetry ? (event) => {
     if (event.type === "retry") extra.onRetry?.(event.delayMs, event.reason);
-    if (options.verbose) for (const line of verboseLines(event, io.errColors)) io.stderr(line);
+    if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
   const env2 = extra.env ?? process.env;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
@@ -36443,8 +36738,8 @@ async function fire(triggerId, userId, options, io, env2 = process.env) {
       keepWasmOnBaselineTier();
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
-      if (options.json) io.json(resultJson(result));
-      else if (!options.quiet) io.stdout(successLine(result, io.outColors));
+      if (options.json) io.json(resultJson(result, io.serverMask));
+      else if (!options.quiet) io.stdout(successLine(result, io.outColors, io.serverMask));
     } catch (error2) {
       if (isTriggerError(error2) && error2.kind === "interrupted") error2.signal = stoppedBy;
       throw error2;
@@ -36548,21 +36843,21 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path3.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs4.default.readdirSync(import_node_path3.default.dirname(file));
+    names = import_node_fs5.default.readdirSync(import_node_path3.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs4.default.rmSync(import_node_path3.default.join(import_node_path3.default.dirname(file), name), { force: true });
+    import_node_fs5.default.rmSync(import_node_path3.default.join(import_node_path3.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs4, import_node_path3, FLUSH_BYTES, FailedFile;
+var import_node_fs5, import_node_path3, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_fs5 = __toESM(require("node:fs"), 1);
     import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
     FLUSH_BYTES = 64 * 1024;
@@ -36600,7 +36895,7 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs4.default.statSync(file);
+          existing = import_node_fs5.default.statSync(file);
         } catch {
           existing = void 0;
         }
@@ -36613,7 +36908,7 @@ var init_failed = __esm({
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs4.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs5.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -36655,14 +36950,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs4.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs5.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs4.default.ftruncateSync(this.#fd, import_node_fs4.default.fstatSync(this.#fd).size - done);
+              import_node_fs5.default.ftruncateSync(this.#fd, import_node_fs5.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -36677,19 +36972,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs4.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs5.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs4.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs4.default.renameSync(this.#target, this.path);
+        import_node_fs5.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs5.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs4.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs4.default.rmSync(this.#target, { force: true });
+        import_node_fs5.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs5.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -36772,7 +37067,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs5.default.fstatSync(0).isFile();
+    return import_node_fs6.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -36793,7 +37088,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs5.default.promises.open(source, "r");
+      handle = await import_node_fs6.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -36819,11 +37114,11 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs5, import_node_path4, import_node_stream, EXTENSIONS, MAX_HELD;
+var import_node_fs6, import_node_path4, import_node_stream, EXTENSIONS, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_fs6 = __toESM(require("node:fs"), 1);
     import_node_path4 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     init_errno();
@@ -36842,14 +37137,14 @@ var init_input = __esm({
 async function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs6.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs7.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
   return { path: import_node_path5.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function load2(file) {
-  const text = import_node_fs6.default.readFileSync(file, "utf8");
+  const text = import_node_fs7.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -36914,12 +37209,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs6, import_node_path5, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs7, import_node_path5, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path5 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -36979,7 +37274,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs6.default.existsSync(file)) {
+        if (import_node_fs7.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -37014,11 +37309,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs6.default.openSync(file, "r+");
-            import_node_fs6.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs7.default.openSync(file, "r+");
+            import_node_fs7.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs6.default.openSync(file, "wx", 384);
+            fd = import_node_fs7.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -37027,9 +37322,9 @@ var init_journal = __esm({
               shard: options.shard,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs6.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs7.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs6.default.fsyncSync(fd);
+            import_node_fs7.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -37101,7 +37396,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs6.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs7.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -37118,7 +37413,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs6.default.fdatasyncSync(this.#fd);
+          import_node_fs7.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -37131,7 +37426,7 @@ var init_journal = __esm({
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs6.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs7.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -37139,24 +37434,10 @@ var init_journal = __esm({
 });
 
 // src/batch/lock.ts
-function startOf(pid) {
-  try {
-    const stat = import_node_fs7.default.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return void 0;
-  }
-}
 function alive(holder) {
-  if (holder.host !== import_node_os4.default.hostname()) return true;
+  if (elsewhere(holder) !== void 0) return true;
   if (holder.pid === process.pid) return true;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error2) {
-    if (error2.code !== "EPERM") return false;
-  }
-  const start = holder.start === void 0 ? void 0 : startOf(holder.pid);
-  return start === void 0 || start === holder.start;
+  return stillRuns(holder.pid, holder.start);
 }
 function parse(text) {
   try {
@@ -37168,21 +37449,21 @@ function parse(text) {
 }
 function readText(file) {
   try {
-    return import_node_fs7.default.readFileSync(file, "utf8");
+    return import_node_fs8.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return void 0;
     throw error2;
   }
 }
-var import_node_fs7, import_node_os4, import_node_path6, HeldError, FileLock;
+var import_node_fs8, import_node_path6, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_os4 = __toESM(require("node:os"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path6 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
+    init_process_identity();
     HeldError = class extends UsageError {
     };
     FileLock = class _FileLock {
@@ -37217,7 +37498,7 @@ var init_lock2 = __esm({
        */
       static acquire(file, what, hint) {
         const lockPath = _FileLock.pathFor(file);
-        const holder = { pid: process.pid, host: import_node_os4.default.hostname(), start: startOf(process.pid), since: (/* @__PURE__ */ new Date()).toISOString() };
+        const holder = { ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() };
         const text = `${JSON.stringify(holder)}
 `;
         const temp = `${lockPath}.${process.pid}.tmp`;
@@ -37228,9 +37509,10 @@ var init_lock2 = __esm({
             if (found === void 0) continue;
             const other = parse(found);
             if (other && alive(other)) {
-              const where2 = other.host === import_node_os4.default.hostname() ? `pid ${other.pid}` : `pid ${other.pid} on host ${other.host}`;
+              const away = elsewhere(other);
+              const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
               throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-                hint: other.host === import_node_os4.default.hostname() ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host cannot be checked from here)`
+                hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host or container cannot be checked from here)`
               });
             }
             _FileLock.#takeOver(lockPath, found);
@@ -37241,15 +37523,15 @@ var init_lock2 = __esm({
             hint: "name a file in a folder you can write to"
           });
         } finally {
-          import_node_fs7.default.rmSync(temp, { force: true });
+          import_node_fs8.default.rmSync(temp, { force: true });
         }
         throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
       }
       /** Puts the lock in place whole; false when one is there already. */
       static #create(lockPath, temp, text) {
-        import_node_fs7.default.writeFileSync(temp, text, { mode: 420 });
+        import_node_fs8.default.writeFileSync(temp, text, { mode: 420 });
         try {
-          import_node_fs7.default.linkSync(temp, lockPath);
+          import_node_fs8.default.linkSync(temp, lockPath);
           return true;
         } catch (error2) {
           const code = error2.code;
@@ -37258,15 +37540,15 @@ var init_lock2 = __esm({
         }
         let fd;
         try {
-          fd = import_node_fs7.default.openSync(lockPath, "wx", 420);
+          fd = import_node_fs8.default.openSync(lockPath, "wx", 420);
         } catch (error2) {
           if (error2.code === "EEXIST") return false;
           throw error2;
         }
         try {
-          import_node_fs7.default.writeSync(fd, text);
+          import_node_fs8.default.writeSync(fd, text);
         } finally {
-          import_node_fs7.default.closeSync(fd);
+          import_node_fs8.default.closeSync(fd);
         }
         return true;
       }
@@ -37278,23 +37560,23 @@ var init_lock2 = __esm({
       static #takeOver(lockPath, dead) {
         const aside = `${lockPath}.${process.pid}.stale`;
         try {
-          import_node_fs7.default.renameSync(lockPath, aside);
+          import_node_fs8.default.renameSync(lockPath, aside);
         } catch (error2) {
           if (error2.code === "ENOENT") return;
           throw error2;
         }
         if (readText(aside) !== dead) {
           try {
-            import_node_fs7.default.linkSync(aside, lockPath);
+            import_node_fs8.default.linkSync(aside, lockPath);
           } catch {
           }
         }
-        import_node_fs7.default.rmSync(aside, { force: true });
+        import_node_fs8.default.rmSync(aside, { force: true });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
         try {
-          if (readText(this.path) === this.#text) import_node_fs7.default.rmSync(this.path, { force: true });
+          if (readText(this.path) === this.#text) import_node_fs8.default.rmSync(this.path, { force: true });
         } catch {
         }
       }
@@ -37306,8 +37588,8 @@ var init_lock2 = __esm({
 function sameFile(a, b) {
   if (b !== "-" && import_node_path7.default.resolve(a) === import_node_path7.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs8.default.statSync(a);
-    const sb = b === "-" ? import_node_fs8.default.fstatSync(0) : import_node_fs8.default.statSync(b);
+    const sa = import_node_fs9.default.statSync(a);
+    const sb = b === "-" ? import_node_fs9.default.fstatSync(0) : import_node_fs9.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -37315,8 +37597,8 @@ function sameFile(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs8.default.statSync(file);
-    const b = import_node_fs8.default.fstatSync(1);
+    const a = import_node_fs9.default.statSync(file);
+    const b = import_node_fs9.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -37345,7 +37627,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs8.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs9.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -37357,7 +37639,7 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs8.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs9.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -37376,7 +37658,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs8.default.accessSync(".", import_node_fs8.default.constants.W_OK);
+    import_node_fs9.default.accessSync(".", import_node_fs9.default.constants.W_OK);
   } catch (error2) {
     const name = `trigger-failed-${stamp}${ext}`;
     return {
@@ -37387,10 +37669,10 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   }
   for (let n = 1; ; n++) {
     const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
-    if (import_node_fs8.default.existsSync(name)) continue;
+    if (import_node_fs9.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs8.default.existsSync(name)) {
+    if (import_node_fs9.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -37406,7 +37688,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs8.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs9.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -37418,7 +37700,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
-  const regular = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, reader.format, reader.header), lock };
@@ -37445,11 +37727,11 @@ async function openJournal(input2, options) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs8, import_node_path7;
+var import_node_fs9, import_node_path7;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -38013,14 +38295,14 @@ var init_stop = __esm({
 });
 
 // src/batch/report.ts
-function rowJson(row, outcome) {
+function rowJson(row, outcome, mask) {
   const lead = { line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case "accepted":
-      return resultJson(outcome.result, lead);
+      return resultJson(outcome.result, mask, lead);
     case "failed":
-      if (outcome.error) return failureJson(outcome.error, event, lead, { body: false });
+      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
       break;
     case "checked":
       return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
@@ -38037,7 +38319,7 @@ function rowJson(row, outcome) {
         earlier: true
       });
   }
-  const error2 = { kind: outcome.kind, message: failureReason(outcome) };
+  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
   return toJson({
     ...lead,
     ok: false,
@@ -38050,16 +38332,16 @@ function rowJson(row, outcome) {
     error: error2
   });
 }
-function failureReason(outcome) {
+function failureReason(outcome, mask) {
   switch (outcome.kind) {
     case "failed":
-      return outcome.reason;
+      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
     case "unsent":
       return unsentWords(outcome.stop);
     case "invalid":
       return `invalid, not sent: ${outcome.reason}`;
     case "unknown":
-      return `${UNKNOWN_MARK}: ${outcome.reason}`;
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
     default:
       return void 0;
   }
@@ -38169,6 +38451,7 @@ var init_report = __esm({
   "src/batch/report.ts"() {
     "use strict";
     init_render();
+    init_errors();
     init_rows();
     init_stop();
     formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
@@ -38205,7 +38488,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs9.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs10.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -38222,11 +38505,11 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs9;
+var import_node_fs10;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -38349,7 +38632,7 @@ var init_recorder = __esm({
         this.#journal(row, outcome);
         const breaker = this.#breaker.record(outcome);
         if (breaker) this.stopWith(breaker);
-        const reason2 = failureReason(outcome);
+        const reason2 = failureReason(outcome, this.#o.io.serverMask);
         const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
@@ -38363,7 +38646,7 @@ var init_recorder = __esm({
         const journal = this.#o.journal;
         if (!journal || !this.#sent.delete(row.line)) return;
         if (outcome.kind === "accepted") journal.accepted(row.line);
-        else if (outcome.kind === "failed") journal.failed(row.line, this.#o.io.redact(outcome.reason));
+        else if (outcome.kind === "failed") journal.failed(row.line, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
         else if (outcome.kind === "unknown") journal.unknown(row.line);
         else if (outcome.kind === "unsent") journal.notSent(row.line);
       }
@@ -38374,7 +38657,7 @@ var init_recorder = __esm({
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
         this.#o.beforeStdout?.();
-        if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome))}
+        if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
         return new Promise((resolve) => {
           const done = () => {
@@ -39061,14 +39344,14 @@ async function remove(nameArgument, io, env2 = process.env) {
 }
 function path8(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs10.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs11.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs10, NAMES, OVERRIDES;
+var import_node_fs11, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
@@ -39147,7 +39430,7 @@ async function collectStatus(flags, env2 = process.env) {
   }
   let mode = null;
   try {
-    mode = (import_node_fs11.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs12.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -39157,8 +39440,8 @@ async function collectStatus(flags, env2 = process.env) {
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy === void 0 ? null : displayProxy(proxy),
-    // its password masked
+    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
+    // never its password, nor a lone token
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
@@ -39196,14 +39479,14 @@ async function status(options, io, env2 = process.env) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs11, SOURCE_WORDS;
+var import_node_fs12, SOURCE_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     init_undici();
-    init_proxy();
     init_errors();
+    init_redact();
     init_keychain();
     init_resolve();
     init_validate();
@@ -39289,7 +39572,7 @@ async function startEmulator(options = {}) {
   let logFd;
   if (options.log) {
     try {
-      logFd = import_node_fs12.default.openSync(options.log, "a");
+      logFd = import_node_fs13.default.openSync(options.log, "a");
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
       throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
@@ -39347,7 +39630,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs12.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs13.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -39371,7 +39654,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs12.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs13.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? 8787}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -39412,7 +39695,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs12.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs13.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -39427,12 +39710,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs12, import_node_http, MAX_BODY, EVENT_PATH;
+var import_node_crypto2, import_node_fs13, import_node_http, MAX_BODY, EVENT_PATH;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -39849,7 +40132,7 @@ var init_complete = __esm({
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs13 = __toESM(require("node:fs"), 1);
+var import_node_fs14 = __toESM(require("node:fs"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -39891,94 +40174,8 @@ async function paletteFor(which, env2 = process.env, stream = which === "stdout"
   };
 }
 
-// src/output/redact.ts
-init_validate();
-var MIN_PIECE = 10;
-var SHORT_KEY = 12;
-var WORD = /[A-Za-z0-9_-]/;
-function formsOf(key) {
-  const forms = /* @__PURE__ */ new Set([key, JSON.stringify(key).slice(1, -1), encodeURIComponent(key)]);
-  forms.add(encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
-  return [...forms];
-}
-var Redactor = class {
-  #secrets = [];
-  add(secret) {
-    const key = secret?.trim();
-    if (!key || this.#secrets.some((s) => s.key === key)) return;
-    this.#secrets.push({ key, mask: maskKey(key), forms: formsOf(key) });
-  }
-  get empty() {
-    return this.#secrets.length === 0;
-  }
-  /** Text with every form of every key, and every long enough piece of one, masked. */
-  text(input2) {
-    let text = input2;
-    for (const secret of this.#secrets) text = secret.key.length < SHORT_KEY ? maskShort(text, secret) : maskLong(text, secret);
-    return text;
-  }
-  /**
-   * One line of JSON with its string values redacted, re-encoded as JSON: nothing outside a string
-   * value is touched (not `true`, not a member name), so the line stays the same JSON.
-   */
-  json(line) {
-    if (this.empty || this.text(line) === line) return line;
-    return line.replace(/"(?:[^"\\]|\\.)*"(\s*:)?/g, (literal, colon) => {
-      if (colon !== void 0) return literal;
-      const value = JSON.parse(literal);
-      const redacted = this.text(value);
-      return redacted === value ? literal : JSON.stringify(redacted);
-    });
-  }
-};
-function maskShort(text, secret) {
-  let result = text;
-  for (const form of secret.forms) {
-    let from = 0;
-    for (let at = result.indexOf(form, from); at >= 0; at = result.indexOf(form, from)) {
-      const end = at + form.length;
-      const alone = !WORD.test(result[at - 1] ?? "") && !WORD.test(result[end] ?? "");
-      if (alone) {
-        result = result.slice(0, at) + secret.mask + result.slice(end);
-        from = at + secret.mask.length;
-      } else {
-        from = at + 1;
-      }
-    }
-  }
-  return result;
-}
-function maskLong(text, secret) {
-  if (text.length < MIN_PIECE) return text;
-  const ranges = [];
-  for (const form of secret.forms) {
-    for (let s = 0; s + MIN_PIECE <= form.length; s++) {
-      const needle = form.slice(s, s + MIN_PIECE);
-      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-        let start = at;
-        let end = at + MIN_PIECE;
-        for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === form[k]; k--) start--;
-        for (let k = s + MIN_PIECE; k < form.length && end < text.length && text[end] === form[k]; k++) end++;
-        ranges.push([start, end]);
-      }
-    }
-  }
-  if (ranges.length === 0) return text;
-  ranges.sort((a, b) => a[0] - b[0]);
-  let result = "";
-  let last = 0;
-  for (const [start, end] of ranges) {
-    if (end <= last) continue;
-    const from = Math.max(start, last);
-    result += text.slice(last, from);
-    const whole = secret.forms.includes(text.slice(from, end));
-    if (!result.endsWith(secret.mask) && !result.endsWith("\u2022\u2022\u2022\u2022")) result += whole ? secret.mask : "\u2022\u2022\u2022\u2022";
-    last = end;
-  }
-  return result + text.slice(last);
-}
-
 // src/output/io.ts
+init_redact();
 var Output = class {
   #redactor = new Redactor();
   #streams;
@@ -40025,11 +40222,18 @@ var Output = class {
   addSecret(secret) {
     this.#redactor.add(secret);
   }
-  /** Text (a line, a reason for a file) with the key masked in any form. */
+  /**
+   * Masking for text that came from the server (bodies, messages, headers), where pieces of the key
+   * are masked too; render.ts applies it to exactly those parts, never to the user's ids and values.
+   */
+  get serverMask() {
+    return this.#redactor;
+  }
+  /** Text (a line, a reason for a file) with the whole key masked in any form. */
   redact(text) {
     return this.#redactor.text(text);
   }
-  /** One line of JSON with the key masked inside its strings only. */
+  /** One line of JSON with the key masked inside its strings and member names only. */
   redactJson(line) {
     return this.#redactor.json(line);
   }
@@ -40276,10 +40480,11 @@ function report(error2, io, mode, env2 = process.env) {
     return exitCodeFor("bug");
   }
   if (error2.reported) return error2.exitCode;
-  io.stderr(errorLine(error2, io.errColors));
-  if (mode.json) io.json(failureJson(error2));
+  io.stderr(errorLine(error2, io.errColors, io.serverMask));
+  if (mode.json) io.json(failureJson(error2, io.serverMask));
   if (env2.GITHUB_ACTIONS === "true") {
-    io.stderr(githubAnnotation(error2.hint ? `${error2.message} \u2014 ${error2.hint}` : error2.message));
+    const message = shownMessage(error2, io.serverMask);
+    io.stderr(githubAnnotation(error2.hint ? `${message} \u2014 ${error2.hint}` : message));
   }
   return error2.exitCode;
 }
@@ -40397,7 +40602,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs13.default.appendFileSync(file, text);
+  import_node_fs14.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   last;
