@@ -7,7 +7,7 @@ import { proxyFor } from '../client/undici.js';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { loadKey, storeName } from '../settings/keychain.js';
-import { findSettings, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
+import { findSettings, noBaseUrlError, noKeyError, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { settingsFlags } from './shared.js';
@@ -68,11 +68,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     if (checked !== undefined)
       apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
   } else {
-    problems.push(
-      new ConfigError('no API key is set', {
-        hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY)`,
-      }),
-    );
+    problems.push(noKeyError(profile));
   }
 
   let baseUrl: Status['baseUrl'] = null;
@@ -86,11 +82,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
       baseUrl = { url: parsed.href, source, from };
     }
   } else {
-    problems.push(
-      new ConfigError('no base URL is set', {
-        hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL)`,
-      }),
-    );
+    problems.push(noBaseUrlError(profile));
   }
 
   let mode: string | null = null;
