@@ -3,6 +3,7 @@
  * that says which triggers exist, since the service's API cannot list, create or check them.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { openInput, type Format } from '../batch/input.js';
 import { readRows } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
@@ -339,21 +340,20 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   const resolver = new TriggerResolver(catalog, activeProfile(options, env));
   let rows = 0;
   for (const source of files) {
-    const input = await openInput(source, { format: options.format });
-    const check = rowChecker(resolver, (message, line) =>
-      warnings.push({ file: input.name, line, message: message.replace(/^warning: /, '') }),
-    );
+    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const name = source === '-' ? 'stdin' : source; // as the user wrote it, for file:line
+    const check = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
     const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
     try {
       for await (const chunk of reader.rows) {
         for (const row of chunk) {
           rows++;
-          if (row.invalid !== undefined) problems.push({ file: input.name, line: row.line, message: row.invalid });
+          if (row.invalid !== undefined) problems.push({ file: name, line: row.line, message: row.invalid });
         }
       }
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      problems.push({ file: input.name, line: null, message: error.message });
+      problems.push({ file: name, line: null, message: error.message });
     }
   }
   print();
@@ -361,6 +361,11 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
+}
+
+/** A file named relative to the command's working folder. */
+function inFolder(source: string, cwd: string): string {
+  return source === '-' ? source : path.resolve(cwd, source);
 }
 
 export interface ImportOptions extends CatalogFlag {
@@ -387,7 +392,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   let known = 0;
   const seen = new Set<string>();
   for (const source of files) {
-    const input = await openInput(source, { format: options.format });
+    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
     const reader = readRows(input.stream, input.format, {});
     for await (const chunk of reader.rows) {
       for (const row of chunk) {
