@@ -226,6 +226,8 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .option('--profile <name>', 'settings profile')
     .option('--allow-http', 'allow plain http to a host other than loopback')
     .option('--json', 'print one JSON object')
+    .option('--catalog <file>', 'the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog')
     .addHelpText(
       'after',
       `
@@ -238,7 +240,7 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
     .action(async (options: StatusOptions) => {
       await io.useColors(env);
       const { status } = await import('./commands/status.js');
-      await status(options, io, env);
+      await status(options, io, env, cwd);
     });
 
   const emulator = program
@@ -251,6 +253,8 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
       'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not',
     )
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
+    .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
     .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
     .addOption(
@@ -270,7 +274,7 @@ Examples:
   emulator.action(async (options: EmulatorCommandOptions) => {
     await io.useColors(env);
     const { emulator: run } = await import('./commands/emulator.js');
-    await run(options, io, env);
+    await run(options, io, env, cwd);
   });
 
   const triggers = program

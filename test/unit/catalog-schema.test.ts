@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { catalogProblems } from '../../src/catalog/load.js';
 import { catalogText, newCatalog } from '../../src/catalog/write.js';
