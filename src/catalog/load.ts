@@ -111,8 +111,8 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   }
   const profiles = new Set<string>();
   for (const [key, entry] of Object.entries(triggers)) {
-    const line = lineOfKey(text, key);
-    const at = (message: string) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+    // The line is looked for only when there is a problem: a search per key would be quadratic.
+    const at = (message: string) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
     if (key.trim() === '') at('an empty trigger id');
     if (!isObject(entry)) {
       at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
@@ -159,7 +159,7 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
     for (const key of Object.keys(data_.triggers)) owner.set(key, key);
     const sent = new Map<string, string>();
     for (const [key, entry] of Object.entries(data_.triggers)) {
-      const id = entry.ids?.[profile] ?? key;
+      const id = idIn(key, entry, profile);
       const other = sent.get(id);
       if (other !== undefined) {
         problems.push({
@@ -223,7 +223,8 @@ export function loadCatalog(file: string): Catalog {
 
 /** The id a trigger is sent as in a profile. */
 export function idIn(key: string, entry: TriggerEntry, profile: string): string {
-  return entry.ids?.[profile] ?? key;
+  // Own members only: a profile may be called "constructor" or "toString".
+  return entry.ids !== undefined && Object.hasOwn(entry.ids, profile) ? entry.ids[profile]! : key;
 }
 
 /** The ids the triggers of a catalog are sent as in a profile, in catalog order (for completion and the emulator). */

@@ -106,6 +106,8 @@ describe('resolution for a profile', () => {
     ['staging', 'signup', 'signup-test'],
     ['staging', 'signup-test', 'signup-test'],
     ['production', 'signup', 'signup'],
+    ['constructor', 'signup', 'signup'], // a profile named like an Object member
+    ['toString', 'purchase', 'purchase'],
   ])('in %s, %s is sent as %s', (profile, given, sent) => {
     const found = new TriggerResolver(catalog, profile).resolve(given);
     expect(found.ok && found.trigger.id).toBe(sent);
