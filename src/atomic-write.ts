@@ -17,7 +17,14 @@ export interface AtomicWriteOptions {
  * Replaces `file` with `text`. Throws the file-system error (ENOENT, EACCES, ENOSPC...) as it came,
  * after removing the temporary file; the caller says it in words (errno.ts).
  */
-export function writeFileAtomic(file: string, text: string, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(target: string, text: string, options: AtomicWriteOptions = {}): void {
+  // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
+  let file = target;
+  try {
+    file = fs.realpathSync(target);
+  } catch {
+    // a new file
+  }
   let mode = options.mode ?? 0o644;
   if (!options.forceMode) {
     try {
