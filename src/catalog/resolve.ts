@@ -16,13 +16,13 @@ export interface KnownTrigger {
   max: string | undefined;
 }
 
-interface Unknown {
+export interface UnknownTrigger {
   ok: false;
   message: string;
   suggestion: string | undefined;
 }
 
-export type Resolution = { ok: true; trigger: KnownTrigger } | Unknown;
+export type Resolution = { ok: true; trigger: KnownTrigger } | UnknownTrigger;
 
 /** Optimal string alignment distance (Levenshtein with transpositions), as git and commander suggest. */
 export function editDistance(a: string, b: string): number {
@@ -47,23 +47,47 @@ function numberText(n: number | undefined): string | undefined {
 export class TriggerResolver {
   readonly catalog: Catalog;
   readonly profile: string;
+  /** Names looked up so far: a batch asks for the same few again and again. */
   private readonly known = new Map<string, KnownTrigger>();
-  private readonly unknown = new Map<string, Unknown>();
+  private readonly unknown = new Map<string, UnknownTrigger>();
+  /** The profile's own ids (where they differ from the key) → key; made on the first name that is not a key. */
+  private ids: Map<string, string> | undefined;
 
   constructor(catalog: Catalog, profile: string) {
     this.catalog = catalog;
     this.profile = profile;
-    for (const [key, entry] of Object.entries(catalog.data.triggers)) {
-      const trigger = { key, id: idIn(key, entry, profile), entry, min: numberText(entry.min), max: numberText(entry.max) };
-      this.known.set(key, trigger);
-      this.known.set(trigger.id, trigger);
-    }
   }
 
-  /** The catalog trigger a name given on the command line or in a row stands for. */
+  private trigger(key: string): KnownTrigger {
+    const entry = this.catalog.data.triggers[key]!;
+    return { key, id: idIn(key, entry, this.profile), entry, min: numberText(entry.min), max: numberText(entry.max) };
+  }
+
+  /**
+   * The catalog trigger a name given on the command line or in a row stands for. A key is found
+   * directly (a catalog that loaded has no profile id that is another trigger's key, so a key is
+   * never ambiguous); a profile's own id through a map made once.
+   */
   resolve(given: string): Resolution {
-    const trigger = this.known.get(given);
-    if (trigger) return { ok: true, trigger };
+    const seen = this.known.get(given);
+    if (seen) return { ok: true, trigger: seen };
+    const triggers = this.catalog.data.triggers;
+    let key: string | undefined = Object.hasOwn(triggers, given) ? given : undefined;
+    if (key === undefined) {
+      if (!this.ids) {
+        this.ids = new Map();
+        for (const k of Object.keys(triggers)) {
+          const id = idIn(k, triggers[k]!, this.profile);
+          if (id !== k) this.ids.set(id, k);
+        }
+      }
+      key = this.ids.get(given);
+    }
+    if (key !== undefined) {
+      const trigger = this.trigger(key);
+      this.known.set(given, trigger);
+      return { ok: true, trigger };
+    }
     const known = this.unknown.get(given);
     if (known) return known;
     const result = this.explainUnknown(given);
@@ -71,13 +95,13 @@ export class TriggerResolver {
     return result;
   }
 
-  private explainUnknown(given: string): Unknown {
+  private explainUnknown(given: string): UnknownTrigger {
     const where = `the catalog ${this.catalog.path}`;
     // A name that is another profile's id for a trigger: a staging id used against production.
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
       for (const [profile, id] of Object.entries(entry.ids ?? {})) {
         if (id === given && profile !== this.profile) {
-          const suggestion = this.known.get(key)!.id;
+          const suggestion = this.trigger(key).id;
           return {
             ok: false,
             message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where}); did you mean ${suggestion}?`,
@@ -97,7 +121,7 @@ export class TriggerResolver {
     }
     let suggestion: string | undefined;
     if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
-      const match = this.known.get(best.name) ?? this.ownerOf(best.name);
+      const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
       suggestion = match?.id;
     }
     return {
@@ -109,7 +133,7 @@ export class TriggerResolver {
 
   private ownerOf(id: string): KnownTrigger | undefined {
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
-      if (Object.values(entry.ids ?? {}).includes(id)) return this.known.get(key);
+      if (Object.values(entry.ids ?? {}).includes(id)) return this.trigger(key);
     }
     return undefined;
   }

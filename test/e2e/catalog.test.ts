@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import type * as Index from '../../src/index.js';
+import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -104,5 +105,17 @@ describe('the catalog, end to end', () => {
     expect(result.stderr).toMatch(/^::error file=backfill\.csv,line=3,title=trigger::value 100\.0000000000000001 is above/m);
     expect(result.stderr).toMatch(/^::error file=backfill\.csv,line=4,title=trigger::/m);
     expect(server.requests).toEqual([]);
+  });
+
+  it('the library exports loading and resolution', async () => {
+    const lib = (await import(path.join(ROOT, 'dist', 'index.js'))) as typeof Index;
+    fs.writeFileSync(path.join(project, 'triggers.json'), JSON.stringify({ triggers: { signup: { ids: { staging: 'signup-test' } } } }));
+    const found = lib.findCatalog({ cwd: path.join(project, 'jobs'), env: {} });
+    expect(found).toEqual({ path: path.join(project, 'triggers.json'), source: 'found' });
+    const catalog = lib.loadCatalog(found!.path);
+    expect(lib.triggerIdsFor(catalog, 'staging')).toEqual(['signup-test']);
+    const staging = new lib.TriggerResolver(catalog, 'staging');
+    expect(staging.resolve('signup')).toMatchObject({ ok: true, trigger: { id: 'signup-test' } });
+    expect(new lib.TriggerResolver(catalog, 'default').resolve('signup-test')).toMatchObject({ ok: false, suggestion: 'signup' });
   });
 });

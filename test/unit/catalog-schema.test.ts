@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { catalogProblems } from '../../src/catalog/load.js';
+import { catalogProblems, isPlainValid } from '../../src/catalog/load.js';
 import { catalogText, newCatalog } from '../../src/catalog/write.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -74,6 +74,18 @@ const loaderOnly: Array<[string, unknown]> = [
   ["a profile's id that is another trigger's key", t({ a: { ids: { staging: 'b' } }, b: {} })],
 ];
 
+/** More cases for the fast check (isPlainValid, used on every fire) against the full one. */
+const extraLoaderCases: Array<[string, unknown]> = [
+  ["an id that is another trigger's key, which has its own id there", t({ a: { ids: { staging: 'b' } }, b: { ids: { staging: 'c' } } })],
+  ['ids swapped between two triggers', t({ a: { ids: { staging: 'b' } }, b: { ids: { staging: 'a' } } })],
+  ['an id equal to its own key', t({ a: { ids: { staging: 'a' } } })],
+  ['ids in two profiles', t({ a: { ids: { staging: 'x', eu: 'x' } }, b: { ids: { staging: 'y', eu: 'z' } } })],
+  ['one id in two profiles for two triggers', t({ a: { ids: { staging: 'x' } }, b: { ids: { eu: 'x' } } })],
+  ['a profile named default', t({ a: { ids: { default: 'b' } }, b: {} })],
+  ['max with value none', t({ a: { value: 'none', max: 1 } })],
+  ['bounds with value required', t({ a: { value: 'required', min: -5, max: -1 } })],
+];
+
 describe('triggers.schema.json and the loader', () => {
   it.each(accepted)('both accept: %s', (_name, example) => {
     expect(catalogProblems(example, JSON.stringify(example))).toEqual([]);
@@ -89,6 +101,13 @@ describe('triggers.schema.json and the loader', () => {
     expect(catalogProblems(example, JSON.stringify(example)).length).toBeGreaterThan(0);
     expect(validate(example)).toBe(true);
   });
+
+  it.each([...accepted, ...refused, ...loaderOnly, ...extraLoaderCases])(
+    'the fast check agrees with the full one: %s',
+    (_name, example) => {
+      expect(isPlainValid(example)).toBe(catalogProblems(example, JSON.stringify(example)).length === 0);
+    },
+  );
 
   it('a catalog the tool creates names the schema the package ships, and validates', () => {
     const created = JSON.parse(catalogText(newCatalog())) as { $schema: string };
