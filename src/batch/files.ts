@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
 import { formatFromName, type Format, type Input } from './input.js';
-import { fingerprint, Journal } from './journal.js';
+import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
 import type { RowSource } from './rows.js';
 import type { Shard } from './shard.js';
 
@@ -92,8 +92,9 @@ export function openFailed(file: string, reader: RowSource): FailedFile {
 }
 
 /** Opens the journal --journal names, for this input (read once for its fingerprint) and shard. */
-export async function openJournal(input: Input, options: BatchFiles): Promise<Journal> {
+export async function openJournal(input: Input, options: BatchFiles, catalog: CatalogFingerprint | null = null): Promise<Journal> {
   return Journal.open(options.journal!, {
+    catalog,
     resume: options.resume === true,
     input: await fingerprint(input.file!),
     format: input.format,

@@ -4,6 +4,7 @@
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
 import { checkPaths, countLines, openFailed, openJournal } from '../batch/files.js';
+import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
 import { openInput, type Format } from '../batch/input.js';
 import { BatchRecorder } from '../batch/recorder.js';
@@ -61,7 +62,7 @@ export async function batch(
   const failed = options.failed ? openFailed(options.failed, reader) : undefined;
   let journal;
   try {
-    journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
+    journal = options.journal && !dryRun ? await openJournal(input, options, catalogFingerprint(catalog?.catalog)) : undefined;
   } catch (error) {
     failed?.discard();
     await client?.destroy();

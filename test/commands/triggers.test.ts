@@ -219,6 +219,30 @@ describe('batch with a catalog', () => {
     expect(kept.trim().split('\n')).toHaveLength(4);
   });
 
+  it('a journal records the catalog it ran with; --resume refuses a changed one (or none), nothing sent', async () => {
+    writeCatalog();
+    const input = path.join(dir, 'events.csv');
+    fs.writeFileSync(input, 'triggerId,userId,value\npurchase,a,1\nsignup,b,\n');
+    const journal = path.join(dir, 'events.journal');
+    const args = ['batch', input, '--journal', journal, '--failed', path.join(dir, 'f1.csv')];
+    expect((await trigger(args)).code).toBe(0);
+    expect(sent()).toHaveLength(2);
+    const original = fs.readFileSync(file, 'utf8');
+
+    writeCatalog({ ...CONTRACT, triggers: { ...CONTRACT.triggers, refund: {} } });
+    const changed = await trigger([...args.slice(0, -1), path.join(dir, 'f2.csv'), '--resume']);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain(`was made with the catalog ${file}, which has changed since`);
+    const without = await trigger([...args.slice(0, -1), path.join(dir, 'f3.csv'), '--resume', '--no-catalog']);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(/was made with the catalog .*, not without one/);
+
+    fs.writeFileSync(file, original);
+    const restored = await trigger([...args.slice(0, -1), path.join(dir, 'f4.csv'), '--resume']);
+    expect(restored.code).toBe(0);
+    expect(sent()).toHaveLength(2);
+  });
+
   it('an unknown --trigger stops the batch before anything is sent', async () => {
     writeCatalog();
     const input = path.join(dir, 'users.txt');
