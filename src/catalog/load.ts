@@ -23,7 +23,7 @@ export interface TriggerEntry {
   min?: number;
   max?: number;
   deprecated?: string;
-  /** A settings profile → the id that profile's account uses, where it differs from the key. */
+  /** A settings profile to the id that profile's account uses, where it differs from the key. */
   ids?: Record<string, string>;
 }
 

@@ -50,7 +50,7 @@ export class TriggerResolver {
   /** Names looked up so far: a batch asks for the same few again and again. */
   private readonly known = new Map<string, KnownTrigger>();
   private readonly unknown = new Map<string, UnknownTrigger>();
-  /** The profile's own ids (where they differ from the key) → key; made on the first name that is not a key. */
+  /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
   private ids: Map<string, string> | undefined;
 
   constructor(catalog: Catalog, profile: string) {
