@@ -155,6 +155,8 @@ export function isPlainValid(data: unknown): boolean {
               profileNames.add(profile);
             }
             if (!filled(id)) return false;
+            // A profile's id that is another trigger's key would make one name mean two triggers there.
+            if (id !== key && Object.hasOwn(triggers, id)) return false;
             byProfile ??= new Map();
             let sent = byProfile.get(profile);
             if (!sent) byProfile.set(profile, (sent = new Map()));
@@ -169,11 +171,6 @@ export function isPlainValid(data: unknown): boolean {
     }
     if (rule === 'none' && (min !== undefined || max !== undefined)) return false;
     if (typeof min === 'number' && typeof max === 'number' && min > max) return false;
-  }
-  if (byProfile === undefined) return true;
-  // A profile's id that is another trigger's key would make one name mean two triggers there.
-  for (const sent of byProfile.values()) {
-    for (const [id, owner] of sent) if (id !== owner && Object.hasOwn(triggers, id)) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@ import { eventUrl, USER_AGENT, type TriggerClient } from '../client/client.js';
 import { eventOf, prepareEvent, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { curlCommand, formatMs, printable, resultJson, successLine } from '../output/render.js';
+import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import { resolveCommand } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
@@ -42,7 +42,10 @@ export async function fire(
       // Refused here, before anything is sent: a trigger the catalog does not know, or a value its rules forbid.
       const found = catalog.resolve(triggerId);
       if (!found.ok)
-        throw new UsageError(found.message, { hint: `add it with: trigger triggers add ${triggerId} --name <name>, or pass --no-catalog` });
+        throw new UsageError(found.message, {
+          // A near miss is a typo, not a trigger to add.
+          hint: found.suggestion ? undefined : `if it is new, add it: trigger triggers add ${shellQuote(triggerId)} --name <name>`,
+        });
       const problem = catalog.valueProblem(found.trigger, event.value?.json);
       if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found.trigger.key}` });
       const deprecation = catalog.deprecation(found.trigger);

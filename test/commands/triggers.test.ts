@@ -137,6 +137,8 @@ describe('fire with a catalog', () => {
     const result = await trigger(['fire', 'purchse', 'alice', '--value', '1'], path.join(dir, 'scripts'));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`trigger "purchse" is not in the catalog ${file}; did you mean purchase?`);
+    const unknown = await trigger(['fire', 'refund now', 'alice']);
+    expect(unknown.stderr).toMatch(/is not in the catalog .* — if it is new, add it: trigger triggers add 'refund now' --name <name>/);
     expect(sent()).toEqual([]);
   });
 

@@ -40,7 +40,7 @@ describe('the catalog, end to end', () => {
     expect(typo.code).toBe(2);
     expect(typo.stdout).toBe('');
     expect(typo.stderr.trim().split('\n')).toEqual([
-      `error: trigger "purchse" is not in the catalog ${path.join(project, 'triggers.json')}; did you mean purchase? — add it with: trigger triggers add purchse --name <name>, or pass --no-catalog`,
+      `error: trigger "purchse" is not in the catalog ${path.join(project, 'triggers.json')}; did you mean purchase?`,
     ]);
     const ok = await trigger(['fire', 'purchase', 'alice', '--value', '9.99'], path.join(project, 'jobs'));
     expect(ok.code).toBe(0);
