@@ -107,10 +107,11 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: TriggersCon
   }
   io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? '' : 's'}`));
   const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? '').length)));
   const c = io.outColors;
   for (const v of views) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? '')}  ${c.dim(ruleText(v))}${deprecated}`);
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? '').padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
   }
 }
 
