@@ -197,12 +197,25 @@ function checkNewId(id: string): void {
   if (!id.isWellFormed()) throw new UsageError('a trigger id must be valid Unicode');
 }
 
-export function add(id: string, options: EntryOptions, ctx: TriggersContext): void {
+/**
+ * Runs a change of the catalog under the settings' lock (`<file>.lock`, judged by whether its holder
+ * runs), so that two `triggers add` at once both land: each reads the file inside the lock.
+ */
+async function locked(file: string, change: () => void): Promise<void> {
+  const { withLock } = await import('../settings/lock.js');
+  await withLock(file, async () => change());
+}
+
+export async function add(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
   checkNewId(id);
   if (options.name === undefined)
     throw new UsageError('add needs --name <text>: the name the dashboard shows', {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`,
     });
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+}
+
+function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
   const where = found(options, ctx);
   let file: string;
   let data: CatalogData;
@@ -243,7 +256,13 @@ function editable(options: CatalogFlag, ctx: TriggersContext): { file: string; d
 
 const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
-export function edit(id: string, options: EntryOptions, ctx: TriggersContext): void {
+export async function edit(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  await locked(where.path, () => editLocked(id, options, ctx));
+}
+
+function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
   const { file, data } = editable({ catalog: options.catalog }, ctx);
   const key = Object.hasOwn(data.triggers, id)
     ? id
@@ -274,7 +293,13 @@ export function edit(id: string, options: EntryOptions, ctx: TriggersContext): v
   ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${file}`);
 }
 
-export function remove(id: string, options: CatalogFlag, ctx: TriggersContext): void {
+export async function remove(id: string, options: CatalogFlag, ctx: TriggersContext): Promise<void> {
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  await locked(where.path, () => removeLocked(id, options, ctx));
+}
+
+function removeLocked(id: string, options: CatalogFlag, ctx: TriggersContext): void {
   const { file, data } = editable(options, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: '', data }, activeProfile({}, ctx.env), id);
   const triggers = { ...data.triggers };
@@ -375,6 +400,22 @@ export interface ImportOptions extends CatalogFlag {
 
 /** Adds the distinct triggers of existing batch files to the catalog (created here when there is none). */
 export async function importFiles(files: string[], options: ImportOptions, ctx: TriggersContext): Promise<void> {
+  // The files are read first; the catalog is read and changed under its lock.
+  const seen = new Set<string>();
+  for (const source of files) {
+    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const reader = readRows(input.stream, input.format, {});
+    for await (const chunk of reader.rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== undefined && id.trim() !== '') seen.add(id);
+      }
+    }
+  }
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+}
+
+function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContext): void {
   const where = found(options, ctx);
   let file: string;
   let data: CatalogData;
@@ -391,19 +432,9 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
   const added = new Map<string, TriggerEntry>();
   let known = 0;
-  const seen = new Set<string>();
-  for (const source of files) {
-    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
-    const reader = readRows(input.stream, input.format, {});
-    for await (const chunk of reader.rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id === undefined || id.trim() === '' || seen.has(id)) continue;
-        seen.add(id);
-        if (resolver.resolve(id).ok) known++;
-        else added.set(id, { name: id });
-      }
-    }
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
   }
   if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
   const { io } = ctx;

@@ -118,4 +118,14 @@ describe('the catalog, end to end', () => {
     expect(staging.resolve('signup')).toMatchObject({ ok: true, trigger: { id: 'signup-test' } });
     expect(new lib.TriggerResolver(catalog, 'default').resolve('signup-test')).toMatchObject({ ok: false, suggestion: 'signup' });
   });
+
+  it('six `triggers add` at once all land: each reads the catalog under its lock', async () => {
+    fs.writeFileSync(path.join(project, 'triggers.json'), '{"triggers": {"first": {}}}\n');
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const results = await Promise.all(ids.map((id) => trigger(['triggers', 'add', id, '--name', id.toUpperCase()])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const data = JSON.parse(fs.readFileSync(path.join(project, 'triggers.json'), 'utf8')) as { triggers: object };
+    expect(Object.keys(data.triggers).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'first']);
+    expect(fs.readdirSync(project).sort()).toEqual(['jobs', 'triggers.json']); // no lock or temporary file left
+  });
 });
