@@ -1,5 +1,10 @@
 #!/usr/bin/env node
 'use strict';
+// First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229,
+// which any local user can connect to and read process.env from) on SIGUSR1, unless the process has
+// a SIGUSR1 listener of its own. So the signal is taken and ignored, for every command. (Windows has
+// no SIGUSR1.)
+if (process.platform !== 'win32') process.on('SIGUSR1', () => {});
 // CommonJS and small, because start-up is most of what `trigger fire` costs (README, Performance).
 // `--version` (which scripts call often) is answered without loading the CLI at all. Everything else
 // runs dist/cli.cjs, the CLI bundled into one file, kept compiled between runs in a V8 code cache of
