@@ -10,12 +10,6 @@ if (process.platform !== 'win32') process.on('SIGUSR1', () => {});
 // runs dist/cli.cjs, the CLI bundled into one file, kept compiled between runs in a V8 code cache of
 // ours (see runWithCodeCache).
 
-const { Buffer } = require('node:buffer');
-
-// A code cache file: these 8 bytes, the 32-byte tag (cacheTag), then V8's data.
-const CACHE_MAGIC = Buffer.from('trgcc\x00\x01\n', 'latin1');
-const CACHE_HEADER = CACHE_MAGIC.length + 32;
-
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${require('../dist/version.cjs').VERSION}\n`);
@@ -55,19 +49,25 @@ function configDir() {
  * cache of their own (module.enableCompileCache), but with it a fire took 62 ms of CPU time on Node
  * 22 and 66 ms on 24, against 50 and 56 ms with this; Node 20 has none.
  *
- * V8 runs cache data it is given as compiled code, checking only that the source has the same
- * length and that V8 and its flags are the same: data made from other code of that length runs
- * that code, with the key in the environment. So the data is used only if this user's tool wrote
- * it for these exact bytes of the bundle: each file carries an HMAC-SHA256, under a secret kept
- * 0600 in the config folder (never in the cache folder, which a CI cache may restore from
- * elsewhere), over the bundle, the Node version and flags, and the data. The folder is made 0700;
- * one that another user owns or can write to, a file another user owns, and a file that fails the
- * check are all treated as no cache, and the file is written anew. Stale or damaged data that
- * passes is still checked by V8 (it rejects data for another V8 or flags), and then, as when there
- * is none, new data is written: to a temporary file renamed into place, so a reader never sees half
- * of one; the files of earlier builds of the same bundle are removed then (those for other flags
- * are kept: a job may alternate them). Nothing here may fail the command: a cache that cannot be
- * read or written is only a slower start.
+ * V8 runs the cache data it is given as compiled code, checking only that the source has the same
+ * length and that V8 and its flags are the same: data made from other code of that length runs that
+ * code, with the key in the environment. So data is used only from the very file this user's trigger
+ * wrote for this very bundle, unchanged since. When it writes one, it records in the config folder
+ * (code-cache.json, 0600; never in the cache folder, which a CI cache may restore from elsewhere)
+ * the file's identity as the kernel keeps it, device, inode, size and change time (ctime, which no
+ * one can set: any write, chmod, chown or rename moves it to the present), with the same identity
+ * of dist/cli.cjs and Node's version, V8's and the start-up flags. A file is used only if all of it
+ * matches. A file planted or changed in place, restored from a cache, or made for another build or
+ * install has another identity; a file or record another user owns, a record others can write to,
+ * and a cache folder another user owns or can write to are not trusted either. Each is treated as
+ * no cache, and the file is written anew. (An HMAC of the data under a secret kept there as well
+ * did the same, but loading node:crypto cost every start 4-7 ms of CPU time: docs/startup.md.)
+ *
+ * Data that passes is still checked by V8 (it rejects data for another V8 or flags), and then, as
+ * when there is none, new data is written: to a temporary file renamed into place, so a reader never
+ * sees half of one; the files of earlier builds of the same bundle are removed then (those for other
+ * flags are kept: a job may alternate them). Nothing here may fail the command: a cache that cannot
+ * be read or written is only a slower start.
  *
  * The data is made when the process is about to exit, so every function the command compiled is in
  * it. V8 rejects data made under other flags than the ones it is used with, so the flags the command
@@ -79,18 +79,22 @@ function runWithCodeCache(file) {
   const vm = require('node:vm');
   const nodeModule = require('node:module');
   const dir = cacheDir();
-  const source = fs.readFileSync(file);
-  const { mtimeMs } = fs.statSync(file);
+  // The identity and the bytes of the same open file.
+  const fd = fs.openSync(file, 'r');
+  const bundleStat = fs.fstatSync(fd, { bigint: true });
+  // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
+  const source = fs.readFileSync(fd, 'latin1');
+  fs.closeSync(fd);
   const bundle = `cli-${fnv1a(file)}`;
-  const build = `${bundle}-${fnv1a(JSON.stringify([source.length, mtimeMs]))}`;
+  const build = `${bundle}-${fnv1a(JSON.stringify([String(bundleStat.size), String(bundleStat.mtimeNs)]))}`;
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const flags = fnv1a(JSON.stringify(startFlags));
-  const cacheFile = path.join(dir, `${build}-${flags}-node${process.versions.node}-${process.arch}.v8cache`);
-  // What the data is for, besides the bundle's bytes: V8 and Node, and the flags Node started with.
-  const identity = `${JSON.stringify(['trigger code cache 1', process.versions.node, process.versions.v8, process.arch, startFlags, source.length])}\n`;
-  const cachedData = privateFolder(dir, false) ? readCache(cacheFile, identity, source) : undefined;
-  // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
-  const script = new vm.Script(nodeModule.wrap(source.toString('latin1')), { filename: file, cachedData });
+  const name = `${build}-${flags}-node${process.versions.node}-${process.arch}.v8cache`;
+  const cacheFile = path.join(dir, name);
+  // What the data was made for.
+  const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
+  const cachedData = privateFolder(dir, false) ? readCache(cacheFile, readRecords()[name], madeFor) : undefined;
+  const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
   // V8 loses import() in a script compiled from cache data; the bundle imports through this instead.
   globalThis[Symbol.for('trigger.import')] = (id) => import(id);
   const module = { exports: {} };
@@ -101,24 +105,34 @@ function runWithCodeCache(file) {
     globalThis[Symbol.for('trigger.v8FlagsChanged')] = (flags) => undo.push(flags);
     const write = () => {
       const temp = `${cacheFile}.${process.pid}.tmp`;
+      let out;
       try {
         for (const flags of undo.reverse()) require('node:v8').setFlagsFromString(flags);
         if (!privateFolder(dir, true)) return;
-        const secret = cacheSecret(true);
-        if (secret === undefined) return;
-        const data = script.createCachedData();
-        fs.writeFileSync(temp, Buffer.concat([CACHE_MAGIC, cacheTag(secret, identity, source, data), data]), { mode: 0o600, flag: 'wx' });
+        out = fs.openSync(temp, 'wx', 0o600);
+        fs.writeFileSync(out, script.createCachedData());
         fs.renameSync(temp, cacheFile);
-        for (const name of fs.readdirSync(dir)) {
-          if (name.startsWith(`${bundle}-`) && !name.startsWith(`${build}-`) && name.endsWith('.v8cache'))
-            fs.rmSync(path.join(dir, name), { force: true });
+        // Taken after the rename, which moves the change time.
+        const identity = fileIdentity(fs.fstatSync(out, { bigint: true }));
+        const names = new Set(fs.readdirSync(dir));
+        for (const other of names) {
+          if (other.startsWith(`${bundle}-`) && !other.startsWith(`${build}-`) && other.endsWith('.v8cache')) {
+            fs.rmSync(path.join(dir, other), { force: true });
+            names.delete(other);
+          }
         }
+        const records = readRecords();
+        for (const other of Object.keys(records)) if (!names.has(other)) delete records[other];
+        records[name] = { file: identity, for: madeFor };
+        writeRecords(records);
       } catch {
         try {
           fs.rmSync(temp, { force: true });
         } catch {
           // the folder could not be made
         }
+      } finally {
+        if (out !== undefined) fs.closeSync(out);
       }
     };
     process.once('beforeExit', write);
@@ -126,13 +140,19 @@ function runWithCodeCache(file) {
   return module.exports;
 }
 
-function cacheTag(secret, identity, source, data) {
-  return require('node:crypto').createHmac('sha256', secret).update(identity).update(source).update(data).digest();
+/** A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. */
+function fileIdentity(stat) {
+  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':');
 }
 
 /** Whether a file or folder is this user's (Windows has no owners to compare here). */
 function mine(stat) {
-  return typeof process.getuid !== 'function' || stat.uid === process.getuid();
+  return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
+}
+
+/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
+function writableByOwnerOnly(stat) {
+  return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
 }
 
 /**
@@ -154,7 +174,7 @@ function privateFolder(dir, make) {
       return false;
     }
   }
-  return stat.isDirectory() && mine(stat) && (process.platform === 'win32' || (stat.mode & 0o022) === 0);
+  return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
 }
 
 /** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
@@ -163,7 +183,7 @@ function openMine(file) {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0));
-    const stat = fs.fstatSync(fd);
+    const stat = fs.fstatSync(fd, { bigint: true });
     if (stat.isFile() && mine(stat)) return { fd, stat };
   } catch {
     // none, or not readable
@@ -172,65 +192,58 @@ function openMine(file) {
   return undefined;
 }
 
-/** The cache data in the file if this user's tool wrote it for this bundle and Node, else undefined. */
-function readCache(cacheFile, identity, source) {
+/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
+function readCache(cacheFile, record, madeFor) {
+  if (record === undefined || record.for !== madeFor) return undefined;
   const fs = require('node:fs');
   const opened = openMine(cacheFile);
   if (opened === undefined) return undefined;
-  let content;
   try {
-    content = fs.readFileSync(opened.fd);
+    if (fileIdentity(opened.stat) !== record.file) return undefined;
+    const data = fs.readFileSync(opened.fd);
+    // Unchanged while it was read, too.
+    return fileIdentity(fs.fstatSync(opened.fd, { bigint: true })) === record.file ? data : undefined;
   } catch {
     return undefined;
   } finally {
     fs.closeSync(opened.fd);
   }
-  if (content.length <= CACHE_HEADER || !content.subarray(0, CACHE_MAGIC.length).equals(CACHE_MAGIC)) return undefined;
-  const secret = cacheSecret(false);
-  if (secret === undefined) return undefined;
-  const data = content.subarray(CACHE_HEADER);
-  const tag = cacheTag(secret, identity, source, data);
-  return require('node:crypto').timingSafeEqual(tag, content.subarray(CACHE_MAGIC.length, CACHE_HEADER)) ? data : undefined;
 }
 
-/**
- * The secret the cache files are signed with: 32 random bytes in the config folder, readable by this
- * user only. A missing one, or one that others could read or that another user owns, is replaced
- * (when `make` is set), which makes every cache file written before it fail the check.
- */
-function cacheSecret(make) {
+/** The config folder's file of cache records: { [cache file name]: { file, for } }. */
+function recordsFile() {
+  return require('node:path').join(configDir(), 'code-cache.json');
+}
+
+/** The records, if the file is this user's and no one else can write to it; else none. */
+function readRecords() {
+  const fs = require('node:fs');
+  const opened = openMine(recordsFile());
+  if (opened === undefined) return {};
+  try {
+    if (!writableByOwnerOnly(opened.stat)) return {};
+    const records = JSON.parse(fs.readFileSync(opened.fd, 'utf8'));
+    return typeof records === 'object' && records !== null && !Array.isArray(records) ? records : {};
+  } catch {
+    return {};
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** Writes the records (0600, in a folder made 0700), replacing the file whole; throws if it cannot. */
+function writeRecords(records) {
   const fs = require('node:fs');
   const path = require('node:path');
-  const dir = configDir();
-  const file = path.join(dir, 'code-cache.key');
-  const opened = openMine(file);
-  if (opened !== undefined) {
-    try {
-      if (opened.stat.size === 32 && (process.platform === 'win32' || (opened.stat.mode & 0o077) === 0)) {
-        const secret = Buffer.alloc(32);
-        if (fs.readSync(opened.fd, secret, 0, 32, 0) === 32) return secret;
-      }
-    } catch {
-      // replaced below
-    } finally {
-      fs.closeSync(opened.fd);
-    }
-  }
-  if (!make) return undefined;
-  const secret = require('node:crypto').randomBytes(32);
+  const file = recordsFile();
   const temp = `${file}.${process.pid}.tmp`;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temp, secret, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temp, `${JSON.stringify(records)}\n`, { mode: 0o600, flag: 'wx' });
     fs.renameSync(temp, file);
-    return secret;
-  } catch {
-    try {
-      fs.rmSync(temp, { force: true });
-    } catch {
-      // the folder could not be made
-    }
-    return undefined;
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
   }
 }
 

@@ -23,7 +23,7 @@ useServer((s, b) => {
 const BUNDLE = path.join(ROOT, 'dist', 'cli.cjs');
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const cacheDir = (b: Sandbox = box) => path.join(b.home, '.cache', 'trigger');
-const secretFile = (b: Sandbox = box) => path.join(b.configDir, 'code-cache.key');
+const recordsFile = (b: Sandbox = box) => path.join(b.configDir, 'code-cache.json');
 
 async function expectFired(env: NodeJS.ProcessEnv = box.env, bin?: string) {
   const before = server.requests.length;
@@ -110,25 +110,34 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
   it('never runs code of the same length planted in the cache file, and writes the file anew', async () => {
     await expectFired();
     const file = cacheFile();
-    const genuine = fs.readFileSync(file);
     const marker = path.join(box.home, 'planted-code-ran');
     const planted = plantedData(marker);
-    // As V8 writes it, and behind the header of the genuine file (the tag then fails).
-    const header = genuine.subarray(0, 40);
-    for (const content of [planted, Buffer.concat([header, planted])]) {
-      fs.writeFileSync(file, content);
+    const plants: Record<string, () => void> = {
+      'written over the file': () => fs.writeFileSync(file, planted),
+      'written over, with its times put back': () => {
+        const { atime, mtime } = fs.statSync(file);
+        fs.writeFileSync(file, planted);
+        fs.utimesSync(file, atime, mtime);
+      },
+      'renamed into its place': () => {
+        fs.writeFileSync(`${file}.new`, planted, { mode: 0o600 });
+        fs.renameSync(`${file}.new`, file);
+      },
+    };
+    for (const [how, plant] of Object.entries(plants)) {
+      plant();
       await expectFired();
-      expect(fs.existsSync(marker), fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '').toBe(false);
+      expect(fs.existsSync(marker), `planted code ran (${how})`).toBe(false);
       const written = fs.readFileSync(file);
-      expect(written.equals(content)).toBe(false);
+      expect(written.equals(planted), how).toBe(false);
       expect(written.length).toBeGreaterThan(10_000);
     }
-    // The file written anew is used by the next run and left alone.
-    const { mtimeMs } = fs.statSync(file);
+    // The file written anew is used by the next runs and left alone.
     const rec = recording();
     await expectFired(rec.env); // other flags: another file, written
     await expectFired(rec.env);
     expect(rec.last()).toEqual({ given: true, taken: true });
+    const { mtimeMs } = fs.statSync(file);
     await expectFired();
     expect(fs.statSync(file).mtimeMs).toBe(mtimeMs);
     expect(fs.existsSync(marker)).toBe(false);
@@ -164,23 +173,25 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     await expectFired();
   });
 
-  it('does not use a cache restored from elsewhere (as from a CI cache): another secret signed it', async () => {
+  it('does not use a cache restored from elsewhere (as from a CI cache), even with the config folder', async () => {
     const first = recording();
     await expectFired(first.env);
-    // A second user (or machine, or job) with its own config folder, so its own secret, and a cache
-    // of its own, replaced by the first one's.
+    // A second user (or machine, or job) with its own config and cache folders, given the first one's
+    // cache file, then its config folder's records too.
     const elsewhere = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
     try {
       const second = recording(elsewhere);
       await expectFired(second.env);
       const file = path.join(cacheDir(elsewhere), path.basename(cacheFile()));
       expect(fs.existsSync(file)).toBe(true); // the same name: the same bundle, Node and flags
-      fs.copyFileSync(cacheFile(), file);
-      await expectFired(second.env);
-      expect(second.last()).toEqual({ given: false, taken: false });
-      expect(fs.readFileSync(file).equals(fs.readFileSync(cacheFile()))).toBe(false); // written anew
-      await expectFired(second.env);
-      expect(second.last()).toEqual({ given: true, taken: true });
+      for (const restore of [[cacheFile()], [cacheFile(), recordsFile()]]) {
+        fs.cpSync(cacheFile(), file, { preserveTimestamps: true });
+        if (restore.length === 2) fs.cpSync(recordsFile(), recordsFile(elsewhere), { preserveTimestamps: true });
+        await expectFired(second.env);
+        expect(second.last(), restore.join(' and ')).toEqual({ given: false, taken: false });
+        await expectFired(second.env);
+        expect(second.last()).toEqual({ given: true, taken: true }); // its own, written anew
+      }
     } finally {
       elsewhere.cleanup();
     }
@@ -216,32 +227,29 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     expect(rec.last()).toEqual({ given: true, taken: true });
   });
 
-  it('keeps its secret 0600 in the config folder (TRIGGER_CONFIG_DIR), and replaces one others can read', async () => {
+  it('keeps its records 0600 in the config folder (TRIGGER_CONFIG_DIR), and trusts none others can write', async () => {
     const rec = recording();
     await expectFired(rec.env);
-    const secret = fs.readFileSync(secretFile());
-    expect(secret.length).toBe(32);
-    expect(fs.statSync(secretFile()).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(recordsFile()).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(cacheDir()).filter((f) => !f.endsWith('.v8cache'))).toEqual([]); // never beside the cache
-    expect(secret.includes(TEST_KEY)).toBe(false);
+    expect(fs.readFileSync(recordsFile(), 'utf8').includes(TEST_KEY)).toBe(false);
     await expectFired(rec.env);
     expect(rec.last()).toEqual({ given: true, taken: true });
 
-    fs.chmodSync(secretFile(), 0o644);
+    fs.chmodSync(recordsFile(), 0o666);
     await expectFired(rec.env);
     expect(rec.last()).toEqual({ given: false, taken: false });
-    expect(fs.statSync(secretFile()).mode & 0o777).toBe(0o600);
-    expect(fs.readFileSync(secretFile()).equals(secret)).toBe(false);
+    expect(fs.statSync(recordsFile()).mode & 0o777).toBe(0o600); // replaced
     await expectFired(rec.env);
     expect(rec.last()).toEqual({ given: true, taken: true });
   });
 
-  it('runs as usual, without a cache, where no secret can be kept', async () => {
-    fs.mkdirSync(secretFile(), { recursive: true }); // a folder where the secret would go
+  it('runs as usual, without a cache, where no records can be kept', async () => {
+    fs.mkdirSync(recordsFile(), { recursive: true }); // a folder where the records would go
     const rec = recording();
     await expectFired(rec.env);
     await expectFired(rec.env);
     expect(rec.last()).toEqual({ given: false, taken: false });
-    expect(fs.readdirSync(box.configDir)).toEqual(['code-cache.key']); // nothing else left there
+    expect(fs.readdirSync(box.configDir)).toEqual(['code-cache.json']); // nothing else left there
   });
 });
