@@ -84,6 +84,8 @@ function runWithCodeCache(file) {
   const bundleStat = fs.fstatSync(fd, { bigint: true });
   // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
   const source = fs.readFileSync(fd, 'latin1');
+  // A bundle replaced while it was read (an update) is compiled without the cache.
+  const unchanged = fileIdentity(fs.fstatSync(fd, { bigint: true })) === fileIdentity(bundleStat);
   fs.closeSync(fd);
   const bundle = `cli-${fnv1a(file)}`;
   const build = `${bundle}-${fnv1a(JSON.stringify([String(bundleStat.size), String(bundleStat.mtimeNs)]))}`;
@@ -93,7 +95,7 @@ function runWithCodeCache(file) {
   const cacheFile = path.join(dir, name);
   // What the data was made for.
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
-  const cachedData = privateFolder(dir, false) ? readCache(cacheFile, readRecords()[name], madeFor) : undefined;
+  const cachedData = unchanged && privateFolder(dir, false) ? readCache(cacheFile, readRecords()[name], madeFor) : undefined;
   const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
   // V8 loses import() in a script compiled from cache data; the bundle imports through this instead.
   globalThis[Symbol.for('trigger.import')] = (id) => import(id);
@@ -140,9 +142,12 @@ function runWithCodeCache(file) {
   return module.exports;
 }
 
-/** A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. */
+/**
+ * A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. The
+ * change time carries it (birth time too, where a file system has no change time of its own).
+ */
 function fileIdentity(stat) {
-  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':');
+  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 }
 
 /** Whether a file or folder is this user's (Windows has no owners to compare here). */
