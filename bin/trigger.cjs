@@ -3,8 +3,17 @@
 // First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229,
 // which any local user can connect to and read process.env from) on SIGUSR1, unless the process has
 // a SIGUSR1 listener of its own. So the signal is taken and ignored, for every command. (Windows has
-// no SIGUSR1.)
-if (process.platform !== 'win32') process.on('SIGUSR1', () => {});
+// no SIGUSR1.) One that came during Node's own start-up, before this line, has opened the inspector
+// or is about to: it is closed now and again once the event loop runs, unless the user started
+// Node with --inspect. (process._debugEnd stops a listening inspector, and does nothing otherwise.)
+if (process.platform !== 'win32') {
+  process.on('SIGUSR1', () => {});
+  const asked = /--inspect(?:-brk|-wait)?(?:[=\s]|$)/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`);
+  if (!asked && typeof process._debugEnd === 'function') {
+    process._debugEnd();
+    require('node:timers').setImmediate(() => process._debugEnd());
+  }
+}
 // CommonJS and small, because start-up is most of what `trigger fire` costs (README, Performance).
 // `--version` (which scripts call often) is answered without loading the CLI at all. Everything else
 // runs dist/cli.cjs, the CLI bundled into one file, kept compiled between runs in a V8 code cache of

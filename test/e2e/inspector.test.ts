@@ -3,7 +3,9 @@
  * on 127.0.0.1, where any local user could connect and read process.env. Real signals on real
  * processes; CI runs this file on Node 20, 22 and 24.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { startEmulatorProcess } from '../helpers/emulator.js';
@@ -41,8 +43,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * set with NODE_OPTIONS=--inspect-port (a free port, so parallel runs cannot collide) or left at
  * Node's default, 9229.
  */
-async function fireSignalled(inspectPort?: number) {
-  const env = { ...box.env, ...(inspectPort ? { NODE_OPTIONS: `--inspect-port=${inspectPort}` } : {}) };
+async function fireSignalled(inspectPort?: number, preload?: string) {
+  const options = [...(inspectPort ? [`--inspect-port=${inspectPort}`] : []), ...(preload ? [`--require ${preload}`] : [])];
+  const env = { ...box.env, ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}) };
   const port = inspectPort ?? 9229;
   let answer!: () => void;
   const answered = new Promise<void>((resolve) => (answer = resolve));
@@ -91,6 +94,27 @@ describe('SIGUSR1 does not open the inspector', () => {
     expect(result.inspectorOpen).toBe(false);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
+  });
+
+  it("closes an inspector a SIGUSR1 opened during Node's own start-up, before trigger's first line", async () => {
+    // The signal comes from a preload, which runs before bin/trigger.cjs, and waits until Node has
+    // opened the inspector: what a signal sent in the first milliseconds of a run does.
+    const port = await freePort();
+    const preload = path.join(box.home, 'early-signal.cjs');
+    fs.writeFileSync(
+      preload,
+      `process.kill(process.pid, 'SIGUSR1');
+const inspector = require('node:inspector');
+const until = Date.now() + 5000;
+while (inspector.url() === undefined && Date.now() < until);
+if (inspector.url() === undefined) throw new Error('the inspector did not open');
+`,
+    );
+    const result = await fireSignalled(port, preload);
+    expect(result.stderr).toMatch(/Debugger listening/); // Node's own message: it did open
+    expect(result.inspectorOpen).toBe(false);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^✔ deploy · alice · value 2 · 200 OK/);
   });
 
   it('during `trigger emulator`, which holds a key too, and it still stops on Ctrl-C as usual', async () => {
