@@ -87,7 +87,12 @@ function runWithCodeCache(file) {
   const path = require('node:path');
   const vm = require('node:vm');
   const nodeModule = require('node:module');
-  const dir = cacheDir();
+  let dir;
+  try {
+    dir = cacheDir();
+  } catch {
+    // no home folder (a user without a passwd entry): no cache
+  }
   // The identity and the bytes of the same open file.
   const fd = fs.openSync(file, 'r');
   const bundleStat = fs.fstatSync(fd, { bigint: true });
@@ -101,28 +106,35 @@ function runWithCodeCache(file) {
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const flags = fnv1a(JSON.stringify(startFlags));
   const name = `${build}-${flags}-node${process.versions.node}-${process.arch}.v8cache`;
-  const cacheFile = path.join(dir, name);
+  const cacheFile = dir === undefined ? undefined : path.join(dir, name);
   // What the data was made for.
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
-  const cachedData = unchanged && privateFolder(dir, false) ? readCache(cacheFile, readRecords()[name], madeFor) : undefined;
+  let cachedData;
+  try {
+    if (cacheFile !== undefined && unchanged && privateFolder(dir, false)) cachedData = readCache(cacheFile, readRecords()[name], madeFor);
+  } catch {
+    // no cache: a slower start
+  }
   const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
   // V8 loses import() in a script compiled from cache data; the bundle imports through this instead.
   globalThis[Symbol.for('trigger.import')] = (id) => import(id);
   const module = { exports: {} };
   script.runInThisContext()(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
-  if (cachedData === undefined || script.cachedDataRejected) {
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     // V8 flags the command changes (src/v8-tuning.ts), each with the flags that undo it.
     const undo = [];
     globalThis[Symbol.for('trigger.v8FlagsChanged')] = (flags) => undo.push(flags);
     const write = () => {
       const temp = `${cacheFile}.${process.pid}.tmp`;
       let out;
+      let renamed = false;
       try {
         for (const flags of undo.reverse()) require('node:v8').setFlagsFromString(flags);
-        if (!privateFolder(dir, true)) return;
+        if (!privateFolder(dir, true) || !recordsWritable()) return;
         out = fs.openSync(temp, 'wx', 0o600);
         fs.writeFileSync(out, script.createCachedData());
         fs.renameSync(temp, cacheFile);
+        renamed = true;
         // Taken after the rename, which moves the change time.
         const identity = fileIdentity(fs.fstatSync(out, { bigint: true }));
         const names = new Set(fs.readdirSync(dir));
@@ -138,7 +150,8 @@ function runWithCodeCache(file) {
         writeRecords(records);
       } catch {
         try {
-          fs.rmSync(temp, { force: true });
+          // A file without its record would only be written again by every run.
+          fs.rmSync(renamed ? cacheFile : temp, { force: true });
         } catch {
           // the folder could not be made
         }
@@ -208,7 +221,7 @@ function openMine(file) {
 
 /** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
 function readCache(cacheFile, record, madeFor) {
-  if (record === undefined || record.for !== madeFor) return undefined;
+  if (typeof record !== 'object' || record === null || record.for !== madeFor || typeof record.file !== 'string') return undefined;
   const fs = require('node:fs');
   const opened = openMine(cacheFile);
   if (opened === undefined) return undefined;
@@ -242,6 +255,22 @@ function readRecords() {
     return {};
   } finally {
     fs.closeSync(opened.fd);
+  }
+}
+
+/**
+ * Whether the records can be kept: the config folder (made 0700 if need be) is writable. Checked
+ * before the cache data is made, so that a read-only config folder does not cost every run that.
+ */
+function recordsWritable() {
+  const fs = require('node:fs');
+  const dir = require('node:path').dirname(recordsFile());
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

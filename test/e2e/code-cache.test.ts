@@ -252,4 +252,43 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     expect(rec.last()).toEqual({ given: false, taken: false });
     expect(fs.readdirSync(box.configDir)).toEqual(['code-cache.json']); // nothing else left there
   });
+
+  it('runs as usual whatever the records file holds, and trusts none of it', async () => {
+    const rec = recording();
+    await expectFired(rec.env);
+    const name = path.basename(cacheFile());
+    const genuine = fs.readFileSync(recordsFile(), 'utf8');
+    for (const content of ['null', '[]', '"x"', '{', JSON.stringify({ [name]: null }), JSON.stringify({ [name]: { for: 1, file: [] } })]) {
+      fs.writeFileSync(recordsFile(), content, { mode: 0o600 });
+      await expectFired(rec.env);
+      expect(rec.last(), content).toEqual({ given: false, taken: false });
+    }
+    expect(fs.readFileSync(recordsFile(), 'utf8')).not.toBe(genuine); // the cache file was written anew
+    await expectFired(rec.env);
+    expect(rec.last()).toEqual({ given: true, taken: true });
+  });
+
+  it.skipIf(!isRoot)('runs without a cache where the user has no home folder (no HOME, no passwd entry)', () => {
+    const configDir = path.join(box.home, 'shared-config');
+    fs.mkdirSync(configDir, { mode: 0o777 });
+    fs.chmodSync(box.home, 0o755);
+    for (let i = 0; i < 2; i++) {
+      const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'trigger.cjs'), 'fire', 'deploy', 'alice', '--dry-run'], {
+        uid: 54321,
+        gid: 54321,
+        env: {
+          PATH: process.env.PATH,
+          TRIGGER_CONFIG_DIR: configDir,
+          TRIGGER_API_KEY: TEST_KEY,
+          TRIGGER_BASE_URL: server.url,
+          FORCE_COLOR: '0',
+        },
+        encoding: 'utf8',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^curl /);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
 });
