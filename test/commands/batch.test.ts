@@ -14,7 +14,7 @@ useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 
 describe('trigger batch, in-process', () => {
   it('--json: one line per row on the Output given; the failed file; exit 1 for the refused row', async () => {
-    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 500, { error: 'boom' }) : json(res, 200, { success: true })));
+    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 422, { error: 'boom' }) : json(res, 200, { success: true })));
     const input = path.join(sandbox.home, 'in.csv');
     fs.writeFileSync(input, 'triggerId,userId,value\nt,a,1\nt,b,2\nt,c,x\n');
     const result = await runCommand(['batch', input, '--json', '--failed', path.join(sandbox.home, 'failed.csv')], sandbox.env);
@@ -42,8 +42,8 @@ describe('trigger batch, in-process', () => {
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
     [['-', '--resume'], '--resume goes with --journal <file>'],
     [['-', '--journal', 'j'], '--journal needs the input as a regular file'],
-    [['-', '--concurrency', '0'], "option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256"],
-    [['-', '--shard', '0/2'], "option '--shard <i>/<n>' argument '0/2' is invalid"],
+    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected a whole number from 1 to 256"],
+    [['-', '--shard', '0/2'], "error: --shard '0/2' is not valid"],
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
   ])('usage error %j: exit 2, nothing sent', async (args, message) => {
     const result = await runCommand(['batch', ...args], sandbox.env);
