@@ -195,13 +195,34 @@ function privateFolder(dir, make) {
   } catch {
     if (!make) return false;
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeFolder(dir);
       stat = fs.lstatSync(dir);
     } catch {
       return false;
     }
   }
   return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
+}
+
+/**
+ * Makes a folder and the missing ones above it, each 0700; throws where one cannot be made. Not
+ * mkdirSync's `recursive`, which never returns under /proc (its mkdir answers ENOENT for ever).
+ */
+function makeFolder(dir) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const missing = [];
+  for (let folder = dir; !fs.existsSync(folder); folder = path.dirname(folder)) {
+    missing.push(folder);
+    if (path.dirname(folder) === folder) break;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
@@ -266,7 +287,7 @@ function recordsWritable() {
   const fs = require('node:fs');
   const dir = require('node:path').dirname(recordsFile());
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolder(dir);
     fs.accessSync(dir, fs.constants.W_OK);
     return true;
   } catch {
@@ -280,7 +301,7 @@ function writeRecords(records) {
   const path = require('node:path');
   const file = recordsFile();
   const temp = `${file}.${process.pid}.tmp`;
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeFolder(path.dirname(file));
   try {
     fs.writeFileSync(temp, `${JSON.stringify(records)}\n`, { mode: 0o600, flag: 'wx' });
     fs.renameSync(temp, file);

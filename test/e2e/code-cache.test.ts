@@ -291,4 +291,16 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     }
     expect(server.requests).toHaveLength(0);
   });
+
+  it.skipIf(process.platform !== 'linux')('runs and ends at once where the cache or config folder is under /proc', async () => {
+    // mkdirSync's `recursive` loops for ever there (/proc's mkdir answers ENOENT): the run hung.
+    for (const env of [
+      { ...box.env, XDG_CACHE_HOME: '/proc/nope/cache' },
+      { ...box.env, TRIGGER_CONFIG_DIR: '/proc/nope/config' },
+    ]) {
+      const started = performance.now();
+      await expectFired(env);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+  });
 });
