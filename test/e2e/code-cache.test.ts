@@ -268,7 +268,10 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     expect(rec.last()).toEqual({ given: true, taken: true });
   });
 
-  it.skipIf(!isRoot)('runs without a cache where the user has no home folder (no HOME, no passwd entry)', () => {
+  it.skipIf(!isRoot)('runs without a cache where the user has no home folder (no HOME, no passwd entry)', (ctx) => {
+    const asNobody = { uid: 54321, gid: 54321 };
+    // A Node kept in root's home (.ci/run's Node 22 and 24) cannot be run by that user at all.
+    if (spawnSync(process.execPath, ['--version'], asNobody).status !== 0) ctx.skip();
     const configDir = path.join(box.home, 'shared-config');
     fs.mkdirSync(configDir, { mode: 0o777 });
     fs.chmodSync(box.home, 0o755);
