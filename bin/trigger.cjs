@@ -4,14 +4,18 @@
 // which any local user can connect to and read process.env from) on SIGUSR1, unless the process has
 // a SIGUSR1 listener of its own. So the signal is taken and ignored, for every command. (Windows has
 // no SIGUSR1.) One that came during Node's own start-up, before this line, has opened the inspector
-// or is about to: it is closed now and again once the event loop runs, unless the user started
-// Node with --inspect. (process._debugEnd stops a listening inspector, and does nothing otherwise.)
+// or is about to: it is closed now, and again after the event loop's first turn (Node starts it
+// from an interrupt and again from the loop, so the first close alone can be undone), unless the
+// user started Node with --inspect. process._debugEnd stops a listening inspector and does nothing
+// otherwise.
+/* global setImmediate */
 if (process.platform !== 'win32') {
   process.on('SIGUSR1', () => {});
-  const asked = /--inspect(?:-brk|-wait)?(?:[=\s]|$)/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`);
+  const options = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`;
+  const asked = options.includes('--inspect') && /--inspect(?:-brk|-wait)?(?:[=\s]|$)/.test(options);
   if (!asked && typeof process._debugEnd === 'function') {
     process._debugEnd();
-    require('node:timers').setImmediate(() => process._debugEnd());
+    setImmediate(() => process._debugEnd());
   }
 }
 // CommonJS and small, because start-up is most of what `trigger fire` costs (README, Performance).
