@@ -8,7 +8,7 @@ import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
-import { errorLine, failureJson, githubAnnotation } from './output/render.js';
+import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
 import { VERSION } from './version.js';
 
@@ -113,7 +113,10 @@ export function buildProgram({ io, env }: Context, mode: Mode = { json: false, v
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
     .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(parse.wholeNumber(1, 256)).default(8))
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
-    .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
+    .option(
+      '--failed <file>',
+      'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
+    )
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
@@ -137,8 +140,10 @@ Examples:
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
   $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
 
-Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
-130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (unsent rows are kept in --failed).`,
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
+journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
+SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
+marked so, and a replay skips them unless --retry-unknown).`,
     );
   addServiceOptions(batch);
   const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
@@ -329,10 +334,11 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
     return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;
-  io.stderr(errorLine(error, io.errColors));
-  if (mode.json) io.json(failureJson(error));
+  io.stderr(errorLine(error, io.errColors, io.serverMask));
+  if (mode.json) io.json(failureJson(error, io.serverMask));
   if (env.GITHUB_ACTIONS === 'true') {
-    io.stderr(githubAnnotation(error.hint ? `${error.message} — ${error.hint}` : error.message));
+    const message = shownMessage(error, io.serverMask);
+    io.stderr(githubAnnotation(error.hint ? `${message} — ${error.hint}` : message));
   }
   return error.exitCode;
 }

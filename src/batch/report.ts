@@ -4,22 +4,25 @@
  */
 import { rawJson, failureJson, formatMs, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
+import type { ServerMask } from '../output/redact.js';
+import { ServiceError } from '../errors.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome } from './runner.js';
+import { unsentWords } from './stop.js';
 
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
 export const formatCount = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
 
-/** One NDJSON line for a row, with its input line number first. */
-export function rowJson(row: Row, outcome: Outcome): string {
+/** One NDJSON line for a row, with its input line number first; what the server said is masked with `mask`. */
+export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   const lead = { line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case 'accepted':
-      return resultJson(outcome.result, lead);
+      return resultJson(outcome.result, mask, lead);
     case 'failed':
-      if (outcome.error) return failureJson(outcome.error, event, lead, { body: false });
+      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
       break;
     case 'checked':
       return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
@@ -36,7 +39,7 @@ export function rowJson(row: Row, outcome: Outcome): string {
         earlier: true,
       });
   }
-  const error = { kind: outcome.kind, message: failureReason(outcome) };
+  const error = { kind: outcome.kind, message: failureReason(outcome, mask) };
   return toJson({
     ...lead,
     ok: false,
@@ -50,16 +53,21 @@ export function rowJson(row: Row, outcome: Outcome): string {
   });
 }
 
-/** The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. */
-export function failureReason(outcome: Outcome): string | undefined {
+/**
+ * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A
+ * refusal's reason quotes the server, so pieces of the key are masked in it; an invalid row's reason
+ * quotes the user's own data, shown as given.
+ */
+export function failureReason(outcome: Outcome, mask: ServerMask): string | undefined {
   switch (outcome.kind) {
     case 'failed':
+      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
     case 'unsent':
-      return outcome.reason;
+      return unsentWords(outcome.stop);
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
-    case 'unknown':
-      return `${UNKNOWN_MARK}: ${outcome.reason}`;
+    case 'unknown': // a 500 quotes the server too
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
     default:
       return undefined;
   }
@@ -94,8 +102,10 @@ export interface SummaryInput {
   notKept?: { rows: number; kept: number; why: string } | undefined;
   /** The command that carries the batch on: a replay of the failed file, or a --resume. */
   next?: { command: string; resume: boolean } | undefined;
-  /** Rows after this line were not read (a second interrupt while reading stdin). */
-  notReadAfter: number | undefined;
+  /** Standard input was not read after this line (a signal stopped reading it), and a partial line dropped. */
+  notReadAfter: { line: number; dropped: number } | undefined;
+  /** The journal could not be written: it is behind this run, and must not be carried on. */
+  journalBehind?: { path: string; why: string } | undefined;
 }
 
 const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
@@ -126,7 +136,16 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== undefined) lines.push(`  input not read after line ${s.notReadAfter}`);
+  if (s.notReadAfter !== undefined) {
+    const { line, dropped } = s.notReadAfter;
+    const partial =
+      dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? 'byte' : 'bytes'} after it was dropped)` : '';
+    lines.push(
+      line === 0 && dropped === 0
+        ? '  nothing was read from standard input'
+        : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
+    );
+  }
   return [...lines, ...keptLines(s, c)];
 }
 
@@ -148,6 +167,13 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
       ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
       : '';
     lines.push(`  ${kept === 1 ? '1 row' : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`,
+      ),
+    );
   }
   if (counts.unknown && !s.next?.resume) {
     lines.push(
