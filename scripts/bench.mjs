@@ -2,7 +2,8 @@
  * npm run bench: the speed and memory figures, each comparison made in one run, alternating ours
  * with the baseline, and reported as a ratio (these machines are shared and noisy).
  *
- *   start-up     trigger --version and trigger fire against node -e 0
+ *   start-up     trigger --version, trigger fire (also --dry-run, and without the code cache) against
+ *                node -e 0
  *   throughput   trigger batch on 20,000 rows against autocannon making the same POSTs, same concurrency
  *   500 rows     trigger batch against a shell loop of trigger fire and against xargs -P 8 curl
  *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
@@ -84,15 +85,23 @@ function writeCsv(file, n) {
 
 if (!skip.has('startup')) {
   log('start-up: node -e 0, trigger --version, trigger fire (20 rounds, alternating)');
+  const noCacheFolder = path.join(work, 'not-a-folder');
+  fs.writeFileSync(noCacheFolder, ''); // a cache folder that cannot be made: what the code cache is worth
   const cases = {
     'node -e 0': [process.execPath, ['-e', '0']],
     'trigger --version': [process.execPath, [bin, '--version']],
     'trigger fire (local server)': [process.execPath, [bin, 'fire', 'bench', 'alice', '--value', '9.99']],
+    'trigger fire --dry-run': [process.execPath, [bin, 'fire', 'bench', 'alice', '--value', '9.99', '--dry-run']],
+    'trigger fire, no code cache': [
+      process.execPath,
+      [bin, 'fire', 'bench', 'alice', '--value', '9.99'],
+      { XDG_CACHE_HOME: noCacheFolder },
+    ],
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < 23; i++) {
-    for (const [name, [cmd, args]] of Object.entries(cases)) {
-      const r = await time(cmd, args, { env });
+    for (const [name, [cmd, args, extraEnv]] of Object.entries(cases)) {
+      const r = await time(cmd, args, { env: { ...env, ...extraEnv } });
       if (r.code !== 0) throw new Error(`${name}: ${r.stderr}`);
       if (i >= 3) times[name].push(r.ms); // the first three warm the disk cache
     }
