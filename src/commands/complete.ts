@@ -12,6 +12,9 @@ import type { Argument, Command, Option } from 'commander';
 import type { Output } from '../output/io.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig } from '../settings/store.js';
+import { selectedProfile } from '../settings/resolve.js';
+import { findCatalog } from '../catalog/find.js';
+import { idIn, loadCatalog } from '../catalog/load.js';
 
 /** A control character: a value with one would break the line protocol and the shells' lists. */
 // eslint-disable-next-line no-control-regex
@@ -233,15 +236,28 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
   }
 }
 
+/** The last value typed for an option, if any. */
+const lastValue = (typed: Typed, option: string) => typed.options.get(option)?.at(-1);
+
 /**
- * The catalog's triggers, under the ids of the profile typed (--profile), else TRIGGER_PROFILE, else
- * the active one; --catalog names the file, --no-catalog none.
- *
- * SEAM (catalog): returns none until src/catalog/ (issue 21) has landed on main; then it finds and
- * loads the catalog as fire does, and offers each trigger's id with its name as the description.
+ * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else
+ * triggers.json here or in a parent folder; none with --no-catalog), each under its id in the
+ * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
+ * None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
-function catalogCandidates(_typed: Typed, _env: NodeJS.ProcessEnv, _cwd: string): Candidate[] {
-  return [];
+function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string): Candidate[] {
+  try {
+    const found = findCatalog({ cwd, env, flag: typed.options.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
+    if (!found) return [];
+    const catalog = loadCatalog(found.path);
+    const profile = selectedProfile({ profile: lastValue(typed, '--profile') }, env, readConfig(configPath(env))).name;
+    return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
+      value: idIn(key, entry, profile),
+      description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),
+    }));
+  } catch {
+    return [];
+  }
 }
 
 /** `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors. */

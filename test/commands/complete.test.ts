@@ -120,6 +120,62 @@ describe('trigger __complete', () => {
     }
   });
 
+  describe("the catalog's triggers", () => {
+    let catalog: string;
+    beforeAll(() => {
+      catalog = path.join(box.home, 'triggers.json');
+      fs.writeFileSync(
+        catalog,
+        JSON.stringify({
+          triggers: {
+            purchase: { name: 'Purchase completed', value: 'required' },
+            signup: { name: 'Signed up', ids: { staging: 'signup-test' } },
+            'old-promo': { name: 'Old promo', deprecated: 'use promo-2026' },
+          },
+        }),
+      );
+    });
+    const withCatalog = () => ({ ...box.env, TRIGGER_CATALOG: catalog });
+    const values = async (env: NodeJS.ProcessEnv, ...words: string[]) =>
+      (await runCommand(['__complete', ...words], env)).stdout.trimEnd().split('\n');
+
+    it.each([
+      [
+        ['fire', ''],
+        ['purchase\tPurchase completed', 'signup\tSigned up', 'old-promo\tOld promo (deprecated: use promo-2026)'],
+      ],
+      [['fire', 's'], ['signup\tSigned up']],
+      [['batch', 'x.csv', '--trigger', 'p'], ['purchase\tPurchase completed']],
+      [['triggers', 'show', 'o'], ['old-promo\tOld promo (deprecated: use promo-2026)']],
+      [['triggers', 'edit', 'p'], ['purchase\tPurchase completed']],
+      [['triggers', 'remove', 'sig'], ['signup\tSigned up']],
+      [['emulator', '--trigger', 'purchase', 's'], ['signup\tSigned up']],
+      // The ids of the profile typed, as fire sends them.
+      [['fire', '--profile', 'staging', 's'], ['signup-test\tSigned up']],
+      [['fire', '--profile=staging', 's'], ['signup-test\tSigned up']],
+      // A new trigger's id is not one of the catalog's.
+      [['triggers', 'add', ''], []],
+      [['fire', '--no-catalog', ''], []],
+    ])('%j offers %j', async (words, expected) => {
+      expect(await values(withCatalog(), ...words)).toEqual([...expected, ':plain']);
+    });
+
+    it('uses TRIGGER_PROFILE, and --catalog names the file', async () => {
+      expect(await values({ ...withCatalog(), TRIGGER_PROFILE: 'staging' }, 'fire', 'sig')).toEqual(['signup-test\tSigned up', ':plain']);
+      expect(await values(box.env, 'fire', '--catalog', catalog, 'pur')).toEqual(['purchase\tPurchase completed', ':plain']);
+    });
+
+    it('offers nothing, and prints no error, for a catalog that cannot be used', async () => {
+      const broken = path.join(box.home, 'broken.json');
+      fs.writeFileSync(broken, '{"triggers": {"x": {"value": "sometimes"}}}');
+      expect(await runCommand(['__complete', 'fire', ''], { ...box.env, TRIGGER_CATALOG: broken })).toEqual({
+        code: 0,
+        stdout: ':plain\n',
+        stderr: '',
+      });
+    });
+  });
+
   it('never lists a value with a control character, which would break the shells', async () => {
     const odd = commandEnv();
     try {

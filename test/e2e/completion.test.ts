@@ -16,6 +16,12 @@ beforeAll(async () => {
   work = path.join(box.home, 'work');
   fs.mkdirSync(work);
   fs.writeFileSync(path.join(work, 'events.csv'), 'triggerId,userId\n');
+  fs.writeFileSync(
+    path.join(work, 'triggers.json'),
+    JSON.stringify({
+      triggers: { purchase: { name: 'Purchase completed' }, promo: { name: 'Spring promo' }, signup: { name: 'Signed up' } },
+    }),
+  );
   for (const [name, url] of [
     ['staging', 'https://staging.example.com'],
     ['prod', 'https://api.example.com'],
@@ -99,6 +105,13 @@ describe.each(shells)('in a real %s (%s)', (shell, install) => {
 
   it.skipIf(!available)('completes a file name where a file goes', async () => {
     await session.tab('trigger batch ev', /^\$ trigger batch events\.csv\s*$/m);
+  });
+
+  it.skipIf(!available)('completes a trigger from the catalog in the folder (with its name in zsh and fish)', async () => {
+    await session.tab('trigger fire si', /^\$ trigger fire signup\s*$/m);
+    const screen = await session.tab('trigger fire p', /\bpurchase\b[\s\S]*\bpromo\b|\bpromo\b[\s\S]*\bpurchase\b/);
+    if (shell !== 'bash') expect(screen).toContain('Purchase completed');
+    await session.tab('trigger batch events.csv --trigger pu', /^\$ trigger batch events\.csv --trigger purchase\s*$/m);
   });
 
   it.skipIf(!available)("shows each value's own description, not its option's", async () => {
