@@ -229,6 +229,7 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
         response: last.response,
       },
       io.outColors,
+      io.serverMask,
     );
     streams.stdout.write(`${io.redact(line)}\n`);
   }

@@ -459,7 +459,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     if (argv[2] === '__complete') {
       // Asked by the shell completion scripts on every Tab (see commands/complete.ts); hidden from help.
       const { runComplete } = await import('./commands/complete.js');
-      return runComplete(program, argv.slice(3), io, env);
+      return runComplete(program, argv.slice(3), io, env, context.cwd);
     }
     await program.parseAsync(argv);
     return 0;

@@ -333,6 +333,368 @@ var init_retry = __esm({
   }
 });
 
+// src/settings/validate.ts
+function describeKeyCharacter(char) {
+  const code = char.codePointAt(0);
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (code === 32) return "a space";
+  if (code < 32 || code === 127 || code >= 128 && code <= 159) return `a control character (${hex})`;
+  if (/[\u200b-\u200f\u2060\ufeff\u00ad]/u.test(char)) return `an invisible character (${hex})`;
+  if (/\s/u.test(char)) return `white space (${hex})`;
+  if (/[\u2018\u2019\u201c\u201d]/u.test(char)) return `a curly quote (${hex}), as a word processor writes it`;
+  return `a non-ASCII character (${hex})`;
+}
+function normalizeApiKey(raw, source) {
+  const key = raw.trim();
+  if (key === "") {
+    throw new UsageError(`the API key from ${source} is empty`);
+  }
+  let position = 0;
+  for (const char of key) {
+    position++;
+    const code = char.codePointAt(0);
+    if (code > 32 && code < 127) continue;
+    throw new UsageError(
+      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
+      {
+        hint: "copy the key again from the dashboard, as plain text"
+      }
+    );
+  }
+  return key;
+}
+function maskKey(key) {
+  return `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
+}
+function isLoopbackHost(hostname) {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host === "::1") return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+function parseBaseUrl(raw, options = {}) {
+  const source = options.source ? ` (from ${options.source})` : "";
+  const text = raw.trim();
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
+  }
+  if (url.search || text.includes("?")) {
+    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
+  }
+  if (url.hash || text.includes("#")) {
+    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
+  }
+  const loopback = isLoopbackHost(url.hostname);
+  const secure = url.protocol === "https:";
+  if (!secure && !loopback && !options.allowHttp) {
+    throw new UsageError(
+      `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`
+    );
+  }
+  const prefix = url.pathname.replace(/\/+$/, "");
+  return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
+}
+function checkCleartext(baseUrl, proxy, allowHttp) {
+  if (baseUrl.secure || allowHttp || proxy === void 0) return;
+  let proxyHost;
+  try {
+    proxyHost = new URL(proxy).hostname;
+  } catch {
+    proxyHost = proxy;
+  }
+  if (isLoopbackHost(proxyHost)) return;
+  throw new UsageError(
+    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
+    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` }
+  );
+}
+var init_validate = __esm({
+  "src/settings/validate.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/output/redact.ts
+function asciiLower(text) {
+  const lower = text.toLowerCase();
+  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+function base64Needles(key) {
+  const needles = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const lead of [0, 2, 1]) {
+    const whole = Math.floor((key.length - lead) / 3) * 3;
+    if (whole < 3) continue;
+    const standard = Buffer.from(key.slice(lead, lead + whole), "latin1").toString("base64");
+    const rest = key.length - lead - whole;
+    const around = { before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
+    for (const [text, alphabet] of [
+      [standard, STANDARD],
+      [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
+    ]) {
+      if (seen.has(text)) continue;
+      seen.add(text);
+      needles.push({ text, alphabet, ...around });
+    }
+  }
+  return needles;
+}
+function hexAt(text, at, length) {
+  if (at + length > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + length; i++) {
+    const c = text.charCodeAt(i);
+    const letter = c | 32;
+    const digit = c >= 48 && c <= 57 ? c - 48 : letter >= 97 && letter <= 102 ? letter - 97 + 10 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+function decode(text) {
+  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
+  const units = new Uint16Array(text.length);
+  const at = new Int32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
+    let unit = text.charCodeAt(i);
+    let length = 1;
+    if (unit === PERCENT) {
+      const byte = hexAt(text, i + 1, 2);
+      if (byte >= 0) [unit, length] = [byte, 3];
+    } else if (unit === BACKSLASH) {
+      const next = text.charCodeAt(i + 1);
+      const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
+      if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
+      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+    }
+    units[n] = unit;
+    at[n] = i;
+    i += length;
+  }
+  at[n] = text.length;
+  const decoded = Buffer.from(units.buffer, 0, n * 2).toString("utf16le");
+  return { text: decoded, lower: asciiLower(decoded), at };
+}
+function eachAt(haystack, needle, found2) {
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
+}
+function wholeRanges(text, view2, secret, ranges) {
+  const add2 = (start, end) => {
+    const [from, to] = view2.at ? [view2.at[start], view2.at[end]] : [start, end];
+    if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
+    ranges.push([from, to, true]);
+  };
+  eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
+  if (view2.at) {
+    const lower = asciiLower(text);
+    for (const form of secret.literal) {
+      eachAt(lower, form, (at) => {
+        if (!(secret.short && (WORD.test(text[at - 1] ?? "") || WORD.test(text[at + form.length] ?? ""))))
+          ranges.push([at, at + form.length, true]);
+      });
+    }
+  }
+  for (const needle of secret.base64) {
+    eachAt(view2.text, needle.text, (at) => {
+      let start = at;
+      let end = at + needle.text.length;
+      for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view2.text[start - 1]); n++) start--;
+      for (let n = 0; n < needle.after && end < view2.text.length && needle.alphabet.test(view2.text[end]); n++) end++;
+      ranges.push(view2.at ? [view2.at[start], view2.at[end], true] : [start, end, true]);
+    });
+  }
+}
+function pieceRanges(text, view2, secret, ranges) {
+  let grown = /* @__PURE__ */ new Map();
+  const grow = (haystack, form, at, s, length, map) => {
+    const known = grown.get(at - s);
+    if (known && known[0] <= at && at + length <= known[1]) return;
+    let start = at;
+    let end = at + length;
+    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
+    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+    const whole = end - start === form.length;
+    grown.set(at - s, [start, end]);
+    ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
+  };
+  for (const [s, piece] of secret.pieces) {
+    eachAt(view2.lower, piece, (at) => grow(view2.lower, secret.lower, at, s, MIN_PIECE, view2.at));
+  }
+  if (view2.at) {
+    const lower = asciiLower(text);
+    grown = /* @__PURE__ */ new Map();
+    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
+  }
+  for (const needle of secret.base64) {
+    if (needle.text.length < BASE64_PIECE) continue;
+    grown = /* @__PURE__ */ new Map();
+    const tail = needle.text.length - BASE64_PIECE;
+    for (const s of tail === 0 ? [0] : [0, tail]) {
+      eachAt(view2.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view2.text, needle.text, at, s, BASE64_PIECE, view2.at));
+    }
+  }
+}
+function applyRanges(text, ranges, mask) {
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let result = "";
+  let last = 0;
+  for (let i = 0; i < ranges.length; ) {
+    const [start, first, wholeFirst] = ranges[i++];
+    let [end, whole] = [first, wholeFirst];
+    while (i < ranges.length && ranges[i][0] <= end) {
+      end = Math.max(end, ranges[i][1]);
+      whole ||= ranges[i][2];
+      i++;
+    }
+    result += text.slice(last, start) + (whole ? mask : "\u2022\u2022\u2022\u2022");
+    last = end;
+  }
+  return result + text.slice(last);
+}
+function maskStrings(json, names, mask) {
+  return json.replace(MEMBER_OR_STRING, (literal, colon) => {
+    if (colon !== void 0 && !names) return literal;
+    const value = JSON.parse(colon === void 0 ? literal : literal.slice(0, -colon.length));
+    const masked = mask(value);
+    return masked === value ? literal : `${JSON.stringify(masked)}${colon ?? ""}`;
+  });
+}
+function maskProxyCredentials(proxy) {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? "";
+  const rest = proxy.slice(scheme.length);
+  const at = rest.lastIndexOf("@");
+  if (at < 0) return proxy;
+  const userinfo = rest.slice(0, at);
+  const colon = userinfo.indexOf(":");
+  const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
+  return `${scheme}${shown2}${rest.slice(at)}`;
+}
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, SHORT_ESCAPES, Redactor;
+var init_redact = __esm({
+  "src/output/redact.ts"() {
+    "use strict";
+    init_validate();
+    MIN_PIECE = 10;
+    BASE64_PIECE = 16;
+    SHORT_KEY = 12;
+    WORD = /[A-Za-z0-9_-]/;
+    ESCAPES = /[%\\]/;
+    MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+    STANDARD = /[A-Za-z0-9+/]/;
+    URL_SAFE = /[A-Za-z0-9_-]/;
+    escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    Secret = class {
+      key;
+      lower;
+      mask;
+      short;
+      base64;
+      /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+      literal;
+      /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
+      pieces = [];
+      /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
+      #maybe;
+      /** Matches wherever a piece might be (in server text). */
+      #maybePiece;
+      /** The length of the shortest whole form: shorter text holds none. */
+      #shortest;
+      constructor(key) {
+        this.key = key;
+        this.lower = asciiLower(key);
+        this.mask = maskKey(key);
+        this.short = key.length < SHORT_KEY;
+        this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
+        this.base64 = this.short ? [] : base64Needles(key);
+        this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
+        if (this.short) return;
+        const seen = /* @__PURE__ */ new Set();
+        for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
+          const piece = this.lower.slice(s, s + MIN_PIECE);
+          if (!seen.has(piece)) this.pieces.push([s, piece]);
+          seen.add(piece);
+        }
+        const stretches = [];
+        for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+        const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
+        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+      }
+      /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
+      mayHold(text) {
+        return text.length >= this.#shortest && this.#maybe.test(text);
+      }
+      mayHoldPiece(text) {
+        return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
+      }
+    };
+    [PERCENT, BACKSLASH, U, X] = [37, 92, 117, 120];
+    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    Redactor = class {
+      #secrets = [];
+      add(secret) {
+        const key = secret?.trim();
+        if (!key || this.#secrets.some((s) => s.key === key)) return;
+        this.#secrets.push(new Secret(key));
+      }
+      get empty() {
+        return this.#secrets.length === 0;
+      }
+      /** Text with every form of the whole key masked: for anything written, the user's own data included. */
+      text(input2) {
+        let text = input2;
+        for (const secret of this.#secrets) {
+          if (!secret.mayHold(text)) continue;
+          const ranges = [];
+          wholeRanges(text, decode(text), secret, ranges);
+          text = applyRanges(text, ranges, secret.mask);
+        }
+        return text;
+      }
+      /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
+      server(input2) {
+        let text = input2;
+        for (const secret of this.#secrets) {
+          const whole = secret.mayHold(text);
+          if (!whole && !secret.mayHoldPiece(text)) continue;
+          const view2 = decode(text);
+          const ranges = [];
+          if (whole) wholeRanges(text, view2, secret, ranges);
+          if (!secret.short) pieceRanges(text, view2, secret, ranges);
+          text = applyRanges(text, ranges, secret.mask);
+        }
+        return text;
+      }
+      /**
+       * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a
+       * JSON string. Nothing else is touched (not `true`, not a number, not the tool's own member names,
+       * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
+       * sent, member names included, is masked by serverJson before it is placed in the line.
+       */
+      json(line) {
+        if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
+        return maskStrings(line, false, (text) => this.text(text));
+      }
+      /** JSON text from the server, masked as server text in its strings and member names. */
+      serverJson(json) {
+        if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
+        return maskStrings(json, true, (text) => this.server(text));
+      }
+    };
+  }
+});
+
 // src/client/proxy.ts
 function proxyConfigured(env2 = process.env) {
   return PROXY_VARIABLES.some((name) => Boolean(env2[name]?.trim()));
@@ -349,13 +711,13 @@ function withScheme(proxy) {
 }
 function proxyChoice(origin, env2 = process.env) {
   const url = new URL(origin);
-  const found = firstSet(
+  const found2 = firstSet(
     env2,
     url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"]
   );
-  if (!found) return void 0;
+  if (!found2) return void 0;
   if (bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
-  return { url: withScheme(found.url), variable: found.variable };
+  return { url: withScheme(found2.url), variable: found2.variable };
 }
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
@@ -365,18 +727,18 @@ function ipMatches(ip, type, entry2) {
   const address = unbracket(slash < 0 ? entry2 : entry2.slice(0, slash));
   const family = import_node_net.default.isIP(address);
   if (family === 0 || family === 4 !== (type === "ipv4")) return false;
-  const list2 = new import_node_net.default.BlockList();
+  const list3 = new import_node_net.default.BlockList();
   try {
-    if (slash < 0) list2.addAddress(address, type);
+    if (slash < 0) list3.addAddress(address, type);
     else {
       const bits = entry2.slice(slash + 1);
       if (!/^\d{1,3}$/.test(bits)) return false;
-      list2.addSubnet(address, Number(bits), type);
+      list3.addSubnet(address, Number(bits), type);
     }
   } catch {
     return false;
   }
-  return list2.check(ip, type);
+  return list3.check(ip, type);
 }
 function bypassesProxy(url, noProxy) {
   const host = unbracket(url.hostname).replace(/\.$/, "").toLowerCase();
@@ -415,13 +777,7 @@ function bypassesProxy(url, noProxy) {
   return false;
 }
 function displayProxy(proxy) {
-  try {
-    const url = new URL(withScheme(proxy));
-    const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ":\u2022\u2022\u2022\u2022" : ""}@` : "";
-    return `${url.protocol}//${user}${url.host}`;
-  } catch {
-    return proxy.replace(/\/\/([^/@:]*):[^/@]*@/, "//$1:\u2022\u2022\u2022\u2022@");
-  }
+  return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, "");
 }
 function parseProxy(choice) {
   let url;
@@ -463,6 +819,7 @@ var init_proxy = __esm({
     "use strict";
     import_node_net = __toESM(require("node:net"), 1);
     init_errors();
+    init_redact();
     PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
     unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
     ProxyError = class extends Error {
@@ -1771,7 +2128,7 @@ var require_option = __commonJS({
 var require_suggestSimilar = __commonJS({
   "node_modules/commander/lib/suggestSimilar.js"(exports2) {
     var maxDistance = 3;
-    function editDistance(a, b) {
+    function editDistance2(a, b) {
       if (Math.abs(a.length - b.length) > maxDistance)
         return Math.max(a.length, b.length);
       const d = [];
@@ -1817,7 +2174,7 @@ var require_suggestSimilar = __commonJS({
       const minSimilarity = 0.4;
       candidates.forEach((candidate) => {
         if (candidate.length <= 1) return;
-        const distance = editDistance(word, candidate);
+        const distance = editDistance2(word, candidate);
         const length = Math.max(word.length, candidate.length);
         const similarity = (length - distance) / length;
         if (similarity > minSimilarity) {
@@ -1852,8 +2209,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path9 = require("node:path");
-    var fs15 = require("node:fs");
+    var path13 = require("node:path");
+    var fs19 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2847,7 +3204,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs15.existsSync(executableFile)) return;
+        if (fs19.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2865,11 +3222,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path9.resolve(baseDir, baseName);
-          if (fs15.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path9.extname(baseName))) return void 0;
+          const localBin = path13.resolve(baseDir, baseName);
+          if (fs19.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path13.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs15.existsSync(`${localBin}${ext}`)
+            (ext) => fs19.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2881,21 +3238,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs15.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs19.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path9.resolve(
-            path9.dirname(resolvedScriptPath),
+          executableDir = path13.resolve(
+            path13.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path9.basename(
+            const legacyName = path13.basename(
               this._scriptPath,
-              path9.extname(this._scriptPath)
+              path13.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2906,7 +3263,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path9.extname(executableFile));
+        launchWithNode = sourceExt.includes(path13.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -3821,7 +4178,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path9.basename(filename, path9.extname(filename));
+        this._name = path13.basename(filename, path13.extname(filename));
         return this;
       }
       /**
@@ -3835,9 +4192,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path10) {
-        if (path10 === void 0) return this._executableDir;
-        this._executableDir = path10;
+      executableDir(path14) {
+        if (path14 === void 0) return this._executableDir;
+        this._executableDir = path14;
         return this;
       }
       /**
@@ -4216,8 +4573,11 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
+function addCatalogOptions(command) {
+  return command.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+}
 function addServiceOptions(command) {
-  return command.option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(30)).addOption(
+  return addCatalogOptions(command).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(30)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(2)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
@@ -4775,368 +5135,6 @@ var init_source = __esm({
   }
 });
 
-// src/settings/validate.ts
-function describeKeyCharacter(char) {
-  const code = char.codePointAt(0);
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
-  if (code === 32) return "a space";
-  if (code < 32 || code === 127 || code >= 128 && code <= 159) return `a control character (${hex})`;
-  if (/[\u200b-\u200f\u2060\ufeff\u00ad]/u.test(char)) return `an invisible character (${hex})`;
-  if (/\s/u.test(char)) return `white space (${hex})`;
-  if (/[\u2018\u2019\u201c\u201d]/u.test(char)) return `a curly quote (${hex}), as a word processor writes it`;
-  return `a non-ASCII character (${hex})`;
-}
-function normalizeApiKey(raw, source) {
-  const key = raw.trim();
-  if (key === "") {
-    throw new UsageError(`the API key from ${source} is empty`);
-  }
-  let position = 0;
-  for (const char of key) {
-    position++;
-    const code = char.codePointAt(0);
-    if (code > 32 && code < 127) continue;
-    throw new UsageError(
-      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
-      {
-        hint: "copy the key again from the dashboard, as plain text"
-      }
-    );
-  }
-  return key;
-}
-function maskKey(key) {
-  return `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
-}
-function isLoopbackHost(hostname) {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host === "::1") return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-function parseBaseUrl(raw, options = {}) {
-  const source = options.source ? ` (from ${options.source})` : "";
-  const text = raw.trim();
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
-  }
-  if (url.search || text.includes("?")) {
-    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
-  }
-  if (url.hash || text.includes("#")) {
-    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
-  }
-  const loopback = isLoopbackHost(url.hostname);
-  const secure = url.protocol === "https:";
-  if (!secure && !loopback && !options.allowHttp) {
-    throw new UsageError(
-      `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`
-    );
-  }
-  const prefix = url.pathname.replace(/\/+$/, "");
-  return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
-}
-function checkCleartext(baseUrl, proxy, allowHttp) {
-  if (baseUrl.secure || allowHttp || proxy === void 0) return;
-  let proxyHost;
-  try {
-    proxyHost = new URL(proxy).hostname;
-  } catch {
-    proxyHost = proxy;
-  }
-  if (isLoopbackHost(proxyHost)) return;
-  throw new UsageError(
-    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
-    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` }
-  );
-}
-var init_validate = __esm({
-  "src/settings/validate.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/output/redact.ts
-function asciiLower(text) {
-  const lower = text.toLowerCase();
-  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-}
-function base64Needles(key) {
-  const needles = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const lead of [0, 2, 1]) {
-    const whole = Math.floor((key.length - lead) / 3) * 3;
-    if (whole < 3) continue;
-    const standard = Buffer.from(key.slice(lead, lead + whole), "latin1").toString("base64");
-    const rest = key.length - lead - whole;
-    const around = { before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
-    for (const [text, alphabet] of [
-      [standard, STANDARD],
-      [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
-    ]) {
-      if (seen.has(text)) continue;
-      seen.add(text);
-      needles.push({ text, alphabet, ...around });
-    }
-  }
-  return needles;
-}
-function hexAt(text, at, length) {
-  if (at + length > text.length) return -1;
-  let value = 0;
-  for (let i = at; i < at + length; i++) {
-    const c = text.charCodeAt(i);
-    const letter = c | 32;
-    const digit = c >= 48 && c <= 57 ? c - 48 : letter >= 97 && letter <= 102 ? letter - 97 + 10 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
-}
-function decode(text) {
-  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
-  const units = new Uint16Array(text.length);
-  const at = new Int32Array(text.length + 1);
-  let n = 0;
-  for (let i = 0; i < text.length; n++) {
-    let unit = text.charCodeAt(i);
-    let length = 1;
-    if (unit === PERCENT) {
-      const byte = hexAt(text, i + 1, 2);
-      if (byte >= 0) [unit, length] = [byte, 3];
-    } else if (unit === BACKSLASH) {
-      const next = text.charCodeAt(i + 1);
-      const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
-      if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
-      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
-    }
-    units[n] = unit;
-    at[n] = i;
-    i += length;
-  }
-  at[n] = text.length;
-  const decoded = Buffer.from(units.buffer, 0, n * 2).toString("utf16le");
-  return { text: decoded, lower: asciiLower(decoded), at };
-}
-function eachAt(haystack, needle, found) {
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found(at);
-}
-function wholeRanges(text, view, secret, ranges) {
-  const add = (start, end) => {
-    const [from, to] = view.at ? [view.at[start], view.at[end]] : [start, end];
-    if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
-    ranges.push([from, to, true]);
-  };
-  eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
-  if (view.at) {
-    const lower = asciiLower(text);
-    for (const form of secret.literal) {
-      eachAt(lower, form, (at) => {
-        if (!(secret.short && (WORD.test(text[at - 1] ?? "") || WORD.test(text[at + form.length] ?? ""))))
-          ranges.push([at, at + form.length, true]);
-      });
-    }
-  }
-  for (const needle of secret.base64) {
-    eachAt(view.text, needle.text, (at) => {
-      let start = at;
-      let end = at + needle.text.length;
-      for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view.text[start - 1]); n++) start--;
-      for (let n = 0; n < needle.after && end < view.text.length && needle.alphabet.test(view.text[end]); n++) end++;
-      ranges.push(view.at ? [view.at[start], view.at[end], true] : [start, end, true]);
-    });
-  }
-}
-function pieceRanges(text, view, secret, ranges) {
-  let grown = /* @__PURE__ */ new Map();
-  const grow = (haystack, form, at, s, length, map) => {
-    const known = grown.get(at - s);
-    if (known && known[0] <= at && at + length <= known[1]) return;
-    let start = at;
-    let end = at + length;
-    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
-    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
-    const whole = end - start === form.length;
-    grown.set(at - s, [start, end]);
-    ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
-  };
-  for (const [s, piece] of secret.pieces) {
-    eachAt(view.lower, piece, (at) => grow(view.lower, secret.lower, at, s, MIN_PIECE, view.at));
-  }
-  if (view.at) {
-    const lower = asciiLower(text);
-    grown = /* @__PURE__ */ new Map();
-    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
-  }
-  for (const needle of secret.base64) {
-    if (needle.text.length < BASE64_PIECE) continue;
-    grown = /* @__PURE__ */ new Map();
-    const tail = needle.text.length - BASE64_PIECE;
-    for (const s of tail === 0 ? [0] : [0, tail]) {
-      eachAt(view.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view.text, needle.text, at, s, BASE64_PIECE, view.at));
-    }
-  }
-}
-function applyRanges(text, ranges, mask) {
-  if (ranges.length === 0) return text;
-  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  let result = "";
-  let last = 0;
-  for (let i = 0; i < ranges.length; ) {
-    const [start, first, wholeFirst] = ranges[i++];
-    let [end, whole] = [first, wholeFirst];
-    while (i < ranges.length && ranges[i][0] <= end) {
-      end = Math.max(end, ranges[i][1]);
-      whole ||= ranges[i][2];
-      i++;
-    }
-    result += text.slice(last, start) + (whole ? mask : "\u2022\u2022\u2022\u2022");
-    last = end;
-  }
-  return result + text.slice(last);
-}
-function maskStrings(json, names, mask) {
-  return json.replace(MEMBER_OR_STRING, (literal, colon) => {
-    if (colon !== void 0 && !names) return literal;
-    const value = JSON.parse(colon === void 0 ? literal : literal.slice(0, -colon.length));
-    const masked = mask(value);
-    return masked === value ? literal : `${JSON.stringify(masked)}${colon ?? ""}`;
-  });
-}
-function maskProxyCredentials(proxy) {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? "";
-  const rest = proxy.slice(scheme.length);
-  const at = rest.lastIndexOf("@");
-  if (at < 0) return proxy;
-  const userinfo = rest.slice(0, at);
-  const colon = userinfo.indexOf(":");
-  const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
-  return `${scheme}${shown2}${rest.slice(at)}`;
-}
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, SHORT_ESCAPES, Redactor;
-var init_redact = __esm({
-  "src/output/redact.ts"() {
-    "use strict";
-    init_validate();
-    MIN_PIECE = 10;
-    BASE64_PIECE = 16;
-    SHORT_KEY = 12;
-    WORD = /[A-Za-z0-9_-]/;
-    ESCAPES = /[%\\]/;
-    MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
-    STANDARD = /[A-Za-z0-9+/]/;
-    URL_SAFE = /[A-Za-z0-9_-]/;
-    escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    Secret = class {
-      key;
-      lower;
-      mask;
-      short;
-      base64;
-      /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
-      literal;
-      /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
-      pieces = [];
-      /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
-      #maybe;
-      /** Matches wherever a piece might be (in server text). */
-      #maybePiece;
-      /** The length of the shortest whole form: shorter text holds none. */
-      #shortest;
-      constructor(key) {
-        this.key = key;
-        this.lower = asciiLower(key);
-        this.mask = maskKey(key);
-        this.short = key.length < SHORT_KEY;
-        this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
-        this.base64 = this.short ? [] : base64Needles(key);
-        this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
-        this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
-        if (this.short) return;
-        const seen = /* @__PURE__ */ new Set();
-        for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
-          const piece = this.lower.slice(s, s + MIN_PIECE);
-          if (!seen.has(piece)) this.pieces.push([s, piece]);
-          seen.add(piece);
-        }
-        const stretches = [];
-        for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
-        const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
-        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
-      }
-      /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
-      mayHold(text) {
-        return text.length >= this.#shortest && this.#maybe.test(text);
-      }
-      mayHoldPiece(text) {
-        return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
-      }
-    };
-    [PERCENT, BACKSLASH, U, X] = [37, 92, 117, 120];
-    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
-    Redactor = class {
-      #secrets = [];
-      add(secret) {
-        const key = secret?.trim();
-        if (!key || this.#secrets.some((s) => s.key === key)) return;
-        this.#secrets.push(new Secret(key));
-      }
-      get empty() {
-        return this.#secrets.length === 0;
-      }
-      /** Text with every form of the whole key masked: for anything written, the user's own data included. */
-      text(input2) {
-        let text = input2;
-        for (const secret of this.#secrets) {
-          if (!secret.mayHold(text)) continue;
-          const ranges = [];
-          wholeRanges(text, decode(text), secret, ranges);
-          text = applyRanges(text, ranges, secret.mask);
-        }
-        return text;
-      }
-      /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
-      server(input2) {
-        let text = input2;
-        for (const secret of this.#secrets) {
-          const whole = secret.mayHold(text);
-          if (!whole && !secret.mayHoldPiece(text)) continue;
-          const view = decode(text);
-          const ranges = [];
-          if (whole) wholeRanges(text, view, secret, ranges);
-          if (!secret.short) pieceRanges(text, view, secret, ranges);
-          text = applyRanges(text, ranges, secret.mask);
-        }
-        return text;
-      }
-      /**
-       * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a
-       * JSON string. Nothing else is touched (not `true`, not a number, not the tool's own member names,
-       * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
-       * sent, member names included, is masked by serverJson before it is placed in the line.
-       */
-      json(line) {
-        if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
-        return maskStrings(line, false, (text) => this.text(text));
-      }
-      /** JSON text from the server, masked as server text in its strings and member names. */
-      serverJson(json) {
-        if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
-        return maskStrings(json, true, (text) => this.server(text));
-      }
-    };
-  }
-});
-
 // src/output/render.ts
 function printable(text) {
   return text.replace(CONTROLS, (c) => {
@@ -5262,9 +5260,9 @@ function verboseLines(event, c, mask) {
   }
 }
 function githubAnnotation(message, title = "trigger") {
-  const escapeData = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(CONTROLS, (c) => printable(c));
-  const escapeProperty = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  return `::error title=${escapeProperty(title)}::${escapeData(message)}`;
+  const escapeData2 = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(CONTROLS, (c) => printable(c));
+  const escapeProperty = (s) => escapeData2(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+  return `::error title=${escapeProperty(title)}::${escapeData2(message)}`;
 }
 function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
@@ -5335,7 +5333,7 @@ function valueFromInput(value, label = "value") {
   return parseValue(value, label === "value" ? "--value" : label);
 }
 function valueTextIn(jsonText, value) {
-  let found;
+  let found2;
   let depth = 0;
   let expectKey = false;
   for (let i = 0; i < jsonText.length; i++) {
@@ -5352,7 +5350,7 @@ function valueTextIn(jsonText, value) {
           while (/[\s:]/.test(jsonText[at] ?? "")) at++;
           NUMBER_AT.lastIndex = at;
           const match = NUMBER_AT.exec(jsonText);
-          found = match?.[0];
+          found2 = match?.[0];
         }
       }
       i = end;
@@ -5365,7 +5363,7 @@ function valueTextIn(jsonText, value) {
       expectKey = true;
     }
   }
-  return found !== void 0 && Number(found) === value ? found : JSON.stringify(value);
+  return found2 !== void 0 && Number(found2) === value ? found2 : JSON.stringify(value);
 }
 function encodeSegment(segment, name) {
   if (SAFE_SEGMENT.test(segment)) return segment;
@@ -6882,14 +6880,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path9 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path13 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path9 && path9[0] !== "/") {
-          path9 = `/${path9}`;
+        if (path13 && path13[0] !== "/") {
+          path13 = `/${path13}`;
         }
-        return new URL(`${origin}${path9}`);
+        return new URL(`${origin}${path13}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7724,9 +7722,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path9, origin }
+            request: { method, path: path13, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path9);
+          debugLog("sending request to %s %s%s", method, origin, path13);
         }
       );
     }
@@ -7744,14 +7742,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path9, origin },
+            request: { method, path: path13, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path9,
+            path13,
             statusCode
           );
         }
@@ -7760,23 +7758,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path9, origin }
+            request: { method, path: path13, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path9);
+          debugLog("trailers received from %s %s%s", method, origin, path13);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path9, origin },
+            request: { method, path: path13, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path9,
+            path13,
             error2.message
           );
         }
@@ -7891,7 +7889,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path9,
+        path: path13,
         method,
         body,
         headers,
@@ -7908,11 +7906,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path9 !== "string") {
+        if (typeof path13 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path9[0] !== "/" && !(path9.startsWith("http://") || path9.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path13[0] !== "/" && !(path13.startsWith("http://") || path13.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path9)) {
+        } else if (invalidPathRegex.test(path13)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -7987,7 +7985,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path9, query) : path9;
+        this.path = query ? serializePathWithQuery(path13, query) : path13;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -10566,8 +10564,8 @@ var require_webidl = __commonJS({
         return new Uint8Array(0);
       }
       const bytes = new Uint8Array(length);
-      const view = new Uint8Array(jsArrayBuffer, offset, length);
-      bytes.set(view);
+      const view2 = new Uint8Array(jsArrayBuffer, offset, length);
+      bytes.set(view2);
       return bytes;
     };
     webidl.converters.DOMString = function(V, prefix, argument, flags) {
@@ -11487,8 +11485,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list2) {
-      const value = list2.get(name, true);
+    function getDecodeSplit(name, list3) {
+      const value = list3.get(name, true);
       if (value === null) {
         return null;
       }
@@ -13231,7 +13229,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path9, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path13, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13307,7 +13305,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path9} HTTP/1.1\r
+      let header = `${method} ${path13} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13984,7 +13982,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path9, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path13, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14053,7 +14051,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path9;
+          headers[HTTP2_HEADER_PATH] = path13;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14105,7 +14103,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path9;
+      headers[HTTP2_HEADER_PATH] = path13;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16461,10 +16459,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path9 = "/",
+          path: path13 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path9;
+        opts.path = origin + path13;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18624,20 +18622,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path9) {
-      if (typeof path9 !== "string") {
-        return path9;
+    function safeUrl(path13) {
+      if (typeof path13 !== "string") {
+        return path13;
       }
-      const pathSegments = path9.split("?", 3);
+      const pathSegments = path13.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path9;
+        return path13;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path9, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path9);
+    function matchKey(mockDispatch2, { path: path13, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path13);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18662,8 +18660,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path9, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path9)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path9), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path13, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path13)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path13), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18702,19 +18700,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path9) {
-      while (path9.endsWith("/")) {
-        path9 = path9.slice(0, -1);
+    function removeTrailingSlash(path13) {
+      while (path13.endsWith("/")) {
+        path13 = path13.slice(0, -1);
       }
-      if (path9.length === 0) {
-        path9 = "/";
+      if (path13.length === 0) {
+        path13 = "/";
       }
-      return path9;
+      return path13;
     }
     function buildKey(opts) {
-      const { path: path9, method, body, headers, query } = opts;
+      const { path: path13, method, body, headers, query } = opts;
       return {
-        path: path9,
+        path: path13,
         method,
         body,
         headers,
@@ -19404,10 +19402,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path9, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path13, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path9,
+            Path: path13,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19489,9 +19487,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path9, searchParams] = dispatchOpts.path.split("?");
+          const [path13, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path9}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path13}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19892,12 +19890,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path9 = filePath || this.#snapshotPath;
-        if (!path9) {
+        const path13 = filePath || this.#snapshotPath;
+        if (!path13) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path9), "utf8");
+          const data = await readFile(resolve(path13), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -19911,7 +19909,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path9}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path13}`, { cause: error2 });
           }
         }
       }
@@ -19922,11 +19920,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path9 = filePath || this.#snapshotPath;
-        if (!path9) {
+        const path13 = filePath || this.#snapshotPath;
+        if (!path13) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path9);
+        const resolvedPath = resolve(path13);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20567,15 +20565,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path9 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path9}`;
+        const path13 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path13}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path9;
+        this.opts.path = path13;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22392,10 +22390,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path9) {
+    function deleteCachedUri(store, cacheKey, path13) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path9
+        path: path13
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22403,7 +22401,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path9
+            path: path13
           });
         }
       }
@@ -22414,9 +22412,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path9 = getSameOriginPath(cacheKey, values[i]);
-        if (path9 !== void 0) {
-          deleteCachedUri(store, cacheKey, path9);
+        const path13 = getSameOriginPath(cacheKey, values[i]);
+        if (path13 !== void 0) {
+          deleteCachedUri(store, cacheKey, path13);
         }
       }
     }
@@ -25547,9 +25545,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list3 = this.#headersList.cookies;
+        if (list3) {
+          return [...list3];
         }
         return [];
       }
@@ -25573,8 +25571,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target2, list2) {
-        target2.#headersList = list2;
+      static setHeadersList(target2, list3) {
+        target2.#headersList = list3;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -26525,13 +26523,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list3 = dependentControllerMap.get(this.signal);
+          if (list3 === void 0) {
+            list3 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list3);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list3.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -27904,11 +27902,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path9 = url.pathname + url.search;
+        const path13 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path9}?` : path9,
+            path: hasTrailingQuestionMark ? `${path13}?` : path13,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28855,9 +28853,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path9) {
-      for (let i = 0; i < path9.length; ++i) {
-        const code = path9.charCodeAt(i);
+    function validateCookiePath(path13) {
+      for (let i = 0; i < path13.length; ++i) {
+        const code = path13.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -32293,11 +32291,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path9 = opts.path;
+          let path13 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path9 = `/${path9}`;
+            path13 = `/${path13}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path9);
+          url = new URL(util.parseOrigin(url).origin + path13);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -32504,13 +32502,18 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
+function maskFor(key) {
+  const mask = new Redactor();
+  mask.add(key);
+  return mask;
+}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
 function createClient(options) {
   return new TriggerClient(options);
 }
-var USER_AGENT, TriggerClient, msSince;
+var USER_AGENT, TriggerClient, SUCCESS_TEXT2, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32520,6 +32523,7 @@ var init_client = __esm({
     init_request();
     init_attempt();
     init_response();
+    init_redact();
     init_messages();
     init_retry();
     init_undici();
@@ -32541,6 +32545,8 @@ var init_client = __esm({
       #requestHeaders;
       /** The same as names and values in turn, as undici takes them with the least work. */
       #headerList;
+      /** Masks the key in server text; made when an answer first needs it. */
+      #mask;
       constructor(options) {
         if (typeof options.baseUrl === "string") {
           this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
@@ -32648,10 +32654,12 @@ var init_client = __esm({
             attempts: attempt,
             durationMs: Math.round(outcome.ended - started),
             requestId,
-            response: json ?? text
+            // The usual answer holds no key; anything else is masked here, so a library caller never
+            // sees the server's echo of the key either.
+            response: text === SUCCESS_TEXT2 ? json : this.#responseOf(text, json)
           };
         }
-        const headers = headersOf(rawHeaders);
+        const headers = this.#maskedHeaders(headersOf(rawHeaders));
         if (isRetryableStatus(status2) && canRetry) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -32661,7 +32669,7 @@ var init_client = __esm({
           }
         }
         throw serviceError(
-          { status: status2, headers, json, text },
+          { status: status2, headers, ...this.#masked(text, json) },
           {
             triggerId: event.triggerId,
             path: `${this.baseUrl.prefix}${event.path}`,
@@ -32671,6 +32679,25 @@ var init_client = __esm({
           },
           { attempts: attempt, durationMs: msSince(started), requestId }
         );
+      }
+      /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
+      #masked(text, json) {
+        const mask = this.#mask ??= maskFor(this.#apiKey);
+        if (json === void 0) return { text: mask.server(text), json };
+        const safe = mask.serverJson(text);
+        return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
+      }
+      #responseOf(text, json) {
+        const safe = this.#masked(text, json);
+        return safe.json ?? safe.text;
+      }
+      #maskedHeaders(headers) {
+        const mask = this.#mask ??= maskFor(this.#apiKey);
+        const safe = {};
+        for (const [name, value] of Object.entries(headers)) {
+          safe[name] = Array.isArray(value) ? value.map((v) => mask.server(v)) : value === void 0 ? value : mask.server(value);
+        }
+        return safe;
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
@@ -32742,6 +32769,7 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
+    SUCCESS_TEXT2 = '{"success":true}';
     msSince = (started) => Math.round(monotonicMs() - started);
   }
 });
@@ -32898,15 +32926,15 @@ var init_mjs = __esm({
         this.listeners[ev].push(fn);
       }
       removeListener(ev, fn) {
-        const list2 = this.listeners[ev];
-        const i = list2.indexOf(fn);
+        const list3 = this.listeners[ev];
+        const i = list3.indexOf(fn);
         if (i === -1) {
           return;
         }
-        if (i === 0 && list2.length === 1) {
-          list2.length = 0;
+        if (i === 0 && list3.length === 1) {
+          list3.length = 0;
         } else {
-          list2.splice(i, 1);
+          list3.splice(i, 1);
         }
       }
       emit(ev, code, signal) {
@@ -35922,6 +35950,12 @@ var init_spinner = __esm({
 });
 
 // src/settings/paths.ts
+var paths_exports = {};
+__export(paths_exports, {
+  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
+  configDir: () => configDir,
+  configPath: () => configPath
+});
 function configDir(env2 = process.env, platform = process.platform) {
   if (env2.TRIGGER_CONFIG_DIR) return import_node_path.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
@@ -35943,6 +35977,45 @@ var init_paths = __esm({
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path = __toESM(require("node:path"), 1);
     CONFIG_FILE_NAME = "config.json";
+  }
+});
+
+// src/atomic-write.ts
+function writeFileAtomic(target2, text, options = {}) {
+  let file = target2;
+  try {
+    file = import_node_fs.default.realpathSync(target2);
+  } catch {
+  }
+  let mode = options.mode ?? 420;
+  if (!options.forceMode) {
+    try {
+      mode = import_node_fs.default.statSync(file).mode & 511;
+    } catch {
+    }
+  }
+  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(temp, "wx", mode);
+    import_node_fs.default.writeFileSync(fd, text);
+    import_node_fs.default.fchmodSync(fd, mode);
+    import_node_fs.default.fsyncSync(fd);
+    import_node_fs.default.closeSync(fd);
+    fd = void 0;
+    import_node_fs.default.renameSync(temp, file);
+  } catch (error2) {
+    if (fd !== void 0) import_node_fs.default.closeSync(fd);
+    import_node_fs.default.rmSync(temp, { force: true });
+    throw error2;
+  }
+}
+var import_node_fs, import_node_path2;
+var init_atomic_write = __esm({
+  "src/atomic-write.ts"() {
+    "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
   }
 });
 
@@ -35984,7 +36057,7 @@ var init_errno = __esm({
 // src/process-identity.ts
 function procStat(pid) {
   try {
-    const stat = import_node_fs.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = import_node_fs2.default.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
@@ -35993,7 +36066,7 @@ function procStat(pid) {
 }
 function pidNamespace() {
   try {
-    return import_node_fs.default.readlinkSync("/proc/self/ns/pid");
+    return import_node_fs2.default.readlinkSync("/proc/self/ns/pid");
   } catch {
     return void 0;
   }
@@ -36027,16 +36100,22 @@ function stillRuns(pid, recordedStart) {
   if (now === void 0) return true;
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
-var import_node_fs, import_node_os3, self;
+var import_node_fs2, import_node_os3, self;
 var init_process_identity = __esm({
   "src/process-identity.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_os3 = __toESM(require("node:os"), 1);
   }
 });
 
 // src/settings/lock.ts
+var lock_exports = {};
+__export(lock_exports, {
+  LOCK_WAIT_MS: () => LOCK_WAIT_MS,
+  lockWaitMs: () => lockWaitMs,
+  withLock: () => withLock
+});
 function lockWaitMs(env2) {
   const raw = env2.TRIGGER_LOCK_WAIT;
   if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
@@ -36051,7 +36130,7 @@ function lockWaitMs(env2) {
 function look(lock) {
   let stat;
   try {
-    stat = import_node_fs2.default.lstatSync(lock);
+    stat = import_node_fs3.default.lstatSync(lock);
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return {
@@ -36072,7 +36151,7 @@ function look(lock) {
     };
   let text = "";
   try {
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs2.default.readFileSync(lock, "utf8");
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return {
@@ -36118,19 +36197,19 @@ function look(lock) {
 function create(lock, owner) {
   let fd;
   try {
-    fd = import_node_fs2.default.openSync(lock, "wx", 384);
+    fd = import_node_fs3.default.openSync(lock, "wx", 384);
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
     throw error2;
   }
   try {
-    import_node_fs2.default.writeSync(fd, JSON.stringify(owner));
+    import_node_fs3.default.writeSync(fd, JSON.stringify(owner));
   } catch (error2) {
-    import_node_fs2.default.closeSync(fd);
-    import_node_fs2.default.rmSync(lock, { force: true });
+    import_node_fs3.default.closeSync(fd);
+    import_node_fs3.default.rmSync(lock, { force: true });
     throw error2;
   }
-  import_node_fs2.default.closeSync(fd);
+  import_node_fs3.default.closeSync(fd);
   return true;
 }
 function removeStale(lock, stale, pid, owner) {
@@ -36148,7 +36227,7 @@ function removeStale(lock, stale, pid, owner) {
     const holder = look(breaker);
     if (holder.state === "dead") {
       try {
-        if (import_node_fs2.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs2.default.unlinkSync(breaker);
+        if (import_node_fs3.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs3.default.unlinkSync(breaker);
       } catch {
       }
     }
@@ -36160,13 +36239,13 @@ function removeStale(lock, stale, pid, owner) {
   try {
     let current;
     try {
-      current = import_node_fs2.default.readFileSync(lock, "utf8");
+      current = import_node_fs3.default.readFileSync(lock, "utf8");
     } catch {
       return void 0;
     }
     if (current !== stale) return void 0;
     try {
-      import_node_fs2.default.unlinkSync(lock);
+      import_node_fs3.default.unlinkSync(lock);
     } catch (error2) {
       if (error2.code !== "ENOENT")
         return {
@@ -36176,7 +36255,7 @@ function removeStale(lock, stale, pid, owner) {
     }
     return void 0;
   } finally {
-    import_node_fs2.default.rmSync(breaker, { force: true });
+    import_node_fs3.default.rmSync(breaker, { force: true });
   }
 }
 async function withLock(file, fn, options = {}) {
@@ -36210,16 +36289,16 @@ async function withLock(file, fn, options = {}) {
   } finally {
     held.delete(lock);
     try {
-      if (import_node_fs2.default.readFileSync(lock, "utf8") === mine) import_node_fs2.default.unlinkSync(lock);
+      if (import_node_fs3.default.readFileSync(lock, "utf8") === mine) import_node_fs3.default.unlinkSync(lock);
     } catch {
     }
   }
 }
-var import_node_fs2, LOCK_WAIT_MS, MAX_LOCK_BYTES, held, sleep;
+var import_node_fs3, LOCK_WAIT_MS, MAX_LOCK_BYTES, held, sleep;
 var init_lock = __esm({
   "src/settings/lock.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     init_errno();
     init_errors();
     init_process_identity();
@@ -36230,17 +36309,17 @@ var init_lock = __esm({
   }
 });
 
-// not-in-action:conf
-var require_conf = __commonJS({
-  "not-in-action:conf"(exports2, module2) {
-    module2.exports = new Proxy({}, { get(_, name) {
-      if (name === "__esModule" || name === "then") return void 0;
-      throw new Error("the GitHub Action has no settings store or keychain: give the key with the input api-key");
-    } });
-  }
-});
-
 // src/settings/store.ts
+var store_exports = {};
+__export(store_exports, {
+  PROFILE_NAME: () => PROFILE_NAME,
+  checkProfileName: () => checkProfileName,
+  ensureDir: () => ensureDir,
+  getProfile: () => getProfile,
+  readConfig: () => readConfig,
+  updateConfig: () => updateConfig,
+  updateProfile: () => updateProfile
+});
 function checkProfileName(name) {
   if (!PROFILE_NAME.test(name)) {
     throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
@@ -36250,7 +36329,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs3.default.readFileSync(file, "utf8");
+    text = import_node_fs4.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
@@ -36286,11 +36365,11 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path2.default.resolve(dir);
+  let at = import_node_path3.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
-      stat = import_node_fs3.default.statSync(at);
+      stat = import_node_fs4.default.statSync(at);
     } catch (error2) {
       const code = error2.code;
       if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
@@ -36303,13 +36382,13 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path2.default.dirname(at);
+    const parent = import_node_path3.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
   for (const level of missing) {
     try {
-      import_node_fs3.default.mkdirSync(level, { mode: 448 });
+      import_node_fs4.default.mkdirSync(level, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
     }
@@ -36317,24 +36396,15 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path2.default.dirname(file);
+  const dir = import_node_path3.default.dirname(file);
   ensureDir(dir);
-  const { default: Conf } = await Promise.resolve().then(() => __toESM(require_conf(), 1));
   return withLock(
     file,
     async () => {
       const next = update(readConfig(file));
       try {
-        const store = new Conf({
-          cwd: dir,
-          configName: import_node_path2.default.basename(CONFIG_FILE_NAME, ".json"),
-          configFileMode: 384,
-          accessPropertiesByDotNotation: false,
-          clearInvalidConfig: false,
-          watch: false
-        });
-        store.store = next;
-        import_node_fs3.default.chmodSync(file, 384);
+        writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
+`, { mode: 384, forceMode: true });
       } catch (error2) {
         throw writeError("write", file, error2);
       }
@@ -36356,16 +36426,16 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs3, import_node_path2, PROFILE_NAME;
+var import_node_fs4, import_node_path3, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
+    init_atomic_write();
     init_errno();
     init_errors();
     init_lock();
-    init_paths();
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
   }
 });
@@ -36470,11 +36540,510 @@ var init_keychain = __esm({
   }
 });
 
+// src/catalog/find.ts
+var find_exports = {};
+__export(find_exports, {
+  CATALOG_FILE_NAME: () => CATALOG_FILE_NAME,
+  findCatalog: () => findCatalog
+});
+function findCatalog({ cwd, env: env2, flag }) {
+  if (flag === false) return void 0;
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path4.default.resolve(cwd, flag), source: "flag" };
+  const named = env2.TRIGGER_CATALOG;
+  if (named) return { path: import_node_path4.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path4.default.resolve(cwd); ; ) {
+    const candidate = import_node_path4.default.join(dir, CATALOG_FILE_NAME);
+    if (isFile(candidate)) return { path: candidate, source: "found" };
+    const parent = import_node_path4.default.dirname(dir);
+    if (parent === dir) return void 0;
+    dir = parent;
+  }
+}
+function isFile(file) {
+  try {
+    return import_node_fs5.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+var import_node_fs5, import_node_path4, CATALOG_FILE_NAME;
+var init_find = __esm({
+  "src/catalog/find.ts"() {
+    "use strict";
+    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
+    CATALOG_FILE_NAME = "triggers.json";
+  }
+});
+
+// src/catalog/load.ts
+var load_exports = {};
+__export(load_exports, {
+  ENTRY_FIELDS: () => ENTRY_FIELDS,
+  VALUE_RULES: () => VALUE_RULES,
+  catalogError: () => catalogError,
+  catalogProblems: () => catalogProblems,
+  idIn: () => idIn,
+  isPlainValid: () => isPlainValid,
+  lineColumn: () => lineColumn,
+  loadCatalog: () => loadCatalog,
+  parseCatalog: () => parseCatalog,
+  readCatalogText: () => readCatalogText,
+  triggerIdsFor: () => triggerIdsFor
+});
+function describe(value) {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : JSON.stringify(value);
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function lineColumn(text, offset) {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+function lineOfKey(text, key) {
+  const quoted = JSON.stringify(key);
+  for (let at = text.indexOf(quoted); at >= 0; at = text.indexOf(quoted, at + 1)) {
+    if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return lineColumn(text, at).line;
+  }
+  return void 0;
+}
+function syntaxProblem(text, error2) {
+  const position = /at position (\d+)/.exec(error2.message);
+  const offset = position ? Number(position[1]) : text.length;
+  const { line, column } = lineColumn(text, offset);
+  const words = error2.message.replace(/\s*(?:in JSON )?at position \d+.*$/s, "").replace(/^Unexpected end of JSON input$/, "the file ends too early");
+  return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
+}
+function filled(value) {
+  if (typeof value !== "string" || value.length === 0) return false;
+  const first = value.charCodeAt(0);
+  return first > 32 && first < 127 || NON_BLANK.test(value);
+}
+function isPlainValid(data) {
+  if (!isObject(data)) return false;
+  for (const field2 in data) if (field2 !== "triggers" && field2 !== "$schema") return false;
+  if (data.$schema !== void 0 && typeof data.$schema !== "string") return false;
+  const triggers = data.triggers;
+  if (!isObject(triggers)) return false;
+  const profileNames = /* @__PURE__ */ new Set();
+  let byProfile;
+  const keys = Object.keys(triggers);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const entry2 = triggers[key];
+    if (!filled(key) || !isObject(entry2)) return false;
+    const fields = Object.keys(entry2);
+    let rule;
+    let min;
+    let max;
+    for (let j = 0; j < fields.length; j++) {
+      const field2 = fields[j];
+      const value = entry2[field2];
+      switch (field2) {
+        case "name":
+        case "deprecated":
+          if (!filled(value)) return false;
+          break;
+        case "description":
+          if (typeof value !== "string") return false;
+          break;
+        case "value":
+          if (value !== "required" && value !== "optional" && value !== "none") return false;
+          rule = value;
+          break;
+        case "min":
+          if (typeof value !== "number") return false;
+          min = value;
+          break;
+        case "max":
+          if (typeof value !== "number") return false;
+          max = value;
+          break;
+        case "ids": {
+          if (!isObject(value)) return false;
+          const profiles = Object.keys(value);
+          for (let k = 0; k < profiles.length; k++) {
+            const profile = profiles[k];
+            const id = value[profile];
+            if (!profileNames.has(profile)) {
+              if (!PROFILE_NAME.test(profile)) return false;
+              profileNames.add(profile);
+            }
+            if (!filled(id)) return false;
+            if (id !== key && Object.hasOwn(triggers, id)) return false;
+            byProfile ??= /* @__PURE__ */ new Map();
+            let sent = byProfile.get(profile);
+            if (!sent) byProfile.set(profile, sent = /* @__PURE__ */ new Map());
+            if (sent.has(id)) return false;
+            sent.set(id, key);
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    if (rule === "none" && (min !== void 0 || max !== void 0)) return false;
+    if (typeof min === "number" && typeof max === "number" && min > max) return false;
+  }
+  return true;
+}
+function catalogProblems(data, text = "") {
+  const problems = [];
+  if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
+  for (const field2 of Object.keys(data)) {
+    if (!TOP_FIELDS.includes(field2))
+      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field2) });
+  }
+  if (data.$schema !== void 0 && typeof data.$schema !== "string") problems.push({ message: '"$schema" must be a string' });
+  const triggers = data.triggers;
+  if (!isObject(triggers)) {
+    problems.push({
+      message: triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`,
+      line: 1
+    });
+    return problems;
+  }
+  const profiles = /* @__PURE__ */ new Set();
+  for (const [key, entry2] of Object.entries(triggers)) {
+    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
+    if (key.trim() === "") at("an empty trigger id");
+    if (!isObject(entry2)) {
+      at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
+      continue;
+    }
+    for (const field2 of Object.keys(entry2)) {
+      if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
+    }
+    for (const field2 of ["name", "description", "deprecated"]) {
+      const value = entry2[field2];
+      if (value === void 0) continue;
+      if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
+      else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
+    }
+    const rule = entry2.value;
+    if (rule !== void 0 && !VALUE_RULES.includes(rule))
+      at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
+    for (const bound2 of ["min", "max"]) {
+      const value = entry2[bound2];
+      if (value === void 0) continue;
+      if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
+      else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
+    }
+    if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
+      at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
+    const ids = entry2.ids;
+    if (ids === void 0) continue;
+    if (!isObject(ids)) {
+      at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
+      continue;
+    }
+    for (const [profile, id] of Object.entries(ids)) {
+      profiles.add(profile);
+      if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
+      if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
+      else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
+    }
+  }
+  if (problems.length > 0) return problems;
+  const data_ = data;
+  for (const profile of ["default", ...profiles]) {
+    const owner = /* @__PURE__ */ new Map();
+    for (const key of Object.keys(data_.triggers)) owner.set(key, key);
+    const sent = /* @__PURE__ */ new Map();
+    for (const [key, entry2] of Object.entries(data_.triggers)) {
+      const id = idIn(key, entry2, profile);
+      const other = sent.get(id);
+      if (other !== void 0) {
+        problems.push({
+          message: `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`,
+          line: lineOfKey(text, key)
+        });
+        continue;
+      }
+      sent.set(id, key);
+      const named = owner.get(id);
+      if (named !== void 0 && named !== key) {
+        problems.push({
+          message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
+          line: lineOfKey(text, key)
+        });
+      }
+    }
+  }
+  return problems;
+}
+function parseCatalog(text) {
+  let data;
+  try {
+    data = JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
+  } catch (error2) {
+    return { data: void 0, problems: [syntaxProblem(text, error2)] };
+  }
+  const problems = isPlainValid(data) ? [] : catalogProblems(data, text);
+  return problems.length === 0 ? { data, problems: [] } : { data: void 0, problems };
+}
+function catalogError(file, problems) {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  const where2 = first.line === void 0 ? file : `${file}:${first.line}`;
+  return new ConfigError(`catalog ${where2}: ${first.message}${more}`, {
+    hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
+  });
+}
+function readCatalogText(file) {
+  try {
+    return import_node_fs6.default.readFileSync(file, "utf8");
+  } catch (error2) {
+    throw new ConfigError(`cannot read catalog ${file}: ${errnoWords(error2, "reading")}`, {
+      hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
+    });
+  }
+}
+function loadCatalog(file) {
+  const text = readCatalogText(file);
+  const parsed = parseCatalog(text);
+  if (!parsed.data) throw catalogError(file, parsed.problems);
+  return { path: file, text, data: parsed.data };
+}
+function idIn(key, entry2, profile) {
+  return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
+}
+function triggerIdsFor(catalog, profile) {
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
+}
+var import_node_fs6, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK;
+var init_load = __esm({
+  "src/catalog/load.ts"() {
+    "use strict";
+    import_node_fs6 = __toESM(require("node:fs"), 1);
+    init_errno();
+    init_errors();
+    init_store();
+    VALUE_RULES = ["required", "optional", "none"];
+    ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
+    TOP_FIELDS = ["$schema", "triggers"];
+    NON_BLANK = /\S/;
+  }
+});
+
+// src/catalog/decimal.ts
+function decimal(text) {
+  const m = DECIMAL2.exec(text.trim());
+  if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
+  const int = m[2] ?? "";
+  const all = int + (m[3] ?? "");
+  let point = int.length + Number(m[4] ?? "0");
+  let start = 0;
+  while (start < all.length && all.charCodeAt(start) === 48) start++;
+  point -= start;
+  let end = all.length;
+  while (end > start && all.charCodeAt(end - 1) === 48) end--;
+  const digits = all.slice(start, end);
+  return { negative: m[1] === "-" && digits !== "", digits, point: digits === "" ? 0 : point };
+}
+function compareMagnitude(a, b) {
+  if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
+  if (a.point !== b.point) return a.point < b.point ? -1 : 1;
+  const n = Math.max(a.digits.length, b.digits.length);
+  const x = a.digits.padEnd(n, "0");
+  const y = b.digits.padEnd(n, "0");
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+function compareDecimal(a, b) {
+  const x = decimal(a);
+  const y = decimal(b);
+  if (x.negative !== y.negative) return x.negative ? -1 : 1;
+  const m = compareMagnitude(x, y);
+  return x.negative ? -m : m;
+}
+var DECIMAL2;
+var init_decimal = __esm({
+  "src/catalog/decimal.ts"() {
+    "use strict";
+    DECIMAL2 = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+  }
+});
+
+// src/catalog/resolve.ts
+var resolve_exports = {};
+__export(resolve_exports, {
+  TriggerResolver: () => TriggerResolver,
+  editDistance: () => editDistance,
+  rowChecker: () => rowChecker
+});
+function editDistance(a, b) {
+  const rows2 = [];
+  for (let i = 0; i <= a.length; i++) rows2.push([i]);
+  for (let j = 1; j <= b.length; j++) rows2[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows2[i - 1][j] + 1, rows2[i][j - 1] + 1, rows2[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows2[i - 2][j - 2] + 1);
+      rows2[i][j] = d;
+    }
+  }
+  return rows2[a.length][b.length];
+}
+function numberText(n) {
+  return n === void 0 ? void 0 : String(n);
+}
+function rowChecker(resolver, warn) {
+  const warned = /* @__PURE__ */ new Set();
+  return (given, value, line) => {
+    const found2 = resolver.resolve(given);
+    if (!found2.ok) return { invalid: found2.message };
+    const { trigger } = found2;
+    const problem = trigger.entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0 ? void 0 : resolver.valueProblem(trigger, value);
+    if (problem) return { invalid: problem };
+    if (trigger.entry.deprecated !== void 0 && !warned.has(trigger.key)) {
+      warned.add(trigger.key);
+      warn(resolver.deprecation(trigger), line);
+    }
+    return { id: trigger.id };
+  };
+}
+var TriggerResolver;
+var init_resolve = __esm({
+  "src/catalog/resolve.ts"() {
+    "use strict";
+    init_decimal();
+    init_load();
+    TriggerResolver = class {
+      catalog;
+      profile;
+      /** Names looked up so far: a batch asks for the same few again and again. */
+      known = /* @__PURE__ */ new Map();
+      unknown = /* @__PURE__ */ new Map();
+      /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
+      ids;
+      constructor(catalog, profile) {
+        this.catalog = catalog;
+        this.profile = profile;
+      }
+      trigger(key) {
+        const entry2 = this.catalog.data.triggers[key];
+        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: numberText(entry2.min), max: numberText(entry2.max) };
+      }
+      /**
+       * The catalog trigger a name given on the command line or in a row stands for. A key is found
+       * directly (a catalog that loaded has no profile id that is another trigger's key, so a key is
+       * never ambiguous); a profile's own id through a map made once.
+       */
+      resolve(given) {
+        const seen = this.known.get(given);
+        if (seen) return { ok: true, trigger: seen };
+        const triggers = this.catalog.data.triggers;
+        let key = Object.hasOwn(triggers, given) ? given : void 0;
+        if (key === void 0) {
+          if (!this.ids) {
+            this.ids = /* @__PURE__ */ new Map();
+            for (const k of Object.keys(triggers)) {
+              const id = idIn(k, triggers[k], this.profile);
+              if (id !== k) this.ids.set(id, k);
+            }
+          }
+          key = this.ids.get(given);
+        }
+        if (key !== void 0) {
+          const trigger = this.trigger(key);
+          this.known.set(given, trigger);
+          return { ok: true, trigger };
+        }
+        const known = this.unknown.get(given);
+        if (known) return known;
+        const result = this.explainUnknown(given);
+        this.unknown.set(given, result);
+        return result;
+      }
+      explainUnknown(given) {
+        const where2 = `the catalog ${this.catalog.path}`;
+        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
+          for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
+            if (id === given && profile !== this.profile) {
+              const suggestion2 = this.trigger(key).id;
+              return {
+                ok: false,
+                message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where2}); did you mean ${suggestion2}?`,
+                suggestion: suggestion2
+              };
+            }
+          }
+        }
+        let best;
+        const consider = (name) => {
+          const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+          if (!best || distance < best.distance) best = { name, distance };
+        };
+        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
+          consider(key);
+          for (const id of Object.values(entry2.ids ?? {})) consider(id);
+        }
+        let suggestion;
+        if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
+          const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
+          suggestion = match?.id;
+        }
+        return {
+          ok: false,
+          message: `trigger ${JSON.stringify(given)} is not in ${where2}${suggestion ? `; did you mean ${suggestion}?` : ""}`,
+          suggestion
+        };
+      }
+      ownerOf(id) {
+        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
+          if (Object.values(entry2.ids ?? {}).includes(id)) return this.trigger(key);
+        }
+        return void 0;
+      }
+      /**
+       * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
+       * when it does not.
+       */
+      valueProblem(trigger, value) {
+        const { entry: entry2, key } = trigger;
+        const where2 = `(the catalog ${this.catalog.path})`;
+        if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
+        if (entry2.value === "none") return `trigger ${key} takes no value, got ${value} ${where2}`;
+        if (trigger.min !== void 0 && compareDecimal(value, trigger.min) < 0)
+          return `value ${value} is below the minimum ${trigger.min} of trigger ${key} ${where2}`;
+        if (trigger.max !== void 0 && compareDecimal(value, trigger.max) > 0)
+          return `value ${value} is above the maximum ${trigger.max} of trigger ${key} ${where2}`;
+        return void 0;
+      }
+      /** The warning for a deprecated trigger, if it is one. */
+      deprecation(trigger) {
+        const reason2 = trigger.entry.deprecated;
+        return reason2 === void 0 ? void 0 : `warning: trigger ${trigger.key} is deprecated: ${reason2} (the catalog ${this.catalog.path})`;
+      }
+    };
+  }
+});
+
 // src/settings/resolve.ts
+var resolve_exports2 = {};
+__export(resolve_exports2, {
+  findSettings: () => findSettings,
+  loadSettings: () => loadSettings,
+  noBaseUrlError: () => noBaseUrlError,
+  noKeyError: () => noKeyError,
+  readableKeyFileWarning: () => readableKeyFileWarning,
+  resolveCommand: () => resolveCommand,
+  resolveSettings: () => resolveSettings,
+  selectedProfile: () => selectedProfile,
+  unknownProfile: () => unknownProfile
+});
 function readableKeyFileWarning(file) {
   let mode;
   try {
-    mode = import_node_fs4.default.statSync(file).mode & 511;
+    mode = import_node_fs7.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
@@ -36528,22 +37097,24 @@ function unknownProfile(name, configFile, config) {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
+function noKeyError(profile) {
+  return new ConfigError("no API key is set", {
+    hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_API_KEY, or pass --api-key)`
+  });
+}
+function noBaseUrlError(profile) {
+  return new ConfigError("no base URL is set", {
+    hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
+  });
+}
 function resolveSettings(options = {}) {
   const env2 = options.env ?? process.env;
-  const found = findSettings(options);
-  const { configFile, config, key, url, allowHttp } = found;
-  const { name: profileName, explicit } = found.profile;
-  if (explicit && !found.stored) throw unknownProfile(profileName, configFile, config);
-  if (!key && options.requireKey !== false) {
-    throw new ConfigError("no API key is set", {
-      hint: `run: trigger config set-key${explicit ? ` --profile ${profileName}` : ""}  (or set TRIGGER_API_KEY, or pass --api-key)`
-    });
-  }
-  if (!url) {
-    throw new ConfigError("no base URL is set", {
-      hint: `run: trigger config set-base-url https://<your-service-host>${explicit ? ` --profile ${profileName}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
-    });
-  }
+  const found2 = findSettings(options);
+  const { configFile, config, key, url, allowHttp } = found2;
+  const { name: profileName, explicit } = found2.profile;
+  if (explicit && !found2.stored) throw unknownProfile(profileName, configFile, config);
+  if (!key && options.requireKey !== false) throw noKeyError(found2.profile);
+  if (!url) throw noBaseUrlError(found2.profile);
   const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
   checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp);
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
@@ -36559,11 +37130,18 @@ function resolveSettings(options = {}) {
     configFile
   };
 }
-var import_node_fs4, STORED;
-var init_resolve = __esm({
+async function resolveCommand(options = {}) {
+  const settings = await loadSettings(options);
+  const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
+  if (!found2) return { settings, catalog: void 0 };
+  const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
+  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path), settings.profile) };
+}
+var import_node_fs7, STORED;
+var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -36571,6 +37149,7 @@ var init_resolve = __esm({
     init_base_url_warning();
     init_keychain();
     init_validate();
+    init_find();
     STORED = "\0keychain";
   }
 });
@@ -36658,7 +37237,7 @@ function keepWasmOnBaselineTier() {
 function capYoungGeneration() {
   const v8 = process.getBuiltinModule("node:v8");
   let holding = false;
-  const check = () => {
+  const check2 = () => {
     const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
     if (!young) return;
     const atCap = young.space_size >= YOUNG_GENERATION_CAP;
@@ -36666,7 +37245,7 @@ function capYoungGeneration() {
     holding = atCap;
     setFlags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
   };
-  const timer = setInterval(check, 10);
+  const timer = setInterval(check2, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
@@ -36686,13 +37265,32 @@ var fire_exports = {};
 __export(fire_exports, {
   fire: () => fire
 });
-async function fire(triggerId, userId, options, io, env2 = process.env) {
+async function fire(triggerId, userId, options, io, env2 = process.env, cwd = process.cwd()) {
   let event;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun, env: env2 });
+    const { settings, catalog } = await resolveCommand({
+      flags: settingsFlags(options),
+      requireKey: !options.dryRun,
+      env: env2,
+      cwd,
+      catalog: options.catalog
+    });
     io.addSecret(settings.apiKey);
     for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
+    if (catalog) {
+      const found2 = catalog.resolve(triggerId);
+      if (!found2.ok)
+        throw new UsageError(found2.message, {
+          // A near miss is a typo, not a trigger to add.
+          hint: found2.suggestion ? void 0 : `if it is new, add it: trigger triggers add ${shellQuote(triggerId)} --name <name>`
+        });
+      const problem = catalog.valueProblem(found2.trigger, event.value?.json);
+      if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found2.trigger.key}` });
+      const deprecation = catalog.deprecation(found2.trigger);
+      if (deprecation) io.stderr(io.errColors.warn(deprecation));
+      if (found2.trigger.id !== triggerId) event = eventOf(found2.trigger.id, userId, event.value);
+    }
     if (options.dryRun) {
       const url = eventUrl(settings.baseUrl, event);
       const curl = curlCommand(url, event.body, USER_AGENT);
@@ -36767,7 +37365,7 @@ var init_fire = __esm({
     init_errors();
     init_render();
     init_spinner();
-    init_resolve();
+    init_resolve2();
     init_validate();
     init_signals2();
     init_service();
@@ -36840,25 +37438,25 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path3.default.basename(file)}.`;
+  const prefix = `.${import_node_path5.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs5.default.readdirSync(import_node_path3.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path5.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs5.default.rmSync(import_node_path3.default.join(import_node_path3.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path5.default.join(import_node_path5.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs5, import_node_path3, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path5, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     init_errno();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
@@ -36895,20 +37493,20 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs5.default.statSync(file);
+          existing = import_node_fs8.default.statSync(file);
         } catch {
           existing = void 0;
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path5.default.join(import_node_path5.default.dirname(file), `.${import_node_path5.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs5.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -36950,14 +37548,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs5.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs5.default.ftruncateSync(this.#fd, import_node_fs5.default.fstatSync(this.#fd).size - done);
+              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -36972,19 +37570,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs5.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs5.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs5.default.renameSync(this.#target, this.path);
+        import_node_fs8.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs5.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs5.default.rmSync(this.#target, { force: true });
+        import_node_fs8.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -37052,7 +37650,7 @@ function stoppable(source) {
   };
 }
 function formatFromName(file) {
-  return EXTENSIONS[import_node_path4.default.extname(file).toLowerCase()];
+  return EXTENSIONS[import_node_path6.default.extname(file).toLowerCase()];
 }
 async function sniff(stream) {
   const chunks = stream[Symbol.asyncIterator]();
@@ -37067,7 +37665,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs6.default.fstatSync(0).isFile();
+    return import_node_fs9.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -37078,8 +37676,8 @@ async function openInput(source, options = {}) {
   let stdin;
   if (source === "-") {
     const given = options.stdin ?? process.stdin;
-    const isFile = !options.stdin && stdinIsFile();
-    if (isFile) stream = given;
+    const isFile2 = !options.stdin && stdinIsFile();
+    if (isFile2) stream = given;
     else {
       stdin = stoppable(given);
       stream = stdin.stream;
@@ -37088,7 +37686,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs6.default.promises.open(source, "r");
+      handle = await import_node_fs9.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -37114,12 +37712,12 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs6, import_node_path4, import_node_stream, EXTENSIONS, MAX_HELD;
+var import_node_fs9, import_node_path6, import_node_stream, EXTENSIONS, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     init_errno();
     init_errors();
@@ -37137,14 +37735,17 @@ var init_input = __esm({
 async function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs7.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
-  return { path: import_node_path5.default.resolve(file), size, sha256: hash.digest("hex") };
+  return { path: import_node_path7.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs7.default.readFileSync(file, "utf8");
+  const text = import_node_fs10.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -37209,13 +37810,13 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs7, import_node_path5, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path7, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
     MAGIC = "trigger batch journal";
@@ -37274,7 +37875,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs7.default.existsSync(file)) {
+        if (import_node_fs10.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -37299,6 +37900,15 @@ var init_journal = __esm({
               }
             );
           }
+          const was = loaded2.header.catalog;
+          const now = options.catalog ?? null;
+          if (was !== void 0 && (was?.sha256 ?? null) !== (now?.sha256 ?? null)) {
+            const then = was ? `the catalog ${was.path}` : "no catalog";
+            const changed = was && now && was.path === now.path ? `${then}, which has changed since` : `${then}, not ${now ? `the catalog ${now.path}` : "without one"}`;
+            throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
+              hint: was ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+            });
+          }
           if (loaded2.header.format !== options.format) {
             throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
               hint: `pass --format ${loaded2.header.format}`
@@ -37309,22 +37919,23 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs7.default.openSync(file, "r+");
-            import_node_fs7.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs10.default.openSync(file, "r+");
+            import_node_fs10.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs7.default.openSync(file, "wx", 384);
+            fd = import_node_fs10.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
               input: options.input,
               format: options.format,
               shard: options.shard,
+              catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs7.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs7.default.fsyncSync(fd);
+            import_node_fs10.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -37396,7 +38007,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs7.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -37413,7 +38024,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs7.default.fdatasyncSync(this.#fd);
+          import_node_fs10.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -37426,7 +38037,7 @@ var init_journal = __esm({
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs7.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -37449,18 +38060,18 @@ function parse(text) {
 }
 function readText(file) {
   try {
-    return import_node_fs8.default.readFileSync(file, "utf8");
+    return import_node_fs11.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return void 0;
     throw error2;
   }
 }
-var import_node_fs8, import_node_path6, HeldError, FileLock;
+var import_node_fs11, import_node_path8, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_process_identity();
@@ -37475,7 +38086,7 @@ var init_lock2 = __esm({
       }
       /** The lock file that guards `file`. */
       static pathFor(file) {
-        return import_node_path6.default.join(import_node_path6.default.dirname(file), `.${import_node_path6.default.basename(file)}.lock`);
+        return import_node_path8.default.join(import_node_path8.default.dirname(file), `.${import_node_path8.default.basename(file)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
       static holder(file) {
@@ -37505,9 +38116,9 @@ var init_lock2 = __esm({
         try {
           for (let tries = 0; tries < 10; tries++) {
             if (_FileLock.#create(lockPath, temp, text)) return new _FileLock(lockPath, text);
-            const found = readText(lockPath);
-            if (found === void 0) continue;
-            const other = parse(found);
+            const found2 = readText(lockPath);
+            if (found2 === void 0) continue;
+            const other = parse(found2);
             if (other && alive(other)) {
               const away = elsewhere(other);
               const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
@@ -37515,7 +38126,7 @@ var init_lock2 = __esm({
                 hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host or container cannot be checked from here)`
               });
             }
-            _FileLock.#takeOver(lockPath, found);
+            _FileLock.#takeOver(lockPath, found2);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -37523,15 +38134,15 @@ var init_lock2 = __esm({
             hint: "name a file in a folder you can write to"
           });
         } finally {
-          import_node_fs8.default.rmSync(temp, { force: true });
+          import_node_fs11.default.rmSync(temp, { force: true });
         }
         throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
       }
       /** Puts the lock in place whole; false when one is there already. */
       static #create(lockPath, temp, text) {
-        import_node_fs8.default.writeFileSync(temp, text, { mode: 420 });
+        import_node_fs11.default.writeFileSync(temp, text, { mode: 420 });
         try {
-          import_node_fs8.default.linkSync(temp, lockPath);
+          import_node_fs11.default.linkSync(temp, lockPath);
           return true;
         } catch (error2) {
           const code = error2.code;
@@ -37540,15 +38151,15 @@ var init_lock2 = __esm({
         }
         let fd;
         try {
-          fd = import_node_fs8.default.openSync(lockPath, "wx", 420);
+          fd = import_node_fs11.default.openSync(lockPath, "wx", 420);
         } catch (error2) {
           if (error2.code === "EEXIST") return false;
           throw error2;
         }
         try {
-          import_node_fs8.default.writeSync(fd, text);
+          import_node_fs11.default.writeSync(fd, text);
         } finally {
-          import_node_fs8.default.closeSync(fd);
+          import_node_fs11.default.closeSync(fd);
         }
         return true;
       }
@@ -37560,23 +38171,23 @@ var init_lock2 = __esm({
       static #takeOver(lockPath, dead) {
         const aside = `${lockPath}.${process.pid}.stale`;
         try {
-          import_node_fs8.default.renameSync(lockPath, aside);
+          import_node_fs11.default.renameSync(lockPath, aside);
         } catch (error2) {
           if (error2.code === "ENOENT") return;
           throw error2;
         }
         if (readText(aside) !== dead) {
           try {
-            import_node_fs8.default.linkSync(aside, lockPath);
+            import_node_fs11.default.linkSync(aside, lockPath);
           } catch {
           }
         }
-        import_node_fs8.default.rmSync(aside, { force: true });
+        import_node_fs11.default.rmSync(aside, { force: true });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
         try {
-          if (readText(this.path) === this.#text) import_node_fs8.default.rmSync(this.path, { force: true });
+          if (readText(this.path) === this.#text) import_node_fs11.default.rmSync(this.path, { force: true });
         } catch {
         }
       }
@@ -37586,10 +38197,10 @@ var init_lock2 = __esm({
 
 // src/batch/files.ts
 function sameFile(a, b) {
-  if (b !== "-" && import_node_path7.default.resolve(a) === import_node_path7.default.resolve(b)) return true;
+  if (b !== "-" && import_node_path9.default.resolve(a) === import_node_path9.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs9.default.statSync(a);
-    const sb = b === "-" ? import_node_fs9.default.fstatSync(0) : import_node_fs9.default.statSync(b);
+    const sa = import_node_fs12.default.statSync(a);
+    const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -37597,8 +38208,8 @@ function sameFile(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs9.default.statSync(file);
-    const b = import_node_fs9.default.fstatSync(1);
+    const a = import_node_fs12.default.statSync(file);
+    const b = import_node_fs12.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -37627,7 +38238,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs9.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs12.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -37639,7 +38250,7 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs9.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -37658,7 +38269,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs9.default.accessSync(".", import_node_fs9.default.constants.W_OK);
+    import_node_fs12.default.accessSync(".", import_node_fs12.default.constants.W_OK);
   } catch (error2) {
     const name = `trigger-failed-${stamp}${ext}`;
     return {
@@ -37669,10 +38280,10 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   }
   for (let n = 1; ; n++) {
     const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
-    if (import_node_fs9.default.existsSync(name)) continue;
+    if (import_node_fs12.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs9.default.existsSync(name)) {
+    if (import_node_fs12.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -37680,7 +38291,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   }
 }
 function nextFailedName(file) {
-  const ext = import_node_path7.default.extname(file);
+  const ext = import_node_path9.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
@@ -37688,7 +38299,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs9.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs12.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -37700,7 +38311,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
-  const regular = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs12.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, reader.format, reader.header), lock };
@@ -37718,8 +38329,9 @@ function lockJournal(file) {
     "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
   );
 }
-async function openJournal(input2, options) {
+async function openJournal(input2, options, catalog = null) {
   return Journal.open(options.journal, {
+    catalog,
     resume: options.resume === true,
     input: await fingerprint(input2.file),
     format: input2.format,
@@ -37727,12 +38339,12 @@ async function openJournal(input2, options) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs9, import_node_path7;
+var import_node_fs12, import_node_path9;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -37990,8 +38602,10 @@ function makeRow(line, record, fields, options, valueText) {
   } else {
     try {
       const value = given === void 0 || given === "" ? void 0 : typeof given === "number" ? valueFromInput(row.value ?? given) : parseValue(given, "value");
-      row.event = eventOf(triggerId, fields.userId, value);
       row.value = value?.json;
+      const checked = options.check?.(triggerId, row.value, line);
+      if (checked?.invalid !== void 0) row.invalid = checked.invalid;
+      else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
     } catch (error2) {
       if (!(error2 instanceof UsageError)) throw error2;
       row.invalid = error2.message;
@@ -38163,7 +38777,7 @@ async function* mapLines(stream, toRow) {
     if (out.length) yield out;
   }
 }
-function describe(value) {
+function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 function readNdjson(stream, options) {
@@ -38178,13 +38792,13 @@ function readNdjson(stream, options) {
       return invalidNdjson(line, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe(parsed)}`);
+      return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed)}`);
     }
     const object = parsed;
     const { triggerId, userId, value, error: error2 } = object;
     const valueText = typeof value === "number" ? valueTextIn(text, value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"triggerId" must be a string, not ${describe(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"userId" must be a string, not ${describe(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"value" must be a number, not ${describe(value)}` : void 0;
+    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"triggerId" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"userId" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"value" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
@@ -38488,7 +39102,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs10.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -38505,11 +39119,11 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs10;
+var import_node_fs13;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -38888,18 +39502,25 @@ var batch_exports = {};
 __export(batch_exports, {
   batch: () => batch
 });
-async function batch(source, options, io, env2 = process.env) {
+async function batch(source, options, io, env2 = process.env, cwd = process.cwd()) {
   const dryRun = options.dryRun === true;
   checkPaths(source, options);
-  const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env: env2 });
+  const { settings, catalog } = await resolveCommand({
+    flags: settingsFlags(options),
+    requireKey: !dryRun,
+    env: env2,
+    cwd,
+    catalog: options.catalog
+  });
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
+  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
   if (source === "-" && process.stdin.isTTY) {
     const format2 = options.format === "lines" ? "one user id a line" : options.format === "ndjson" ? "one JSON object a line" : "CSV, a header row first";
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
   const input2 = await openInput(source, { format: options.format });
-  const reader = readRows(input2.stream, input2.format, { trigger: options.trigger });
+  const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: options.concurrency, env: env2 });
   const locks = [];
   let failed;
@@ -38912,7 +39533,8 @@ async function batch(source, options, io, env2 = process.env) {
       if (opened.lock) locks.push(opened.lock);
       if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
     }
-    if (options.journal && !dryRun) journal = await openJournal(input2, { ...options, failed: failed?.path });
+    if (options.journal && !dryRun)
+      journal = await openJournal(input2, { ...options, failed: failed?.path }, catalogFingerprint(catalog?.catalog));
   } catch (error2) {
     failed?.discard();
     for (const lock of locks) lock.release();
@@ -39010,10 +39632,19 @@ async function batch(source, options, io, env2 = process.env) {
     stderr
   });
 }
+async function catalogRowCheck(catalog, trigger, warn) {
+  if (trigger !== void 0) {
+    const found2 = catalog.resolve(trigger);
+    if (!found2.ok) throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
+  }
+  const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
+  return rowChecker2(catalog, warn);
+}
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
     init_files();
+    init_journal();
     init_finish();
     init_input();
     init_recorder();
@@ -39024,7 +39655,7 @@ var init_batch = __esm({
     init_errors();
     init_progress();
     init_spinner();
-    init_resolve();
+    init_resolve2();
     init_signals2();
     init_service();
     init_shared();
@@ -39091,7 +39722,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path8,
+  path: () => path10,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -39342,22 +39973,22 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path8(options, io, env2 = process.env) {
+function path10(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs11.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs11, NAMES, OVERRIDES;
+var import_node_fs14, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
     init_lock();
     init_paths();
-    init_resolve();
+    init_resolve2();
     init_store();
     init_validate();
     init_prompt();
@@ -39373,8 +40004,8 @@ __export(status_exports, {
   status: () => status,
   statusLines: () => statusLines
 });
-async function collectStatus(flags, env2 = process.env) {
-  const found = findSettings({ flags, env: env2 });
+async function collectStatus(flags, env2 = process.env, where2 = {}) {
+  const found2 = findSettings({ flags, env: env2 });
   const problems = [];
   const attempt = (fn) => {
     try {
@@ -39385,11 +40016,11 @@ async function collectStatus(flags, env2 = process.env) {
       return void 0;
     }
   };
-  const { profile, configFile } = found;
-  if (profile.explicit && !found.stored) problems.push(unknownProfile(profile.name, configFile, found.config));
+  const { profile, configFile } = found2;
+  if (profile.explicit && !found2.stored) problems.push(unknownProfile(profile.name, configFile, found2.config));
   let apiKey = null;
-  if (found.key) {
-    const [value, source, from] = found.key;
+  if (found2.key) {
+    const [value, source, from] = found2.key;
     let key;
     if (source === "keychain") {
       try {
@@ -39405,32 +40036,31 @@ async function collectStatus(flags, env2 = process.env) {
     if (checked !== void 0)
       apiKey = { masked: maskKey(checked), source, from: source === "keychain" ? `profile "${profile.name}" in ${storeName()}` : from };
   } else {
-    problems.push(
-      new ConfigError("no API key is set", {
-        hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_API_KEY)`
-      })
-    );
+    problems.push(noKeyError(profile));
   }
   let baseUrl = null;
   let proxy;
-  if (found.url) {
-    const [value, source, from] = found.url;
-    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found.allowHttp, source: from }));
+  if (found2.url) {
+    const [value, source, from] = found2.url;
+    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found2.allowHttp, source: from }));
     if (parsed) {
       proxy = proxyFor(parsed.origin, env2);
-      attempt(() => checkCleartext(parsed, proxy, found.allowHttp));
+      attempt(() => checkCleartext(parsed, proxy, found2.allowHttp));
       baseUrl = { url: parsed.href, source, from };
     }
   } else {
-    problems.push(
-      new ConfigError("no base URL is set", {
-        hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL)`
-      })
-    );
+    problems.push(noBaseUrlError(profile));
+  }
+  let catalog = null;
+  const foundCatalog = findCatalog({ cwd: where2.cwd ?? process.cwd(), env: env2, flag: where2.catalog });
+  if (foundCatalog) {
+    const { loadCatalog: loadCatalog2 } = await Promise.resolve().then(() => (init_load(), load_exports));
+    const loaded2 = attempt(() => loadCatalog2(foundCatalog.path));
+    catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded2 ? Object.keys(loaded2.data.triggers).length : null };
   }
   let mode = null;
   try {
-    mode = (import_node_fs12.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -39442,6 +40072,7 @@ async function collectStatus(flags, env2 = process.env) {
     configFile: { path: configFile, exists: mode !== null, mode },
     proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
     // never its password, nor a lone token
+    catalog,
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
@@ -39465,11 +40096,15 @@ function statusLines(s, io) {
       s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
     ),
     row("proxy", s.proxy ?? c.dim("none")),
+    row(
+      "catalog",
+      s.catalog ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
+    ),
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
 }
-async function status(options, io, env2 = process.env) {
-  const result = await collectStatus(settingsFlags(options), env2);
+async function status(options, io, env2 = process.env, cwd = process.cwd()) {
+  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
@@ -39479,25 +40114,27 @@ async function status(options, io, env2 = process.env) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs12, SOURCE_WORDS;
+var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_redact();
     init_keychain();
-    init_resolve();
+    init_resolve2();
     init_validate();
     init_version();
     init_shared();
+    init_find();
     SOURCE_WORDS = {
       flag: "flag",
       env: "environment",
       profile: "profile (config file)",
       keychain: "credential store"
     };
+    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
   }
 });
 
@@ -39506,8 +40143,8 @@ function generateKey() {
   return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path9 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path9);
+  const path13 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path13);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -39572,7 +40209,7 @@ async function startEmulator(options = {}) {
   let logFd;
   if (options.log) {
     try {
-      logFd = import_node_fs13.default.openSync(options.log, "a");
+      logFd = import_node_fs16.default.openSync(options.log, "a");
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
       throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
@@ -39630,7 +40267,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs13.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs16.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -39654,7 +40291,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs13.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? 8787}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -39695,7 +40332,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs13.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -39710,12 +40347,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs13, import_node_http, MAX_BODY, EVENT_PATH;
+var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -39750,7 +40387,21 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-async function emulator(options, io, env2 = process.env) {
+async function catalogTriggers(options, env2, cwd) {
+  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
+  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+  if (!found2) return void 0;
+  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_load(), load_exports)),
+    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
+    Promise.resolve().then(() => (init_store(), store_exports)),
+    Promise.resolve().then(() => (init_paths(), paths_exports))
+  ]);
+  const catalog = loadCatalog2(found2.path);
+  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+}
+async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
+  const fromCatalog = await catalogTriggers(options, env2, cwd);
   const envKey = env2.TRIGGER_API_KEY;
   const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? envKey;
@@ -39760,7 +40411,7 @@ async function emulator(options, io, env2 = process.env) {
     port: options.port,
     host: options.host,
     key: givenKey,
-    triggers: options.trigger,
+    triggers: fromCatalog?.ids ?? options.trigger,
     log: options.log,
     failRate: options.failRate,
     failStatus: options.failStatus,
@@ -39787,6 +40438,7 @@ async function emulator(options, io, env2 = process.env) {
     io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
   }
   if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) {
     io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   }
@@ -39819,6 +40471,399 @@ var init_emulator = __esm({
     init_server();
     init_render();
     init_validate();
+  }
+});
+
+// src/catalog/write.ts
+function newCatalog() {
+  return { $schema: SCHEMA_REF, triggers: {} };
+}
+function catalogText(data) {
+  return `${JSON.stringify(data, null, 2)}
+`;
+}
+function saveCatalog(file, data) {
+  const text = catalogText(data);
+  const problems = catalogProblems(data, text);
+  if (problems.length > 0) {
+    const error2 = catalogError(file, problems);
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${file} was left as it was`, cause: error2 });
+  }
+  try {
+    writeFileAtomic(file, text);
+  } catch (error2) {
+    throw new ConfigError(`cannot write the catalog ${file}: ${errnoWords(error2, "writing")}`, {
+      hint: "name another with --catalog <file>"
+    });
+  }
+}
+function defaultCatalogPath(cwd) {
+  return import_node_path10.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_path10, SCHEMA_REF;
+var init_write = __esm({
+  "src/catalog/write.ts"() {
+    "use strict";
+    import_node_path10 = __toESM(require("node:path"), 1);
+    init_atomic_write();
+    init_errno();
+    init_errors();
+    init_find();
+    init_load();
+    SCHEMA_REF = "./node_modules/trigger-cli/triggers.schema.json";
+  }
+});
+
+// src/commands/triggers.ts
+var triggers_exports = {};
+__export(triggers_exports, {
+  add: () => add,
+  check: () => check,
+  edit: () => edit,
+  importFiles: () => importFiles,
+  list: () => list2,
+  remove: () => remove2,
+  show: () => show
+});
+function found(options, ctx) {
+  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+}
+function noCatalog() {
+  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
+  });
+}
+function requireCatalog(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  const text = readCatalogText(where2.path);
+  const parsed = parseCatalog(text);
+  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+  return { path: where2.path, text, data: parsed.data };
+}
+function activeProfile(options, env2) {
+  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+}
+function view(key, entry2, profile) {
+  return {
+    id: idIn(key, entry2, profile),
+    key,
+    name: entry2.name ?? null,
+    value: entry2.value ?? "optional",
+    min: entry2.min ?? null,
+    max: entry2.max ?? null,
+    deprecated: entry2.deprecated ?? null,
+    description: entry2.description ?? null,
+    ids: entry2.ids ?? {}
+  };
+}
+function ruleText(t) {
+  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
+  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
+}
+function list2(options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const views = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
+    return;
+  }
+  io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? "" : "s"}`));
+  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? "").length)));
+  const c = io.outColors;
+  for (const v of views) {
+    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+  }
+}
+function lookUp(catalog, profile, given) {
+  const resolution = new TriggerResolver(catalog, profile).resolve(given);
+  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
+  return resolution.trigger.key;
+}
+function show(id, options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const key = lookUp(catalog, profile, id);
+  const v = view(key, catalog.data.triggers[key], profile);
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
+    return;
+  }
+  const c = io.outColors;
+  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
+  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
+  if (v.name !== null) row("name", v.name);
+  row("value", ruleText(v).replace(/^value /, ""));
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  if (v.deprecated !== null) row("deprecated", v.deprecated);
+  if (v.description !== null) row("description", v.description);
+  row("catalog", catalog.path);
+}
+function bound(text, flag) {
+  const json = parseValue(text, flag).json;
+  const n = Number(json);
+  if (compareDecimal(String(n), json) !== 0)
+    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
+      hint: "give at most 17 significant digits"
+    });
+  return n;
+}
+function applyFields(entry2, options) {
+  const next = { ...entry2 };
+  if (options.name !== void 0) {
+    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
+    next.name = options.name;
+  }
+  if (options.value !== void 0) {
+    if (!VALUE_RULES.includes(options.value))
+      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
+    next.value = options.value;
+  }
+  if (options.min !== void 0) next.min = bound(options.min, "--min");
+  if (options.max !== void 0) next.max = bound(options.max, "--max");
+  if (options.description !== void 0) next.description = options.description;
+  if (options.deprecated !== void 0) {
+    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
+    next.deprecated = options.deprecated;
+  }
+  const ordered = {};
+  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
+    if (next[field2] !== void 0) ordered[field2] = next[field2];
+  }
+  return ordered;
+}
+function checkNewId(id) {
+  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
+  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
+}
+async function locked(file, change) {
+  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
+  await withLock2(file, async () => change());
+}
+async function add(id, options, ctx) {
+  checkNewId(id);
+  if (options.name === void 0)
+    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
+      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
+    });
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+}
+function addLocked(id, options, ctx) {
+  const where2 = found(options, ctx);
+  let file;
+  let data;
+  let created = false;
+  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+    const text = readCatalogText(where2.path);
+    const parsed = parseCatalog(text);
+    if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+    file = where2.path;
+    data = parsed.data;
+  } else {
+    file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+    data = newCatalog();
+    created = true;
+  }
+  if (Object.hasOwn(data.triggers, id))
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
+      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+    });
+  const entry2 = applyFields({}, options);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } });
+  const { io } = ctx;
+  const c = io.outColors;
+  io.stdout(`${c.success("added")} ${printable(id)} to ${file}${created ? " (created)" : ""}`);
+  io.stdout("");
+  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+}
+function editable(options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  return { file: catalog.path, data: catalog.data };
+}
+async function edit(id, options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  await locked(where2.path, () => editLocked(id, options, ctx));
+}
+function editLocked(id, options, ctx) {
+  const { file, data } = editable({ catalog: options.catalog }, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
+  let entry2 = applyFields(data.triggers[key], options);
+  for (const field2 of options.clear ?? []) {
+    if (!CLEARABLE.includes(field2))
+      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+    delete entry2[field2];
+  }
+  if (options.id !== void 0) {
+    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+    checkNewId(options.id);
+    const ids = { ...entry2.ids ?? {} };
+    if (options.id === key) delete ids[options.profile];
+    else ids[options.profile] = options.id;
+    entry2 = { ...entry2, ids };
+    if (Object.keys(ids).length === 0) delete entry2.ids;
+  } else if (options.profile) {
+    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+  }
+  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
+  if (!changed)
+    throw new UsageError(`nothing to change for ${key}`, {
+      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+    });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } });
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${file}`);
+}
+async function remove2(id, options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  await locked(where2.path, () => removeLocked(id, options, ctx));
+}
+function removeLocked(id, options, ctx) {
+  const { file, data } = editable(options, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
+  const triggers = { ...data.triggers };
+  delete triggers[key];
+  saveCatalog(file, { ...data, triggers });
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${file} (the dashboard still has it)`);
+}
+function escapeData(s) {
+  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function annotation(level, p) {
+  const property = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+  const where2 = [`file=${property(p.file)}`, ...p.line !== null ? [`line=${p.line}`] : []].join(",");
+  return `::${level} ${where2},title=trigger::${escapeData(p.message)}`;
+}
+async function check(files, options, ctx) {
+  const { io, env: env2 } = ctx;
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  const text = readCatalogText(where2.path);
+  const parsed = parseCatalog(text);
+  const problems = [];
+  const warnings = [];
+  const print = () => {
+    const gha = env2.GITHUB_ACTIONS === "true";
+    for (const w of warnings) {
+      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      if (gha) io.stderr(annotation("warning", w));
+    }
+    if (options.json) {
+      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
+    } else {
+      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+    }
+    if (gha) for (const p of problems) io.stderr(annotation("error", p));
+  };
+  if (!parsed.data) {
+    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
+    print();
+    const message = `the catalog ${where2.path} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    if (!options.json) io.stderr(`${io.errColors.error("error:")} ${message}`);
+    throw new ConfigError(message, { reported: true });
+  }
+  const catalog = { path: where2.path, text, data: parsed.data };
+  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
+  let rows2 = 0;
+  for (const source of files) {
+    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const name = source === "-" ? "stdin" : source;
+    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
+    const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
+    try {
+      for await (const chunk of reader.rows) {
+        for (const row of chunk) {
+          rows2++;
+          if (row.invalid !== void 0) problems.push({ file: name, line: row.line, message: row.invalid });
+        }
+      }
+    } catch (error2) {
+      if (!(error2 instanceof UsageError)) throw error2;
+      problems.push({ file: name, line: null, message: error2.message });
+    }
+  }
+  print();
+  const summary = `${where2.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
+  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
+}
+function inFolder(source, cwd) {
+  return source === "-" ? source : import_node_path11.default.resolve(cwd, source);
+}
+async function importFiles(files, options, ctx) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of files) {
+    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const reader = readRows(input2.stream, input2.format, {});
+    for await (const chunk of reader.rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== void 0 && id.trim() !== "") seen.add(id);
+      }
+    }
+  }
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+}
+function importLocked(ids, options, ctx) {
+  const where2 = found(options, ctx);
+  let file;
+  let data;
+  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+    const text = readCatalogText(where2.path);
+    const parsed = parseCatalog(text);
+    if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+    file = where2.path;
+    data = parsed.data;
+  } else {
+    file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+    data = newCatalog();
+  }
+  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
+  const added = /* @__PURE__ */ new Map();
+  let known = 0;
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
+  }
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
+  const { io } = ctx;
+  io.stdout(
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${file}${known ? ` (${known} already there)` : ""}`
+  );
+  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0)
+    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+}
+var import_node_fs17, import_node_path11, CLEARABLE;
+var init_triggers = __esm({
+  "src/commands/triggers.ts"() {
+    "use strict";
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
+    init_input();
+    init_rows();
+    init_request();
+    init_errors();
+    init_find();
+    init_load();
+    init_decimal();
+    init_resolve();
+    init_write();
+    init_render();
+    init_paths();
+    init_resolve2();
+    init_store();
+    CLEARABLE = ["description", "min", "max", "deprecated"];
   }
 });
 
@@ -39949,10 +40994,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path9, argument) {
+function argumentValues(path13, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path9} ${name}`];
+  const known = ARGUMENT_VALUES[`${path13} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -40028,8 +41073,8 @@ function complete(program2, words, sources) {
   const values = (kind, prefix = "") => {
     if (kind === void 0) return { candidates: [], files: false };
     if (kind === "files") return { candidates: [], files: true };
-    const list2 = kind === "profiles" ? sources.profiles(typed) : kind === "triggers" ? sources.triggers(typed) : kind === "settings" ? SETTINGS : kind;
-    return { candidates: list2.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+    const list3 = kind === "profiles" ? sources.profiles(typed) : kind === "triggers" ? sources.triggers(typed) : kind === "settings" ? SETTINGS : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
     candidates: visibleOptions(level.command, root).filter((o) => o.long && (o.variadic || !given(o))).map((o) => ({ value: o.long, description: o.description })),
@@ -40086,8 +41131,19 @@ function profileCandidates(env2) {
     return [];
   }
 }
-function catalogCandidates(_typed, _env, _cwd) {
-  return [];
+function catalogCandidates(typed, env2, cwd) {
+  try {
+    const found2 = findCatalog({ cwd, env: env2, flag: typed.options.has("--no-catalog") ? false : lastValue(typed, "--catalog") });
+    if (!found2) return [];
+    const catalog = loadCatalog(found2.path);
+    const profile = selectedProfile({ profile: lastValue(typed, "--profile") }, env2, readConfig(configPath(env2))).name;
+    return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+      value: idIn(key, entry2, profile),
+      description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+    }));
+  } catch {
+    return [];
+  }
 }
 function runComplete(program2, words, io, env2, cwd) {
   let completion;
@@ -40103,12 +41159,15 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS2, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue;
+var CONTROL2, CONTROLS2, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
     init_paths();
     init_store();
+    init_resolve2();
+    init_find();
+    init_load();
     CONTROL2 = /[\u0000-\u001f\u007f]/;
     CONTROLS2 = /[\u0000-\u001f\u007f]+/g;
     SETTINGS = [
@@ -40127,12 +41186,13 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
+    lastValue = (typed, option) => typed.options.get(option)?.at(-1);
   }
 });
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs14 = __toESM(require("node:fs"), 1);
+var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -40313,7 +41373,7 @@ Examples:
   $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
 
 ${EXIT_CODES2}`;
-function buildProgram({ io, env: env2 }, mode = { json: false, verbose: false }) {
+function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: false }) {
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
     writeErr: (text) => io.writeErr(text),
@@ -40338,7 +41398,7 @@ function buildProgram({ io, env: env2 }, mode = { json: false, verbose: false })
       }
       await io.useColors(env2);
       const { fire: run2 } = await Promise.resolve().then(() => (init_fire(), fire_exports));
-      await run2(triggerId, userId, options, io, env2);
+      await run2(triggerId, userId, options, io, env2, cwd);
     }
   );
   const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(
@@ -40376,7 +41436,7 @@ marked so, and a replay skips them unless --retry-unknown).`
   batch2.action(async (source, options) => {
     await io.useColors(env2);
     const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
-    await run2(source, options, io, env2);
+    await run2(source, options, io, env2, cwd);
   });
   const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
     "after",
@@ -40409,7 +41469,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
   config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
   config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
-  program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").addHelpText(
+  program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
     "after",
     `
 Examples:
@@ -40420,12 +41480,12 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
   ).action(async (options) => {
     await io.useColors(env2);
     const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
-    await status2(options, io, env2);
+    await status2(options, io, env2, cwd);
   });
   const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(8787)).option("--host <addr>", "address to listen on", "127.0.0.1").option(
     "--key <key>",
     "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
     new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(503)
   ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addHelpText(
     "after",
@@ -40438,8 +41498,37 @@ Examples:
   emulator2.action(async (options) => {
     await io.useColors(env2);
     const { emulator: run2 } = await Promise.resolve().then(() => (init_emulator(), emulator_exports));
-    await run2(options, io, env2);
+    await run2(options, io, env2, cwd);
   });
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`
+  );
+  const triggersAction = (fn) => async (...args) => {
+    await io.useColors(env2);
+    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
+  };
+  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+  const entryOptions = (command) => command.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
+  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
+  entryOptions(
+    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(["csv", "ndjson", "lines"])).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(["csv", "ndjson"])).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
   program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
     "after",
     `
@@ -40493,14 +41582,14 @@ async function main(argv = process.argv, context = {}) {
   const env2 = context.env ?? process.env;
   const mode = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
-    const program2 = buildProgram({ io, env: env2 }, mode);
+    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;
     }
     if (argv[2] === "__complete") {
       const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
-      return runComplete2(program2, argv.slice(3), io, env2);
+      return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
     await program2.parseAsync(argv);
     return 0;
@@ -40511,7 +41600,7 @@ async function main(argv = process.argv, context = {}) {
 
 // action/main.ts
 init_render();
-init_resolve();
+init_resolve2();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 function splitArgs(text) {
   const words = [];
@@ -40575,14 +41664,14 @@ function plan(env2) {
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
   if (input(env2, "base-url")) runEnv.TRIGGER_BASE_URL = input(env2, "base-url");
   const flagged = (name) => extra.some((word) => word === name || word.startsWith(`${name}=`));
-  const found = findSettings({ env: runEnv });
-  if (!found.key && !flagged("--api-key")) {
+  const found2 = findSettings({ env: runEnv });
+  if (!found2.key && !flagged("--api-key")) {
     throw new ActionInputError(
       "no API key",
       "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job"
     );
   }
-  if (!found.url && !flagged("--base-url")) {
+  if (!found2.url && !flagged("--base-url")) {
     throw new ActionInputError(
       "no base URL",
       "set the input base-url (base-url: https://api.example.com), or TRIGGER_BASE_URL in the env of the job"
@@ -40602,7 +41691,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs14.default.appendFileSync(file, text);
+  import_node_fs18.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   last;
@@ -40691,7 +41780,8 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
         requestId: last.requestId ?? void 0,
         response: last.response
       },
-      io.outColors
+      io.outColors,
+      io.serverMask
     );
     streams.stdout.write(`${io.redact(line)}
 `);

@@ -31,7 +31,7 @@ async function ask(...words: string[]): Promise<{ values: string[]; lines: strin
 
 describe('trigger __complete', () => {
   it.each([
-    [[''], ['fire', 'batch', 'config', 'status', 'emulator', 'completion']],
+    [[''], ['fire', 'batch', 'config', 'status', 'emulator', 'triggers', 'completion']],
     [['ba'], ['batch']],
     [['fire', '--va'], ['--value']],
     [
@@ -123,7 +123,7 @@ describe('trigger __complete', () => {
   describe("the catalog's triggers", () => {
     let catalog: string;
     beforeAll(() => {
-      catalog = path.join(box.home, 'triggers.json');
+      catalog = path.join(box.home, 'catalog.json');
       fs.writeFileSync(
         catalog,
         JSON.stringify({
@@ -158,6 +158,14 @@ describe('trigger __complete', () => {
       [['fire', '--no-catalog', ''], []],
     ])('%j offers %j', async (words, expected) => {
       expect(await values(withCatalog(), ...words)).toEqual([...expected, ':plain']);
+    });
+
+    it('finds triggers.json in the working folder or a parent, as fire does', async () => {
+      const sub = path.join(box.home, 'project', 'scripts');
+      fs.mkdirSync(sub, { recursive: true });
+      fs.copyFileSync(catalog, path.join(box.home, 'project', 'triggers.json'));
+      expect((await runCommand(['__complete', 'fire', 'pur'], box.env, sub)).stdout).toBe('purchase\tPurchase completed\n:plain\n');
+      expect((await runCommand(['__complete', 'fire', 'pur'], box.env, box.home)).stdout).toBe(':plain\n');
     });
 
     it('uses TRIGGER_PROFILE, and --catalog names the file', async () => {
