@@ -256,13 +256,20 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
         .default(503),
     )
     .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
+    .addOption(new Option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond').argParser(parse.rate))
+    .addOption(
+      new Option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond').argParser(
+        parse.wholeNumber(1, 1_000_000),
+      ),
+    )
     .addHelpText(
       'after',
       `
 Examples:
   $ trigger emulator                               # prints the two export lines to use it
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries`,
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
     );
   emulator.action(async (options: EmulatorCommandOptions) => {
     await io.useColors(env);
