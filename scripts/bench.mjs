@@ -11,12 +11,14 @@
  *   targets      issue 12's four figures, on this Node and on Node 24 when one is found (BENCH_NODE24,
  *                else the copy .ci/run caches): CPU time of fire and --version against node -e 0, a
  *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
+ *   pace         issue 22: --concurrency auto against four services with limits at 50 ms, beside
+ *                --concurrency 8 and 64, figures at the server (scripts/bench-pace.mjs)
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3; the batch
  * target takes at least 5), BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000),
- * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets), BENCH_JOURNAL_ROWS
+ * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,pace), BENCH_JOURNAL_ROWS
  * (100000), BENCH_BREAKDOWN (1 to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,6 +30,7 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { median, table, time } from './bench-lib.mjs';
+import { benchPace } from './bench-pace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'trigger.cjs');
@@ -405,6 +408,11 @@ if (!skip.has('targets')) {
     if (code !== 0 || (await server.count()) !== rssRows) throw new Error(`RSS run: exit ${code}`);
     results.push([`targets ${version}`, `trigger batch ${fmt(rssRows)} rows sent, peak RSS`, `${fmt(peak, 1)} MB`, 'target <= 150 MB']);
   }
+}
+
+if (!skip.has('pace')) {
+  const seconds = Number(process.env.BENCH_PACE_SECONDS ?? 8);
+  results.push(...(await benchPace({ bin, env, work, log, seconds, rounds: Number(process.env.BENCH_PACE_ROUNDS ?? 1) })));
 }
 
 server.stop();
