@@ -6,9 +6,10 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
 import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
-import { isTriggerError, UsageError } from './errors.js';
+import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation } from './output/render.js';
+import { usageWords } from './output/usage.js';
 import { VERSION } from './version.js';
 
 import type { BatchCommandOptions } from './commands/batch.js';
@@ -29,6 +30,11 @@ export interface Context {
   env: NodeJS.ProcessEnv;
 }
 
+/** What a command that calls the service can exit with (fire; the batch has its own line). */
+const EXIT_CODES = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
+(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
+trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
+
 const EXAMPLES_MAIN = `
 Examples:
   $ trigger config set-key                    # paste the key at a hidden prompt
@@ -39,8 +45,7 @@ Examples:
   $ trigger emulator                          # a local stand-in for the service
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
-Exit codes: 0 accepted, 1 refused by the service, 2 usage or settings error, 3 no answer,
-130 interrupted (143 SIGTERM, 129 SIGHUP).`;
+${EXIT_CODES}`;
 
 const EXAMPLES_FIRE = `
 Examples:
@@ -48,7 +53,9 @@ Examples:
   $ trigger fire signup 'user/with?odd#chars'
   $ trigger fire purchase bob --value 12345678901234567890 --json
   $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
-  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing`;
+  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
+
+${EXIT_CODES}`;
 
 export function buildProgram({ io, env }: Context, mode: Mode = { json: false, verbose: false }): Command {
   const program = new Command('trigger')
@@ -58,7 +65,11 @@ export function buildProgram({ io, env }: Context, mode: Mode = { json: false, v
     .showSuggestionAfterError()
     .showHelpAfterError('(run with --help for usage and examples)')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.write(text), writeErr: (text) => io.writeErr(text) })
+    .configureOutput({
+      writeOut: (text) => io.write(text),
+      writeErr: (text) => io.writeErr(text),
+      outputError: (text, write) => write(usageWords(text)),
+    })
     .addHelpText('after', EXAMPLES_MAIN)
     .hook('preAction', (_program, action) => {
       const options = action.opts<{ json?: boolean; verbose?: boolean }>();
@@ -303,13 +314,25 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
     if (mode.json)
-      io.json(JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: error.message.replace(/^error: /, '') } }));
+      io.json(
+        JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: usageWords(error.message).replace(/^error: /, '') } }),
+      );
     return 2;
   }
   if (!isTriggerError(error)) {
-    io.stderr(`error: unexpected failure: ${(error as Error)?.message ?? String(error)}`);
+    // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
+    io.stderr(
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${(error as Error)?.message ?? String(error)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
+    );
     if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
-    return 1;
+    if (mode.json)
+      io.json(
+        JSON.stringify({
+          ok: false,
+          error: { kind: 'bug', exitCode: exitCodeFor('bug'), message: (error as Error)?.message ?? String(error) },
+        }),
+      );
+    return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;
   io.stderr(errorLine(error, io.errColors));
@@ -327,12 +350,6 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? process.env;
-  if (!context.io) {
-    // A reader that went away (`trigger ... | head -1`) is not a failure of ours: stop writing, quietly.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-    });
-  }
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };

@@ -4,20 +4,28 @@
  * kind      exit  meaning
  * usage     2     bad arguments or input; nothing was sent
  * config    2     missing or unreadable settings; nothing was sent
- * refused   1     the service answered, and not with success (non-2xx, 3xx, "success": false)
- * network   3     no answer: connection, DNS, TLS failure after the allowed retries
+ * refused   1     the service refused the event: 4xx (but 408 and 429), 3xx, or "success": false
+ * unavailable 3   no definitive answer from the service: 408, 429, or 5xx after the allowed retries
+ * network   3     no answer: connection, DNS, TLS or proxy failure after the allowed retries
  * timeout   3     no answer within the time limit
  * interrupted 130 stopped by SIGINT (143 by SIGTERM, 129 by SIGHUP: 128 + the signal's number)
+ * bug       70    an error trigger did not expect
+ *
+ * Every error about an exchange with the service also says whether the event was recorded: "no"
+ * (safe to send again) or "unknown" (the request went out and no definitive answer came back). That one
+ * classification, made in client.ts, drives retries, exit codes, the failed file and replays.
  */
-export type ErrorKind = 'usage' | 'config' | 'refused' | 'network' | 'timeout' | 'interrupted';
+export type ErrorKind = 'usage' | 'config' | 'refused' | 'unavailable' | 'network' | 'timeout' | 'interrupted' | 'bug';
 
 const EXIT_CODES: Record<ErrorKind, number> = {
   usage: 2,
   config: 2,
   refused: 1,
+  unavailable: 3,
   network: 3,
   timeout: 3,
   interrupted: 130,
+  bug: 70,
 };
 
 export function exitCodeFor(kind: ErrorKind): number {
@@ -76,6 +84,13 @@ export class ConfigError extends TriggerError {
   }
 }
 
+/**
+ * Whether a failed exchange recorded the event: "no" (nothing reached the service, or it answered that
+ * it did not record it: safe to send again) or "unknown" (the request went out and no definitive answer
+ * came back: a time-out or a closed connection after sending, a malformed answer, a 5xx but 503).
+ */
+export type Recorded = 'no' | 'unknown';
+
 /** What is known about the exchange when a request fails. */
 export interface AttemptInfo {
   attempts: number;
@@ -88,16 +103,21 @@ export abstract class AttemptError extends TriggerError implements AttemptInfo {
   readonly attempts: number;
   readonly durationMs: number;
   readonly requestId: string | undefined;
+  readonly recorded: Recorded;
 
-  constructor(kind: ErrorKind, message: string, info: AttemptInfo, options: TriggerErrorOptions = {}) {
+  constructor(kind: ErrorKind, message: string, info: AttemptInfo & { recorded: Recorded }, options: TriggerErrorOptions = {}) {
     super(kind, message, options);
     this.attempts = info.attempts;
     this.durationMs = info.durationMs;
     this.requestId = info.requestId;
+    this.recorded = info.recorded;
   }
 }
 
-/** The service answered, but not with success (exit 1). */
+/**
+ * The service (or a gateway before it) answered, but not with success: refused (exit 1), or with no
+ * definitive answer (408, 429, 5xx: exit 3). `recorded` is "unknown" for a 5xx other than 503.
+ */
 export class ServiceError extends AttemptError {
   readonly status: number;
   readonly statusText: string;
@@ -118,7 +138,10 @@ export class ServiceError extends AttemptError {
       hint?: string | undefined;
     } & AttemptInfo,
   ) {
-    super('refused', message, details, { hint: details.hint });
+    const { status } = details;
+    const definitive = status < 500 && status !== 408 && status !== 429;
+    const recorded: Recorded = status >= 500 && status !== 503 ? 'unknown' : 'no';
+    super(definitive ? 'refused' : 'unavailable', message, { ...details, recorded }, { hint: details.hint });
     this.name = 'ServiceError';
     this.status = details.status;
     this.statusText = details.statusText;
@@ -136,7 +159,7 @@ export class NetworkError extends AttemptError {
   constructor(
     kind: 'network' | 'timeout',
     message: string,
-    details: { code?: string | undefined; hint?: string | undefined; cause?: unknown } & AttemptInfo,
+    details: { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded } & AttemptInfo,
   ) {
     super(kind, message, { ...details, requestId: undefined }, { hint: details.hint, cause: details.cause });
     this.name = 'NetworkError';
@@ -146,16 +169,22 @@ export class NetworkError extends AttemptError {
 
 /**
  * Stopped by a signal (exit 130, 143 or 129). Whether the service recorded an event in flight is
- * unknown, unless `notSent`: the stop came while waiting to retry, after an answer that recorded nothing.
+ * unknown, unless `notSent`: the stop came before the request went out, or while waiting to retry
+ * after an answer that recorded nothing.
  */
 export class InterruptedError extends AttemptError {
   readonly notSent: boolean;
 
   constructor(message: string, details: AttemptInfo & { notSent?: boolean }) {
-    super('interrupted', message, { ...details, requestId: undefined });
+    super('interrupted', message, { ...details, requestId: undefined, recorded: details.notSent === true ? 'no' : 'unknown' });
     this.name = 'InterruptedError';
     this.notSent = details.notSent === true;
   }
+}
+
+/** An error about an exchange with the service (it says whether the event was recorded). */
+export function isAttemptError(error: unknown): error is AttemptError {
+  return error instanceof AttemptError;
 }
 
 export function isTriggerError(error: unknown): error is TriggerError {

@@ -18,7 +18,7 @@ export class Breaker {
   /** Counts an outcome; returns the reason when this one trips the breaker. */
   record(outcome: Outcome): string | undefined {
     if (outcome.kind === 'accepted') this.#streak = 0;
-    if (outcome.kind !== 'failed' || !outcome.error || this.reason) return undefined;
+    if ((outcome.kind !== 'failed' && outcome.kind !== 'unknown') || !outcome.error || this.reason) return undefined;
     const error = outcome.error;
     const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
     this.#streak = hopeless ? this.#streak + 1 : 0;

@@ -10,7 +10,7 @@
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
-import { InterruptedError, isTriggerError, type TriggerError } from '../errors.js';
+import { InterruptedError, isAttemptError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Row } from './rows.js';
 
 export type Outcome =
@@ -22,7 +22,10 @@ export type Outcome =
   | { kind: 'invalid'; reason: string }
   /** Never sent: the batch stopped first. */
   | { kind: 'unsent'; reason: string }
-  /** It may or may not have been recorded: cancelled in flight, or so in an earlier run. */
+  /**
+   * It may or may not have been recorded: sent without a definitive answer (a time-out, a reset, a
+   * 500/502/504), cancelled in flight, or so in an earlier run.
+   */
   | { kind: 'unknown'; reason: string; error?: TriggerError }
   /** --dry-run: valid, and not sent. */
   | { kind: 'checked' };
@@ -122,6 +125,10 @@ export class Runner {
   #failureOf(error: unknown): Outcome {
     if (!isTriggerError(error)) throw error;
     if (error instanceof InterruptedError) return error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
+    // The client's one classification: a request that went out without a definitive answer (a
+    // time-out, a reset, a 500/502/504) may have been recorded, so the row is kept apart from the
+    // rows that surely were not, and a replay skips it unless asked.
+    if (isAttemptError(error) && error.recorded === 'unknown') return { kind: 'unknown', reason: error.message, error };
     return { kind: 'failed', reason: error.message, error };
   }
 

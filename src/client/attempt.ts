@@ -20,7 +20,16 @@ export type AttemptOutcome =
       ms: number;
       ended: number;
     }
-  | { kind: 'failed'; error: unknown; timedOut: boolean; interrupted: boolean; ms: number; ended: number };
+  | {
+      kind: 'failed';
+      error: unknown;
+      timedOut: boolean;
+      interrupted: boolean;
+      /** Whether the request was handed to a connection to be written (else the service cannot have it). */
+      sent: boolean;
+      ms: number;
+      ended: number;
+    };
 
 const SUCCESS_TEXT = '{"success":true}';
 const SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
@@ -50,6 +59,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #truncated = false;
   #timedOut = false;
   #interrupted = false;
+  #sent = false;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
   constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs()) {
@@ -103,7 +113,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #failed(error: unknown): void {
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
-    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, ms, ended });
+    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
   }
 
   /** The time limit passed without a whole answer. */
@@ -121,9 +131,12 @@ export class Attempt implements Dispatcher.DispatchHandler {
   // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
   // an adapter that copies each answer's headers into an object: a tenth of the client's time at
   // batch rates. Here they stay as undici read them, and are looked at only when needed.
+  // undici calls onConnect on a connected socket just before it writes the request: an attempt that
+  // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
   onConnect(abort: (error?: Error) => void): void {
     this.#abort = abort;
     if (this.done) abort(new Error('the attempt already ended'));
+    else this.#sent = true;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {

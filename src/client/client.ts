@@ -109,21 +109,32 @@ export class TriggerClient {
     }
   }
 
-  /** What an attempt's outcome means: the result, a retry after a delay, or (thrown) the error. */
+  /**
+   * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
+   * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
+   * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
+   * and replays.
+   */
   #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number): FireResult | Retry {
     const canRetry = attempt <= this.retries;
     if (outcome.kind === 'failed') {
       const info = { attempts: attempt, durationMs: msSince(started) };
+      const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
-        throw new InterruptedError('interrupted before the service answered; the event may or may not have been recorded', info);
+        throw new InterruptedError(
+          notRecorded
+            ? 'interrupted before the event was sent; it was not recorded'
+            : 'interrupted before the service answered; the event may or may not have been recorded',
+          { ...info, notSent: notRecorded },
+        );
       }
       const error = networkError(
         outcome.error,
         outcome.timedOut,
         { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
-        info,
+        { ...info, recorded: notRecorded ? 'no' : 'unknown' },
       );
-      if (canRetry && !outcome.timedOut && isConnectionNotMade(outcome.error)) {
+      if (canRetry && notRecorded) {
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       }
       throw error;
@@ -156,7 +167,13 @@ export class TriggerClient {
     }
     throw serviceError(
       { status, headers, json, text },
-      { triggerId: event.triggerId, maskedKey: maskKey(this.#apiKey), keySource: this.#options.keySource, retries: this.retries },
+      {
+        triggerId: event.triggerId,
+        path: `${this.baseUrl.prefix}${event.path}`,
+        maskedKey: maskKey(this.#apiKey),
+        keySource: this.#options.keySource,
+        retries: this.retries,
+      },
       { attempts: attempt, durationMs: msSince(started), requestId },
     );
   }

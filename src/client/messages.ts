@@ -3,9 +3,9 @@
  * hint for each case. Pure functions, tested as a table (test/unit/messages.test.ts); client.ts keeps
  * the connections and the retries.
  */
-import { NetworkError, ServiceError, type AttemptInfo } from '../errors.js';
+import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
-import { errorCodes, isConnectionNotMade, parseRetryAfter } from './retry.js';
+import { errorCodes, parseRetryAfter } from './retry.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -51,6 +51,8 @@ export interface Answer {
 
 export interface RequestContext {
   triggerId: string;
+  /** The path that was asked for, below the origin (for the 404 hint). */
+  path?: string | undefined;
   /** The key as shown (••••abcd), for the 401/403 hint. */
   maskedKey: string;
   keySource: string | undefined;
@@ -64,15 +66,22 @@ export function statusHint(status: number, headers: Answer['headers'], context: 
   if (status === 401 || status === 403) {
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ''}); set a new one with: trigger config set-key`;
   }
-  if (status === 404)
-    return `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom (and the base URL must point at the service)`;
+  if (status === 404) {
+    const asked = context.path === undefined ? '' : ` (asked for ${context.path})`;
+    const doubled = context.path !== undefined && /\/v1\/v1\//.test(context.path);
+    return doubled
+      ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)`
+      : `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
+  }
   if (status === 429 || status === 503) {
     const after = parseRetryAfter(headerValue(headers, 'retry-after'));
     return after !== undefined && after > MAX_RETRY_AFTER_MS
       ? `the service asked to wait ${Math.round(after / 1000)} s before retrying, longer than the 60 s the tool waits; try again later`
       : `the service is busy; try again later${context.retries === 0 ? ' or allow retries with --retries' : ''}`;
   }
-  if (status >= 500) return 'not retried, because the service may have recorded the event before it failed';
+  if (status === 408) return 'the service gave up waiting for the request; it did not record the event, so it is safe to send again';
+  if (status >= 500)
+    return 'the event may or may not have been recorded (the service or a gateway failed after the request reached it), so it was not retried; check before sending it again';
   if (status === 400 || status === 422) return 'the service did not accept the request as sent; check the value and ids';
   if (status === 431 || status === 414)
     return 'the service found the request too large (its headers or URL); a very long user id can do this';
@@ -87,12 +96,17 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
   const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
   const message = serverMessage(json, text);
   const label = `${status} ${statusText(status)}`.trim();
+  const after = info.attempts > 1 ? ` (after ${info.attempts} attempts)` : '';
   const summary =
     status >= 300 && status < 400
       ? `the service redirected (${label}) to ${location ?? 'no Location'}`
       : status >= 200 && status < 300
         ? `the service answered ${label} but said "success": false`
-        : `the service refused the event: ${label}${info.attempts > 1 ? ` (after ${info.attempts} attempts)` : ''}`;
+        : status >= 500 && status !== 503
+          ? `no definitive answer: ${label}${after}`
+          : status === 408 || status === 429 || status === 503
+            ? `not recorded: the service answered ${label}${after}`
+            : `the service refused the event: ${label}${after}`;
   return new ServiceError(message ? `${summary}: ${message}` : summary, {
     status,
     statusText: statusText(status),
@@ -116,15 +130,18 @@ export function networkError(
   error: unknown,
   timedOut: boolean,
   context: ConnectionContext,
-  info: { attempts: number; durationMs: number },
+  info: { attempts: number; durationMs: number; recorded: Recorded },
 ): NetworkError {
   const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
   const codes = errorCodes(error);
+  const notMade = info.recorded === 'no';
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
     return new NetworkError('timeout', `no response from ${context.where} within ${context.timeoutMs / 1000} s${tries}`, {
       ...info,
       code: 'ETIMEDOUT',
-      hint: 'the event may or may not have been recorded, so it was not retried; raise --timeout if the service is slow',
+      hint: notMade
+        ? 'nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout'
+        : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow',
       cause: error,
     });
   }
@@ -133,7 +150,7 @@ export function networkError(
   return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, {
     ...info,
     code,
-    hint: networkHint(codes, code, context, isConnectionNotMade(error)),
+    hint: networkHint(codes, code, context, notMade),
     cause: error,
   });
 }

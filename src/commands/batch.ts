@@ -82,7 +82,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
 
   const started = performance.now();
   let total: number | undefined;
-  if (spinnerWanted(env) && !options.quiet && !options.verbose) {
+  if (spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose) {
     progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
     if (input.file && !options.shard)
       void countLines(input.file).then(

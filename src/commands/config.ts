@@ -72,7 +72,7 @@ export async function setKey(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const { file, config, name } = target(options, env);
-  const raw = keyArgument ?? (await readSecret('API key: '));
+  const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 

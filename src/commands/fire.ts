@@ -63,8 +63,9 @@ export async function fire(
     }
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
-      spinnerWanted(env) && !options.quiet && !options.verbose,
+      spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose,
       io.errColors.enabled,
+      io.terminal.stream,
     );
     const onRetry = (delayMs: number, reason: string) =>
       spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
@@ -96,7 +97,8 @@ export async function fire(
       error.event = {
         triggerId,
         userId,
-        value: event?.value?.json ?? (options.value === undefined ? undefined : JSON.stringify(options.value)),
+        // The value as a JSON number, as in every other object; null when it could not be read as one.
+        value: event?.value?.json,
       };
     throw error;
   }

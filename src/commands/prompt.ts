@@ -9,9 +9,8 @@ async function readAll(stream: NodeJS.ReadStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function promptHidden(question: string): Promise<string> {
+function promptHidden(question: string, output: NodeJS.WritableStream): Promise<string> {
   const input = process.stdin;
-  const output = process.stderr;
   return new Promise((resolve, reject) => {
     let answer = '';
     output.write(question);
@@ -40,10 +39,11 @@ function promptHidden(question: string): Promise<string> {
   });
 }
 
-export async function readSecret(question: string): Promise<string> {
+/** `output`: where the prompt is written (the Output's terminal, stderr). */
+export async function readSecret(question: string, output: NodeJS.WritableStream = process.stderr): Promise<string> {
   if (process.stdin.isTTY) {
     // An empty answer (Enter pressed too soon) asks again, as `gh auth login` does.
-    for (let answer = await promptHidden(question); ; answer = await promptHidden(`nothing was entered; ${question}`)) {
+    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
       if (answer.trim() !== '') return answer;
     }
   }

@@ -31,8 +31,11 @@ export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
   return stream.isTTY === true ? 'auto' : false;
 }
 
-export async function paletteFor(which: 'stdout' | 'stderr', env: NodeJS.ProcessEnv = process.env): Promise<Palette> {
-  const stream = which === 'stdout' ? process.stdout : process.stderr;
+export async function paletteFor(
+  which: 'stdout' | 'stderr',
+  env: NodeJS.ProcessEnv = process.env,
+  stream: { isTTY?: boolean } = which === 'stdout' ? process.stdout : process.stderr,
+): Promise<Palette> {
   if (wantsColor(stream, env) === false) return PLAIN;
   const { default: chalkStdout, chalkStderr } = await import('chalk');
   const chalk = which === 'stdout' ? chalkStdout : chalkStderr;

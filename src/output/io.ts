@@ -1,14 +1,33 @@
 /**
- * The one place that writes to stdout and stderr. Every line passes through redaction, so a key that
+ * The one place that writes to stdout and stderr (progress, spinners and prompts through `terminal`). Every line passes through redaction, so a key that
  * a server echoes back, or that sits in a URL the user typed, is masked before it reaches a terminal
  * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
  */
 import { PLAIN, paletteFor, type Palette } from './colors.js';
 import { Redactor } from './redact.js';
 
+/** A stream that may be a terminal (process.stdout and process.stderr say so, and their width). */
+export interface TerminalStream extends NodeJS.WritableStream {
+  isTTY?: boolean;
+  columns?: number;
+}
+
 export interface Streams {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdout: TerminalStream;
+  stderr: TerminalStream;
+}
+
+/**
+ * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts): whether
+ * it is one, its width, and the stream itself. A test passes a stream that says it is a terminal.
+ */
+export interface Terminal {
+  readonly isTTY: boolean;
+  /** Columns, 0 when the terminal reports no size (a pty nobody sized). */
+  readonly columns: number;
+  readonly stream: TerminalStream;
+  /** Writes as it is (no newline added), redacted like every line. */
+  write(text: string): void;
 }
 
 export class Output {
@@ -18,14 +37,47 @@ export class Output {
   outColors: Palette = PLAIN;
   /** Colours for what goes to stderr. */
   errColors: Palette = PLAIN;
+  /**
+   * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
+   * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
+   */
+  stdoutError: NodeJS.ErrnoException | undefined;
+
+  readonly terminal: Terminal;
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
+    const stderr = streams.stderr;
+    this.terminal = {
+      get isTTY() {
+        return stderr.isTTY === true;
+      },
+      get columns() {
+        return stderr.columns ?? 0;
+      },
+      stream: stderr,
+      write: (text) => this.writeErr(text),
+    };
+    // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
+    // exit 1 ("refused") for an event that was accepted.
+    streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
   }
 
-  /** Loads colours for the real process streams. */
+  #stdoutFailed(error: NodeJS.ErrnoException): void {
+    if (this.stdoutError) return;
+    this.stdoutError = error;
+    // A reader that went away (`trigger ... | head -1`) is not news to anyone: stop writing, quietly.
+    if (error.code === 'EPIPE') return;
+    const why = error.code === 'ENOSPC' ? 'no space left on the device' : error.code === 'EIO' ? 'an I/O error' : error.message;
+    this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
+  }
+
+  /** Loads colours for this output's streams. */
   async useColors(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-    [this.outColors, this.errColors] = await Promise.all([paletteFor('stdout', env), paletteFor('stderr', env)]);
+    [this.outColors, this.errColors] = await Promise.all([
+      paletteFor('stdout', env, this.#streams.stdout),
+      paletteFor('stderr', env, this.#streams.stderr),
+    ]);
   }
 
   /** Adds a value (the API key) that must never be printed. */
@@ -45,7 +97,7 @@ export class Output {
 
   /** Writes one JSON line to stdout. */
   json(line: string): void {
-    this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
   }
 
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
@@ -60,11 +112,11 @@ export class Output {
 
   /** Writes text to stdout as it is (no newline added), redacted like every line. */
   write(text: string): void {
-    this.#streams.stdout.write(this.redact(text));
+    if (!this.stdoutError) this.#streams.stdout.write(this.redact(text));
   }
 
   stdout(line: string): void {
-    this.#streams.stdout.write(`${this.redact(line)}\n`);
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.redact(line)}\n`);
   }
 
   stderr(line: string): void {

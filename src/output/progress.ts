@@ -21,12 +21,12 @@ export class Progress {
   }
 
   draw(): void {
-    process.stderr.write(`\r\x1b[K${this.#io.redact(this.#render())}`);
+    this.#io.terminal.write(`\r\x1b[K${this.#render()}`);
     this.#shown = true;
   }
 
   clear(): void {
-    if (this.#shown) process.stderr.write('\r\x1b[K');
+    if (this.#shown) this.#io.terminal.write('\r\x1b[K');
     this.#shown = false;
   }
 

@@ -3,7 +3,7 @@
  * annotations and the --dry-run curl command. Pure functions; io.ts does the writing.
  */
 import type { ClientEvent, FireResult } from '../client/client.js';
-import { NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
+import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
 import type { Palette } from './colors.js';
 
 export interface EventSummary {
@@ -107,6 +107,7 @@ export function errorJsonFields(error: TriggerError, options: { body?: boolean }
     if (options.body !== false) fields.body = error.body;
   }
   if (error instanceof NetworkError && error.code) fields.code = error.code;
+  if (error instanceof AttemptError) fields.recorded = error.recorded;
   return fields;
 }
 

@@ -18,15 +18,15 @@ export function spinnerWanted(
   return stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
 }
 
-/** `color`: whether stderr gets colours (NO_COLOR, FORCE_COLOR; see colors.ts). */
-export function startSpinner(text: string, enabled: boolean, color = true): Spinner {
+/** `color`: whether stderr gets colours (NO_COLOR, FORCE_COLOR; see colors.ts). `stream`: the terminal's. */
+export function startSpinner(text: string, enabled: boolean, color = true, stream: NodeJS.WritableStream = process.stderr): Spinner {
   if (!enabled) return NONE;
   let stopped = false;
   let spinner: { stop(): unknown; text: string } | undefined;
   let current = text;
   void import('ora')
     .then(({ default: ora }) => {
-      if (!stopped) spinner = ora({ text: current, stream: process.stderr, discardStdin: false, color: color ? 'cyan' : false }).start();
+      if (!stopped) spinner = ora({ text: current, stream, discardStdin: false, color: color ? 'cyan' : false }).start();
     })
     .catch(() => undefined);
   return {

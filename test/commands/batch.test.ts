@@ -14,7 +14,7 @@ useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 
 describe('trigger batch, in-process', () => {
   it('--json: one line per row on the Output given; the failed file; exit 1 for the refused row', async () => {
-    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 500, { error: 'boom' }) : json(res, 200, { success: true })));
+    server.handle((req, res) => (req.url.includes('/users/b/') ? json(res, 422, { error: 'boom' }) : json(res, 200, { success: true })));
     const input = path.join(sandbox.home, 'in.csv');
     fs.writeFileSync(input, 'triggerId,userId,value\nt,a,1\nt,b,2\nt,c,x\n');
     const result = await runCommand(['batch', input, '--json', '--failed', path.join(sandbox.home, 'failed.csv')], sandbox.env);

@@ -79,3 +79,45 @@ describe('trigger fire, in-process', () => {
     }
   });
 });
+
+describe('trigger fire, in-process: what scripts read', () => {
+  it('--help lists the exit codes, including 3 with error.recorded and 70 for a bug', async () => {
+    const help = await fire(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes: 0 accepted, 1 refused by the service/);
+    expect(help.stdout).toMatch(/3 no definitive answer \(--json error\.recorded says "no" or "unknown"\), 70 a bug in\s+trigger/);
+  });
+
+  it('an error trigger did not expect exits 70 with one line saying it is a bug, not 1 ("refused")', async () => {
+    const broken = new Proxy(
+      { ...sandbox.env },
+      {
+        get(target, name) {
+          if (name === 'TRIGGER_BASE_URL') throw new TypeError('an environment that cannot be read');
+          return Reflect.get(target, name) as unknown;
+        },
+      },
+    );
+    const result = await fire(['purchase', 'alice'], broken);
+    expect(result.code).toBe(70);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /^error: this is a bug in trigger \S+ \(node \S+\): an environment that cannot be read; please report it/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a usage error under --json has value null, as other objects have a number or null', async () => {
+    const result = await fire(['purchase', 'alice', '--value', 'abc', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, value: null, error: { kind: 'usage', exitCode: 2 } });
+  });
+
+  it('a 504 from a gateway: exit 3, error.recorded "unknown", sent once', async () => {
+    server.handle((_req, res) => json(res, 504, { message: 'upstream timed out' }));
+    const result = await fire(['purchase', 'alice', '--json']);
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: 504, error: { kind: 'unavailable', recorded: 'unknown' } });
+    expect(server.requests).toHaveLength(1);
+  });
+});

@@ -147,21 +147,21 @@ describe('trigger batch: input', () => {
 describe('trigger batch: failures and replay', () => {
   it('server failures go to the failed file, and replaying it sends exactly those rows', async () => {
     server.handle((req, res) => {
-      if (req.url.includes('/users/b/') || req.url.includes('/users/d%2Ce/')) json(res, 500, { error: 'boom' });
+      if (req.url.includes('/users/b/') || req.url.includes('/users/d%2Ce/')) json(res, 422, { error: 'boom' });
       else if (req.url.includes('/users/c/')) json(res, 404, { message: 'no such trigger' });
       else json(res, 200, { success: true });
     });
     const input = file('events.csv', 'triggerId,userId,value,note\nt,a,1,x\nt,b,2,"y, z"\nt,c,,\nt,"d,e",4,w\nt,f,5,v\n');
     const first = await batch([input, '--failed', path.join(box.home, 'failed.csv')]);
     expect(first.code).toBe(1);
-    expect(server.requests).toHaveLength(5); // a 500 is never retried
+    expect(server.requests).toHaveLength(5); // a refusal is never retried
     const failedLines = read('failed.csv').trim().split('\n');
     expect(failedLines[0]).toBe('triggerId,userId,value,note,error');
     expect(failedLines.slice(1).sort()).toEqual(
       [
-        't,b,2,"y, z",line 3: the service refused the event: 500 Internal Server Error: boom',
+        't,b,2,"y, z",line 3: the service refused the event: 422 Unprocessable Content: boom',
         't,c,,,line 4: the service refused the event: 404 Not Found: no such trigger',
-        't,"d,e",4,w,line 5: the service refused the event: 500 Internal Server Error: boom',
+        't,"d,e",4,w,line 5: the service refused the event: 422 Unprocessable Content: boom',
       ].sort(),
     );
 
@@ -258,7 +258,7 @@ describe('trigger batch: output', () => {
   });
 
   it('appends a summary table to $GITHUB_STEP_SUMMARY and annotates the failure', async () => {
-    server.handle((_req, res) => json(res, 500, { error: 'down' }));
+    server.handle((_req, res) => json(res, 400, { error: 'bad' }));
     const summary = path.join(box.home, 'summary.md');
     fs.writeFileSync(summary, '# earlier step\n');
     const result = await batch([file('in.csv', 'triggerId,userId\nt,a\n')], undefined, {
@@ -343,7 +343,7 @@ describe('trigger batch: a reader that goes away', () => {
     child.stdout.once('data', () => child.stdout.destroy()); // like head -1
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
-    expect(stderr).not.toContain('unexpected failure');
+    expect(stderr).not.toContain('a bug in trigger');
     expect(stderr).toContain('standard output was closed');
     const kept = read('kept.csv').trim().split('\n').slice(1);
     expect(server.requests.length + kept.length).toBe(2000);

@@ -234,13 +234,13 @@ describe('trigger fire: failures', () => {
     });
   });
 
-  it('500: one request only', async () => {
+  it('500: one request only, exit 3: it may have been recorded', async () => {
     server.handle((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });
       res.end('<h1>Internal Server Error</h1>');
     });
     const result = await fire(['t', 'u']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('500 Internal Server Error: <h1>Internal Server Error</h1>');
     expect(result.stderr).toContain('not retried');
@@ -313,7 +313,7 @@ describe('trigger fire: failures', () => {
       write();
     });
     const result = await fire(['t', 'u']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('502 Bad Gateway: eeee');
     expect(result.stderr.length).toBeLessThan(1000);
     expect(aborted).toBe(true);

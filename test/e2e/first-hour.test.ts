@@ -57,7 +57,7 @@ describe('messages for odd answers', () => {
     expect(big.stderr).toContain('431 Request Header Fields Too Large — the service found the request too large');
     server.handle((_req, res) => json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }));
     const busy = await run(['fire', 't', 'u', '--retries', '2'], { env: box.env });
-    expect(busy.code).toBe(1);
+    expect(busy.code).toBe(3);
     expect(busy.stderr).toContain('429 Too Many Requests (after 3 attempts): slow down');
   });
 
@@ -218,10 +218,10 @@ describe('the emulator', () => {
     const emu = await startEmulator({ port: 0, key: TEST_KEY, log: '/dev/full', onLogError: (m) => errors.push(m) });
     try {
       const first = await run(['fire', 't', 'u', '--base-url', emu.url], { env: box.env });
-      expect(first.code).toBe(1);
+      expect(first.code).toBe(3); // a 500: the fire cannot know whether it was recorded
       expect(first.stderr).toContain('500 Internal Server Error: the emulator could not write its log (no space left on the disk)');
       expect(errors).toEqual(['cannot write the log /dev/full: no space left on the disk; the event was answered 500 and not recorded']);
-      expect((await run(['fire', 't', 'u', '--base-url', emu.url], { env: box.env })).code).toBe(1); // still there
+      expect((await run(['fire', 't', 'u', '--base-url', emu.url], { env: box.env })).code).toBe(3); // still there
     } finally {
       await emu.close({ force: true });
     }

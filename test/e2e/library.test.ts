@@ -51,7 +51,15 @@ describe('library', () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(lib.ServiceError);
       expect((error as InstanceType<Library['ServiceError']>).exitCode).toBe(1);
+      expect(lib.isAttemptError(error) && error.recorded).toBe('no');
       expect(String((error as Error).message)).not.toContain(TEST_KEY);
+
+      // A gateway's 504: the library says, as the CLI does, that the event may have been recorded.
+      server.handle((_req, res) => json(res, 504, { error: 'upstream timed out' }));
+      const unknown = await lib
+        .fireEvent({ triggerId: 'purchase', userId: 'u' }, { baseUrl: settings.baseUrl, apiKey: settings.apiKey ?? '' })
+        .catch((e: unknown) => e);
+      expect(lib.isAttemptError(unknown) ? [unknown.recorded, unknown.exitCode] : unknown).toEqual(['unknown', 3]);
     } finally {
       box.cleanup();
       server.handle((_req, res) => json(res, 200, { success: true }));

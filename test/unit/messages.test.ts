@@ -14,32 +14,59 @@ describe('an answer that is not a success', () => {
       { error: 'bad key' },
       'the service refused the event: 401 Unauthorized: bad key',
       'check the API key (••••WXYZ from TRIGGER_API_KEY); set a new one with: trigger config set-key',
+      1,
     ],
     [
       404,
       { message: 'no such trigger' },
       'the service refused the event: 404 Not Found: no such trigger',
-      'check the trigger id "purchase": it must exist in the dashboard with type Custom (and the base URL must point at the service)',
+      'check the trigger id "purchase": it must exist in the dashboard with type Custom, and the base URL must point at the service',
+      1,
     ],
-    [429, {}, 'the service refused the event: 429 Too Many Requests', 'the service is busy; try again later'],
+    [429, {}, 'not recorded: the service answered 429 Too Many Requests', 'the service is busy; try again later', 3],
     [
       500,
       { title: 'Oops', detail: 'db down' },
-      'the service refused the event: 500 Internal Server Error: Oops: db down',
-      'not retried, because the service may have recorded the event before it failed',
+      'no definitive answer: 500 Internal Server Error: Oops: db down',
+      'the event may or may not have been recorded (the service or a gateway failed after the request reached it), so it was not retried; check before sending it again',
+      3,
+    ],
+    [
+      504,
+      '',
+      'no definitive answer: 504 Gateway Timeout',
+      'the event may or may not have been recorded (the service or a gateway failed after the request reached it), so it was not retried; check before sending it again',
+      3,
+    ],
+    [
+      408,
+      '',
+      'not recorded: the service answered 408',
+      'the service gave up waiting for the request; it did not record the event, so it is safe to send again',
+      3,
     ],
     [
       431,
       '',
       'the service refused the event: 431 Request Header Fields Too Large',
       'the service found the request too large (its headers or URL); a very long user id can do this',
+      1,
     ],
-    [418, '', 'the service refused the event: 418', 'the service did not accept the request as sent; it was not retried'],
-    [200, { success: false, error: 'quota' }, 'the service answered 200 OK but said "success": false: quota', undefined],
-  ])('%i', (status, body, message, hint) => {
+    [418, '', 'the service refused the event: 418', 'the service did not accept the request as sent; it was not retried', 1],
+    [200, { success: false, error: 'quota' }, 'the service answered 200 OK but said "success": false: quota', undefined, 1],
+  ])('%i', (status, body, message, hint, exitCode) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const error = serviceError({ status, headers: {}, json: typeof body === 'string' ? undefined : body, text }, context, info);
-    expect([error.message, error.hint, error.exitCode, error.requestId]).toEqual([message, hint, 1, 'r1']);
+    expect([error.message, error.hint, error.exitCode, error.requestId]).toEqual([message, hint, exitCode, 'r1']);
+  });
+
+  it('a 404 names the path asked for, and a doubled /v1 blames the base URL, not the trigger', () => {
+    expect(statusHint(404, {}, { ...context, path: '/api/v1/triggers/purchase/users/u/events' })).toMatch(
+      /base URL must point at the service \(asked for \/api\/v1\/triggers\/purchase\/users\/u\/events\)$/,
+    );
+    expect(statusHint(404, {}, { ...context, path: '/v1/v1/triggers/purchase/users/u/events' })).toBe(
+      'the path has /v1 twice (asked for /v1/v1/triggers/purchase/users/u/events): the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)',
+    );
   });
 
   it('a redirect names the Location, stripped of control characters', () => {
@@ -58,7 +85,7 @@ describe('an answer that is not a success', () => {
     );
     expect(statusHint(429, {}, { ...context, retries: 0 })).toBe('the service is busy; try again later or allow retries with --retries');
     expect(serviceError({ status: 429, headers: {}, json: undefined, text: '' }, context, { ...info, attempts: 3 }).message).toBe(
-      'the service refused the event: 429 Too Many Requests (after 3 attempts)',
+      'not recorded: the service answered 429 Too Many Requests (after 3 attempts)',
     );
   });
 });
@@ -94,13 +121,23 @@ describe('no usable answer', () => {
       'nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://api.example.com)',
     ],
   ])('%s', (code, message, hint) => {
-    const error = networkError(failure(code), false, where, { attempts: 1, durationMs: 3 });
-    expect([error.message, error.hint, error.kind, error.exitCode]).toEqual([message, hint, 'network', 3]);
+    // What client.ts decides: only a reset after the request went out leaves the outcome unknown.
+    const recorded = code === 'ECONNRESET' ? 'unknown' : 'no';
+    const error = networkError(failure(code), false, where, { attempts: 1, durationMs: 3, recorded });
+    expect([error.message, error.hint, error.kind, error.exitCode, error.recorded]).toEqual([message, hint, 'network', 3, recorded]);
   });
 
-  it('a time-out names the limit and does not retry; attempts are counted', () => {
-    const error = networkError(failure('UND_ERR_HEADERS_TIMEOUT'), false, where, { attempts: 2, durationMs: 60_000 });
-    expect([error.kind, error.message]).toEqual(['timeout', 'no response from https://api.example.com within 30 s (2 attempts)']);
+  it('a time-out names the limit; after sending it leaves the outcome unknown, before sending it says nothing was sent', () => {
+    const sent = networkError(failure('UND_ERR_HEADERS_TIMEOUT'), false, where, { attempts: 2, durationMs: 60_000, recorded: 'unknown' });
+    expect([sent.kind, sent.message, sent.recorded]).toEqual([
+      'timeout',
+      'no response from https://api.example.com within 30 s (2 attempts)',
+      'unknown',
+    ]);
+    expect(sent.hint).toMatch(/may or may not have been recorded/);
+    const unsent = networkError(failure('x'), true, where, { attempts: 1, durationMs: 30_000, recorded: 'no' });
+    expect([unsent.kind, unsent.exitCode, unsent.recorded]).toEqual(['timeout', 3, 'no']);
+    expect(unsent.hint).toMatch(/^nothing was sent/);
   });
 
   it('undici\'s "bad response" (an unsolicited 1xx) is an answer that could not be read', () => {

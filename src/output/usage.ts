@@ -1,0 +1,34 @@
+/**
+ * commander's usage errors in the tool's own words: one style (lower-case `error:`), saying what was
+ * wrong and what to type instead. A pure function of commander's message, tested as a table
+ * (test/unit/usage.test.ts); cli.ts routes commander's error output through it.
+ */
+
+/** "a, b, c" as "a, b or c". */
+function orList(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+const choicesOf = (text: string): string[] =>
+  text
+    .replace(/\.$/, '')
+    .split(',')
+    .map((choice) => choice.trim())
+    .filter(Boolean);
+
+/** Rewrites one commander message (it may end with a newline); anything else is returned as it is. */
+export function usageWords(message: string): string {
+  const end = message.endsWith('\n') ? '\n' : '';
+  const text = message.replace(/\n$/, '');
+  let m = /^error: command-argument value '(.*)' is invalid for argument '(.+)'\. Allowed choices are (.+)$/s.exec(text);
+  if (m) return `error: ${m[2]} '${m[1]}' is not one trigger knows: use ${orList(choicesOf(m[3]!))}${end}`;
+  m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. Allowed choices are (.+)$/s.exec(text);
+  if (m) return `error: ${m[1]} '${m[2]}' is not one of ${orList(choicesOf(m[3]!))}${end}`;
+  m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. (.+)$/s.exec(text);
+  if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3]!.replace(/\.$/, '')}${end}`;
+  m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
+  if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
+  m = /^\(Did you mean (.+)\?\)$/.exec(text);
+  if (m) return `(did you mean ${m[1]}?)${end}`;
+  return message;
+}
