@@ -111,7 +111,16 @@ export function buildProgram({ io, env }: Context, mode: Mode = { json: false, v
       new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']),
     )
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
-    .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(parse.wholeNumber(1, 256)).default(8))
+    .addOption(
+      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
+        .argParser(parse.concurrency)
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--max-concurrency <n>', 'with --concurrency auto, never more than this many at once (default: 64)').argParser(
+        parse.wholeNumber(1, 256),
+      ),
+    )
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
     .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")

@@ -26,10 +26,12 @@ export interface Finish {
   /** The signal that stopped the batch, if one did. */
   signal: StopSignal | undefined;
   stderr: (line: string) => void;
+  /** --concurrency auto: what the pace used. */
+  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
 }
 
 /** Reports the batch; throws a reported TriggerError for the exit code when it did not all go well. */
-export function finishBatch({ io, env, options, input, recorder, failed, journal, result, signal, stderr }: Finish): void {
+export function finishBatch({ io, env, options, input, recorder, failed, journal, result, signal, stderr, pace }: Finish): void {
   const { counts } = recorder;
   const stoppedBy = signal;
   const dryRun = options.dryRun === true;
@@ -51,6 +53,7 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
         ? { command: replayCommand(failed.path, input.format, options.trigger), resume }
         : undefined,
     notReadAfter: result.incomplete ? result.lastLine : undefined,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : undefined,
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);

@@ -6,7 +6,7 @@
  *
  * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
  *   fast as the fastest round trip seen (no queue is building).
- * - Then Vegas: the queue at the service is estimated as limit × (1 − base RTT / this RTT); below
+ * - Then Vegas: the queue at the service is estimated as limit × (RTT − base RTT) / RTT; below
  *   alpha the limit grows by one, above beta it shrinks by one, in between it holds.
  * - Push-back (429, 503) sets the limit to what the service actually took in that round trip
  *   (accepted per ms × base RTT), a little under it; a time-out halves it. Either ends slow start.
@@ -53,6 +53,11 @@ export const MAX_PAUSE_MS = 60_000;
 const DEFAULT_PAUSE_MS = 1_000;
 /** Slow start goes on while a round trip is within this factor of the base. */
 const SLOW_START_TOLERANCE = 1.25;
+/**
+ * Round trips within this many ms of the base are the same: on loopback, or on a loaded machine,
+ * a millisecond or two is the client's own scheduling, not a queue at the service.
+ */
+const NOISE_MS = 2;
 /** After push-back, the limit goes to this share of what the service took. */
 const PUSH_BACK_SHARE = 0.9;
 
@@ -86,7 +91,8 @@ export class Pace {
   #pushed = 0;
   #timedOut = 0;
   #rttSum = 0;
-  #retryAfterMs = 0;
+  /** The longest Retry-After of the window, -1 when none was given. */
+  #retryAfterMs = -1;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -153,11 +159,11 @@ export class Pace {
     } else if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
-        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE) this.#set(this.#value * 2);
+        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        const queue = this.#value * (1 - this.#baseRtt / rtt);
+        const queue = (this.#value * Math.max(0, rtt - this.#baseRtt - NOISE_MS)) / rtt;
         const unit = Math.max(1, Math.floor(Math.log10(this.#value)));
         if (queue < 3 * unit) this.#set(this.#value + unit);
         else if (queue > 6 * unit) this.#set(this.#value - unit);
@@ -165,12 +171,12 @@ export class Pace {
     }
     this.#windowStart = now;
     this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
-    this.#retryAfterMs = 0;
+    this.#retryAfterMs = -1;
   }
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
   #pause(now: number): void {
-    const wait = this.#retryAfterMs > 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
+    const wait = this.#retryAfterMs >= 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
     const until = now + wait * (1 + this.#random() / 2);
     if (until > this.pausedUntil) this.pausedUntil = until;
     // Resume gently: the senders that come back should not all push back again.
@@ -188,4 +194,11 @@ export class Pace {
   pausedFor(): number {
     return this.pausedUntil === 0 ? 0 : Math.max(0, this.pausedUntil - this.#now());
   }
+}
+
+/** What an attempt's status (0: no answer) comes to, for the controller. */
+export function answerOf(status: number, timedOut: boolean): Answer {
+  if (status >= 200 && status < 300) return Answer.Accepted;
+  if (status === 429 || status === 503) return Answer.PushedBack;
+  return timedOut ? Answer.TimedOut : Answer.Other;
 }

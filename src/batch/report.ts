@@ -70,13 +70,21 @@ export function rateOf(counts: Counts, elapsedMs: number): number {
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
 }
 
-export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette): string {
+/** What is in flight now and, with --concurrency auto, how many answers pushed back so far. */
+export interface Live {
+  inFlight: number;
+  pushedBack?: number | undefined;
+}
+
+export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette, live?: Live): string {
   const done = counts.rows;
   const rate = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : '0 failed');
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
   parts.push(`${formatCount(rate)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
   if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
 }
@@ -96,6 +104,8 @@ export interface SummaryInput {
   next?: { command: string; resume: boolean } | undefined;
   /** Rows after this line were not read (a second interrupt while reading stdin). */
   notReadAfter: number | undefined;
+  /** --concurrency auto: the lowest and highest limit used, and the answers that pushed back. */
+  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
 }
 
 const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
@@ -127,7 +137,15 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
   if (s.notReadAfter !== undefined) lines.push(`  input not read after line ${s.notReadAfter}`);
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
+}
+
+/** "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), sent again". */
+export function paceWords(pace: NonNullable<SummaryInput['pace']>): string {
+  const range = pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest} to ${pace.highest}`;
+  const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${range} at once; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
@@ -175,6 +193,15 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['outcome unknown', formatCount(counts.unknown)],
     ['time', formatMs(Math.round(s.elapsedMs))],
     ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
+    ...(s.pace
+      ? [
+          ['concurrency (auto)', s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}–${s.pace.highest}`] as [
+            string,
+            string,
+          ],
+          ['pushed back (429/503)', formatCount(s.pace.pushedBack)] as [string, string],
+        ]
+      : []),
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   const kept =

@@ -10,8 +10,10 @@ import { BatchRecorder } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
 import { readRows } from '../batch/rows.js';
 import { Runner } from '../batch/runner.js';
+import { Pace, answerOf } from '../batch/pace.js';
+import { monotonicMs } from '../clock.js';
+import { UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
-import type { StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -24,7 +26,10 @@ import { capYoungGeneration } from '../v8-tuning.js';
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
   trigger?: string;
-  concurrency: number;
+  /** A fixed number, or auto (the default): found from the service's answers. */
+  concurrency: number | 'auto';
+  /** With auto, the most at once (default 64). */
+  maxConcurrency?: number;
   rate?: number;
   failed?: string;
   journal?: string;
@@ -35,7 +40,15 @@ export interface BatchCommandOptions extends ServiceOptions {
 
 export async function batch(source: string, options: BatchCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dryRun = options.dryRun === true;
+  if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
+    throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
+      hint: 'drop one of them',
+    });
+  }
   checkPaths(source, options);
+  const auto = options.concurrency === 'auto';
+  const maxConcurrency = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
+  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
@@ -43,7 +56,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses) leaves no new journal and no temporary failed file behind.
-  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency, env });
+  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   const failed = options.failed ? openFailed(options.failed, reader) : undefined;
   let journal;
   try {
@@ -63,16 +76,28 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: options.concurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
-  const fireOptions = { stopRetries: stop.signal }; // the same for every row: one object, not one per row
+  // The same for every row: one object, not one per row. With auto, every attempt is told to the
+  // pace, a push-back comes back here to be sent again, and retries wait for the shared pause.
+  const fireOptions = pace
+    ? {
+        stopRetries: stop.signal,
+        throwPushBack: true,
+        gate: pace,
+        onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
+          pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
+      }
+    : { stopRetries: stop.signal };
   const runner = new Runner({
     rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
     send: client ? (event) => client.fire(event, fireOptions) : undefined,
-    concurrency: options.concurrency,
+    concurrency: maxConcurrency,
+    pace,
+    halt: (reason) => recorder.stopWith(reason),
     rate: options.rate,
     stop: stop.signal,
     // A file ends, so its unsent rows are always kept; stdin may not, so a second signal stops reading it.
@@ -82,8 +107,16 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
 
   const started = performance.now();
   let total: number | undefined;
-  if (spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose) {
-    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
+  const live = { inFlight: 0, pushedBack: 0 };
+  const render = () => {
+    live.inFlight = runner.inFlight;
+    live.pushedBack = pace?.pushedBack ?? 0;
+    return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
+  };
+  const terminal = spinnerWanted(env, io.terminal);
+  if (!options.quiet && !options.verbose) {
+    // Without a terminal (CI, a log), a plain line every 10 s: a long job's log never goes silent.
+    progress = new Progress(io, render, { plain: !terminal });
     if (input.file && !options.shard)
       void countLines(input.file).then(
         (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
@@ -130,5 +163,5 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   failed?.finish();
   journal?.close(!result.incomplete && recorder.counts.unsent === 0);
 
-  finishBatch({ io, env, options, input, recorder, failed, journal, result, signal: stoppedBy, stderr });
+  finishBatch({ io, env, options, input, recorder, failed, journal, result, signal: stoppedBy, stderr, pace });
 }
