@@ -10,7 +10,7 @@ import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } 
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
 import { headerValue, headersOf, requestIdOf } from './response.js';
-import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
+import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { loadUndici, proxyFor } from './undici.js';
@@ -136,7 +136,8 @@ export class TriggerClient {
         { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
         { ...info, recorded: notRecorded ? 'no' : 'unknown' },
       );
-      if (canRetry && notRecorded) {
+      // A certificate the client refuses will be refused again: not worth a retry.
+      if (canRetry && notRecorded && !errorCodes(outcome.error).some(isTlsCode)) {
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       }
       throw error;

@@ -42,8 +42,8 @@ describe('trigger batch, in-process', () => {
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
     [['-', '--resume'], '--resume goes with --journal <file>'],
     [['-', '--journal', 'j'], '--journal needs the input as a regular file'],
-    [['-', '--concurrency', '0'], "option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256"],
-    [['-', '--shard', '0/2'], "option '--shard <i>/<n>' argument '0/2' is invalid"],
+    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected a whole number from 1 to 256"],
+    [['-', '--shard', '0/2'], "error: --shard '0/2' is not valid"],
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
   ])('usage error %j: exit 2, nothing sent', async (args, message) => {
     const result = await runCommand(['batch', ...args], sandbox.env);

@@ -107,8 +107,8 @@ describe('trigger batch: input', () => {
   it.each([
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
-    [['-', '--format', 'xml'], "argument 'xml' is invalid"],
-    [['-', '--concurrency', '0'], "option '--concurrency <n>' argument '0' is invalid. expected a whole number from 1 to 256"],
+    [['-', '--format', 'xml'], "error: --format 'xml' is not one of csv, ndjson or lines"],
+    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected a whole number from 1 to 256"],
     [['-', '--rate', '-5'], 'error:'],
   ])('%j is a usage error: exit 2, nothing sent', async (args, message) => {
     const result = await batch(args, 'triggerId,userId\nt,u\n');
@@ -381,7 +381,7 @@ describe('trigger batch --shard', () => {
   it('refuses a shard outside 1..n', async () => {
     const result = await batch([file('s.csv', 'triggerId,userId\nt,a\n'), '--shard', '5/4']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("option '--shard <i>/<n>' argument '5/4' is invalid. expected i/n with 1 <= i <= n <= 10000");
+    expect(result.stderr).toContain("error: --shard '5/4' is not valid: expected i/n with 1 <= i <= n <= 10000");
     expect(server.requests).toHaveLength(0);
   });
 });

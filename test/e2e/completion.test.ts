@@ -81,6 +81,6 @@ describe('trigger completion', () => {
   it('an unknown shell is a usage error', async () => {
     const result = await run(['completion', 'powershell'], { env: box.env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("'powershell' is invalid");
+    expect(result.stderr).toContain("error: shell 'powershell' is not one trigger knows: use bash, zsh or fish");
   });
 });

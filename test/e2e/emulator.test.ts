@@ -173,12 +173,12 @@ describe('trigger emulator: answers', () => {
 });
 
 describe('trigger emulator: fault injection', () => {
-  it('--fail-rate 1 with 429: fire --retries 1 makes exactly two attempts and exits 1', async () => {
+  it('--fail-rate 1 with 429: fire --retries 1 makes exactly two attempts and exits 3, not recorded', async () => {
     emu = await startEmulatorProcess(['--fail-rate', '1', '--fail-status', '429'], box.env);
     const result = await fire(emu.url, ['t', 'u', '--retries', '1', '--json']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     const object = JSON.parse(result.stdout) as { ok: boolean; status: number; attempts: number };
-    expect(object).toMatchObject({ ok: false, status: 429, attempts: 2 });
+    expect(object).toMatchObject({ ok: false, status: 429, attempts: 2, error: { recorded: 'no' } });
     expect(emu.stderr().match(/✖ 429 injected/g)).toHaveLength(2);
     expect(emu.stdout()).toBe('');
   });
@@ -196,7 +196,7 @@ describe('trigger emulator: fault injection', () => {
     expect(five.status).toBe(500);
     expect(five.headers['retry-after']).toBeUndefined();
     const fired = await fire(emu.url, ['t', 'u']);
-    expect(fired.code).toBe(1);
+    expect(fired.code).toBe(3); // a 500: the outcome is unknown
     expect(emu.stderr().match(/✖ 500 injected/g)).toHaveLength(2); // the raw request and one fire attempt: 500 is never retried
   });
 

@@ -358,7 +358,7 @@ describe('trigger fire: usage errors send nothing and exit 2', () => {
     const result = await fire(['t', 'u', '--value', 'abc', '--json']);
     expect(result.code).toBe(2);
     const object = JSON.parse(result.stdout);
-    expect(object).toMatchObject({ ok: false, status: null, value: 'abc', error: { kind: 'usage', exitCode: 2 } });
+    expect(object).toMatchObject({ ok: false, status: null, value: null, error: { kind: 'usage', exitCode: 2 } });
   });
 
   it('a corrupt config file: exit 2, its path, left untouched', async () => {
