@@ -213,18 +213,19 @@ export class Runner {
   }
 
   /**
-   * A row sent under --concurrency auto: waits for its turn (the rate's schedule, the limit, the
-   * shared pause), sends it, and sends it again after a push-back, each time waiting its turn again.
+   * A row sent under --concurrency auto: waits for its turn (the limit, the shared pause, then the
+   * rate's schedule), sends it, and sends it again after a push-back, each time waiting its turn again.
    */
   async #paced(row: Row): Promise<Outcome> {
     const { sink, stop, send } = this.#options;
     let started = false;
     let pushedBack = 0;
     for (;;) {
-      if (this.#interval) await this.#onSchedule();
       if (!(await this.#turn())) return this.#unsent();
-      // #turn counted this request in flight.
-      if (!started && !sink.starting(row)) {
+      // #turn counted this request in flight. The rate's schedule is waited for with the turn in
+      // hand: lanes beyond the limit must not take starts on the schedule that they cannot use.
+      if (this.#interval) await this.#onSchedule();
+      if (stop.aborted || (!started && !sink.starting(row))) {
         this.#settled();
         return this.#unsent();
       }
