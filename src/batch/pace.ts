@@ -6,10 +6,11 @@
  *
  * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
  *   fast as the fastest round trip seen (no queue is building).
- * - Then Vegas: the queue at the service is estimated as limit × (RTT − base RTT) / RTT; below
- *   alpha the limit grows by one, above beta it shrinks by one, in between it holds.
+ * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
+ *   the limit grows by one (more when large); when it grows (50% over: a queue is building), the
+ *   limit shrinks by a tenth; in between it holds.
  * - Push-back (429, 503) sets the limit to what the service actually took in that round trip
- *   (accepted per ms × base RTT), a little under it; a time-out halves it. Either ends slow start.
+ *   (accepted per ms × RTT), a little under it; a time-out halves it. Either ends slow start.
  *   A rate limit does not slow the answers down, so round trips alone would never see it.
  * - A round trip in which the service pushed back and accepted nothing pauses every sender for the
  *   Retry-After it gave (1 s if none), with jitter so that the senders do not come back in lockstep;
@@ -58,6 +59,15 @@ const SLOW_START_TOLERANCE = 1.25;
  * a millisecond or two is the client's own scheduling, not a queue at the service.
  */
 const NOISE_MS = 2;
+/**
+ * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
+ * is over 50% above it (a queue is building), hold in between. Vegas counts the queue in requests
+ * (limit × (RTT − base) / RTT against 3 and 6); on a shared machine the client's own delays grow
+ * with the limit and read as a queue, which held it far below what the service took.
+ */
+const GROW_BELOW = 1.1;
+const SHRINK_ABOVE = 1.5;
+const SHRINK_BY = 0.9;
 /** After push-back, the limit goes to this share of what the service took. */
 const PUSH_BACK_SHARE = 0.9;
 
@@ -85,6 +95,8 @@ export class Pace {
   /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
   #windowMs = -1;
   #lastAccepted: number;
+  /** Whether the last window's round trip was over SHRINK_ABOVE. */
+  #slowBefore = false;
   // The current window.
   #windowStart: number;
   #accepted = 0;
@@ -150,9 +162,11 @@ export class Pace {
       let next = this.#value;
       if (this.#timedOut > 0) next = next / 2;
       if (this.#pushed > 0) {
-        // What the service took this round trip, as a number in flight: accepted per ms × base RTT.
-        const base = Number.isFinite(this.#baseRtt) ? this.#baseRtt : elapsed;
-        next = Math.min(next, Math.max(1, ((accepted * base) / elapsed) * PUSH_BACK_SHARE));
+        // What the service took this round trip, as a number in flight (Little's law): accepted per
+        // ms × this round trip. (× the base round trip undershot on a loaded machine, where answers
+        // take longer than the fastest seen: 18 in flight where 26 were needed, 73% of the limit.)
+        const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
+        next = Math.min(next, Math.max(1, ((accepted * rtt) / elapsed) * PUSH_BACK_SHARE));
         if (accepted === 0) this.#pause(now);
       }
       this.#set(next);
@@ -163,12 +177,21 @@ export class Pace {
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        const queue = (this.#value * Math.max(0, rtt - this.#baseRtt - NOISE_MS)) / rtt;
         const unit = Math.max(1, Math.floor(Math.log10(this.#value)));
-        if (queue < 3 * unit) this.#set(this.#value + unit);
-        else if (queue > 6 * unit) this.#set(this.#value - unit);
+        if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + unit);
+        else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
+          // Two round trips in a row: one slow round trip is as often the client's machine as the service.
+          if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+          this.#slowBefore = true;
+          return this.#nextWindow(now);
+        }
       }
     }
+    this.#slowBefore = false;
+    this.#nextWindow(now);
+  }
+
+  #nextWindow(now: number): void {
     this.#windowStart = now;
     this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
     this.#retryAfterMs = -1;
