@@ -7,7 +7,7 @@
  * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
  *   fast as the fastest round trip seen (no queue is building).
  * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
- *   the limit grows by one (more when large); when it grows (50% over: a queue is building), the
+ *   the limit grows by its square root (by one within 10 s of a push-back); when it grows (50% over: a queue is building), the
  *   limit shrinks by a tenth; in between it holds.
  * - Push-back (429, 503) sets the limit to what the service actually took in that round trip
  *   (accepted per ms × RTT), a little under it; a time-out halves it. Either ends slow start.
@@ -68,6 +68,8 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
+/** How long after a push-back the limit grows by one at a time. */
+const CAUTIOUS_MS = 10_000;
 /** After push-back, the limit goes to this share of what the service took. */
 const PUSH_BACK_SHARE = 0.9;
 
@@ -95,6 +97,7 @@ export class Pace {
   /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
   #windowMs = -1;
   #lastAccepted: number;
+  #lastPushBack = -Infinity;
   /** Whether the last window's round trip was over SHRINK_ABOVE. */
   #slowBefore = false;
   // The current window.
@@ -130,6 +133,7 @@ export class Pace {
       this.#lastAccepted = now;
     } else if (answer === Answer.PushedBack) {
       this.#pushed++;
+      this.#lastPushBack = now;
       this.pushedBack++;
       if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
@@ -177,8 +181,11 @@ export class Pace {
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        const unit = Math.max(1, Math.floor(Math.log10(this.#value)));
-        if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + unit);
+        // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips, not
+        // 32. Near a limit the service has pushed back at (in the last CAUTIOUS_MS), by one: a rate
+        // limit does not slow answers down, so only push-back finds it, and each overshoot costs.
+        const step = now - this.#lastPushBack < CAUTIOUS_MS ? 1 : Math.sqrt(this.#value);
+        if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + step);
         else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
           if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);

@@ -52,7 +52,7 @@ describe('slow start', () => {
 });
 
 describe('following the service', () => {
-  it('grows by one per round trip while the round trip holds', () => {
+  it('grows by its square root per round trip while the round trip holds', () => {
     const { pace, roundTrip } = controller({ initial: 16 });
     roundTrip(16, 50); // 32
     roundTrip(32, 50, Answer.TimedOut); // 16, out of slow start
@@ -61,7 +61,7 @@ describe('following the service', () => {
       roundTrip(pace.limit, 50);
       limits.push(pace.limit);
     }
-    expect(limits).toEqual([17, 18, 19]);
+    expect(limits).toEqual([20, 24, 29]); // 16 + 4, + 4.5, + 4.9
   });
 
   it('shrinks while the round trip stays well above the base (a queue is building), and holds once it is short', () => {
