@@ -122,7 +122,10 @@ export function buildProgram({ io, env }: Context, mode: Mode = { json: false, v
       ),
     )
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
-    .option('--failed <file>', 'write rows that were not accepted here, with the reason and line number (same format, to send again)')
+    .option(
+      '--failed <file>',
+      'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
+    )
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
@@ -146,8 +149,10 @@ Examples:
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
   $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
 
-Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options,
-130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (unsent rows are kept in --failed).`,
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
+journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
+SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
+marked so, and a replay skips them unless --retry-unknown).`,
     );
   addServiceOptions(batch);
   const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
@@ -233,7 +238,8 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config
     .command('path')
     .description('print the config file path')
-    .action(configAction((m) => m.path(io, env)));
+    .option('--json', 'print JSON')
+    .action(configAction((m, options: { json?: boolean }) => m.path(options, io, env)));
 
   program
     .command('status')

@@ -23,6 +23,9 @@ export function errnoWords(error: unknown, doing: 'reading' | 'writing' = 'writi
       return 'the file system is read-only';
     case 'EIO':
       return 'an input/output error';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many open files (lower --concurrency, or raise the limit with ulimit -n)';
     default:
       return code ?? (error as Error)?.message ?? String(error);
   }

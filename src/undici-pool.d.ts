@@ -4,3 +4,10 @@ declare module 'undici/lib/dispatcher/pool.js' {
   const PoolClass: typeof Pool;
   export default PoolClass;
 }
+
+// Its connector factory (the pool requires it too), to wrap the connector (see client/undici.ts).
+declare module 'undici/lib/core/connect.js' {
+  import type { buildConnector } from 'undici';
+  const build: typeof buildConnector;
+  export default build;
+}

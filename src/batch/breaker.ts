@@ -4,12 +4,15 @@
  */
 import { NetworkError, ServiceError } from '../errors.js';
 import type { Outcome } from './runner.js';
+import type { StopReason } from './stop.js';
+
+type Tripped = Extract<StopReason, { kind: 'breaker' }>;
 
 export class Breaker {
   readonly #concurrency: number | (() => number);
   #streak = 0;
   /** Why this breaker tripped, once it has. */
-  reason: string | undefined;
+  reason: Tripped | undefined;
 
   /** A fixed concurrency, or (--concurrency auto) a function giving the current limit. */
   constructor(concurrency: number | (() => number)) {
@@ -23,14 +26,15 @@ export class Breaker {
   }
 
   /** Counts an outcome; returns the reason when this one trips the breaker. */
-  record(outcome: Outcome): string | undefined {
+  record(outcome: Outcome): Tripped | undefined {
     if (outcome.kind === 'accepted') this.#streak = 0;
     if ((outcome.kind !== 'failed' && outcome.kind !== 'unknown') || !outcome.error || this.reason) return undefined;
     const error = outcome.error;
     const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
     this.#streak = hopeless ? this.#streak + 1 : 0;
     if (this.#streak < this.limit) return undefined;
-    this.reason = `${this.#streak} failures in a row: ${error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer'}`;
+    const answer = error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer';
+    this.reason = { kind: 'breaker', failures: this.#streak, answer };
     return this.reason;
   }
 }

@@ -128,8 +128,20 @@ export class FailedFile {
   #bufferedRows = 0;
   #headerDone = false;
 
-  /** Opens the file to write; throws (with a code) when it cannot be created. */
-  constructor(file: string, format: Row['record']['format'], header: () => readonly string[] | undefined) {
+  /** True once the file was opened (a lazy one, only when a row needed keeping). */
+  #opened = false;
+  readonly #mode: number;
+
+  /**
+   * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+   * default failed file, when --failed is not given) is made only once there is a row to keep.
+   */
+  constructor(
+    file: string,
+    format: Row['record']['format'],
+    header: () => readonly string[] | undefined,
+    options: { lazy?: boolean } = {},
+  ) {
     this.path = file;
     this.#format = format;
     this.#header = header;
@@ -142,12 +154,26 @@ export class FailedFile {
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
     this.#inPlace = existing !== undefined && !existing.isFile();
     this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-    this.#fd = fs.openSync(this.#target, 'w', existing?.isFile() ? existing.mode & 0o777 : 0o666);
-    if (!this.#inPlace) removeLeftovers(file);
+    this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
+    if (!options.lazy) this.#open();
+  }
+
+  #open(): void {
+    if (this.#opened) return;
+    this.#opened = true;
+    this.#fd = fs.openSync(this.#target, 'w', this.#mode);
+    if (!this.#inPlace) removeLeftovers(this.path);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
+    if (!this.#opened && !this.error) {
+      try {
+        this.#open();
+      } catch (error) {
+        this.error = error as Error;
+      }
+    }
     if (this.error) {
       this.notKept++;
       return false;
@@ -196,8 +222,9 @@ export class FailedFile {
     }
   }
 
-  /** Writes what is left and puts the file in place. */
+  /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
+    if (!this.#opened) return;
     this.#writeHeader(this.#format); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;

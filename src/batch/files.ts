@@ -9,6 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
 import { formatFromName, type Format, type Input } from './input.js';
 import { fingerprint, Journal } from './journal.js';
+import { FileLock } from './lock.js';
 import type { RowSource } from './rows.js';
 import type { Shard } from './shard.js';
 
@@ -33,8 +34,34 @@ export function sameFile(a: string, b: string): boolean {
   }
 }
 
-export function checkPaths(source: string, options: BatchFiles): void {
+/** True when `file` is the file behind standard output (/dev/stdout, or the file stdout was sent to). */
+function isStdout(file: string): boolean {
+  try {
+    const a = fs.statSync(file);
+    const b = fs.fstatSync(1);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+
+export function checkPaths(source: string, options: BatchFiles & { json?: boolean | undefined }): void {
   const input = source === '-' ? 'the file behind standard input' : 'the input file';
+  for (const [flag, name] of [
+    ['--failed', options.failed],
+    ['--journal', options.journal],
+  ] as const) {
+    // "-" would make a file named "-", and the replay command printed for it would read stdin.
+    if (name === '-' || name === '')
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
+      });
+  }
+  if (options.failed && options.json && isStdout(options.failed)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false',
+    });
+  }
   if (options.failed && sameFile(options.failed, source)) {
     throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
       hint: 'write the failed rows to another file',
@@ -62,36 +89,114 @@ export async function countLines(file: string): Promise<number> {
   return n;
 }
 
-/** The command that sends a failed file again (a lines input's failed file is CSV). */
+/**
+ * The command that sends a failed file again (a lines input's failed file is CSV). It names a new
+ * failed file, so that the replay keeps its own rows apart from the ones it sends: a replay that
+ * wrote nowhere, interrupted, would leave the rows it sent in the old file, to be sent again.
+ */
 export function replayCommand(file: string, format: Format, trigger: string | undefined): string {
   const written = format === 'lines' ? 'csv' : format;
   const args = ['trigger', 'batch', shellQuote(file)];
   if (formatFromName(file) !== written) args.push('--format', written);
   if (trigger && format !== 'lines') args.push('--trigger', shellQuote(trigger));
+  args.push('--failed', shellQuote(nextFailedName(file)));
   return args.join(' ');
+}
+
+/**
+ * The failed file a batch writes without --failed: in the current folder, named by the time, made
+ * only when there is a row to keep. Runs started in the same second take the next free name (the
+ * lock is taken on the way, so two runs never pick the same one).
+ */
+export function openDefaultFailed(
+  reader: RowSource,
+  now = new Date(),
+): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = reader.format === 'ndjson' ? '.ndjson' : '.csv';
+  const open = (name: string) => new FailedFile(name, reader.format, reader.header, { lazy: true });
+  try {
+    fs.accessSync('.', fs.constants.W_OK);
+  } catch (error) {
+    // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
+    // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
+    const name = `trigger-failed-${stamp}${ext}`;
+    return {
+      failed: open(name),
+      lock: undefined,
+      warning: `the current folder cannot be written (${describeWriteError(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
+    };
+  }
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
+    if (fs.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (fs.existsSync(name)) {
+      lock.release(); // made by a run that finished meanwhile
+      continue;
+    }
+    return { failed: open(name), lock };
+  }
+}
+
+/** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
+export function nextFailedName(file: string): string {
+  const ext = path.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem); // a short counter, not the time of a default name
+  return counted ? freeName(counted[1]!, ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+}
+
+/** `stem-n.ext` from n on (plain `stem.ext` for n = 1), the first that is neither a file nor locked. */
+function freeName(stem: string, ext: string, from: number): string {
+  for (let n = from; ; n++) {
+    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    if (!fs.existsSync(name) && !FileLock.holder(name)) return name;
+  }
 }
 
 /** The command that carries a journaled batch on. */
 export function resumeCommand(input: Input, options: BatchFiles): string {
   const args = ['trigger', 'batch', shellQuote(input.name), '--journal', shellQuote(options.journal!), '--resume'];
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push('--failed', shellQuote(options.failed));
+  if (options.failed) args.push('--failed', shellQuote(options.failed)); // the resumed run rewrites it whole
   if (formatFromName(input.name) !== input.format) args.push('--format', input.format);
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   return args.join(' ');
 }
 
-export function openFailed(file: string, reader: RowSource): FailedFile {
+/**
+ * Opens the failed file, locked for this run (a device or FIFO is written in place and not locked).
+ * A `lazy` one (the default name) is made only when there is a row to keep.
+ */
+export function openFailed(file: string, reader: RowSource): { failed: FailedFile; lock: FileLock | undefined } {
+  const regular = fs.statSync(file, { throwIfNoEntry: false });
+  const lock =
+    regular === undefined || regular.isFile()
+      ? FileLock.acquire(file, `the failed file ${file}`, 'name another --failed file, or wait for that batch to finish')
+      : undefined;
   try {
-    return new FailedFile(file, reader.format, reader.header);
+    return { failed: new FailedFile(file, reader.format, reader.header), lock };
   } catch (error) {
+    lock?.release();
     throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, {
       hint: 'name a file in a folder that exists and that you can write to',
     });
   }
 }
 
-/** Opens the journal --journal names, for this input (read once for its fingerprint) and shard. */
+/** Locks the journal for this run: two runs on one journal would both send every row. */
+export function lockJournal(file: string): FileLock {
+  return FileLock.acquire(
+    file,
+    `the journal ${file}`,
+    'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice',
+  );
+}
+
+/** Opens the journal --journal names (locked by lockJournal first), for this input and shard. */
 export async function openJournal(input: Input, options: BatchFiles): Promise<Journal> {
   return Journal.open(options.journal!, {
     resume: options.resume === true,

@@ -13,6 +13,7 @@ import type { Journal } from './journal.js';
 import type { BatchRecorder } from './recorder.js';
 import { formatCount, stepSummary, summaryLines, type SummaryInput } from './report.js';
 import type { RunResult } from './runner.js';
+import { stopCause } from './stop.js';
 
 export interface Finish {
   io: Output;
@@ -38,13 +39,17 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
   const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
 
-  const resume = journal !== undefined && counts.unsent > 0;
+  // A journal that could not be written is behind this run: carrying on from it would count rows
+  // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : undefined;
+  const resume = journal !== undefined && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
   const summary: SummaryInput = {
     counts,
     elapsedMs: result.elapsedMs,
     dryRun,
     signal: stoppedBy,
-    halted: stoppedBy ? undefined : recorder.stopReason?.replace(/^not sent: the batch stopped (because|after) /, ''),
+    halted: stoppedBy || !stopReason || stopReason.kind === 'signal' ? undefined : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
     next: resume
@@ -52,12 +57,14 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
       : failed && !failed.inPlace
         ? { command: replayCommand(failed.path, input.format, options.trigger), resume }
         : undefined,
-    notReadAfter: result.incomplete ? result.lastLine : undefined,
+    notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
+    journalBehind,
     pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : undefined,
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  if (options.json || (options.quiet && notAccepted > 0) || stoppedBy) for (const line of lines) io.stderr(line);
+  const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
+  if (options.json || (options.quiet && notAccepted > 0) || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
 
   if (env.GITHUB_STEP_SUMMARY) {

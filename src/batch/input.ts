@@ -25,6 +25,87 @@ export interface Input {
   file: string | undefined;
   /** Display name: the path, or "stdin". */
   name: string;
+  /**
+   * Stops reading standard input (the first signal): what was already read is still handed on, up to
+   * its last whole line, and then the input ends. A file is always read to its end.
+   */
+  stopReading(): void;
+  /** Lets go of standard input at once, read or not (a run that ends with an error). */
+  close(): void;
+  /** Set when reading stopped before the end of the input: the bytes of a partial last line dropped. */
+  cut: { dropped: number } | undefined;
+}
+
+/** Held back while no newline comes, at most: a longer line is the line reader's to report. */
+const MAX_HELD = 2 * 1024 * 1024;
+
+/**
+ * Standard input, a whole line at a time, until it ends or `stop()` is called. A pipe whose
+ * producer is still writing never ends by itself: without this a batch kept reading after SIGTERM
+ * until it was killed (timeout -k, Kubernetes), and every row it had read was lost. After `stop()`
+ * the bytes already taken from the pipe are handed on up to their last newline; a partial line after
+ * it is dropped (and counted), never sent cut short; the rest is the producer's.
+ */
+function stoppable(source: Readable): { stream: Readable; stop(): void; close(): void; cut(): { dropped: number } | undefined } {
+  let stopRequested = false;
+  let ended = false;
+  let failure: unknown;
+  let cut: { dropped: number } | undefined;
+  let wake: (() => void) | undefined;
+  const wakeUp = () => wake?.();
+  async function* chunks(): AsyncGenerator<Buffer> {
+    // Listening starts with the first read, so a run that ends before reading leaves stdin alone.
+    source.on('readable', wakeUp);
+    source.on('end', () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on('error', (error) => {
+      failure = error;
+      wakeUp();
+    });
+    let held: Buffer | undefined;
+    const take = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      held = held ? Buffer.concat([held, bytes]) : bytes;
+    };
+    for (;;) {
+      let chunk: Buffer | string | null;
+      while ((chunk = source.read() as Buffer | string | null) === null && !ended && !stopRequested && failure === undefined) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      if (failure !== undefined) throw failure;
+      if (chunk !== null) take(chunk);
+      if (stopRequested && !ended) {
+        for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null) take(more);
+        const end = held ? held.lastIndexOf(10) + 1 : 0;
+        cut = { dropped: (held?.length ?? 0) - end };
+        source.destroy();
+        if (end > 0) yield held!.subarray(0, end);
+        return;
+      }
+      if (chunk === null) {
+        if (held) yield held; // the end of the input: a last line without a newline is whole
+        return;
+      }
+      const end = held!.lastIndexOf(10) + 1;
+      if (end === 0 && held!.length < MAX_HELD) continue;
+      const whole = end === 0 ? held!.length : end;
+      const out = held!.subarray(0, whole);
+      held = whole < held!.length ? held!.subarray(whole) : undefined;
+      yield out;
+    }
+  }
+  return {
+    stream: Readable.from(chunks(), { objectMode: false }),
+    stop: () => {
+      stopRequested = true;
+      wakeUp();
+    },
+    close: () => source.destroy(),
+    cut: () => cut,
+  };
 }
 
 export function formatFromName(file: string): Format | undefined {
@@ -46,11 +127,28 @@ async function sniff(stream: Readable): Promise<{ format: Format; stream: Readab
   return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream: Readable.from(all(), { objectMode: false }) };
 }
 
+function stdinIsFile(): boolean {
+  try {
+    return fs.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export async function openInput(source: string, options: { format?: Format | undefined; stdin?: Readable } = {}): Promise<Input> {
   let stream: Readable;
   let file: string | undefined;
+  let stdin: ReturnType<typeof stoppable> | undefined;
   if (source === '-') {
-    stream = options.stdin ?? process.stdin;
+    const given = options.stdin ?? process.stdin;
+    // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
+    // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
+    const isFile = !options.stdin && stdinIsFile();
+    if (isFile) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
   } else {
     file = source;
     let handle: fs.promises.FileHandle;
@@ -69,5 +167,15 @@ export async function openInput(source: string, options: { format?: Format | und
   }
   const known = options.format ?? (file ? formatFromName(file) : undefined);
   const sniffed = known ? { format: known, stream } : await sniff(stream);
-  return { stream: sniffed.stream, format: sniffed.format, file, name: file ?? 'stdin' };
+  return {
+    stream: sniffed.stream,
+    format: sniffed.format,
+    file,
+    name: file ?? 'stdin',
+    stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
+    get cut() {
+      return stdin?.cut();
+    },
+  };
 }

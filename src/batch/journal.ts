@@ -175,6 +175,8 @@ export class Journal {
   readonly resumed: boolean;
   /** Set when the journal cannot be written: nothing more may be sent. */
   error: Error | undefined;
+  /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+  onError: ((error: Error) => void) | undefined;
   readonly #states: States;
   readonly #reasons: Map<number, string>;
   #fd: number | undefined;
@@ -331,8 +333,14 @@ export class Journal {
       this.#position += bytes.length;
       this.#dirty = true;
     } catch (error) {
-      this.error = error as Error;
+      this.#failed(error as Error);
     }
+  }
+
+  #failed(error: Error): void {
+    if (this.error) return;
+    this.error = error;
+    this.onError?.(error);
   }
 
   /** Writes waiting records and syncs them to disk (every second, and at the end). */
@@ -343,13 +351,14 @@ export class Journal {
       fs.fdatasyncSync(this.#fd);
       this.#dirty = false;
     } catch (error) {
-      this.error ??= error as Error;
+      this.#failed(error as Error);
     }
   }
 
   /** Closes the journal; `complete` when every input row was accounted for. */
   close(complete: boolean): void {
     clearInterval(this.#timer);
+    this.onError = undefined;
     if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString() })}\n`;
     this.sync();
     if (this.#fd !== undefined) fs.closeSync(this.#fd);

@@ -5,6 +5,7 @@
  * invalid instead of reaching the service as U+FFFD.
  */
 import type { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 
@@ -54,6 +55,20 @@ function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
   }
 }
 
+/**
+ * The encoding of text that starts with these bytes, when it is UTF-16 or UTF-32 (as Excel's
+ * "Unicode text" and PowerShell 5's `>` write it): its NULs and byte-order mark would otherwise be
+ * reported as a broken header on line 2.
+ */
+export function wideEncoding(bytes: Uint8Array): string | undefined {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe) return c === 0 && d === 0 ? 'UTF-32' : 'UTF-16';
+  if (a === 0xfe && b === 0xff) return 'UTF-16';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32';
+  if (bytes.length >= 4 && ((a !== 0 && b === 0 && d === 0) || (a === 0 && b !== 0 && c === 0))) return 'UTF-16';
+  return undefined;
+}
+
 export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
   let pending: Buffer[] = [];
@@ -99,8 +114,18 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
     pendingBytes += bytes.length;
   };
 
+  let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (first) {
+      first = false;
+      const wide = wideEncoding(all);
+      if (wide) {
+        throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+          hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
+        });
+      }
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);

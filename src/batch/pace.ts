@@ -22,6 +22,9 @@
  * allocated per request.
  */
 
+/** Why the pace stops a batch (worded in stop.ts, with the other reasons). */
+export type PaceStop = { kind: 'retry-after'; seconds: number } | { kind: 'pushed-back'; seconds: number };
+
 /** What one attempt came to, as the controller sees it (numbers, so that telling it allocates nothing). */
 export const Answer = {
   /** 2xx: the service took it. */
@@ -85,7 +88,7 @@ export class Pace {
   /** Answers that pushed back (429, 503), over the run. */
   pushedBack = 0;
   /** Set when the batch must stop; says why. */
-  stopReason: string | undefined;
+  stopReason: PaceStop | undefined;
 
   readonly #now: () => number;
   readonly #random: () => number;
@@ -137,9 +140,9 @@ export class Pace {
       this.pushedBack++;
       if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
-        this.stopReason = `the service asked to wait ${Math.round(retryAfterMs / 1000)} s (Retry-After), more than a batch waits`;
+        this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
       } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
-        this.stopReason = `the service pushed back every request for ${Math.round((now - this.#lastAccepted) / 1000)} s and accepted none`;
+        this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#lastAccepted) / 1000) };
       }
     } else if (answer === Answer.TimedOut) {
       this.#timedOut++;

@@ -7,11 +7,12 @@
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
 import { Breaker } from './breaker.js';
-import { describeWriteError, type FailedFile } from './failed.js';
+import type { FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
 import { failureReason, rowJson } from './report.js';
 import type { Row } from './rows.js';
 import type { Outcome, OutcomeKind, OutcomeSink } from './runner.js';
+import { isStopReason, stopCause, type StopReason } from './stop.js';
 
 export type Counts = Record<OutcomeKind, number> & {
   /** Rows read. */
@@ -57,32 +58,41 @@ export class BatchRecorder implements OutcomeSink {
   readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled), for the journal. */
   readonly #sent = new Set<number>();
-  #stdoutClosed = false;
+  /** Set once standard output could not be written: nothing more is written to it. */
+  stdoutError: unknown;
   readonly #onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' || this.#stdoutClosed) return;
-    this.#stdoutClosed = true;
-    this.stopWith('standard output was closed');
+    if (this.stdoutError !== undefined) return;
+    this.stdoutError = error;
+    this.stopWith({ kind: 'stdout', error });
   };
 
   constructor(options: RecorderOptions) {
     this.#o = options;
     this.#breaker = new Breaker(options.concurrency);
     this.#stdout = options.stdout ?? options.io.stdoutStream;
-    if (options.json) this.#stdout.on('error', this.#onStdoutError);
+    // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
+    // also means the results can no longer be given, so the batch stops and keeps its rows.
+    this.#stdout.on('error', this.#onStdoutError);
+    // An outcome that cannot be journaled would show up on --resume as in flight: stop sending now.
+    const journal = options.journal;
+    if (journal) journal.onError = (error) => this.stopWith({ kind: 'journal', path: journal.path, error });
   }
 
-  get stopReason(): string | undefined {
+  /** Why the batch stopped sending, once it did. */
+  get stopReason(): StopReason | undefined {
     const reason = this.#o.stop.signal.reason as unknown;
-    return this.#o.stop.signal.aborted && typeof reason === 'string' ? reason : undefined;
+    return this.#o.stop.signal.aborted && isStopReason(reason) ? reason : undefined;
   }
 
-  /** Stops sending (if not stopped already), giving unsent rows this reason. */
-  stopWith(why: string, unsentReason = `not sent: the batch stopped because ${why}`): void {
+  /** Stops sending (if not stopped already) for a reason of its own, and says so on stderr. */
+  stopWith(reason: StopReason): void {
     if (this.#o.stop.signal.aborted) return;
-    this.#o.stop.abort(unsentReason);
+    this.#o.stop.abort(reason);
     const failed = this.#o.failed;
     const rest = failed?.error ? 'nothing more is sent' : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`;
-    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${why}; ${rest}`));
+    // A stdout that cannot be written has had its one line from the Output already; the summary says the rest.
+    if (reason.kind === 'stdout' && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== 'EPIPE') return;
+    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason)}; ${rest}`));
   }
 
   before(row: Row): Outcome | undefined {
@@ -104,7 +114,7 @@ export class BatchRecorder implements OutcomeSink {
     try {
       journal.starting(row.line);
     } catch (error) {
-      this.stopWith(`the journal ${journal.path} could not be written (${describeWriteError(error)})`);
+      this.stopWith({ kind: 'journal', path: journal.path, error });
       return false;
     }
     this.#sent.add(row.line);
@@ -116,10 +126,10 @@ export class BatchRecorder implements OutcomeSink {
     this.counts[outcome.kind]++;
     this.#journal(row, outcome);
     const breaker = this.#breaker.record(outcome);
-    if (breaker) this.stopWith(breaker, `not sent: the batch stopped after ${breaker}`);
+    if (breaker) this.stopWith(breaker);
 
     const reason = failureReason(outcome);
-    const drained = this.#o.json && !this.#stdoutClosed ? this.#writeJson(row, outcome) : undefined;
+    const drained = this.#o.json && this.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
     if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
@@ -140,10 +150,7 @@ export class BatchRecorder implements OutcomeSink {
 
   #failedFileBroken(): void {
     const failed = this.#o.failed!;
-    this.stopWith(
-      `${failed.path} could not be written (${describeWriteError(failed.error)})`,
-      'not sent: the batch stopped because the failed file could not be written',
-    );
+    this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
   }
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */

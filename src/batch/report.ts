@@ -7,6 +7,7 @@ import type { Palette } from '../output/colors.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome } from './runner.js';
+import { unsentWords } from './stop.js';
 
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
 export const formatCount = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
@@ -54,8 +55,9 @@ export function rowJson(row: Row, outcome: Outcome): string {
 export function failureReason(outcome: Outcome): string | undefined {
   switch (outcome.kind) {
     case 'failed':
-    case 'unsent':
       return outcome.reason;
+    case 'unsent':
+      return unsentWords(outcome.stop);
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
     case 'unknown':
@@ -102,8 +104,10 @@ export interface SummaryInput {
   notKept?: { rows: number; kept: number; why: string } | undefined;
   /** The command that carries the batch on: a replay of the failed file, or a --resume. */
   next?: { command: string; resume: boolean } | undefined;
-  /** Rows after this line were not read (a second interrupt while reading stdin). */
-  notReadAfter: number | undefined;
+  /** Standard input was not read after this line (a signal stopped reading it), and a partial line dropped. */
+  notReadAfter: { line: number; dropped: number } | undefined;
+  /** The journal could not be written: it is behind this run, and must not be carried on. */
+  journalBehind?: { path: string; why: string } | undefined;
   /** --concurrency auto: the lowest and highest limit used, and the answers that pushed back. */
   pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
 }
@@ -136,7 +140,16 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== undefined) lines.push(`  input not read after line ${s.notReadAfter}`);
+  if (s.notReadAfter !== undefined) {
+    const { line, dropped } = s.notReadAfter;
+    const partial =
+      dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? 'byte' : 'bytes'} after it was dropped)` : '';
+    lines.push(
+      line === 0 && dropped === 0
+        ? '  nothing was read from standard input'
+        : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
+    );
+  }
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
@@ -166,6 +179,13 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
       ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
       : '';
     lines.push(`  ${kept === 1 ? '1 row' : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`,
+      ),
+    );
   }
   if (counts.unknown && !s.next?.resume) {
     lines.push(

@@ -15,8 +15,9 @@
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
 import { InterruptedError, isAttemptError, isTriggerError, type TriggerError } from '../errors.js';
-import type { Pace } from './pace.js';
+import type { Pace, PaceStop } from './pace.js';
 import type { Row } from './rows.js';
+import { isStopReason, type StopReason } from './stop.js';
 
 export type Outcome =
   | { kind: 'accepted'; result: FireResult }
@@ -25,8 +26,8 @@ export type Outcome =
   /** The service refused it, or did not answer after the allowed retries (or did so in an earlier run). */
   | { kind: 'failed'; reason: string; error?: TriggerError }
   | { kind: 'invalid'; reason: string }
-  /** Never sent: the batch stopped first. */
-  | { kind: 'unsent'; reason: string }
+  /** Never sent: the batch stopped first, for this reason. */
+  | { kind: 'unsent'; stop: StopReason | undefined }
   /**
    * It may or may not have been recorded: sent without a definitive answer (a time-out, a reset, a
    * 500/502/504), cancelled in flight, or so in an earlier run.
@@ -59,15 +60,13 @@ export interface RunOptions {
   /** --concurrency auto: the controller that sets the limit; undefined for a fixed concurrency. */
   pace?: Pace | undefined;
   /** Told when the pace says the batch must stop (it then aborts `stop`). */
-  halt?: ((reason: string) => void) | undefined;
+  halt?: ((reason: PaceStop) => void) | undefined;
   /** The clock and timers (injected by tests); default performance.now() and the global timers. */
   timers?: Timers | undefined;
   /** Requests started per second, on average over the run. */
   rate?: number | undefined;
-  /** Aborted with the reason (a string) that unsent rows are given. */
+  /** Aborted with the StopReason that unsent rows are given. */
   stop: AbortSignal;
-  /** When this aborts, unsent rows are no longer read (for stdin, which may never end). */
-  stopReading?: AbortSignal | undefined;
   sink: OutcomeSink;
 }
 
@@ -91,8 +90,6 @@ function isPushBack(error: unknown): boolean {
 
 export interface RunResult {
   elapsedMs: number;
-  /** True when reading stopped before the end of the input (stopReading). */
-  incomplete: boolean;
   /** The last input line read. */
   lastLine: number;
 }
@@ -124,7 +121,6 @@ export class Runner {
   #index = 0;
   #reading: Promise<void> | undefined;
   #allRead = false;
-  #incomplete = false;
   #lastLine = 0;
   // The schedule, with --rate.
   /** When the next request may start (performance.now()). */
@@ -146,7 +142,7 @@ export class Runner {
 
   #unsent(): Outcome {
     const reason = this.#options.stop.reason as unknown;
-    return { kind: 'unsent', reason: typeof reason === 'string' ? reason : 'not sent: the batch stopped first' };
+    return { kind: 'unsent', stop: isStopReason(reason) ? reason : undefined };
   }
 
   /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
@@ -297,12 +293,6 @@ export class Runner {
 
   async #readChunk(): Promise<void> {
     try {
-      const { stop, stopReading } = this.#options;
-      if (stop.aborted && stopReading?.aborted) {
-        this.#incomplete = true;
-        this.#allRead = true;
-        return;
-      }
       const next = await this.#iterator!.next();
       if (next.done) {
         this.#allRead = true;
@@ -371,8 +361,8 @@ export class Runner {
     for (let i = 0; i < (this.#options.send ? this.#concurrency : 1); i++) lanes.push(this.#lane());
     await Promise.all(lanes); // lanes catch everything: this waits for the last send to settle
     this.#options.stop.removeEventListener('abort', wake);
-    if (this.#incomplete || this.#fatal) await iterator.return?.();
+    if (this.#fatal) await iterator.return?.();
     if (this.#fatal) throw this.#fatal;
-    return { elapsedMs: this.#timers.now() - started, incomplete: this.#incomplete, lastLine: this.#lastLine };
+    return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
   }
 }

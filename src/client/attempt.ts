@@ -4,7 +4,8 @@
  * of all attempts share one timer (see Deadlines), and the usual answer is recognised by its bytes.
  */
 import type { Dispatcher } from 'undici';
-import { MAX_BODY_BYTES, parseJsonBody } from './response.js';
+import { MAX_BODY_BYTES, parseJsonBody, rawHeader } from './response.js';
+import { BodyDecoder, contentCoding, DecodeError, type Decoded } from './decode.js';
 import { monotonicMs } from '../clock.js';
 
 export type AttemptOutcome =
@@ -60,6 +61,11 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #timedOut = false;
   #interrupted = false;
   #sent = false;
+  /** The body has been read as far as it will be (the answer may still be decoding). */
+  #bodyEnded = false;
+  /** For a compressed answer: its decoder, or why it cannot be decoded. */
+  #decoder: BodyDecoder | undefined;
+  #undecodable: DecodeError | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
   constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs()) {
@@ -86,10 +92,14 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#abort = undefined;
     this.#first = undefined;
     this.#more = undefined;
+    this.#decoder?.destroy();
+    this.#decoder = undefined;
     this.#resolve(outcome);
   }
 
   #answer(): void {
+    if (this.#decoder) return this.#decoder.end(); // answers when decoded (#decoded)
+    if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: this.#truncated, error: this.#undecodable });
     const first = this.#first;
     let text: string;
     let json: unknown;
@@ -103,6 +113,34 @@ export class Attempt implements Dispatcher.DispatchHandler {
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
     this.#finish({ kind: 'answer', status: this.#status, rawHeaders: this.#rawHeaders, text, json, truncated: this.#truncated, ms, ended });
+  }
+
+  /**
+   * The answer from a decoded body. One that could not be decoded is a malformed answer when its
+   * status is 2xx (whether it says `"success": false` cannot be read); any other status says enough.
+   */
+  #decoded({ body, truncated, error }: Decoded): void {
+    if (this.done) return;
+    if (!this.#bodyEnded) {
+      // Over the limit once decoded, or undecodable, before the body ended: stop reading the rest.
+      this.#bodyEnded = true;
+      this.#abort?.(new Error(error ? 'response body could not be decoded' : 'response body over 1 MiB once decoded'));
+    }
+    if (error && this.#status >= 200 && this.#status < 300) return this.#failed(error);
+    const text = body.toString('utf8');
+    const ended = monotonicMs();
+    const ms = Math.round(ended - this.#started);
+    const json = parseJsonBody(text);
+    this.#finish({
+      kind: 'answer',
+      status: this.#status,
+      rawHeaders: this.#rawHeaders,
+      text,
+      json,
+      truncated: this.#truncated || truncated,
+      ms,
+      ended,
+    });
   }
 
   #stop(reason: Error): void {
@@ -140,21 +178,39 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    this.#status = statusCode; // again after a 1xx
+    // An informational answer (1xx: 100 Continue, 103 Early Hints) comes before the real one: skipped,
+    // as RFC 9110 says (undici.ts lets undici pass an unasked-for 100 on).
+    if (statusCode < 200) return true;
+    this.#status = statusCode;
     this.#rawHeaders = rawHeaders;
+    const encoding = rawHeader(rawHeaders, 'content-encoding');
+    if (encoding !== undefined) this.#decodeAs(encoding);
     return true;
   }
 
+  /** A compressed answer: its body is decoded as it comes (see decode.ts). */
+  #decodeAs(encoding: string): void {
+    const coding = contentCoding(encoding);
+    if (coding === undefined) return;
+    if (typeof coding === 'object') {
+      this.#undecodable = new DecodeError(coding.unsupported, undefined, true);
+      return;
+    }
+    this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+  }
+
   onData(chunk: Buffer): boolean {
-    if (this.done) return true;
+    if (this.done || this.#bodyEnded) return true;
     // At most 1 MiB is read: keep what came, and drop the connection rather than read the rest.
     const room = MAX_BODY_BYTES - this.#size;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (!this.#first) this.#first = part;
-    else (this.#more ??= []).push(part);
     this.#size += part.length;
+    if (this.#decoder) this.#decoder.write(part);
+    else if (!this.#first) this.#first = part;
+    else (this.#more ??= []).push(part);
     if (chunk.length > room) {
       this.#truncated = true;
+      this.#bodyEnded = true;
       const abort = this.#abort;
       this.#answer(); // first: abort reports an error synchronously
       abort?.(new Error('response body over 1 MiB'));
@@ -163,10 +219,13 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    this.#bodyEnded = true;
     this.#answer();
   }
 
   onError(error: Error): void {
+    // Once the body has been read (and is being decoded), the dropped connection is our own doing.
+    if (this.#bodyEnded) return;
     this.#failed(error);
   }
 }

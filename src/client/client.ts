@@ -136,8 +136,7 @@ export class TriggerClient {
         { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
         { ...info, recorded: notRecorded ? 'no' : 'unknown' },
       );
-      // A certificate the client refuses will be refused again: not worth a retry.
-      if (canRetry && notRecorded && !errorCodes(outcome.error).some(isTlsCode)) {
+      if (canRetry && notRecorded && !isPermanent(outcome.error)) {
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       }
       throw error;
@@ -263,6 +262,12 @@ interface Retry {
   delayMs: number;
   reason: string;
   info: { attempts: number; durationMs: number };
+}
+
+/** A failure that the same attempt would meet again: a refused certificate, a proxy's 407. */
+function isPermanent(error: unknown): boolean {
+  const codes = errorCodes(error);
+  return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
 }
 
 const msSince = (started: number): number => Math.round(monotonicMs() - started);

@@ -6,6 +6,7 @@
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
+import { proxyErrorOf, type ProxyError } from './proxy.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -94,8 +95,8 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
   const { status, headers, json, text } = answer;
   const rawLocation = headerValue(headers, 'location');
   const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
-  const message = serverMessage(json, text);
   const label = `${status} ${statusText(status)}`.trim();
+  const message = withoutLabel(serverMessage(json, text), label);
   const after = info.attempts > 1 ? ` (after ${info.attempts} attempts)` : '';
   const summary =
     status >= 300 && status < 400
@@ -116,6 +117,13 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
     hint: statusHint(status, headers, context),
     ...info,
   });
+}
+
+/** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
+function withoutLabel(message: string | undefined, label: string): string | undefined {
+  if (message === undefined || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
+  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, '');
+  return rest === '' ? undefined : rest;
 }
 
 export interface ConnectionContext {
@@ -145,8 +153,18 @@ export function networkError(
       cause: error,
     });
   }
+  const proxy = proxyErrorOf(error);
+  if (proxy) return proxyNetworkError(proxy, context, info, tries);
   const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  if (code === 'ERR_BODY_DECODE') {
+    return new NetworkError('network', `the answer from ${context.where} could not be read: ${reason}${tries}`, {
+      ...info,
+      code,
+      hint: 'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
+      cause: error,
+    });
+  }
   return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, {
     ...info,
     code,
@@ -155,7 +173,37 @@ export function networkError(
   });
 }
 
+/** A failure at the proxy, named as the proxy's: nothing reached the service. */
+function proxyNetworkError(
+  proxy: ProxyError,
+  context: ConnectionContext,
+  info: { attempts: number; durationMs: number; recorded: Recorded },
+  tries: string,
+): NetworkError {
+  const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
+  const host = context.where.replace(/^[a-z]+:\/\//, '');
+  let message: string;
+  let hint: string;
+  if (proxy.code === 'ERR_PROXY_AUTH_REQUIRED') {
+    message = `${named} asked for credentials: 407 Proxy Authentication Required${tries}`;
+    hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
+  } else if (proxy.code === 'ERR_PROXY_REFUSED') {
+    const label = `${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim();
+    message = `${named} would not open the way to ${context.where}: ${label}${tries}`;
+    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${host.replace(/:\d+$/, '')} to NO_PROXY if it can be reached directly`;
+  } else {
+    const causeCode = errorCodes(proxy.cause).find((c) => !c.startsWith('UND_ERR_')) ?? errorCodes(proxy.cause)[0];
+    const reason = describeNetworkError(causeCode, (proxy.cause as Error)?.message ?? '');
+    message = `cannot reach ${named}: ${reason}${tries}`;
+    hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${host.replace(/:\d+$/, '')} to NO_PROXY to go direct)`;
+  }
+  return new NetworkError('network', message, { ...info, code: proxy.code, hint, cause: proxy });
+}
+
 function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return `${notMade ? 'nothing was sent: ' : ''}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
+  }
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
   }
@@ -185,6 +233,12 @@ export function describeNetworkError(code: string | undefined, message: string):
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return 'network unreachable';
+    case 'EMFILE':
+      return 'too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit';
+    case 'ENFILE':
+      return 'too many open files on the system (ENFILE): lower --concurrency';
+    case 'ERR_BODY_DECODE':
+      return message;
     case 'UND_ERR_INFO':
     case 'HPE_INVALID_CONSTANT':
       return 'the answer could not be read (an unexpected 1xx or malformed response)';

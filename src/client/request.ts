@@ -128,6 +128,13 @@ export function encodeSegment(segment: string, name: string): string {
   if (!segment.isWellFormed()) {
     throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   }
+  // Node reads argv and decodes text with U+FFFD for bytes that are not UTF-8, so the character
+  // stands for bytes that were lost: sent, it would record the event for another user.
+  if (segment.includes('\uFFFD')) {
+    throw new UsageError(`${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`, {
+      hint: 'give the id as UTF-8 text',
+    });
+  }
   const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll('.', '%2E') : encoded;
 }

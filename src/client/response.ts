@@ -52,8 +52,74 @@ export function serverMessage(json: unknown, text: string): string | undefined {
     if (message) return excerpt(message, 300);
     if (Object.keys(body).length === 0) return undefined; // {} says nothing
   }
-  const plain = excerpt(text);
+  const plain = excerpt(looksLikeHtml(text) ? htmlWords(text) : text);
   return plain === '' ? undefined : plain;
+}
+
+/** Whether a body is an HTML page (a proxy's, a CDN's or a web server's error page) rather than text. */
+export function looksLikeHtml(text: string): boolean {
+  return (
+    /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) ||
+    /<\/(?:html|body|head|title)>/i.test(text)
+  );
+}
+
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  mdash: '—',
+  ndash: '–',
+  hellip: '…',
+};
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+
+/** Markup as text: tags gone, entities decoded (a `<` from an entity stays a `<`, as the page shows it). */
+function markupText(html: string): string {
+  return decodeEntities(html.replace(/<[^<>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** How much of a page is looked at: its words come early, and the time spent stays small. */
+const HTML_READ = 64 * 1024;
+
+/**
+ * An HTML page's words: its title, then the text of its body (scripts, styles and comments left out,
+ * and the title not said twice when the body starts with it): "502 Bad Gateway: nginx/1.25.3".
+ */
+export function htmlWords(page: string): string {
+  const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
+  const withoutCode = html
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+    .replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ');
+  // Tag patterns stop at the next `<`, and the end of the title is found with indexOf: linear on any page.
+  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
+  let title = '';
+  let rest = withoutCode;
+  if (titleTag) {
+    const start = titleTag.index + titleTag[0].length;
+    const end = withoutCode.toLowerCase().indexOf('</title', start);
+    title = markupText(withoutCode.slice(start, end < 0 ? undefined : end));
+    rest = withoutCode.slice(0, titleTag.index) + ' ' + (end < 0 ? '' : withoutCode.slice(end));
+  }
+  const bodyTag = /<body\b[^<>]*>/i.exec(rest);
+  let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
+  if (title !== '' && body.startsWith(title)) body = body.slice(title.length).trim();
+  return title === '' ? body : body === '' ? title : `${title}: ${body}`;
 }
 
 /** An answer's headers as an object: lower-case names, a repeated header's values in an array. */

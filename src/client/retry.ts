@@ -14,6 +14,11 @@ const NOT_CONNECTED = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+  // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
+  // handed to the connection to a forwarding proxy that then asked for credentials (407).
+  'ERR_PROXY_AUTH_REQUIRED',
+  'ERR_PROXY_REFUSED',
+  'ERR_PROXY_UNREACHABLE',
 ]);
 
 /** Error codes of an error and its causes, outermost first. */

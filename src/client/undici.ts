@@ -1,46 +1,51 @@
 /**
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
  * stores and mocks (about 100 ms on every `trigger fire`); one pool of connections to the service
- * loads in a fraction of that. With a proxy configured the index is loaded after all, for the
- * proxy-aware agent; so is it should a future undici move the pool's file.
+ * loads in a fraction of that. With a proxy configured the index is loaded after all, for its
+ * ProxyAgent; so is it should a future undici move the pool's file.
  */
 import type * as Undici from 'undici';
-import type { Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { asProxyError, parseProxy, proxyChoice, proxyConfigured, type ProxyChoice } from './proxy.js';
 
-export type PoolOptions = Pool.Options & EnvHttpProxyAgent.Options;
+export { proxyConfigured, proxyFor } from './proxy.js';
 
-/** Makes the dispatcher for one origin: a Pool, or an EnvHttpProxyAgent when a proxy is set. */
+export type PoolOptions = Pool.Options;
+
+/** Makes the dispatcher for one origin: a Pool, or a ProxyAgent when a proxy is set. */
 export type DispatcherFactory = (origin: string, options: PoolOptions) => Dispatcher;
 
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-
-/** Whether requests may need to go through a proxy (as curl decides, from the environment). */
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return PROXY_VARIABLES.some((name) => Boolean(env[name]));
-}
+type Connector = (options: object, callback: (error: Error | null, socket: unknown) => void) => unknown;
 
 /**
- * The proxy a request to `origin` goes through, decided as undici's EnvHttpProxyAgent decides it
- * (http_proxy / HTTP_PROXY for http, https_proxy / HTTPS_PROXY for https, then NO_PROXY), or
- * undefined when it goes direct.
+ * Lets undici skip an informational `100 Continue` the request did not ask for, as RFC 9110 says a
+ * client must (it skips every other 1xx already, but ends the connection on an unasked-for 100 with
+ * "bad response"). undici attaches its HTTP parser to each socket it connects, right after the
+ * connector hands the socket over; this wraps the parser's headers callback of that one connection
+ * so that a 100 takes undici's path for the other 1xx answers (and never reaches a handler as a final
+ * answer). Once per connection, nothing per request.
  */
-export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = new URL(origin);
-  const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
-  const proxy = url.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY ?? httpProxy) : httpProxy;
-  if (!proxy) return undefined;
-  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').trim();
-  if (noProxy === '*') return undefined;
-  const hostname = url.host.replace(/:\d*$/, '').toLowerCase();
-  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-  for (const entry of noProxy.split(/[,\s]/)) {
-    if (!entry) continue;
-    const parsed = /^(.+):(\d+)$/.exec(entry);
-    const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
-    if (parsed && Number(parsed[2]) !== port) continue;
-    if (hostname === host || hostname.endsWith(`.${host}`)) return undefined;
-  }
-  return proxy;
+export function skipUnaskedContinue(connect: Connector): Connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      callback(error, socket);
+      if (!error && socket) patchParser(socket);
+    });
+}
+
+interface Parser {
+  onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number;
+}
+
+function patchParser(socket: object): void {
+  const key = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'parser');
+  const parser = key === undefined ? undefined : ((socket as Record<symbol, unknown>)[key] as Parser | null | undefined);
+  if (!parser || typeof parser.onHeadersComplete !== 'function') return;
+  const original = parser.onHeadersComplete;
+  // 103 is a 1xx undici passes on and then reads past; the handlers ignore every 1xx.
+  parser.onHeadersComplete = function (statusCode, upgrade, shouldKeepAlive) {
+    return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
+  };
 }
 
 type UndiciIndex = typeof Undici;
@@ -50,29 +55,98 @@ function interop(module: object): UndiciIndex {
   return ((module as { default?: UndiciIndex }).default ?? module) as UndiciIndex;
 }
 
+/** The connector undici would make from a pool's `connect` options, wrapped (see skipUnaskedContinue). */
+function connectorFor(buildConnector: UndiciIndex['buildConnector'], options: PoolOptions): Connector {
+  const connect = options.connect;
+  const base = typeof connect === 'function' ? connect : buildConnector({ ...(connect ?? {}) } as Parameters<typeof buildConnector>[0]);
+  return skipUnaskedContinue(base as unknown as Connector);
+}
+
 export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<DispatcherFactory> {
   if (proxyConfigured(env)) {
-    // The proxy agent needs the request API that undici's index installs on every dispatcher.
-    // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
-    // sends it; https:// is tunnelled with CONNECT either way.
-    const { EnvHttpProxyAgent } = interop(await import('undici'));
-    return (_origin, options) =>
-      new EnvHttpProxyAgent({
+    const undici = interop(await import('undici'));
+    return (origin, options) => {
+      const choice = proxyChoice(origin, env);
+      const pool = (to: string, more: PoolOptions) =>
+        new undici.Pool(to, { ...options, ...more, connect: connectorFor(undici.buildConnector, { ...options, ...more }) as never });
+      if (!choice) return pool(origin, {});
+      const url = parseProxy(choice); // a usage error, before anything is sent
+      // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
+      // sends it; https:// is tunnelled with CONNECT either way. `factory` makes both the pool to the
+      // service through the tunnel and the pool to a forwarding proxy.
+      const agent = new undici.ProxyAgent({
         ...options,
+        uri: url.href,
         proxyTunnel: false,
-        // From the environment given, not undici's own look at process.env.
-        httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-        httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
-        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+        factory: (to, more) => pool(String(to), more as PoolOptions),
       });
+      return proxied(agent, choice);
+    };
   }
   try {
-    // A static path, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
+    // Static paths, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
     const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
-    if (typeof PoolClass?.prototype?.dispatch !== 'function') throw new Error('layout changed');
-    return (origin, options) => new PoolClass(origin, options);
+    const { default: buildConnector } = (await import('undici/lib/core/connect.js')) as { default: UndiciIndex['buildConnector'] };
+    if (typeof PoolClass?.prototype?.dispatch !== 'function' || typeof buildConnector !== 'function') throw new Error('layout changed');
+    return (origin, options) => new PoolClass(origin, { ...options, connect: connectorFor(buildConnector, options) as never });
   } catch {
-    const { Pool: IndexPool } = interop(await import('undici'));
-    return (origin, options) => new IndexPool(origin, options);
+    const { Pool: IndexPool, buildConnector } = interop(await import('undici'));
+    return (origin, options) => new IndexPool(origin, { ...options, connect: connectorFor(buildConnector, options) as never });
+  }
+}
+
+/**
+ * A dispatcher through a proxy whose failures are named as the proxy's (ProxyError), so that they are
+ * told apart from the service's: nothing reached the service.
+ */
+function proxied(agent: Dispatcher, choice: ProxyChoice): Dispatcher {
+  const wrapper = {
+    dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) =>
+      agent.dispatch(options, new ThroughProxy(handler as LegacyHandler, choice) as unknown as Dispatcher.DispatchHandler),
+    close: () => agent.close(),
+    destroy: () => agent.destroy(),
+  };
+  return wrapper as unknown as Dispatcher;
+}
+
+/** undici's own handler interface, which Attempt implements. */
+interface LegacyHandler {
+  onConnect(abort: (error?: Error) => void): void;
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(trailers: Buffer[] | null): void;
+  onError(error: Error): void;
+}
+
+/** Passes everything on, and turns a failure at the proxy into a ProxyError. */
+class ThroughProxy implements LegacyHandler {
+  readonly #handler: LegacyHandler;
+  readonly #choice: ProxyChoice;
+  #connected = false;
+
+  constructor(handler: LegacyHandler, choice: ProxyChoice) {
+    this.#handler = handler;
+    this.#choice = choice;
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.#connected = true;
+    this.#handler.onConnect(abort);
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText);
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.#handler.onData(chunk);
+  }
+
+  onComplete(trailers: Buffer[] | null): void {
+    this.#handler.onComplete(trailers);
+  }
+
+  onError(error: Error): void {
+    this.#handler.onError(asProxyError(error, this.#choice, this.#connected) ?? error);
   }
 }

@@ -3,9 +3,12 @@
  * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
-import { checkPaths, countLines, openFailed, openJournal } from '../batch/files.js';
+import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { finishBatch } from '../batch/finish.js';
 import { openInput, type Format } from '../batch/input.js';
+import type { FailedFile } from '../batch/failed.js';
+import type { Journal } from '../batch/journal.js';
+import type { FileLock } from '../batch/lock.js';
 import { BatchRecorder } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
 import { readRows } from '../batch/rows.js';
@@ -14,6 +17,7 @@ import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
 import { UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
+import type { StopReason } from '../batch/stop.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -52,24 +56,45 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
+  if (source === '-' && process.stdin.isTTY) {
+    const format =
+      options.format === 'lines'
+        ? 'one user id a line'
+        : options.format === 'ndjson'
+          ? 'one JSON object a line'
+          : 'CSV, a header row first';
+    io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
+  }
   const input = await openInput(source, { format: options.format });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
-  // that refuses) leaves no new journal and no temporary failed file behind.
+  // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
-  const failed = options.failed ? openFailed(options.failed, reader) : undefined;
-  let journal;
+  const locks: FileLock[] = [];
+  let failed: FailedFile | undefined;
+  let journal: Journal | undefined;
   try {
-    journal = options.journal && !dryRun ? await openJournal(input, options) : undefined;
+    // The journal first: a second run of the same batch is refused for what it shares with the first.
+    if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
+    // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
+    // current folder, made only if there is something to keep (a dry run sends nothing: none).
+    if (options.failed || !dryRun) {
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      failed = opened.failed;
+      if (opened.lock) locks.push(opened.lock);
+      if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
+    }
+    if (options.journal && !dryRun) journal = await openJournal(input, { ...options, failed: failed?.path });
   } catch (error) {
     failed?.discard();
+    for (const lock of locks) lock.release();
     await client?.destroy();
+    input.close(); // a pipe that is still open must not keep a refused run waiting
     throw error;
   }
   if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
 
   const stop = new AbortController();
-  const stopReading = new AbortController();
   let progress: Progress | undefined;
   const stderr = (line: string) => {
     progress?.clear();
@@ -100,8 +125,6 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     halt: (reason) => recorder.stopWith(reason),
     rate: options.rate,
     stop: stop.signal,
-    // A file ends, so its unsent rows are always kept; stdin may not, so a second signal stops reading it.
-    stopReading: input.file ? undefined : stopReading.signal,
     sink: recorder,
   });
 
@@ -128,7 +151,10 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const removeSignals = onStopSignals((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
-      stop.abort(`not sent: the batch was interrupted (${signal})`);
+      stop.abort({ kind: 'signal', signal } satisfies StopReason);
+      // A file ends, so its unsent rows are all read and kept; a pipe may not end before the grace
+      // period does, so reading it stops here (what was read is kept, the rest is the producer's).
+      input.stopReading();
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
       stderr(
         io.errColors.warn(
@@ -136,7 +162,6 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
         ),
       );
     } else {
-      stopReading.abort();
       client?.abortAll();
       if (count === 2) stderr(io.errColors.warn('cancelling the requests in flight; their outcome is unknown'));
     }
@@ -146,12 +171,18 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const stopCapping = capYoungGeneration();
   let result;
   try {
-    result = await runner.run();
+    result = await runner.run().catch((error: unknown) => {
+      // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
+      if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
+      throw error;
+    });
   } catch (error) {
     // Nothing settled (a bad header, say): an earlier failed file stays as it was.
     if (recorder.counts.rows === 0) failed?.discard();
     else failed?.finish();
     journal?.close(false);
+    for (const lock of locks) lock.release();
+    input.close();
     throw error;
   } finally {
     stopCapping();
@@ -160,8 +191,24 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     recorder.close();
     await client?.destroy();
   }
-  failed?.finish();
-  journal?.close(!result.incomplete && recorder.counts.unsent === 0);
+  try {
+    failed?.finish();
+    journal?.close(input.cut === undefined && recorder.counts.unsent === 0);
+  } finally {
+    for (const lock of locks) lock.release();
+  }
 
-  finishBatch({ io, env, options, input, recorder, failed, journal, result, signal: stoppedBy, stderr, pace });
+  finishBatch({
+    io,
+    env,
+    options: { ...options, failed: failed?.path },
+    input,
+    recorder,
+    failed,
+    journal,
+    result,
+    signal: stoppedBy,
+    stderr,
+    pace,
+  });
 }

@@ -4,9 +4,12 @@
  * The key goes to the OS credential store where one answers (and CI is not set), as gh does; the
  * config file then records only that it is there. Every write to the file happens under its lock.
  */
+import fs from 'node:fs';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { deleteKey, loadKey, storeKey, storeName } from '../settings/keychain.js';
+import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
+import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
+import { lockWaitMs, type LockOptions } from '../settings/lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
@@ -17,7 +20,7 @@ export interface ProfileOption {
   profile?: string;
 }
 
-/** Setting names as the user types them, where they live in a profile, and what overrides them. */
+/** Setting names as the user types them, where they live in a profile (and their --json names), and what overrides them. */
 const NAMES = { 'api-key': 'apiKey', 'base-url': 'baseUrl' } as const;
 const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL' } as const;
 type Name = keyof typeof NAMES;
@@ -56,13 +59,15 @@ function where(profile: string, file: string): string {
 
 /**
  * What a config command works on: the file, what it holds (a corrupt file stops here, before any
- * prompt), and the profile in effect: --profile, TRIGGER_PROFILE, the active one, or default.
+ * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how
+ * long a write waits for the lock (a bad TRIGGER_LOCK_WAIT stops here too, before anything is stored).
  */
 function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
   const file = configPath(env);
   const config = readConfig(file);
   const selected = selectedProfile(options, env, config);
-  return { file, config, ...selected, profile: getProfile(config, selected.name) };
+  const lock: LockOptions = { waitMs: lockWaitMs(env) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
 
 export async function setKey(
@@ -71,37 +76,48 @@ export async function setKey(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const { file, config, name } = target(options, env);
+  const { file, config, name, lock } = target(options, env);
   const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
-  let notInStore: string;
-  if (options.insecureStorage) notInStore = 'as --insecure-storage asked';
-  else if (env.CI) notInStore = 'CI is set, and a CI machine has no credential store to keep it';
+  // Why the key goes to the file, in one line that says where it is.
+  let inFile: string;
+  if (options.insecureStorage) inFile = 'the key is in the config file (mode 0600), as --insecure-storage asked';
+  else if (env.CI) inFile = 'CI is set, so the key is in the config file (mode 0600), not a system keychain';
   else {
     const failure = await storeKey(name, key);
     if (failure === undefined) {
-      await updateProfile(file, name, (profile) => {
-        const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
-        delete next.apiKey;
-        return next;
-      });
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
+          delete next.apiKey;
+          return next;
+        },
+        lock,
+      );
       io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
       warnIfOverridden(io, env);
       return;
     }
-    notInStore = `no credential store answered (${failure})`;
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
-  await updateProfile(file, name, (profile) => {
-    const next: Profile = { ...profile, apiKey: key };
-    delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next: Profile = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock,
+  );
   if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
   io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: the key is in the config file (mode 0600), not a credential store: ${notInStore}`));
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
   warnIfOverridden(io, env);
 }
 
@@ -117,15 +133,22 @@ export async function setBaseUrl(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const { file, name } = target(options, env);
+  const { file, name, lock } = target(options, env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(file, name, (profile) => {
-    const next: Profile = { ...profile, baseUrl: parsed.href };
-    if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-    else delete next.allowHttp;
-    return next;
-  });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next: Profile = { ...profile, baseUrl: parsed.href };
+      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
   if (env.TRIGGER_BASE_URL) {
     io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
   }
@@ -152,11 +175,10 @@ export async function get(
         hint: `run: trigger config set-${name}${profileFlag(profileName)}`,
       });
     }
-    if (options.json) io.json(JSON.stringify({ [name]: value ?? null, ...(overridden.length ? { overriddenBy: OVERRIDES[name] } : {}) }));
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
     else io.stdout(value ?? io.outColors.dim('(not set)'));
   } else if (options.json) {
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [name, OVERRIDES[name]]));
-    io.json(JSON.stringify({ profile: profileName, ...Object.fromEntries(names.map((n) => [n, values.get(n) ?? null])), overriddenBy }));
+    io.json(getJson(profileName, names, values, overridden));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
@@ -167,6 +189,13 @@ export async function get(
       ),
     );
   }
+}
+
+/** `config get --json`: one shape for one setting or all, with the camelCase names `status --json` uses. */
+function getJson(profile: string, names: Name[], values: Map<Name, string | undefined>, overridden: Name[]): string {
+  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
 }
 
 export async function list(options: { json?: boolean; names?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -183,8 +212,8 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     rows.push({
       profile: name,
       active: name === active.name,
-      'api-key': (await shown('api-key', name, profile)) ?? null,
-      'base-url': (await shown('base-url', name, profile)) ?? null,
+      apiKey: (await shown('api-key', name, profile)) ?? null,
+      baseUrl: (await shown('base-url', name, profile)) ?? null,
     });
   }
   if (options.json) {
@@ -199,14 +228,14 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     const mark = row.active ? io.outColors.success('* ') : '  ';
     const why = row.active ? io.outColors.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
     io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row['api-key'] ?? io.outColors.dim('(not set)')}`);
-    io.stdout(`    base-url  ${row['base-url'] ?? io.outColors.dim('(not set)')}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim('(not set)')}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim('(not set)')}`);
   }
 }
 
 export async function unset(nameArgument: string, options: ProfileOption, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile } = target(options, env);
+  const { file, name: profileName, profile, lock } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
   if (profile?.[NAMES[name]] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
@@ -219,32 +248,41 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
         hint: 'unlock it and try again',
       });
   }
-  await updateProfile(file, profileName, (current) => {
-    const next: Profile = { ...current };
-    delete next[NAMES[name]];
-    if (name === 'base-url') delete next.allowHttp;
-    if (name === 'api-key') delete next.apiKeyStorage;
-    return next;
-  });
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next: Profile = { ...current };
+      delete next[NAMES[name]];
+      if (name === 'base-url') delete next.allowHttp;
+      if (name === 'api-key') delete next.apiKeyStorage;
+      return next;
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
 /** A profile the user named, which must be in the config file. */
-function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile } {
+function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile; lock: LockOptions } {
   const name = checkProfileName(nameArgument);
   const file = configPath(env);
   const config = readConfig(file);
   const profile = getProfile(config, name);
   if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile };
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env) } };
 }
 
 export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { name, file } = namedProfile(nameArgument, env);
-  await updateConfig(file, (data) => {
-    if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
-    return { ...data, active: name };
-  });
+  const { name, file, lock } = namedProfile(nameArgument, env);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
+      return { ...data, active: name };
+    },
+    lock,
+  );
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
   if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) {
     io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
@@ -252,7 +290,7 @@ export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessE
 }
 
 export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { name, file, profile } = namedProfile(nameArgument, env);
+  const { name, file, profile, lock } = namedProfile(nameArgument, env);
   if (profile.apiKeyStorage === 'keychain') {
     const failure = await deleteKey(name);
     if (failure)
@@ -260,18 +298,24 @@ export async function remove(nameArgument: string, io: Output, env: NodeJS.Proce
         hint: 'unlock it and try again',
       });
   }
-  await updateConfig(file, (data) => {
-    const profiles = { ...(data.profiles ?? {}) };
-    delete profiles[name];
-    const next: ConfigData = { ...data, profiles };
-    if (next.active === name) delete next.active;
-    return next;
-  });
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...(data.profiles ?? {}) };
+      delete profiles[name];
+      const next: ConfigData = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock,
+  );
   io.stdout(
     `${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`,
   );
 }
 
-export function path(io: Output, env: NodeJS.ProcessEnv = process.env): void {
-  io.stdout(configPath(env));
+export function path(options: { json?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): void {
+  const file = configPath(env);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: fs.existsSync(file) }));
+  else io.stdout(file);
 }

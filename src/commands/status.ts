@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { proxyFor } from '../client/undici.js';
+import { displayProxy } from '../client/proxy.js';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { loadKey, storeName } from '../settings/keychain.js';
@@ -105,7 +106,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy ?? null,
+    proxy: proxy === undefined ? null : displayProxy(proxy), // its password masked
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };

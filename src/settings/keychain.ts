@@ -45,6 +45,23 @@ async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Pr
   }
 }
 
+/** D-Bus failures that mean no Secret Service runs here at all (a server, a container, SSH). */
+const NO_STORE =
+  /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
+/** A store that runs but will not hand out or take a key without a desktop prompt. */
+const LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
+
+/**
+ * What a store failure means, in words a person can act on, instead of the D-Bus or platform message
+ * ("Using X11 for dbus-daemon autolaunch was disabled at compile time, ...").
+ */
+export function storeTrouble(reason: string): string {
+  if (NO_STORE.test(reason)) return 'no system keychain is running here';
+  if (/^no answer within/.test(reason)) return 'the system keychain did not answer within a second';
+  if (LOCKED.test(reason)) return 'the system keychain is locked (or has no default keyring)';
+  return `the system keychain refused it (${reason})`;
+}
+
 function reason(error: unknown): string {
   const text = (error as Error)?.message ?? String(error);
   return text.split('\n')[0]!.replace(/^Platform failure: /, '');
@@ -66,7 +83,7 @@ export async function loadKey(profile: string): Promise<string> {
   try {
     key = await bounded((e, signal) => e.getPassword(signal), profile);
   } catch (error) {
-    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, which did not answer (${reason(error)})`, {
+    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error))}`, {
       hint: `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === 'default' ? '' : ` --profile ${profile}`}`,
     });
   }

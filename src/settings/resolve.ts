@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.js';
 import { configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
 import { proxyFor } from '../client/undici.js';
+import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
 
@@ -164,8 +165,10 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
   checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp);
 
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
+  // A stored URL was warned about when it was set; a flag or the environment is set on each run.
+  const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   return {
-    warnings: warning ? [warning] : [],
+    warnings: [warning, versioned].filter((w): w is string => w !== undefined),
     // A key in the credential store is read by loadSettings, which may wait for the store.
     apiKey: key && key[1] !== 'keychain' ? normalizeApiKey(key[0], key[2]) : undefined,
     apiKeySource: key?.[1],

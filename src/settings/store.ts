@@ -2,14 +2,15 @@
  * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }.
  *
  * Reading is a plain JSON.parse, because every `trigger fire` pays for it and conf (with ajv) costs
- * about 100 ms to import. Writing goes through conf for its atomic write, with mode 0600, under a
- * lock file, re-reading inside the lock. A file that cannot be parsed is reported with its path and
+ * about 100 ms to import. Writing goes through conf for its atomic write, with mode 0600, under the
+ * lock of lock.ts, re-reading inside the lock. A file that cannot be parsed is reported with its path and
  * never written over.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { withLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE_NAME } from './paths.js';
 
 export interface Profile {
@@ -116,87 +117,60 @@ export function ensureDir(dir: string): void {
   }
 }
 
-/** A lock older than this is left over from a process that died: it is taken over. */
-const STALE_LOCK_MS = 10_000;
-/** How long a writer waits for the lock before giving up. */
-const LOCK_WAIT_MS = 15_000;
-
-/**
- * Runs `fn` holding an exclusive lock file beside the config file, so that concurrent commands
- * never lose each other's values: each re-reads the file inside the lock.
- */
-export async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${file}.lock`;
-  const started = Date.now();
-  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-    try {
-      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError('write', file, error);
-    }
-    try {
-      if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
-        fs.rmSync(lock, { force: true });
-        continue;
-      }
-    } catch {
-      continue; // released meanwhile
-    }
-    if (Date.now() - started > LOCK_WAIT_MS) {
-      throw new ConfigError(`cannot write ${file}: another trigger command holds its lock ${lock}`, {
-        hint: `if none is running, delete ${lock}`,
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
-  }
-  try {
-    return await fn();
-  } finally {
-    fs.rmSync(lock, { force: true });
-  }
-}
-
 /**
  * Changes the config and writes the whole file back under the lock, keeping every value it does not
  * change. `update` sees the file as it is inside the lock.
  */
-export async function updateConfig(file: string, update: (data: ConfigData) => ConfigData): Promise<ConfigData> {
+export async function updateConfig(file: string, update: (data: ConfigData) => ConfigData, options: LockOptions = {}): Promise<ConfigData> {
   readConfig(file); // a corrupt file stops here, before anything is created or locked
   const dir = path.dirname(file);
   ensureDir(dir);
-  return withLock(file, async () => {
-    const next = update(readConfig(file));
-    const { default: Conf } = await import('conf');
-    try {
-      const store = new Conf<ConfigData>({
-        cwd: dir,
-        configName: path.basename(CONFIG_FILE_NAME, '.json'),
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-        watch: false,
-      });
-      store.store = next;
-      // conf keeps the mode of a file that already existed; the key must not be readable by others.
-      fs.chmodSync(file, 0o600);
-    } catch (error) {
-      throw writeError('write', file, error);
-    }
-    return next;
-  });
+  // Loaded before the lock is taken: concurrent writers then hold it only for the write itself.
+  const { default: Conf } = await import('conf');
+  return withLock(
+    file,
+    async () => {
+      const next = update(readConfig(file));
+      try {
+        const store = new Conf<ConfigData>({
+          cwd: dir,
+          configName: path.basename(CONFIG_FILE_NAME, '.json'),
+          configFileMode: 0o600,
+          accessPropertiesByDotNotation: false,
+          clearInvalidConfig: false,
+          watch: false,
+        });
+        store.store = next;
+        // conf keeps the mode of a file that already existed; the key must not be readable by others.
+        fs.chmodSync(file, 0o600);
+      } catch (error) {
+        throw writeError('write', file, error);
+      }
+      return next;
+    },
+    options,
+  );
 }
 
 /**
  * Changes one profile, keeping every other value and profile. The update sees the profile as stored
  * (or {}); returning undefined removes the profile.
  */
-export async function updateProfile(file: string, name: string, update: (profile: Profile) => Profile | undefined): Promise<void> {
-  await updateConfig(file, (data) => {
-    const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
-    const next = update({ ...(profiles[name] ?? {}) });
-    if (next === undefined) delete profiles[name];
-    else profiles[name] = next;
-    return { ...data, profiles };
-  });
+export async function updateProfile(
+  file: string,
+  name: string,
+  update: (profile: Profile) => Profile | undefined,
+  options: LockOptions = {},
+): Promise<void> {
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
+      const next = update({ ...(profiles[name] ?? {}) });
+      if (next === undefined) delete profiles[name];
+      else profiles[name] = next;
+      return { ...data, profiles };
+    },
+    options,
+  );
 }

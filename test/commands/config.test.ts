@@ -23,8 +23,8 @@ describe('trigger config, in-process', () => {
     const get = await cli(['config', 'get', '--json']);
     expect(JSON.parse(get.stdout)).toEqual({
       profile: 'default',
-      'api-key': '••••z789',
-      'base-url': 'https://api.example.com',
+      apiKey: '••••z789',
+      baseUrl: 'https://api.example.com',
       overriddenBy: {},
     });
     expect(get.stdout + get.stderr).not.toContain(TEST_KEY);

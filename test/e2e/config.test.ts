@@ -77,12 +77,28 @@ describe('trigger config', () => {
     expectNoKey(key);
 
     const all = await cli(['config', 'get', '--json']);
+    // camelCase, as in status --json
     expect(JSON.parse(all.stdout)).toEqual({
       profile: 'default',
-      'api-key': '••••z789',
-      'base-url': 'https://api.example.com',
+      apiKey: '••••z789',
+      baseUrl: 'https://api.example.com',
       overriddenBy: {},
     });
+    expect(JSON.parse((await cli(['config', 'get', 'base-url', '--json'])).stdout)).toEqual({
+      profile: 'default',
+      baseUrl: 'https://api.example.com',
+      overriddenBy: {},
+    });
+    const listed = await cli(['config', 'list', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual({
+      file,
+      active: 'default',
+      profiles: [
+        { profile: 'default', active: true, apiKey: '••••z789', baseUrl: 'https://api.example.com' },
+        { profile: 'local', active: false, apiKey: null, baseUrl: 'http://localhost:8787' },
+      ],
+    });
+    expectNoKey(listed);
 
     const list = await cli(['config', 'list']);
     expect(list.stdout).toContain('default (active)');
@@ -90,8 +106,8 @@ describe('trigger config', () => {
     expect(list.stdout).toContain('http://localhost:8787');
     expectNoKey(list);
 
-    const listed = await cli(['config', 'list'], undefined, { ...box.env, TRIGGER_PROFILE: 'local' });
-    expect(listed.stdout).toContain('local (active: TRIGGER_PROFILE)');
+    const byEnv = await cli(['config', 'list'], undefined, { ...box.env, TRIGGER_PROFILE: 'local' });
+    expect(byEnv.stdout).toContain('local (active: TRIGGER_PROFILE)');
 
     const unset = await cli(['config', 'unset', 'base-url']);
     expect(unset.code).toBe(0);
@@ -101,6 +117,10 @@ describe('trigger config', () => {
     expect(missing.stderr).toContain('trigger config set-base-url');
 
     expect((await cli(['config', 'path'])).stdout).toBe(`${file}\n`);
+    const pathJson = await cli(['config', 'path', '--json']);
+    expect([pathJson.code, JSON.parse(pathJson.stdout)]).toEqual([0, { path: file, exists: true }]);
+    const elsewhere = await cli(['config', 'path', '--json'], undefined, { ...box.env, TRIGGER_CONFIG_DIR: path.join(box.home, 'none') });
+    expect(JSON.parse(elsewhere.stdout)).toEqual({ path: path.join(box.home, 'none', 'config.json'), exists: false });
   });
 
   it('the config path follows XDG_CONFIG_HOME when TRIGGER_CONFIG_DIR is not set', async () => {
@@ -193,14 +213,16 @@ describe('profiles: concurrent writes, use, delete, overrides', () => {
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('a lock left by a process that died is taken over once stale', async () => {
+  it('a lock that names no process is not broken for its age: exit 2 naming it (test/e2e/settings-lock.test.ts has the rest)', async () => {
     fs.mkdirSync(box.configDir, { recursive: true });
     fs.writeFileSync(`${file}.lock`, '');
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${file}.lock`, old, old);
-    const result = await cli(['config', 'set-base-url', 'https://api.example.com']);
-    expect(result.code).toBe(0);
-    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    const result = await cli(['config', 'set-base-url', 'https://api.example.com'], undefined, { ...box.env, TRIGGER_LOCK_WAIT: '0.5' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`its lock ${file}.lock does not say which process holds it; gave up after 0.5 s`);
+    expect(result.stderr).toContain(`if no trigger command is running, remove it: rm ${file}.lock`);
+    expect(fs.existsSync(file)).toBe(false);
   });
 
   it('use makes a profile active (list marks it; flags and TRIGGER_PROFILE still win); delete removes it', async () => {
@@ -246,7 +268,9 @@ describe('profiles: concurrent writes, use, delete, overrides', () => {
     expect(human.stderr).toContain('note: TRIGGER_API_KEY is set in this environment and overrides the stored api-key');
     expect(human.stderr).toContain('note: TRIGGER_BASE_URL is set in this environment and overrides the stored base-url');
     const json = await cli(['config', 'get', 'api-key', '--json'], undefined, env);
-    expect(JSON.parse(json.stdout)).toEqual({ 'api-key': '••••z789', overriddenBy: 'TRIGGER_API_KEY' });
+    expect(JSON.parse(json.stdout)).toEqual({ profile: 'default', apiKey: '••••z789', overriddenBy: { apiKey: 'TRIGGER_API_KEY' } });
+    const all = await cli(['config', 'get', '--json'], undefined, env);
+    expect(JSON.parse(all.stdout)).toMatchObject({ overriddenBy: { apiKey: 'TRIGGER_API_KEY', baseUrl: 'TRIGGER_BASE_URL' } });
     expectNoKey(json, 'env_key_987654321');
   });
 });

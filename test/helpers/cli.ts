@@ -58,7 +58,8 @@ export function run(args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.command ?? process.execPath, options.command ? args : [BIN, ...args], {
       env: options.env,
-      cwd: options.cwd,
+      // In the sandbox's home unless told: a batch writes its default failed file to the current folder.
+      cwd: options.cwd ?? options.env.HOME,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -36,7 +36,11 @@ export function json(res: http.ServerResponse, status: number, body: unknown, he
   res.end(text);
 }
 
-export async function startServer(handler: Handler = (_req, res) => json(res, 200, { success: true })): Promise<TestServer> {
+/** `host` is a loopback address: 127.0.0.1, or ::1 for IPv6. */
+export async function startServer(
+  handler: Handler = (_req, res) => json(res, 200, { success: true }),
+  host = '127.0.0.1',
+): Promise<TestServer> {
   let current = handler;
   const requests: Received[] = [];
   const inFlight = { now: 0, max: 0 };
@@ -61,10 +65,10 @@ export async function startServer(handler: Handler = (_req, res) => json(res, 20
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     requests,
     inFlight,

@@ -2,11 +2,12 @@
  * Input that is not what it should be: a malformed row takes no other row with it, long lines and
  * bad bytes are invalid rows, and reading stays linear.
  */
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readLines, type BadLine } from '../../src/batch/lines.js';
 import { readRows, type Row } from '../../src/batch/rows.js';
 import { failedLine } from '../../src/batch/failed.js';
+import { openInput } from '../../src/batch/input.js';
 import { valueTextIn } from '../../src/client/request.js';
 
 async function rowsOf(
@@ -158,5 +159,44 @@ describe('NDJSON and lines', () => {
     expect(result.map((r) => r.unknownBefore ?? false)).toEqual([true, false]);
     const [nd] = await rowsOf('{"triggerId":"t","userId":"a","error":"line 9: outcome unknown: x"}\n', 'ndjson');
     expect(nd?.unknownBefore).toBe(true);
+  });
+});
+
+describe('standard input stopped by a signal', () => {
+  const readAll = async (input: Awaited<ReturnType<typeof openInput>>) => {
+    const rows: Row[] = [];
+    for await (const chunk of readRows(input.stream, input.format, {}).rows) rows.push(...chunk);
+    return rows;
+  };
+
+  it('hands on what was already read up to its last newline, drops and counts a partial line, and ends', async () => {
+    const pipe = new PassThrough();
+    const input = await openInput('-', { format: 'csv', stdin: pipe });
+    pipe.write('triggerId,userId\nt,a\nt,b\nt,c-cut-sh'); // the producer is still writing: no end
+    input.stopReading();
+    const rows = await readAll(input);
+    expect(rows.map((r) => r.userId)).toEqual(['a', 'b']);
+    expect(input.cut).toEqual({ dropped: 't,c-cut-sh'.length });
+    expect(pipe.destroyed).toBe(true);
+  });
+
+  it('ends at once when the signal comes while it waits for the producer', async () => {
+    const pipe = new PassThrough();
+    const input = await openInput('-', { format: 'lines', stdin: pipe });
+    pipe.write('a\n');
+    const rows = readRows(input.stream, 'lines', { trigger: 't' }).rows[Symbol.asyncIterator]();
+    expect((await rows.next()).value?.map((r: Row) => r.userId)).toEqual(['a']);
+    const next = rows.next(); // waits: nothing more has come
+    input.stopReading();
+    expect((await next).done).toBe(true);
+    expect(input.cut).toEqual({ dropped: 0 });
+  });
+
+  it('reads to the end when the producer ends first: nothing is cut', async () => {
+    const input = await openInput('-', { format: 'csv', stdin: Readable.from([Buffer.from('triggerId,userId\nt,a\nt,b')]) });
+    const rows = await readAll(input);
+    input.stopReading(); // after the end: changes nothing
+    expect(rows.map((r) => r.userId)).toEqual(['a', 'b']); // a last line without a newline is whole at the end
+    expect(input.cut).toBeUndefined();
   });
 });

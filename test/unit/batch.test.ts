@@ -301,7 +301,7 @@ describe('the runner', () => {
       stop: stop.signal,
       send: async (event) => {
         sent++;
-        if (sent === 6) stop.abort('not sent: the batch was interrupted (SIGTERM)');
+        if (sent === 6) stop.abort({ kind: 'signal', signal: 'SIGTERM' });
         await new Promise((r) => setTimeout(r, 5));
         return ok(event);
       },
@@ -311,7 +311,7 @@ describe('the runner', () => {
     expect(counts.unsent).toBe(50 - sent);
     expect([...outcomes.values()].find((o) => o.kind === 'unsent')).toEqual({
       kind: 'unsent',
-      reason: 'not sent: the batch was interrupted (SIGTERM)',
+      stop: { kind: 'signal', signal: 'SIGTERM' },
     });
   });
 
@@ -376,7 +376,7 @@ describe('the runner', () => {
     });
     expect(started).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(outcomes.size).toBe(40);
-    expect(result).toMatchObject({ incomplete: false, lastLine: 40 });
+    expect(result).toMatchObject({ lastLine: 40 });
   });
 
   it('ends the run with the error when the sink fails, sending nothing more and letting sends in flight settle', async () => {

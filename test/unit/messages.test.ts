@@ -3,6 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeNetworkError, networkError, serviceError, statusHint } from '../../src/client/messages.js';
+import { DecodeError } from '../../src/client/decode.js';
+import { asProxyError, ProxyError } from '../../src/client/proxy.js';
 
 const context = { triggerId: 'purchase', maskedKey: '••••WXYZ', keySource: 'TRIGGER_API_KEY', retries: 2 };
 const info = { attempts: 1, durationMs: 5, requestId: 'r1' };
@@ -120,6 +122,11 @@ describe('no usable answer', () => {
       'cannot reach https://api.example.com: TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)',
       'nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://api.example.com)',
     ],
+    [
+      'EMFILE',
+      'cannot reach https://api.example.com: too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit',
+      'nothing was sent: the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger',
+    ],
   ])('%s', (code, message, hint) => {
     // What client.ts decides: only a reset after the request went out leaves the outcome unknown.
     const recorded = code === 'ECONNRESET' ? 'unknown' : 'no';
@@ -145,5 +152,79 @@ describe('no usable answer', () => {
       'its answer could not be read (an unexpected 1xx or a malformed response)',
     );
     expect(describeNetworkError(undefined, 'first line\nsecond')).toBe('first line\nsecond');
+  });
+});
+
+describe('a failure at the proxy, named as the proxy’s', () => {
+  const where = { where: 'https://api.example.com', timeoutMs: 30_000, baseUrlSource: '--base-url' };
+  const choice = { url: 'http://me:pa55word@proxy.corp:3128', variable: 'HTTPS_PROXY' };
+  const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3128'), { code: 'ECONNREFUSED' });
+
+  it.each([
+    [
+      new ProxyError('ERR_PROXY_AUTH_REQUIRED', choice, { status: 407 }),
+      'the proxy http://me:••••@proxy.corp:3128 (from HTTPS_PROXY) asked for credentials: 407 Proxy Authentication Required',
+      "nothing was sent to the service; check the proxy's user name and password (set them in HTTPS_PROXY as http://user:password@host:port)",
+    ],
+    [
+      new ProxyError('ERR_PROXY_REFUSED', choice, { status: 403 }),
+      'the proxy http://me:••••@proxy.corp:3128 (from HTTPS_PROXY) would not open the way to https://api.example.com: 403 Forbidden',
+      'nothing was sent to the service; check that the proxy may reach api.example.com, or add api.example.com to NO_PROXY if it can be reached directly',
+    ],
+    [
+      new ProxyError('ERR_PROXY_UNREACHABLE', choice, { cause: refused }),
+      'cannot reach the proxy http://me:••••@proxy.corp:3128 (from HTTPS_PROXY): connection refused',
+      'nothing was sent; check HTTPS_PROXY and that the proxy is running (or add api.example.com to NO_PROXY to go direct)',
+    ],
+  ])('%s', (error, message, hint) => {
+    const made = networkError(error, false, where, { attempts: 1, durationMs: 3, recorded: 'no' });
+    expect([made.message, made.hint, made.code, made.exitCode, made.recorded]).toEqual([message, hint, error.code, 3, 'no']);
+    expect(`${made.message} ${made.hint}`).not.toContain('pa55word');
+  });
+
+  it("recognises undici's words for a proxy's answer, and a connection to it that failed before sending", () => {
+    const tunnel = asProxyError(new Error('Proxy response (407) !== 200 when HTTP Tunneling'), choice, false);
+    expect([tunnel?.code, tunnel?.status]).toEqual(['ERR_PROXY_AUTH_REQUIRED', 407]);
+    const forward = asProxyError(new Error('Proxy Authentication Required (407)'), choice, true);
+    expect(forward?.code).toBe('ERR_PROXY_AUTH_REQUIRED');
+    expect(asProxyError(new Error('Proxy response (502) !== 200 when HTTP Tunneling'), choice, false)?.code).toBe('ERR_PROXY_REFUSED');
+    expect(asProxyError(refused, choice, false)?.code).toBe('ERR_PROXY_UNREACHABLE');
+    // After the request went out, a reset is the exchange's (outcome unknown), not the proxy's refusal.
+    expect(asProxyError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), choice, true)).toBeUndefined();
+    // A TLS failure through the tunnel is the service's certificate.
+    expect(asProxyError(Object.assign(new Error('self-signed'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), choice, false)).toBeUndefined();
+  });
+});
+
+describe('an answer that could not be decoded', () => {
+  it('is an answer that could not be read, with an unknown outcome', () => {
+    const where = { where: 'https://api.example.com', timeoutMs: 30_000, baseUrlSource: undefined };
+    const error = networkError(new DecodeError('gzip', new Error('incorrect header check')), false, where, {
+      attempts: 1,
+      durationMs: 3,
+      recorded: 'unknown',
+    });
+    expect(error.message).toBe('the answer from https://api.example.com could not be read: its gzip-encoded body is corrupt');
+    expect(error.hint).toMatch(/^the outcome is unknown: the service answered, but whether its body says "success": false cannot be read/);
+    expect(error.exitCode).toBe(3);
+  });
+});
+
+describe('an HTML page titled with the status', () => {
+  it.each([
+    [
+      403,
+      '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1><hr>nginx</body></html>',
+      'the service refused the event: 403 Forbidden: nginx',
+    ],
+    [
+      403,
+      '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1></body></html>',
+      'the service refused the event: 403 Forbidden',
+    ],
+    [418, '4180 teapots', 'the service refused the event: 418: 4180 teapots'],
+    [404, '404 Not Found, no such trigger', 'the service refused the event: 404 Not Found: no such trigger'],
+  ])('%i %j is said once: %j', (status, text, message) => {
+    expect(serviceError({ status, headers: {}, json: undefined, text }, context, info).message).toBe(message);
   });
 });

@@ -62,7 +62,7 @@ async function run(
     send,
     concurrency: 1,
     pace,
-    halt: (reason) => stop.abort(`not sent: the batch stopped because ${reason}`),
+    halt: (reason) => stop.abort(reason),
     timers: options.timers,
     stop: stop.signal,
     sink: { starting: () => true, outcome: (row, outcome) => void outcomes.set(row.line, outcome) },
@@ -135,7 +135,7 @@ describe('the runner with --concurrency auto', () => {
     expect(timers.asked.length).toBeGreaterThan(0);
     expect(timers.asked.every((ms) => ms === 30_000)).toBe(true);
     const sentBeforeStop = sent;
-    stop.abort('not sent: the batch was interrupted (SIGINT)');
+    stop.abort({ kind: 'signal', signal: 'SIGINT' });
     const { outcomes } = await running;
     expect(sent).toBe(sentBeforeStop); // nothing more went out
     expect(outcomes.size).toBe(50);
@@ -157,9 +157,6 @@ describe('the runner with --concurrency auto', () => {
     expect(outcomes.size).toBe(30);
     expect(kinds.filter((k) => k === 'accepted').length).toBeLessThan(12);
     const unsent = [...outcomes.values()].find((o) => o.kind === 'unsent');
-    expect(unsent).toEqual({
-      kind: 'unsent',
-      reason: 'not sent: the batch stopped because the service asked to wait 120 s (Retry-After), more than a batch waits',
-    });
+    expect(unsent).toEqual({ kind: 'unsent', stop: { kind: 'retry-after', seconds: 120 } });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer, MAX_PAUSE_MS, Pace } from '../../src/batch/pace.js';
+import { stopCause } from '../../src/batch/stop.js';
 
 /** A controller on a clock the test moves. */
 function controller(options: { max?: number; initial?: number; random?: () => number; stallMs?: number } = {}) {
@@ -164,7 +165,8 @@ describe('the shared pause (Retry-After)', () => {
     roundTrip(1, 50, Answer.PushedBack, MAX_PAUSE_MS);
     expect(pace.stopReason).toBeUndefined();
     roundTrip(1, 50, Answer.PushedBack, MAX_PAUSE_MS + 1000);
-    expect(pace.stopReason).toBe('the service asked to wait 61 s (Retry-After), more than a batch waits');
+    expect(pace.stopReason).toEqual({ kind: 'retry-after', seconds: 61 });
+    expect(stopCause(pace.stopReason!)).toBe('the service asked to wait 61 s (Retry-After), more than a batch waits');
   });
 
   it('stops the batch when nothing was accepted for a while as the service kept pushing back', () => {
@@ -177,7 +179,8 @@ describe('the shared pause (Retry-After)', () => {
     expect(pace.stopReason).toBeUndefined();
     clock.now += 1000;
     pace.answered(Answer.PushedBack, 50, 1000);
-    expect(pace.stopReason).toBe('the service pushed back every request for 30 s and accepted none');
+    expect(pace.stopReason).toEqual({ kind: 'pushed-back', seconds: 30 });
+    expect(stopCause(pace.stopReason!)).toBe('the service pushed back every request for 30 s and accepted none');
   });
 
   it('the limit is what a sender checks: not open at the limit', () => {

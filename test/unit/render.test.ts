@@ -14,7 +14,8 @@ describe('serverMessage', () => {
     [{ title: 'Only title' }, '', 'Only title'],
     [{ detail: 'Only detail' }, '', 'Only detail'],
     [{ success: false }, '{"success":false}', '{"success":false}'],
-    [undefined, '<html><body>Bad   gateway</body></html>', '<html><body>Bad gateway</body></html>'],
+    [undefined, '<html><body>Bad   gateway</body></html>', 'Bad gateway'],
+    [undefined, 'plain   text <not markup>', 'plain text <not markup>'],
     [undefined, '', undefined],
   ])('%j / %j → %j', (json, text, expected) => {
     expect(serverMessage(json, text)).toBe(expected);

@@ -3,7 +3,8 @@
  * them so, and reads one header or makes the object only when it needs to.
  */
 import { describe, expect, it } from 'vitest';
-import { headersOf, rawHeader, requestIdOf } from '../../src/client/response.js';
+import { headersOf, htmlWords, looksLikeHtml, rawHeader, requestIdOf, serverMessage } from '../../src/client/response.js';
+import { contentCoding } from '../../src/client/decode.js';
 
 const raw = (...pairs: string[]) => pairs.map((text) => Buffer.from(text, 'latin1'));
 
@@ -50,5 +51,56 @@ describe('rawHeader and requestIdOf', () => {
 
   it('works on string names and values too', () => {
     expect(rawHeader(['X-Request-Id', 'req_s'], 'x-request-id')).toBe('req_s');
+  });
+});
+
+describe('an HTML error page, as its words', () => {
+  const nginx =
+    '<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+  it.each([
+    [nginx, '429 Too Many Requests: nginx'],
+    ['<!DOCTYPE html><html><head><title>Oops</title></head><body><p>Try again.</p></body></html>', 'Oops: Try again.'],
+    [
+      '<html><body><h1>Forbidden</h1><p>You don&#39;t have permission &amp; that&#x27;s final &lt;sorry&gt;</p></body></html>',
+      "Forbidden You don't have permission & that's final <sorry>",
+    ],
+    [
+      '<html><head><title>T</title><script>document.write("<p>no</p>")</script><style>p{}</style></head><body><!-- a <b>comment</b> -->words</body></html>',
+      'T: words',
+    ],
+    ['<title>Only a title</title>', 'Only a title'],
+    ['<html><body>\u001b[31mred\u0007</body></html>', 'red'],
+  ])('%j says %j', (page, words) => {
+    expect(serverMessage(undefined, page)).toBe(words);
+  });
+
+  it('plain text and JSON are not taken for HTML', () => {
+    expect(looksLikeHtml('a < b and c > d')).toBe(false);
+    expect(serverMessage({ message: '<b>bold</b> claims' }, '')).toBe('<b>bold</b> claims');
+    expect(serverMessage(undefined, 'upstream error: x < y')).toBe('upstream error: x < y');
+  });
+
+  it('stays linear on a hostile page (unclosed tags repeated over 1 MiB)', () => {
+    for (const unit of ['<title', '<title>', '<body', '<script', '<!--', '<']) {
+      const page = `<html>${unit.repeat(Math.floor((1024 * 1024) / unit.length))}`;
+      expect(typeof htmlWords(page)).toBe('string');
+    }
+  });
+});
+
+describe('Content-Encoding', () => {
+  it.each([
+    ['gzip', 'gzip'],
+    [' GZIP ', 'gzip'],
+    ['x-gzip', 'gzip'],
+    ['deflate', 'deflate'],
+    ['br', 'br'],
+    ['identity', undefined],
+    ['', undefined],
+    ['compress', { unsupported: 'compress' }],
+    ['gzip, br', { unsupported: 'gzip, br' }],
+  ])('%j is %j', (header, coding) => {
+    expect(contentCoding(header)).toEqual(coding);
   });
 });

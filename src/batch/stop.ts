@@ -1,0 +1,64 @@
+/**
+ * Why a batch stopped sending: a typed value, decided once where the stop happens (a signal, the
+ * breaker, an unwritable stdout, failed file or journal) and carried by `stop.abort(reason)` to every
+ * row it leaves unsent. The words are made from it here, at the edge, and nothing parses them back.
+ */
+import type { StopSignal } from '../errors.js';
+import { describeWriteError } from './failed.js';
+
+export type StopReason =
+  /** SIGINT, SIGTERM or SIGHUP. */
+  | { kind: 'signal'; signal: StopSignal }
+  /** A run of failures that every row would share (the service is down, the key is refused). */
+  | { kind: 'breaker'; failures: number; answer: string }
+  /** Standard output could not be written (a full disk, an I/O error, a reader that went away). */
+  | { kind: 'stdout'; error: unknown }
+  /** The failed file could not be written: rows can no longer be kept. */
+  | { kind: 'failed-file'; path: string; error: unknown }
+  /** The journal could not be written: outcomes can no longer be recorded for --resume. */
+  | { kind: 'journal'; path: string; error: unknown }
+  /** --concurrency auto: the service asked to wait longer than a batch waits (Retry-After over 60 s). */
+  | { kind: 'retry-after'; seconds: number }
+  /** --concurrency auto: the service pushed back every request for a while and accepted none. */
+  | { kind: 'pushed-back'; seconds: number };
+
+export function isStopReason(value: unknown): value is StopReason {
+  return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
+}
+
+/** What stopped the batch, as it follows "stopped because" (or "stopped after", for the breaker). */
+export function stopCause(reason: StopReason): string {
+  switch (reason.kind) {
+    case 'signal':
+      return `it was interrupted (${reason.signal})`;
+    case 'breaker':
+      return `${reason.failures} failures in a row: ${reason.answer}`;
+    case 'stdout':
+      return (reason.error as NodeJS.ErrnoException)?.code === 'EPIPE'
+        ? 'standard output was closed'
+        : `standard output could not be written: ${describeWriteError(reason.error)}`;
+    case 'failed-file':
+      return `${reason.path} could not be written (${describeWriteError(reason.error)})`;
+    case 'journal':
+      return `the journal ${reason.path} could not be written (${describeWriteError(reason.error)})`;
+    case 'retry-after':
+      return `the service asked to wait ${reason.seconds} s (Retry-After), more than a batch waits`;
+    case 'pushed-back':
+      return `the service pushed back every request for ${reason.seconds} s and accepted none`;
+  }
+}
+
+/** The reason an unsent row is given in the failed file and in its NDJSON line. */
+export function unsentWords(reason: StopReason | undefined): string {
+  if (!reason) return 'not sent: the batch stopped first';
+  switch (reason.kind) {
+    case 'signal':
+      return `not sent: the batch was interrupted (${reason.signal})`;
+    case 'breaker':
+      return `not sent: the batch stopped after ${stopCause(reason)}`;
+    case 'failed-file':
+      return 'not sent: the batch stopped because the failed file could not be written';
+    default:
+      return `not sent: the batch stopped because ${stopCause(reason)}`;
+  }
+}

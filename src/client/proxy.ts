@@ -1,0 +1,219 @@
+/**
+ * Which proxy a request goes through, decided from the environment as curl decides it, and the error
+ * for a failure at the proxy (which never reached the service). Pure: no undici here (see undici.ts).
+ */
+import net from 'node:net';
+import { UsageError } from '../errors.js';
+
+/** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
+export interface ProxyChoice {
+  url: string;
+  variable: string;
+}
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+/** Whether requests may need to go through a proxy (as curl decides, from the environment). */
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(env[name]?.trim()));
+}
+
+function firstSet(env: NodeJS.ProcessEnv, names: string[]): ProxyChoice | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return { url: value, variable: name };
+  }
+  return undefined;
+}
+
+/** curl takes `host:port` without a scheme as `http://host:port`. */
+export function withScheme(proxy: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+
+/**
+ * The proxy a request to `origin` goes through (http_proxy / HTTP_PROXY for http; https_proxy /
+ * HTTPS_PROXY, else the http one, for https), or undefined when it goes direct or NO_PROXY names the host.
+ */
+export function proxyChoice(origin: string, env: NodeJS.ProcessEnv = process.env): ProxyChoice | undefined {
+  const url = new URL(origin);
+  const found = firstSet(
+    env,
+    url.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'],
+  );
+  if (!found) return undefined;
+  if (bypassesProxy(url, env.no_proxy?.trim() || env.NO_PROXY || '')) return undefined;
+  return { url: withScheme(found.url), variable: found.variable };
+}
+
+/** The proxy URL for `origin`, as written with `http://` added when it had no scheme; undefined when direct. */
+export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return proxyChoice(origin, env)?.url;
+}
+
+/** An IPv6 address in brackets (as URLs and `[::1]:8080` write it) without them. */
+const unbracket = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
+
+/** Whether `ip` (of family `type`) is the address or in the range `entry` (`10.0.0.0/8`, `fd00::/8`, `::1`). */
+function ipMatches(ip: string, type: 'ipv4' | 'ipv6', entry: string): boolean {
+  const slash = entry.indexOf('/');
+  const address = unbracket(slash < 0 ? entry : entry.slice(0, slash));
+  const family = net.isIP(address);
+  if (family === 0 || (family === 4) !== (type === 'ipv4')) return false;
+  const list = new net.BlockList();
+  try {
+    if (slash < 0) list.addAddress(address, type);
+    else {
+      const bits = entry.slice(slash + 1);
+      if (!/^\d{1,3}$/.test(bits)) return false;
+      list.addSubnet(address, Number(bits), type);
+    }
+  } catch {
+    return false; // a prefix too long for the family: names nothing
+  }
+  return list.check(ip, type);
+}
+
+/**
+ * Whether NO_PROXY names the URL's host, as curl reads it: entries separated by commas or white space;
+ * `*` alone for every host; a host name, which also covers its subdomains (a leading `.` or `*.` is
+ * the same); `host:port` for one port; IPv4 and IPv6 addresses (bare `::1` or `[::1]`, `[::1]:8080`);
+ * and CIDR ranges (`127.0.0.0/8`, `fd00::/8`), which only IP literals can fall in (nothing is resolved).
+ */
+export function bypassesProxy(url: URL, noProxy: string): boolean {
+  const host = unbracket(url.hostname).replace(/\.$/, '').toLowerCase();
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const family = net.isIP(host);
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return true;
+    if (entry.includes('/')) {
+      if (family !== 0 && ipMatches(host, type, entry)) return true;
+      continue;
+    }
+    let name = entry;
+    let entryPort: string | undefined;
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+    if (bracketed) {
+      name = bracketed[1]!;
+      entryPort = bracketed[2];
+    } else if (entry.indexOf(':') === entry.lastIndexOf(':')) {
+      // One colon at most: `host:port`. More than one is a bare IPv6 address, which has no port.
+      const withPort = /^(.*):(\d+)$/.exec(entry);
+      if (withPort) {
+        name = withPort[1]!;
+        entryPort = withPort[2];
+      }
+    }
+    if (entryPort !== undefined && Number(entryPort) !== port) continue;
+    if (net.isIP(name) !== 0) {
+      if (family !== 0 && ipMatches(host, type, name)) return true;
+      continue;
+    }
+    name = name.replace(/^\*?\./, '').replace(/\.$/, '');
+    if (name !== '' && (host === name || host.endsWith(`.${name}`))) return true;
+  }
+  return false;
+}
+
+/** A proxy as it may be shown: its password masked (`http://user:••••@host:port`). */
+export function displayProxy(proxy: string): string {
+  try {
+    const url = new URL(withScheme(proxy));
+    const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ':••••' : ''}@` : '';
+    return `${url.protocol}//${user}${url.host}`;
+  } catch {
+    return proxy.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:••••@');
+  }
+}
+
+/** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */
+export function parseProxy(choice: ProxyChoice): URL {
+  let url: URL;
+  try {
+    url = new URL(choice.url);
+  } catch {
+    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
+      hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`,
+    });
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
+    throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
+      hint: 'an http:// or https:// proxy is needed (host:port is taken as http://host:port)',
+    });
+  }
+  return url;
+}
+
+export type ProxyErrorCode = 'ERR_PROXY_AUTH_REQUIRED' | 'ERR_PROXY_REFUSED' | 'ERR_PROXY_UNREACHABLE';
+
+/**
+ * A failure at the proxy, before anything reached the service: the proxy asked for credentials (407),
+ * refused to open the way to the service (another answer to CONNECT), or could not be reached.
+ */
+export class ProxyError extends Error {
+  readonly code: ProxyErrorCode;
+  /** The proxy, its password masked. */
+  readonly proxy: string;
+  readonly variable: string;
+  readonly status: number | undefined;
+
+  constructor(code: ProxyErrorCode, choice: ProxyChoice, options: { status?: number; cause?: unknown } = {}) {
+    super(
+      code === 'ERR_PROXY_UNREACHABLE'
+        ? `cannot reach the proxy ${displayProxy(choice.url)}`
+        : `the proxy ${displayProxy(choice.url)} answered ${options.status ?? '?'}`,
+      { cause: options.cause },
+    );
+    this.name = 'ProxyError';
+    this.code = code;
+    this.proxy = displayProxy(choice.url);
+    this.variable = choice.variable;
+    this.status = options.status;
+  }
+}
+
+/** The ProxyError in an error's chain of causes, if any. */
+export function proxyErrorOf(error: unknown): ProxyError | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ProxyError) return e;
+  }
+  return undefined;
+}
+
+/** Codes of a connection that failed on the way: to the proxy when they come before the request went out. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * undici's error for a failure at the proxy, as a ProxyError; undefined when the error is not the
+ * proxy's. `connected`: the request had been handed to a connection (after that only the forwarding
+ * proxy's 407 is the proxy's own). A TLS failure is the service's (through the tunnel), not the proxy's.
+ */
+export function asProxyError(error: unknown, choice: ProxyChoice, connected: boolean): ProxyError | undefined {
+  const message = (error as Error)?.message ?? '';
+  // undici's words: "Proxy response (407) !== 200 when HTTP Tunneling", "Proxy Authentication Required (407)".
+  const answered = /^Proxy response \((\d{3})\)/.exec(message) ?? /^Proxy Authentication Required \((407)\)/.exec(message);
+  if (answered) {
+    const status = Number(answered[1]);
+    return new ProxyError(status === 407 ? 'ERR_PROXY_AUTH_REQUIRED' : 'ERR_PROXY_REFUSED', choice, { status, cause: error });
+  }
+  if (connected) return undefined;
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return new ProxyError('ERR_PROXY_UNREACHABLE', choice, { cause: error });
+  return undefined;
+}

@@ -1,0 +1,188 @@
+/**
+ * What comes back over the wire, as a raw TCP server on 127.0.0.1 sends it: informational answers
+ * before the real one, compressed bodies (and a compression bomb), HTML error pages.
+ */
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, fireEvent, type ClientEvent } from '../../src/client/client.js';
+import { NetworkError, ServiceError } from '../../src/errors.js';
+import { MAX_BODY_BYTES } from '../../src/client/response.js';
+import { rawAnswer, startRawServer, type RawResponder, type RawServer } from '../helpers/raw-server.js';
+
+const KEY = 'tk_wire_test_key_0001';
+let server: RawServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function fireAt(respond: RawResponder, extra: { onEvent?: (event: ClientEvent) => void; retries?: number } = {}) {
+  server = await startRawServer(respond);
+  return fireEvent({ triggerId: 't', userId: 'u' }, { baseUrl: server.url, apiKey: KEY, retries: 0, env: {}, ...extra });
+}
+
+const failureOf = async (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe('informational answers before the real one', () => {
+  it('skips an unasked-for 100 Continue and takes the 200 that follows', async () => {
+    const result = await fireAt((socket) => {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+      socket.write(rawAnswer('200 OK', { 'Content-Type': 'application/json', 'X-Request-Id': 'req_after_100' }, '{"success":true}'));
+    });
+    expect(result).toMatchObject({ ok: true, status: 200, requestId: 'req_after_100', response: { success: true } });
+  });
+
+  it('skips a 100 Continue sent in the same packet as the answer, and reads that answer', async () => {
+    const error = await failureOf(
+      fireAt((socket) => {
+        socket.write(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n'),
+            rawAnswer('200 OK', { 'Content-Type': 'application/json' }, '{"success":false,"message":"trigger paused"}'),
+          ]),
+        );
+      }),
+    );
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).message).toContain('trigger paused');
+    expect((error as ServiceError).exitCode).toBe(1);
+  });
+
+  it('keeps the connection for the next request after a 100 Continue', async () => {
+    server = await startRawServer((socket) => {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+      socket.write(rawAnswer('200 OK', { 'Content-Type': 'application/json' }, '{"success":true}'));
+    });
+    const client = createClient({ baseUrl: server.url, apiKey: KEY, retries: 0, env: {} });
+    try {
+      for (let i = 0; i < 3; i++) expect((await client.fire({ triggerId: 't', userId: `u${i}` })).ok).toBe(true);
+    } finally {
+      await client.close();
+    }
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
+const FAILURE = '{"success":false,"message":"quota exceeded"}';
+const encoders: Array<[string, (body: Buffer) => Buffer]> = [
+  ['gzip', (b) => zlib.gzipSync(b)],
+  ['x-gzip', (b) => zlib.gzipSync(b)],
+  ['deflate', (b) => zlib.deflateSync(b)],
+  ['deflate (raw, as some servers send it)', (b) => zlib.deflateRawSync(b)],
+  ['br', (b) => zlib.brotliCompressSync(b)],
+];
+// zstd where Node has it (22.15+, 24): decoded too; on Node 20 it is a coding the tool cannot decode.
+const zstd = (zlib as unknown as { zstdCompressSync?: (body: Buffer) => Buffer }).zstdCompressSync;
+if (zstd) encoders.push(['zstd', (b) => zstd(b)]);
+const codingName = (name: string) => name.split(' ')[0]!;
+
+describe('compressed answers', () => {
+  it.each(encoders)('decodes a %s body before judging it: "success": false is a refusal with its message', async (name, encode) => {
+    const error = await failureOf(
+      fireAt((socket) =>
+        socket.write(
+          rawAnswer('200 OK', { 'Content-Type': 'application/json', 'Content-Encoding': codingName(name) }, encode(Buffer.from(FAILURE))),
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).exitCode).toBe(1);
+    expect((error as ServiceError).serverMessage).toBe('quota exceeded');
+  });
+
+  it.each(encoders)('reads a %s "success": true as accepted, and a 4xx message as words', async (name, encode) => {
+    const ok = await fireAt((socket) =>
+      socket.write(
+        rawAnswer('200 OK', { 'Content-Encoding': codingName(name).toUpperCase() }, encode(Buffer.from('{"success":true,"id":7}'))),
+      ),
+    );
+    expect(ok.response).toEqual({ success: true, id: 7 });
+    await server?.close();
+    const error = await failureOf(
+      fireAt((socket) =>
+        socket.write(
+          rawAnswer('404 Not Found', { 'Content-Encoding': codingName(name) }, encode(Buffer.from('{"error":"no such trigger"}'))),
+        ),
+      ),
+    );
+    expect((error as ServiceError).serverMessage).toBe('no such trigger');
+  });
+
+  it('a compressed body that expands past 1 MiB is cut at 1 MiB decoded, and reading stops', async () => {
+    // A gzip file may hold many members: one member of 1 MiB of spaces, repeated 1024 times, is about
+    // 1 MiB on the wire and 1 GiB decoded.
+    const member = zlib.gzipSync(Buffer.alloc(1024 * 1024, 0x20), { level: 9 });
+    const head = zlib.gzipSync(Buffer.from('{"success":false,"pad":"'));
+    const bomb = Buffer.concat([head, ...Array.from({ length: 1024 }, () => member)]);
+    const events: ClientEvent[] = [];
+    const before = process.memoryUsage().arrayBuffers;
+    const result = await fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'gzip' }, bomb)), {
+      onEvent: (e) => events.push(e),
+    });
+    const response = events.find((e) => e.type === 'response');
+    expect(response).toMatchObject({ type: 'response', status: 200, truncated: true });
+    const body = (response as { body: string }).body;
+    expect(body.startsWith('{"success":false,"pad":"   ')).toBe(true);
+    expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
+    // Cut short, the JSON cannot say "success": false: a 2xx that is not refused.
+    expect(result.ok).toBe(true);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('a 2xx body in a coding the tool cannot decode is an unknown outcome (exit 3), never accepted', async () => {
+    const error = await failureOf(
+      fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'compress' }, Buffer.from([0x1f, 0x9d, 0x90, 0x7b])))),
+    );
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).exitCode).toBe(3);
+    expect((error as NetworkError).recorded).toBe('unknown');
+    expect((error as NetworkError).message).toMatch(
+      /could not be read: its body is encoded with "compress", which the tool cannot decode$/,
+    );
+  });
+
+  it('a corrupt gzip 2xx body is an unknown outcome; a corrupt 4xx body keeps its status', async () => {
+    const garbage = Buffer.from('this is not gzip at all');
+    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'gzip' }, garbage))));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).recorded).toBe('unknown');
+    expect((error as NetworkError).message).toMatch(/its gzip-encoded body is corrupt/);
+    await server?.close();
+    const refused = await failureOf(fireAt((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Encoding': 'gzip' }, garbage))));
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect((refused as ServiceError).status).toBe(403);
+    expect((refused as ServiceError).exitCode).toBe(1);
+    expect((refused as ServiceError).message).not.toMatch(/not gzip/);
+  });
+});
+
+const NGINX_502 = `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n`;
+
+describe('HTML error pages', () => {
+  it("shows an nginx page's words, never its markup", async () => {
+    const error = await failureOf(
+      fireAt((socket) => socket.write(rawAnswer('502 Bad Gateway', { 'Content-Type': 'text/html' }, NGINX_502))),
+    );
+    expect(error).toBeInstanceOf(ServiceError);
+    const message = (error as ServiceError).message;
+    expect(message).not.toMatch(/[<>]/);
+    // The page's title is the status itself: said once.
+    expect(message).toBe('no definitive answer: 502 Bad Gateway: nginx/1.25.3');
+    expect((error as ServiceError).serverMessage).toBe('nginx/1.25.3');
+  });
+
+  it('a gzip-compressed HTML page is decoded, then shown as words', async () => {
+    const page =
+      '<!DOCTYPE html><html><head><title>Access denied | example.com</title><style>body{color:red}</style><script>var x = "<b>";</script></head><body><h1>Access denied</h1><p>You have been blocked &amp; logged.</p></body></html>';
+    const error = await failureOf(
+      fireAt((socket) =>
+        socket.write(rawAnswer('403 Forbidden', { 'Content-Encoding': 'gzip', 'Content-Type': 'text/html' }, zlib.gzipSync(page))),
+      ),
+    );
+    expect((error as ServiceError).serverMessage).toBe('Access denied | example.com: Access denied You have been blocked & logged.');
+  });
+});

@@ -1,0 +1,429 @@
+/**
+ * Nothing twice, nothing lost (issue 19): two runs on one journal or failed file, the chain of
+ * printed replay commands (after signals, time-outs and 5xx), a pipe on stdin stopped by a signal
+ * inside a grace period, a stdout that cannot be written, a journal on a full file system, and the
+ * small ones (--failed -, --failed /dev/stdout --json, ids that are not UTF-8, UTF-16 input).
+ * The built binary against a real node:http server on 127.0.0.1 that records what it received.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, TEST_KEY, expectNoKey, run, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { inTerminal } from '../helpers/pty.js';
+import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+
+const at = (name: string) => path.join(box.home, name);
+const file = (name: string, text: string | Buffer) => {
+  fs.writeFileSync(at(name), text);
+  return at(name);
+};
+const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<typeof run>[1]['onSpawn'] } = {}) =>
+  run(['batch', ...args], { env: box.env, timeoutMs: 60_000, ...options });
+const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
+const received = () => server.requests.map((r) => userOf(r.url));
+const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const csvRows = (n: number, prefix = 'u') =>
+  `triggerId,userId\n${users(n, prefix)
+    .join('\n')
+    .replace(/^|\n/g, (m) => `${m}t,`)}\n`;
+/** The user ids kept in a CSV failed file (triggerId,userId,error), with their error. */
+const kept = (name: string) =>
+  fs
+    .readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => ({ user: line.split(',')[1]!, error: line.slice(line.indexOf(',', 2) + 1) }));
+const slowly = (ms: number) =>
+  server.handle(async (_req, res) => {
+    await new Promise((r) => setTimeout(r, ms));
+    json(res, 200, { success: true });
+  });
+/** The command a summary printed to carry the batch on, as arguments after `trigger`. */
+const printed = (result: RunResult): string[] | undefined => {
+  const command = /(?:send (?:them|it) (?:later )?with|carry the batch on with): trigger (batch .*)$/m.exec(
+    result.stdout + result.stderr,
+  )?.[1];
+  return command?.split(' ');
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every row ends in exactly one place: received once by the server, or kept, and never both. */
+function expectEachOnce(all: string[], keptUsers: string[] = []): void {
+  const got = received();
+  const dup = got.filter((u, i) => got.indexOf(u) !== i);
+  expect(dup, 'rows the server received twice').toEqual([]);
+  expect(
+    keptUsers.filter((u) => got.includes(u)),
+    'rows both received and kept',
+  ).toEqual([]);
+  expect([...got, ...keptUsers].sort()).toEqual([...all].sort());
+}
+
+describe('one batch at a time per journal', () => {
+  it('two --resume runs started together: one sends, the other is refused naming its pid; every row once', async () => {
+    slowly(20);
+    const input = file('in.csv', csvRows(400));
+    const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
+    const [a, b] = await Promise.all([batch(args), batch(args)]);
+    const codes = [a.code, b.code].sort();
+    expect(codes).toEqual([0, 2]);
+    const refused = a.code === 2 ? a : b;
+    expect(refused.stderr).toMatch(/^error: the journal .*\/j is in use by another batch \(pid \d+, since /m);
+    expect(refused.stderr).toContain('nothing was sent');
+    expectEachOnce(users(400));
+  }, 60_000);
+
+  it('a second --resume run 1 s after the first is refused; once the first is done it carries on with nothing to send', async () => {
+    slowly(20);
+    const input = file('in.csv', csvRows(800));
+    const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
+    const first = batch(args);
+    await sleep(1000);
+    const second = await batch(args);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('is in use by another batch (pid ');
+    expect((await first).code).toBe(0);
+    const third = await batch(args);
+    expect(third.code).toBe(0);
+    expect(third.stdout).toContain('800 accepted in an earlier run');
+    expectEachOnce(users(800));
+    expect(fs.existsSync(at('.j.lock'))).toBe(false); // released at the end
+  }, 60_000);
+
+  it('a holder killed with SIGKILL leaves its lock behind; the next --resume takes it over and nothing goes twice', async () => {
+    slowly(5);
+    const input = file('in.csv', csvRows(2000));
+    const args = [input, '--journal', at('j'), '--failed', at('failed.csv')];
+    const killed = await batch(args, { onSpawn: killAfter(server, 200, 'SIGKILL') });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(fs.existsSync(at('.j.lock'))).toBe(true);
+    const resumed = await batch([...args, '--resume']);
+    expect(resumed.code).toBe(1); // the rows in flight at the kill are of unknown outcome
+    const unknown = kept('failed.csv').filter((k) => k.error.includes('outcome unknown'));
+    expect(unknown.length).toBeGreaterThan(0);
+    const got = received();
+    expect(got.filter((u, i) => got.indexOf(u) !== i)).toEqual([]);
+    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(2000);
+  }, 60_000);
+});
+
+describe('one batch at a time per failed file', () => {
+  it('a second batch naming the same --failed is refused before sending, and the first keeps all its rows', async () => {
+    server.handle(async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 5));
+      json(res, 400, { error: 'no' });
+    });
+    const first = batch([file('a.csv', csvRows(300, 'a')), '--failed', at('failed.csv'), '--concurrency', '2']);
+    while (server.requests.length < 10) await sleep(10);
+    const second = await batch([file('b.csv', csvRows(300, 'b')), '--failed', at('failed.csv')]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/^error: the failed file .*failed\.csv is in use by another batch \(pid \d+/m);
+    expect(received().filter((u) => u.startsWith('b'))).toEqual([]);
+    expect((await first).code).toBe(1);
+    expect(
+      kept('failed.csv')
+        .map((k) => k.user)
+        .sort(),
+    ).toEqual(users(300, 'a').sort());
+  }, 60_000);
+});
+
+describe('the printed commands, followed', () => {
+  it('without --failed, the rows not accepted go to a default file that the summary names; none is made when all is accepted', async () => {
+    const good = await batch([file('ok.csv', csvRows(3))]);
+    expect(good.code).toBe(0);
+    expect(fs.readdirSync(box.home).filter((n) => n.startsWith('trigger-failed-'))).toEqual([]);
+
+    server.handle((req, res) =>
+      userOf(req.url) === 'u1' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
+    );
+    const bad = await batch([file('in.csv', csvRows(3))]);
+    expect(bad.code).toBe(1);
+    const made = fs.readdirSync(box.home).filter((n) => n.startsWith('trigger-failed-'));
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatch(/^trigger-failed-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
+    expect(bad.stdout).toContain(`1 row kept in ${made[0]}`);
+    expect(kept(made[0]!).map((k) => k.user)).toEqual(['u1']);
+    expect(printed(bad)).toEqual(['batch', made[0], '--failed', made[0]!.replace('.csv', '-2.csv')]);
+  });
+
+  it('a chain of runs each interrupted (SIGINT) and followed by the command it printed sends every row exactly once', async () => {
+    slowly(5);
+    const all = users(600);
+    let args: string[] = ['batch', file('in.csv', csvRows(600)), '--concurrency', '4']; // no --failed: the default file
+    let runs = 0;
+    for (; runs < 6; runs++) {
+      const before = server.requests.length;
+      const result = await run(args, {
+        env: box.env,
+        timeoutMs: 60_000,
+        cwd: box.home,
+        onSpawn: runs < 3 ? killAfter(server, before + 100, 'SIGINT') : undefined,
+      });
+      if (runs < 3) {
+        expect(result.code).toBe(130);
+        // The command names a new failed file: never the one being replayed, never none.
+        const next = printed(result)!;
+        expect(next).toContain('--failed');
+        expect(next[next.indexOf('--failed') + 1]).not.toBe(next[1]);
+        args = next;
+      } else {
+        expect(result.code).toBe(0);
+        break;
+      }
+    }
+    expect(runs).toBe(3);
+    expectEachOnce(all);
+  }, 120_000);
+
+  it('after time-outs, 500, 502, 504 and a connection closed after reading, following the printed replay sends no row twice', async () => {
+    // Each answer below comes after the server recorded the event: a replay of any of them would double it.
+    const broken: Record<string, (res: ServerResponse) => void> = {
+      u1: (res) => setTimeout(() => json(res, 200, { success: true }), 2500), // after --timeout 1
+      u2: (res) => json(res, 500, { error: 'boom' }),
+      u3: (res) => json(res, 502, { error: 'bad gateway' }),
+      u4: (res) => json(res, 504, { error: 'gateway timeout' }),
+      u5: (res) => res.socket?.destroy(),
+    };
+    server.handle((req, res) => (broken[userOf(req.url)] ?? ((r) => json(r, 200, { success: true })))(res));
+    const first = await batch([file('in.csv', csvRows(20)), '--timeout', '1', '--retries', '2']);
+    expect(first.code).toBe(1);
+    const next = printed(first)!;
+    expect(next).toContain('--failed');
+    const failedFile = next[1]!;
+    const marked = kept(failedFile);
+    expect(marked.map((k) => k.user).sort()).toEqual(Object.keys(broken).sort());
+    expect(marked.every((k) => k.error.includes('outcome unknown'))).toBe(true);
+
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const replay = await run(next, { env: box.env, cwd: box.home });
+    expect(replay.code).toBe(1); // the skipped rows are still not known to be accepted
+    expect(replay.stdout + replay.stderr).toContain('skipped');
+    expectEachOnce(users(20));
+  }, 60_000);
+});
+
+describe('a pipe on stdin and a signal', () => {
+  it('SIGTERM stops reading a pipe whose producer goes on: the batch ends inside the grace period with every row read kept', async () => {
+    slowly(30);
+    const child = spawn(
+      process.execPath,
+      [BIN, 'batch', '-', '--format', 'lines', '--trigger', 't', '--failed', at('failed.csv'), '--concurrency', '2'],
+      {
+        env: box.env,
+        cwd: box.home,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    // A producer that never ends: a line every 2 ms, as `tail -f` or a slow query would.
+    let n = 0;
+    const producer = setInterval(() => {
+      if (child.stdin.writable) child.stdin.write(`u${n++}\n`);
+    }, 2);
+    child.stdin.on('error', () => undefined);
+    while (server.requests.length < 10) await sleep(10);
+    const signalledAt = performance.now();
+    child.kill('SIGTERM');
+    // As `timeout -k 4`: a SIGKILL if it is still there after the grace period.
+    const grace = setTimeout(() => child.kill('SIGKILL'), 4000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (c, s) => resolve([c, s])),
+    );
+    clearTimeout(grace);
+    clearInterval(producer);
+    expect(signal).toBeNull();
+    expect(code).toBe(143);
+    expect(performance.now() - signalledAt).toBeLessThan(3000);
+    const last = Number(/standard input was read up to line (\d+)/.exec(stderr)?.[1]);
+    expect(last).toBeGreaterThan(10);
+    // Lines 1..last are user u0..u(last-1): each was received once or kept, none both.
+    const keptUsers = kept('failed.csv').map((k) => k.user);
+    expect(keptUsers.length).toBeGreaterThan(0);
+    expect(keptUsers.every((u) => /^u\d+$/.test(u))).toBe(true); // no line cut short
+    expectEachOnce(users(last), keptUsers);
+  }, 30_000);
+
+  it('on a terminal, batch - says it reads rows there and that Ctrl-D ends them', async () => {
+    const result = await inTerminal(['batch', '-', '--format', 'lines', '--trigger', 't'], {
+      env: box.env,
+      waitFor: 'Ctrl-D',
+      input: [
+        [0.2, 'alice\n'],
+        [0.4, '\x04'],
+      ],
+    });
+    expect(result.output).toContain('reading rows from the terminal (one user id a line); press Ctrl-D on a new line to end them');
+    expect(result.status).toBe(0);
+    expect(received()).toEqual(['alice']);
+  }, 30_000);
+});
+
+describe('a standard output that cannot be written', () => {
+  /** Runs with stdout on /dev/full (asynchronously: the server answers from this process). */
+  const toDevFull = async (args: string[]) => {
+    const out = fs.openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [BIN, ...args], { env: box.env, cwd: box.home, stdio: ['ignore', out, 'pipe'] });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stderr };
+    } finally {
+      fs.closeSync(out);
+    }
+  };
+
+  it.runIf(fs.existsSync('/dev/full'))(
+    'batch --json > /dev/full: one line, sending stops, the rows are kept and the summary given',
+    async () => {
+      slowly(2);
+      const result = await toDevFull(['batch', file('in.csv', csvRows(3000)), '--json', '--failed', at('failed.csv')]);
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(result.stderr).toMatch(/^error: cannot write to standard output \(no space left on the device\)/m);
+      expect(result.stderr).toMatch(/✖ stopped early \(standard output could not be written: no space left on the disk\)/);
+      expect(result.code).toBe(1);
+      expect(received().length).toBeLessThan(3000);
+      const keptUsers = kept('failed.csv').map((k) => k.user);
+      expect(
+        kept('failed.csv').every((k) => k.error.includes('not sent: the batch stopped because standard output could not be written')),
+      ).toBe(true);
+      expectEachOnce(users(3000), keptUsers);
+    },
+  );
+});
+
+/** Mounts a small tmpfs (root only); undefined where that is not allowed. */
+function smallTmpfs(dir: string, size: string): (() => void) | undefined {
+  fs.mkdirSync(dir, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  if (mounted.status !== 0) return undefined;
+  return () => spawnSync('umount', ['-l', dir]);
+}
+
+describe('a journal on a full file system', () => {
+  const canMount = process.getuid?.() === 0;
+  it.runIf(canMount)(
+    'stops sending when an outcome cannot be journaled, says so, and the printed replay sends every row once',
+    async () => {
+      slowly(1);
+      const disk = at('small-disk');
+      const unmount = smallTmpfs(disk, '16k');
+      if (!unmount) return expect.fail('mount -t tmpfs failed (run as root, or where mounting is allowed)');
+      try {
+        const input = file('in.csv', csvRows(3000));
+        const first = await batch([input, '--journal', path.join(disk, 'j'), '--failed', at('failed.csv')]);
+        expect(first.code).toBe(1);
+        expect(first.stderr).toMatch(/stopping: the journal .*small-disk\/j could not be written \(no space left on the disk\)/);
+        expect(first.stdout + first.stderr).toContain('do not carry the batch on with --resume');
+        const sentFirst = received().length;
+        expect(sentFirst).toBeGreaterThan(0);
+        expect(sentFirst).toBeLessThan(3000);
+        expectEachOnce(
+          users(3000),
+          kept('failed.csv').map((k) => k.user),
+        );
+        const next = printed(first)!;
+        expect(next).not.toContain('--resume');
+        const replay = await run(next, { env: box.env, cwd: box.home });
+        expect(replay.code).toBe(0);
+        expectEachOnce(users(3000));
+        expect(fs.readFileSync(path.join(disk, 'j'), 'utf8')).not.toContain(TEST_KEY);
+      } finally {
+        unmount();
+      }
+    },
+    60_000,
+  );
+});
+
+describe('a batch without --failed in a folder that cannot be written', () => {
+  const canMount = process.getuid?.() === 0;
+  it.runIf(canMount)(
+    'warns, sends what it can keep nothing for, and stops at the first row it cannot keep',
+    async () => {
+      const folder = at('read-only');
+      fs.mkdirSync(folder);
+      // Read-only for root too: a tmpfs mounted ro (EROFS), where chmod would not stop root.
+      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=16k', 'tmpfs', folder]).status !== 0)
+        return expect.fail('mount -t tmpfs -o ro failed');
+      try {
+        const input = file('in.csv', csvRows(50));
+        const good = await run(['batch', input], { env: box.env, cwd: folder });
+        expect(good.code).toBe(0);
+        expect(good.stderr).toMatch(/^warning: the current folder cannot be written \(the file system is read-only\)/m);
+        expect(received()).toHaveLength(50);
+
+        server.requests.length = 0;
+        server.handle((req, res) =>
+          userOf(req.url) === 'u10' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
+        );
+        const bad = await run(['batch', input, '--concurrency', '1'], { env: box.env, cwd: folder });
+        expect(bad.code).toBe(1);
+        expect(bad.stderr).toMatch(
+          /stopping: trigger-failed-\S+\.csv could not be written \(the file system is read-only\); nothing more is sent/,
+        );
+        expect(received().length).toBeLessThan(50); // it stopped: what it could not keep, it did not send
+        expect(bad.stdout + bad.stderr).toContain('could not be kept');
+      } finally {
+        spawnSync('umount', ['-l', folder]);
+      }
+    },
+    60_000,
+  );
+});
+
+describe('input and paths that are not what they should be', () => {
+  it('--failed - and --journal - are refused (exit 2), nothing sent, no file named "-"', async () => {
+    for (const args of [
+      ['--failed', '-'],
+      ['--journal', '-'],
+    ]) {
+      const result = await batch([file('in.csv', csvRows(2)), ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: ${args[0]} needs a file name, not "-"`, 'm'));
+    }
+    expect(fs.existsSync(at('-'))).toBe(false);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--failed naming standard output is refused with --json (the NDJSON stream is there)', async () => {
+    const result = await batch([file('in.csv', csvRows(2)), '--json', '--failed', '/dev/stdout']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is standard output, where --json writes one result per row');
+    expect(result.stdout).toContain('"ok":false'); // the --json error object, and no CSV
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('ids that are not valid UTF-8 are refused, in fire (exit 2) and in batch (an invalid row), never sent as U+FFFD', async () => {
+    // bash passes the two bytes as they are: Node's argv has them as U+FFFD U+FFFD.
+    const fire = await run(['-c', `exec "${process.execPath}" "${BIN}" fire t $'\\xff\\xfe'`], { env: box.env, command: 'bash' });
+    expect(fire.code).toBe(2);
+    expect(fire.stderr).toMatch(/^error: userId is not valid UTF-8 text/m);
+    const rows = await batch([file('in.csv', 'triggerId,userId\nt,ok\nt,a\uFFFDb\n'), '--failed', at('failed.csv')]);
+    expect(rows.code).toBe(1);
+    expect(received()).toEqual(['ok']);
+    expect(kept('failed.csv')[0]!.error).toContain('userId is not valid UTF-8 text');
+  });
+
+  it('a UTF-16 CSV is named as such, with the fix, and nothing is sent (exit 2)', async () => {
+    const text = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('triggerId,userId\r\nt,a\r\n', 'utf16le')]);
+    for (const input of [file('in16.csv', text), file('in16-nobom.csv', text.subarray(2))]) {
+      const result = await batch([input, '--failed', at('failed.csv')]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: the input is UTF-16 text, not UTF-8; nothing was sent/m);
+      expect(result.stderr).toContain('iconv -f UTF-16 -t UTF-8');
+    }
+    expect(server.requests).toHaveLength(0);
+    expectNoKey({ stdout: '', stderr: '' });
+  });
+});

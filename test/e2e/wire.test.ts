@@ -1,0 +1,79 @@
+/**
+ * What comes back over the wire, where users meet it: the built binary against a raw TCP server on
+ * 127.0.0.1 that answers with a 100 Continue first, a compressed body, or an nginx HTML page.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { rawAnswer, startRawServer, type RawResponder, type RawServer } from '../helpers/raw-server.js';
+
+let server: RawServer | undefined;
+let box: Sandbox | undefined;
+afterEach(async () => {
+  await server?.close();
+  box?.cleanup();
+  server = box = undefined;
+});
+
+async function serve(respond: RawResponder): Promise<NodeJS.ProcessEnv> {
+  server = await startRawServer(respond);
+  box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+  return box.env;
+}
+
+const NGINX_403 =
+  '<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+describe('trigger fire', () => {
+  it('an accepted event after an unasked-for 100 Continue is accepted (exit 0), not "outcome unknown"', async () => {
+    const env = await serve((socket) => {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+      socket.write(rawAnswer('200 OK', { 'Content-Type': 'application/json' }, '{"success":true}'));
+    });
+    const result = await run(['fire', 't', 'u', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, status: 200, attempts: 1 });
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  it('a gzip-encoded "success": false is a refusal (exit 1) with its message in words, not accepted', async () => {
+    const body = zlib.gzipSync('{"success":false,"message":"trigger is paused"}');
+    const env = await serve((socket) =>
+      socket.write(rawAnswer('200 OK', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body)),
+    );
+    const result = await run(['fire', 't', 'u'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: the service answered 200 OK but said "success": false: trigger is paused/);
+    expectNoKey(result);
+  });
+
+  it('an nginx 403 page is shown as its words, never markup', async () => {
+    const env = await serve((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Type': 'text/html' }, NGINX_403)));
+    const result = await run(['fire', 't', 'u'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: the service refused the event: 403 Forbidden: nginx/);
+    expect(result.stderr).not.toMatch(/[<>]/);
+  });
+});
+
+describe('trigger batch', () => {
+  it("an HTML page's words go to the failed file's error column, never its markup", async () => {
+    const env = await serve((socket) =>
+      socket.write(rawAnswer('403 Forbidden', { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' }, zlib.gzipSync(NGINX_403))),
+    );
+    const input = path.join(box!.home, 'rows.csv');
+    const failed = path.join(box!.home, 'failed.csv');
+    fs.writeFileSync(input, 'triggerId,userId\nt,alice\nt,bob\n');
+    const result = await run(['batch', input, '--failed', failed], { env, cwd: box!.home });
+    expect(result.code).toBe(1);
+    const kept = fs.readFileSync(failed, 'utf8').trim().split('\n');
+    expect(kept).toHaveLength(3);
+    for (const row of kept.slice(1)) {
+      expect(row).toMatch(/403 Forbidden: nginx/);
+      expect(row).not.toMatch(/[<>]/);
+    }
+    expect(result.stderr).not.toMatch(/<html|<center/);
+  });
+});
