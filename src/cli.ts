@@ -8,7 +8,7 @@ import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
-import { errorLine, failureJson, githubAnnotation } from './output/render.js';
+import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
 import { VERSION } from './version.js';
 
@@ -350,10 +350,11 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
     return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;
-  io.stderr(errorLine(error, io.errColors));
-  if (mode.json) io.json(failureJson(error));
+  io.stderr(errorLine(error, io.errColors, io.serverMask));
+  if (mode.json) io.json(failureJson(error, io.serverMask));
   if (env.GITHUB_ACTIONS === 'true') {
-    io.stderr(githubAnnotation(error.hint ? `${error.message} — ${error.hint}` : error.message));
+    const message = shownMessage(error, io.serverMask);
+    io.stderr(githubAnnotation(error.hint ? `${message} — ${error.hint}` : message));
   }
   return error.exitCode;
 }

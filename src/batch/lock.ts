@@ -13,40 +13,20 @@
  * exists, so exactly one run wins, and nobody ever reads a half-written lock.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
+import { elsewhere, stillRuns, thisProcess, type ProcessIdentity } from '../process-identity.js';
 
-interface Holder {
-  pid: number;
-  host: string;
-  /** The process's start time in clock ticks since boot (Linux /proc), to tell a reused pid apart. */
-  start?: string | undefined;
+interface Holder extends ProcessIdentity {
   since: string;
 }
 
-/** A process's start time from /proc (Linux), or undefined where there is none. */
-function startOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22, counted after the command name (field 2, in parentheses, may itself hold spaces).
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
+/** Whether the holder may still use the file: one elsewhere cannot be judged from here, so it is held. */
 function alive(holder: Holder): boolean {
-  if (holder.host !== os.hostname()) return true; // cannot be judged from here: held
+  if (elsewhere(holder) !== undefined) return true;
   if (holder.pid === process.pid) return true;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const start = holder.start === undefined ? undefined : startOf(holder.pid);
-  return start === undefined || start === holder.start; // another process with a reused pid is not it
+  return stillRuns(holder.pid, holder.start);
 }
 
 function parse(text: string): Holder | undefined {
@@ -107,7 +87,7 @@ export class FileLock {
    */
   static acquire(file: string, what: string, hint: string): FileLock {
     const lockPath = FileLock.pathFor(file);
-    const holder: Holder = { pid: process.pid, host: os.hostname(), start: startOf(process.pid), since: new Date().toISOString() };
+    const holder: Holder = { ...thisProcess(), since: new Date().toISOString() };
     const text = `${JSON.stringify(holder)}\n`;
     const temp = `${lockPath}.${process.pid}.tmp`;
     try {
@@ -117,12 +97,13 @@ export class FileLock {
         if (found === undefined) continue; // released meanwhile: try again
         const other = parse(found);
         if (other && alive(other)) {
-          const where = other.host === os.hostname() ? `pid ${other.pid}` : `pid ${other.pid} on host ${other.host}`;
+          const away = elsewhere(other);
+          const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
           throw new HeldError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
             hint:
-              other.host === os.hostname()
+              away === undefined
                 ? hint
-                : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host cannot be checked from here)`,
+                : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host or container cannot be checked from here)`,
           });
         }
         FileLock.#takeOver(lockPath, found);

@@ -128,7 +128,7 @@ export class BatchRecorder implements OutcomeSink {
     const breaker = this.#breaker.record(outcome);
     if (breaker) this.stopWith(breaker);
 
-    const reason = failureReason(outcome);
+    const reason = failureReason(outcome, this.#o.io.serverMask);
     const drained = this.#o.json && this.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
     if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
@@ -143,7 +143,7 @@ export class BatchRecorder implements OutcomeSink {
     const journal = this.#o.journal;
     if (!journal || !this.#sent.delete(row.line)) return; // only rows sent in this run are new to it
     if (outcome.kind === 'accepted') journal.accepted(row.line);
-    else if (outcome.kind === 'failed') journal.failed(row.line, this.#o.io.redact(outcome.reason));
+    else if (outcome.kind === 'failed') journal.failed(row.line, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)!));
     else if (outcome.kind === 'unknown') journal.unknown(row.line);
     else if (outcome.kind === 'unsent') journal.notSent(row.line);
   }
@@ -156,7 +156,7 @@ export class BatchRecorder implements OutcomeSink {
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
     this.#o.beforeStdout?.();
-    if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome))}\n`)) return undefined;
+    if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}\n`)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         this.#stdout.off('drain', done);

@@ -4,6 +4,8 @@
  */
 import { rawJson, failureJson, formatMs, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
+import type { ServerMask } from '../output/redact.js';
+import { ServiceError } from '../errors.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome } from './runner.js';
@@ -12,15 +14,15 @@ import { unsentWords } from './stop.js';
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
 export const formatCount = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
 
-/** One NDJSON line for a row, with its input line number first. */
-export function rowJson(row: Row, outcome: Outcome): string {
+/** One NDJSON line for a row, with its input line number first; what the server said is masked with `mask`. */
+export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   const lead = { line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case 'accepted':
-      return resultJson(outcome.result, lead);
+      return resultJson(outcome.result, mask, lead);
     case 'failed':
-      if (outcome.error) return failureJson(outcome.error, event, lead, { body: false });
+      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
       break;
     case 'checked':
       return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
@@ -37,7 +39,7 @@ export function rowJson(row: Row, outcome: Outcome): string {
         earlier: true,
       });
   }
-  const error = { kind: outcome.kind, message: failureReason(outcome) };
+  const error = { kind: outcome.kind, message: failureReason(outcome, mask) };
   return toJson({
     ...lead,
     ok: false,
@@ -51,17 +53,21 @@ export function rowJson(row: Row, outcome: Outcome): string {
   });
 }
 
-/** The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. */
-export function failureReason(outcome: Outcome): string | undefined {
+/**
+ * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A
+ * refusal's reason quotes the server, so pieces of the key are masked in it; an invalid row's reason
+ * quotes the user's own data, shown as given.
+ */
+export function failureReason(outcome: Outcome, mask: ServerMask): string | undefined {
   switch (outcome.kind) {
     case 'failed':
-      return outcome.reason;
+      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
     case 'unsent':
       return unsentWords(outcome.stop);
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
-    case 'unknown':
-      return `${UNKNOWN_MARK}: ${outcome.reason}`;
+    case 'unknown': // a 500 quotes the server too
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
     default:
       return undefined;
   }

@@ -9,7 +9,8 @@ import { VERSION } from '../version.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { headerValue, headersOf, requestIdOf } from './response.js';
+import { headerValue, headersOf, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
+import { Redactor } from '../output/redact.js';
 import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
@@ -35,6 +36,8 @@ export class TriggerClient {
   readonly #requestHeaders: Record<string, string>;
   /** The same as names and values in turn, as undici takes them with the least work. */
   readonly #headerList: string[];
+  /** Masks the key in server text; made when an answer first needs it. */
+  #mask: Redactor | undefined;
 
   constructor(options: ClientOptions) {
     if (typeof options.baseUrl === 'string') {
@@ -155,10 +158,12 @@ export class TriggerClient {
         attempts: attempt,
         durationMs: Math.round(outcome.ended - started),
         requestId,
-        response: json ?? text,
+        // The usual answer holds no key; anything else is masked here, so a library caller never
+        // sees the server's echo of the key either.
+        response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json),
       };
     }
-    const headers = headersOf(rawHeaders);
+    const headers = this.#maskedHeaders(headersOf(rawHeaders));
     if (isRetryableStatus(status) && canRetry && !throwPushBack) {
       const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -168,7 +173,7 @@ export class TriggerClient {
       }
     }
     throw serviceError(
-      { status, headers, json, text },
+      { status, headers, ...this.#masked(text, json) },
       {
         triggerId: event.triggerId,
         path: `${this.baseUrl.prefix}${event.path}`,
@@ -178,6 +183,28 @@ export class TriggerClient {
       },
       { attempts: attempt, durationMs: msSince(started), requestId },
     );
+  }
+
+  /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
+  #masked(text: string, json: unknown): { text: string; json: unknown } {
+    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    if (json === undefined) return { text: mask.server(text), json };
+    const safe = mask.serverJson(text);
+    return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
+  }
+
+  #responseOf(text: string, json: unknown): unknown {
+    const safe = this.#masked(text, json);
+    return safe.json ?? safe.text;
+  }
+
+  #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
+    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    const safe: AnswerHeaders = {};
+    for (const [name, value] of Object.entries(headers)) {
+      safe[name] = Array.isArray(value) ? value.map((v) => mask.server(v)) : value === undefined ? value : mask.server(value);
+    }
+    return safe;
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
@@ -268,6 +295,14 @@ interface Retry {
 function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
   return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
+}
+
+const SUCCESS_TEXT = '{"success":true}';
+
+function maskFor(key: string): Redactor {
+  const mask = new Redactor();
+  mask.add(key);
+  return mask;
 }
 
 const msSince = (started: number): number => Math.round(monotonicMs() - started);

@@ -4,6 +4,7 @@
  */
 import net from 'node:net';
 import { UsageError } from '../errors.js';
+import { maskProxyCredentials } from '../output/redact.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
 export interface ProxyChoice {
@@ -118,15 +119,9 @@ export function bypassesProxy(url: URL, noProxy: string): boolean {
   return false;
 }
 
-/** A proxy as it may be shown: its password masked (`http://user:••••@host:port`). */
+/** A proxy as it may be shown: its password masked (`http://user:••••@host:port`), as status shows it. */
 export function displayProxy(proxy: string): string {
-  try {
-    const url = new URL(withScheme(proxy));
-    const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ':••••' : ''}@` : '';
-    return `${url.protocol}//${user}${url.host}`;
-  } catch {
-    return proxy.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:••••@');
-  }
+  return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, '');
 }
 
 /** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */

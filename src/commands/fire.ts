@@ -82,8 +82,8 @@ export async function fire(
       keepWasmOnBaselineTier();
       const result = await client.fire(event, { signal: controller.signal });
       spinner.stop();
-      if (options.json) io.json(resultJson(result));
-      else if (!options.quiet) io.stdout(successLine(result, io.outColors));
+      if (options.json) io.json(resultJson(result, io.serverMask));
+      else if (!options.quiet) io.stdout(successLine(result, io.outColors, io.serverMask));
     } catch (error) {
       if (isTriggerError(error) && error.kind === 'interrupted') error.signal = stoppedBy;
       throw error;

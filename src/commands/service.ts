@@ -33,7 +33,7 @@ export function clientFor(
     options.verbose || extra.onRetry
       ? (event: ClientEvent) => {
           if (event.type === 'retry') extra.onRetry?.(event.delayMs, event.reason);
-          if (options.verbose) for (const line of verboseLines(event, io.errColors)) io.stderr(line);
+          if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
         }
       : undefined;
   const env = extra.env ?? process.env;

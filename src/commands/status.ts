@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import { proxyFor } from '../client/undici.js';
-import { displayProxy } from '../client/proxy.js';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
+import { maskProxyCredentials } from '../output/redact.js';
 import { loadKey, storeName } from '../settings/keychain.js';
 import { findSettings, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
@@ -106,7 +106,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy === undefined ? null : displayProxy(proxy), // its password masked
+    proxy: proxy === undefined ? null : maskProxyCredentials(proxy), // never its password, nor a lone token
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };

@@ -4,7 +4,7 @@
  * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
  */
 import { PLAIN, paletteFor, type Palette } from './colors.js';
-import { Redactor } from './redact.js';
+import { Redactor, type ServerMask } from './redact.js';
 
 /** A stream that may be a terminal (process.stdout and process.stderr say so, and their width). */
 export interface TerminalStream extends NodeJS.WritableStream {
@@ -85,12 +85,20 @@ export class Output {
     this.#redactor.add(secret);
   }
 
-  /** Text (a line, a reason for a file) with the key masked in any form. */
+  /**
+   * Masking for text that came from the server (bodies, messages, headers), where pieces of the key
+   * are masked too; render.ts applies it to exactly those parts, never to the user's ids and values.
+   */
+  get serverMask(): ServerMask {
+    return this.#redactor;
+  }
+
+  /** Text (a line, a reason for a file) with the whole key masked in any form. */
   redact(text: string): string {
     return this.#redactor.text(text);
   }
 
-  /** One line of JSON with the key masked inside its strings only. */
+  /** One line of JSON with the key masked inside its strings and member names only. */
   redactJson(line: string): string {
     return this.#redactor.json(line);
   }

@@ -5,6 +5,7 @@
 import type { ClientEvent, FireResult } from '../client/client.js';
 import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
 import type { Palette } from './colors.js';
+import type { ServerMask } from './redact.js';
 
 export interface EventSummary {
   triggerId?: string | undefined;
@@ -41,7 +42,7 @@ export function formatMs(ms: number): string {
 }
 
 /** One human line for an accepted event: trigger, user, value, status, time. */
-export function successLine(result: FireResult, c: Palette): string {
+export function successLine(result: FireResult, c: Palette, mask: ServerMask): string {
   const parts = [
     c.bold(printable(result.triggerId)),
     printable(result.userId),
@@ -50,15 +51,24 @@ export function successLine(result: FireResult, c: Palette): string {
     formatMs(result.durationMs),
   ];
   if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${printable(result.requestId)}`);
+  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
   return `${c.success('✔')} ${parts.join(c.dim(' · '))}`;
 }
 
+/**
+ * An error's message as shown. A refusal's message quotes the server (its message, a Location), so
+ * pieces of the key are masked in it; other messages hold the user's own ids and values, shown as
+ * given (the whole key is still masked wherever it is, by the output).
+ */
+export function shownMessage(error: TriggerError, mask: ServerMask): string {
+  return error instanceof ServiceError ? mask.server(error.message) : error.message;
+}
+
 /** One line on stderr: what went wrong and how to fix it. */
-export function errorLine(error: TriggerError, c: Palette): string {
-  let text = printable(error.message);
+export function errorLine(error: TriggerError, c: Palette, mask: ServerMask): string {
+  let text = printable(shownMessage(error, mask));
   const requestId = (error as Partial<AttemptInfo>).requestId;
-  if (requestId) text += ` (request id ${printable(requestId)})`;
+  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
   const hint = error.hint ? c.dim(' — ') + c.hint(printable(error.hint)) : '';
   return `${c.error('error:')} ${text}${hint}`;
 }
@@ -82,8 +92,16 @@ export function toJson(fields: Record<string, unknown>): string {
   return `{${members.join(',')}}`;
 }
 
+/** A value from the server (a parsed body or its text) as JSON text, pieces of the key masked. */
+function serverJson(value: unknown, mask: ServerMask): Raw {
+  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
+}
+
+/** A string from the server (a header, a message), pieces of the key masked. */
+const serverText = (text: string | undefined, mask: ServerMask) => (text === undefined ? undefined : mask.server(text));
+
 /** The --json object for a result, with the keys the contract names, in that order. */
-export function resultJson(result: FireResult, lead: Record<string, unknown> = {}): string {
+export function resultJson(result: FireResult, mask: ServerMask, lead: Record<string, unknown> = {}): string {
   return toJson({
     ...lead,
     ok: true,
@@ -93,18 +111,18 @@ export function resultJson(result: FireResult, lead: Record<string, unknown> = {
     value: rawJson(result.value),
     attempts: result.attempts,
     durationMs: result.durationMs,
-    requestId: result.requestId,
-    response: result.response,
+    requestId: serverText(result.requestId, mask),
+    response: serverJson(result.response, mask),
   });
 }
 
-export function errorJsonFields(error: TriggerError, options: { body?: boolean } = {}): Record<string, unknown> {
-  const fields: Record<string, unknown> = { kind: error.kind, exitCode: error.exitCode, message: error.message };
+export function errorJsonFields(error: TriggerError, mask: ServerMask, options: { body?: boolean } = {}): Record<string, unknown> {
+  const fields: Record<string, unknown> = { kind: error.kind, exitCode: error.exitCode, message: shownMessage(error, mask) };
   if (error.hint) fields.hint = error.hint;
   if (error instanceof ServiceError) {
-    fields.serverMessage = error.serverMessage ?? null;
-    if (error.location) fields.location = error.location;
-    if (options.body !== false) fields.body = error.body;
+    fields.serverMessage = serverText(error.serverMessage, mask) ?? null;
+    if (error.location) fields.location = mask.server(error.location);
+    if (options.body !== false && error.body !== undefined) fields.body = serverJson(error.body, mask);
   }
   if (error instanceof NetworkError && error.code) fields.code = error.code;
   if (error instanceof AttemptError) fields.recorded = error.recorded;
@@ -114,6 +132,7 @@ export function errorJsonFields(error: TriggerError, options: { body?: boolean }
 /** The --json object for a failure: same keys as success, "error" in place of "response". */
 export function failureJson(
   error: TriggerError,
+  mask: ServerMask,
   event: EventSummary = error.event ?? {},
   lead: Record<string, unknown> = {},
   options: { body?: boolean } = {},
@@ -128,30 +147,39 @@ export function failureJson(
     value: rawJson(event.value),
     attempts: info.attempts ?? 0,
     durationMs: info.durationMs ?? 0,
-    requestId: info.requestId,
-    error: errorJsonFields(error, options),
+    requestId: serverText(info.requestId, mask),
+    error: rawJson(toJson(errorJsonFields(error, mask, options))),
   });
 }
 
-function headerLines(prefix: string, headers: Record<string, string | string[] | undefined>): string[] {
+function headerLines(
+  prefix: string,
+  headers: Record<string, string | string[] | undefined>,
+  shown: (text: string) => string = (text) => text,
+): string[] {
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value])
-      if (v !== undefined) lines.push(`${prefix} ${printable(name)}: ${printable(v)}`);
+      if (v !== undefined) lines.push(`${prefix} ${printable(shown(name))}: ${printable(shown(v))}`);
   }
   return lines;
 }
 
-/** curl -v style lines for --verbose. Headers arrive with the key already masked. */
-export function verboseLines(event: ClientEvent, c: Palette): string[] {
+/**
+ * curl -v style lines for --verbose. Request headers arrive with the key already masked; what the
+ * request carries is the user's (shown as given), what the server answered is masked as server text.
+ */
+export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): string[] {
   switch (event.type) {
     case 'request':
       return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines('>', event.headers), `> ${event.body}`];
     case 'response': {
-      const body = event.body.length > 2000 ? `${event.body.slice(0, 2000)}…` : event.body;
+      // Masked before it is cut, so that the cut never leaves the start of a key unmasked.
+      const whole = mask.server(event.body.length > 4000 ? event.body.slice(0, 4000) : event.body);
+      const body = whole.length > 2000 || event.body.length > 4000 ? `${whole.slice(0, 2000)}…` : whole;
       return [
         `< ${event.status} (${formatMs(event.ms)})`,
-        ...headerLines('<', event.headers),
+        ...headerLines('<', event.headers, (text) => mask.server(text)),
         ...(body ? [`< ${body.split(/\r?\n/).map(printable).join('\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
       ];
     }

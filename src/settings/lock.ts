@@ -10,9 +10,9 @@
  * with a ConfigError naming the lock.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { elsewhere, stillRuns, thisProcess, type ProcessIdentity } from '../process-identity.js';
 
 /** How long a writer waits for the lock by default. */
 export const LOCK_WAIT_MS = 15_000;
@@ -22,15 +22,7 @@ export interface LockOptions {
   waitMs?: number | undefined;
 }
 
-/** What a lock file holds: who took it. */
-interface Owner {
-  pid: number;
-  host: string;
-  /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it. */
-  start?: string;
-  /** Linux: the pid namespace, so a pid from another container is not judged here. */
-  pidns?: string;
-}
+type Owner = ProcessIdentity;
 
 /** The wait a command's environment asks for: TRIGGER_LOCK_WAIT in seconds, else the default. */
 export function lockWaitMs(env: NodeJS.ProcessEnv): number {
@@ -45,38 +37,6 @@ export function lockWaitMs(env: NodeJS.ProcessEnv): number {
   return seconds * 1000;
 }
 
-/** Linux: a process's state and start time from /proc (undefined elsewhere, or when hidden). */
-function procStat(pid: number): { state: string; start: string } | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields 3 (state) and 22 (starttime); the command name before them may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0]!, start: fields[19]! };
-  } catch {
-    return undefined;
-  }
-}
-
-function pidNamespace(): string | undefined {
-  try {
-    return fs.readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return undefined;
-  }
-}
-
-let self: Owner | undefined;
-
-function me(): Owner {
-  if (self) return self;
-  const owner: Owner = { pid: process.pid, host: os.hostname() };
-  const start = procStat(process.pid)?.start;
-  if (start !== undefined) owner.start = start;
-  const pidns = pidNamespace();
-  if (pidns !== undefined) owner.pidns = pidns;
-  return (self = owner);
-}
-
 /** What a look at the lock found. */
 type Holder =
   | { state: 'free' }
@@ -84,27 +44,6 @@ type Holder =
   | { state: 'held'; text: string; why: string; hint: string }
   /** Left by a process that no longer runs: it may be removed. */
   | { state: 'dead'; text: string; pid: number };
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // it runs, as another user
-  }
-}
-
-/**
- * Whether the process a lock names is the one that took it: it runs (a zombie has ended), and where
- * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
- * nothing either way, so the holder is taken to live.
- */
-function holderRuns(pid: number, recorded: string | undefined): boolean {
-  if (!running(pid)) return false;
-  const now = procStat(pid);
-  if (now === undefined) return true;
-  return now.state !== 'Z' && (recorded === undefined || now.start === recorded);
-}
 
 /** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
 const MAX_LOCK_BYTES = 4096;
@@ -164,18 +103,17 @@ function look(lock: string): Holder {
     };
   }
   const pid = owner.pid!;
-  const self = me();
-  if (owner.host !== self.host || (owner.pidns !== undefined && self.pidns !== undefined && owner.pidns !== self.pidns)) {
-    const where = owner.host !== self.host ? ` on ${owner.host}` : ' in another container';
+  const where = elsewhere({ host: owner.host, pidns: owner.pidns });
+  if (where !== undefined) {
     return {
       state: 'held',
       text,
-      why: `its lock ${lock} is held by process ${pid}${where}`,
+      why: `its lock ${lock} is held by process ${pid} ${where}`,
       hint: `if no trigger command is running there, remove it: rm ${lock}`,
     };
   }
   // Our own pid in a lock that no call of ours holds: a process that ended (pids repeat in containers).
-  const alive = pid === process.pid ? held.has(lock) : holderRuns(pid, owner.start);
+  const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, owner.start);
   if (!alive) return { state: 'dead', text, pid };
   return {
     state: 'held',
@@ -277,7 +215,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const owner = me();
+  const owner = thisProcess();
   const mine = JSON.stringify(owner);
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {

@@ -86,7 +86,10 @@ describe('one batch at a time per journal', () => {
     const input = file('in.csv', csvRows(800));
     const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
     const first = batch(args);
+    // 1 s on a quiet machine; on a loaded one the first may take longer to start sending, so wait
+    // until it surely holds the journal (it has sent) and at least 1 s.
     await sleep(1000);
+    while (server.requests.length === 0) await sleep(20);
     const second = await batch(args);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('is in use by another batch (pid ');

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
+import { expectNoKeyForm, expectNoKeyPiece, keyForms } from '../helpers/key-forms.js';
 import { json, startServer, type TestServer, useServer } from '../helpers/server.js';
 
 const KEY = 'sk_live_SECRETKEY0123456789abcdefWXYZ';
@@ -69,6 +70,163 @@ describe('a server that echoes the key', () => {
     for (const line of result.stdout.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
     for (const file of [failed, at('journal'), summary]) expectNoPiece(path.basename(file), fs.readFileSync(file, 'utf8'));
     expect(fs.readFileSync(failed, 'utf8')).toContain('invalid API key Bearer ••••');
+  });
+});
+
+describe('a server that echoes the key in every form, and as a member name', () => {
+  const forms = keyForms(KEY);
+  /** JSON source text holding every form (the \\u one as escapes), the key as a member name, nested too. */
+  const echo = (success: boolean, message = `invalid key ${Object.values(forms).join(' ')}`) =>
+    `{"success":${success},"message":"${message}",` +
+    `"${KEY}":1,"nested":{"${forms.upper}":{"${forms.unicode}":[${Object.values(forms)
+      .map((f) => `"${f}"`)
+      .join(',')}]}}}`;
+
+  beforeEach(() => {
+    server.handle((req, res) => {
+      const refused = req.url.includes('/users/refused');
+      const broken = req.url.includes('/users/broken'); // a 500: the outcome is unknown
+      const body = broken ? echo(false, `upstream failed for ${KEY.slice(0, 20)}`) : echo(!refused);
+      res.writeHead(refused ? 400 : broken ? 500 : 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': `req-${forms.base64}`,
+        'x-echo': forms.percentLower,
+        'www-authenticate': forms.basic,
+      });
+      res.end(body);
+    });
+  });
+
+  const check = (where: string, text: string) => {
+    expectNoKeyForm(where, text, KEY);
+    expectNoKeyPiece(where, text, KEY);
+  };
+
+  it.each([[[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])(
+    'fire %j, accepted, refused and a 500: no form of it on stdout or stderr, and --json stays JSON',
+    async (flags) => {
+      for (const [user, code] of [
+        ['accepted', 0],
+        ['refused', 1],
+        ['broken', 3],
+      ] as const) {
+        const result = await trigger(['fire', 'deploy', user, ...flags], { ...box.env, GITHUB_ACTIONS: 'true' });
+        expect(result.code).toBe(code);
+        check(`stdout of fire ${user}`, result.stdout);
+        check(`stderr of fire ${user}`, result.stderr);
+        if (flags.includes('--verbose')) expect(result.stderr).toContain('••••WXYZ');
+        if (!flags.includes('--json')) continue;
+        const object = JSON.parse(result.stdout) as { response?: Record<string, unknown>; error?: { body: Record<string, unknown> } };
+        const body = user === 'accepted' ? object.response : object.error?.body;
+        expect(body).toMatchObject({ success: user === 'accepted', '••••WXYZ': 1 });
+        expect(Object.keys((body?.nested ?? {}) as object)).toEqual(['••••WXYZ']);
+      }
+    },
+  );
+
+  it('batch --json, the failed file and the journal hold no form of it', async () => {
+    const input = at('in.csv');
+    fs.writeFileSync(input, 'triggerId,userId\nt,accepted\nt,refused\nt,accepted2\nt,broken\n');
+    const failed = at('failed.csv');
+    const journal = at('journal');
+    const result = await trigger(['batch', input, '--failed', failed, '--journal', journal, '--json']);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(4);
+    check('stdout', result.stdout);
+    check('stderr', result.stderr);
+    check('the failed file', fs.readFileSync(failed, 'utf8'));
+    check('the journal', fs.readFileSync(journal, 'utf8'));
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { ok: boolean; response?: Record<string, unknown>; requestId: string | null });
+    expect(rows.filter((r) => r.ok).map((r) => r.response?.['••••WXYZ'])).toEqual([1, 1]);
+    for (const row of rows) if (row.requestId !== null) expect(row.requestId).toMatch(/^req-••••WXYZ=*$/);
+    expect(fs.readFileSync(failed, 'utf8')).toContain('invalid key ••••WXYZ ••••WXYZ');
+    expect(fs.readFileSync(failed, 'utf8')).toMatch(/outcome unknown: .*500 Internal Server Error: upstream failed for ••••/);
+
+    // Without --json the failures are told on stderr, one line each.
+    const human = await trigger(['batch', input, '--failed', at('failed2.csv')]);
+    expect(human.stderr).toContain('line 3: the service refused the event: 400 Bad Request: invalid key ••••WXYZ');
+    check('stderr', human.stderr);
+    check('stdout', human.stdout);
+  });
+});
+
+describe("the user's own data beside a key that shares a piece with it", () => {
+  const SHARED = 'tk_live_1234567890_ABCDEFghijklmnop';
+  const env = () => ({ ...box.env, TRIGGER_API_KEY: SHARED });
+
+  it('batch --json shows ids and values as given, and masks the piece where the server said it', async () => {
+    server.handle((req, res) =>
+      req.url.includes('order-1234567890x')
+        ? json(res, 404, { error: 'no user order-1234567890x' })
+        : json(res, 200, { success: true, note: 'order-1234567890 accepted' }),
+    );
+    const input = at('in.ndjson');
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ triggerId: 't-1234567890', userId: 'order-1234567890', value: 1234567890.5 })}\n` +
+        `${JSON.stringify({ triggerId: 't', userId: 'order-1234567890x' })}\n` +
+        `${JSON.stringify({ triggerId: 't', userId: 'bad-1234567890', value: 'x1234567890' })}\n` +
+        `${JSON.stringify({ triggerId: 't', userId: `x${SHARED}` })}\n`,
+    );
+    const failed = at('failed.ndjson');
+    const result = await trigger(['batch', input, '--json', '--failed', failed], env());
+    expect(result.code).toBe(1);
+    expectNoKeyForm('stdout', result.stdout, SHARED);
+    const byLine = new Map(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as Record<string, unknown> & { line: number; error?: { message: string }; response?: { note: string } },
+        )
+        .map((row) => [row.line, row]),
+    );
+    const [accepted, refused, invalid] = [byLine.get(1), byLine.get(2), byLine.get(3)];
+    expect(accepted).toMatchObject({ ok: true, triggerId: 't-1234567890', userId: 'order-1234567890', value: 1234567890.5 });
+    expect(accepted?.response?.note).toBe('order-•••• accepted'); // the server's text
+    expect(refused).toMatchObject({ ok: false, userId: 'order-1234567890x' });
+    expect(refused?.error?.message).toContain('no user order-••••x');
+    expect(invalid).toMatchObject({ ok: false, userId: 'bad-1234567890', value: 'x1234567890' });
+    expect(invalid?.error?.message).toContain('x1234567890');
+    expect(byLine.get(4)?.userId).toBe('x••••mnop'); // the whole key is masked even where the user gave it
+    const kept = fs.readFileSync(failed, 'utf8');
+    expect(kept).toContain('"userId":"order-1234567890x"');
+    expect(kept).toContain('no user order-••••x');
+    expect(kept).toContain('x1234567890');
+  });
+
+  it('--dry-run prints a working curl command and valid JSON with the value as typed', async () => {
+    const human = await trigger(['fire', 'deploy', 'order-1234567890', '--value', '1234567890e-10', '--dry-run'], env());
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`--data-raw '{"value":1234567890e-10}'`);
+    expect(human.stdout).toContain('/users/order-1234567890/events');
+    const dry = await trigger(['fire', 'deploy', 'order-1234567890', '--value', '1234567890e-10', '--dry-run', '--json'], env());
+    const object = JSON.parse(dry.stdout) as { url: string; body: string; curl: string; headers: { authorization: string } };
+    expect(object.body).toBe('{"value":1234567890e-10}');
+    expect(object.curl).toContain(`'{"value":1234567890e-10}'`);
+    expect(object.url).toContain('/users/order-1234567890/events');
+    expect(object.headers.authorization).toBe('Bearer ••••mnop');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('trigger status and a proxy with credentials', () => {
+  it.each([
+    ['HTTPS_PROXY', 'http://alice:S3cret@127.0.0.1:3128', 'http://alice:••••@127.0.0.1:3128'],
+    ['https_proxy', 'alice:S3cret@127.0.0.1:3128', 'http://alice:••••@127.0.0.1:3128'], // a proxy without a scheme is http://,
+  ])('%s=%s is shown as %s, in text and --json', async (name, proxy, shown) => {
+    const env = { ...box.env, TRIGGER_BASE_URL: 'https://127.0.0.1:9', [name]: proxy };
+    const human = await trigger(['status'], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`proxy     ${shown}`);
+    const object = JSON.parse((await trigger(['status', '--json'], env)).stdout) as { proxy: string };
+    expect(object.proxy).toBe(shown);
+    for (const text of [human.stdout, human.stderr]) expect(text).not.toContain('S3cret');
   });
 });
 

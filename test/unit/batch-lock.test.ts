@@ -68,7 +68,7 @@ describe('FileLock', () => {
     } catch (caught) {
       error = caught as UsageError;
     }
-    expect(error?.message).toMatch(/in use by another batch \(pid \d+ on host elsewhere\.example/);
+    expect(error?.message).toMatch(/in use by another batch \(pid \d+ on elsewhere\.example/);
     expect(error?.hint).toContain(`delete ${lockFile()}`);
   });
 

@@ -99,7 +99,7 @@ describe('a proxy as shown', () => {
   it.each([
     ['http://me:s3cret@proxy:3128', 'http://me:••••@proxy:3128'],
     ['me:s3cret@127.0.0.1:3128', 'http://me:••••@127.0.0.1:3128'],
-    ['http://me@proxy:3128', 'http://me@proxy:3128'],
+    ['http://me@proxy:3128', 'http://••••@proxy:3128'], // a lone user part may be a token
     ['http://proxy:3128/', 'http://proxy:3128'],
     ['http://me:s3cret@[bad', 'http://me:••••@[bad'],
   ])('%s is shown as %s', (proxy, shown) => {

@@ -3,6 +3,7 @@ import { serverMessage, cleanText } from '../../src/client/response.js';
 import { ServiceError, UsageError } from '../../src/errors.js';
 import { PLAIN } from '../../src/output/colors.js';
 import { capturingOutput } from '../helpers/in-process.js';
+import { Redactor } from '../../src/output/redact.js';
 import { curlCommand, errorLine, failureJson, githubAnnotation, resultJson } from '../../src/output/render.js';
 
 describe('serverMessage', () => {
@@ -32,20 +33,26 @@ describe('serverMessage', () => {
   });
 });
 
+/** A redactor with no key: server text as it is. */
+const NO_KEY = new Redactor();
+
 describe('JSON output', () => {
   it('keeps the typed digits of the value and the contract keys in order', () => {
-    const text = resultJson({
-      ok: true,
-      status: 200,
-      statusText: 'OK',
-      triggerId: 'purchase',
-      userId: 'a"b',
-      value: '12345678901234567890',
-      attempts: 1,
-      durationMs: 12,
-      requestId: 'req-1',
-      response: { success: true },
-    });
+    const text = resultJson(
+      {
+        ok: true,
+        status: 200,
+        statusText: 'OK',
+        triggerId: 'purchase',
+        userId: 'a"b',
+        value: '12345678901234567890',
+        attempts: 1,
+        durationMs: 12,
+        requestId: 'req-1',
+        response: { success: true },
+      },
+      NO_KEY,
+    );
     expect(text).toContain('"value":12345678901234567890,');
     expect(Object.keys(JSON.parse(text))).toEqual([
       'ok',
@@ -71,7 +78,7 @@ describe('JSON output', () => {
       hint: 'check the trigger id',
     });
     error.event = { triggerId: 't', userId: 'u' };
-    const parsed = JSON.parse(failureJson(error));
+    const parsed = JSON.parse(failureJson(error, NO_KEY));
     expect(parsed).toMatchObject({ ok: false, status: 404, triggerId: 't', userId: 'u', value: null, requestId: 'r1' });
     expect(parsed.error).toMatchObject({ kind: 'refused', exitCode: 1, hint: 'check the trigger id' });
   });
@@ -79,7 +86,7 @@ describe('JSON output', () => {
 
 describe('human lines', () => {
   it('puts message and hint on one line', () => {
-    const line = errorLine(new UsageError('bad value', { hint: 'use a number' }), PLAIN);
+    const line = errorLine(new UsageError('bad value', { hint: 'use a number' }), PLAIN, NO_KEY);
     expect(line).toBe('error: bad value — use a number');
     expect(line.includes('\n')).toBe(false);
   });
