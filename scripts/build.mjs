@@ -4,8 +4,7 @@
  * with its chunks. Either way Node reads and compiles one file instead of dozens of modules. tsc
  * writes the type declarations.
  *
- * Left out of the bundle: @napi-rs/keyring (a native module, loaded only for a key in the keychain)
- * and conf (only `trigger config` writes load it).
+ * Left out of the bundle: @napi-rs/keyring (a native module, loaded only for a key in the keychain).
  */
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
@@ -110,7 +109,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  external: ['@napi-rs/keyring', 'conf'],
+  external: ['@napi-rs/keyring'],
   chunkNames: 'chunks/[name]-[hash]',
   // The CommonJS dependencies (commander, undici) require Node's built-in modules.
   banner: { js: "import { createRequire as __triggerRequire } from 'node:module';\nconst require = __triggerRequire(import.meta.url);" },
@@ -130,7 +129,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  external: ['@napi-rs/keyring', 'conf'],
+  external: ['@napi-rs/keyring'],
   // The licences go beside it (cli.cjs.LEGAL.txt): one non-ASCII letter in them made V8 hold all
   // 870 KB of source as two-byte text.
   legalComments: 'linked',
@@ -149,7 +148,7 @@ await build({
 // module, and through import() when Node loads the file itself.
 const cjs = path.join(root, 'dist', 'cli.cjs');
 let cjsText = fs.readFileSync(cjs, 'utf8');
-for (const id of ['conf', '@napi-rs/keyring', 'undici']) {
+for (const id of ['@napi-rs/keyring', 'undici']) {
   const call = `import(${JSON.stringify(id)})`;
   if (!cjsText.includes(call)) throw new Error(`dist/cli.cjs has no ${call}: update scripts/build.mjs`);
   cjsText = cjsText.replaceAll(call, `__triggerImport(${JSON.stringify(id)})`);

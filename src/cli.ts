@@ -4,6 +4,7 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type * as ConfigCommands from './commands/config.js';
+import type * as TriggersCommands from './commands/triggers.js';
 import * as parse from './commands/parsers.js';
 import { addServiceOptions, type ServiceOptions } from './commands/shared.js';
 import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
@@ -28,6 +29,8 @@ export interface Mode {
 export interface Context {
   io: Output;
   env: NodeJS.ProcessEnv;
+  /** The working folder, where the trigger catalog is looked for (tests pass their own instead of chdir). */
+  cwd: string;
 }
 
 /** What a command that calls the service can exit with (fire; the batch has its own line). */
@@ -57,7 +60,7 @@ Examples:
 
 ${EXIT_CODES}`;
 
-export function buildProgram({ io, env }: Context, mode: Mode = { json: false, verbose: false }): Command {
+export function buildProgram({ io, env, cwd }: Context, mode: Mode = { json: false, verbose: false }): Command {
   const program = new Command('trigger')
     .description('Report custom-trigger events from scripts, shells and CI')
     .version(VERSION, '-V, --version', 'print the version')
@@ -99,7 +102,7 @@ export function buildProgram({ io, env }: Context, mode: Mode = { json: false, v
       }
       await io.useColors(env);
       const { fire: run } = await import('./commands/fire.js');
-      await run(triggerId, userId, options, io, env);
+      await run(triggerId, userId, options, io, env, cwd);
     },
   );
 
@@ -160,7 +163,7 @@ marked so, and a replay skips them unless --retry-unknown).`,
   batch.action(async (source: string, options: BatchCommandOptions) => {
     await io.useColors(env);
     const { batch: run } = await import('./commands/batch.js');
-    await run(source, options, io, env);
+    await run(source, options, io, env, cwd);
   });
 
   const config = program
@@ -249,6 +252,8 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .option('--profile <name>', 'settings profile')
     .option('--allow-http', 'allow plain http to a host other than loopback')
     .option('--json', 'print one JSON object')
+    .option('--catalog <file>', 'the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog')
     .addHelpText(
       'after',
       `
@@ -261,7 +266,7 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
     .action(async (options: StatusOptions) => {
       await io.useColors(env);
       const { status } = await import('./commands/status.js');
-      await status(options, io, env);
+      await status(options, io, env, cwd);
     });
 
   const emulator = program
@@ -274,6 +279,8 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
       'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not',
     )
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
+    .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
     .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
     .addOption(
@@ -300,8 +307,94 @@ Examples:
   emulator.action(async (options: EmulatorCommandOptions) => {
     await io.useColors(env);
     const { emulator: run } = await import('./commands/emulator.js');
-    await run(options, io, env);
+    await run(options, io, env, cwd);
   });
+
+  const triggers = program
+    .command('triggers')
+    .description('the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`,
+    );
+  const triggersAction =
+    <A extends unknown[]>(
+      fn: (mod: typeof TriggersCommands, ctx: { io: Output; env: NodeJS.ProcessEnv; cwd: string }, ...args: A) => unknown,
+    ) =>
+    async (...args: A) => {
+      await io.useColors(env);
+      await fn(await import('./commands/triggers.js'), { io, env, cwd }, ...args);
+    };
+  const catalogOption = () =>
+    new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
+  const activeProfileOption = () => new Option('--profile <name>', 'show the ids of this profile (default: the active one)');
+  const entryOptions = (command: Command) =>
+    command
+      .option('--name <text>', 'the name the dashboard shows')
+      .addOption(new Option('--value <rule>', 'whether events carry a value').choices(['required', 'optional', 'none']))
+      .option('--min <number>', 'the smallest value allowed')
+      .option('--max <number>', 'the largest value allowed')
+      .option('--description <text>', 'free text')
+      .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"')
+      .addOption(catalogOption());
+  triggers
+    .command('list')
+    .description('list the triggers, with their ids in the active profile')
+    .option('--json', 'print one JSON object')
+    .addOption(activeProfileOption())
+    .addOption(catalogOption())
+    .action(triggersAction((m, ctx, options: TriggersCommands.CatalogFlag & { json?: boolean }) => m.list(options, ctx)));
+  triggers
+    .command('show')
+    .description('show one trigger')
+    .argument('<id>', 'its key or its id in the active profile')
+    .option('--json', 'print one JSON object')
+    .addOption(activeProfileOption())
+    .addOption(catalogOption())
+    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.CatalogFlag & { json?: boolean }) => m.show(id, options, ctx)));
+  entryOptions(
+    triggers
+      .command('add')
+      .description('add a trigger (creates triggers.json here when there is none)')
+      .argument('<id>', 'the id as the dashboard shows it'),
+  ).action(triggersAction((m, ctx, id: string, options: TriggersCommands.EntryOptions) => m.add(id, options, ctx)));
+  entryOptions(triggers.command('edit').description('change a trigger').argument('<id>', 'its key or its id in the active profile'))
+    .option('--profile <name>', 'with --id: the profile whose account uses another id')
+    .option('--id <id>', "with --profile: that profile's id for this trigger")
+    .option('--clear <field...>', 'remove fields: description, min, max, deprecated')
+    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.EntryOptions) => m.edit(id, options, ctx)));
+  triggers
+    .command('remove')
+    .description('remove a trigger from the catalog')
+    .argument('<id>', 'its key or its id in the active profile')
+    .addOption(catalogOption())
+    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.CatalogFlag) => m.remove(id, options, ctx)));
+  triggers
+    .command('check')
+    .description('check the catalog and every row of batch files, sending nothing (exit 1 if any problem)')
+    .argument('[file...]', 'batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'ndjson', 'lines']))
+    .option('--trigger <id>', 'the trigger for rows that have none')
+    .option('--json', 'print one JSON object')
+    .addOption(new Option('--profile <name>', 'check against the ids of this profile (default: the active one)'))
+    .addOption(catalogOption())
+    .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.CheckOptions) => m.check(files, options, ctx)));
+  triggers
+    .command('import')
+    .description('add the distinct triggers of existing batch files to the catalog')
+    .argument('<file...>', 'batch files (CSV or NDJSON)')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'ndjson']))
+    .addOption(catalogOption())
+    .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.ImportOptions) => m.importFiles(files, options, ctx)));
 
   program
     .command('completion')
@@ -370,7 +463,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {
-    const program = buildProgram({ io, env }, mode);
+    const program = buildProgram({ io, env, cwd: context.cwd ?? process.cwd() }, mode);
     if (argv.length <= 2) {
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
       io.write(program.helpInformation());

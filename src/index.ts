@@ -7,6 +7,11 @@
  *                   { baseUrl: settings.baseUrl, apiKey: settings.apiKey! });
  *
  * For many events, create one client and call `fire` on it: it keeps its connections alive.
+ *
+ * With a trigger catalog (triggers.json), resolve a trigger as `trigger fire` does:
+ *   const found = findCatalog({ cwd: process.cwd(), env: process.env });
+ *   const triggers = found && new TriggerResolver(loadCatalog(found.path), settings.profile);
+ *   const r = triggers?.resolve('purchase');   // { ok: true, trigger: { id, ... } } or { ok: false, message }
  */
 export {
   createClient,
@@ -46,3 +51,17 @@ export { loadSettings, resolveSettings, type ResolveOptions, type Settings, type
 export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';
 export { VERSION } from './version.js';
 export { startEmulator, type Emulator, type EmulatorOptions, type RecordedEvent, type RequestEntry } from './emulator/server.js';
+export { CATALOG_FILE_NAME, findCatalog, type CatalogSource, type FindCatalogOptions, type FoundCatalog } from './catalog/find.js';
+export {
+  catalogProblems,
+  isPlainValid,
+  loadCatalog,
+  parseCatalog,
+  triggerIdsFor,
+  type Catalog,
+  type CatalogData,
+  type CatalogProblem,
+  type TriggerEntry,
+  type ValueRule,
+} from './catalog/load.js';
+export { TriggerResolver, type KnownTrigger, type Resolution, type UnknownTrigger } from './catalog/resolve.js';

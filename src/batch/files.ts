@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
 import { formatFromName, type Format, type Input } from './input.js';
-import { fingerprint, Journal } from './journal.js';
+import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
 import { FileLock } from './lock.js';
 import type { RowSource } from './rows.js';
 import type { Shard } from './shard.js';
@@ -196,9 +196,10 @@ export function lockJournal(file: string): FileLock {
   );
 }
 
-/** Opens the journal --journal names (locked by lockJournal first), for this input and shard. */
-export async function openJournal(input: Input, options: BatchFiles): Promise<Journal> {
+/** Opens the journal --journal names (locked by lockJournal first), for this input, shard and catalog. */
+export async function openJournal(input: Input, options: BatchFiles, catalog: CatalogFingerprint | null = null): Promise<Journal> {
   return Journal.open(options.journal!, {
+    catalog,
     resume: options.resume === true,
     input: await fingerprint(input.file!),
     format: input.format,

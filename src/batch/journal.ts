@@ -79,7 +79,20 @@ interface Header {
   format: Format;
   /** "i/n" with --shard. */
   shard?: string | undefined;
+  /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
+  catalog?: CatalogFingerprint | null;
   started: string;
+}
+
+/** The catalog a batch ran with: its path and the SHA-256 of its content. */
+export interface CatalogFingerprint {
+  path: string;
+  sha256: string;
+}
+
+/** The fingerprint of a catalog's text, for the journal. */
+export function catalogFingerprint(catalog: { path: string; text: string } | undefined): CatalogFingerprint | null {
+  return catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
 }
 
 interface Loaded {
@@ -165,6 +178,8 @@ export interface JournalOptions {
   input: InputFingerprint;
   format: Format;
   shard?: string | undefined;
+  /** The catalog this run checks rows against (null: none). */
+  catalog?: CatalogFingerprint | null;
   /** The command that carries the batch on, for the messages. */
   resumeCommand: string;
 }
@@ -230,6 +245,19 @@ export class Journal {
           },
         );
       }
+      const was = loaded.header.catalog;
+      const now = options.catalog ?? null;
+      if (was !== undefined && (was?.sha256 ?? null) !== (now?.sha256 ?? null)) {
+        // Rows kept as invalid (or sent) under one catalog would be judged by another.
+        const then = was ? `the catalog ${was.path}` : 'no catalog';
+        const changed =
+          was && now && was.path === now.path
+            ? `${then}, which has changed since`
+            : `${then}, not ${now ? `the catalog ${now.path}` : 'without one'}`;
+        throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
+          hint: was ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
+        });
+      }
       if (loaded.header.format !== options.format) {
         throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, {
           hint: `pass --format ${loaded.header.format}`,
@@ -251,6 +279,7 @@ export class Journal {
           input: options.input,
           format: options.format,
           shard: options.shard,
+          catalog: options.catalog ?? null,
           started: new Date().toISOString(),
         };
         position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } from '../client/request.js';
+import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { CsvRecord } from './csv.js';
 import type { Format } from './input.js';
@@ -45,6 +46,8 @@ export interface RowSource {
 export interface ReadOptions {
   /** The trigger for rows that have none (and for every row with --format lines). */
   trigger?: string | undefined;
+  /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
+  check?: RowCheck | undefined;
 }
 
 /**
@@ -89,8 +92,10 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
           : typeof given === 'number'
             ? valueFromInput(row.value ?? given) // the digits as written in the JSON text
             : parseValue(given, 'value');
-      row.event = eventOf(triggerId, fields.userId, value);
       row.value = value?.json;
+      const checked = options.check?.(triggerId, row.value, line);
+      if (checked?.invalid !== undefined) row.invalid = checked.invalid;
+      else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       row.invalid = error.message;

@@ -4,6 +4,7 @@
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
 import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
+import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
 import { openInput, type Format } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
@@ -18,10 +19,11 @@ import { monotonicMs } from '../clock.js';
 import { UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
 import type { StopReason } from '../batch/stop.js';
+import type { RowCheck, TriggerResolver } from '../catalog/resolve.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
-import { loadSettings } from '../settings/resolve.js';
+import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
@@ -42,7 +44,13 @@ export interface BatchCommandOptions extends ServiceOptions {
   shard?: Shard;
 }
 
-export async function batch(source: string, options: BatchCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function batch(
+  source: string,
+  options: BatchCommandOptions,
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<void> {
   const dryRun = options.dryRun === true;
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -53,9 +61,16 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
   const auto = options.concurrency === 'auto';
   const maxConcurrency = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
   const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
-  const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !dryRun, env });
+  const { settings, catalog } = await resolveCommand({
+    flags: settingsFlags(options),
+    requireKey: !dryRun,
+    env,
+    cwd,
+    catalog: options.catalog,
+  });
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
+  const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
   if (source === '-' && process.stdin.isTTY) {
     const format =
       options.format === 'lines'
@@ -66,7 +81,7 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
   const input = await openInput(source, { format: options.format });
-  const reader = readRows(input.stream, input.format, { trigger: options.trigger });
+  const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
@@ -84,7 +99,8 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
       if (opened.lock) locks.push(opened.lock);
       if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
     }
-    if (options.journal && !dryRun) journal = await openJournal(input, { ...options, failed: failed?.path });
+    if (options.journal && !dryRun)
+      journal = await openJournal(input, { ...options, failed: failed?.path }, catalogFingerprint(catalog?.catalog));
   } catch (error) {
     failed?.discard();
     for (const lock of locks) lock.release();
@@ -211,4 +227,17 @@ export async function batch(source: string, options: BatchCommandOptions, io: Ou
     stderr,
     pace,
   });
+}
+
+/**
+ * The catalog's check for each row (an unknown --trigger stops the batch before it starts, as
+ * `fire` does); deprecated triggers are warned about once each.
+ */
+async function catalogRowCheck(catalog: TriggerResolver, trigger: string | undefined, warn: (line: string) => void): Promise<RowCheck> {
+  if (trigger !== undefined) {
+    const found = catalog.resolve(trigger);
+    if (!found.ok) throw new UsageError(`--trigger: ${found.message}`, { hint: 'see the known triggers with: trigger triggers list' });
+  }
+  const { rowChecker } = await import('../catalog/resolve.js');
+  return rowChecker(catalog, warn);
 }

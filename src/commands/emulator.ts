@@ -12,6 +12,8 @@ export interface EmulatorCommandOptions {
   host: string;
   key?: string;
   trigger?: string[];
+  /** --catalog <file> or --no-catalog: the triggers it knows when --trigger is not given. */
+  catalog?: string | boolean;
   log?: string;
   failRate?: number;
   failStatus?: number;
@@ -47,7 +49,32 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
   return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
-export async function emulator(options: EmulatorCommandOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** Without --trigger, the catalog's triggers under the active profile's ids (undefined: no catalog). */
+async function catalogTriggers(
+  options: EmulatorCommandOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ ids: string[]; path: string } | undefined> {
+  const { findCatalog } = await import('../catalog/find.js');
+  const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
+  if (!found) return undefined;
+  const [{ loadCatalog, triggerIdsFor }, { selectedProfile }, { readConfig }, { configPath }] = await Promise.all([
+    import('../catalog/load.js'),
+    import('../settings/resolve.js'),
+    import('../settings/store.js'),
+    import('../settings/paths.js'),
+  ]);
+  const catalog = loadCatalog(found.path);
+  return { ids: triggerIdsFor(catalog, selectedProfile({}, env, readConfig(configPath(env))).name), path: found.path };
+}
+
+export async function emulator(
+  options: EmulatorCommandOptions,
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<void> {
+  const fromCatalog = await catalogTriggers(options, env, cwd);
   const envKey = env.TRIGGER_API_KEY;
   const keySource = options.key ? '--key' : envKey ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? envKey;
@@ -58,7 +85,7 @@ export async function emulator(options: EmulatorCommandOptions, io: Output, env:
     port: options.port,
     host: options.host,
     key: givenKey,
-    triggers: options.trigger,
+    triggers: fromCatalog?.ids ?? options.trigger,
     log: options.log,
     failRate: options.failRate,
     failStatus: options.failStatus,
@@ -89,6 +116,7 @@ export async function emulator(options: EmulatorCommandOptions, io: Output, env:
     io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
   }
   if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
+  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) {
     io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   }

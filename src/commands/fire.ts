@@ -2,12 +2,12 @@
  * trigger fire <triggerId> <userId> [--value <n>]
  */
 import { eventUrl, USER_AGENT, type TriggerClient } from '../client/client.js';
-import { prepareEvent, type PreparedEvent } from '../client/request.js';
-import { isTriggerError, type StopSignal } from '../errors.js';
+import { eventOf, prepareEvent, type PreparedEvent } from '../client/request.js';
+import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { curlCommand, formatMs, printable, resultJson, successLine } from '../output/render.js';
+import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
-import { loadSettings } from '../settings/resolve.js';
+import { resolveCommand } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
@@ -24,13 +24,34 @@ export async function fire(
   options: FireCommandOptions,
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
 ): Promise<void> {
   let event: PreparedEvent | undefined;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const settings = await loadSettings({ flags: settingsFlags(options), requireKey: !options.dryRun, env });
+    const { settings, catalog } = await resolveCommand({
+      flags: settingsFlags(options),
+      requireKey: !options.dryRun,
+      env,
+      cwd,
+      catalog: options.catalog,
+    });
     io.addSecret(settings.apiKey);
     for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
+    if (catalog) {
+      // Refused here, before anything is sent: a trigger the catalog does not know, or a value its rules forbid.
+      const found = catalog.resolve(triggerId);
+      if (!found.ok)
+        throw new UsageError(found.message, {
+          // A near miss is a typo, not a trigger to add.
+          hint: found.suggestion ? undefined : `if it is new, add it: trigger triggers add ${shellQuote(triggerId)} --name <name>`,
+        });
+      const problem = catalog.valueProblem(found.trigger, event.value?.json);
+      if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found.trigger.key}` });
+      const deprecation = catalog.deprecation(found.trigger);
+      if (deprecation) io.stderr(io.errColors.warn(deprecation));
+      if (found.trigger.id !== triggerId) event = eventOf(found.trigger.id, userId, event.value);
+    }
     if (options.dryRun) {
       const url = eventUrl(settings.baseUrl, event);
       const curl = curlCommand(url, event.body, USER_AGENT);

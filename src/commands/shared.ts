@@ -6,7 +6,19 @@ import { Option, type Command } from 'commander';
 import * as parse from './parsers.js';
 import type { SettingsFlags } from '../settings/resolve.js';
 
-export interface ServiceOptions extends SettingsFlags {
+/** --catalog <file> (a path), --no-catalog (false), or neither. */
+export interface CatalogOptions {
+  catalog?: string | boolean;
+}
+
+/** The catalog options, for every command that reads the catalog. */
+export function addCatalogOptions(command: Command): Command {
+  return command
+    .option('--catalog <file>', 'the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog');
+}
+
+export interface ServiceOptions extends SettingsFlags, CatalogOptions {
   timeout: number;
   retries: number;
   json?: boolean;
@@ -16,7 +28,7 @@ export interface ServiceOptions extends SettingsFlags {
 }
 
 export function addServiceOptions(command: Command): Command {
-  return command
+  return addCatalogOptions(command)
     .option('--api-key <key>', 'API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)')
     .option('--base-url <url>', 'service base URL, e.g. https://api.example.com')
     .option('--profile <name>', 'settings profile to use (default: "default", or TRIGGER_PROFILE)')

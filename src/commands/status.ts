@@ -8,12 +8,13 @@ import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
 import { loadKey, storeName } from '../settings/keychain.js';
-import { findSettings, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
+import { findSettings, noBaseUrlError, noKeyError, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
 import { VERSION } from '../version.js';
-import { settingsFlags } from './shared.js';
+import { settingsFlags, type CatalogOptions } from './shared.js';
+import { findCatalog, type CatalogSource } from '../catalog/find.js';
 
-export interface StatusOptions extends SettingsFlags {
+export interface StatusOptions extends SettingsFlags, CatalogOptions {
   json?: boolean;
 }
 
@@ -24,6 +25,8 @@ const SOURCE_WORDS: Record<Source, string> = {
   keychain: 'credential store',
 };
 
+const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
+
 export interface Status {
   ok: boolean;
   profile: { name: string; source: 'flag' | 'env' | 'config' | 'default' };
@@ -31,12 +34,18 @@ export interface Status {
   baseUrl: { url: string; source: Source; from: string } | null;
   configFile: { path: string; exists: boolean; mode: string | null };
   proxy: string | null;
+  /** The trigger catalog in effect, and how many triggers it holds (null when it cannot be used). */
+  catalog: { path: string; source: CatalogSource; triggers: number | null } | null;
   versions: { trigger: string; node: string };
   problems: Array<{ message: string; hint: string | undefined }>;
 }
 
 /** The status, gathered; problems are collected, not thrown. */
-export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv = process.env): Promise<Status> {
+export async function collectStatus(
+  flags: SettingsFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  where: { cwd?: string; catalog?: string | boolean | undefined } = {},
+): Promise<Status> {
   const found = findSettings({ flags, env });
   const problems: TriggerError[] = [];
   const attempt = <T>(fn: () => T): T | undefined => {
@@ -69,11 +78,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     if (checked !== undefined)
       apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
   } else {
-    problems.push(
-      new ConfigError('no API key is set', {
-        hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY)`,
-      }),
-    );
+    problems.push(noKeyError(profile));
   }
 
   let baseUrl: Status['baseUrl'] = null;
@@ -87,11 +92,15 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
       baseUrl = { url: parsed.href, source, from };
     }
   } else {
-    problems.push(
-      new ConfigError('no base URL is set', {
-        hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL)`,
-      }),
-    );
+    problems.push(noBaseUrlError(profile));
+  }
+
+  let catalog: Status['catalog'] = null;
+  const foundCatalog = findCatalog({ cwd: where.cwd ?? process.cwd(), env, flag: where.catalog });
+  if (foundCatalog) {
+    const { loadCatalog } = await import('../catalog/load.js');
+    const loaded = attempt(() => loadCatalog(foundCatalog.path));
+    catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded ? Object.keys(loaded.data.triggers).length : null };
   }
 
   let mode: string | null = null;
@@ -107,6 +116,7 @@ export async function collectStatus(flags: SettingsFlags, env: NodeJS.ProcessEnv
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
     proxy: proxy === undefined ? null : maskProxyCredentials(proxy), // never its password, nor a lone token
+    catalog,
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };
@@ -135,12 +145,23 @@ export function statusLines(s: Status, io: Output): string[] {
         : `${s.configFile.path} ${c.dim('(not created yet)')}`,
     ),
     row('proxy', s.proxy ?? c.dim('none')),
+    row(
+      'catalog',
+      s.catalog
+        ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
+        : c.dim('none (no triggers.json here or above)'),
+    ),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
   ];
 }
 
-export async function status(options: StatusOptions, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const result = await collectStatus(settingsFlags(options), env);
+export async function status(
+  options: StatusOptions,
+  io: Output,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<void> {
+  const result = await collectStatus(settingsFlags(options), env, { cwd, catalog: options.catalog });
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;

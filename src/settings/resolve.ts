@@ -9,6 +9,8 @@ import { proxyFor } from '../client/undici.js';
 import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
+import { findCatalog } from '../catalog/find.js';
+import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
 export type Source = 'flag' | 'env' | 'profile' | 'keychain';
@@ -143,6 +145,20 @@ export function unknownProfile(name: string, configFile: string, config: ConfigD
   });
 }
 
+/** "No API key is set", with the command that fixes it: the one wording, for the commands and `status`. */
+export function noKeyError(profile: SelectedProfile): ConfigError {
+  return new ConfigError('no API key is set', {
+    hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY, or pass --api-key)`,
+  });
+}
+
+/** "No base URL is set", with the command that fixes it. */
+export function noBaseUrlError(profile: SelectedProfile): ConfigError {
+  return new ConfigError('no base URL is set', {
+    hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL, or pass --base-url)`,
+  });
+}
+
 export function resolveSettings(options: ResolveOptions = {}): Settings {
   const env = options.env ?? process.env;
   const found = findSettings(options);
@@ -150,17 +166,8 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
   const { name: profileName, explicit } = found.profile;
   if (explicit && !found.stored) throw unknownProfile(profileName, configFile, config);
 
-  if (!key && options.requireKey !== false) {
-    throw new ConfigError('no API key is set', {
-      hint: `run: trigger config set-key${explicit ? ` --profile ${profileName}` : ''}  (or set TRIGGER_API_KEY, or pass --api-key)`,
-    });
-  }
-
-  if (!url) {
-    throw new ConfigError('no base URL is set', {
-      hint: `run: trigger config set-base-url https://<your-service-host>${explicit ? ` --profile ${profileName}` : ''}  (or set TRIGGER_BASE_URL, or pass --base-url)`,
-    });
-  }
+  if (!key && options.requireKey !== false) throw noKeyError(found.profile);
+  if (!url) throw noBaseUrlError(found.profile);
   const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
   checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp);
 
@@ -177,4 +184,30 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
     profile: profileName,
     configFile,
   };
+}
+
+export interface CommandResolveOptions extends ResolveOptions {
+  /** The command's working folder, where the catalog is looked for. */
+  cwd?: string;
+  /** --catalog <file>, --no-catalog (false), or neither. */
+  catalog?: string | boolean | undefined;
+}
+
+/** What a command that sends works with: the settings, and the catalog's resolver when there is a catalog. */
+export interface CommandWorld {
+  settings: Settings;
+  catalog: TriggerResolver | undefined;
+}
+
+/**
+ * The one resolution for `fire` and `batch`: settings (flag > env > profile) and the catalog in
+ * effect, read for the active profile. Throws the first thing that stops the command (exit 2). The
+ * catalog's code is loaded only when a catalog is found.
+ */
+export async function resolveCommand(options: CommandResolveOptions = {}): Promise<CommandWorld> {
+  const settings = await loadSettings(options);
+  const found = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
+  if (!found) return { settings, catalog: undefined };
+  const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
+  return { settings, catalog: new TriggerResolver(loadCatalog(found.path), settings.profile) };
 }

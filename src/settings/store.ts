@@ -1,17 +1,17 @@
 /**
  * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }.
  *
- * Reading is a plain JSON.parse, because every `trigger fire` pays for it and conf (with ajv) costs
- * about 100 ms to import. Writing goes through conf for its atomic write, with mode 0600, under the
- * lock of lock.ts, re-reading inside the lock. A file that cannot be parsed is reported with its path and
+ * Reading is a plain JSON.parse, because every `trigger fire` pays for it. Writing replaces the file
+ * whole (atomic-write.ts: temporary file, fsync, rename), with mode 0600, under the lock of lock.ts,
+ * re-reading inside the lock. A file that cannot be parsed is reported with its path and
  * never written over.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { withLock, type LockOptions } from './lock.js';
-import { CONFIG_FILE_NAME } from './paths.js';
 
 export interface Profile {
   apiKey?: string;
@@ -125,24 +125,13 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
   readConfig(file); // a corrupt file stops here, before anything is created or locked
   const dir = path.dirname(file);
   ensureDir(dir);
-  // Loaded before the lock is taken: concurrent writers then hold it only for the write itself.
-  const { default: Conf } = await import('conf');
   return withLock(
     file,
     async () => {
       const next = update(readConfig(file));
       try {
-        const store = new Conf<ConfigData>({
-          cwd: dir,
-          configName: path.basename(CONFIG_FILE_NAME, '.json'),
-          configFileMode: 0o600,
-          accessPropertiesByDotNotation: false,
-          clearInvalidConfig: false,
-          watch: false,
-        });
-        store.store = next;
-        // conf keeps the mode of a file that already existed; the key must not be readable by others.
-        fs.chmodSync(file, 0o600);
+        // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
+        writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
       } catch (error) {
         throw writeError('write', file, error);
       }

@@ -27,7 +27,7 @@ describe('trigger completion', () => {
   it.each([
     [
       ['trigger', ''],
-      ['fire', 'batch', 'config', 'status', 'emulator', 'completion'],
+      ['fire', 'batch', 'config', 'status', 'emulator', 'triggers', 'completion'],
     ],
     [['trigger', 'ba'], ['batch']],
     [['trigger', 'fire', '--va'], ['--value']],

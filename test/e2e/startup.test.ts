@@ -62,7 +62,7 @@ describe('start-up: a V8 code cache in the cache folder', () => {
 
   it('imports the packages left out of the bundle when the code comes from the cache', async () => {
     await expectFired(); // writes the cache
-    // conf (config writes) and undici's index (a proxy variable) are imported at run time.
+    // The keychain module and undici's index (a proxy variable) are imported at run time.
     const stored = await run(['config', 'set-base-url', server.url, '--allow-http'], { env: { ...box.env, TRIGGER_BASE_URL: undefined } });
     expect(stored.stderr).toBe('');
     expect(stored.code).toBe(0);

@@ -15,9 +15,9 @@ export interface EmulatorProcess {
   waitForLines(n: number, timeoutMs?: number): Promise<string[]>;
 }
 
-export function startEmulatorProcess(args: string[], env: NodeJS.ProcessEnv): Promise<EmulatorProcess> {
+export function startEmulatorProcess(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<EmulatorProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>

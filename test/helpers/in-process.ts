@@ -47,9 +47,10 @@ export function commandEnv(extra: NodeJS.ProcessEnv = {}): { env: NodeJS.Process
   return { env, home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
 }
 
-export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<CommandRun> {
+/** Runs `trigger <args>`; `cwd` is the command's working folder (where the catalog is looked for). */
+export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CommandRun> {
   const { io, stdout, stderr } = capturingOutput();
-  const code = await main(['node', 'trigger', ...args], { io, env });
+  const code = await main(['node', 'trigger', ...args], { io, env, ...(cwd === undefined ? {} : { cwd }) });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 

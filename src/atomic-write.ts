@@ -1,0 +1,51 @@
+/**
+ * Writing a file whole: to a temporary file beside it, synced, then renamed over it, so that a
+ * reader (or a crash) sees the old file or the new one, never half of either. For the config, the
+ * catalog and a batch's failed file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** The mode of a new file; a file that exists keeps its own unless `forceMode`. */
+  mode?: number;
+  /** Set the mode even when the file exists (the config file holds a key: always 0600). */
+  forceMode?: boolean;
+}
+
+/**
+ * Replaces `file` with `text`. Throws the file-system error (ENOENT, EACCES, ENOSPC...) as it came,
+ * after removing the temporary file; the caller says it in words (errno.ts).
+ */
+export function writeFileAtomic(target: string, text: string, options: AtomicWriteOptions = {}): void {
+  // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
+  let file = target;
+  try {
+    file = fs.realpathSync(target);
+  } catch {
+    // a new file
+  }
+  let mode = options.mode ?? 0o644;
+  if (!options.forceMode) {
+    try {
+      mode = fs.statSync(file).mode & 0o777;
+    } catch {
+      // a new file: the mode asked for
+    }
+  }
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(temp, 'wx', mode);
+    fs.writeFileSync(fd, text);
+    fs.fchmodSync(fd, mode); // the umask may have taken bits off
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, file);
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}

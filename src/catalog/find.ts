@@ -1,0 +1,51 @@
+/**
+ * Finding the catalog (triggers.json): --catalog, else TRIGGER_CATALOG, else the current folder and
+ * each parent. Loaded by every command that sends, so it imports nothing else: one stat per folder.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const CATALOG_FILE_NAME = 'triggers.json';
+
+/** Where the catalog in effect came from. */
+export type CatalogSource = 'flag' | 'env' | 'found';
+
+export interface FoundCatalog {
+  path: string;
+  source: CatalogSource;
+}
+
+export interface FindCatalogOptions {
+  /** The folder to start from (the command's working folder). */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** --catalog <file> (a string), --no-catalog (false), or neither (undefined). */
+  flag?: string | boolean | undefined;
+}
+
+/**
+ * The catalog file in effect, or undefined when there is none (or --no-catalog). A file named by
+ * the flag or the environment is returned whether or not it exists: loading it says what is wrong.
+ */
+export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalog | undefined {
+  if (flag === false) return undefined;
+  if (typeof flag === 'string' && flag !== '') return { path: path.resolve(cwd, flag), source: 'flag' };
+  const named = env.TRIGGER_CATALOG;
+  if (named) return { path: path.resolve(cwd, named), source: 'env' };
+  for (let dir = path.resolve(cwd); ;) {
+    const candidate = path.join(dir, CATALOG_FILE_NAME);
+    if (isFile(candidate)) return { path: candidate, source: 'found' };
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Whether a file is there; a folder that cannot be searched (EACCES) is as good as no file. */
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * The catalog (triggers.json): what a team knows about its triggers, read and checked. Loaded only
+ * when a catalog is found (see find.ts), so a command without one pays nothing for it.
+ *
+ *   { "$schema": "...", "triggers": { "<id>": { "name", "value", "min", "max", "deprecated", "description", "ids" } } }
+ *
+ * The rules here are the ones triggers.schema.json states (test/unit/catalog-schema.test.ts holds
+ * them together), plus those a JSON Schema cannot state: min not above max, and one id per trigger
+ * in each profile.
+ */
+import fs from 'node:fs';
+import { errnoWords } from '../errno.js';
+import { ConfigError } from '../errors.js';
+import { PROFILE_NAME } from '../settings/store.js';
+
+export type ValueRule = 'required' | 'optional' | 'none';
+export const VALUE_RULES: readonly ValueRule[] = ['required', 'optional', 'none'];
+
+export interface TriggerEntry {
+  name?: string;
+  description?: string;
+  value?: ValueRule;
+  min?: number;
+  max?: number;
+  deprecated?: string;
+  /** A settings profile to the id that profile's account uses, where it differs from the key. */
+  ids?: Record<string, string>;
+}
+
+export interface CatalogData {
+  $schema?: string;
+  triggers: Record<string, TriggerEntry>;
+  [other: string]: unknown;
+}
+
+export interface CatalogProblem {
+  message: string;
+  /** The line of the file it is about, when known (1-based). */
+  line?: number | undefined;
+  column?: number | undefined;
+}
+
+export interface Catalog {
+  path: string;
+  /** The file's text as read (its hash goes in a batch journal). */
+  text: string;
+  data: CatalogData;
+}
+
+export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
+const TOP_FIELDS = ['$schema', 'triggers'];
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : JSON.stringify(value);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Line and column (1-based) of an offset in text. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/** The line where a trigger's key is written, for messages that point at it. */
+function lineOfKey(text: string, key: string): number | undefined {
+  const quoted = JSON.stringify(key);
+  for (let at = text.indexOf(quoted); at >= 0; at = text.indexOf(quoted, at + 1)) {
+    if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return lineColumn(text, at).line;
+  }
+  return undefined;
+}
+
+/** JSON.parse's complaint, with line and column from its position (Node 20 gives only the offset). */
+function syntaxProblem(text: string, error: Error): CatalogProblem {
+  const position = /at position (\d+)/.exec(error.message);
+  const offset = position ? Number(position[1]) : text.length;
+  const { line, column } = lineColumn(text, offset);
+  const words = error.message
+    .replace(/\s*(?:in JSON )?at position \d+.*$/s, '')
+    .replace(/^Unexpected end of JSON input$/, 'the file ends too early');
+  return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
+}
+
+const NON_BLANK = /\S/;
+
+/** A string with something in it other than white space (what trim() !== '' says, without a copy). */
+function filled(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0) return false;
+  const first = value.charCodeAt(0);
+  return (first > 32 && first < 127) || NON_BLANK.test(value);
+}
+
+/**
+ * The usual case, decided in one lean pass: true when the catalog breaks no rule. It runs on every
+ * `fire` with a catalog, before anything is optimised, so it walks arrays of keys with indexes,
+ * tests each profile name once, and says nothing about what is wrong (catalogProblems does, when
+ * this answers false). The two must agree: the unit tests run every example through both.
+ */
+export function isPlainValid(data: unknown): boolean {
+  if (!isObject(data)) return false;
+  for (const field in data) if (field !== 'triggers' && field !== '$schema') return false;
+  if (data.$schema !== undefined && typeof data.$schema !== 'string') return false;
+  const triggers = data.triggers;
+  if (!isObject(triggers)) return false;
+  const profileNames = new Set<string>();
+  let byProfile: Map<string, Map<string, string>> | undefined;
+  const keys = Object.keys(triggers);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const entry = triggers[key];
+    if (!filled(key) || !isObject(entry)) return false;
+    const fields = Object.keys(entry);
+    let rule: unknown;
+    let min: unknown;
+    let max: unknown;
+    for (let j = 0; j < fields.length; j++) {
+      const field = fields[j]!;
+      const value = entry[field];
+      switch (field) {
+        case 'name':
+        case 'deprecated':
+          if (!filled(value)) return false;
+          break;
+        case 'description':
+          if (typeof value !== 'string') return false;
+          break;
+        case 'value':
+          if (value !== 'required' && value !== 'optional' && value !== 'none') return false;
+          rule = value;
+          break;
+        case 'min':
+          if (typeof value !== 'number') return false;
+          min = value;
+          break;
+        case 'max':
+          if (typeof value !== 'number') return false;
+          max = value;
+          break;
+        case 'ids': {
+          if (!isObject(value)) return false;
+          const profiles = Object.keys(value);
+          for (let k = 0; k < profiles.length; k++) {
+            const profile = profiles[k]!;
+            const id = value[profile];
+            if (!profileNames.has(profile)) {
+              if (!PROFILE_NAME.test(profile)) return false;
+              profileNames.add(profile);
+            }
+            if (!filled(id)) return false;
+            // A profile's id that is another trigger's key would make one name mean two triggers there.
+            if (id !== key && Object.hasOwn(triggers, id)) return false;
+            byProfile ??= new Map();
+            let sent = byProfile.get(profile);
+            if (!sent) byProfile.set(profile, (sent = new Map()));
+            if (sent.has(id)) return false;
+            sent.set(id, key);
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    if (rule === 'none' && (min !== undefined || max !== undefined)) return false;
+    if (typeof min === 'number' && typeof max === 'number' && min > max) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks parsed catalog text. Returns every problem found (for `trigger triggers check`), each with
+ * the line it is on where that is known.
+ */
+export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
+  for (const field of Object.keys(data)) {
+    if (!TOP_FIELDS.includes(field))
+      problems.push({ message: `unknown field "${field}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field) });
+  }
+  if (data.$schema !== undefined && typeof data.$schema !== 'string') problems.push({ message: '"$schema" must be a string' });
+  const triggers = data.triggers;
+  if (!isObject(triggers)) {
+    problems.push({
+      message: triggers === undefined ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`,
+      line: 1,
+    });
+    return problems;
+  }
+  const profiles = new Set<string>();
+  for (const [key, entry] of Object.entries(triggers)) {
+    // The line is looked for only when there is a problem: a search per key would be quadratic.
+    const at = (message: string) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
+    if (key.trim() === '') at('an empty trigger id');
+    if (!isObject(entry)) {
+      at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
+      continue;
+    }
+    for (const field of Object.keys(entry)) {
+      if (!(ENTRY_FIELDS as readonly string[]).includes(field)) at(`unknown field "${field}" (known: ${ENTRY_FIELDS.join(', ')})`);
+    }
+    for (const field of ['name', 'description', 'deprecated'] as const) {
+      const value = entry[field];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') at(`"${field}" must be a string, not ${describe(value)}`);
+      else if (field !== 'description' && value.trim() === '') at(`"${field}" must not be empty`);
+    }
+    const rule = entry.value;
+    if (rule !== undefined && !VALUE_RULES.includes(rule as ValueRule))
+      at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
+    for (const bound of ['min', 'max'] as const) {
+      const value = entry[bound];
+      if (value === undefined) continue;
+      if (typeof value !== 'number') at(`"${bound}" must be a number, not ${describe(value)}`);
+      else if (rule === 'none') at(`"${bound}" bounds a value, but "value" is "none"`);
+    }
+    if (typeof entry.min === 'number' && typeof entry.max === 'number' && entry.min > entry.max)
+      at(`"min" (${entry.min}) is above "max" (${entry.max})`);
+    const ids = entry.ids;
+    if (ids === undefined) continue;
+    if (!isObject(ids)) {
+      at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
+      continue;
+    }
+    for (const [profile, id] of Object.entries(ids)) {
+      profiles.add(profile);
+      if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
+      if (typeof id !== 'string') at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
+      else if (id.trim() === '') at(`"ids"."${profile}" is an empty id`);
+    }
+  }
+  if (problems.length > 0) return problems;
+  // One id per trigger in each profile, and no name that means two triggers.
+  const data_ = data as unknown as CatalogData;
+  for (const profile of ['default', ...profiles]) {
+    const owner = new Map<string, string>();
+    for (const key of Object.keys(data_.triggers)) owner.set(key, key);
+    const sent = new Map<string, string>();
+    for (const [key, entry] of Object.entries(data_.triggers)) {
+      const id = idIn(key, entry, profile);
+      const other = sent.get(id);
+      if (other !== undefined) {
+        problems.push({
+          message: `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`,
+          line: lineOfKey(text, key),
+        });
+        continue;
+      }
+      sent.set(id, key);
+      const named = owner.get(id);
+      if (named !== undefined && named !== key) {
+        problems.push({
+          message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
+          line: lineOfKey(text, key),
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Parses and checks catalog text: the data, or the problems that make it unusable. */
+export function parseCatalog(text: string): { data: CatalogData; problems: [] } | { data: undefined; problems: CatalogProblem[] } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    return { data: undefined, problems: [syntaxProblem(text, error as Error)] };
+  }
+  const problems = isPlainValid(data) ? [] : catalogProblems(data, text);
+  return problems.length === 0 ? { data: data as CatalogData, problems: [] } : { data: undefined, problems };
+}
+
+/** The error for a catalog that cannot be used (exit 2), naming the file and the problem. */
+export function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
+  const first = problems[0]!;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  const where = first.line === undefined ? file : `${file}:${first.line}`;
+  return new ConfigError(`catalog ${where}: ${first.message}${more}`, {
+    hint: 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it',
+  });
+}
+
+export function readCatalogText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read catalog ${file}: ${errnoWords(error, 'reading')}`, {
+      hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
+    });
+  }
+}
+
+/** Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be used. */
+export function loadCatalog(file: string): Catalog {
+  const text = readCatalogText(file);
+  const parsed = parseCatalog(text);
+  if (!parsed.data) throw catalogError(file, parsed.problems);
+  return { path: file, text, data: parsed.data };
+}
+
+/** The id a trigger is sent as in a profile. */
+export function idIn(key: string, entry: TriggerEntry, profile: string): string {
+  // Own members only: a profile may be called "constructor" or "toString".
+  return entry.ids !== undefined && Object.hasOwn(entry.ids, profile) ? entry.ids[profile]! : key;
+}
+
+/** The ids the triggers of a catalog are sent as in a profile, in catalog order (for completion and the emulator). */
+export function triggerIdsFor(catalog: Catalog, profile: string): string[] {
+  return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
+}

@@ -1,0 +1,192 @@
+/**
+ * Resolving a trigger through the catalog for the active profile: the id to send, or why not.
+ * A check is one map lookup; a "did you mean" is worked out once per unknown name.
+ */
+import { compareDecimal } from './decimal.js';
+import { idIn, type Catalog, type TriggerEntry } from './load.js';
+
+export interface KnownTrigger {
+  /** The catalog key (the id as the dashboard shows it). */
+  key: string;
+  /** The id the active profile sends. */
+  id: string;
+  entry: TriggerEntry;
+  /** The bounds as decimal text, compared exactly. */
+  min: string | undefined;
+  max: string | undefined;
+}
+
+export interface UnknownTrigger {
+  ok: false;
+  message: string;
+  suggestion: string | undefined;
+}
+
+export type Resolution = { ok: true; trigger: KnownTrigger } | UnknownTrigger;
+
+/** Optimal string alignment distance (Levenshtein with transpositions), as git and commander suggest. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) rows.push([i]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+function numberText(n: number | undefined): string | undefined {
+  return n === undefined ? undefined : String(n);
+}
+
+export class TriggerResolver {
+  readonly catalog: Catalog;
+  readonly profile: string;
+  /** Names looked up so far: a batch asks for the same few again and again. */
+  private readonly known = new Map<string, KnownTrigger>();
+  private readonly unknown = new Map<string, UnknownTrigger>();
+  /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
+  private ids: Map<string, string> | undefined;
+
+  constructor(catalog: Catalog, profile: string) {
+    this.catalog = catalog;
+    this.profile = profile;
+  }
+
+  private trigger(key: string): KnownTrigger {
+    const entry = this.catalog.data.triggers[key]!;
+    return { key, id: idIn(key, entry, this.profile), entry, min: numberText(entry.min), max: numberText(entry.max) };
+  }
+
+  /**
+   * The catalog trigger a name given on the command line or in a row stands for. A key is found
+   * directly (a catalog that loaded has no profile id that is another trigger's key, so a key is
+   * never ambiguous); a profile's own id through a map made once.
+   */
+  resolve(given: string): Resolution {
+    const seen = this.known.get(given);
+    if (seen) return { ok: true, trigger: seen };
+    const triggers = this.catalog.data.triggers;
+    let key: string | undefined = Object.hasOwn(triggers, given) ? given : undefined;
+    if (key === undefined) {
+      if (!this.ids) {
+        this.ids = new Map();
+        for (const k of Object.keys(triggers)) {
+          const id = idIn(k, triggers[k]!, this.profile);
+          if (id !== k) this.ids.set(id, k);
+        }
+      }
+      key = this.ids.get(given);
+    }
+    if (key !== undefined) {
+      const trigger = this.trigger(key);
+      this.known.set(given, trigger);
+      return { ok: true, trigger };
+    }
+    const known = this.unknown.get(given);
+    if (known) return known;
+    const result = this.explainUnknown(given);
+    this.unknown.set(given, result);
+    return result;
+  }
+
+  private explainUnknown(given: string): UnknownTrigger {
+    const where = `the catalog ${this.catalog.path}`;
+    // A name that is another profile's id for a trigger: a staging id used against production.
+    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      for (const [profile, id] of Object.entries(entry.ids ?? {})) {
+        if (id === given && profile !== this.profile) {
+          const suggestion = this.trigger(key).id;
+          return {
+            ok: false,
+            message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where}); did you mean ${suggestion}?`,
+            suggestion,
+          };
+        }
+      }
+    }
+    let best: { name: string; distance: number } | undefined;
+    const consider = (name: string) => {
+      const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+      if (!best || distance < best.distance) best = { name, distance };
+    };
+    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      consider(key);
+      for (const id of Object.values(entry.ids ?? {})) consider(id);
+    }
+    let suggestion: string | undefined;
+    if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
+      const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
+      suggestion = match?.id;
+    }
+    return {
+      ok: false,
+      message: `trigger ${JSON.stringify(given)} is not in ${where}${suggestion ? `; did you mean ${suggestion}?` : ''}`,
+      suggestion,
+    };
+  }
+
+  private ownerOf(id: string): KnownTrigger | undefined {
+    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      if (Object.values(entry.ids ?? {}).includes(id)) return this.trigger(key);
+    }
+    return undefined;
+  }
+
+  /**
+   * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
+   * when it does not.
+   */
+  valueProblem(trigger: KnownTrigger, value: string | undefined): string | undefined {
+    const { entry, key } = trigger;
+    const where = `(the catalog ${this.catalog.path})`;
+    if (value === undefined) return entry.value === 'required' ? `trigger ${key} requires a value ${where}` : undefined;
+    if (entry.value === 'none') return `trigger ${key} takes no value, got ${value} ${where}`;
+    if (trigger.min !== undefined && compareDecimal(value, trigger.min) < 0)
+      return `value ${value} is below the minimum ${trigger.min} of trigger ${key} ${where}`;
+    if (trigger.max !== undefined && compareDecimal(value, trigger.max) > 0)
+      return `value ${value} is above the maximum ${trigger.max} of trigger ${key} ${where}`;
+    return undefined;
+  }
+
+  /** The warning for a deprecated trigger, if it is one. */
+  deprecation(trigger: KnownTrigger): string | undefined {
+    const reason = trigger.entry.deprecated;
+    return reason === undefined ? undefined : `warning: trigger ${trigger.key} is deprecated: ${reason} (the catalog ${this.catalog.path})`;
+  }
+}
+
+/**
+ * The check of a batch row's trigger and value: the id to send, or why the row is invalid. Warns
+ * once per deprecated trigger.
+ */
+export function rowChecker(resolver: TriggerResolver, warn: (message: string, line: number) => void): RowCheck {
+  const warned = new Set<string>();
+  return (given, value, line) => {
+    const found = resolver.resolve(given);
+    if (!found.ok) return { invalid: found.message };
+    const { trigger } = found;
+    const problem =
+      trigger.entry.value === undefined && trigger.min === undefined && trigger.max === undefined
+        ? undefined
+        : resolver.valueProblem(trigger, value);
+    if (problem) return { invalid: problem };
+    if (trigger.entry.deprecated !== undefined && !warned.has(trigger.key)) {
+      warned.add(trigger.key);
+      warn(resolver.deprecation(trigger)!, line);
+    }
+    return { id: trigger.id };
+  };
+}
+
+/** What a row check answers: the id to send, or why the row cannot be sent. */
+export type RowCheck = (
+  triggerId: string,
+  value: string | undefined,
+  line: number,
+) => { id: string; invalid?: undefined } | { invalid: string; id?: undefined };

@@ -1,0 +1,447 @@
+/**
+ * trigger triggers list | show | add | edit | remove | check | import: the catalog (triggers.json)
+ * that says which triggers exist, since the service's API cannot list, create or check them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { openInput, type Format } from '../batch/input.js';
+import { readRows } from '../batch/rows.js';
+import { parseValue } from '../client/request.js';
+import { ConfigError, TriggerError, UsageError } from '../errors.js';
+import { findCatalog, type FoundCatalog } from '../catalog/find.js';
+import {
+  catalogError,
+  idIn,
+  parseCatalog,
+  readCatalogText,
+  VALUE_RULES,
+  type Catalog,
+  type CatalogData,
+  type TriggerEntry,
+  type ValueRule,
+} from '../catalog/load.js';
+import { compareDecimal } from '../catalog/decimal.js';
+import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
+import { defaultCatalogPath, newCatalog, saveCatalog } from '../catalog/write.js';
+import type { Output } from '../output/io.js';
+import { printable, shellQuote } from '../output/render.js';
+import { configPath } from '../settings/paths.js';
+import { selectedProfile } from '../settings/resolve.js';
+import { readConfig } from '../settings/store.js';
+
+export interface TriggersContext {
+  io: Output;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface CatalogFlag {
+  catalog?: string | boolean;
+  profile?: string;
+}
+
+function found(options: CatalogFlag, ctx: TriggersContext): FoundCatalog | undefined {
+  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+}
+
+function noCatalog(): ConfigError {
+  return new ConfigError('no trigger catalog here: no triggers.json in this folder or any parent', {
+    hint: 'create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>',
+  });
+}
+
+/** The catalog in effect, checked; exit 2 when there is none or it cannot be used. */
+function requireCatalog(options: CatalogFlag, ctx: TriggersContext): Catalog {
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  const text = readCatalogText(where.path);
+  const parsed = parseCatalog(text);
+  if (!parsed.data) throw catalogError(where.path, parsed.problems);
+  return { path: where.path, text, data: parsed.data };
+}
+
+/** The active profile, as the commands that send would use it. */
+function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
+  return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
+}
+
+interface TriggerView {
+  id: string;
+  key: string;
+  name: string | null;
+  value: ValueRule;
+  min: number | null;
+  max: number | null;
+  deprecated: string | null;
+  description: string | null;
+  ids: Record<string, string>;
+}
+
+function view(key: string, entry: TriggerEntry, profile: string): TriggerView {
+  return {
+    id: idIn(key, entry, profile),
+    key,
+    name: entry.name ?? null,
+    value: entry.value ?? 'optional',
+    min: entry.min ?? null,
+    max: entry.max ?? null,
+    deprecated: entry.deprecated ?? null,
+    description: entry.description ?? null,
+    ids: entry.ids ?? {},
+  };
+}
+
+function ruleText(t: TriggerView): string {
+  const bounds = [t.min !== null ? `>= ${t.min}` : '', t.max !== null ? `<= ${t.max}` : ''].filter(Boolean).join(', ');
+  return `value ${t.value}${bounds ? ` (${bounds})` : ''}`;
+}
+
+export function list(options: CatalogFlag & { json?: boolean }, ctx: TriggersContext): void {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const views = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
+    return;
+  }
+  io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? '' : 's'}`));
+  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? '').length)));
+  const c = io.outColors;
+  for (const v of views) {
+    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? '').padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+  }
+}
+
+function lookUp(catalog: Catalog, profile: string, given: string): string {
+  const resolution = new TriggerResolver(catalog, profile).resolve(given);
+  if (!resolution.ok) throw new UsageError(resolution.message, { hint: 'see them all with: trigger triggers list' });
+  return resolution.trigger.key;
+}
+
+export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx: TriggersContext): void {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const key = lookUp(catalog, profile, id);
+  const v = view(key, catalog.data.triggers[key]!, profile);
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
+    return;
+  }
+  const c = io.outColors;
+  const row = (label: string, text: string) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
+  row('id', `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ''}`);
+  if (v.name !== null) row('name', v.name);
+  row('value', ruleText(v).replace(/^value /, ''));
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  if (v.deprecated !== null) row('deprecated', v.deprecated);
+  if (v.description !== null) row('description', v.description);
+  row('catalog', catalog.path);
+}
+
+export interface EntryOptions extends CatalogFlag {
+  name?: string;
+  value?: string;
+  min?: string;
+  max?: string;
+  description?: string;
+  deprecated?: string;
+  /** edit: the id --profile uses. */
+  id?: string;
+  /** edit: fields to remove. */
+  clear?: string[];
+}
+
+/** A bound as a JSON number; refused when a double cannot hold the digits typed, as the catalog compares them. */
+function bound(text: string, flag: string): number {
+  const json = parseValue(text, flag).json;
+  const n = Number(json);
+  if (compareDecimal(String(n), json) !== 0)
+    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
+      hint: 'give at most 17 significant digits',
+    });
+  return n;
+}
+
+function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
+  const next: TriggerEntry = { ...entry };
+  if (options.name !== undefined) {
+    if (options.name.trim() === '') throw new UsageError('--name must not be empty');
+    next.name = options.name;
+  }
+  if (options.value !== undefined) {
+    if (!VALUE_RULES.includes(options.value as ValueRule))
+      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
+    next.value = options.value as ValueRule;
+  }
+  if (options.min !== undefined) next.min = bound(options.min, '--min');
+  if (options.max !== undefined) next.max = bound(options.max, '--max');
+  if (options.description !== undefined) next.description = options.description;
+  if (options.deprecated !== undefined) {
+    if (options.deprecated.trim() === '') throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
+    next.deprecated = options.deprecated;
+  }
+  // The fields in a stable order, whatever order they were set in.
+  const ordered: TriggerEntry = {};
+  for (const field of ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const) {
+    if (next[field] !== undefined) (ordered as Record<string, unknown>)[field] = next[field];
+  }
+  return ordered;
+}
+
+function checkNewId(id: string): void {
+  if (id.trim() === '') throw new UsageError('a trigger id must not be empty');
+  if (!id.isWellFormed()) throw new UsageError('a trigger id must be valid Unicode');
+}
+
+/**
+ * Runs a change of the catalog under the settings' lock (`<file>.lock`, judged by whether its holder
+ * runs), so that two `triggers add` at once both land: each reads the file inside the lock.
+ */
+async function locked(file: string, change: () => void): Promise<void> {
+  const { withLock } = await import('../settings/lock.js');
+  await withLock(file, async () => change());
+}
+
+export async function add(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
+  checkNewId(id);
+  if (options.name === undefined)
+    throw new UsageError('add needs --name <text>: the name the dashboard shows', {
+      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`,
+    });
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+}
+
+function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+  const where = found(options, ctx);
+  let file: string;
+  let data: CatalogData;
+  let created = false;
+  if (where && (where.source === 'found' || fs.existsSync(where.path))) {
+    const text = readCatalogText(where.path);
+    const parsed = parseCatalog(text);
+    if (!parsed.data) throw catalogError(where.path, parsed.problems);
+    file = where.path;
+    data = parsed.data;
+  } else {
+    file = where?.path ?? defaultCatalogPath(ctx.cwd);
+    data = newCatalog();
+    created = true;
+  }
+  if (Object.hasOwn(data.triggers, id))
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
+      hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
+    });
+  const entry = applyFields({}, options);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry } });
+  const { io } = ctx;
+  const c = io.outColors;
+  io.stdout(`${c.success('added')} ${printable(id)} to ${file}${created ? ' (created)' : ''}`);
+  io.stdout('');
+  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+  io.stdout(`  1. open the Triggers page and click ${c.bold('Create Trigger')}`);
+  io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
+  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+  io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
+  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+}
+
+function editable(options: CatalogFlag, ctx: TriggersContext): { file: string; data: CatalogData } {
+  const catalog = requireCatalog(options, ctx);
+  return { file: catalog.path, data: catalog.data };
+}
+
+const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
+
+export async function edit(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  await locked(where.path, () => editLocked(id, options, ctx));
+}
+
+function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+  const { file, data } = editable({ catalog: options.catalog }, ctx);
+  const key = Object.hasOwn(data.triggers, id)
+    ? id
+    : lookUp({ path: file, text: '', data }, activeProfile({ profile: undefined }, ctx.env), id);
+  let entry = applyFields(data.triggers[key]!, options);
+  for (const field of options.clear ?? []) {
+    if (!(CLEARABLE as readonly string[]).includes(field))
+      throw new UsageError(`--clear takes ${CLEARABLE.join(', ')}; got ${JSON.stringify(field)}`);
+    delete (entry as Record<string, unknown>)[field];
+  }
+  if (options.id !== undefined) {
+    if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
+    checkNewId(options.id);
+    const ids = { ...(entry.ids ?? {}) };
+    if (options.id === key) delete ids[options.profile];
+    else ids[options.profile] = options.id;
+    entry = { ...entry, ids };
+    if (Object.keys(ids).length === 0) delete entry.ids;
+  } else if (options.profile) {
+    throw new UsageError('--profile in triggers edit names the profile for --id <id>');
+  }
+  const changed = JSON.stringify(entry) !== JSON.stringify(data.triggers[key]);
+  if (!changed)
+    throw new UsageError(`nothing to change for ${key}`, {
+      hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
+    });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry } });
+  ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${file}`);
+}
+
+export async function remove(id: string, options: CatalogFlag, ctx: TriggersContext): Promise<void> {
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  await locked(where.path, () => removeLocked(id, options, ctx));
+}
+
+function removeLocked(id: string, options: CatalogFlag, ctx: TriggersContext): void {
+  const { file, data } = editable(options, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: '', data }, activeProfile({}, ctx.env), id);
+  const triggers = { ...data.triggers };
+  delete triggers[key];
+  saveCatalog(file, { ...data, triggers });
+  ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${file} (the dashboard still has it)`);
+}
+
+export interface CheckOptions extends CatalogFlag {
+  json?: boolean;
+  format?: Format;
+  trigger?: string;
+}
+
+interface FileProblem {
+  file: string;
+  line: number | null;
+  message: string;
+}
+
+function escapeData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function annotation(level: 'error' | 'warning', p: FileProblem): string {
+  const property = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  const where = [`file=${property(p.file)}`, ...(p.line !== null ? [`line=${p.line}`] : [])].join(',');
+  return `::${level} ${where},title=trigger::${escapeData(p.message)}`;
+}
+
+/**
+ * Checks the catalog and every row of the given batch files, sending nothing. Exit 1 for any bad
+ * row, 2 when the catalog itself cannot be used.
+ */
+export async function check(files: string[], options: CheckOptions, ctx: TriggersContext): Promise<void> {
+  const { io, env } = ctx;
+  const where = found(options, ctx);
+  if (!where) throw noCatalog();
+  const text = readCatalogText(where.path);
+  const parsed = parseCatalog(text);
+  const problems: FileProblem[] = [];
+  const warnings: FileProblem[] = [];
+  const print = () => {
+    const gha = env.GITHUB_ACTIONS === 'true';
+    for (const w of warnings) {
+      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
+      if (gha) io.stderr(annotation('warning', w));
+    }
+    if (options.json) {
+      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where.path, problems, warnings }));
+    } else {
+      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
+    }
+    if (gha) for (const p of problems) io.stderr(annotation('error', p));
+  };
+  if (!parsed.data) {
+    for (const p of parsed.problems) problems.push({ file: where.path, line: p.line ?? null, message: p.message });
+    print();
+    const message = `the catalog ${where.path} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+    if (!options.json) io.stderr(`${io.errColors.error('error:')} ${message}`);
+    throw new ConfigError(message, { reported: true });
+  }
+  const catalog: Catalog = { path: where.path, text, data: parsed.data };
+  const resolver = new TriggerResolver(catalog, activeProfile(options, env));
+  let rows = 0;
+  for (const source of files) {
+    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const name = source === '-' ? 'stdin' : source; // as the user wrote it, for file:line
+    const check = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
+    const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
+    try {
+      for await (const chunk of reader.rows) {
+        for (const row of chunk) {
+          rows++;
+          if (row.invalid !== undefined) problems.push({ file: name, line: row.line, message: row.invalid });
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      problems.push({ file: name, line: null, message: error.message });
+    }
+  }
+  print();
+  const summary = `${where.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
+  // Exit 1, as for rows a batch would not send; the problems are printed already.
+  if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
+}
+
+/** A file named relative to the command's working folder. */
+function inFolder(source: string, cwd: string): string {
+  return source === '-' ? source : path.resolve(cwd, source);
+}
+
+export interface ImportOptions extends CatalogFlag {
+  format?: Format;
+}
+
+/** Adds the distinct triggers of existing batch files to the catalog (created here when there is none). */
+export async function importFiles(files: string[], options: ImportOptions, ctx: TriggersContext): Promise<void> {
+  // The files are read first; the catalog is read and changed under its lock.
+  const seen = new Set<string>();
+  for (const source of files) {
+    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const reader = readRows(input.stream, input.format, {});
+    for await (const chunk of reader.rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== undefined && id.trim() !== '') seen.add(id);
+      }
+    }
+  }
+  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+}
+
+function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContext): void {
+  const where = found(options, ctx);
+  let file: string;
+  let data: CatalogData;
+  if (where && (where.source === 'found' || fs.existsSync(where.path))) {
+    const text = readCatalogText(where.path);
+    const parsed = parseCatalog(text);
+    if (!parsed.data) throw catalogError(where.path, parsed.problems);
+    file = where.path;
+    data = parsed.data;
+  } else {
+    file = where?.path ?? defaultCatalogPath(ctx.cwd);
+    data = newCatalog();
+  }
+  const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
+  const added = new Map<string, TriggerEntry>();
+  let known = 0;
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
+  }
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
+  const { io } = ctx;
+  io.stdout(
+    `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${file}${known ? ` (${known} already there)` : ''}`,
+  );
+  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0)
+    io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
+}
