@@ -171,7 +171,7 @@ export class Pace {
       if (this.#pushed > 0) {
         // What the service took this round trip, as a number in flight (Little's law): accepted per
         // ms × this round trip. (× the base round trip undershot on a loaded machine, where answers
-        // take longer than the fastest seen: 18 in flight where 26 were needed, 73% of the limit.)
+        // take longer than the fastest seen: see docs/pace.md.)
         const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
         next = Math.min(next, Math.max(1, ((accepted * rtt) / elapsed) * PUSH_BACK_SHARE));
         if (accepted === 0) this.#pause(now);

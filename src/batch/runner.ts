@@ -171,7 +171,7 @@ export class Runner {
    * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
    * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
    * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
-   * that waited for a free slot, and a promise per send to wake it, cost several percent of the rate.
+   * that waited for a free slot, and a promise per send to wake it, showed in the rate.
    */
   async #lane(): Promise<void> {
     const { sink, stop } = this.#options;
@@ -309,7 +309,7 @@ export class Runner {
   async #onSchedule(): Promise<void> {
     if (this.#nextStart !== undefined && !this.#firstDone) {
       // The schedule starts when the first request is through: it alone pays for the first
-      // connection and a cold start (25 ms here), which would otherwise bunch the next starts up.
+      // connection and a cold start, which would otherwise bunch the next starts up.
       await this.#pause(MAX_WARM_UP_MS, this.#firstSettled);
       this.#restartSchedule(); // if the first took too long
     }
