@@ -14,6 +14,7 @@ import { valueTextIn } from '../client/request.js';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { monotonicMs } from '../clock.js';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './defaults.js';
 
 export interface EmulatorOptions {
   /** Default 8787; 0 picks a free port. */
@@ -144,7 +145,7 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 }
 
 export function checkEmulatorOptions(options: EmulatorOptions): void {
-  const { failRate = 0, failStatus = 503, latencyMs = 0, port = 8787 } = options;
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
   if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
   if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
     throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
@@ -201,7 +202,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const key = options.key || generateKey();
   const triggers = options.triggers?.length ? new Set(options.triggers) : undefined;
   const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? 503;
+  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
   const latencyMs = options.latencyMs ?? 0;
   const random = options.random ?? Math.random;
   const keepEvents = options.keepEvents ?? true;
@@ -351,10 +352,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (logFd !== undefined) fs.closeSync(logFd);
-      const where = `${host}:${options.port ?? 8787}`;
+      const where = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error.code === 'EADDRINUSE') {
         reject(
-          new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, {
+          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
             hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
           }),
         );
@@ -369,7 +370,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
     };
     server.once('error', onError);
-    server.listen(options.port ?? 8787, host, () => {
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
       server.off('error', onError);
       resolve();
     });
