@@ -12,6 +12,8 @@
  *   targets      issue 12's four figures, on this Node and on Node 24 when one is found (BENCH_NODE24,
  *                else the copy .ci/run caches): CPU time of fire and --version against node -e 0, a
  *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
+ *   pace         issue 22: --concurrency auto against four services with limits at 50 ms, beside
+ *                --concurrency 8 and 64, figures at the server (scripts/bench-pace.mjs)
  *   catalog      issue 21's two figures, on this Node and on Node 24 when found: CPU time of trigger fire
  *                with a 1,000-trigger catalog against without one (20 rounds, alternating), and a
  *                100,000-row batch with that catalog against without (at least 5 rounds, alternating)
@@ -20,7 +22,7 @@
  *
  * The service is a minimal node:http server in its own process. Knobs: BENCH_ROUNDS (3; the batch
  * target takes at least 5), BENCH_ROWS (20000), BENCH_LOOP_ROWS (500), BENCH_MEMORY_ROWS (1000000),
- * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,catalog), BENCH_JOURNAL_ROWS
+ * BENCH_SKIP (comma list of startup,throughput,loop,memory,durability,targets,catalog,pace), BENCH_JOURNAL_ROWS
  * (100000), BENCH_BREAKDOWN (1 to add the breakdown).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +34,7 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { median, table, time } from './bench-lib.mjs';
+import { benchPace } from './bench-pace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'trigger.cjs');
@@ -504,6 +507,11 @@ if (!skip.has('catalog')) {
       `${fmt(median(ratios), 3)}x without (rounds ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.95x)`,
     ]);
   }
+}
+
+if (!skip.has('pace')) {
+  const seconds = Number(process.env.BENCH_PACE_SECONDS ?? 8);
+  results.push(...(await benchPace({ bin, env, work, log, seconds, rounds: Number(process.env.BENCH_PACE_ROUNDS ?? 1) })));
 }
 
 server.stop();

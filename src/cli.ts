@@ -12,6 +12,8 @@ import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
 import { VERSION } from './version.js';
+import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './emulator/defaults.js';
 
 import type { BatchCommandOptions } from './commands/batch.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
@@ -110,11 +112,18 @@ export function buildProgram({ io, env, cwd }: Context, mode: Mode = { json: fal
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
     .argument('<file|->', 'the input file, or - for standard input')
-    .addOption(
-      new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(['csv', 'ndjson', 'lines']),
-    )
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
-    .addOption(new Option('--concurrency <n>', 'requests in flight at once').argParser(parse.wholeNumber(1, 256)).default(8))
+    .addOption(
+      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
+        .argParser(parse.concurrency)
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--max-concurrency <n>', 'with --concurrency auto, never more than this many at once (default: 64)').argParser(
+        parse.wholeNumber(1, 256),
+      ),
+    )
     .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
     .option(
       '--failed <file>',
@@ -263,7 +272,9 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
   const emulator = program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
-    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(8787))
+    .addOption(
+      new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(DEFAULT_PORT),
+    )
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option(
       '--key <key>',
@@ -277,16 +288,23 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
     .addOption(
       new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)')
         .argParser(parse.wholeNumber(400, 599))
-        .default(503),
+        .default(DEFAULT_FAIL_STATUS),
     )
     .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
+    .addOption(new Option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond').argParser(parse.rate))
+    .addOption(
+      new Option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond').argParser(
+        parse.wholeNumber(1, 1_000_000),
+      ),
+    )
     .addHelpText(
       'after',
       `
 Examples:
   $ trigger emulator                               # prints the two export lines to use it
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries`,
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
     );
   emulator.action(async (options: EmulatorCommandOptions) => {
     await io.useColors(env);
@@ -366,7 +384,7 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
     .command('check')
     .description('check the catalog and every row of batch files, sending nothing (exit 1 if any problem)')
     .argument('[file...]', 'batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'ndjson', 'lines']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none')
     .option('--json', 'print one JSON object')
     .addOption(new Option('--profile <name>', 'check against the ids of this profile (default: the active one)'))
@@ -376,7 +394,7 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
     .command('import')
     .description('add the distinct triggers of existing batch files to the catalog')
     .argument('<file...>', 'batch files (CSV or NDJSON)')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'ndjson']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
     .addOption(catalogOption())
     .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.ImportOptions) => m.importFiles(files, options, ctx)));
 

@@ -1,5 +1,5 @@
 /**
- * V8 settings made at run time, each for one command and each measured (README, Performance). Flags
+ * V8 settings made at run time, each for one command and each measured (docs/performance.md). Flags
  * at start-up would need a second Node process, and signals, exit codes and `kill -9` must reach the
  * process that does the work; these are flags V8 reads when it uses them, so setting them late works.
  */
@@ -8,7 +8,7 @@
  * Sets V8 flags, telling bin/trigger.cjs how to undo them: it keeps a V8 code cache, which V8 accepts
  * only under the flags it was made with, and makes it at exit, after undoing these. `undo` must bring
  * back every flag `flags` changed, implied ones included, or the cache is made anew on every run
- * (test/e2e/startup.test.ts checks it is not). node:v8 is loaded only here (2 ms).
+ * (test/e2e/startup.test.ts checks it is not). node:v8 is loaded only here, where it is needed.
  */
 function setFlags(flags: string, undo: string): void {
   const changed = (globalThis as Record<symbol, unknown>)[Symbol.for('trigger.v8FlagsChanged')];
@@ -18,10 +18,10 @@ function setFlags(flags: string, undo: string): void {
 
 /**
  * undici parses HTTP with WebAssembly; on Node 20, V8's optimising tier-up of it runs in the
- * background and the process waits for it at exit, about 100 ms on every `trigger fire`. The baseline
- * compiler is plenty for one request. Set after undici is loaded: set earlier, the flag made Node
- * discard its stored compiled code for every built-in loaded afterwards (http, net and tls went from
- * 12.6 to 27.6 ms). Node 22 and 24 do not wait at exit, and there the flag cost 14-18 ms.
+ * background and the process waits for it at exit. The baseline compiler is plenty for one request.
+ * Set after undici is loaded: set earlier, the flag made Node discard its stored compiled code for
+ * every built-in loaded afterwards. Node 22 and 24 do not wait at exit, and there the flag only costs:
+ * Node 20 alone gets it. (Figures: docs/performance.md, "Numbers behind the code's choices".)
  */
 export function keepWasmOnBaselineTier(): void {
   // --liftoff-only implies the other two off; Node 20's defaults have them on.
@@ -30,8 +30,8 @@ export function keepWasmOnBaselineTier(): void {
 
 /**
  * The largest young generation a batch lets V8 have: 32 MB, as far as Node 20 goes by itself. Node
- * 24 goes on doubling it to 128 MB: 151 MB peak RSS for 200,000 rows against 131 MB capped, at the
- * same rate. (A cap of 16 MB gave 110 MB, and cost up to a tenth of the rate.)
+ * 24 goes on doubling it, which raises peak RSS at no gain in rate; a smaller cap costs rate. (Figures:
+ * docs/performance.md.)
  */
 const YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
 

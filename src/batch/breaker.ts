@@ -9,13 +9,20 @@ import type { StopReason } from './stop.js';
 type Tripped = Extract<StopReason, { kind: 'breaker' }>;
 
 export class Breaker {
-  readonly limit: number;
+  readonly #concurrency: number | (() => number);
   #streak = 0;
   /** Why this breaker tripped, once it has. */
   reason: Tripped | undefined;
 
-  constructor(concurrency: number) {
-    this.limit = Math.max(10, 2 * concurrency);
+  /** A fixed concurrency, or (--concurrency auto) a function giving the current limit. */
+  constructor(concurrency: number | (() => number)) {
+    this.#concurrency = concurrency;
+  }
+
+  /** How many such failures in a row trip it: twice the requests in flight, at least 10. */
+  get limit(): number {
+    const concurrency = typeof this.#concurrency === 'number' ? this.#concurrency : this.#concurrency();
+    return Math.max(10, 2 * concurrency);
   }
 
   /** Counts an outcome; returns the reason when this one trips the breaker. */

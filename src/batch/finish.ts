@@ -27,10 +27,12 @@ export interface Finish {
   /** The signal that stopped the batch, if one did. */
   signal: StopSignal | undefined;
   stderr: (line: string) => void;
+  /** --concurrency auto: what the pace used. */
+  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
 }
 
 /** Reports the batch; throws a reported TriggerError for the exit code when it did not all go well. */
-export function finishBatch({ io, env, options, input, recorder, failed, journal, result, signal, stderr }: Finish): void {
+export function finishBatch({ io, env, options, input, recorder, failed, journal, result, signal, stderr, pace }: Finish): void {
   const { counts } = recorder;
   const stoppedBy = signal;
   const dryRun = options.dryRun === true;
@@ -57,6 +59,7 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
         : undefined,
     notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
     journalBehind,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : undefined,
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);

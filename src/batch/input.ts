@@ -8,8 +8,9 @@ import { Readable } from 'node:stream';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 
-export type Format = 'csv' | 'ndjson' | 'lines';
-export const FORMATS: readonly Format[] = ['csv', 'ndjson', 'lines'];
+import type { Format } from './formats.js';
+
+export type { Format } from './formats.js';
 
 const EXTENSIONS: Record<string, Format> = {
   '.csv': 'csv',

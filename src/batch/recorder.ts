@@ -36,7 +36,8 @@ export interface RecorderOptions {
   /** The batch's stop; aborted with the reason unsent rows are given. */
   stop: AbortController;
   json: boolean;
-  concurrency: number;
+  /** A fixed concurrency, or a function giving the current limit (--concurrency auto), for the breaker. */
+  concurrency: number | (() => number);
   failed?: FailedFile | undefined;
   journal?: Journal | undefined;
   retryUnknown: boolean;

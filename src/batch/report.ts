@@ -78,13 +78,21 @@ export function rateOf(counts: Counts, elapsedMs: number): number {
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
 }
 
-export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette): string {
+/** What is in flight now and, with --concurrency auto, how many answers pushed back so far. */
+export interface Live {
+  inFlight: number;
+  pushedBack?: number | undefined;
+}
+
+export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette, live?: Live): string {
   const done = counts.rows;
   const rate = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : '0 failed');
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
   parts.push(`${formatCount(rate)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
   if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
 }
@@ -106,6 +114,8 @@ export interface SummaryInput {
   notReadAfter: { line: number; dropped: number } | undefined;
   /** The journal could not be written: it is behind this run, and must not be carried on. */
   journalBehind?: { path: string; why: string } | undefined;
+  /** --concurrency auto: the lowest and highest limit used, and the answers that pushed back. */
+  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
 }
 
 const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
@@ -146,7 +156,15 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
         : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
     );
   }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
+}
+
+/** "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), sent again". */
+export function paceWords(pace: NonNullable<SummaryInput['pace']>): string {
+  const range = pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest} to ${pace.highest}`;
+  const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${range} at once; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
@@ -201,6 +219,15 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['outcome unknown', formatCount(counts.unknown)],
     ['time', formatMs(Math.round(s.elapsedMs))],
     ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
+    ...(s.pace
+      ? [
+          ['concurrency (auto)', s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}–${s.pace.highest}`] as [
+            string,
+            string,
+          ],
+          ['pushed back (429/503)', formatCount(s.pace.pushedBack)] as [string, string],
+        ]
+      : []),
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   const kept =

@@ -7,10 +7,15 @@
  * sending: requests in flight finish, a request waiting to be retried gives up, and every row not
  * yet sent, read or not, comes out "unsent" with the stop's reason. Cancelling the requests in flight
  * (the second signal) is the sender's business: they end with InterruptedError, outcome "unknown".
+ *
+ * With `pace` (--concurrency auto), lanes are started up to its maximum and each waits for its turn
+ * under the current limit and the shared pause; a row the service pushed back (429, 503) waits its
+ * turn again instead of failing, until the pace says the batch must stop.
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
 import { InterruptedError, isAttemptError, isTriggerError, type TriggerError } from '../errors.js';
+import type { Pace, PaceStop } from './pace.js';
 import type { Row } from './rows.js';
 import { isStopReason, type StopReason } from './stop.js';
 
@@ -50,12 +55,37 @@ export interface RunOptions {
   rows: AsyncIterable<Row[]>;
   /** Sends one event; undefined for a dry run. */
   send: Send | undefined;
+  /** Requests in flight at most (with `pace`, ignored: lanes go up to pace.max). */
   concurrency: number;
+  /** --concurrency auto: the controller that sets the limit; undefined for a fixed concurrency. */
+  pace?: Pace | undefined;
+  /** Told when the pace says the batch must stop (it then aborts `stop`). */
+  halt?: ((reason: PaceStop) => void) | undefined;
+  /** The clock and timers (injected by tests); default performance.now() and the global timers. */
+  timers?: Timers | undefined;
   /** Requests started per second, on average over the run. */
   rate?: number | undefined;
   /** Aborted with the StopReason that unsent rows are given. */
   stop: AbortSignal;
   sink: OutcomeSink;
+}
+
+export interface Timers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const systemTimers: Timers = {
+  now: () => performance.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Whether a send ended in a push-back (429, 503), which recorded nothing: the row is sent again. */
+function isPushBack(error: unknown): boolean {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return (status === 429 || status === 503) && isAttemptError(error) && error.recorded === 'no';
 }
 
 export interface RunResult {
@@ -77,6 +107,13 @@ export class Runner {
   readonly #options: RunOptions;
   readonly #concurrency: number;
   readonly #interval: number;
+  readonly #pace: Pace | undefined;
+  readonly #timers: Timers;
+  /** Lanes waiting for a request to settle (--concurrency auto), woken together. */
+  #slot: Promise<void> | undefined;
+  #wakeSlot: (() => void) | undefined;
+  /** Lanes sleeping in #pause, woken by a stop through one listener (not one per lane: up to 256). */
+  readonly #sleepers = new Set<() => void>();
   #fatal: unknown;
   // The input, shared by the lanes: the chunk rows are taken from, and the read of the next one.
   #iterator: AsyncIterator<Row[]> | undefined;
@@ -96,7 +133,9 @@ export class Runner {
 
   constructor(options: RunOptions) {
     this.#options = options;
-    this.#concurrency = Math.max(1, options.concurrency);
+    this.#pace = options.pace;
+    this.#timers = options.timers ?? systemTimers;
+    this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
     this.#interval = options.rate ? 1000 / options.rate : 0;
     this.#firstSettled = new Promise((resolve) => (this.#markFirstSettled = resolve));
   }
@@ -132,7 +171,7 @@ export class Runner {
    * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
    * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
    * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
-   * that waited for a free slot, and a promise per send to wake it, cost several percent of the rate.
+   * that waited for a free slot, and a promise per send to wake it, showed in the rate.
    */
   async #lane(): Promise<void> {
     const { sink, stop } = this.#options;
@@ -143,6 +182,7 @@ export class Runner {
         if (row === undefined) return;
         this.#lastLine = row.line;
         let outcome = this.#settledBeforeSending(row);
+        if (!outcome && this.#pace) outcome = await this.#paced(row);
         if (!outcome && this.#interval) await this.#onSchedule();
         if (!outcome && (stop.aborted || !sink.starting(row))) outcome = this.#unsent();
         if (!outcome) {
@@ -166,6 +206,80 @@ export class Runner {
     } catch (error) {
       this.#fatal ??= error;
     }
+  }
+
+  /**
+   * A row sent under --concurrency auto: waits for its turn (the limit, the shared pause, then the
+   * rate's schedule), sends it, and sends it again after a push-back, each time waiting its turn again.
+   */
+  async #paced(row: Row): Promise<Outcome> {
+    const { sink, stop, send } = this.#options;
+    let started = false;
+    let pushedBack = 0;
+    for (;;) {
+      if (!(await this.#turn())) return this.#unsent();
+      // #turn counted this request in flight. The rate's schedule is waited for with the turn in
+      // hand: lanes beyond the limit must not take starts on the schedule that they cannot use.
+      if (this.#interval) await this.#onSchedule();
+      if (stop.aborted || (!started && !sink.starting(row))) {
+        this.#settled();
+        return this.#unsent();
+      }
+      started = true;
+      try {
+        const result = await send!(row.event!, stop);
+        if (pushedBack) result.attempts += pushedBack; // the row's attempts, its sends again included
+        return { kind: 'accepted', result };
+      } catch (error) {
+        if (!isPushBack(error) || stop.aborted) return this.#failureOf(error);
+        pushedBack++;
+      } finally {
+        this.#settled();
+      }
+    }
+  }
+
+  /**
+   * Waits until a request may start under the pace; counts it in flight and resolves true, or false
+   * when the batch stops first. Lanes over the limit wait for a request to settle; a pause waits
+   * out its time (a stop ends either wait at once).
+   */
+  async #turn(): Promise<boolean> {
+    const pace = this.#pace!;
+    const stop = this.#options.stop;
+    while (!stop.aborted) {
+      if (pace.stopReason) {
+        this.#options.halt?.(pace.stopReason);
+        if (!stop.aborted) return false; // a halt that did not stop: never spin
+        continue;
+      }
+      if (pace.open(this.inFlight)) {
+        this.inFlight++;
+        return true;
+      }
+      const pausedFor = pace.pausedFor();
+      if (pausedFor > 0 && this.inFlight < pace.limit) await this.#pause(pausedFor);
+      else await (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
+    }
+    return false;
+  }
+
+  /** A paced request settled: one fewer in flight, and the lanes waiting for a slot look again. */
+  #settled(): void {
+    this.inFlight--;
+    this.#wakeLanes();
+    if (!this.#firstDone) {
+      this.#firstDone = true;
+      if (this.#interval) this.#restartSchedule();
+      this.#markFirstSettled();
+    }
+  }
+
+  #wakeLanes(): void {
+    const wake = this.#wakeSlot;
+    if (!wake) return;
+    this.#slot = this.#wakeSlot = undefined;
+    wake();
   }
 
   /** The next row once the chunk is all taken: reads the next chunk (one read for all lanes). */
@@ -195,13 +309,13 @@ export class Runner {
   async #onSchedule(): Promise<void> {
     if (this.#nextStart !== undefined && !this.#firstDone) {
       // The schedule starts when the first request is through: it alone pays for the first
-      // connection and a cold start (25 ms here), which would otherwise bunch the next starts up.
+      // connection and a cold start, which would otherwise bunch the next starts up.
       await this.#pause(MAX_WARM_UP_MS, this.#firstSettled);
       this.#restartSchedule(); // if the first took too long
     }
     // Starts follow a schedule from the first one, so timers that fire late do not lower the rate;
     // each lane takes the next start before it waits for it.
-    const now = performance.now();
+    const now = this.#timers.now();
     const start = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
     this.#nextStart = start + this.#interval;
     if (start > now) await this.#pause(start - now);
@@ -214,33 +328,41 @@ export class Runner {
   #restartSchedule(): void {
     if (this.#scheduleRestarted) return;
     this.#scheduleRestarted = true;
-    this.#nextStart = Math.max(this.#nextStart ?? 0, performance.now());
+    this.#nextStart = Math.max(this.#nextStart ?? 0, this.#timers.now());
   }
 
   /** Resolves after `ms`, when `until` settles, or on a stop, whichever comes first. */
   #pause(ms: number, until?: Promise<void>): Promise<void> {
     const stop = this.#options.stop;
     if (stop.aborted) return Promise.resolve();
+    const timers = this.#timers;
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
-        stop.removeEventListener('abort', done);
+        timers.clearTimeout(timer);
+        this.#sleepers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      stop.addEventListener('abort', done, { once: true });
+      const timer = timers.setTimeout(done, ms);
+      this.#sleepers.add(done);
       void until?.then(done);
     });
   }
 
   async run(): Promise<RunResult> {
-    const started = performance.now();
+    const started = this.#timers.now();
     const iterator = (this.#iterator = this.#options.rows[Symbol.asyncIterator]());
+    // A stop wakes the lanes that wait (for a slot, a pause, the schedule): their rows come out unsent at once.
+    const wake = () => {
+      this.#wakeLanes();
+      for (const done of [...this.#sleepers]) done();
+    };
+    this.#options.stop.addEventListener('abort', wake, { once: true });
     const lanes: Array<Promise<void>> = [];
     for (let i = 0; i < (this.#options.send ? this.#concurrency : 1); i++) lanes.push(this.#lane());
     await Promise.all(lanes); // lanes catch everything: this waits for the last send to settle
+    this.#options.stop.removeEventListener('abort', wake);
     if (this.#fatal) await iterator.return?.();
     if (this.#fatal) throw this.#fatal;
-    return { elapsedMs: performance.now() - started, lastLine: this.#lastLine };
+    return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
   }
 }

@@ -16,7 +16,11 @@ export type StopReason =
   /** The failed file could not be written: rows can no longer be kept. */
   | { kind: 'failed-file'; path: string; error: unknown }
   /** The journal could not be written: outcomes can no longer be recorded for --resume. */
-  | { kind: 'journal'; path: string; error: unknown };
+  | { kind: 'journal'; path: string; error: unknown }
+  /** --concurrency auto: the service asked to wait longer than a batch waits (Retry-After over 60 s). */
+  | { kind: 'retry-after'; seconds: number }
+  /** --concurrency auto: the service pushed back every request for a while and accepted none. */
+  | { kind: 'pushed-back'; seconds: number };
 
 export function isStopReason(value: unknown): value is StopReason {
   return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
@@ -37,6 +41,10 @@ export function stopCause(reason: StopReason): string {
       return `${reason.path} could not be written (${describeWriteError(reason.error)})`;
     case 'journal':
       return `the journal ${reason.path} could not be written (${describeWriteError(reason.error)})`;
+    case 'retry-after':
+      return `the service asked to wait ${reason.seconds} s (Retry-After), more than a batch waits`;
+    case 'pushed-back':
+      return `the service pushed back every request for ${reason.seconds} s and accepted none`;
   }
 }
 

@@ -9,6 +9,8 @@
  * in each profile.
  */
 import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { PROFILE_NAME } from '../settings/store.js';
@@ -289,21 +291,88 @@ export function catalogError(file: string, problems: CatalogProblem[]): ConfigEr
   });
 }
 
+function cannotRead(file: string, error: unknown): ConfigError {
+  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error, 'reading')}`, {
+    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
+  });
+}
+
 export function readCatalogText(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read catalog ${file}: ${errnoWords(error, 'reading')}`, {
-      hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
-    });
+    throw cannotRead(file, error);
+  }
+}
+
+export interface LoadOptions {
+  /**
+   * A file that remembers catalogs found usable, by the identity the kernel gives the file (device,
+   * inode, size, modification and change times). A catalog unchanged since it passed every rule is
+   * only parsed: the check is most of what a large catalog costs a `fire`, and the file cannot have
+   * changed without its change time moving.
+   */
+  checkedRecord?: string | undefined;
+}
+
+/** Catalogs remembered as usable, at most this many (the last ones checked). */
+const MAX_REMEMBERED = 16;
+/** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
+const SETTLED_MS = 2000;
+
+function identityOf(stat: fs.Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+
+function remembered(record: string): Record<string, string> {
+  try {
+    const data = JSON.parse(fs.readFileSync(record, 'utf8')) as unknown;
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, string>) : {};
+  } catch {
+    return {}; // none yet, or unreadable: every catalog is checked
+  }
+}
+
+function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
+  const entries = Object.entries(known).filter(([name]) => name !== file);
+  entries.push([file, identity]);
+  try {
+    fs.mkdirSync(path.dirname(record), { recursive: true, mode: 0o700 });
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, { mode: 0o600 });
+  } catch {
+    // a folder that cannot be written only means the next run checks again
   }
 }
 
 /** Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be used. */
-export function loadCatalog(file: string): Catalog {
-  const text = readCatalogText(file);
+export function loadCatalog(file: string, options: LoadOptions = {}): Catalog {
+  let text: string;
+  let stat: fs.Stats;
+  try {
+    // One open file for both, so that what is read is what was identified.
+    const fd = fs.openSync(file, 'r');
+    try {
+      stat = fs.fstatSync(fd);
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    throw cannotRead(file, error);
+  }
+  const record = options.checkedRecord;
+  const known = record === undefined ? undefined : remembered(record);
+  const identity = identityOf(stat);
+  if (known?.[file] === identity) {
+    try {
+      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as CatalogData };
+    } catch {
+      // not what was checked after all: check it
+    }
+  }
   const parsed = parseCatalog(text);
   if (!parsed.data) throw catalogError(file, parsed.problems);
+  if (record !== undefined && known !== undefined && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
   return { path: file, text, data: parsed.data };
 }
 

@@ -167,8 +167,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
-  // an adapter that copies each answer's headers into an object: a tenth of the client's time at
-  // batch rates. Here they stay as undici read them, and are looked at only when needed.
+  // an adapter that copies each answer's headers into an object, which showed at batch rates. Here
+  // they stay as undici read them, and are looked at only when needed.
   // undici calls onConnect on a connected socket just before it writes the request: an attempt that
   // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
   onConnect(abort: (error?: Error) => void): void {
@@ -237,8 +237,8 @@ const MIN_QUEUE_LIMIT = 1024;
  * The time limits of attempts that all have the same length: deadlines come in the order the
  * attempts started, so a queue in that order and one timer for the oldest are enough. An attempt that
  * ends is not looked for in the queue: it is marked done, and dropped when it reaches the front.
- * (A Set with a delete per attempt and a timer cleared whenever it emptied cost a tenth of a
- * batch's rate.) The timer does not keep Node running: an attempt in flight has a socket that does.
+ * (A Set with a delete per attempt and a timer cleared whenever it emptied showed in a batch's rate.)
+ * The timer does not keep Node running: an attempt in flight has a socket that does.
  */
 export class Deadlines {
   #queue: Array<Attempt | undefined> = [];

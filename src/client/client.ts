@@ -106,9 +106,11 @@ export class TriggerClient {
     // locals, and at batch rates that was measurable.
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
-      const next = this.#judge(event, outcome, attempt, started);
+      if (options.onAttempt) observe(outcome, options.onAttempt);
+      const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
       if (next.ok) return next;
-      await this.#wait(attempt, next.delayMs, next.reason, options, next.info);
+      const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
+      await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
     }
   }
 
@@ -118,7 +120,7 @@ export class TriggerClient {
    * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
    * and replays.
    */
-  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number): FireResult | Retry {
+  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, throwPushBack: boolean): FireResult | Retry {
     const canRetry = attempt <= this.retries;
     if (outcome.kind === 'failed') {
       const info = { attempts: attempt, durationMs: msSince(started) };
@@ -162,7 +164,7 @@ export class TriggerClient {
       };
     }
     const headers = this.#maskedHeaders(headersOf(rawHeaders));
-    if (isRetryableStatus(status) && canRetry) {
+    if (isRetryableStatus(status) && canRetry && !throwPushBack) {
       const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -304,6 +306,15 @@ function maskFor(key: string): Redactor {
 }
 
 const msSince = (started: number): number => Math.round(monotonicMs() - started);
+
+/** Tells an observer how an attempt ended, in numbers (see FireOptions.onAttempt). */
+function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['onAttempt']>): void {
+  if (outcome.kind === 'failed') return onAttempt(0, outcome.ms, outcome.timedOut, -1);
+  const status = outcome.status;
+  // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
+  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), 'retry-after')) : undefined;
+  onAttempt(status, outcome.ms, false, retryAfter ?? -1);
+}
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
 export function eventUrl(baseUrl: BaseUrl, event: PreparedEvent): string {

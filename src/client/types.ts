@@ -50,6 +50,16 @@ export interface FireOptions {
    * with `notSent` (the answers so far recorded nothing). A request in flight goes on.
    */
   stopRetries?: AbortSignal;
+  /**
+   * Told of every attempt as it ends, synchronously and with numbers only (nothing is allocated for
+   * it): the status (0 when no answer came), the attempt's round trip in ms, whether it timed out,
+   * and for a 429 or 503 the Retry-After in ms (-1 when none was given). For --concurrency auto.
+   */
+  onAttempt?: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) => void;
+  /** A 429 or 503 is not retried here but thrown at once: the caller sends the event again later. */
+  throwPushBack?: boolean;
+  /** Shared by many calls: no retry starts before `pausedUntil` (monotonic ms, as monotonicMs()). */
+  gate?: { readonly pausedUntil: number };
 }
 
 export interface FireResult {

@@ -1,7 +1,7 @@
 /**
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
- * stores and mocks (about 100 ms on every `trigger fire`); one pool of connections to the service
- * loads in a fraction of that. With a proxy configured the index is loaded after all, for its
+ * stores and mocks, paid on every `trigger fire`; one pool of connections to the service loads in a
+ * fraction of that (figures: docs/performance.md). With a proxy configured the index is loaded after all, for its
  * ProxyAgent; so is it should a future undici move the pool's file.
  */
 import type * as Undici from 'undici';

@@ -14,9 +14,11 @@ import { BatchRecorder } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
 import { readRows } from '../batch/rows.js';
 import { Runner } from '../batch/runner.js';
+import { Pace, answerOf } from '../batch/pace.js';
+import { monotonicMs } from '../clock.js';
+import { UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
 import type { StopReason } from '../batch/stop.js';
-import { UsageError, type StopSignal } from '../errors.js';
 import type { RowCheck, TriggerResolver } from '../catalog/resolve.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
@@ -30,7 +32,10 @@ import { capYoungGeneration } from '../v8-tuning.js';
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
   trigger?: string;
-  concurrency: number;
+  /** A fixed number, or auto (the default): found from the service's answers. */
+  concurrency: number | 'auto';
+  /** With auto, the most at once (default 64). */
+  maxConcurrency?: number;
   rate?: number;
   failed?: string;
   journal?: string;
@@ -47,7 +52,15 @@ export async function batch(
   cwd: string = process.cwd(),
 ): Promise<void> {
   const dryRun = options.dryRun === true;
+  if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
+    throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
+      hint: 'drop one of them',
+    });
+  }
   checkPaths(source, options);
+  const auto = options.concurrency === 'auto';
+  const maxConcurrency = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
+  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
   const { settings, catalog } = await resolveCommand({
     flags: settingsFlags(options),
     requireKey: !dryRun,
@@ -71,7 +84,7 @@ export async function batch(
   const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
-  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: options.concurrency, env });
+  const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   const locks: FileLock[] = [];
   let failed: FailedFile | undefined;
   let journal: Journal | undefined;
@@ -104,16 +117,28 @@ export async function batch(
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: options.concurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
-  const fireOptions = { stopRetries: stop.signal }; // the same for every row: one object, not one per row
+  // The same for every row: one object, not one per row. With auto, every attempt is told to the
+  // pace, a push-back comes back here to be sent again, and retries wait for the shared pause.
+  const fireOptions = pace
+    ? {
+        stopRetries: stop.signal,
+        throwPushBack: true,
+        gate: pace,
+        onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
+          pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
+      }
+    : { stopRetries: stop.signal };
   const runner = new Runner({
     rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
     send: client ? (event) => client.fire(event, fireOptions) : undefined,
-    concurrency: options.concurrency,
+    concurrency: maxConcurrency,
+    pace,
+    halt: (reason) => recorder.stopWith(reason),
     rate: options.rate,
     stop: stop.signal,
     sink: recorder,
@@ -121,8 +146,16 @@ export async function batch(
 
   const started = performance.now();
   let total: number | undefined;
-  if (spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose) {
-    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
+  const live = { inFlight: 0, pushedBack: 0 };
+  const render = () => {
+    live.inFlight = runner.inFlight;
+    live.pushedBack = pace?.pushedBack ?? 0;
+    return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
+  };
+  const terminal = spinnerWanted(env, io.terminal);
+  if (!options.quiet && !options.verbose) {
+    // Without a terminal (CI, a log), a plain line every 10 s: a long job's log never goes silent.
+    progress = new Progress(io, render, { plain: !terminal });
     if (input.file && !options.shard)
       void countLines(input.file).then(
         (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
@@ -192,6 +225,7 @@ export async function batch(
     result,
     signal: stoppedBy,
     stderr,
+    pace,
   });
 }
 

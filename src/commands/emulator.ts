@@ -18,6 +18,8 @@ export interface EmulatorCommandOptions {
   failRate?: number;
   failStatus?: number;
   latency?: number;
+  capacity?: number;
+  maxInFlight?: number;
 }
 
 function clock(date: Date): string {
@@ -39,7 +41,11 @@ export function eventLine(entry: RequestEntry, io: Output): string {
 
 export function rejectionLine(entry: RequestEntry, io: Output): string {
   const c = io.errColors;
-  const label = entry.injected ? c.warn(`${entry.status} injected`) : c.error(String(entry.status));
+  const label = entry.injected
+    ? c.warn(`${entry.status} injected`)
+    : entry.pushedBack
+      ? c.warn(`${entry.status} pushed back`)
+      : c.error(String(entry.status));
   return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
@@ -84,6 +90,8 @@ export async function emulator(
     failRate: options.failRate,
     failStatus: options.failStatus,
     latencyMs: options.latency,
+    capacity: options.capacity,
+    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry) {
       if (entry.event) io.stdout(eventLine(entry, io));
@@ -113,6 +121,8 @@ export async function emulator(
     io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   }
   if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
   if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
   io.stderr(c.dim('  Ctrl-C stops it.'));
 
@@ -133,7 +143,10 @@ export async function emulator(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  const { recorded, rejected, injected } = server.stats;
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';
   // In a terminal the ^C the terminal echoed is still on the line: start a new one.
-  io.stderr(`${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures`);
+  io.stderr(
+    `${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`,
+  );
 }

@@ -37,6 +37,14 @@ export const seconds = positiveNumber('a number of seconds greater than 0, e.g. 
 export const rate = positiveNumber('a number of requests per second greater than 0, e.g. 50', 1_000_000);
 export const retries = wholeNumber(0, 100);
 
+/** --concurrency: auto, or a whole number from 1 to 256. */
+export function concurrency(text: string): number | 'auto' {
+  if (text.trim().toLowerCase() === 'auto') return 'auto';
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 256) throw new InvalidArgumentError('expected auto, or a whole number from 1 to 256');
+  return n;
+}
+
 /** --shard i/n. */
 export function shard(text: string): Shard {
   try {

@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { valueTextIn } from '../client/request.js';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
+import { monotonicMs } from '../clock.js';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './defaults.js';
 
 export interface EmulatorOptions {
   /** Default 8787; 0 picks a free port. */
@@ -31,6 +33,15 @@ export interface EmulatorOptions {
   failStatus?: number;
   /** Delay before every answer, ms. */
   latencyMs?: number;
+  /**
+   * Requests per second it takes (a token bucket holding a tenth of a second's worth); beyond that
+   * it answers 429 with Retry-After, as a rate-limited service does.
+   */
+  capacity?: number;
+  /** Requests it works on at once; beyond that it answers 503 with Retry-After, as an overloaded one does. */
+  maxInFlight?: number;
+  /** For tests of --capacity: the clock of the token bucket, ms (default: a monotonic clock). */
+  now?: () => number;
   /** Keep recorded events in `events` (default true; the CLI only counts them). */
   keepEvents?: boolean;
   /** Called for every request once it is answered. */
@@ -63,6 +74,8 @@ export interface RequestEntry {
   /** Set when the request was recorded. */
   event?: RecordedEvent;
   injected: boolean;
+  /** Answered 429 or 503 because of --capacity or --max-in-flight. */
+  pushedBack?: boolean;
 }
 
 export interface Emulator {
@@ -76,7 +89,7 @@ export interface Emulator {
   /** Recorded events, oldest first (empty when keepEvents is false). */
   readonly events: RecordedEvent[];
   /** Requests answered so far, and how many were recorded. */
-  readonly stats: { requests: number; recorded: number; rejected: number; injected: number };
+  readonly stats: { requests: number; recorded: number; rejected: number; injected: number; pushedBack: number };
   /** Stops accepting, lets requests in flight finish, then resolves. */
   close(options?: { force?: boolean }): Promise<void>;
 }
@@ -132,7 +145,7 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 }
 
 export function checkEmulatorOptions(options: EmulatorOptions): void {
-  const { failRate = 0, failStatus = 503, latencyMs = 0, port = 8787 } = options;
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
   if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
   if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
     throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
@@ -141,6 +154,45 @@ export function checkEmulatorOptions(options: EmulatorOptions): void {
     throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
   }
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be from 0 to 65535`);
+  const { capacity, maxInFlight } = options;
+  if (capacity !== undefined && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1_000_000)) {
+    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
+  }
+  if (maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1_000_000)) {
+    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
+  }
+}
+
+/**
+ * A token bucket: `perSecond` tokens a second, holding at most a tenth of a second's worth (at least
+ * one), so that a client cannot bank a second's worth and spend it in one burst.
+ */
+export class TokenBucket {
+  readonly #perMs: number;
+  readonly #size: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #at: number;
+
+  constructor(perSecond: number, now: () => number) {
+    this.#perMs = perSecond / 1000;
+    this.#size = Math.max(1, perSecond / 10);
+    this.#now = now;
+    this.#tokens = this.#size;
+    this.#at = now();
+  }
+
+  /** Takes a token: 0 when there was one, else the milliseconds until there is. */
+  take(): number {
+    const now = this.#now();
+    this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
+    this.#at = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 0;
+    }
+    return (1 - this.#tokens) / this.#perMs;
+  }
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -150,12 +202,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const key = options.key || generateKey();
   const triggers = options.triggers?.length ? new Set(options.triggers) : undefined;
   const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? 503;
+  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
   const latencyMs = options.latencyMs ?? 0;
   const random = options.random ?? Math.random;
   const keepEvents = options.keepEvents ?? true;
+  const bucket = options.capacity === undefined ? undefined : new TokenBucket(options.capacity, options.now ?? monotonicMs);
+  const maxInFlight = options.maxInFlight ?? Infinity;
+  let working = 0;
   const events: RecordedEvent[] = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0 };
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
   let closing = false;
   let sequence = 0;
 
@@ -163,8 +218,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let logFd: number | undefined;
   if (options.log) {
     try {
-      logFd = fs.openSync(options.log, 'a');
+      logFd = openLog(options.log);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
+        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`,
+        });
+      }
       const reason = errnoWords(error, 'writing');
       throw new UsageError(`cannot open the log file ${options.log}: ${reason}`, {
         hint: 'check that its folder exists and is writable',
@@ -179,8 +239,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     body: unknown,
     entry: Omit<RequestEntry, 'method' | 'url' | 'status'>,
     headers: http.OutgoingHttpHeaders = {},
+    admitted = false,
   ) => {
     const send = () => {
+      if (admitted) working--;
       // A client that gave up waiting still had its event recorded (and logged): report it all the
       // same, so that the console and --log always agree.
       if (!res.destroyed) {
@@ -190,6 +252,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       stats.requests++;
       if (entry.event) stats.recorded++;
       else if (entry.injected) stats.injected++;
+      else if (entry.pushedBack) stats.pushedBack++;
       else stats.rejected++;
       options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', status, ...entry });
     };
@@ -222,11 +285,35 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (scheme.toLowerCase() !== 'bearer' || token !== key) return fail(401, 'invalid API key');
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
-    if (tooBig) return fail(413, 'the body is larger than 1 MiB');
+    // The limits come after the key, as a service's limits are per account.
+    if (bucket) {
+      const waitMs = bucket.take();
+      if (waitMs > 0) {
+        const error = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
+        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1000)));
+        return answer(
+          req,
+          res,
+          429,
+          { success: false, error },
+          { error, injected: false, pushedBack: true },
+          { 'retry-after': retryAfter },
+        );
+      }
+    }
+    if (working >= maxInFlight) {
+      const error = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
+      return answer(req, res, 503, { success: false, error }, { error, injected: false, pushedBack: true }, { 'retry-after': '1' });
+    }
+    working++;
+    const ok = (status: number, body: unknown, entry: Omit<RequestEntry, 'method' | 'url' | 'status'>) =>
+      answer(req, res, status, body, entry, {}, true);
+    const refuse = (status: number, error: string) => ok(status, { success: false, error }, { error, injected: false });
+    if (tooBig) return refuse(413, 'the body is larger than 1 MiB');
     const checked = checkBody(body);
-    if ('error' in checked) return fail(400, checked.error);
+    if ('error' in checked) return refuse(400, checked.error);
     if (triggers && !triggers.has(route.triggerId)) {
-      return fail(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(', ')}`);
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(', ')}`);
     }
 
     const event: RecordedEvent = {
@@ -243,11 +330,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
         const reason = errnoWords(error, 'writing');
         options.onLogError?.(`cannot write the log ${options.log}: ${reason}; the event was answered 500 and not recorded`);
-        return fail(500, `the emulator could not write its log (${reason})`);
+        return refuse(500, `the emulator could not write its log (${reason})`);
       }
     }
     if (keepEvents) events.push(event);
-    answer(req, res, 200, { success: true }, { event, injected: false });
+    ok(200, { success: true }, { event, injected: false });
   };
 
   const server = http.createServer((req, res) => {
@@ -265,10 +352,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (logFd !== undefined) fs.closeSync(logFd);
-      const where = `${host}:${options.port ?? 8787}`;
+      const where = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error.code === 'EADDRINUSE') {
         reject(
-          new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, {
+          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
             hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
           }),
         );
@@ -283,7 +370,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
     };
     server.once('error', onError);
-    server.listen(options.port ?? 8787, host, () => {
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
       server.off('error', onError);
       resolve();
     });
@@ -319,6 +406,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return closed;
     },
   };
+}
+
+/**
+ * Opens the log for appending. Opening a FIFO that no one reads blocks until someone does, before
+ * the emulator listens, with nothing said: a FIFO is first opened without blocking, which fails at
+ * once (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for
+ * a slow reader rather than fail.
+ */
+function openLog(file: string): number {
+  let isFifo = false;
+  try {
+    isFifo = fs.statSync(file).isFIFO();
+  } catch {
+    // not there yet: created below
+  }
+  if (!isFifo) return fs.openSync(file, 'a');
+  const probe = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  try {
+    return fs.openSync(file, 'a');
+  } finally {
+    fs.closeSync(probe);
+  }
 }
 
 /** One NDJSON line for the log: the value keeps the digits that were sent. */

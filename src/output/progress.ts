@@ -1,26 +1,41 @@
 /**
- * A progress line on stderr, redrawn in place, for a terminal only (see spinnerWanted). Lines written
- * meanwhile go through clear() first so that they never run into it.
+ * Progress on stderr. In a terminal (see spinnerWanted), one line redrawn in place; lines written
+ * meanwhile go through clear() first so that they never run into it. Without one (CI, a log file),
+ * the same line as a plain line every `everyMs` (10 s), so that a long job's log never goes silent.
  */
 import type { Output } from './io.js';
+
+/** How often a plain progress line is written when stderr is not a terminal. */
+export const PLAIN_PROGRESS_MS = 10_000;
+
+export interface ProgressOptions {
+  /** A plain line now and then instead of one redrawn in place. */
+  plain?: boolean;
+  everyMs?: number;
+}
 
 export class Progress {
   readonly #io: Output;
   readonly #render: () => string;
+  readonly #plain: boolean;
+  readonly #everyMs: number;
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
 
-  constructor(io: Output, render: () => string) {
+  constructor(io: Output, render: () => string, options: ProgressOptions = {}) {
     this.#io = io;
     this.#render = render;
+    this.#plain = options.plain === true;
+    this.#everyMs = options.everyMs ?? (this.#plain ? PLAIN_PROGRESS_MS : 200);
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.draw(), 200);
+    this.#timer = setInterval(() => this.draw(), this.#everyMs);
     this.#timer.unref();
   }
 
   draw(): void {
+    if (this.#plain) return this.#io.stderr(this.#render());
     this.#io.terminal.write(`\r\x1b[K${this.#render()}`);
     this.#shown = true;
   }

@@ -2,8 +2,9 @@
  * Resolving settings, highest first: command-line flag, environment, the selected profile.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { configPath } from './paths.js';
+import { configDir, configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
 import { proxyFor } from '../client/undici.js';
 import { versionedBaseUrlWarning } from './base-url-warning.js';
@@ -193,6 +194,9 @@ export interface CommandResolveOptions extends ResolveOptions {
   catalog?: string | boolean | undefined;
 }
 
+/** Where the catalogs found usable are remembered, beside the config file (see loadCatalog). */
+const CATALOG_RECORD = 'catalog-checked.json';
+
 /** What a command that sends works with: the settings, and the catalog's resolver when there is a catalog. */
 export interface CommandWorld {
   settings: Settings;
@@ -209,5 +213,6 @@ export async function resolveCommand(options: CommandResolveOptions = {}): Promi
   const found = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
   if (!found) return { settings, catalog: undefined };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
-  return { settings, catalog: new TriggerResolver(loadCatalog(found.path), settings.profile) };
+  const checkedRecord = path.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  return { settings, catalog: new TriggerResolver(loadCatalog(found.path, { checkedRecord }), settings.profile) };
 }

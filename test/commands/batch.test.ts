@@ -42,7 +42,7 @@ describe('trigger batch, in-process', () => {
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
     [['-', '--resume'], '--resume goes with --journal <file>'],
     [['-', '--journal', 'j'], '--journal needs the input as a regular file'],
-    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected a whole number from 1 to 256"],
+    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
     [['-', '--shard', '0/2'], "error: --shard '0/2' is not valid"],
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
   ])('usage error %j: exit 2, nothing sent', async (args, message) => {

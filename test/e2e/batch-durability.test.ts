@@ -42,7 +42,7 @@ describe('kill -9 with a journal, then --resume', () => {
     slowly(2);
     const input = file('big.csv', csvRows(20_000));
     const journal = at('big.journal');
-    const killed = await run(['batch', input, '--journal', journal, '--failed', at('failed.csv')], {
+    const killed = await run(['batch', input, '--concurrency', '8', '--journal', journal, '--failed', at('failed.csv')], {
       env: box.env,
       timeoutMs: 60_000,
       onSpawn: killAfter(server, 5000, 'SIGKILL'),

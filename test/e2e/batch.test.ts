@@ -108,7 +108,7 @@ describe('trigger batch: input', () => {
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
     [['-', '--format', 'xml'], "error: --format 'xml' is not one of csv, ndjson or lines"],
-    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected a whole number from 1 to 256"],
+    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
     [['-', '--rate', '-5'], 'error:'],
   ])('%j is a usage error: exit 2, nothing sent', async (args, message) => {
     const result = await batch(args, 'triggerId,userId\nt,u\n');

@@ -100,7 +100,7 @@ describe('wording', () => {
 
   it('a bad --concurrency says it once', async () => {
     const result = await run(['batch', '-', '--concurrency', '0'], { env: box.env, input: '' });
-    expect(result.stderr.split('\n')[0]).toBe("error: --concurrency '0' is not valid: expected a whole number from 1 to 256");
+    expect(result.stderr.split('\n')[0]).toBe("error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256");
   });
 
   it('a binary file is one readable line, not raw bytes', async () => {

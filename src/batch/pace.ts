@@ -1,0 +1,237 @@
+/**
+ * --concurrency auto: how many requests a batch keeps in flight, found from the answers.
+ *
+ * A limit-based controller in the manner of TCP Vegas (as in Netflix's concurrency-limits), with a
+ * slow start, decided once per round trip (a "window"):
+ *
+ * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
+ *   fast as the fastest round trip seen (no queue is building).
+ * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
+ *   the limit grows by its square root (by one within 10 s of a push-back); when it grows (50% over: a queue is building), the
+ *   limit shrinks by a tenth; in between it holds.
+ * - Push-back (429, 503) sets the limit to what the service actually took in that round trip
+ *   (accepted per ms × RTT), a little under it; a time-out halves it. Either ends slow start.
+ *   A rate limit does not slow the answers down, so round trips alone would never see it.
+ * - A round trip in which the service pushed back and accepted nothing pauses every sender for the
+ *   Retry-After it gave (1 s if none), with jitter so that the senders do not come back in lockstep;
+ *   a Retry-After over 60 s, or nothing accepted for `stallMs` while it keeps pushing back, stops the
+ *   batch (the rest is kept), as the breaker does for a service that is down.
+ *
+ * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
+ * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
+ * allocated per request.
+ */
+
+/** Why the pace stops a batch (worded in stop.ts, with the other reasons). */
+export type PaceStop = { kind: 'retry-after'; seconds: number } | { kind: 'pushed-back'; seconds: number };
+
+/** What one attempt came to, as the controller sees it (numbers, so that telling it allocates nothing). */
+export const Answer = {
+  /** 2xx: the service took it. */
+  Accepted: 0,
+  /** 429 or 503: the service asked to slow down; the row is sent again. */
+  PushedBack: 1,
+  /** No answer within the time limit. */
+  TimedOut: 2,
+  /** Any other answer or failure (a refusal, a reset): says nothing of the pace. */
+  Other: 3,
+} as const;
+export type Answer = (typeof Answer)[keyof typeof Answer];
+
+export interface PaceOptions {
+  /** --max-concurrency: never above this. */
+  max: number;
+  /** The limit to start from (default 4, or max if lower). */
+  initial?: number;
+  /** A monotonic clock, ms. */
+  now: () => number;
+  /** A source of numbers in [0, 1), for the jitter of pauses. */
+  random?: () => number;
+  /** Stop when the service has pushed back and accepted nothing for this long (default 30 s). */
+  stallMs?: number;
+}
+
+/** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
+export const MAX_PAUSE_MS = 60_000;
+/** The pause when a push-back gives no Retry-After. */
+const DEFAULT_PAUSE_MS = 1_000;
+/** Slow start goes on while a round trip is within this factor of the base. */
+const SLOW_START_TOLERANCE = 1.25;
+/**
+ * Round trips within this many ms of the base are the same: on loopback, or on a loaded machine,
+ * a millisecond or two is the client's own scheduling, not a queue at the service.
+ */
+const NOISE_MS = 2;
+/**
+ * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
+ * is over 50% above it (a queue is building), hold in between. Vegas counts the queue in requests
+ * (limit × (RTT − base) / RTT against 3 and 6); on a shared machine the client's own delays grow
+ * with the limit and read as a queue, which held it far below what the service took.
+ */
+const GROW_BELOW = 1.1;
+const SHRINK_ABOVE = 1.5;
+const SHRINK_BY = 0.9;
+/** How long after a push-back the limit grows by one at a time. */
+const CAUTIOUS_MS = 10_000;
+/** After push-back, the limit goes to this share of what the service took. */
+const PUSH_BACK_SHARE = 0.9;
+
+export class Pace {
+  readonly max: number;
+  /** Requests that may be in flight now (a whole number, 1..max). */
+  limit: number;
+  /** No request may start before this time (the shared gate); 0 when open. */
+  pausedUntil = 0;
+  /** The lowest and highest limit used so far. */
+  lowest: number;
+  highest: number;
+  /** Answers that pushed back (429, 503), over the run. */
+  pushedBack = 0;
+  /** Set when the batch must stop; says why. */
+  stopReason: PaceStop | undefined;
+
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #stallMs: number;
+  #value: number;
+  #slowStart = true;
+  /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
+  #baseRtt = Infinity;
+  /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
+  #windowMs = -1;
+  #lastAccepted: number;
+  #lastPushBack = -Infinity;
+  /** Whether the last window's round trip was over SHRINK_ABOVE. */
+  #slowBefore = false;
+  // The current window.
+  #windowStart: number;
+  #accepted = 0;
+  #pushed = 0;
+  #timedOut = 0;
+  #rttSum = 0;
+  /** The longest Retry-After of the window, -1 when none was given. */
+  #retryAfterMs = -1;
+
+  constructor(options: PaceOptions) {
+    this.max = Math.max(1, Math.floor(options.max));
+    this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
+    this.limit = Math.floor(this.#value);
+    this.lowest = this.highest = this.limit;
+    this.#now = options.now;
+    this.#random = options.random ?? Math.random;
+    this.#stallMs = options.stallMs ?? 30_000;
+    this.#windowStart = this.#lastAccepted = options.now();
+  }
+
+  /**
+   * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
+   * the Retry-After in ms (negative when none was given).
+   */
+  answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
+    const now = this.#now();
+    if (this.#windowMs < 0) this.#windowMs = rttMs;
+    if (answer === Answer.Accepted) {
+      this.#accepted++;
+      this.#rttSum += rttMs;
+      this.#lastAccepted = now;
+    } else if (answer === Answer.PushedBack) {
+      this.#pushed++;
+      this.#lastPushBack = now;
+      this.pushedBack++;
+      if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
+      if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
+        this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
+      } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
+        this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#lastAccepted) / 1000) };
+      }
+    } else if (answer === Answer.TimedOut) {
+      this.#timedOut++;
+    }
+    // One decision per round trip: a window lasts as long as the last one's answers took.
+    if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /** Whether a request may start now (below the limit, and not paused). */
+  open(inFlight: number): boolean {
+    return inFlight < this.limit && (this.pausedUntil === 0 || this.#now() >= this.pausedUntil);
+  }
+
+  #decide(now: number): void {
+    const elapsed = Math.max(1, now - this.#windowStart);
+    const accepted = this.#accepted;
+    if (accepted > 0) {
+      const rtt = this.#rttSum / accepted;
+      if (rtt < this.#baseRtt) this.#baseRtt = rtt;
+      this.#windowMs = rtt;
+    }
+    if (this.#pushed > 0 || this.#timedOut > 0) {
+      this.#slowStart = false;
+      let next = this.#value;
+      if (this.#timedOut > 0) next = next / 2;
+      if (this.#pushed > 0) {
+        // What the service took this round trip, as a number in flight (Little's law): accepted per
+        // ms × this round trip. (× the base round trip undershot on a loaded machine, where answers
+        // take longer than the fastest seen: see docs/pace.md.)
+        const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
+        next = Math.min(next, Math.max(1, ((accepted * rtt) / elapsed) * PUSH_BACK_SHARE));
+        if (accepted === 0) this.#pause(now);
+      }
+      this.#set(next);
+    } else if (accepted > 0) {
+      const rtt = this.#rttSum / accepted;
+      if (this.#slowStart) {
+        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+        else this.#slowStart = false;
+      }
+      if (!this.#slowStart) {
+        // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips, not
+        // 32. Near a limit the service has pushed back at (in the last CAUTIOUS_MS), by one: a rate
+        // limit does not slow answers down, so only push-back finds it, and each overshoot costs.
+        const step = now - this.#lastPushBack < CAUTIOUS_MS ? 1 : Math.sqrt(this.#value);
+        if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + step);
+        else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
+          // Two round trips in a row: one slow round trip is as often the client's machine as the service.
+          if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+          this.#slowBefore = true;
+          return this.#nextWindow(now);
+        }
+      }
+    }
+    this.#slowBefore = false;
+    this.#nextWindow(now);
+  }
+
+  #nextWindow(now: number): void {
+    this.#windowStart = now;
+    this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
+    this.#retryAfterMs = -1;
+  }
+
+  /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
+  #pause(now: number): void {
+    const wait = this.#retryAfterMs >= 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
+    const until = now + wait * (1 + this.#random() / 2);
+    if (until > this.pausedUntil) this.pausedUntil = until;
+    // Resume gently: the senders that come back should not all push back again.
+    this.#set(Math.min(this.#value, Math.max(1, this.#value / 2)));
+  }
+
+  #set(value: number): void {
+    this.#value = Math.min(this.max, Math.max(1, value));
+    this.limit = Math.floor(this.#value);
+    if (this.limit < this.lowest) this.lowest = this.limit;
+    if (this.limit > this.highest) this.highest = this.limit;
+  }
+
+  /** The time the gate opens again, if a request cannot start now because of a pause. */
+  pausedFor(): number {
+    return this.pausedUntil === 0 ? 0 : Math.max(0, this.pausedUntil - this.#now());
+  }
+}
+
+/** What an attempt's status (0: no answer) comes to, for the controller. */
+export function answerOf(status: number, timedOut: boolean): Answer {
+  if (status >= 200 && status < 300) return Answer.Accepted;
+  if (status === 429 || status === 503) return Answer.PushedBack;
+  return timedOut ? Answer.TimedOut : Answer.Other;
+}

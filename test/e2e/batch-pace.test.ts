@@ -1,0 +1,146 @@
+/**
+ * `trigger batch` with --concurrency auto (the default) against a real server on 127.0.0.1 that
+ * pushes back: rows pushed back are sent again instead of failing, Retry-After pauses every sender,
+ * a Retry-After beyond a minute stops the batch and keeps the rest, and the summary says so.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectNoKey, run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+
+const csv = (rows: number) => {
+  const target = path.join(box.home, 'rows.csv');
+  fs.writeFileSync(target, `triggerId,userId\n${Array.from({ length: rows }, (_, i) => `t,u${i}`).join('\n')}\n`);
+  return target;
+};
+const failedFile = () => path.join(box.home, 'failed.csv');
+const failedRows = () => fs.readFileSync(failedFile(), 'utf8').trim().split('\n').length - 1;
+const batch = (args: string[], onSpawn?: Parameters<typeof run>[1]['onSpawn']) =>
+  run(['batch', ...args, '--failed', failedFile()], { env: box.env, timeoutMs: 60_000, onSpawn });
+
+describe('--concurrency auto: push-back', () => {
+  it('a row answered 429 waits its turn and is sent again, without spending --retries', async () => {
+    // Every third request is pushed back, with Retry-After: 0.
+    server.handle((_req, res, index) =>
+      index % 3 === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, { success: true }),
+    );
+    const result = await batch([csv(60), '--retries', '0', '--json']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ok: boolean; attempts: number });
+    expect(lines).toHaveLength(60);
+    expect(lines.every((l) => l.ok)).toBe(true);
+    const pushed = server.requests.length - 60;
+    expect(pushed).toBeGreaterThan(0);
+    // Each push-back counts as one of its row's attempts.
+    expect(lines.reduce((sum, l) => sum + l.attempts, 0)).toBe(server.requests.length);
+    expect(new Set(server.requests.filter((_r, i) => i % 3 !== 0).map((r) => r.url)).size).toBe(60); // each accepted once
+    expect(failedRows()).toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`concurrency auto, \\d+ to \\d+ at once; ${pushed} answers pushed back \\(429/503\\)`));
+    expectNoKey(result);
+  });
+
+  it('a 503 with Retry-After pauses every sender, not only the row that got it', async () => {
+    let pushingBackUntil = 0;
+    server.handle((req, res, index) => {
+      if (index === 0) pushingBackUntil = req.at + 150;
+      if (req.at < pushingBackUntil) json(res, 503, { error: 'overloaded' }, { 'retry-after': '1' });
+      else json(res, 200, { success: true });
+    });
+    const result = await batch([csv(30)]);
+    expect(result.code).toBe(0);
+    const times = server.requests.map((r) => r.at - server.requests[0]!.at);
+    const pushed = times.filter((t) => t < 150).length;
+    const after = times.filter((t) => t >= 150);
+    expect(after).toHaveLength(30); // every row accepted in the end, once
+    // Nothing was sent from the end of the push-backs until the Retry-After had passed.
+    expect(Math.min(...after)).toBeGreaterThanOrEqual(1000);
+    expect(result.stdout).toContain(`${pushed} answer${pushed === 1 ? '' : 's'} pushed back`);
+  });
+
+  it('a Retry-After beyond 60 s stops the batch early and keeps every row not accepted', async () => {
+    server.handle((_req, res, index) =>
+      index < 5 ? json(res, 200, { success: true }) : json(res, 429, { error: 'quota' }, { 'retry-after': '3600' }),
+    );
+    const result = await batch([csv(500)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('stopping: the service asked to wait 3600 s (Retry-After), more than a batch waits');
+    expect(server.requests.length).toBeLessThan(100);
+    expect(failedRows()).toBe(495); // 5 accepted, every other row kept
+    expect(fs.readFileSync(failedFile(), 'utf8')).toContain('not sent: the batch stopped because the service asked to wait 3600 s');
+  });
+
+  it('a signal ends a pause at once: the rows are kept and the batch exits 130', async () => {
+    server.handle((_req, res) => json(res, 503, { error: 'overloaded' }, { 'retry-after': '50' }));
+    let started = 0;
+    const result = await batch([csv(40)], (child) => {
+      const timer = setInterval(() => {
+        if (server.requests.length > 0 && !started) {
+          started = performance.now();
+          setTimeout(() => child.kill('SIGINT'), 300);
+          clearInterval(timer);
+        }
+      }, 10);
+    });
+    expect(result.code).toBe(130);
+    expect(performance.now() - started).toBeLessThan(5_000); // not the 50 s it was asked to wait
+    expect(failedRows()).toBe(40);
+    expect(result.stderr).toMatch(/answers? pushed back/);
+  });
+});
+
+describe('--concurrency auto: limits and options', () => {
+  it('never has more than --max-concurrency requests in flight at the server', async () => {
+    server.handle((_req, res) => void setTimeout(() => json(res, 200, { success: true }), 20));
+    const result = await batch([csv(200), '--max-concurrency', '3']);
+    expect(result.code).toBe(0);
+    expect(server.inFlight.max).toBeLessThanOrEqual(3);
+    expect(server.inFlight.max).toBeGreaterThanOrEqual(2);
+    expect(result.stdout).toMatch(/concurrency auto, (\d to )?3 at once; 0 answers pushed back/);
+  });
+
+  it('grows beyond the old default of 8 against a service that keeps up', async () => {
+    server.handle((_req, res) => void setTimeout(() => json(res, 200, { success: true }), 30));
+    const result = await batch([csv(600)]);
+    expect(result.code).toBe(0);
+    expect(server.inFlight.max).toBeGreaterThan(8);
+    expect(server.inFlight.max).toBeLessThanOrEqual(64);
+  });
+
+  it('--concurrency <n> keeps a fixed number: a 429 spends a retry as before, and the summary has no pace line', async () => {
+    server.handle((_req, res, index) =>
+      index === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, { success: true }),
+    );
+    const result = await batch([csv(1), '--concurrency', '4', '--retries', '0']);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(failedRows()).toBe(1);
+    expect(result.stdout + result.stderr).not.toContain('concurrency auto');
+  });
+
+  it('--max-concurrency with a fixed --concurrency is a usage error, and nothing is sent', async () => {
+    const result = await batch([csv(3), '--concurrency', '8', '--max-concurrency', '16']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: --max-concurrency goes with --concurrency auto');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['--concurrency', 'fast'],
+    ['--concurrency', '0'],
+    ['--max-concurrency', '0'],
+    ['--max-concurrency', 'auto'],
+  ])('%s %s is a usage error', async (flag, value) => {
+    const result = await batch([csv(3), flag, value]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: /m);
+    expect(server.requests).toHaveLength(0);
+  });
+});

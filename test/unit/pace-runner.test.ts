@@ -1,0 +1,162 @@
+/**
+ * The runner under --concurrency auto, with the pace's clock and the runner's timers injected: lanes
+ * follow the current limit, a pushed-back row is sent again, a pause holds every lane and a stop ends
+ * it at once, and the pace's reason to stop halts the batch.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FireResult } from '../../src/client/client.js';
+import type { PreparedEvent } from '../../src/client/request.js';
+import { Answer, Pace } from '../../src/batch/pace.js';
+import type { Row } from '../../src/batch/rows.js';
+import { Runner, type Outcome, type Timers } from '../../src/batch/runner.js';
+import { ServiceError } from '../../src/errors.js';
+
+function rowsFrom(n: number): AsyncIterable<Row[]> {
+  return (async function* () {
+    const chunk: Row[] = [];
+    for (let j = 0; j < n; j++) {
+      const event: PreparedEvent = { triggerId: 't', userId: `u${j}`, value: undefined, path: `/p/${j}`, body: '{}' };
+      chunk.push({
+        line: j + 1,
+        record: { format: 'lines', triggerId: 't', userId: `u${j}` },
+        triggerId: 't',
+        userId: `u${j}`,
+        value: undefined,
+        event,
+      });
+    }
+    yield chunk;
+  })();
+}
+
+const ok = (event: PreparedEvent): FireResult => ({
+  ...{ ok: true, status: 200, statusText: 'OK', triggerId: event.triggerId, userId: event.userId, value: undefined },
+  ...{ attempts: 1, durationMs: 1, requestId: undefined, response: { success: true } },
+});
+const tooMany = () =>
+  new ServiceError('429 Too Many Requests', {
+    status: 429,
+    statusText: 'Too Many Requests',
+    attempts: 1,
+    durationMs: 1,
+    requestId: undefined,
+  });
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Timers that never fire by themselves: a pause lasts until a stop ends it. */
+function heldTimers(): Timers & { asked: number[] } {
+  const asked: number[] = [];
+  return { asked, now: () => 0, setTimeout: (_fn, ms) => asked.push(ms), clearTimeout: () => undefined };
+}
+
+async function run(
+  pace: Pace,
+  rows: number,
+  send: (event: PreparedEvent) => Promise<FireResult>,
+  options: { stop?: AbortController; timers?: Timers } = {},
+) {
+  const stop = options.stop ?? new AbortController();
+  const outcomes = new Map<number, Outcome>();
+  const runner = new Runner({
+    rows: rowsFrom(rows),
+    send,
+    concurrency: 1,
+    pace,
+    halt: (reason) => stop.abort(reason),
+    timers: options.timers,
+    stop: stop.signal,
+    sink: { starting: () => true, outcome: (row, outcome) => void outcomes.set(row.line, outcome) },
+  });
+  await runner.run();
+  return { outcomes, runner };
+}
+
+describe('the runner with --concurrency auto', () => {
+  it('starts lanes up to the maximum, and never has more in flight than the current limit', async () => {
+    let now = 0;
+    const pace = new Pace({ max: 16, initial: 2, now: () => now });
+    let inFlight = 0;
+    let most = 0;
+    const { outcomes } = await run(pace, 400, async (event) => {
+      inFlight++;
+      expect(inFlight).toBeLessThanOrEqual(pace.limit);
+      most = Math.max(most, inFlight);
+      await turn();
+      now += 5;
+      inFlight--;
+      pace.answered(Answer.Accepted, 50);
+      return ok(event);
+    });
+    expect(outcomes.size).toBe(400);
+    expect([...outcomes.values()].every((o) => o.kind === 'accepted')).toBe(true);
+    expect(most).toBe(16); // grew from 2 to the maximum
+    expect(pace.highest).toBe(16);
+  });
+
+  it('sends a pushed-back row again instead of failing it, and counts its attempts', async () => {
+    const pace = new Pace({ max: 4, now: () => 0, random: () => 0 });
+    const tries = new Map<string, number>();
+    const { outcomes } = await run(pace, 20, async (event) => {
+      await turn();
+      const n = (tries.get(event.userId) ?? 0) + 1;
+      tries.set(event.userId, n);
+      if (n <= 2 && Number(event.userId.slice(1)) % 2 === 0) {
+        pace.answered(Answer.PushedBack, 50, 0);
+        throw tooMany();
+      }
+      pace.answered(Answer.Accepted, 50);
+      return ok(event);
+    });
+    expect([...outcomes.values()].map((o) => o.kind)).toEqual(Array.from({ length: 20 }, () => 'accepted'));
+    const attempts = [...outcomes.entries()].map(([line, o]) => (o.kind === 'accepted' ? o.result.attempts : 0) - (line % 2 === 1 ? 2 : 0));
+    expect(attempts.every((a) => a === 1)).toBe(true); // even users (odd lines) took 3 attempts, the rest 1
+    expect(pace.pushedBack).toBe(20);
+  });
+
+  it('a pause holds every lane, and a stop ends it at once: the rows left are unsent', async () => {
+    let now = 0;
+    const pace = new Pace({ max: 8, now: () => now, random: () => 0 });
+    const timers = heldTimers();
+    const stop = new AbortController();
+    let sent = 0;
+    const running = run(
+      pace,
+      50,
+      async (event) => {
+        sent++;
+        await turn();
+        now += 60;
+        pace.answered(Answer.PushedBack, 50, 30_000); // nothing accepted: every sender pauses 30 s
+        throw Object.assign(tooMany(), { event });
+      },
+      { stop, timers },
+    );
+    for (let i = 0; i < 20 && timers.asked.length === 0; i++) await turn();
+    expect(timers.asked.length).toBeGreaterThan(0);
+    expect(timers.asked.every((ms) => ms === 30_000)).toBe(true);
+    const sentBeforeStop = sent;
+    stop.abort({ kind: 'signal', signal: 'SIGINT' });
+    const { outcomes } = await running;
+    expect(sent).toBe(sentBeforeStop); // nothing more went out
+    expect(outcomes.size).toBe(50);
+    expect([...outcomes.values()].filter((o) => o.kind === 'unsent')).toHaveLength(50);
+  });
+
+  it('halts the batch when the pace says so (a Retry-After over 60 s), keeping the rest', async () => {
+    const pace = new Pace({ max: 4, now: () => 0 });
+    const { outcomes } = await run(pace, 30, async (event) => {
+      await turn();
+      if (event.userId === 'u5') {
+        pace.answered(Answer.PushedBack, 50, 120_000);
+        throw tooMany();
+      }
+      pace.answered(Answer.Accepted, 50);
+      return ok(event);
+    });
+    const kinds = [...outcomes.values()].map((o) => o.kind);
+    expect(outcomes.size).toBe(30);
+    expect(kinds.filter((k) => k === 'accepted').length).toBeLessThan(12);
+    const unsent = [...outcomes.values()].find((o) => o.kind === 'unsent');
+    expect(unsent).toEqual({ kind: 'unsent', stop: { kind: 'retry-after', seconds: 120 } });
+  });
+});

@@ -1,0 +1,339 @@
+/**
+ * The --concurrency auto controller on a simulated clock: how it grows, shrinks and pauses, and
+ * (simulated end to end) how it does against services with limits. No wall clock anywhere.
+ */
+import { describe, expect, it } from 'vitest';
+import { Answer, MAX_PAUSE_MS, Pace } from '../../src/batch/pace.js';
+import { stopCause } from '../../src/batch/stop.js';
+
+/** A controller on a clock the test moves. */
+function controller(options: { max?: number; initial?: number; random?: () => number; stallMs?: number } = {}) {
+  const clock = { now: 0 };
+  const pace = new Pace({ max: options.max ?? 64, now: () => clock.now, ...options });
+  /** One round trip of `n` answers of one kind, each taking `rtt` ms, spread over the round trip. */
+  const roundTrip = (n: number, rtt: number, answer: Answer = Answer.Accepted, retryAfterMs = -1) => {
+    const start = clock.now;
+    for (let i = 1; i <= n; i++) {
+      clock.now = start + (rtt * i) / n;
+      pace.answered(answer, rtt, retryAfterMs);
+    }
+  };
+  return { pace, clock, roundTrip };
+}
+
+describe('slow start', () => {
+  it('starts with a few at once and doubles each round trip while answers come back as fast', () => {
+    const { pace, roundTrip } = controller();
+    expect(pace.limit).toBe(4);
+    const limits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      roundTrip(pace.limit, 50);
+      limits.push(pace.limit);
+    }
+    expect(limits).toEqual([8, 16, 32, 64, 64, 64]);
+    expect(pace.highest).toBe(64);
+    expect(pace.lowest).toBe(4);
+  });
+
+  it('never goes above --max-concurrency, and starts at it when it is lower than the start', () => {
+    const { pace, roundTrip } = controller({ max: 20 });
+    for (let i = 0; i < 10; i++) roundTrip(pace.limit, 50);
+    expect(pace.limit).toBe(20);
+    expect(controller({ max: 2 }).pace.limit).toBe(2);
+  });
+
+  it('ends when the round trip grows, then Vegas holds or trims instead of doubling', () => {
+    const { pace, roundTrip } = controller();
+    roundTrip(4, 50); // 8
+    roundTrip(8, 50); // 16
+    roundTrip(16, 80); // a queue: not 32
+    expect(pace.limit).toBeLessThanOrEqual(16);
+    expect(pace.limit).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe('following the service', () => {
+  it('grows by its square root per round trip while the round trip holds', () => {
+    const { pace, roundTrip } = controller({ initial: 16 });
+    roundTrip(16, 50); // 32
+    roundTrip(32, 50, Answer.TimedOut); // 16, out of slow start
+    const limits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      roundTrip(pace.limit, 50);
+      limits.push(pace.limit);
+    }
+    expect(limits).toEqual([20, 24, 29]); // 16 + 4, + 4.5, + 4.9
+  });
+
+  it('shrinks while the round trip stays well above the base (a queue is building), and holds once it is short', () => {
+    const { pace, roundTrip } = controller();
+    for (let i = 0; i < 5; i++) roundTrip(pace.limit, 50); // 64
+    // A service that takes 400/s: beyond 20 in flight at 50 ms, each one more waits 2.5 ms.
+    const rttAt = (limit: number) => 50 + Math.max(0, limit - 20) * 2.5;
+    const trace: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      roundTrip(pace.limit, rttAt(pace.limit));
+      trace.push(pace.limit);
+    }
+    expect(trace.slice(0, 6)).toEqual([64, 57, 51, 46, 41, 37]); // from the second slow round trip, a tenth less each
+    expect(new Set(trace.slice(10)).size).toBe(1); // then it holds
+    expect(rttAt(pace.limit)).toBeLessThanOrEqual(50 * 1.5 + 2);
+    expect(pace.limit).toBeGreaterThan(20); // still more than the service needs to be kept busy
+  });
+
+  it("one slow round trip alone (the client's own machine, as often as not) does not shrink it", () => {
+    const { pace, roundTrip } = controller();
+    for (let i = 0; i < 5; i++) roundTrip(pace.limit, 50); // 64
+    const limits: number[] = [];
+    for (const rtt of [120, 50, 120, 50, 120, 50]) {
+      roundTrip(pace.limit, rtt);
+      limits.push(pace.limit);
+    }
+    expect(limits).toEqual([64, 64, 64, 64, 64, 64]);
+  });
+
+  it('on push-back, goes to a little under what the service took in that round trip, and leaves slow start', () => {
+    const { pace, clock } = controller();
+    // 32 in flight at 50 ms, of which the service took 20 (a 400/s limit) and pushed back 12.
+    for (const limit of [4, 8, 16]) {
+      const start = clock.now;
+      for (let i = 1; i <= limit; i++) {
+        clock.now = start + (50 * i) / limit;
+        pace.answered(Answer.Accepted, 50);
+      }
+    }
+    expect(pace.limit).toBe(32);
+    for (let i = 0; i < 32; i++) {
+      clock.now += 50 / 32;
+      pace.answered(i % 8 < 5 ? Answer.Accepted : Answer.PushedBack, 50, 1000);
+    }
+    expect(pace.limit).toBe(18); // 20 × 0.9
+    expect(pace.pushedBack).toBe(12);
+    expect(pace.pausedUntil).toBe(0); // others were accepted: slower, not stopped
+    clock.now += 50;
+    pace.answered(Answer.Accepted, 50);
+    expect(pace.limit).toBe(19); // growing by one again, not doubling
+  });
+
+  it('halves on time-outs', () => {
+    const { pace, roundTrip } = controller();
+    for (let i = 0; i < 4; i++) roundTrip(pace.limit, 50);
+    expect(pace.limit).toBe(64);
+    roundTrip(1, 50, Answer.TimedOut);
+    expect(pace.limit).toBe(32);
+  });
+
+  it('never goes below one, and other answers (refusals) say nothing of the pace', () => {
+    const { pace, roundTrip } = controller();
+    for (let i = 0; i < 10; i++) roundTrip(1, 30_000, Answer.TimedOut);
+    expect(pace.limit).toBe(1);
+    expect(pace.lowest).toBe(1);
+    const fresh = controller();
+    for (let i = 0; i < 5; i++) fresh.roundTrip(4, 50, Answer.Other);
+    expect(fresh.pace.limit).toBe(4);
+  });
+});
+
+describe('the shared pause (Retry-After)', () => {
+  it('pauses every sender for the Retry-After plus jitter when a round trip had only push-backs', () => {
+    for (const [random, pause] of [
+      [0, 2000],
+      [0.5, 2500],
+      [0.999, 2999],
+    ] as const) {
+      const { pace, clock, roundTrip } = controller({ random: () => random });
+      roundTrip(4, 50); // 8
+      roundTrip(8, 50, Answer.PushedBack, 2000);
+      const at = clock.now;
+      expect(Math.round(pace.pausedUntil - at)).toBe(pause);
+      expect(pace.open(0)).toBe(false);
+      expect(Math.round(pace.pausedFor())).toBe(pause);
+      clock.now = pace.pausedUntil;
+      expect(pace.open(0)).toBe(true);
+      expect(pace.limit).toBe(1); // comes back with one at a time
+    }
+  });
+
+  it('pauses for one second when the push-back gave no Retry-After', () => {
+    const { pace, clock, roundTrip } = controller({ random: () => 0 });
+    roundTrip(4, 50, Answer.PushedBack);
+    expect(pace.pausedUntil - clock.now).toBe(1000);
+  });
+
+  it('stops the batch on a Retry-After over 60 s', () => {
+    const { pace, roundTrip } = controller();
+    roundTrip(1, 50, Answer.PushedBack, MAX_PAUSE_MS);
+    expect(pace.stopReason).toBeUndefined();
+    roundTrip(1, 50, Answer.PushedBack, MAX_PAUSE_MS + 1000);
+    expect(pace.stopReason).toEqual({ kind: 'retry-after', seconds: 61 });
+    expect(stopCause(pace.stopReason!)).toBe('the service asked to wait 61 s (Retry-After), more than a batch waits');
+  });
+
+  it('stops the batch when nothing was accepted for a while as the service kept pushing back', () => {
+    const { pace, clock, roundTrip } = controller({ stallMs: 30_000, random: () => 0 });
+    roundTrip(4, 50);
+    for (let t = 0; t < 29; t++) {
+      clock.now += 1000;
+      pace.answered(Answer.PushedBack, 50, 1000);
+    }
+    expect(pace.stopReason).toBeUndefined();
+    clock.now += 1000;
+    pace.answered(Answer.PushedBack, 50, 1000);
+    expect(pace.stopReason).toEqual({ kind: 'pushed-back', seconds: 30 });
+    expect(stopCause(pace.stopReason!)).toBe('the service pushed back every request for 30 s and accepted none');
+  });
+
+  it('the limit is what a sender checks: not open at the limit', () => {
+    const { pace } = controller();
+    expect([pace.open(3), pace.open(4)]).toEqual([true, false]);
+  });
+});
+
+// ---- A whole batch against simulated services, on the simulated clock ----
+
+interface Verdict {
+  /** When the answer comes back to the client. */
+  at: number;
+  answer: Answer;
+  retryAfterMs?: number;
+}
+
+/** A service: told of a request sent at `t` (never decreasing), says what it answers and when. */
+type Service = (t: number) => Verdict;
+
+const LATENCY = 50;
+
+function unlimited(): Service {
+  return (t) => ({ at: t + LATENCY, answer: Answer.Accepted });
+}
+
+/** The emulator's --capacity: a token bucket holding a tenth of a second, 429 with Retry-After beyond. */
+function rateLimited(perSecond: number): Service {
+  const size = perSecond / 10;
+  let tokens = size;
+  let last = 0;
+  return (t) => {
+    tokens = Math.min(size, tokens + ((t - last) * perSecond) / 1000);
+    last = t;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return { at: t + LATENCY, answer: Answer.Accepted };
+    }
+    const wait = ((1 - tokens) * 1000) / perSecond;
+    return { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: Math.max(1, Math.ceil(wait / 1000)) * 1000 };
+  };
+}
+
+/** The emulator's --max-in-flight with --latency: a request is worked on for the whole latency. */
+function inFlightLimited(n: number): Service {
+  const ends: number[] = [];
+  return (t) => {
+    while (ends.length && ends[0]! <= t) ends.shift();
+    if (ends.length >= n) return { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: 1000 };
+    ends.push(t + LATENCY);
+    ends.sort((a, b) => a - b);
+    return { at: t + LATENCY, answer: Answer.Accepted };
+  };
+}
+
+/** `workers` taking `workMs` each, a queue in front, half the latency each way; records each wait. */
+function queued(workers: number, workMs: number, waits: number[]): Service {
+  const free = Array.from({ length: workers }, () => 0);
+  return (t) => {
+    const arrival = t + LATENCY / 2;
+    let w = 0;
+    for (let i = 1; i < workers; i++) if (free[i]! < free[w]!) w = i;
+    const start = Math.max(arrival, free[w]!);
+    free[w] = start + workMs;
+    waits.push(start - arrival);
+    return { at: start + workMs + LATENCY / 2, answer: Answer.Accepted };
+  };
+}
+
+/** Sends `rows` rows through a Pace (max 64) to a service; pushed-back rows are sent again. */
+function simulate(service: Service, rows: number) {
+  let now = 0;
+  let seed = 42;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pace = new Pace({ max: 64, now: () => now, random });
+  const events: Array<{ at: number; run: () => void }> = [];
+  const at = (time: number, run: () => void) => {
+    let i = events.length;
+    while (i > 0 && events[i - 1]!.at > time) i--;
+    events.splice(i, 0, { at: time, run });
+  };
+  let left = rows;
+  let inFlight = 0;
+  let accepted = 0;
+  let answers = 0;
+  let first = -1;
+  let last = 0;
+  let wakeAt = -1;
+  const pump = () => {
+    while (left > 0 && pace.open(inFlight)) {
+      left--;
+      inFlight++;
+      const sent = now;
+      const verdict = service(now);
+      at(verdict.at, () => {
+        inFlight--;
+        answers++;
+        pace.answered(verdict.answer, now - sent, verdict.retryAfterMs);
+        if (verdict.answer === Answer.Accepted) {
+          accepted++;
+          if (first < 0) first = now;
+          last = now;
+        } else left++;
+        pump();
+      });
+    }
+    if (left > 0 && pace.pausedUntil > now && wakeAt !== pace.pausedUntil) {
+      wakeAt = pace.pausedUntil;
+      at(pace.pausedUntil, pump);
+    }
+  };
+  pump();
+  while (events.length && !pace.stopReason) {
+    const next = events.shift()!;
+    now = next.at;
+    next.run();
+  }
+  return {
+    accepted,
+    perSecond: ((accepted - 1) * 1000) / (last - first),
+    pushedBackShare: pace.pushedBack / answers,
+    lowest: pace.lowest,
+    highest: pace.highest,
+  };
+}
+
+describe('a simulated batch at 50 ms against the four services of the pace bench', () => {
+  it('no limit: well over 900 events/s', () => {
+    const result = simulate(unlimited(), 20_000);
+    expect(result.accepted).toBe(20_000);
+    expect(result.perSecond).toBeGreaterThan(1200);
+    expect(result.highest).toBe(64);
+  });
+
+  it('a 400/s rate limit (429 + Retry-After): at least 85% of it, at most 5% pushed back, every row accepted', () => {
+    const result = simulate(rateLimited(400), 12_000);
+    expect(result.accepted).toBe(12_000);
+    expect(result.perSecond).toBeGreaterThan(0.85 * 400);
+    expect(result.pushedBackShare).toBeLessThan(0.05);
+  });
+
+  it('12 at once (503 beyond): at least 85% of 240/s, at most 5% pushed back, every row accepted', () => {
+    const result = simulate(inFlightLimited(12), 6_000);
+    expect(result.accepted).toBe(6_000);
+    expect(result.perSecond).toBeGreaterThan(0.85 * 240);
+    expect(result.pushedBackShare).toBeLessThan(0.05);
+  });
+
+  it('16 workers taking 20 ms with a queue: at least 90% of 800/s, median wait at most 20 ms', () => {
+    const waits: number[] = [];
+    const result = simulate(queued(16, 20, waits), 24_000);
+    expect(result.perSecond).toBeGreaterThan(0.9 * 800);
+    const sorted = waits.slice(waits.length / 2).sort((a, b) => a - b); // the steady half
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(20);
+  });
+});

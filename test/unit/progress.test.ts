@@ -1,0 +1,56 @@
+/**
+ * Progress without a terminal (a plain line every 10 s, for CI logs) and the progress line's
+ * in-flight and push-back counts. Timers are vitest's fake ones: no wall clock.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { paceWords, progressLine } from '../../src/batch/report.js';
+import { emptyCounts } from '../../src/batch/recorder.js';
+import { PLAIN as plainPalette } from '../../src/output/colors.js';
+import { PLAIN_PROGRESS_MS, Progress } from '../../src/output/progress.js';
+import { capturingOutput } from '../helpers/in-process.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Progress without a terminal', () => {
+  it('writes a plain line (no carriage return, no escape) every 10 s, and nothing more once stopped', () => {
+    vi.useFakeTimers();
+    const { io, stderr } = capturingOutput();
+    let n = 0;
+    const progress = new Progress(io, () => `batch ${++n} rows`, { plain: true });
+    progress.start();
+    vi.advanceTimersByTime(PLAIN_PROGRESS_MS - 1);
+    expect(stderr.text).toBe('');
+    vi.advanceTimersByTime(1);
+    expect(stderr.text).toBe('batch 1 rows\n');
+    vi.advanceTimersByTime(2 * PLAIN_PROGRESS_MS);
+    expect(stderr.text).toBe('batch 1 rows\nbatch 2 rows\nbatch 3 rows\n');
+    progress.stop();
+    vi.advanceTimersByTime(5 * PLAIN_PROGRESS_MS);
+    expect(stderr.text).not.toContain('\r');
+    expect(stderr.text).not.toContain('\u001b');
+    expect(stderr.text.split('\n')).toHaveLength(4);
+    expect(PLAIN_PROGRESS_MS).toBe(10_000);
+  });
+});
+
+describe('the progress line', () => {
+  it('shows the requests in flight and the answers that pushed back', () => {
+    const counts = { ...emptyCounts(), rows: 120, accepted: 120 };
+    const line = progressLine(counts, 1000, 2000, plainPalette, { inFlight: 17, pushedBack: 9 });
+    expect(line).toContain('17 in flight');
+    expect(line).toContain('9 pushed back');
+    expect(progressLine(counts, 1000, 2000, plainPalette, { inFlight: 3, pushedBack: 0 })).not.toContain('pushed back');
+  });
+
+  it('the summary says the range of concurrency used and the push-backs', () => {
+    expect(paceWords({ lowest: 4, highest: 61, pushedBack: 12 })).toBe(
+      'concurrency auto, 4 to 61 at once; 12 answers pushed back (429/503), those rows sent again',
+    );
+    expect(paceWords({ lowest: 3, highest: 3, pushedBack: 1 })).toBe(
+      'concurrency auto, 3 at once; 1 answer pushed back (429/503), those rows sent again',
+    );
+    expect(paceWords({ lowest: 4, highest: 64, pushedBack: 0 })).toBe('concurrency auto, 4 to 64 at once; 0 answers pushed back (429/503)');
+  });
+});
