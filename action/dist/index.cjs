@@ -2209,7 +2209,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path13 = require("node:path");
+    var path15 = require("node:path");
     var fs19 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -3222,9 +3222,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path13.resolve(baseDir, baseName);
+          const localBin = path15.resolve(baseDir, baseName);
           if (fs19.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path13.extname(baseName))) return void 0;
+          if (sourceExt.includes(path15.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs19.existsSync(`${localBin}${ext}`)
           );
@@ -3242,17 +3242,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path13.resolve(
-            path13.dirname(resolvedScriptPath),
+          executableDir = path15.resolve(
+            path15.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path13.basename(
+            const legacyName = path15.basename(
               this._scriptPath,
-              path13.extname(this._scriptPath)
+              path15.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3263,7 +3263,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path13.extname(executableFile));
+        launchWithNode = sourceExt.includes(path15.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4178,7 +4178,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path13.basename(filename, path13.extname(filename));
+        this._name = path15.basename(filename, path15.extname(filename));
         return this;
       }
       /**
@@ -4192,9 +4192,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path14) {
-        if (path14 === void 0) return this._executableDir;
-        this._executableDir = path14;
+      executableDir(path16) {
+        if (path16 === void 0) return this._executableDir;
+        this._executableDir = path16;
         return this;
       }
       /**
@@ -4548,6 +4548,12 @@ function positiveNumber(expected, max) {
 function fraction(text) {
   const n = Number(text);
   if (!PLAIN_DECIMAL.test(text.trim()) || n > 1) throw new InvalidArgumentError("expected a share from 0 to 1, e.g. 0.25");
+  return n;
+}
+function concurrency(text) {
+  if (text.trim().toLowerCase() === "auto") return "auto";
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 256) throw new InvalidArgumentError("expected auto, or a whole number from 1 to 256");
   return n;
 }
 function shard(text) {
@@ -5298,6 +5304,16 @@ var init_version = __esm({
   }
 });
 
+// src/emulator/defaults.ts
+var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
+var init_defaults = __esm({
+  "src/emulator/defaults.ts"() {
+    "use strict";
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
+  }
+});
+
 // src/client/request.ts
 function parseValue(raw, label = "--value") {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw };
@@ -5661,8 +5677,8 @@ var init_attempt = __esm({
         this.#stop(new Error("interrupted"));
       }
       // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
-      // an adapter that copies each answer's headers into an object: a tenth of the client's time at
-      // batch rates. Here they stay as undici read them, and are looked at only when needed.
+      // an adapter that copies each answer's headers into an object, which showed at batch rates. Here
+      // they stay as undici read them, and are looked at only when needed.
       // undici calls onConnect on a connected socket just before it writes the request: an attempt that
       // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
       onConnect(abort) {
@@ -6880,14 +6896,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path13 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path13 && path13[0] !== "/") {
-          path13 = `/${path13}`;
+        if (path15 && path15[0] !== "/") {
+          path15 = `/${path15}`;
         }
-        return new URL(`${origin}${path13}`);
+        return new URL(`${origin}${path15}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7722,9 +7738,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path13, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path13);
+          debugLog("sending request to %s %s%s", method, origin, path15);
         }
       );
     }
@@ -7742,14 +7758,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path13, origin },
+            request: { method, path: path15, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path13,
+            path15,
             statusCode
           );
         }
@@ -7758,23 +7774,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path13, origin }
+            request: { method, path: path15, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path13);
+          debugLog("trailers received from %s %s%s", method, origin, path15);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path13, origin },
+            request: { method, path: path15, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path13,
+            path15,
             error2.message
           );
         }
@@ -7889,7 +7905,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path13,
+        path: path15,
         method,
         body,
         headers,
@@ -7906,11 +7922,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path13 !== "string") {
+        if (typeof path15 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path13[0] !== "/" && !(path13.startsWith("http://") || path13.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path13)) {
+        } else if (invalidPathRegex.test(path15)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -7985,7 +8001,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path13, query) : path13;
+        this.path = query ? serializePathWithQuery(path15, query) : path15;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13229,7 +13245,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path13, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13305,7 +13321,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path13} HTTP/1.1\r
+      let header = `${method} ${path15} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13982,7 +13998,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path13, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14051,7 +14067,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path13;
+          headers[HTTP2_HEADER_PATH] = path15;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14103,7 +14119,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path13;
+      headers[HTTP2_HEADER_PATH] = path15;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16459,10 +16475,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path13 = "/",
+          path: path15 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path13;
+        opts.path = origin + path15;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18622,20 +18638,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path13) {
-      if (typeof path13 !== "string") {
-        return path13;
+    function safeUrl(path15) {
+      if (typeof path15 !== "string") {
+        return path15;
       }
-      const pathSegments = path13.split("?", 3);
+      const pathSegments = path15.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path13;
+        return path15;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path13, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path13);
+    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path15);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18660,8 +18676,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path13, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path13)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path13), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18700,19 +18716,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path13) {
-      while (path13.endsWith("/")) {
-        path13 = path13.slice(0, -1);
+    function removeTrailingSlash(path15) {
+      while (path15.endsWith("/")) {
+        path15 = path15.slice(0, -1);
       }
-      if (path13.length === 0) {
-        path13 = "/";
+      if (path15.length === 0) {
+        path15 = "/";
       }
-      return path13;
+      return path15;
     }
     function buildKey(opts) {
-      const { path: path13, method, body, headers, query } = opts;
+      const { path: path15, method, body, headers, query } = opts;
       return {
-        path: path13,
+        path: path15,
         method,
         body,
         headers,
@@ -19402,10 +19418,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path13, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path13,
+            Path: path15,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19487,9 +19503,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path13, searchParams] = dispatchOpts.path.split("?");
+          const [path15, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path13}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19890,12 +19906,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path13 = filePath || this.#snapshotPath;
-        if (!path13) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path13), "utf8");
+          const data = await readFile(resolve(path15), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -19909,7 +19925,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path13}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
           }
         }
       }
@@ -19920,11 +19936,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path13 = filePath || this.#snapshotPath;
-        if (!path13) {
+        const path15 = filePath || this.#snapshotPath;
+        if (!path15) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path13);
+        const resolvedPath = resolve(path15);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20565,15 +20581,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path13 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path13}`;
+        const path15 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path15}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path13;
+        this.opts.path = path15;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22390,10 +22406,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path13) {
+    function deleteCachedUri(store, cacheKey, path15) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path13
+        path: path15
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22401,7 +22417,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path13
+            path: path15
           });
         }
       }
@@ -22412,9 +22428,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path13 = getSameOriginPath(cacheKey, values[i]);
-        if (path13 !== void 0) {
-          deleteCachedUri(store, cacheKey, path13);
+        const path15 = getSameOriginPath(cacheKey, values[i]);
+        if (path15 !== void 0) {
+          deleteCachedUri(store, cacheKey, path15);
         }
       }
     }
@@ -27902,11 +27918,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path13 = url.pathname + url.search;
+        const path15 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path13}?` : path13,
+            path: hasTrailingQuestionMark ? `${path15}?` : path15,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28853,9 +28869,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path13) {
-      for (let i = 0; i < path13.length; ++i) {
-        const code = path13.charCodeAt(i);
+    function validateCookiePath(path15) {
+      for (let i = 0; i < path15.length; ++i) {
+        const code = path15.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -32291,11 +32307,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path13 = opts.path;
+          let path15 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path13 = `/${path13}`;
+            path15 = `/${path15}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path13);
+          url = new URL(util.parseOrigin(url).origin + path15);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -32507,6 +32523,12 @@ function maskFor(key) {
   mask.add(key);
   return mask;
 }
+function observe(outcome, onAttempt) {
+  if (outcome.kind === "failed") return onAttempt(0, outcome.ms, outcome.timedOut, -1);
+  const status2 = outcome.status;
+  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), "retry-after")) : void 0;
+  onAttempt(status2, outcome.ms, false, retryAfter ?? -1);
+}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
@@ -32607,9 +32629,11 @@ var init_client = __esm({
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
           const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
-          const next = this.#judge(event, outcome, attempt, started);
+          if (options.onAttempt) observe(outcome, options.onAttempt);
+          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
           if (next.ok) return next;
-          await this.#wait(attempt, next.delayMs, next.reason, options, next.info);
+          const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
+          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32618,7 +32642,7 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt, started) {
+      #judge(event, outcome, attempt, started, throwPushBack) {
         const canRetry = attempt <= this.retries;
         if (outcome.kind === "failed") {
           const info2 = { attempts: attempt, durationMs: msSince(started) };
@@ -32660,7 +32684,7 @@ var init_client = __esm({
           };
         }
         const headers = this.#maskedHeaders(headersOf(rawHeaders));
-        if (isRetryableStatus(status2) && canRetry) {
+        if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
             const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -36797,19 +36821,65 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
+function cannotRead(file, error2) {
+  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error2, "reading")}`, {
+    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
+  });
+}
 function readCatalogText(file) {
   try {
     return import_node_fs6.default.readFileSync(file, "utf8");
   } catch (error2) {
-    throw new ConfigError(`cannot read catalog ${file}: ${errnoWords(error2, "reading")}`, {
-      hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
-    });
+    throw cannotRead(file, error2);
   }
 }
-function loadCatalog(file) {
-  const text = readCatalogText(file);
+function identityOf(stat) {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+function remembered(record) {
+  try {
+    const data = JSON.parse(import_node_fs6.default.readFileSync(record, "utf8"));
+    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+  } catch {
+    return {};
+  }
+}
+function remember(record, file, identity, known) {
+  const entries = Object.entries(known).filter(([name]) => name !== file);
+  entries.push([file, identity]);
+  try {
+    import_node_fs6.default.mkdirSync(import_node_path5.default.dirname(record), { recursive: true, mode: 448 });
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
+`, { mode: 384 });
+  } catch {
+  }
+}
+function loadCatalog(file, options = {}) {
+  let text;
+  let stat;
+  try {
+    const fd = import_node_fs6.default.openSync(file, "r");
+    try {
+      stat = import_node_fs6.default.fstatSync(fd);
+      text = import_node_fs6.default.readFileSync(fd, "utf8");
+    } finally {
+      import_node_fs6.default.closeSync(fd);
+    }
+  } catch (error2) {
+    throw cannotRead(file, error2);
+  }
+  const record = options.checkedRecord;
+  const known = record === void 0 ? void 0 : remembered(record);
+  const identity = identityOf(stat);
+  if (known?.[file] === identity) {
+    try {
+      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text) };
+    } catch {
+    }
+  }
   const parsed = parseCatalog(text);
   if (!parsed.data) throw catalogError(file, parsed.problems);
+  if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
   return { path: file, text, data: parsed.data };
 }
 function idIn(key, entry2, profile) {
@@ -36818,11 +36888,13 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs6, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK;
+var import_node_fs6, import_node_path5, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
+    init_atomic_write();
     init_errno();
     init_errors();
     init_store();
@@ -36830,6 +36902,8 @@ var init_load = __esm({
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
     NON_BLANK = /\S/;
+    MAX_REMEMBERED = 16;
+    SETTLED_MS = 2e3;
   }
 });
 
@@ -37135,13 +37209,15 @@ async function resolveCommand(options = {}) {
   const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
   if (!found2) return { settings, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path), settings.profile) };
+  const checkedRecord = import_node_path6.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path, { checkedRecord }), settings.profile) };
 }
-var import_node_fs7, STORED;
+var import_node_fs7, import_node_path6, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37151,6 +37227,7 @@ var init_resolve2 = __esm({
     init_validate();
     init_find();
     STORED = "\0keychain";
+    CATALOG_RECORD = "catalog-checked.json";
   }
 });
 
@@ -37438,25 +37515,25 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path5.default.basename(file)}.`;
+  const prefix = `.${import_node_path7.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs8.default.readdirSync(import_node_path5.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path7.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs8.default.rmSync(import_node_path5.default.join(import_node_path5.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path7.default.join(import_node_path7.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs8, import_node_path5, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path7, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errno();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
@@ -37499,7 +37576,7 @@ var init_failed = __esm({
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path5.default.join(import_node_path5.default.dirname(file), `.${import_node_path5.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path7.default.join(import_node_path7.default.dirname(file), `.${import_node_path7.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
@@ -37650,7 +37727,7 @@ function stoppable(source) {
   };
 }
 function formatFromName(file) {
-  return EXTENSIONS[import_node_path6.default.extname(file).toLowerCase()];
+  return EXTENSIONS[import_node_path8.default.extname(file).toLowerCase()];
 }
 async function sniff(stream) {
   const chunks = stream[Symbol.asyncIterator]();
@@ -37712,12 +37789,12 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs9, import_node_path6, import_node_stream, EXTENSIONS, MAX_HELD;
+var import_node_fs9, import_node_path8, import_node_stream, EXTENSIONS, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
     import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     init_errno();
     init_errors();
@@ -37739,7 +37816,7 @@ async function fingerprint(file) {
     hash.update(chunk);
     size += chunk.length;
   }
-  return { path: import_node_path7.default.resolve(file), size, sha256: hash.digest("hex") };
+  return { path: import_node_path9.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function catalogFingerprint(catalog) {
   return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
@@ -37810,13 +37887,13 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs10, import_node_path7, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
     import_node_fs10 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
     MAGIC = "trigger batch journal";
@@ -38066,12 +38143,12 @@ function readText(file) {
     throw error2;
   }
 }
-var import_node_fs11, import_node_path8, HeldError, FileLock;
+var import_node_fs11, import_node_path10, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
     import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_process_identity();
@@ -38086,7 +38163,7 @@ var init_lock2 = __esm({
       }
       /** The lock file that guards `file`. */
       static pathFor(file) {
-        return import_node_path8.default.join(import_node_path8.default.dirname(file), `.${import_node_path8.default.basename(file)}.lock`);
+        return import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
       static holder(file) {
@@ -38197,7 +38274,7 @@ var init_lock2 = __esm({
 
 // src/batch/files.ts
 function sameFile(a, b) {
-  if (b !== "-" && import_node_path9.default.resolve(a) === import_node_path9.default.resolve(b)) return true;
+  if (b !== "-" && import_node_path11.default.resolve(a) === import_node_path11.default.resolve(b)) return true;
   try {
     const sa = import_node_fs12.default.statSync(a);
     const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
@@ -38291,7 +38368,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   }
 }
 function nextFailedName(file) {
-  const ext = import_node_path9.default.extname(file);
+  const ext = import_node_path11.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
@@ -38339,12 +38416,12 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path9;
+var import_node_fs12, import_node_path11;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
     import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path9 = __toESM(require("node:path"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -38886,6 +38963,10 @@ function stopCause(reason2) {
       return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
     case "journal":
       return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "retry-after":
+      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
+    case "pushed-back":
+      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
   }
 }
 function unsentWords(reason2) {
@@ -38964,13 +39045,15 @@ function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
-function progressLine(counts, total, elapsedMs, c) {
+function progressLine(counts, total, elapsedMs, c, live) {
   const done = counts.rows;
   const rate2 = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
   parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
   if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
@@ -39001,7 +39084,13 @@ function summaryLines(s, c) {
       line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
     );
   }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const range = pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest} to ${pace.highest}`;
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${range} at once; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
   const { counts } = s;
@@ -39048,7 +39137,11 @@ function stepSummary(name, s) {
     ["not sent", formatCount(counts.unsent)],
     ["outcome unknown", formatCount(counts.unknown)],
     ["time", formatMs(Math.round(s.elapsedMs))],
-    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]
+    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
+    ...s.pace ? [
+      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
+      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
+    ] : []
   ];
   const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
   const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
@@ -39074,7 +39167,7 @@ var init_report = __esm({
 });
 
 // src/batch/finish.ts
-function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr }) {
+function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
   const { counts } = recorder;
   const stoppedBy = signal;
   const dryRun = options.dryRun === true;
@@ -39093,7 +39186,8 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
-    journalBehind
+    journalBehind,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : void 0
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
@@ -39140,12 +39234,18 @@ var init_breaker = __esm({
     "use strict";
     init_errors();
     Breaker = class {
-      limit;
+      #concurrency;
       #streak = 0;
       /** Why this breaker tripped, once it has. */
       reason;
-      constructor(concurrency) {
-        this.limit = Math.max(10, 2 * concurrency);
+      /** A fixed concurrency, or (--concurrency auto) a function giving the current limit. */
+      constructor(concurrency2) {
+        this.#concurrency = concurrency2;
+      }
+      /** How many such failures in a row trip it: twice the requests in flight, at least 10. */
+      get limit() {
+        const concurrency2 = typeof this.#concurrency === "number" ? this.#concurrency : this.#concurrency();
+        return Math.max(10, 2 * concurrency2);
       }
       /** Counts an outcome; returns the reason when this one trips the breaker. */
       record(outcome) {
@@ -39296,12 +39396,21 @@ var init_recorder = __esm({
 });
 
 // src/batch/runner.ts
-var MAX_SCHEDULE_DEBT_MS, MAX_WARM_UP_MS, CANCELLED_IN_FLIGHT, Runner;
+function isPushBack(error2) {
+  const status2 = error2?.status;
+  return (status2 === 429 || status2 === 503) && isAttemptError(error2) && error2.recorded === "no";
+}
+var systemTimers, MAX_SCHEDULE_DEBT_MS, MAX_WARM_UP_MS, CANCELLED_IN_FLIGHT, Runner;
 var init_runner = __esm({
   "src/batch/runner.ts"() {
     "use strict";
     init_errors();
     init_stop();
+    systemTimers = {
+      now: () => performance.now(),
+      setTimeout: (callback, ms) => setTimeout(callback, ms),
+      clearTimeout: (handle) => clearTimeout(handle)
+    };
     MAX_SCHEDULE_DEBT_MS = 1e3;
     MAX_WARM_UP_MS = 1e3;
     CANCELLED_IN_FLIGHT = "cancelled in flight: it may or may not have been recorded; check before sending it again";
@@ -39311,6 +39420,13 @@ var init_runner = __esm({
       #options;
       #concurrency;
       #interval;
+      #pace;
+      #timers;
+      /** Lanes waiting for a request to settle (--concurrency auto), woken together. */
+      #slot;
+      #wakeSlot;
+      /** Lanes sleeping in #pause, woken by a stop through one listener (not one per lane: up to 256). */
+      #sleepers = /* @__PURE__ */ new Set();
       #fatal;
       // The input, shared by the lanes: the chunk rows are taken from, and the read of the next one.
       #iterator;
@@ -39329,7 +39445,9 @@ var init_runner = __esm({
       #scheduleRestarted = false;
       constructor(options) {
         this.#options = options;
-        this.#concurrency = Math.max(1, options.concurrency);
+        this.#pace = options.pace;
+        this.#timers = options.timers ?? systemTimers;
+        this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
         this.#interval = options.rate ? 1e3 / options.rate : 0;
         this.#firstSettled = new Promise((resolve) => this.#markFirstSettled = resolve);
       }
@@ -39358,7 +39476,7 @@ var init_runner = __esm({
        * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
        * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
        * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
-       * that waited for a free slot, and a promise per send to wake it, cost several percent of the rate.
+       * that waited for a free slot, and a promise per send to wake it, showed in the rate.
        */
       async #lane() {
         const { sink, stop } = this.#options;
@@ -39369,6 +39487,7 @@ var init_runner = __esm({
             if (row === void 0) return;
             this.#lastLine = row.line;
             let outcome = this.#settledBeforeSending(row);
+            if (!outcome && this.#pace) outcome = await this.#paced(row);
             if (!outcome && this.#interval) await this.#onSchedule();
             if (!outcome && (stop.aborted || !sink.starting(row))) outcome = this.#unsent();
             if (!outcome) {
@@ -39392,6 +39511,74 @@ var init_runner = __esm({
         } catch (error2) {
           this.#fatal ??= error2;
         }
+      }
+      /**
+       * A row sent under --concurrency auto: waits for its turn (the limit, the shared pause, then the
+       * rate's schedule), sends it, and sends it again after a push-back, each time waiting its turn again.
+       */
+      async #paced(row) {
+        const { sink, stop, send } = this.#options;
+        let started = false;
+        let pushedBack = 0;
+        for (; ; ) {
+          if (!await this.#turn()) return this.#unsent();
+          if (this.#interval) await this.#onSchedule();
+          if (stop.aborted || !started && !sink.starting(row)) {
+            this.#settled();
+            return this.#unsent();
+          }
+          started = true;
+          try {
+            const result = await send(row.event, stop);
+            if (pushedBack) result.attempts += pushedBack;
+            return { kind: "accepted", result };
+          } catch (error2) {
+            if (!isPushBack(error2) || stop.aborted) return this.#failureOf(error2);
+            pushedBack++;
+          } finally {
+            this.#settled();
+          }
+        }
+      }
+      /**
+       * Waits until a request may start under the pace; counts it in flight and resolves true, or false
+       * when the batch stops first. Lanes over the limit wait for a request to settle; a pause waits
+       * out its time (a stop ends either wait at once).
+       */
+      async #turn() {
+        const pace = this.#pace;
+        const stop = this.#options.stop;
+        while (!stop.aborted) {
+          if (pace.stopReason) {
+            this.#options.halt?.(pace.stopReason);
+            if (!stop.aborted) return false;
+            continue;
+          }
+          if (pace.open(this.inFlight)) {
+            this.inFlight++;
+            return true;
+          }
+          const pausedFor = pace.pausedFor();
+          if (pausedFor > 0 && this.inFlight < pace.limit) await this.#pause(pausedFor);
+          else await (this.#slot ??= new Promise((resolve) => this.#wakeSlot = resolve));
+        }
+        return false;
+      }
+      /** A paced request settled: one fewer in flight, and the lanes waiting for a slot look again. */
+      #settled() {
+        this.inFlight--;
+        this.#wakeLanes();
+        if (!this.#firstDone) {
+          this.#firstDone = true;
+          if (this.#interval) this.#restartSchedule();
+          this.#markFirstSettled();
+        }
+      }
+      #wakeLanes() {
+        const wake = this.#wakeSlot;
+        if (!wake) return;
+        this.#slot = this.#wakeSlot = void 0;
+        wake();
       }
       /** The next row once the chunk is all taken: reads the next chunk (one read for all lanes). */
       async #nextRow() {
@@ -39420,7 +39607,7 @@ var init_runner = __esm({
           await this.#pause(MAX_WARM_UP_MS, this.#firstSettled);
           this.#restartSchedule();
         }
-        const now = performance.now();
+        const now = this.#timers.now();
         const start = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
         this.#nextStart = start + this.#interval;
         if (start > now) await this.#pause(start - now);
@@ -39432,56 +39619,235 @@ var init_runner = __esm({
       #restartSchedule() {
         if (this.#scheduleRestarted) return;
         this.#scheduleRestarted = true;
-        this.#nextStart = Math.max(this.#nextStart ?? 0, performance.now());
+        this.#nextStart = Math.max(this.#nextStart ?? 0, this.#timers.now());
       }
       /** Resolves after `ms`, when `until` settles, or on a stop, whichever comes first. */
       #pause(ms, until) {
         const stop = this.#options.stop;
         if (stop.aborted) return Promise.resolve();
+        const timers = this.#timers;
         return new Promise((resolve) => {
           const done = () => {
-            clearTimeout(timer);
-            stop.removeEventListener("abort", done);
+            timers.clearTimeout(timer);
+            this.#sleepers.delete(done);
             resolve();
           };
-          const timer = setTimeout(done, ms);
-          stop.addEventListener("abort", done, { once: true });
+          const timer = timers.setTimeout(done, ms);
+          this.#sleepers.add(done);
           void until?.then(done);
         });
       }
       async run() {
-        const started = performance.now();
+        const started = this.#timers.now();
         const iterator = this.#iterator = this.#options.rows[Symbol.asyncIterator]();
+        const wake = () => {
+          this.#wakeLanes();
+          for (const done of [...this.#sleepers]) done();
+        };
+        this.#options.stop.addEventListener("abort", wake, { once: true });
         const lanes = [];
         for (let i = 0; i < (this.#options.send ? this.#concurrency : 1); i++) lanes.push(this.#lane());
         await Promise.all(lanes);
+        this.#options.stop.removeEventListener("abort", wake);
         if (this.#fatal) await iterator.return?.();
         if (this.#fatal) throw this.#fatal;
-        return { elapsedMs: performance.now() - started, lastLine: this.#lastLine };
+        return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
+      }
+    };
+  }
+});
+
+// src/batch/pace.ts
+function answerOf(status2, timedOut) {
+  if (status2 >= 200 && status2 < 300) return Answer.Accepted;
+  if (status2 === 429 || status2 === 503) return Answer.PushedBack;
+  return timedOut ? Answer.TimedOut : Answer.Other;
+}
+var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CAUTIOUS_MS, PUSH_BACK_SHARE, Pace;
+var init_pace = __esm({
+  "src/batch/pace.ts"() {
+    "use strict";
+    Answer = {
+      /** 2xx: the service took it. */
+      Accepted: 0,
+      /** 429 or 503: the service asked to slow down; the row is sent again. */
+      PushedBack: 1,
+      /** No answer within the time limit. */
+      TimedOut: 2,
+      /** Any other answer or failure (a refusal, a reset): says nothing of the pace. */
+      Other: 3
+    };
+    MAX_PAUSE_MS = 6e4;
+    DEFAULT_PAUSE_MS = 1e3;
+    SLOW_START_TOLERANCE = 1.25;
+    NOISE_MS = 2;
+    GROW_BELOW = 1.1;
+    SHRINK_ABOVE = 1.5;
+    SHRINK_BY = 0.9;
+    CAUTIOUS_MS = 1e4;
+    PUSH_BACK_SHARE = 0.9;
+    Pace = class {
+      max;
+      /** Requests that may be in flight now (a whole number, 1..max). */
+      limit;
+      /** No request may start before this time (the shared gate); 0 when open. */
+      pausedUntil = 0;
+      /** The lowest and highest limit used so far. */
+      lowest;
+      highest;
+      /** Answers that pushed back (429, 503), over the run. */
+      pushedBack = 0;
+      /** Set when the batch must stop; says why. */
+      stopReason;
+      #now;
+      #random;
+      #stallMs;
+      #value;
+      #slowStart = true;
+      /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
+      #baseRtt = Infinity;
+      /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
+      #windowMs = -1;
+      #lastAccepted;
+      #lastPushBack = -Infinity;
+      /** Whether the last window's round trip was over SHRINK_ABOVE. */
+      #slowBefore = false;
+      // The current window.
+      #windowStart;
+      #accepted = 0;
+      #pushed = 0;
+      #timedOut = 0;
+      #rttSum = 0;
+      /** The longest Retry-After of the window, -1 when none was given. */
+      #retryAfterMs = -1;
+      constructor(options) {
+        this.max = Math.max(1, Math.floor(options.max));
+        this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
+        this.limit = Math.floor(this.#value);
+        this.lowest = this.highest = this.limit;
+        this.#now = options.now;
+        this.#random = options.random ?? Math.random;
+        this.#stallMs = options.stallMs ?? 3e4;
+        this.#windowStart = this.#lastAccepted = options.now();
+      }
+      /**
+       * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
+       * the Retry-After in ms (negative when none was given).
+       */
+      answered(answer, rttMs, retryAfterMs = -1) {
+        const now = this.#now();
+        if (this.#windowMs < 0) this.#windowMs = rttMs;
+        if (answer === Answer.Accepted) {
+          this.#accepted++;
+          this.#rttSum += rttMs;
+          this.#lastAccepted = now;
+        } else if (answer === Answer.PushedBack) {
+          this.#pushed++;
+          this.#lastPushBack = now;
+          this.pushedBack++;
+          if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
+          if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
+            this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
+          } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
+            this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#lastAccepted) / 1e3) };
+          }
+        } else if (answer === Answer.TimedOut) {
+          this.#timedOut++;
+        }
+        if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+      }
+      /** Whether a request may start now (below the limit, and not paused). */
+      open(inFlight) {
+        return inFlight < this.limit && (this.pausedUntil === 0 || this.#now() >= this.pausedUntil);
+      }
+      #decide(now) {
+        const elapsed = Math.max(1, now - this.#windowStart);
+        const accepted = this.#accepted;
+        if (accepted > 0) {
+          const rtt = this.#rttSum / accepted;
+          if (rtt < this.#baseRtt) this.#baseRtt = rtt;
+          this.#windowMs = rtt;
+        }
+        if (this.#pushed > 0 || this.#timedOut > 0) {
+          this.#slowStart = false;
+          let next = this.#value;
+          if (this.#timedOut > 0) next = next / 2;
+          if (this.#pushed > 0) {
+            const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
+            next = Math.min(next, Math.max(1, accepted * rtt / elapsed * PUSH_BACK_SHARE));
+            if (accepted === 0) this.#pause(now);
+          }
+          this.#set(next);
+        } else if (accepted > 0) {
+          const rtt = this.#rttSum / accepted;
+          if (this.#slowStart) {
+            if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+            else this.#slowStart = false;
+          }
+          if (!this.#slowStart) {
+            const step = now - this.#lastPushBack < CAUTIOUS_MS ? 1 : Math.sqrt(this.#value);
+            if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + step);
+            else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
+              if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+              this.#slowBefore = true;
+              return this.#nextWindow(now);
+            }
+          }
+        }
+        this.#slowBefore = false;
+        this.#nextWindow(now);
+      }
+      #nextWindow(now) {
+        this.#windowStart = now;
+        this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
+        this.#retryAfterMs = -1;
+      }
+      /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
+      #pause(now) {
+        const wait = this.#retryAfterMs >= 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
+        const until = now + wait * (1 + this.#random() / 2);
+        if (until > this.pausedUntil) this.pausedUntil = until;
+        this.#set(Math.min(this.#value, Math.max(1, this.#value / 2)));
+      }
+      #set(value) {
+        this.#value = Math.min(this.max, Math.max(1, value));
+        this.limit = Math.floor(this.#value);
+        if (this.limit < this.lowest) this.lowest = this.limit;
+        if (this.limit > this.highest) this.highest = this.limit;
+      }
+      /** The time the gate opens again, if a request cannot start now because of a pause. */
+      pausedFor() {
+        return this.pausedUntil === 0 ? 0 : Math.max(0, this.pausedUntil - this.#now());
       }
     };
   }
 });
 
 // src/output/progress.ts
-var Progress;
+var PLAIN_PROGRESS_MS, Progress;
 var init_progress = __esm({
   "src/output/progress.ts"() {
     "use strict";
+    PLAIN_PROGRESS_MS = 1e4;
     Progress = class {
       #io;
       #render;
+      #plain;
+      #everyMs;
       #timer;
       #shown = false;
-      constructor(io, render) {
+      constructor(io, render, options = {}) {
         this.#io = io;
         this.#render = render;
+        this.#plain = options.plain === true;
+        this.#everyMs = options.everyMs ?? (this.#plain ? PLAIN_PROGRESS_MS : 200);
       }
       start() {
-        this.#timer = setInterval(() => this.draw(), 200);
+        this.#timer = setInterval(() => this.draw(), this.#everyMs);
         this.#timer.unref();
       }
       draw() {
+        if (this.#plain) return this.#io.stderr(this.#render());
         this.#io.terminal.write(`\r\x1B[K${this.#render()}`);
         this.#shown = true;
       }
@@ -39504,7 +39870,15 @@ __export(batch_exports, {
 });
 async function batch(source, options, io, env2 = process.env, cwd = process.cwd()) {
   const dryRun = options.dryRun === true;
+  if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
+    throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
+      hint: "drop one of them"
+    });
+  }
   checkPaths(source, options);
+  const auto = options.concurrency === "auto";
+  const maxConcurrency = auto ? options.maxConcurrency ?? 64 : options.concurrency;
+  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
   const { settings, catalog } = await resolveCommand({
     flags: settingsFlags(options),
     requireKey: !dryRun,
@@ -39521,7 +39895,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   }
   const input2 = await openInput(source, { format: options.format });
   const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
-  const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: options.concurrency, env: env2 });
+  const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   const locks = [];
   let failed;
   let journal;
@@ -39550,24 +39924,38 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: options.concurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
   });
-  const fireOptions = { stopRetries: stop.signal };
+  const fireOptions = pace ? {
+    stopRetries: stop.signal,
+    throwPushBack: true,
+    gate: pace,
+    onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
+  } : { stopRetries: stop.signal };
   const runner = new Runner({
     rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
     send: client ? (event) => client.fire(event, fireOptions) : void 0,
-    concurrency: options.concurrency,
+    concurrency: maxConcurrency,
+    pace,
+    halt: (reason2) => recorder.stopWith(reason2),
     rate: options.rate,
     stop: stop.signal,
     sink: recorder
   });
   const started = performance.now();
   let total;
-  if (spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose) {
-    progress = new Progress(io, () => progressLine(recorder.counts, total, performance.now() - started, io.errColors));
+  const live = { inFlight: 0, pushedBack: 0 };
+  const render = () => {
+    live.inFlight = runner.inFlight;
+    live.pushedBack = pace?.pushedBack ?? 0;
+    return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
+  };
+  const terminal2 = spinnerWanted(env2, io.terminal);
+  if (!options.quiet && !options.verbose) {
+    progress = new Progress(io, render, { plain: !terminal2 });
     if (input2.file && !options.shard)
       void countLines(input2.file).then(
         (n) => total = Math.max(0, n - (input2.format === "csv" ? 1 : 0)),
@@ -39629,7 +40017,8 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     journal,
     result,
     signal: stoppedBy,
-    stderr
+    stderr,
+    pace
   });
 }
 async function catalogRowCheck(catalog, trigger, warn) {
@@ -39651,8 +40040,10 @@ var init_batch = __esm({
     init_report();
     init_rows();
     init_runner();
-    init_shard();
+    init_pace();
+    init_clock();
     init_errors();
+    init_shard();
     init_progress();
     init_spinner();
     init_resolve2();
@@ -39722,7 +40113,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path10,
+  path: () => path12,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -39973,7 +40364,7 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path10(options, io, env2 = process.env) {
+function path12(options, io, env2 = process.env) {
   const file = configPath(env2);
   if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
@@ -40143,8 +40534,8 @@ function generateKey() {
   return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path13 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path13);
+  const path15 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path15);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -40181,7 +40572,7 @@ function sendJson(res, status2, body, headers = {}) {
   res.end(text);
 }
 function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = 503, latencyMs = 0, port = 8787 } = options;
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
   if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
   if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
     throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
@@ -40190,6 +40581,13 @@ function checkEmulatorOptions(options) {
     throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
+  const { capacity, maxInFlight } = options;
+  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
+    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
+  }
+  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
+    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
+  }
 }
 async function startEmulator(options = {}) {
   checkEmulatorOptions(options);
@@ -40198,27 +40596,36 @@ async function startEmulator(options = {}) {
   const key = options.key || generateKey();
   const triggers = options.triggers?.length ? new Set(options.triggers) : void 0;
   const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? 503;
+  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
   const latencyMs = options.latencyMs ?? 0;
   const random = options.random ?? Math.random;
   const keepEvents = options.keepEvents ?? true;
+  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
+  const maxInFlight = options.maxInFlight ?? Infinity;
+  let working = 0;
   const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0 };
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
   let closing = false;
   let sequence = 0;
   let logFd;
   if (options.log) {
     try {
-      logFd = import_node_fs16.default.openSync(options.log, "a");
+      logFd = openLog(options.log);
     } catch (error2) {
+      if (error2.code === "ENXIO") {
+        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
+        });
+      }
       const reason2 = errnoWords(error2, "writing");
       throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
         hint: "check that its folder exists and is writable"
       });
     }
   }
-  const answer = (req, res, status2, body, entry2, headers = {}) => {
+  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
     const send = () => {
+      if (admitted) working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
         sendJson(res, status2, body, headers);
@@ -40226,6 +40633,7 @@ async function startEmulator(options = {}) {
       stats.requests++;
       if (entry2.event) stats.recorded++;
       else if (entry2.injected) stats.injected++;
+      else if (entry2.pushedBack) stats.pushedBack++;
       else stats.rejected++;
       options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
     };
@@ -40252,11 +40660,33 @@ async function startEmulator(options = {}) {
     if (scheme.toLowerCase() !== "bearer" || token !== key) return fail(401, "invalid API key");
     const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
     if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
-    if (tooBig) return fail(413, "the body is larger than 1 MiB");
+    if (bucket) {
+      const waitMs = bucket.take();
+      if (waitMs > 0) {
+        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
+        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
+        return answer(
+          req,
+          res,
+          429,
+          { success: false, error: error2 },
+          { error: error2, injected: false, pushedBack: true },
+          { "retry-after": retryAfter }
+        );
+      }
+    }
+    if (working >= maxInFlight) {
+      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
+      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
+    }
+    working++;
+    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
+    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
+    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
     const checked = checkBody(body);
-    if ("error" in checked) return fail(400, checked.error);
+    if ("error" in checked) return refuse(400, checked.error);
     if (triggers && !triggers.has(route.triggerId)) {
-      return fail(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(", ")}`);
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(", ")}`);
     }
     const event = {
       time: (/* @__PURE__ */ new Date()).toISOString(),
@@ -40272,11 +40702,11 @@ async function startEmulator(options = {}) {
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
         options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
-        return fail(500, `the emulator could not write its log (${reason2})`);
+        return refuse(500, `the emulator could not write its log (${reason2})`);
       }
     }
     if (keepEvents) events.push(event);
-    answer(req, res, 200, { success: true }, { event, injected: false });
+    ok(200, { success: true }, { event, injected: false });
   };
   const server = import_node_http.default.createServer((req, res) => {
     const chunks = [];
@@ -40292,10 +40722,10 @@ async function startEmulator(options = {}) {
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
       if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
-      const where2 = `${host}:${options.port ?? 8787}`;
+      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error2.code === "EADDRINUSE") {
         reject(
-          new UsageError(`port ${options.port ?? 8787} on ${host} is already in use`, {
+          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
             hint: "stop what is using it, or pick another with --port (0 takes any free port)"
           })
         );
@@ -40310,7 +40740,7 @@ async function startEmulator(options = {}) {
       }
     };
     server.once("error", onError);
-    server.listen(options.port ?? 8787, host, () => {
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
       server.off("error", onError);
       resolve();
     });
@@ -40343,11 +40773,25 @@ async function startEmulator(options = {}) {
     }
   };
 }
+function openLog(file) {
+  let isFifo = false;
+  try {
+    isFifo = import_node_fs16.default.statSync(file).isFIFO();
+  } catch {
+  }
+  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
+  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+  try {
+    return import_node_fs16.default.openSync(file, "a");
+  } finally {
+    import_node_fs16.default.closeSync(probe);
+  }
+}
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH;
+var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
@@ -40357,8 +40801,35 @@ var init_server = __esm({
     init_request();
     init_errno();
     init_errors();
+    init_clock();
+    init_defaults();
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+    TokenBucket = class {
+      #perMs;
+      #size;
+      #now;
+      #tokens;
+      #at;
+      constructor(perSecond, now) {
+        this.#perMs = perSecond / 1e3;
+        this.#size = Math.max(1, perSecond / 10);
+        this.#now = now;
+        this.#tokens = this.#size;
+        this.#at = now();
+      }
+      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
+      take() {
+        const now = this.#now();
+        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
+        this.#at = now;
+        if (this.#tokens >= 1) {
+          this.#tokens -= 1;
+          return 0;
+        }
+        return (1 - this.#tokens) / this.#perMs;
+      }
+    };
   }
 });
 
@@ -40384,7 +40855,7 @@ function eventLine(entry2, io) {
 }
 function rejectionLine(entry2, io) {
   const c = io.errColors;
-  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : c.error(String(entry2.status));
+  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
 async function catalogTriggers(options, env2, cwd) {
@@ -40416,6 +40887,8 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     failRate: options.failRate,
     failStatus: options.failStatus,
     latencyMs: options.latency,
+    capacity: options.capacity,
+    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry2) {
       if (entry2.event) io.stdout(eventLine(entry2, io));
@@ -40443,6 +40916,8 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   }
   if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
   if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
   io.stderr(c.dim("  Ctrl-C stops it."));
   await new Promise((resolve) => {
@@ -40462,8 +40937,11 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const { recorded, rejected, injected } = server.stats;
-  io.stderr(`${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures`);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
 }
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
@@ -40498,13 +40976,13 @@ function saveCatalog(file, data) {
   }
 }
 function defaultCatalogPath(cwd) {
-  return import_node_path10.default.join(cwd, CATALOG_FILE_NAME);
+  return import_node_path12.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_path10, SCHEMA_REF;
+var import_node_path12, SCHEMA_REF;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_path10 = __toESM(require("node:path"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -40798,7 +41276,7 @@ async function check(files, options, ctx) {
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
 function inFolder(source, cwd) {
-  return source === "-" ? source : import_node_path11.default.resolve(cwd, source);
+  return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
@@ -40844,12 +41322,12 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs17, import_node_path11, CLEARABLE;
+var import_node_fs17, import_node_path13, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
     import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
@@ -40994,10 +41472,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path13, argument) {
+function argumentValues(path15, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path13} ${name}`];
+  const known = ARGUMENT_VALUES[`${path15} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -41350,6 +41828,13 @@ function usageWords(message) {
 
 // src/cli.ts
 init_version();
+
+// src/batch/formats.ts
+var FORMATS = ["csv", "ndjson", "lines"];
+var IMPORT_FORMATS = ["csv", "ndjson"];
+
+// src/cli.ts
+init_defaults();
 var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
 trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
@@ -41401,9 +41886,13 @@ function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: fal
       await run2(triggerId, userId, options, io, env2, cwd);
     }
   );
-  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(
-    new Option("--format <format>", "input format (default: from the extension, else detected)").choices(["csv", "ndjson", "lines"])
-  ).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(new Option("--concurrency <n>", "requests in flight at once").argParser(wholeNumber(1, 256)).default(8)).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
+    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
+  ).addOption(
+    new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
+      wholeNumber(1, 256)
+    )
+  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
     "--failed <file>",
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
   ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
@@ -41482,18 +41971,25 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
     const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
     await status2(options, io, env2, cwd);
   });
-  const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(8787)).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+  const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
+    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
+  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
     "--key <key>",
     "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
   ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(503)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addHelpText(
+    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
+  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
+    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
+      wholeNumber(1, 1e6)
+    )
+  ).addHelpText(
     "after",
     `
 Examples:
   $ trigger emulator                               # prints the two export lines to use it
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries`
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
   );
   emulator2.action(async (options) => {
     await io.useColors(env2);
@@ -41527,8 +42023,8 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
   ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
   entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
   triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(["csv", "ndjson", "lines"])).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(["csv", "ndjson"])).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
   program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
     "after",
     `
