@@ -6683,33 +6683,33 @@ var require_tree = __commonJS({
           throw new TypeError("Unreachable");
         }
         let index = 0;
-        let node = this;
+        let node2 = this;
         while (true) {
           const code = key.charCodeAt(index);
           if (code > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code) {
+          if (node2.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node2.value = value;
               break;
-            } else if (node.middle !== null) {
-              node = node.middle;
+            } else if (node2.middle !== null) {
+              node2 = node2.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node2.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node.code < code) {
-            if (node.left !== null) {
-              node = node.left;
+          } else if (node2.code < code) {
+            if (node2.left !== null) {
+              node2 = node2.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node2.left = new _TstNode(key, value, index);
               break;
             }
-          } else if (node.right !== null) {
-            node = node.right;
+          } else if (node2.right !== null) {
+            node2 = node2.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node2.right = new _TstNode(key, value, index);
             break;
           }
         }
@@ -6721,21 +6721,21 @@ var require_tree = __commonJS({
       search(key) {
         const keylength = key.length;
         let index = 0;
-        let node = this;
-        while (node !== null && index < keylength) {
+        let node2 = this;
+        while (node2 !== null && index < keylength) {
           let code = key[index];
           if (code <= 90 && code >= 65) {
             code |= 32;
           }
-          while (node !== null) {
-            if (code === node.code) {
+          while (node2 !== null) {
+            if (code === node2.code) {
               if (keylength === ++index) {
-                return node;
+                return node2;
               }
-              node = node.middle;
+              node2 = node2.middle;
               break;
             }
-            node = node.code < code ? node.left : node.right;
+            node2 = node2.code < code ? node2.left : node2.right;
           }
         }
         return null;
@@ -30544,24 +30544,24 @@ var require_sender = __commonJS({
               this.#socket.write(createFrame(item, hint), cb);
             }
           } else {
-            const node2 = {
+            const node3 = {
               promise: null,
               callback: cb,
               frame: createFrame(item, hint)
             };
-            this.#queue.push(node2);
+            this.#queue.push(node3);
           }
           return;
         }
-        const node = {
+        const node2 = {
           promise: item.arrayBuffer().then((ab) => {
-            node.promise = null;
-            node.frame = createFrame(ab, hint);
+            node2.promise = null;
+            node2.frame = createFrame(ab, hint);
           }),
           callback: cb,
           frame: null
         };
-        this.#queue.push(node);
+        this.#queue.push(node2);
         if (!this.#running) {
           this.#run();
         }
@@ -30570,12 +30570,12 @@ var require_sender = __commonJS({
         this.#running = true;
         const queue = this.#queue;
         while (!queue.isEmpty()) {
-          const node = queue.shift();
-          if (node.promise !== null) {
-            await node.promise;
+          const node2 = queue.shift();
+          if (node2.promise !== null) {
+            await node2.promise;
           }
-          this.#socket.write(node.frame, node.callback);
-          node.callback = node.frame = null;
+          this.#socket.write(node2.frame, node2.callback);
+          node2.callback = node2.frame = null;
         }
         this.#running = false;
       }
@@ -41667,6 +41667,19 @@ var init_complete = __esm({
     lastValue = (typed, option) => typed.options.get(option)?.at(-1);
   }
 });
+
+// action/guard.ts
+var node = process;
+if (process.platform !== "win32") {
+  process.on("SIGUSR1", () => {
+  });
+  const options = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
+  const asked = /--inspect(?:-brk|-wait)?(?:[=\s]|$)/.test(options);
+  if (!asked && typeof node._debugEnd === "function") {
+    node._debugEnd();
+    setImmediate(() => node._debugEnd?.());
+  }
+}
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");

@@ -5,11 +5,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, killAfter, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, killAfter, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
 let server: TestServer;
@@ -122,6 +123,47 @@ describe('the GitHub Action', () => {
     const kept = fs.readFileSync(failed, 'utf8').trim().split('\n');
     expect(kept).toHaveLength(1 + 18);
     expectNoKey(result);
+  });
+
+  it('kill -USR1 on a running step opens no inspector: the key in its environment stays in the process', async () => {
+    const port = await freePort();
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.handle(async (_req, res) => {
+      await answered;
+      json(res, 200, { success: true });
+    });
+    let probe: Promise<boolean> | undefined;
+    const result = await runAction(
+      { ...base(), 'trigger-id': 'deploy', 'user-id': 'alice' },
+      {
+        env: { ...box.env, NODE_OPTIONS: `--inspect-port=${port}` },
+        actionDir: clone.dir,
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            if (server.requests.length === 0) return;
+            clearInterval(poll);
+            probe = (async () => {
+              process.kill(child.pid!, 'SIGUSR1');
+              await new Promise((r) => setTimeout(r, 700)); // Node opens the inspector within a few ms
+              const open = await new Promise<boolean>((resolve) => {
+                const socket = net.connect({ host: '127.0.0.1', port });
+                socket.once('connect', () => {
+                  socket.destroy();
+                  resolve(true);
+                });
+                socket.once('error', () => resolve(false));
+              });
+              answer();
+              return open;
+            })();
+          }, 5);
+        },
+      },
+    );
+    expect(await probe).toBe(false);
+    expect(result.code).toBe(0);
+    expect(result.outputs.ok).toBe('true');
   });
 
   it("an input left empty never hides the job's own TRIGGER_* environment", async () => {
