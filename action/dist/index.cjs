@@ -36151,18 +36151,20 @@ function lockWaitMs(env2) {
   }
   return seconds2 * 1e3;
 }
+function unreadable(lock, error2) {
+  return {
+    state: "held",
+    text: "",
+    why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
+    hint: `remove it: rm ${lock}`
+  };
+}
 function look(lock) {
   let stat;
   try {
     stat = import_node_fs3.default.lstatSync(lock);
   } catch (error2) {
-    if (error2.code === "ENOENT") return { state: "free" };
-    return {
-      state: "held",
-      text: "",
-      why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
-      hint: `remove it: rm ${lock}`
-    };
+    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
   }
   if (stat.isDirectory())
     return { state: "held", text: "", why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
@@ -36177,13 +36179,7 @@ function look(lock) {
   try {
     if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
   } catch (error2) {
-    if (error2.code === "ENOENT") return { state: "free" };
-    return {
-      state: "held",
-      text: "",
-      why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
-      hint: `remove it: rm ${lock}`
-    };
+    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
   }
   let owner;
   try {
@@ -41131,22 +41127,17 @@ async function add(id, options, ctx) {
     });
   await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
 }
-function addLocked(id, options, ctx) {
+function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  let file;
-  let data;
-  let created = false;
   if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
-    const text = readCatalogText(where2.path);
-    const parsed = parseCatalog(text);
+    const parsed = parseCatalog(readCatalogText(where2.path));
     if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-    file = where2.path;
-    data = parsed.data;
-  } else {
-    file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-    data = newCatalog();
-    created = true;
+    return { file: where2.path, data: parsed.data, created: false };
   }
+  return { file: where2?.path ?? defaultCatalogPath(ctx.cwd), data: newCatalog(), created: true };
+}
+function addLocked(id, options, ctx) {
+  const { file, data, created } = catalogToWrite(options, ctx);
   if (Object.hasOwn(data.triggers, id))
     throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
       hint: `change it with: trigger triggers edit ${shellQuote(id)}`
@@ -41293,19 +41284,7 @@ async function importFiles(files, options, ctx) {
   await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
 }
 function importLocked(ids, options, ctx) {
-  const where2 = found(options, ctx);
-  let file;
-  let data;
-  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
-    const text = readCatalogText(where2.path);
-    const parsed = parseCatalog(text);
-    if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-    file = where2.path;
-    data = parsed.data;
-  } else {
-    file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-    data = newCatalog();
-  }
+  const { file, data } = catalogToWrite(options, ctx);
   const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
   const added = /* @__PURE__ */ new Map();
   let known = 0;

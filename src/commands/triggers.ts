@@ -215,22 +215,22 @@ export async function add(id: string, options: EntryOptions, ctx: TriggersContex
   await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
 }
 
-function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+/**
+ * The catalog a write changes: the one in effect, read and checked (a catalog that cannot be used is
+ * not written over), or a new one where none is (here, or where --catalog / TRIGGER_CATALOG names).
+ */
+function catalogToWrite(options: CatalogFlag, ctx: TriggersContext): { file: string; data: CatalogData; created: boolean } {
   const where = found(options, ctx);
-  let file: string;
-  let data: CatalogData;
-  let created = false;
   if (where && (where.source === 'found' || fs.existsSync(where.path))) {
-    const text = readCatalogText(where.path);
-    const parsed = parseCatalog(text);
+    const parsed = parseCatalog(readCatalogText(where.path));
     if (!parsed.data) throw catalogError(where.path, parsed.problems);
-    file = where.path;
-    data = parsed.data;
-  } else {
-    file = where?.path ?? defaultCatalogPath(ctx.cwd);
-    data = newCatalog();
-    created = true;
+    return { file: where.path, data: parsed.data, created: false };
   }
+  return { file: where?.path ?? defaultCatalogPath(ctx.cwd), data: newCatalog(), created: true };
+}
+
+function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+  const { file, data, created } = catalogToWrite(options, ctx);
   if (Object.hasOwn(data.triggers, id))
     throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
       hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
@@ -416,19 +416,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
 }
 
 function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContext): void {
-  const where = found(options, ctx);
-  let file: string;
-  let data: CatalogData;
-  if (where && (where.source === 'found' || fs.existsSync(where.path))) {
-    const text = readCatalogText(where.path);
-    const parsed = parseCatalog(text);
-    if (!parsed.data) throw catalogError(where.path, parsed.problems);
-    file = where.path;
-    data = parsed.data;
-  } else {
-    file = where?.path ?? defaultCatalogPath(ctx.cwd);
-    data = newCatalog();
-  }
+  const { file, data } = catalogToWrite(options, ctx);
   const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
   const added = new Map<string, TriggerEntry>();
   let known = 0;

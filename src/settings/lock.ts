@@ -48,18 +48,22 @@ type Holder =
 /** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
 const MAX_LOCK_BYTES = 4096;
 
+/** A lock that cannot be read is waited for, as one whose holder cannot be judged. */
+function unreadable(lock: string, error: unknown): Holder {
+  return {
+    state: 'held',
+    text: '',
+    why: `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`,
+    hint: `remove it: rm ${lock}`,
+  };
+}
+
 function look(lock: string): Holder {
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(lock);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
-    return {
-      state: 'held',
-      text: '',
-      why: `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`,
-      hint: `remove it: rm ${lock}`,
-    };
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { state: 'free' } : unreadable(lock, error);
   }
   if (stat.isDirectory())
     return { state: 'held', text: '', why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
@@ -74,13 +78,7 @@ function look(lock: string): Holder {
   try {
     if (stat.size <= MAX_LOCK_BYTES) text = fs.readFileSync(lock, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
-    return {
-      state: 'held',
-      text: '',
-      why: `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`,
-      hint: `remove it: rm ${lock}`,
-    };
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { state: 'free' } : unreadable(lock, error);
   }
   let owner: Partial<Owner> | undefined;
   try {
