@@ -338,7 +338,9 @@ describe('the failed file', () => {
 
 describe('--rate', () => {
   it.each([200, 1000])('--rate %i holds within 3 percent at the server', async (rate) => {
-    const rows = rate === 1000 ? 1000 : 300;
+    // Two seconds at 1000/s: a last request late by a loaded machine's timer then moves the figure by
+    // half as much as over one second.
+    const rows = rate === 1000 ? 2000 : 300;
     const result = await batch([file('r.csv', csvRows(rows)), '--rate', String(rate)]);
     expect(result.code).toBe(0);
     const times = server.requests.map((r) => r.at);

@@ -23,8 +23,14 @@ const file = (name: string, text: string | Buffer) => {
   fs.writeFileSync(at(name), text);
   return at(name);
 };
+// A fixed concurrency unless a test names one: these tests time signals and second runs against a
+// batch's length, which --concurrency auto (the default) would shorten as it finds the server fast.
 const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<typeof run>[1]['onSpawn'] } = {}) =>
-  run(['batch', ...args], { env: box.env, timeoutMs: 60_000, ...options });
+  run(['batch', ...args, ...(args.includes('--concurrency') ? [] : ['--concurrency', '4'])], {
+    env: box.env,
+    timeoutMs: 60_000,
+    ...options,
+  });
 const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 const received = () => server.requests.map((r) => userOf(r.url));
 const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
