@@ -169,17 +169,34 @@ class Results extends Writable {
   }
 }
 
+/**
+ * trigger's words in the Action's: what a message says of a flag or a variable the step set from an
+ * input names that input, so the fix it points to is in the workflow file. Flags given in `args`
+ * stay flags (the user typed them there).
+ */
+export function inActionWords(text: string, env: Env): string {
+  let words = text;
+  if (input(env, 'value')) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, '$1the input value');
+  if (input(env, 'failed')) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, '$1the input failed');
+  if (input(env, 'base-url')) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, 'from the input base-url');
+  if (input(env, 'api-key')) words = words.replace(/\bfrom TRIGGER_API_KEY\b/g, 'from the input api-key');
+  return words;
+}
+
 /** The step log's stderr, passed through, noting whether trigger wrote an annotation and its first error. */
 class StepLog extends Writable {
   annotated = false;
   firstError: string | undefined;
 
-  constructor(readonly target: NodeJS.WritableStream) {
+  constructor(
+    readonly target: NodeJS.WritableStream,
+    readonly env: Env,
+  ) {
     super();
   }
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    const text = chunk.toString();
+    const text = inActionWords(chunk.toString(), this.env);
     if (/^::error/m.test(text)) this.annotated = true;
     this.firstError ??= /^error: (.*)$/m.exec(text)?.[1];
     this.target.write(text, () => done());
@@ -199,7 +216,7 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
     return 2;
   }
   const results = new Results();
-  const log = new StepLog(streams.stderr);
+  const log = new StepLog(streams.stderr, env);
   const io = new Output({ stdout: results, stderr: log });
   const code = await main(['node', 'trigger', ...step.argv], { io, env: step.env });
   await new Promise<void>((resolve) => results.end(resolve));

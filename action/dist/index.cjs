@@ -42211,16 +42211,26 @@ var Results = class extends import_node_stream2.Writable {
     else this.counts.failed++;
   }
 };
+function inActionWords(text, env2) {
+  let words = text;
+  if (input(env2, "value")) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, "$1the input value");
+  if (input(env2, "failed")) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, "$1the input failed");
+  if (input(env2, "base-url")) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, "from the input base-url");
+  if (input(env2, "api-key")) words = words.replace(/\bfrom TRIGGER_API_KEY\b/g, "from the input api-key");
+  return words;
+}
 var StepLog = class extends import_node_stream2.Writable {
-  constructor(target2) {
+  constructor(target2, env2) {
     super();
     this.target = target2;
+    this.env = env2;
   }
   target;
+  env;
   annotated = false;
   firstError;
   _write(chunk, _encoding, done) {
-    const text = chunk.toString();
+    const text = inActionWords(chunk.toString(), this.env);
     if (/^::error/m.test(text)) this.annotated = true;
     this.firstError ??= /^error: (.*)$/m.exec(text)?.[1];
     this.target.write(text, () => done());
@@ -42240,7 +42250,7 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     return 2;
   }
   const results = new Results();
-  const log = new StepLog(streams.stderr);
+  const log = new StepLog(streams.stderr, env2);
   const io = new Output({ stdout: results, stderr: log });
   const code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
   await new Promise((resolve) => results.end(resolve));

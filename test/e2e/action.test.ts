@@ -166,6 +166,14 @@ describe('the GitHub Action', () => {
     expect(result.outputs.ok).toBe('true');
   });
 
+  it('a bad input is named as the input, in the log and the annotation', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'alice', value: 'abc' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: the input value must be a decimal number');
+    expect(result.stderr).toMatch(/^::error title=trigger::the input value must be a decimal number/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("an input left empty never hides the job's own TRIGGER_* environment", async () => {
     const env = { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url };
     const result = await action({ 'api-key': '', 'base-url': '', 'trigger-id': 'deploy', 'user-id': 'alice' }, env);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ActionInputError, plan, splitArgs } from '../../action/main.js';
+import { ActionInputError, inActionWords, plan, splitArgs } from '../../action/main.js';
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-unit-'));
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
@@ -82,5 +82,30 @@ describe('what the step runs', () => {
     expect(error).toBeInstanceOf(ActionInputError);
     expect((error as ActionInputError).message).toBe(message);
     expect((error as ActionInputError).hint).toContain(hint);
+  });
+});
+
+describe("trigger's messages in the Action's words", () => {
+  it.each([
+    [
+      { value: 'abc' },
+      'error: --value must be a decimal number such as 9.99, -3 or 1e3; got "abc"',
+      'error: the input value must be a decimal number such as 9.99, -3 or 1e3; got "abc"',
+    ],
+    [
+      { 'base-url': 'http://example.com' },
+      'error: base URL http://example.com (from TRIGGER_BASE_URL) uses plain http; use https, or pass --allow-http if you must',
+      'error: base URL http://example.com (from the input base-url) uses plain http; use https, or pass --allow-http if you must',
+    ],
+    [
+      { 'api-key': 'k' },
+      'error: the service refused the event: 401 Unauthorized — check the API key (••••abcd from TRIGGER_API_KEY)',
+      'error: the service refused the event: 401 Unauthorized — check the API key (••••abcd from the input api-key)',
+    ],
+    // Not given as an input: the job's own environment, or a flag in args, keeps its name.
+    [{}, 'error: base URL x (from TRIGGER_BASE_URL) ...', 'error: base URL x (from TRIGGER_BASE_URL) ...'],
+    [{}, 'error: --value must be a decimal number', 'error: --value must be a decimal number'],
+  ])('%j: %s', (inputs, cli, action) => {
+    expect(inActionWords(cli, job(inputs))).toBe(action);
   });
 });
