@@ -15896,7 +15896,7 @@ var require_socks5_client = __commonJS({
       USERNAME_PASSWORD: 2,
       NO_ACCEPTABLE: 255
     };
-    var COMMANDS = {
+    var COMMANDS2 = {
       CONNECT: 1,
       BIND: 2,
       UDP_ASSOCIATE: 3
@@ -16098,7 +16098,7 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        const request = this.buildConnectRequest(COMMANDS2.CONNECT, address, port);
         this.socket.write(request);
       }
       /**
@@ -16203,7 +16203,7 @@ var require_socks5_client = __commonJS({
     module2.exports = {
       Socks5Client,
       AUTH_METHODS,
-      COMMANDS,
+      COMMANDS: COMMANDS2,
       ADDRESS_TYPES,
       REPLY_CODES,
       STATES
@@ -41813,9 +41813,7 @@ function usageWords(message) {
   if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3].replace(/\.$/, "")}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
-  m = /^\(Did you mean (.+)\?\)$/.exec(text);
-  if (m) return `(did you mean ${m[1]}?)${end}`;
-  return message;
+  return message.replace(/^\(Did you mean (.+)\?\)$/m, "(did you mean $1?)");
 }
 
 // src/cli.ts
@@ -41827,6 +41825,7 @@ var IMPORT_FORMATS = ["csv", "ndjson"];
 
 // src/cli.ts
 init_defaults();
+var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
 var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
 trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
@@ -41850,7 +41849,8 @@ Examples:
   $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
 
 ${EXIT_CODES2}`;
-function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: false }) {
+function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: false }, only) {
+  const wanted = (name) => only === void 0 || only === name;
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
     writeErr: (text) => io.writeErr(text),
@@ -41860,41 +41860,44 @@ function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: fal
     mode.json = options.json === true;
     mode.verbose = options.verbose === true;
   });
-  const fire2 = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES_FIRE);
-  addServiceOptions(fire2).action(
-    async (triggerId, userId, options, command) => {
-      const extra = command.args.slice(2);
-      if (extra.length > 0) {
-        const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
-        throw new UsageError(
-          `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
-          {
-            hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
-          }
-        );
+  if (wanted("fire")) {
+    const fire2 = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES_FIRE);
+    addServiceOptions(fire2).action(
+      async (triggerId, userId, options, command) => {
+        const extra = command.args.slice(2);
+        if (extra.length > 0) {
+          const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
+          throw new UsageError(
+            `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
+            {
+              hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
+            }
+          );
+        }
+        await io.useColors(env2);
+        const { fire: run2 } = await Promise.resolve().then(() => (init_fire(), fire_exports));
+        await run2(triggerId, userId, options, io, env2, cwd);
       }
-      await io.useColors(env2);
-      const { fire: run2 } = await Promise.resolve().then(() => (init_fire(), fire_exports));
-      await run2(triggerId, userId, options, io, env2, cwd);
-    }
-  );
-  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
-    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
-  ).addOption(
-    new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
-      wholeNumber(1, 256)
-    )
-  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
-    "--failed <file>",
-    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-    new Option(
-      "--shard <i>/<n>",
-      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-    ).argParser(shard)
-  ).addHelpText(
-    "after",
-    `
+    );
+  }
+  if (wanted("batch")) {
+    const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
+      new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
+    ).addOption(
+      new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
+        wholeNumber(1, 256)
+      )
+    ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+      "--failed <file>",
+      "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
+    ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
+      new Option(
+        "--shard <i>/<n>",
+        "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
+      ).argParser(shard)
+    ).addHelpText(
+      "after",
+      `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
 
@@ -41910,18 +41913,20 @@ Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or 
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`
-  );
-  addServiceOptions(batch2);
-  const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
-  if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
-  batch2.action(async (source, options) => {
-    await io.useColors(env2);
-    const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
-    await run2(source, options, io, env2, cwd);
-  });
-  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
-    "after",
-    `
+    );
+    addServiceOptions(batch2);
+    const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
+    if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
+    batch2.action(async (source, options) => {
+      await io.useColors(env2);
+      const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
+      await run2(source, options, io, env2, cwd);
+    });
+  }
+  if (wanted("config")) {
+    const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
+      "after",
+      `
 Examples:
   $ trigger config set-key                        # hidden prompt
   $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
@@ -41932,65 +41937,76 @@ Examples:
 
 The key goes to the system keychain where one answers (and CI is not set); else, or with
 --insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
-  );
-  const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-  const configAction = (fn) => async (...args) => {
-    await io.useColors(env2);
-    await fn(await Promise.resolve().then(() => (init_config(), config_exports)), ...args);
-  };
-  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action(
-    configAction(
-      (m, key, options) => m.setKey(key, options, io, env2)
-    )
-  );
-  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action(configAction((m, url, options) => m.setBaseUrl(url, options, io, env2)));
-  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action(configAction((m, name, options) => m.get(name, options, io, env2)));
-  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action(configAction((m, options) => m.list(options, io, env2)));
-  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action(configAction((m, name, options) => m.unset(name, options, io, env2)));
-  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
-  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
-  program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
-    "after",
-    `
+    );
+    const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
+    const configAction = (fn) => async (...args) => {
+      await io.useColors(env2);
+      await fn(await Promise.resolve().then(() => (init_config(), config_exports)), ...args);
+    };
+    config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action(
+      configAction(
+        (m, key, options) => m.setKey(key, options, io, env2)
+      )
+    );
+    config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action(configAction((m, url, options) => m.setBaseUrl(url, options, io, env2)));
+    config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action(configAction((m, name, options) => m.get(name, options, io, env2)));
+    config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action(configAction((m, options) => m.list(options, io, env2)));
+    config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action(configAction((m, name, options) => m.unset(name, options, io, env2)));
+    config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
+    config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
+    config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
+  }
+  if (wanted("status")) {
+    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+      "after",
+      `
 Examples:
   $ trigger status
   $ trigger status --json | jq .apiKey.source
 
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action(async (options) => {
-    await io.useColors(env2);
-    const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
-    await status2(options, io, env2, cwd);
-  });
-  const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
-    "--key <key>",
-    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
-  ).addHelpText(
-    "after",
-    `
+    ).action(async (options) => {
+      await io.useColors(env2);
+      const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
+      await status2(options, io, env2, cwd);
+    });
+  }
+  if (wanted("emulator")) {
+    const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
+      new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
+    ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+      "--key <key>",
+      "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
+    ).option("--trigger <id...>", "known trigger ids; any other answers 404").option(
+      "--catalog <file>",
+      "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)"
+    ).option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
+      new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
+    ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(
+      new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)
+    ).addOption(
+      new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
+        wholeNumber(1, 1e6)
+      )
+    ).addHelpText(
+      "after",
+      `
 Examples:
   $ trigger emulator                               # prints the two export lines to use it
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  );
-  emulator2.action(async (options) => {
-    await io.useColors(env2);
-    const { emulator: run2 } = await Promise.resolve().then(() => (init_emulator(), emulator_exports));
-    await run2(options, io, env2, cwd);
-  });
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
-    "after",
-    `
+    );
+    emulator2.action(async (options) => {
+      await io.useColors(env2);
+      const { emulator: run2 } = await Promise.resolve().then(() => (init_emulator(), emulator_exports));
+      await run2(options, io, env2, cwd);
+    });
+  }
+  if (wanted("triggers")) {
+    const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
+      "after",
+      `
 Examples:
   $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
   $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
@@ -42000,26 +42016,28 @@ Examples:
 
 The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
 With one, fire and batch refuse a trigger it does not know before sending anything.`
-  );
-  const triggersAction = (fn) => async (...args) => {
-    await io.useColors(env2);
-    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
-  };
-  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-  const entryOptions = (command) => command.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
-  entryOptions(
-    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
-  program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-    "after",
-    `
+    );
+    const triggersAction = (fn) => async (...args) => {
+      await io.useColors(env2);
+      await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
+    };
+    const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+    const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+    const entryOptions = (command) => command.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+    triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
+    triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
+    entryOptions(
+      triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+    ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
+    entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
+    triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
+    triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+    triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
+  }
+  if (wanted("completion")) {
+    program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+      "after",
+      `
 Examples:
   $ source <(trigger completion bash)                       # add to ~/.bashrc
   $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
@@ -42027,10 +42045,11 @@ Examples:
 
 The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
 stays right when trigger is upgraded.`
-  ).action(async (shell) => {
-    const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
-    io.write(completionScript2(shell));
-  });
+    ).action(async (shell) => {
+      const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
+      io.write(completionScript2(shell));
+    });
+  }
   return program2;
 }
 function report(error2, io, mode, env2 = process.env) {
@@ -42070,7 +42089,9 @@ async function main(argv = process.argv, context = {}) {
   const env2 = context.env ?? process.env;
   const mode = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
-    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode);
+    const first = argv[2];
+    const only = first !== void 0 && COMMANDS.has(first) ? first : void 0;
+    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;

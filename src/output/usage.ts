@@ -28,7 +28,6 @@ export function usageWords(message: string): string {
   if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3]!.replace(/\.$/, '')}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
-  m = /^\(Did you mean (.+)\?\)$/.exec(text);
-  if (m) return `(did you mean ${m[1]}?)${end}`;
-  return message;
+  // commander adds its suggestion on a line of its own, in the same message or alone.
+  return message.replace(/^\(Did you mean (.+)\?\)$/m, '(did you mean $1?)');
 }

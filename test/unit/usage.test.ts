@@ -20,6 +20,7 @@ describe('usage errors in one style', () => {
     ],
     ["error: option '--value <number>' argument missing\n", 'error: --value needs a value: --value <number>\n'],
     ['(Did you mean fire?)\n', '(did you mean fire?)\n'],
+    ["error: unknown command 'frie'\n(Did you mean fire?)\n", "error: unknown command 'frie'\n(did you mean fire?)\n"],
     ["error: missing required argument 'userId'\n", "error: missing required argument 'userId'\n"],
     ["error: unknown option '--bogus'\n", "error: unknown option '--bogus'\n"],
   ])('%j', (commander, ours) => {
