@@ -5,12 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { freePort, json, killAfter, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, killAfter, listening, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
 let server: TestServer;
@@ -146,14 +145,7 @@ describe('the GitHub Action', () => {
             probe = (async () => {
               process.kill(child.pid!, 'SIGUSR1');
               await new Promise((r) => setTimeout(r, 700)); // Node opens the inspector within a few ms
-              const open = await new Promise<boolean>((resolve) => {
-                const socket = net.connect({ host: '127.0.0.1', port });
-                socket.once('connect', () => {
-                  socket.destroy();
-                  resolve(true);
-                });
-                socket.once('error', () => resolve(false));
-              });
+              const open = await listening(port);
               answer();
               return open;
             })();

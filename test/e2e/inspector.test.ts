@@ -4,12 +4,11 @@
  * processes; CI runs this file on Node 20, 22 and 24.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { startEmulatorProcess } from '../helpers/emulator.js';
-import { freePort, json, useServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, listening, useServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -17,23 +16,6 @@ useServer((s, b) => {
   server = s;
   box = b;
 });
-
-/** Whether something accepts a TCP connection on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.setTimeout(2_000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(true); // something took the SYN and said nothing
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,6 +2,7 @@
  * A real node:http server on 127.0.0.1, port 0, that records every request exactly as it arrived.
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach } from 'vitest';
 import { TEST_KEY, sandbox, type Sandbox } from './cli.js';
@@ -120,4 +121,21 @@ export function killAfter(server: TestServer, count: number, ...signals: NodeJS.
       signals.forEach((signal, i) => setTimeout(() => child.kill(signal), i * 300));
     }, 5);
   };
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:port (a SYN taken without a word counts too). */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(2_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
