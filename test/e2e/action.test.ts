@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { freePort, json, killAfter, listening, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, json, killAfter, startServer, usr1WhileHeld, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
 let server: TestServer;
@@ -126,34 +126,12 @@ describe('the GitHub Action', () => {
 
   it('kill -USR1 on a running step opens no inspector: the key in its environment stays in the process', async () => {
     const port = await freePort();
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    server.handle(async (_req, res) => {
-      await answered;
-      json(res, 200, { success: true });
-    });
-    let probe: Promise<boolean> | undefined;
+    const held = usr1WhileHeld(server, port);
     const result = await runAction(
       { ...base(), 'trigger-id': 'deploy', 'user-id': 'alice' },
-      {
-        env: { ...box.env, NODE_OPTIONS: `--inspect-port=${port}` },
-        actionDir: clone.dir,
-        onSpawn: (child) => {
-          const poll = setInterval(() => {
-            if (server.requests.length === 0) return;
-            clearInterval(poll);
-            probe = (async () => {
-              process.kill(child.pid!, 'SIGUSR1');
-              await new Promise((r) => setTimeout(r, 700)); // Node opens the inspector within a few ms
-              const open = await listening(port);
-              answer();
-              return open;
-            })();
-          }, 5);
-        },
-      },
+      { env: { ...box.env, NODE_OPTIONS: `--inspect-port=${port}` }, actionDir: clone.dir, onSpawn: held.onSpawn },
     );
-    expect(await probe).toBe(false);
+    expect(await held.inspectorOpen()).toBe(false);
     expect(result.code).toBe(0);
     expect(result.outputs.ok).toBe('true');
   });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { startEmulatorProcess } from '../helpers/emulator.js';
-import { freePort, json, listening, useServer, type TestServer } from '../helpers/server.js';
+import { freePort, listening, usr1WhileHeld, useServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -29,31 +29,10 @@ async function fireSignalled(inspectPort?: number, preload?: string) {
   const options = [...(inspectPort ? [`--inspect-port=${inspectPort}`] : []), ...(preload ? [`--require ${preload}`] : [])];
   const env = { ...box.env, ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}) };
   const port = inspectPort ?? 9229;
-  let answer!: () => void;
-  const answered = new Promise<void>((resolve) => (answer = resolve));
-  server.handle(async (_req, res) => {
-    await answered;
-    json(res, 200, { success: true });
-  });
-  let probe: Promise<boolean> | undefined;
-  const result = run(['fire', 'deploy', 'alice', '--value', '2'], {
-    env,
-    onSpawn: (child) => {
-      const poll = setInterval(() => {
-        if (server.requests.length === 0) return;
-        clearInterval(poll);
-        probe = (async () => {
-          process.kill(child.pid!, 'SIGUSR1');
-          await sleep(700); // Node opens the inspector within a few ms of the signal
-          const open = await listening(port);
-          answer();
-          return open;
-        })();
-      }, 5);
-    },
-  });
+  const held = usr1WhileHeld(server, port);
+  const result = run(['fire', 'deploy', 'alice', '--value', '2'], { env, onSpawn: held.onSpawn });
   const done = await result;
-  return { ...done, inspectorOpen: await probe };
+  return { ...done, inspectorOpen: await held.inspectorOpen() };
 }
 
 describe('SIGUSR1 does not open the inspector', () => {

@@ -139,3 +139,34 @@ export function listening(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+/**
+ * Holds every answer until a SIGUSR1 has been sent to the process that asked (once the server has its
+ * first request, so the key is in flight) and the inspector's port on 127.0.0.1 has been tried. Pass
+ * `onSpawn` to the run; `inspectorOpen` then says whether anything accepted a connection on `port`.
+ */
+export function usr1WhileHeld(server: TestServer, port: number) {
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  server.handle(async (_req, res) => {
+    await answered;
+    json(res, 200, { success: true });
+  });
+  let probe: Promise<boolean> | undefined;
+  return {
+    onSpawn(child: { pid?: number | undefined }) {
+      const poll = setInterval(() => {
+        if (server.requests.length === 0) return;
+        clearInterval(poll);
+        probe = (async () => {
+          process.kill(child.pid!, 'SIGUSR1');
+          await new Promise((r) => setTimeout(r, 700)); // Node opens the inspector within a few ms of the signal
+          const open = await listening(port);
+          answer();
+          return open;
+        })();
+      }, 5);
+    },
+    inspectorOpen: () => probe,
+  };
+}
