@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
+import { answerSlowly, keptRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -23,19 +24,8 @@ const read = (name: string) => fs.readFileSync(at(name), 'utf8');
 const batch = (args: string[], input?: string) => run(['batch', ...args], { env: box.env, input, timeoutMs: 60_000 });
 const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 const csvRows = (n: number, prefix = 'u') => `triggerId,userId\n${Array.from({ length: n }, (_, i) => `t,${prefix}${i}`).join('\n')}\n`;
-/** The user ids of a CSV failed file (triggerId,userId,error), with their error. */
-const keptRows = (name: string) =>
-  read(name)
-    .trim()
-    .split('\n')
-    .slice(1)
-    .filter(Boolean)
-    .map((line) => ({ user: line.split(',')[1]!, error: line.slice(line.indexOf(',', 2) + 1) }));
-const slowly = (ms: number) =>
-  server.handle(async (_req, res) => {
-    await new Promise((r) => setTimeout(r, ms));
-    json(res, 200, { success: true });
-  });
+const keptIn = (name: string) => keptRows(read(name));
+const slowly = (ms: number) => answerSlowly(server, ms);
 
 describe('kill -9 with a journal, then --resume', () => {
   it('sends no row twice across the two runs, and accounts for every row', async () => {
@@ -69,7 +59,7 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(resumed.code).toBe(1); // the rows of unknown outcome are not accepted
     const users = server.requests.map((r) => userOf(r.url));
     expect(new Set(users).size).toBe(users.length); // nothing twice
-    const kept = keptRows('failed.csv');
+    const kept = keptIn('failed.csv');
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThanOrEqual(16); // about the concurrency (8) in flight at the kill
     expect(kept.every((k) => /^"?line \d+: outcome unknown: in flight when an earlier run/.test(k.error))).toBe(true);
@@ -148,7 +138,7 @@ describe('signals', () => {
     expect(result.code).toBe(130);
     expect(performance.now() - started).toBeLessThan(4000); // not 5 s of Retry-After, let alone 9
     expect(server.requests.length).toBe(signalledAt);
-    const kept = keptRows('kept.csv');
+    const kept = keptIn('kept.csv');
     expect(kept).toHaveLength(20);
     expect(kept.every((k) => k.error.includes('not sent: the batch was interrupted (SIGINT)'))).toBe(true);
   });

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, expectNoKey, run, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
+import { answerSlowly, keptRows, printedCommand } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -38,27 +39,9 @@ const csvRows = (n: number, prefix = 'u') =>
   `triggerId,userId\n${users(n, prefix)
     .join('\n')
     .replace(/^|\n/g, (m) => `${m}t,`)}\n`;
-/** The user ids kept in a CSV failed file (triggerId,userId,error), with their error. */
-const kept = (name: string) =>
-  fs
-    .readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .filter(Boolean)
-    .map((line) => ({ user: line.split(',')[1]!, error: line.slice(line.indexOf(',', 2) + 1) }));
-const slowly = (ms: number) =>
-  server.handle(async (_req, res) => {
-    await new Promise((r) => setTimeout(r, ms));
-    json(res, 200, { success: true });
-  });
-/** The command a summary printed to carry the batch on, as arguments after `trigger`. */
-const printed = (result: RunResult): string[] | undefined => {
-  const command = /(?:send (?:them|it) (?:later )?with|carry the batch on with): trigger (batch .*)$/m.exec(
-    result.stdout + result.stderr,
-  )?.[1];
-  return command?.split(' ');
-};
+const kept = (name: string) => keptRows(fs.readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8'));
+const slowly = (ms: number) => answerSlowly(server, ms);
+const printed = (result: RunResult) => printedCommand(result.stdout + result.stderr);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every row ends in exactly one place: received once by the server, or kept, and never both. */

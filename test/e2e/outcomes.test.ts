@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, expectNoKey, run, sandbox, TEST_KEY, type Sandbox } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
+import { printedCommand } from '../helpers/batch.js';
 
 let server: TestServer | undefined;
 let raw: net.Server | undefined;
@@ -58,18 +59,6 @@ function files(b: Sandbox, rows: number): string {
   for (let i = 1; i <= rows; i++) lines.push(`purchase,user-${i},${i}`);
   fs.writeFileSync(input, `${lines.join('\n')}\n`);
   return input;
-}
-
-/** The command a summary printed ("send them with: trigger batch ..."), as words to run. */
-function printedCommand(summary: string): string[] | undefined {
-  const match = /send them (?:later )?with: trigger (batch [^\n]+)/.exec(summary);
-  if (!match) return undefined;
-  // The printed command is shell words; these tests name plain paths, so splitting on spaces and
-  // dropping quotes gives the same words a shell would.
-  return match[1]!
-    .trim()
-    .split(/\s+/)
-    .map((word) => word.replace(/^'(.*)'$/, '$1'));
 }
 
 describe('an answer that does not say whether the event was recorded', () => {
