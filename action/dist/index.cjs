@@ -311,11 +311,11 @@ function backoffMs(attempt, options = {}) {
   const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
-var NOT_CONNECTED;
+var CONNECT_FAILURES, NOT_CONNECTED;
 var init_retry = __esm({
   "src/client/retry.ts"() {
     "use strict";
-    NOT_CONNECTED = /* @__PURE__ */ new Set([
+    CONNECT_FAILURES = [
       "ECONNREFUSED",
       "ENOTFOUND",
       "EAI_AGAIN",
@@ -323,7 +323,10 @@ var init_retry = __esm({
       "EHOSTUNREACH",
       "ENETUNREACH",
       "EADDRNOTAVAIL",
-      "UND_ERR_CONNECT_TIMEOUT",
+      "UND_ERR_CONNECT_TIMEOUT"
+    ];
+    NOT_CONNECTED = /* @__PURE__ */ new Set([
+      ...CONNECT_FAILURES,
       // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
       // handed to the connection to a forwarding proxy that then asked for credentials (407).
       "ERR_PROXY_AUTH_REQUIRED",
@@ -820,6 +823,7 @@ var init_proxy = __esm({
     import_node_net = __toESM(require("node:net"), 1);
     init_errors();
     init_redact();
+    init_retry();
     PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
     unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
     ProxyError = class extends Error {
@@ -840,20 +844,7 @@ var init_proxy = __esm({
         this.status = options.status;
       }
     };
-    CONNECTION_CODES = /* @__PURE__ */ new Set([
-      "ECONNREFUSED",
-      "ECONNRESET",
-      "EPIPE",
-      "ENOTFOUND",
-      "EAI_AGAIN",
-      "EAI_NONAME",
-      "EHOSTUNREACH",
-      "ENETUNREACH",
-      "EADDRNOTAVAIL",
-      "ETIMEDOUT",
-      "UND_ERR_CONNECT_TIMEOUT",
-      "UND_ERR_SOCKET"
-    ]);
+    CONNECTION_CODES = /* @__PURE__ */ new Set([...CONNECT_FAILURES, "ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"]);
   }
 });
 

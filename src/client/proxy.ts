@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { maskProxyCredentials } from '../output/redact.js';
+import { CONNECT_FAILURES } from './retry.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
 export interface ProxyChoice {
@@ -179,20 +180,7 @@ export function proxyErrorOf(error: unknown): ProxyError | undefined {
 }
 
 /** Codes of a connection that failed on the way: to the proxy when they come before the request went out. */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_NONAME',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET',
-]);
+const CONNECTION_CODES = new Set<string>([...CONNECT_FAILURES, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 
 /**
  * undici's error for a failure at the proxy, as a ProxyError; undefined when the error is not the

@@ -4,8 +4,8 @@
  * status may come after the event was recorded, so those are never retried.
  */
 
-/** Error codes that mean no connection was made, so nothing can have been recorded. */
-const NOT_CONNECTED = new Set([
+/** Error codes of a connection that could not be made (refused, no such host, unreachable, too slow). */
+export const CONNECT_FAILURES = [
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -14,6 +14,11 @@ const NOT_CONNECTED = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+] as const;
+
+/** Error codes that mean no connection was made, so nothing can have been recorded. */
+const NOT_CONNECTED = new Set<string>([
+  ...CONNECT_FAILURES,
   // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
   // handed to the connection to a forwarding proxy that then asked for credentials (407).
   'ERR_PROXY_AUTH_REQUIRED',
