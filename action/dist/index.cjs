@@ -40581,7 +40581,7 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const keyGenerated = !options.key;
   const key = options.key || generateKey();
-  const triggers = options.triggers?.length ? new Set(options.triggers) : void 0;
+  const triggers = options.triggers ? new Set(options.triggers) : void 0;
   const failRate = options.failRate ?? 0;
   const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
   const latencyMs = options.latencyMs ?? 0;
@@ -40673,7 +40673,8 @@ async function startEmulator(options = {}) {
     const checked = checkBody(body);
     if ("error" in checked) return refuse(400, checked.error);
     if (triggers && !triggers.has(route.triggerId)) {
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(", ")}`);
+      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
     }
     const event = {
       time: (/* @__PURE__ */ new Date()).toISOString(),

@@ -200,7 +200,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? '127.0.0.1';
   const keyGenerated = !options.key;
   const key = options.key || generateKey();
-  const triggers = options.triggers?.length ? new Set(options.triggers) : undefined;
+  // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
+  const triggers = options.triggers ? new Set(options.triggers) : undefined;
   const failRate = options.failRate ?? 0;
   const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
   const latencyMs = options.latencyMs ?? 0;
@@ -313,7 +314,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const checked = checkBody(body);
     if ('error' in checked) return refuse(400, checked.error);
     if (triggers && !triggers.has(route.triggerId)) {
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${[...triggers].map((t) => `"${t}"`).join(', ')}`);
+      const known = triggers.size === 0 ? 'no triggers' : [...triggers].map((t) => `"${t}"`).join(', ');
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
     }
 
     const event: RecordedEvent = {

@@ -90,6 +90,15 @@ describe('the catalog, end to end', () => {
     expect(emu.stdout()).toContain('signup-test');
   });
 
+  it('the emulator beside a catalog with no triggers knows none: every trigger answers 404', async () => {
+    fs.writeFileSync(path.join(project, 'triggers.json'), JSON.stringify({ triggers: {} }));
+    emu = await startEmulatorProcess([], box.env, project);
+    expect(emu.stderr()).toContain('triggers: none from');
+    const fired = await trigger(['fire', 'purchase', 'alice', '--no-catalog'], project, { ...box.env, TRIGGER_BASE_URL: emu.url });
+    expect(fired.code).toBe(1);
+    expect(fired.stderr).toContain('trigger "purchase" not found; this emulator knows no triggers');
+  });
+
   it('triggers check in GitHub Actions: an annotation on each bad line, exit 1', async () => {
     fs.writeFileSync(path.join(project, 'triggers.json'), '{"triggers": {"purchase": {"value": "required", "max": 100}}}');
     fs.writeFileSync(
