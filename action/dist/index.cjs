@@ -39650,7 +39650,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CAUTIOUS_MS, PUSH_BACK_SHARE, Pace;
+var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39671,8 +39671,9 @@ var init_pace = __esm({
     GROW_BELOW = 1.1;
     SHRINK_ABOVE = 1.5;
     SHRINK_BY = 0.9;
-    CAUTIOUS_MS = 1e4;
-    PUSH_BACK_SHARE = 0.9;
+    CEILING_MS = 3e3;
+    TOOK_ROUND_TRIPS = 2;
+    HOLD_ROUND_TRIPS = 8;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -39697,16 +39698,23 @@ var init_pace = __esm({
       #windowMs = -1;
       #lastAccepted;
       #lastPushBack = -Infinity;
+      /** When the limit was last cut: answers to requests sent before it do not cut again. */
+      #cutAt = -Infinity;
+      /** When the last pause began. */
+      #pausedAt = -Infinity;
+      /** The limit at which the service last pushed back (0 before any push-back). */
+      #ceiling = 0;
+      /** Round trips held at one under the ceiling since the last cut or probe. */
+      #held = 0;
+      /** When the last accepted answers came (a ring): what the service took is counted from it. */
+      #acceptedAt;
+      #acceptedCount = 0;
       /** Whether the last window's round trip was over SHRINK_ABOVE. */
       #slowBefore = false;
       // The current window.
       #windowStart;
       #accepted = 0;
-      #pushed = 0;
-      #timedOut = 0;
       #rttSum = 0;
-      /** The longest Retry-After of the window, -1 when none was given. */
-      #retryAfterMs = -1;
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -39716,6 +39724,7 @@ var init_pace = __esm({
         this.#random = options.random ?? Math.random;
         this.#stallMs = options.stallMs ?? 3e4;
         this.#windowStart = this.#lastAccepted = options.now();
+        this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
       }
       /**
        * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
@@ -39728,18 +39737,22 @@ var init_pace = __esm({
           this.#accepted++;
           this.#rttSum += rttMs;
           this.#lastAccepted = now;
+          this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
         } else if (answer === Answer.PushedBack) {
-          this.#pushed++;
           this.#lastPushBack = now;
           this.pushedBack++;
-          if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
           if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
             this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
           } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
             this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#lastAccepted) / 1e3) };
           }
-        } else if (answer === Answer.TimedOut) {
-          this.#timedOut++;
+          const sent = now - rttMs;
+          const fresh = sent >= this.#cutAt;
+          if (fresh) this.#cut(now, true);
+          if (now - this.#lastAccepted >= Math.max(rttMs, this.#windowMs) && sent >= this.#pausedAt) this.#pause(now, retryAfterMs);
+          if (fresh) return;
+        } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
+          return this.#cut(now, false);
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
@@ -39748,33 +39761,30 @@ var init_pace = __esm({
         return inFlight < this.limit && (this.pausedUntil === 0 || this.#now() >= this.pausedUntil);
       }
       #decide(now) {
-        const elapsed = Math.max(1, now - this.#windowStart);
         const accepted = this.#accepted;
         if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
         }
-        if (this.#pushed > 0 || this.#timedOut > 0) {
-          this.#slowStart = false;
-          let next = this.#value;
-          if (this.#timedOut > 0) next = next / 2;
-          if (this.#pushed > 0) {
-            const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
-            next = Math.min(next, Math.max(1, accepted * rtt / elapsed * PUSH_BACK_SHARE));
-            if (accepted === 0) this.#pause(now);
-          }
-          this.#set(next);
-        } else if (accepted > 0) {
+        if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
           if (this.#slowStart) {
             if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
             else this.#slowStart = false;
           }
           if (!this.#slowStart) {
-            const step = now - this.#lastPushBack < CAUTIOUS_MS ? 1 : Math.sqrt(this.#value);
-            if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + step);
-            else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
+            const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+            if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
+              if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
+              else if (++this.#held >= HOLD_ROUND_TRIPS) {
+                this.#held = 0;
+                this.#set(this.#value + 1);
+                this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+              }
+            } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+              this.#set(this.#value + Math.sqrt(this.#value));
+            } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
               this.#slowBefore = true;
               return this.#nextWindow(now);
@@ -39784,14 +39794,43 @@ var init_pace = __esm({
         this.#slowBefore = false;
         this.#nextWindow(now);
       }
+      /**
+       * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
+       * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
+       */
+      #cut(now, pushedBack) {
+        this.#slowStart = false;
+        this.#cutAt = now;
+        if (pushedBack) {
+          this.#ceiling = this.limit;
+          this.#held = 0;
+          this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
+        } else {
+          this.#set(this.#value / 2);
+        }
+        this.#nextWindow(now);
+      }
+      /**
+       * What the service took, as a number in flight (Little's law): the answers it accepted over the
+       * last TOOK_ROUND_TRIPS round trips, per round trip.
+       */
+      #took(now) {
+        const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
+        const since = now - TOOK_ROUND_TRIPS * rtt;
+        const ring = this.#acceptedAt;
+        const oldest = Math.max(0, this.#acceptedCount - ring.length);
+        let count = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count++;
+        return count / TOOK_ROUND_TRIPS;
+      }
       #nextWindow(now) {
         this.#windowStart = now;
-        this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
-        this.#retryAfterMs = -1;
+        this.#accepted = this.#rttSum = 0;
       }
       /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
-      #pause(now) {
-        const wait = this.#retryAfterMs >= 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
+      #pause(now, retryAfterMs) {
+        this.#pausedAt = now;
+        const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
         const until = now + wait * (1 + this.#random() / 2);
         if (until > this.pausedUntil) this.pausedUntil = until;
         this.#set(Math.min(this.#value, Math.max(1, this.#value / 2)));

@@ -7,12 +7,18 @@
  * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
  *   fast as the fastest round trip seen (no queue is building).
  * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
- *   the limit grows by its square root (by one within 10 s of a push-back); when it grows (50% over: a queue is building), the
- *   limit shrinks by a tenth; in between it holds.
- * - Push-back (429, 503) sets the limit to what the service actually took in that round trip
- *   (accepted per ms × RTT), a little under it; a time-out halves it. Either ends slow start.
- *   A rate limit does not slow the answers down, so round trips alone would never see it.
- * - A round trip in which the service pushed back and accepted nothing pauses every sender for the
+ *   the limit grows by its square root; when it grows (50% over: a queue is building), the limit
+ *   shrinks by a tenth; in between it holds.
+ * - Push-back (429, 503) is acted on at its first answer, not at the round trip's end: the limit
+ *   goes to what the service took (the answers it accepted over the last two round trips, per
+ *   round trip, by Little's law), and at least one under the limit it pushed back at (the
+ *   "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
+ *   say nothing new and do not cut again (as TCP cuts once per loss episode). A rate limit does not
+ *   slow the answers down, so round trips alone would never see it.
+ * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
+ *   one under it, holds there for eight round trips, then probes one above. Each probe that fails
+ *   costs about one push-back; one that holds moves the ceiling up.
+ * - A push-back when the service has accepted nothing for a round trip pauses every sender for the
  *   Retry-After it gave (1 s if none), with jitter so that the senders do not come back in lockstep;
  *   a Retry-After over 60 s, or nothing accepted for `stallMs` while it keeps pushing back, stops the
  *   batch (the rest is kept), as the breaker does for a service that is down.
@@ -71,10 +77,12 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
-/** How long after a push-back the limit grows by one at a time. */
-const CAUTIOUS_MS = 10_000;
-/** After push-back, the limit goes to this share of what the service took. */
-const PUSH_BACK_SHARE = 0.9;
+/** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
+const CEILING_MS = 3_000;
+/** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
+const TOOK_ROUND_TRIPS = 2;
+/** Round trips at one under the ceiling before probing one above it. */
+const HOLD_ROUND_TRIPS = 8;
 
 export class Pace {
   readonly max: number;
@@ -101,16 +109,23 @@ export class Pace {
   #windowMs = -1;
   #lastAccepted: number;
   #lastPushBack = -Infinity;
+  /** When the limit was last cut: answers to requests sent before it do not cut again. */
+  #cutAt = -Infinity;
+  /** When the last pause began. */
+  #pausedAt = -Infinity;
+  /** The limit at which the service last pushed back (0 before any push-back). */
+  #ceiling = 0;
+  /** Round trips held at one under the ceiling since the last cut or probe. */
+  #held = 0;
+  /** When the last accepted answers came (a ring): what the service took is counted from it. */
+  readonly #acceptedAt: Float64Array;
+  #acceptedCount = 0;
   /** Whether the last window's round trip was over SHRINK_ABOVE. */
   #slowBefore = false;
   // The current window.
   #windowStart: number;
   #accepted = 0;
-  #pushed = 0;
-  #timedOut = 0;
   #rttSum = 0;
-  /** The longest Retry-After of the window, -1 when none was given. */
-  #retryAfterMs = -1;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -121,6 +136,8 @@ export class Pace {
     this.#random = options.random ?? Math.random;
     this.#stallMs = options.stallMs ?? 30_000;
     this.#windowStart = this.#lastAccepted = options.now();
+    // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
+    this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
   }
 
   /**
@@ -134,18 +151,25 @@ export class Pace {
       this.#accepted++;
       this.#rttSum += rttMs;
       this.#lastAccepted = now;
+      this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
     } else if (answer === Answer.PushedBack) {
-      this.#pushed++;
       this.#lastPushBack = now;
       this.pushedBack++;
-      if (retryAfterMs > this.#retryAfterMs) this.#retryAfterMs = retryAfterMs;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
         this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
       } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
         this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#lastAccepted) / 1000) };
       }
-    } else if (answer === Answer.TimedOut) {
-      this.#timedOut++;
+      // The service is saying less: act now, not a round trip later (the lanes keep sending meanwhile).
+      const sent = now - rttMs;
+      const fresh = sent >= this.#cutAt;
+      if (fresh) this.#cut(now, true);
+      // Nothing accepted for a round trip: the service takes nothing now, so everyone waits (once:
+      // the answers to requests sent before the pause say the same again).
+      if (now - this.#lastAccepted >= Math.max(rttMs, this.#windowMs) && sent >= this.#pausedAt) this.#pause(now, retryAfterMs);
+      if (fresh) return;
+    } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
+      return this.#cut(now, false);
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
@@ -157,39 +181,34 @@ export class Pace {
   }
 
   #decide(now: number): void {
-    const elapsed = Math.max(1, now - this.#windowStart);
     const accepted = this.#accepted;
     if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
-    if (this.#pushed > 0 || this.#timedOut > 0) {
-      this.#slowStart = false;
-      let next = this.#value;
-      if (this.#timedOut > 0) next = next / 2;
-      if (this.#pushed > 0) {
-        // What the service took this round trip, as a number in flight (Little's law): accepted per
-        // ms × this round trip. (× the base round trip undershot on a loaded machine, where answers
-        // take longer than the fastest seen: see docs/pace.md.)
-        const rtt = accepted > 0 ? this.#rttSum / accepted : elapsed;
-        next = Math.min(next, Math.max(1, ((accepted * rtt) / elapsed) * PUSH_BACK_SHARE));
-        if (accepted === 0) this.#pause(now);
-      }
-      this.#set(next);
-    } else if (accepted > 0) {
+    if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips, not
-        // 32. Near a limit the service has pushed back at (in the last CAUTIOUS_MS), by one: a rate
-        // limit does not slow answers down, so only push-back finds it, and each overshoot costs.
-        const step = now - this.#lastPushBack < CAUTIOUS_MS ? 1 : Math.sqrt(this.#value);
-        if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) this.#set(this.#value + step);
-        else if (rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS) {
+        const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+        if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
+          // Near where the service pushed back: back to one under it, a round trip at a time, then
+          // hold, then probe one above. A rate limit does not slow answers down, so only push-back
+          // finds it, and each overshoot costs push-backs.
+          if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
+          else if (++this.#held >= HOLD_ROUND_TRIPS) {
+            this.#held = 0;
+            this.#set(this.#value + 1);
+            this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+          }
+        } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+          // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
+          this.#set(this.#value + Math.sqrt(this.#value));
+        } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
           if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
           this.#slowBefore = true;
@@ -201,15 +220,46 @@ export class Pace {
     this.#nextWindow(now);
   }
 
+  /**
+   * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
+   * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
+   */
+  #cut(now: number, pushedBack: boolean): void {
+    this.#slowStart = false;
+    this.#cutAt = now;
+    if (pushedBack) {
+      this.#ceiling = this.limit;
+      this.#held = 0;
+      this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
+    } else {
+      this.#set(this.#value / 2);
+    }
+    this.#nextWindow(now);
+  }
+
+  /**
+   * What the service took, as a number in flight (Little's law): the answers it accepted over the
+   * last TOOK_ROUND_TRIPS round trips, per round trip.
+   */
+  #took(now: number): number {
+    const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
+    const since = now - TOOK_ROUND_TRIPS * rtt;
+    const ring = this.#acceptedAt;
+    const oldest = Math.max(0, this.#acceptedCount - ring.length);
+    let count = 0;
+    for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length]! > since; i--) count++;
+    return count / TOOK_ROUND_TRIPS;
+  }
+
   #nextWindow(now: number): void {
     this.#windowStart = now;
-    this.#accepted = this.#pushed = this.#timedOut = this.#rttSum = 0;
-    this.#retryAfterMs = -1;
+    this.#accepted = this.#rttSum = 0;
   }
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
-  #pause(now: number): void {
-    const wait = this.#retryAfterMs >= 0 ? this.#retryAfterMs : DEFAULT_PAUSE_MS;
+  #pause(now: number, retryAfterMs: number): void {
+    this.#pausedAt = now;
+    const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
     const until = now + wait * (1 + this.#random() / 2);
     if (until > this.pausedUntil) this.pausedUntil = until;
     // Resume gently: the senders that come back should not all push back again.

@@ -92,35 +92,83 @@ describe('following the service', () => {
     expect(limits).toEqual([64, 64, 64, 64, 64, 64]);
   });
 
-  it('on push-back, goes to a little under what the service took in that round trip, and leaves slow start', () => {
-    const { pace, clock } = controller();
-    // 32 in flight at 50 ms, of which the service took 20 (a 400/s limit) and pushed back 12.
-    for (const limit of [4, 8, 16]) {
-      const start = clock.now;
-      for (let i = 1; i <= limit; i++) {
-        clock.now = start + (50 * i) / limit;
-        pace.answered(Answer.Accepted, 50);
-      }
-    }
-    expect(pace.limit).toBe(32);
-    for (let i = 0; i < 32; i++) {
-      clock.now += 50 / 32;
-      pace.answered(i % 8 < 5 ? Answer.Accepted : Answer.PushedBack, 50, 1000);
-    }
-    expect(pace.limit).toBe(18); // 20 × 0.9
-    expect(pace.pushedBack).toBe(12);
+  it('on the first push-back, goes at once to what the service took, under where it pushed back, and leaves slow start', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 32 });
+    // A 400/s limit at 50 ms: the service takes 20 a round trip, whatever the limit.
+    roundTrip(20, 50);
+    roundTrip(20, 50);
+    expect(pace.limit).toBe(64); // slow start: a rate limit does not slow the answers down
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 50, 1000);
+    expect(pace.limit).toBe(20); // 40 accepted over the last two round trips: 20 a round trip, at once
     expect(pace.pausedUntil).toBe(0); // others were accepted: slower, not stopped
-    clock.now += 50;
-    pace.answered(Answer.Accepted, 50);
-    expect(pace.limit).toBe(19); // growing by one again, not doubling
+    // The rest of that round trip's push-backs were sent before the cut: they say nothing new.
+    for (let i = 0; i < 11; i++) {
+      clock.now += 1;
+      pace.answered(Answer.PushedBack, 50, 1000);
+    }
+    expect([pace.limit, pace.pushedBack]).toEqual([20, 12]);
+    roundTrip(20, 50);
+    expect(pace.limit).toBe(21); // growing by one again, not doubling
+    roundTrip(20, 50);
+    expect(pace.limit).toBe(22);
+    // A push-back to a request sent after the cut is news: down again, to the 20 a round trip taken.
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1, 1000);
+    expect(pace.limit).toBe(20);
   });
 
-  it('halves on time-outs', () => {
-    const { pace, roundTrip } = controller();
+  it('under where the service pushed back, holds for eight round trips before probing one above', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 32 });
+    // 12 at once at 50 ms: the service takes 13 a round trip at most.
+    roundTrip(13, 50);
+    roundTrip(13, 50); // 64
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1, 1000);
+    expect(pace.limit).toBe(13);
+    roundTrip(13, 50);
+    expect(pace.limit).toBe(14);
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1, 1000); // pushed back at 14: the ceiling
+    expect(pace.limit).toBe(13);
+    const trace: number[] = [];
+    for (let i = 0; i < 17; i++) {
+      roundTrip(13, 50);
+      trace.push(pace.limit);
+    }
+    // Eight round trips at 13, a probe at 14 that holds (the ceiling moves up), eight more, 15.
+    expect(trace).toEqual([...Array(7).fill(13), ...Array(8).fill(14), 15, 15]);
+  });
+
+  it('three seconds after the last push-back, grows by its square root again', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 32 });
+    roundTrip(13, 50);
+    roundTrip(13, 50); // 64
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1, 1000); // 13
+    roundTrip(13, 50); // 14
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1, 1000); // pushed back at 14: 13
+    const pushedBackAt = clock.now;
+    while (clock.now - pushedBackAt < 2950) roundTrip(13, 50);
+    const limit = pace.limit;
+    expect(limit).toBe(13 + Math.floor(2950 / 50 / 8)); // a probe every eight round trips
+    roundTrip(13, 50); // ends 3 s after the push-back
+    expect(pace.limit).toBe(Math.floor(limit + Math.sqrt(limit)));
+  });
+
+  it('halves on time-outs, once for all the requests that were out when the first timed out', () => {
+    const { pace, clock, roundTrip } = controller();
     for (let i = 0; i < 4; i++) roundTrip(pace.limit, 50);
     expect(pace.limit).toBe(64);
-    roundTrip(1, 50, Answer.TimedOut);
+    for (let i = 0; i < 10; i++) {
+      clock.now += 1;
+      pace.answered(Answer.TimedOut, 10_000);
+    }
     expect(pace.limit).toBe(32);
+    clock.now += 10_001;
+    pace.answered(Answer.TimedOut, 10_000); // sent after the cut: halves again
+    expect(pace.limit).toBe(16);
   });
 
   it('never goes below one, and other answers (refusals) say nothing of the pace', () => {
@@ -250,11 +298,37 @@ function queued(workers: number, workMs: number, waits: number[]): Service {
   };
 }
 
+/** Numbers in [0, 1) from a seed: the same every run. */
+function numbers(seed: number) {
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+/**
+ * When the client sees an answer that reaches it at `t`. On a quiet machine, at once. On a loaded
+ * one (as on the shared machines the bench runs on): a fraction of a millisecond and more at
+ * random, and every 50-300 ms the event loop is held up for 2-12 ms, which delays every answer
+ * that arrives meanwhile.
+ */
+function clientDelay(loaded: boolean, seed: number) {
+  const random = numbers(seed * 7 + 1);
+  let stall = { start: 0, end: 0 };
+  let next = 0;
+  return (t: number) => {
+    if (!loaded) return t;
+    while (next <= t) {
+      stall = { start: next, end: next + 2 + 10 * random() };
+      next += 50 + 250 * random();
+    }
+    const late = t + 0.3 - 0.7 * Math.log(1 - random());
+    return stall.start <= t && t < stall.end ? Math.max(late, stall.end) : late;
+  };
+}
+
 /** Sends `rows` rows through a Pace (max 64) to a service; pushed-back rows are sent again. */
-function simulate(service: Service, rows: number) {
+function simulate(service: Service, rows: number, { loaded = false, seed = 42 } = {}) {
   let now = 0;
-  let seed = 42;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = numbers(seed);
+  const seen = clientDelay(loaded, seed);
   const pace = new Pace({ max: 64, now: () => now, random });
   const events: Array<{ at: number; run: () => void }> = [];
   const at = (time: number, run: () => void) => {
@@ -275,7 +349,7 @@ function simulate(service: Service, rows: number) {
       inFlight++;
       const sent = now;
       const verdict = service(now);
-      at(verdict.at, () => {
+      at(seen(verdict.at), () => {
         inFlight--;
         answers++;
         pace.answered(verdict.answer, now - sent, verdict.retryAfterMs);
@@ -307,31 +381,39 @@ function simulate(service: Service, rows: number) {
   };
 }
 
-describe('a simulated batch at 50 ms against the four services of the pace bench', () => {
-  it('no limit: well over 900 events/s', () => {
-    const result = simulate(unlimited(), 20_000);
-    expect(result.accepted).toBe(20_000);
-    expect(result.perSecond).toBeGreaterThan(1200);
+// The bench's runs: 8 s worth of rows at the rate each service allows. On a loaded machine, five
+// runs with different delays, every one of which must meet the targets.
+describe.each([
+  { machine: 'a quiet machine', loaded: false, seeds: [42] },
+  { machine: 'a loaded machine', loaded: true, seeds: [1, 2, 3, 4, 5] },
+])('a simulated batch at 50 ms against the four services of the pace bench, on $machine', ({ loaded, seeds }) => {
+  it.each(seeds)('no limit: well over 900 events/s (seed %i)', (seed) => {
+    const result = simulate(unlimited(), 10_240, { loaded, seed });
+    expect(result.accepted).toBe(10_240);
+    expect(result.perSecond).toBeGreaterThan(1100);
     expect(result.highest).toBe(64);
   });
 
-  it('a 400/s rate limit (429 + Retry-After): at least 85% of it, at most 5% pushed back, every row accepted', () => {
-    const result = simulate(rateLimited(400), 12_000);
-    expect(result.accepted).toBe(12_000);
-    expect(result.perSecond).toBeGreaterThan(0.85 * 400);
-    expect(result.pushedBackShare).toBeLessThan(0.05);
+  it.each(seeds)(
+    'a 400/s rate limit (429 + Retry-After): at least 90% of it, at most 4% pushed back, every row accepted (seed %i)',
+    (seed) => {
+      const result = simulate(rateLimited(400), 3_200, { loaded, seed });
+      expect(result.accepted).toBe(3_200);
+      expect(result.perSecond).toBeGreaterThan(0.9 * 400);
+      expect(result.pushedBackShare).toBeLessThan(0.04);
+    },
+  );
+
+  it.each(seeds)('12 at once (503 beyond): at least 88% of 240/s, at most 3% pushed back, every row accepted (seed %i)', (seed) => {
+    const result = simulate(inFlightLimited(12), 1_920, { loaded, seed });
+    expect(result.accepted).toBe(1_920);
+    expect(result.perSecond).toBeGreaterThan(0.88 * 240);
+    expect(result.pushedBackShare).toBeLessThan(0.03);
   });
 
-  it('12 at once (503 beyond): at least 85% of 240/s, at most 5% pushed back, every row accepted', () => {
-    const result = simulate(inFlightLimited(12), 6_000);
-    expect(result.accepted).toBe(6_000);
-    expect(result.perSecond).toBeGreaterThan(0.85 * 240);
-    expect(result.pushedBackShare).toBeLessThan(0.05);
-  });
-
-  it('16 workers taking 20 ms with a queue: at least 90% of 800/s, median wait at most 20 ms', () => {
+  it.each(seeds)('16 workers taking 20 ms with a queue: at least 90% of 800/s, median wait at most 20 ms (seed %i)', (seed) => {
     const waits: number[] = [];
-    const result = simulate(queued(16, 20, waits), 24_000);
+    const result = simulate(queued(16, 20, waits), 6_400, { loaded, seed });
     expect(result.perSecond).toBeGreaterThan(0.9 * 800);
     const sorted = waits.slice(waits.length / 2).sort((a, b) => a - b); // the steady half
     expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(20);
