@@ -39541,7 +39541,7 @@ var init_runner = __esm({
             if (!stop.aborted) return false;
             continue;
           }
-          if (pace.open(this.inFlight)) {
+          if (pace.take(this.inFlight)) {
             this.inFlight++;
             return true;
           }
@@ -39650,7 +39650,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, Pace;
+var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39674,6 +39674,10 @@ var init_pace = __esm({
     CEILING_MS = 3e3;
     TOOK_ROUND_TRIPS = 2;
     HOLD_ROUND_TRIPS = 8;
+    HOLD_ANSWERS = 50;
+    QUIET_MS = 100;
+    GAP_WIDEN = 1.1;
+    GAP_NARROW = 0.95;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -39700,12 +39704,17 @@ var init_pace = __esm({
       #lastPushBack = -Infinity;
       /** When the limit was last cut: answers to requests sent before it do not cut again. */
       #cutAt = -Infinity;
-      /** When the last pause began. */
-      #pausedAt = -Infinity;
+      /** When the last pause ended (or ends). */
+      #pauseEnd = -Infinity;
+      /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
+      #gapMs = 0;
+      #nextStart = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
       #ceiling = 0;
       /** Round trips held at one under the ceiling since the last cut or probe. */
       #held = 0;
+      /** Answers accepted in those round trips. */
+      #heldAnswers = 0;
       /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
       #acceptedCount = 0;
@@ -39746,19 +39755,31 @@ var init_pace = __esm({
           } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
             this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#lastAccepted) / 1e3) };
           }
-          const sent = now - rttMs;
-          const fresh = sent >= this.#cutAt;
-          if (fresh) this.#cut(now, true);
-          if (now - this.#lastAccepted >= Math.max(rttMs, this.#windowMs) && sent >= this.#pausedAt) this.#pause(now, retryAfterMs);
-          if (fresh) return;
+          if (now - rttMs >= this.#cutAt) {
+            const alone = this.limit === 1;
+            this.#cut(now, true);
+            if (!alone) return;
+            const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+            if (now - since >= Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#gapMs)) this.#pause(now, retryAfterMs);
+            else this.#gapMs = GAP_WIDEN * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs));
+            return;
+          }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
           return this.#cut(now, false);
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
-      /** Whether a request may start now (below the limit, and not paused). */
-      open(inFlight) {
-        return inFlight < this.limit && (this.pausedUntil === 0 || this.#now() >= this.pausedUntil);
+      /**
+       * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
+       * one at a time) the gap since the last start kept. A caller that gets true starts a request.
+       */
+      take(inFlight) {
+        if (inFlight >= this.limit) return false;
+        if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+        const now = this.#now();
+        if (now < this.pausedUntil || now < this.#nextStart) return false;
+        if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+        return true;
       }
       #decide(now) {
         const accepted = this.#accepted;
@@ -39767,7 +39788,16 @@ var init_pace = __esm({
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
         }
-        if (accepted > 0) {
+        if (accepted > 0 && this.#gapMs > 0) {
+          if ((this.#heldAnswers += accepted) >= HOLD_ANSWERS) {
+            this.#heldAnswers = 0;
+            this.#gapMs *= GAP_NARROW;
+            if (this.#gapMs <= this.#windowMs) {
+              this.#gapMs = this.#nextStart = 0;
+              this.#ceiling = 2;
+            }
+          }
+        } else if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
           if (this.#slowStart) {
             if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -39777,10 +39807,14 @@ var init_pace = __esm({
             const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
             if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
               if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
-              else if (++this.#held >= HOLD_ROUND_TRIPS) {
-                this.#held = 0;
-                this.#set(this.#value + 1);
-                this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+              else {
+                this.#held++;
+                this.#heldAnswers += accepted;
+                if (this.#held >= HOLD_ROUND_TRIPS && this.#heldAnswers >= HOLD_ANSWERS) {
+                  this.#held = this.#heldAnswers = 0;
+                  this.#set(this.#value + 1);
+                  this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+                }
               }
             } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
@@ -39801,9 +39835,10 @@ var init_pace = __esm({
       #cut(now, pushedBack) {
         this.#slowStart = false;
         this.#cutAt = now;
+        if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
         if (pushedBack) {
           this.#ceiling = this.limit;
-          this.#held = 0;
+          this.#held = this.#heldAnswers = 0;
           this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
         } else {
           this.#set(this.#value / 2);
@@ -39829,11 +39864,9 @@ var init_pace = __esm({
       }
       /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
       #pause(now, retryAfterMs) {
-        this.#pausedAt = now;
         const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
         const until = now + wait * (1 + this.#random() / 2);
-        if (until > this.pausedUntil) this.pausedUntil = until;
-        this.#set(Math.min(this.#value, Math.max(1, this.#value / 2)));
+        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
       }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
@@ -39843,7 +39876,12 @@ var init_pace = __esm({
       }
       /** The time the gate opens again, if a request cannot start now because of a pause. */
       pausedFor() {
-        return this.pausedUntil === 0 ? 0 : Math.max(0, this.pausedUntil - this.#now());
+        const until = Math.max(this.pausedUntil, this.#nextStart);
+        return until === 0 ? 0 : Math.max(0, until - this.#now());
+      }
+      /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
+      get gapMs() {
+        return this.#gapMs;
       }
     };
   }

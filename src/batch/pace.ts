@@ -18,10 +18,13 @@
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
  *   one under it, holds there for eight round trips, then probes one above. Each probe that fails
  *   costs about one push-back; one that holds moves the ceiling up.
- * - A push-back when the service has accepted nothing for a round trip pauses every sender for the
- *   Retry-After it gave (1 s if none), with jitter so that the senders do not come back in lockstep;
- *   a Retry-After over 60 s, or nothing accepted for `stallMs` while it keeps pushing back, stops the
- *   batch (the rest is kept), as the breaker does for a service that is down.
+ * - Under one at a time: a push-back at one at a time spaces the starts out (a gap, from a round
+ *   trip and a tenth, widened by a tenth at each push-back, narrowed by 5% every 50 answers
+ *   accepted), for a service that takes
+ *   fewer than one a round trip. When it has also accepted nothing for 100 ms (or a round trip),
+ *   every sender pauses for the Retry-After it gave (1 s if none), with jitter so that the senders
+ *   do not come back in lockstep. A Retry-After over 60 s, or nothing accepted for `stallMs` while it keeps
+ *   pushing back, stops the batch (the rest is kept), as the breaker does for a service that is down.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -81,8 +84,21 @@ const SHRINK_BY = 0.9;
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
 const TOOK_ROUND_TRIPS = 2;
-/** Round trips at one under the ceiling before probing one above it. */
+/**
+ * Round trips at one under the ceiling before probing one above it, and answers accepted there: a
+ * probe that fails costs about one push-back, so at one or two at a time (nginx's limit_req at 20/s
+ * and 50 ms) eight round trips alone would push back one answer in ten.
+ */
 const HOLD_ROUND_TRIPS = 8;
+const HOLD_ANSWERS = 50;
+/**
+ * At one at a time, a push-back pauses every sender when nothing was accepted for this long (or a
+ * round trip, or two gaps, if longer). Shorter, and on loopback every push-back would pause.
+ */
+const QUIET_MS = 100;
+/** Under one at a time, each push-back widens the gap between starts by a tenth; each probe narrows it by 5%. */
+const GAP_WIDEN = 1.1;
+const GAP_NARROW = 0.95;
 
 export class Pace {
   readonly max: number;
@@ -111,12 +127,17 @@ export class Pace {
   #lastPushBack = -Infinity;
   /** When the limit was last cut: answers to requests sent before it do not cut again. */
   #cutAt = -Infinity;
-  /** When the last pause began. */
-  #pausedAt = -Infinity;
+  /** When the last pause ended (or ends). */
+  #pauseEnd = -Infinity;
+  /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
+  #gapMs = 0;
+  #nextStart = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
+  /** Answers accepted in those round trips. */
+  #heldAnswers = 0;
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
   #acceptedCount = 0;
@@ -160,14 +181,20 @@ export class Pace {
       } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
         this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#lastAccepted) / 1000) };
       }
-      // The service is saying less: act now, not a round trip later (the lanes keep sending meanwhile).
-      const sent = now - rttMs;
-      const fresh = sent >= this.#cutAt;
-      if (fresh) this.#cut(now, true);
-      // Nothing accepted for a round trip: the service takes nothing now, so everyone waits (once:
-      // the answers to requests sent before the pause say the same again).
-      if (now - this.#lastAccepted >= Math.max(rttMs, this.#windowMs) && sent >= this.#pausedAt) this.#pause(now, retryAfterMs);
-      if (fresh) return;
+      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
+      // keep sending meanwhile).
+      if (now - rttMs >= this.#cutAt) {
+        const alone = this.limit === 1;
+        this.#cut(now, true);
+        if (!alone) return;
+        // One at a time is still too many. Nothing accepted for a while (a pause does not count):
+        // the service takes nothing now, so every sender waits. Else it takes less than one at a
+        // time allows (10/s at 50 ms, or 400/s on loopback): the starts are spaced out.
+        const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+        if (now - since >= Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#gapMs)) this.#pause(now, retryAfterMs);
+        else this.#gapMs = GAP_WIDEN * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs));
+        return;
+      }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
       return this.#cut(now, false);
     }
@@ -175,9 +202,17 @@ export class Pace {
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
   }
 
-  /** Whether a request may start now (below the limit, and not paused). */
-  open(inFlight: number): boolean {
-    return inFlight < this.limit && (this.pausedUntil === 0 || this.#now() >= this.pausedUntil);
+  /**
+   * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
+   * one at a time) the gap since the last start kept. A caller that gets true starts a request.
+   */
+  take(inFlight: number): boolean {
+    if (inFlight >= this.limit) return false;
+    if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+    const now = this.#now();
+    if (now < this.pausedUntil || now < this.#nextStart) return false;
+    if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+    return true;
   }
 
   #decide(now: number): void {
@@ -187,7 +222,18 @@ export class Pace {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
-    if (accepted > 0) {
+    if (accepted > 0 && this.#gapMs > 0) {
+      // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
+      // than a round trip (one at a time spaces them as much): then the limit alone paces again.
+      if ((this.#heldAnswers += accepted) >= HOLD_ANSWERS) {
+        this.#heldAnswers = 0;
+        this.#gapMs *= GAP_NARROW;
+        if (this.#gapMs <= this.#windowMs) {
+          this.#gapMs = this.#nextStart = 0;
+          this.#ceiling = 2;
+        }
+      }
+    } else if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -200,10 +246,14 @@ export class Pace {
           // hold, then probe one above. A rate limit does not slow answers down, so only push-back
           // finds it, and each overshoot costs push-backs.
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
-          else if (++this.#held >= HOLD_ROUND_TRIPS) {
-            this.#held = 0;
-            this.#set(this.#value + 1);
-            this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+          else {
+            this.#held++;
+            this.#heldAnswers += accepted;
+            if (this.#held >= HOLD_ROUND_TRIPS && this.#heldAnswers >= HOLD_ANSWERS) {
+              this.#held = this.#heldAnswers = 0;
+              this.#set(this.#value + 1);
+              this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
+            }
           }
         } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
@@ -227,9 +277,11 @@ export class Pace {
   #cut(now: number, pushedBack: boolean): void {
     this.#slowStart = false;
     this.#cutAt = now;
+    // Cuts start a new round trip; what this one saw of the round trip still counts.
+    if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
     if (pushedBack) {
       this.#ceiling = this.limit;
-      this.#held = 0;
+      this.#held = this.#heldAnswers = 0;
       this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
     } else {
       this.#set(this.#value / 2);
@@ -258,12 +310,9 @@ export class Pace {
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
   #pause(now: number, retryAfterMs: number): void {
-    this.#pausedAt = now;
     const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
     const until = now + wait * (1 + this.#random() / 2);
-    if (until > this.pausedUntil) this.pausedUntil = until;
-    // Resume gently: the senders that come back should not all push back again.
-    this.#set(Math.min(this.#value, Math.max(1, this.#value / 2)));
+    if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
   }
 
   #set(value: number): void {
@@ -275,7 +324,13 @@ export class Pace {
 
   /** The time the gate opens again, if a request cannot start now because of a pause. */
   pausedFor(): number {
-    return this.pausedUntil === 0 ? 0 : Math.max(0, this.pausedUntil - this.#now());
+    const until = Math.max(this.pausedUntil, this.#nextStart);
+    return until === 0 ? 0 : Math.max(0, until - this.#now());
+  }
+
+  /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
+  get gapMs(): number {
+    return this.#gapMs;
   }
 }
 

@@ -253,7 +253,7 @@ export class Runner {
         if (!stop.aborted) return false; // a halt that did not stop: never spin
         continue;
       }
-      if (pace.open(this.inFlight)) {
+      if (pace.take(this.inFlight)) {
         this.inFlight++;
         return true;
       }

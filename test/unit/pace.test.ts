@@ -140,6 +140,21 @@ describe('following the service', () => {
     expect(trace).toEqual([...Array(7).fill(13), ...Array(8).fill(14), 15, 15]);
   });
 
+  it('at one or two at a time, holds until fifty answers were accepted before probing', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 1 });
+    clock.now += 50;
+    pace.answered(Answer.Accepted, 50); // slow start: 2
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1); // pushed back at 2: one at a time
+    expect(pace.limit).toBe(1);
+    let roundTrips = 0;
+    while (pace.limit === 1 && roundTrips < 100) {
+      roundTrip(1, 50);
+      roundTrips++;
+    }
+    expect(roundTrips).toBe(50); // not 8: a failed probe costs a push-back, one in fifty at most
+  });
+
   it('three seconds after the last push-back, grows by its square root again', () => {
     const { pace, clock, roundTrip } = controller({ initial: 32 });
     roundTrip(13, 50);
@@ -183,7 +198,7 @@ describe('following the service', () => {
 });
 
 describe('the shared pause (Retry-After)', () => {
-  it('pauses every sender for the Retry-After plus jitter when a round trip had only push-backs', () => {
+  it('pauses every sender for the Retry-After plus jitter once one at a time is pushed back and nothing was accepted for 100 ms', () => {
     for (const [random, pause] of [
       [0, 2000],
       [0.5, 2500],
@@ -191,21 +206,79 @@ describe('the shared pause (Retry-After)', () => {
     ] as const) {
       const { pace, clock, roundTrip } = controller({ random: () => random });
       roundTrip(4, 50); // 8
-      roundTrip(8, 50, Answer.PushedBack, 2000);
-      const at = clock.now;
-      expect(Math.round(pace.pausedUntil - at)).toBe(pause);
-      expect(pace.open(0)).toBe(false);
+      const lastAccepted = clock.now;
+      // From now on the service takes nothing; each answer is to a request sent after the last cut.
+      const limits: number[] = [];
+      while (pace.pausedUntil === 0 && limits.length < 10) {
+        clock.now += 50;
+        pace.answered(Answer.PushedBack, 50, 2000);
+        limits.push(pace.limit);
+      }
+      // What it took (4 in two round trips), one, then, pushed back at one with nothing accepted
+      // for 150 ms (over 100 ms and over a round trip), the pause.
+      expect(limits).toEqual([2, 1, 1]);
+      expect(clock.now - lastAccepted).toBe(150);
+      expect(Math.round(pace.pausedUntil - clock.now)).toBe(pause);
+      expect(pace.take(0)).toBe(false);
       expect(Math.round(pace.pausedFor())).toBe(pause);
       clock.now = pace.pausedUntil;
-      expect(pace.open(0)).toBe(true);
+      expect(pace.take(0)).toBe(true);
       expect(pace.limit).toBe(1); // comes back with one at a time
     }
   });
 
   it('pauses for one second when the push-back gave no Retry-After', () => {
-    const { pace, clock, roundTrip } = controller({ random: () => 0 });
-    roundTrip(4, 50, Answer.PushedBack);
+    const { pace, clock } = controller({ initial: 1, random: () => 0 });
+    while (pace.pausedUntil === 0 && clock.now < 1000) {
+      clock.now += 50;
+      pace.answered(Answer.PushedBack, 50);
+    }
     expect(pace.pausedUntil - clock.now).toBe(1000);
+  });
+
+  it('spaces the starts out, instead of pausing, while one at a time is too many and the service still takes some', () => {
+    const { pace, clock } = controller({ initial: 1 });
+    // nginx at 10/s, 50 ms away: a request sent as soon as an answer comes is refused at once.
+    clock.now += 50;
+    pace.answered(Answer.Accepted, 50); // slow start: 2
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1); // pushed back at 2: one at a time
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1); // and at one at a time
+    expect([pace.limit, Math.round(pace.gapMs), pace.pausedUntil]).toEqual([1, 55, 0]); // a round trip and a tenth
+    expect(pace.take(0)).toBe(true);
+    expect(pace.take(0)).toBe(false); // the gap, not the limit
+    expect(Math.round(pace.pausedFor())).toBe(55);
+    clock.now += 55;
+    expect(pace.take(0)).toBe(true);
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1); // still too many: a tenth wider
+    expect(pace.gapMs).toBeCloseTo(60.5);
+    // Fifty answers accepted: 5% narrower; and so on until the gap is no longer than a round trip.
+    const gaps: number[] = [];
+    while (pace.gapMs > 0 && gaps.length < 1000) {
+      clock.now += 110;
+      pace.answered(Answer.Accepted, 50);
+      if (gaps.at(-1) !== pace.gapMs) gaps.push(pace.gapMs);
+    }
+    // 60.5, then 5% narrower every fifty answers, until no wider than the 50 ms round trip: none.
+    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([60.5, 57.5, 54.6, 51.9, 0]);
+    expect(pace.limit).toBe(1);
+  });
+
+  it('does not count the time of a pause as time in which the service accepted nothing', () => {
+    const { pace, clock } = controller({ initial: 1, random: () => 0 });
+    while (pace.pausedUntil === 0 && clock.now < 1000) {
+      clock.now += 50;
+      pace.answered(Answer.PushedBack, 50);
+    }
+    const end = pace.pausedUntil;
+    clock.now = end + 10;
+    pace.answered(Answer.PushedBack, 5); // the first answer after the pause: no new pause yet
+    expect(pace.pausedUntil).toBe(end);
+    clock.now = end + 400;
+    pace.answered(Answer.PushedBack, 5); // 400 ms after it (more than two gaps), nothing accepted: pause again
+    expect(pace.pausedUntil).toBe(clock.now + 1000);
   });
 
   it('stops the batch on a Retry-After over 60 s', () => {
@@ -231,9 +304,9 @@ describe('the shared pause (Retry-After)', () => {
     expect(stopCause(pace.stopReason!)).toBe('the service pushed back every request for 30 s and accepted none');
   });
 
-  it('the limit is what a sender checks: not open at the limit', () => {
+  it('the limit is what a sender checks: no turn at the limit', () => {
     const { pace } = controller();
-    expect([pace.open(3), pace.open(4)]).toEqual([true, false]);
+    expect([pace.take(3), pace.take(4)]).toEqual([true, false]);
   });
 });
 
@@ -256,7 +329,7 @@ function unlimited(): Service {
 }
 
 /** The emulator's --capacity: a token bucket holding a tenth of a second, 429 with Retry-After beyond. */
-function rateLimited(perSecond: number): Service {
+function rateLimited(perSecond: number, latency = LATENCY): Service {
   const size = perSecond / 10;
   let tokens = size;
   let last = 0;
@@ -265,10 +338,10 @@ function rateLimited(perSecond: number): Service {
     last = t;
     if (tokens >= 1) {
       tokens -= 1;
-      return { at: t + LATENCY, answer: Answer.Accepted };
+      return { at: t + latency, answer: Answer.Accepted };
     }
     const wait = ((1 - tokens) * 1000) / perSecond;
-    return { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: Math.max(1, Math.ceil(wait / 1000)) * 1000 };
+    return { at: t + latency, answer: Answer.PushedBack, retryAfterMs: Math.max(1, Math.ceil(wait / 1000)) * 1000 };
   };
 }
 
@@ -281,6 +354,19 @@ function inFlightLimited(n: number): Service {
     ends.push(t + LATENCY);
     ends.sort((a, b) => a - b);
     return { at: t + LATENCY, answer: Answer.Accepted };
+  };
+}
+
+/**
+ * nginx's limit_req at `perSecond` without burst: a request that comes sooner than 1/rate after the
+ * last one it let through is refused at once with 503 and no Retry-After.
+ */
+function nginxLimitReq(perSecond: number, latency = LATENCY): Service {
+  let next = 0;
+  return (t) => {
+    if (t < next) return { at: t + 0.5, answer: Answer.PushedBack };
+    next = t + 1000 / perSecond;
+    return { at: t + latency, answer: Answer.Accepted };
   };
 }
 
@@ -344,7 +430,7 @@ function simulate(service: Service, rows: number, { loaded = false, seed = 42 } 
   let last = 0;
   let wakeAt = -1;
   const pump = () => {
-    while (left > 0 && pace.open(inFlight)) {
+    while (left > 0 && pace.take(inFlight)) {
       left--;
       inFlight++;
       const sent = now;
@@ -361,9 +447,11 @@ function simulate(service: Service, rows: number, { loaded = false, seed = 42 } 
         pump();
       });
     }
-    if (left > 0 && pace.pausedUntil > now && wakeAt !== pace.pausedUntil) {
-      wakeAt = pace.pausedUntil;
-      at(pace.pausedUntil, pump);
+    // Paused, or a gap to keep between starts: look again when it ends.
+    const wait = pace.pausedFor();
+    if (left > 0 && wait > 0 && wakeAt !== now + wait) {
+      wakeAt = now + wait;
+      at(wakeAt, pump);
     }
   };
   pump();
@@ -410,6 +498,36 @@ describe.each([
     expect(result.perSecond).toBeGreaterThan(0.88 * 240);
     expect(result.pushedBackShare).toBeLessThan(0.03);
   });
+
+  it.each(seeds)(
+    "nginx's limit_req at 20/s (503 at once, no Retry-After): at least 90% of it, at most 4% pushed back (seed %i)",
+    (seed) => {
+      const result = simulate(nginxLimitReq(20), 300, { loaded, seed });
+      expect(result.accepted).toBe(300);
+      expect(result.perSecond).toBeGreaterThan(0.9 * 20);
+      expect(result.pushedBackShare).toBeLessThan(0.04);
+    },
+  );
+
+  it.each(seeds)(
+    "nginx's limit_req at 10/s (fewer than one a round trip): starts spaced out, at least 85% of it, at most 5% pushed back (seed %i)",
+    (seed) => {
+      const result = simulate(nginxLimitReq(10), 300, { loaded, seed });
+      expect(result.accepted).toBe(300);
+      expect(result.perSecond).toBeGreaterThan(0.85 * 10);
+      expect(result.pushedBackShare).toBeLessThan(0.05);
+    },
+  );
+
+  it.each(seeds)(
+    'a 400/s rate limit half a millisecond away (the emulator without --latency): at least 85% of it, at most 5% pushed back (seed %i)',
+    (seed) => {
+      const result = simulate(rateLimited(400, 0.5), 3_200, { loaded, seed });
+      expect(result.accepted).toBe(3_200);
+      expect(result.perSecond).toBeGreaterThan(0.85 * 400);
+      expect(result.pushedBackShare).toBeLessThan(0.05);
+    },
+  );
 
   it.each(seeds)('16 workers taking 20 ms with a queue: at least 90% of 800/s, median wait at most 20 ms (seed %i)', (seed) => {
     const waits: number[] = [];
