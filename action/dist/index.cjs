@@ -39075,9 +39075,12 @@ function summaryLines(s, c) {
   return [...lines, ...keptLines(s, c)];
 }
 function paceWords(pace) {
-  const range = pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest} to ${pace.highest}`;
   const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${range} at once; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function paceRange(pace) {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
 }
 function keptLines(s, c) {
   const { counts } = s;
@@ -39126,7 +39129,7 @@ function stepSummary(name, s) {
     ["time", formatMs(Math.round(s.elapsedMs))],
     ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
     ...s.pace ? [
-      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
+      ["concurrency (auto)", paceRange(s.pace)],
       ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
     ] : []
   ];
@@ -39174,7 +39177,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : void 0
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
@@ -39650,7 +39653,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MAX_PAUSE_MS, DEFAULT_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, Pace;
+var Answer, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39665,7 +39668,6 @@ var init_pace = __esm({
       Other: 3
     };
     MAX_PAUSE_MS = 6e4;
-    DEFAULT_PAUSE_MS = 1e3;
     SLOW_START_TOLERANCE = 1.25;
     NOISE_MS = 2;
     GROW_BELOW = 1.1;
@@ -39678,6 +39680,11 @@ var init_pace = __esm({
     QUIET_MS = 100;
     GAP_WIDEN = 1.1;
     GAP_NARROW = 0.95;
+    FAR_GAP_ROUND_TRIPS = 8;
+    FAR_GAP_ANSWERS = 8;
+    MAX_GAP_MS = 2e3;
+    OUTAGE_REFUSALS = 5;
+    OUTAGE_MS = 1500;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -39687,6 +39694,8 @@ var init_pace = __esm({
       /** The lowest and highest limit used so far. */
       lowest;
       highest;
+      /** The widest gap between starts used under one at a time, ms (0: none was needed). */
+      widestGapMs = 0;
       /** Answers that pushed back (429, 503), over the run. */
       pushedBack = 0;
       /** Set when the batch must stop; says why. */
@@ -39704,10 +39713,21 @@ var init_pace = __esm({
       #lastPushBack = -Infinity;
       /** When the limit was last cut: answers to requests sent before it do not cut again. */
       #cutAt = -Infinity;
+      /** What the last cut was for, and how many requests sent since were accepted. */
+      #cutBy;
+      #acceptedSinceCut = 0;
       /** When the last pause ended (or ends). */
       #pauseEnd = -Infinity;
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
+      /** How many answers had been accepted at the last push-back at one at a time. */
+      #acceptedAtWiden = -1;
+      /** Push-backs at one at a time with nothing accepted between them. */
+      #refusedInARow = 0;
+      /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
+      #acceptedEvery = 0;
+      /** When that run of push-backs began. */
+      #refusedSince = 0;
       #nextStart = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
       #ceiling = 0;
@@ -39745,8 +39765,14 @@ var init_pace = __esm({
         if (answer === Answer.Accepted) {
           this.#accepted++;
           this.#rttSum += rttMs;
+          this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
+          if (now - rttMs >= this.#cutAt) {
+            this.#acceptedSinceCut++;
+            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusedSince >= OUTAGE_MS) this.#restart();
+            this.#refusedInARow = 0;
+          }
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
           this.pushedBack++;
@@ -39759,9 +39785,18 @@ var init_pace = __esm({
             const alone = this.limit === 1;
             this.#cut(now, true);
             if (!alone) return;
+            const again = this.#acceptedCount === this.#acceptedAtWiden;
+            this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+            if (!again) this.#refusedSince = now;
+            this.#acceptedAtWiden = this.#acceptedCount;
             const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-            if (now - since >= Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#gapMs)) this.#pause(now, retryAfterMs);
-            else this.#gapMs = GAP_WIDEN * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs));
+            const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+            if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
+            else {
+              const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+              this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+              if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+            }
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -39789,7 +39824,8 @@ var init_pace = __esm({
           this.#windowMs = rtt;
         }
         if (accepted > 0 && this.#gapMs > 0) {
-          if ((this.#heldAnswers += accepted) >= HOLD_ANSWERS) {
+          const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
+          if ((this.#heldAnswers += accepted) >= every) {
             this.#heldAnswers = 0;
             this.#gapMs *= GAP_NARROW;
             if (this.#gapMs <= this.#windowMs) {
@@ -39837,12 +39873,15 @@ var init_pace = __esm({
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
         if (pushedBack) {
+          const took = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back" ? this.#value / 2 : this.#took(now);
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
-          this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
+          this.#set(Math.min(this.#value, this.#ceiling - 1, took));
         } else {
           this.#set(this.#value / 2);
         }
+        this.#cutBy = pushedBack ? "push-back" : "time-out";
+        this.#acceptedSinceCut = 0;
         this.#nextWindow(now);
       }
       /**
@@ -39864,9 +39903,18 @@ var init_pace = __esm({
       }
       /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
       #pause(now, retryAfterMs) {
-        const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
-        const until = now + wait * (1 + this.#random() / 2);
+        const until = now + retryAfterMs * (1 + this.#random() / 2);
         if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
+        this.#restart();
+      }
+      /**
+       * After the service took nothing for a while (a pause, or a long run of push-backs): a slow start
+       * from one, as TCP does after a time-out. What it pushed back at while it took nothing says
+       * nothing of what it takes once it is back.
+       */
+      #restart() {
+        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = 0;
+        this.#slowStart = true;
       }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));

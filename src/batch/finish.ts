@@ -11,7 +11,7 @@ import { replayCommand, resumeCommand, type BatchFiles } from './files.js';
 import type { Input } from './input.js';
 import type { Journal } from './journal.js';
 import type { BatchRecorder } from './recorder.js';
-import { formatCount, stepSummary, summaryLines, type SummaryInput } from './report.js';
+import { formatCount, stepSummary, summaryLines, type PaceUsed, type SummaryInput } from './report.js';
 import type { RunResult } from './runner.js';
 import { stopCause } from './stop.js';
 
@@ -28,7 +28,7 @@ export interface Finish {
   signal: StopSignal | undefined;
   stderr: (line: string) => void;
   /** --concurrency auto: what the pace used. */
-  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
+  pace?: PaceUsed | undefined;
 }
 
 /** Reports the batch; throws a reported TriggerError for the exit code when it did not all go well. */
@@ -59,7 +59,7 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
         : undefined,
     notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
     journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack } : undefined,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : undefined,
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);

@@ -18,13 +18,14 @@
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
  *   one under it, holds there for eight round trips, then probes one above. Each probe that fails
  *   costs about one push-back; one that holds moves the ceiling up.
- * - Under one at a time: a push-back at one at a time spaces the starts out (a gap, from a round
- *   trip and a tenth, widened by a tenth at each push-back, narrowed by 5% every 50 answers
- *   accepted), for a service that takes
- *   fewer than one a round trip. When it has also accepted nothing for 100 ms (or a round trip),
- *   every sender pauses for the Retry-After it gave (1 s if none), with jitter so that the senders
- *   do not come back in lockstep. A Retry-After over 60 s, or nothing accepted for `stallMs` while it keeps
- *   pushing back, stops the batch (the rest is kept), as the breaker does for a service that is down.
+ * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
+ *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
+ *   at each push-back or doubled when nothing was accepted since the last, narrowed by 5% every 50
+ *   answers accepted). Pushed back three times in a row at one at a time, with nothing accepted for
+ *   100 ms (or a round trip), every sender pauses for the Retry-After it gave (1 s if none), with jitter so that the
+ *   senders do not come back in lockstep, and the gap is found again after. A Retry-After over 60 s,
+ *   or nothing accepted for `stallMs` while it keeps pushing back, stops the batch (the rest is
+ *   kept), as the breaker does for a service that is down.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -62,8 +63,6 @@ export interface PaceOptions {
 
 /** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
 export const MAX_PAUSE_MS = 60_000;
-/** The pause when a push-back gives no Retry-After. */
-const DEFAULT_PAUSE_MS = 1_000;
 /** Slow start goes on while a round trip is within this factor of the base. */
 const SLOW_START_TOLERANCE = 1.25;
 /**
@@ -92,13 +91,30 @@ const TOOK_ROUND_TRIPS = 2;
 const HOLD_ROUND_TRIPS = 8;
 const HOLD_ANSWERS = 50;
 /**
- * At one at a time, a push-back pauses every sender when nothing was accepted for this long (or a
- * round trip, or two gaps, if longer). Shorter, and on loopback every push-back would pause.
+ * At one at a time, the third push-back in a row with a Retry-After pauses every sender when
+ * nothing was accepted for this long (or a round trip, or twice the time between the last two
+ * accepted answers, if longer). Shorter, and on loopback every push-back would pause.
  */
 const QUIET_MS = 100;
-/** Under one at a time, each push-back widens the gap between starts by a tenth; each probe narrows it by 5%. */
+/**
+ * Under one at a time, a push-back widens the gap between starts by a tenth (twice as wide when
+ * nothing was accepted since the last widening: far off); 50 answers accepted narrow it by 5%.
+ */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW = 0.95;
+/** A gap this many round trips wide narrows every FAR_GAP_ANSWERS answers accepted instead. */
+const FAR_GAP_ROUND_TRIPS = 8;
+const FAR_GAP_ANSWERS = 8;
+/** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
+const MAX_GAP_MS = 2_000;
+/**
+ * Accepted after at least this many push-backs in a row at one at a time, over at least this long
+ * (the gap doubling each time): the service was down rather than slow, and the batch starts again
+ * from a slow start instead of from the widest gap. A service that takes one request every two
+ * seconds or so, refusing the rest at once without Retry-After, looks the same and pays for it.
+ */
+const OUTAGE_REFUSALS = 5;
+const OUTAGE_MS = 1_500;
 
 export class Pace {
   readonly max: number;
@@ -109,6 +125,8 @@ export class Pace {
   /** The lowest and highest limit used so far. */
   lowest: number;
   highest: number;
+  /** The widest gap between starts used under one at a time, ms (0: none was needed). */
+  widestGapMs = 0;
   /** Answers that pushed back (429, 503), over the run. */
   pushedBack = 0;
   /** Set when the batch must stop; says why. */
@@ -127,10 +145,21 @@ export class Pace {
   #lastPushBack = -Infinity;
   /** When the limit was last cut: answers to requests sent before it do not cut again. */
   #cutAt = -Infinity;
+  /** What the last cut was for, and how many requests sent since were accepted. */
+  #cutBy: 'push-back' | 'time-out' | undefined;
+  #acceptedSinceCut = 0;
   /** When the last pause ended (or ends). */
   #pauseEnd = -Infinity;
   /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
   #gapMs = 0;
+  /** How many answers had been accepted at the last push-back at one at a time. */
+  #acceptedAtWiden = -1;
+  /** Push-backs at one at a time with nothing accepted between them. */
+  #refusedInARow = 0;
+  /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
+  #acceptedEvery = 0;
+  /** When that run of push-backs began. */
+  #refusedSince = 0;
   #nextStart = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
@@ -171,8 +200,15 @@ export class Pace {
     if (answer === Answer.Accepted) {
       this.#accepted++;
       this.#rttSum += rttMs;
+      this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
+      if (now - rttMs >= this.#cutAt) {
+        this.#acceptedSinceCut++;
+        // Accepted after a long run of push-backs at one at a time: it was down, not slow.
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusedSince >= OUTAGE_MS) this.#restart();
+        this.#refusedInARow = 0;
+      }
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       this.pushedBack++;
@@ -187,12 +223,23 @@ export class Pace {
         const alone = this.limit === 1;
         this.#cut(now, true);
         if (!alone) return;
-        // One at a time is still too many. Nothing accepted for a while (a pause does not count):
-        // the service takes nothing now, so every sender waits. Else it takes less than one at a
-        // time allows (10/s at 50 ms, or 400/s on loopback): the starts are spaced out.
+        // One at a time is still too many. Pushed back three times in a row with nothing accepted
+        // for a while (a pause does not count): the service takes nothing now, so every sender
+        // waits. Else it takes less than one at a time allows (10/s at 50 ms, or 400/s on
+        // loopback): the starts are spaced out.
+        const again = this.#acceptedCount === this.#acceptedAtWiden;
+        this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+        if (!again) this.#refusedSince = now;
+        this.#acceptedAtWiden = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-        if (now - since >= Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#gapMs)) this.#pause(now, retryAfterMs);
-        else this.#gapMs = GAP_WIDEN * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs));
+        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
+        else {
+          // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
+          const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+          this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+          if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+        }
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -225,7 +272,10 @@ export class Pace {
     if (accepted > 0 && this.#gapMs > 0) {
       // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
       // than a round trip (one at a time spaces them as much): then the limit alone paces again.
-      if ((this.#heldAnswers += accepted) >= HOLD_ANSWERS) {
+      // Far wider than a round trip (a service that was down, or one that takes a few a second):
+      // every few answers, so that coming back from a long gap does not take minutes.
+      const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
+      if ((this.#heldAnswers += accepted) >= every) {
         this.#heldAnswers = 0;
         this.#gapMs *= GAP_NARROW;
         if (this.#gapMs <= this.#windowMs) {
@@ -280,12 +330,18 @@ export class Pace {
     // Cuts start a new round trip; what this one saw of the round trip still counts.
     if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
     if (pushedBack) {
+      // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
+      // service accepted lately were to requests sent before, so what it took says too much (a
+      // service that has just gone down). Halve, as TCP does.
+      const took = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back' ? this.#value / 2 : this.#took(now);
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
-      this.#set(Math.min(this.#value, this.#ceiling - 1, this.#took(now)));
+      this.#set(Math.min(this.#value, this.#ceiling - 1, took));
     } else {
       this.#set(this.#value / 2);
     }
+    this.#cutBy = pushedBack ? 'push-back' : 'time-out';
+    this.#acceptedSinceCut = 0;
     this.#nextWindow(now);
   }
 
@@ -310,9 +366,19 @@ export class Pace {
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
   #pause(now: number, retryAfterMs: number): void {
-    const wait = retryAfterMs >= 0 ? retryAfterMs : DEFAULT_PAUSE_MS;
-    const until = now + wait * (1 + this.#random() / 2);
+    const until = now + retryAfterMs * (1 + this.#random() / 2);
     if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
+    this.#restart();
+  }
+
+  /**
+   * After the service took nothing for a while (a pause, or a long run of push-backs): a slow start
+   * from one, as TCP does after a time-out. What it pushed back at while it took nothing says
+   * nothing of what it takes once it is back.
+   */
+  #restart(): void {
+    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = 0;
+    this.#slowStart = true;
   }
 
   #set(value: number): void {

@@ -114,8 +114,8 @@ export interface SummaryInput {
   notReadAfter: { line: number; dropped: number } | undefined;
   /** The journal could not be written: it is behind this run, and must not be carried on. */
   journalBehind?: { path: string; why: string } | undefined;
-  /** --concurrency auto: the lowest and highest limit used, and the answers that pushed back. */
-  pace?: { lowest: number; highest: number; pushedBack: number } | undefined;
+  /** --concurrency auto: the lowest and highest limit used, the answers that pushed back, the widest gap between starts. */
+  pace?: PaceUsed | undefined;
 }
 
 const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
@@ -160,11 +160,25 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   return [...lines, ...keptLines(s, c)];
 }
 
+/** What --concurrency auto used over a batch. */
+export interface PaceUsed {
+  lowest: number;
+  highest: number;
+  pushedBack: number;
+  /** The widest gap between starts under one at a time, ms (0: none). */
+  widestGapMs: number;
+}
+
 /** "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), sent again". */
-export function paceWords(pace: NonNullable<SummaryInput['pace']>): string {
-  const range = pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest} to ${pace.highest}`;
+export function paceWords(pace: PaceUsed): string {
   const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${range} at once; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
+  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
+}
+
+/** "4 to 64 at once", and "starts spaced up to 120 ms apart" when one at a time was too many. */
+function paceRange(pace: PaceUsed): string {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
@@ -221,10 +235,7 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
     ...(s.pace
       ? [
-          ['concurrency (auto)', s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}–${s.pace.highest}`] as [
-            string,
-            string,
-          ],
+          ['concurrency (auto)', paceRange(s.pace)] as [string, string],
           ['pushed back (429/503)', formatCount(s.pace.pushedBack)] as [string, string],
         ]
       : []),

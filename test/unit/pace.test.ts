@@ -118,6 +118,25 @@ describe('following the service', () => {
     expect(pace.limit).toBe(20);
   });
 
+  it('halves instead when nothing sent since the last cut was accepted (a service that has just gone down)', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 32 });
+    roundTrip(32, 50);
+    roundTrip(32, 50); // 64, and 32 accepted a round trip
+    // The service goes down: it refuses at once what is sent now, while the answers to what was
+    // sent before it went down still come back accepted.
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1);
+    expect(pace.limit).toBe(32); // what it took over the last two round trips
+    clock.now += 1;
+    pace.answered(Answer.Accepted, 50); // sent before the cut: says nothing of now
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1); // sent after the cut, refused: halve, not what it took (33)
+    expect(pace.limit).toBe(16);
+    clock.now += 1;
+    pace.answered(Answer.PushedBack, 1);
+    expect(pace.limit).toBe(8);
+  });
+
   it('under where the service pushed back, holds for eight round trips before probing one above', () => {
     const { pace, clock, roundTrip } = controller({ initial: 32 });
     // 12 at once at 50 ms: the service takes 13 a round trip at most.
@@ -214,10 +233,11 @@ describe('the shared pause (Retry-After)', () => {
         pace.answered(Answer.PushedBack, 50, 2000);
         limits.push(pace.limit);
       }
-      // What it took (4 in two round trips), one, then, pushed back at one with nothing accepted
-      // for 150 ms (over 100 ms and over a round trip), the pause.
-      expect(limits).toEqual([2, 1, 1]);
-      expect(clock.now - lastAccepted).toBe(150);
+      // What it took (4 in two round trips); half that, as nothing sent since was accepted; then at
+      // one at a time the starts spaced out, twice; the third push-back in a row, with nothing
+      // accepted for 250 ms (over 100 ms and a round trip), pauses.
+      expect(limits).toEqual([2, 1, 1, 1, 1]);
+      expect(clock.now - lastAccepted).toBe(250);
       expect(Math.round(pace.pausedUntil - clock.now)).toBe(pause);
       expect(pace.take(0)).toBe(false);
       expect(Math.round(pace.pausedFor())).toBe(pause);
@@ -227,13 +247,33 @@ describe('the shared pause (Retry-After)', () => {
     }
   });
 
-  it('pauses for one second when the push-back gave no Retry-After', () => {
-    const { pace, clock } = controller({ initial: 1, random: () => 0 });
-    while (pace.pausedUntil === 0 && clock.now < 1000) {
-      clock.now += 50;
+  it('without a Retry-After, does not pause: the starts are spaced out, twice as wide each time, up to 2 s', () => {
+    const { pace, clock } = controller({ initial: 1 });
+    const gaps: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      clock.now += Math.max(50, pace.gapMs);
       pace.answered(Answer.PushedBack, 50);
+      gaps.push(Math.round(pace.gapMs));
     }
-    expect(pace.pausedUntil - clock.now).toBe(1000);
+    expect(pace.pausedUntil).toBe(0);
+    expect(gaps).toEqual([55, 110, 220, 440, 880, 1760, 2000, 2000]);
+  });
+
+  it('after a long run of push-backs without Retry-After, the first accepted answer starts again from a slow start', () => {
+    const { pace, clock, roundTrip } = controller({ initial: 1 });
+    for (let i = 0; i < 6; i++) {
+      clock.now += Math.max(50, pace.gapMs);
+      pace.answered(Answer.PushedBack, 50); // down, for 2.8 s
+    }
+    clock.now += pace.gapMs;
+    pace.answered(Answer.Accepted, 50); // back up
+    expect(pace.gapMs).toBe(0); // not 1.76 s between starts for the next fifty rows
+    const limits: number[] = [pace.limit];
+    for (let i = 0; i < 4; i++) {
+      roundTrip(pace.limit, 50);
+      limits.push(pace.limit);
+    }
+    expect(limits).toEqual([2, 4, 8, 16, 32]); // doubling from one, that answer's round trip the first
   });
 
   it('spaces the starts out, instead of pausing, while one at a time is too many and the service still takes some', () => {
@@ -251,18 +291,27 @@ describe('the shared pause (Retry-After)', () => {
     expect(Math.round(pace.pausedFor())).toBe(55);
     clock.now += 55;
     expect(pace.take(0)).toBe(true);
+    clock.now += 50;
+    pace.answered(Answer.Accepted, 50);
     clock.now += 1;
-    pace.answered(Answer.PushedBack, 1); // still too many: a tenth wider
+    pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a tenth wider
     expect(pace.gapMs).toBeCloseTo(60.5);
+    clock.now += 61;
+    pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: far off, twice as wide
+    expect(pace.gapMs).toBeCloseTo(121);
+    expect(pace.pausedUntil).toBe(0); // the service accepted one 62 ms ago
     // Fifty answers accepted: 5% narrower; and so on until the gap is no longer than a round trip.
     const gaps: number[] = [];
     while (pace.gapMs > 0 && gaps.length < 1000) {
-      clock.now += 110;
+      clock.now += 130;
       pace.answered(Answer.Accepted, 50);
       if (gaps.at(-1) !== pace.gapMs) gaps.push(pace.gapMs);
     }
-    // 60.5, then 5% narrower every fifty answers, until no wider than the 50 ms round trip: none.
-    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([60.5, 57.5, 54.6, 51.9, 0]);
+    expect(gaps.slice(0, 3).map((gap) => Math.round(gap * 10) / 10)).toEqual([121, 115, 109.2]);
+    // 5% narrower every fifty answers, until no wider than the 50 ms round trip: none.
+    expect(gaps.at(-1)).toBe(0);
+    expect(gaps.at(-2)! * 0.95).toBeLessThanOrEqual(50);
+    expect(gaps.length).toBe(1 + Math.ceil(Math.log(50 / 121) / Math.log(0.95))); // 121, 17 narrower, none
     expect(pace.limit).toBe(1);
   });
 
@@ -270,14 +319,16 @@ describe('the shared pause (Retry-After)', () => {
     const { pace, clock } = controller({ initial: 1, random: () => 0 });
     while (pace.pausedUntil === 0 && clock.now < 1000) {
       clock.now += 50;
-      pace.answered(Answer.PushedBack, 50);
+      pace.answered(Answer.PushedBack, 50, 1000);
     }
     const end = pace.pausedUntil;
-    clock.now = end + 10;
-    pace.answered(Answer.PushedBack, 5); // the first answer after the pause: no new pause yet
+    for (const after of [10, 20, 30]) {
+      clock.now = end + after;
+      pace.answered(Answer.PushedBack, 5, 1000); // three in a row, but within 100 ms of the pause's end
+    }
     expect(pace.pausedUntil).toBe(end);
-    clock.now = end + 400;
-    pace.answered(Answer.PushedBack, 5); // 400 ms after it (more than two gaps), nothing accepted: pause again
+    clock.now = end + 150;
+    pace.answered(Answer.PushedBack, 5, 1000); // 150 ms after it, nothing accepted: pause again
     expect(pace.pausedUntil).toBe(clock.now + 1000);
   });
 
@@ -526,6 +577,23 @@ describe.each([
       expect(result.accepted).toBe(3_200);
       expect(result.perSecond).toBeGreaterThan(0.85 * 400);
       expect(result.pushedBackShare).toBeLessThan(0.05);
+    },
+  );
+
+  it.each(
+    seeds.flatMap((seed) => [
+      { seed, retryAfterMs: 1000, given: 'Retry-After: 1' },
+      { seed, retryAfterMs: -1, given: 'no Retry-After' },
+    ]),
+  )(
+    'a service that refuses everything at once for 2 s ($given): no storm of push-backs, back to speed after (seed $seed)',
+    ({ seed, retryAfterMs }) => {
+      const down: Service = (t) =>
+        t > 1000 && t < 3000 ? { at: t + 0.5, answer: Answer.PushedBack, retryAfterMs } : { at: t + LATENCY, answer: Answer.Accepted };
+      const result = simulate(down, 6_000, { loaded, seed });
+      expect(result.accepted).toBe(6_000);
+      expect(result.pushedBackShare).toBeLessThan(0.05); // 64 lanes resending at once would be thousands
+      expect(result.perSecond).toBeGreaterThan(6_000 / (6_000 / 1_280 + 2 + 3)); // down 2 s, back to speed within 3 s
     },
   );
 

@@ -45,12 +45,18 @@ describe('the progress line', () => {
   });
 
   it('the summary says the range of concurrency used and the push-backs', () => {
-    expect(paceWords({ lowest: 4, highest: 61, pushedBack: 12 })).toBe(
+    expect(paceWords({ lowest: 4, highest: 61, pushedBack: 12, widestGapMs: 0 })).toBe(
       'concurrency auto, 4 to 61 at once; 12 answers pushed back (429/503), those rows sent again',
     );
-    expect(paceWords({ lowest: 3, highest: 3, pushedBack: 1 })).toBe(
+    expect(paceWords({ lowest: 3, highest: 3, pushedBack: 1, widestGapMs: 0 })).toBe(
       'concurrency auto, 3 at once; 1 answer pushed back (429/503), those rows sent again',
     );
-    expect(paceWords({ lowest: 4, highest: 64, pushedBack: 0 })).toBe('concurrency auto, 4 to 64 at once; 0 answers pushed back (429/503)');
+    expect(paceWords({ lowest: 4, highest: 64, pushedBack: 0, widestGapMs: 0 })).toBe(
+      'concurrency auto, 4 to 64 at once; 0 answers pushed back (429/503)',
+    );
+    // A service that took fewer than one a round trip: the starts were spaced out.
+    expect(paceWords({ lowest: 1, highest: 4, pushedBack: 13, widestGapMs: 104.6 })).toBe(
+      'concurrency auto, 1 to 4 at once, starts spaced up to 105 ms apart; 13 answers pushed back (429/503), those rows sent again',
+    );
   });
 });
