@@ -39720,15 +39720,14 @@ var init_pace = __esm({
       #pauseEnd = -Infinity;
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
+      #nextStart = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
-      #acceptedAtWiden = -1;
-      /** Push-backs at one at a time with nothing accepted between them. */
+      #acceptedAtRefusal = -1;
+      /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
       #refusedInARow = 0;
+      #refusedSince = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
       #acceptedEvery = 0;
-      /** When that run of push-backs began. */
-      #refusedSince = 0;
-      #nextStart = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
       #ceiling = 0;
       /** Round trips held at one under the ceiling since the last cut or probe. */
@@ -39785,10 +39784,10 @@ var init_pace = __esm({
             const alone = this.limit === 1;
             this.#cut(now, true);
             if (!alone) return;
-            const again = this.#acceptedCount === this.#acceptedAtWiden;
+            const again = this.#acceptedCount === this.#acceptedAtRefusal;
             this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
             if (!again) this.#refusedSince = now;
-            this.#acceptedAtWiden = this.#acceptedCount;
+            this.#acceptedAtRefusal = this.#acceptedCount;
             const since = Math.max(this.#lastAccepted, this.#pauseEnd);
             const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
             if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
