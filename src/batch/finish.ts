@@ -59,7 +59,10 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
         : undefined,
     notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
     journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : undefined,
+    pace:
+      pace && !dryRun
+        ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs }
+        : undefined,
   };
   const notAccepted = recorder.notAccepted;
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
