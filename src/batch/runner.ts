@@ -257,9 +257,12 @@ export class Runner {
         this.inFlight++;
         return true;
       }
-      const pausedFor = pace.pausedFor();
-      if (pausedFor > 0 && this.inFlight < pace.limit) await this.#pause(pausedFor);
-      else await (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
+      // At the limit: a request settling frees a slot. Below it: a pause or the gap between starts,
+      // waited out by the clock, at least a millisecond: it may have just ended between the two
+      // looks, and waiting for a slot with nothing in flight would wait for ever (the process then
+      // exits 0 with the rest of the rows neither sent nor kept).
+      if (this.inFlight >= pace.limit) await (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
+      else await this.#pause(Math.max(1, pace.pausedFor()));
     }
     return false;
   }

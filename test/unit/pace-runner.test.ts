@@ -93,6 +93,24 @@ describe('the runner with --concurrency auto', () => {
     expect(pace.highest).toBe(16);
   });
 
+  it('a turn refused by a gap that ends before the runner asks how long: waits it out, never for a slot nothing will free', async () => {
+    // The clock moves on between take() and pausedFor(): the gap has just passed, and nothing is
+    // in flight. Waiting for a request to settle would wait for ever (the batch once exited 0 so).
+    let refusals = 0;
+    const pace = {
+      max: 1,
+      limit: 1,
+      stopReason: undefined,
+      take: (inFlight: number) => inFlight < 1 && refusals++ % 2 === 1,
+      pausedFor: () => 0,
+    } as unknown as Pace;
+    const finished = await Promise.race([
+      run(pace, 5, async (event) => ok(event)).then(({ outcomes }) => outcomes.size),
+      new Promise((resolve) => setTimeout(() => resolve('stuck'), 2_000)),
+    ]);
+    expect(finished).toBe(5);
+  });
+
   it('sends a pushed-back row again instead of failing it, and counts its attempts', async () => {
     const pace = new Pace({ max: 4, now: () => 0, random: () => 0 });
     const tries = new Map<string, number>();
