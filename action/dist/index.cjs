@@ -39548,9 +39548,8 @@ var init_runner = __esm({
             this.inFlight++;
             return true;
           }
-          const pausedFor = pace.pausedFor();
-          if (pausedFor > 0 && this.inFlight < pace.limit) await this.#pause(pausedFor);
-          else await (this.#slot ??= new Promise((resolve) => this.#wakeSlot = resolve));
+          if (this.inFlight >= pace.limit) await (this.#slot ??= new Promise((resolve) => this.#wakeSlot = resolve));
+          else await this.#pause(Math.max(1, pace.pausedFor()));
         }
         return false;
       }
