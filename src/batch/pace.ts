@@ -79,6 +79,8 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
+/** A share of push-backs among the last two round trips' answers under which the limit is not cut. */
+const PUSH_BACK_TOLERANCE = 0.02;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
@@ -174,7 +176,11 @@ export class Pace {
   // The current window.
   #windowStart: number;
   #accepted = 0;
+  #pushed = 0;
   #rttSum = 0;
+  /** The answers, and the push-backs among them, of the round trip before. */
+  #previousAnswers = 0;
+  #previousPushed = 0;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -211,6 +217,7 @@ export class Pace {
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       this.pushedBack++;
+      this.#pushed++;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
         this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
       } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
@@ -218,7 +225,12 @@ export class Pace {
       }
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
-      if (now - rttMs >= this.#cutAt) {
+      // A few push-backs among many accepted answers (under 2% of the last two round trips' answers)
+      // are a service that refuses some at random, not a full one: cutting for each would ratchet
+      // the limit down to one at a time (1% of 429s did, against a service taking 3,000/s).
+      const answers = this.#previousAnswers + this.#accepted + this.#pushed;
+      const tolerated = this.limit > 1 && (this.#previousPushed + this.#pushed) / answers < PUSH_BACK_TOLERANCE;
+      if (now - rttMs >= this.#cutAt && !tolerated) {
         const alone = this.limit === 1;
         this.#cut(now, true);
         if (!alone) return;
@@ -360,7 +372,9 @@ export class Pace {
 
   #nextWindow(now: number): void {
     this.#windowStart = now;
-    this.#accepted = this.#rttSum = 0;
+    this.#previousAnswers = this.#accepted + this.#pushed;
+    this.#previousPushed = this.#pushed;
+    this.#accepted = this.#pushed = this.#rttSum = 0;
   }
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */

@@ -597,6 +597,21 @@ describe.each([
     },
   );
 
+  it.each(seeds)(
+    'a service that answers 429 to one request in a hundred whatever the pace: tolerated, not a reason to slow down (seed %i)',
+    (seed) => {
+      let n = 0;
+      const flaky: Service = (t) => ({
+        at: t + LATENCY,
+        answer: ++n % 100 === 0 ? Answer.PushedBack : Answer.Accepted,
+        retryAfterMs: 1000,
+      });
+      const result = simulate(flaky, 10_240, { loaded, seed });
+      expect(result.accepted).toBe(10_240);
+      expect(result.perSecond).toBeGreaterThan(900);
+    },
+  );
+
   it.each(seeds)('16 workers taking 20 ms with a queue: at least 90% of 800/s, median wait at most 20 ms (seed %i)', (seed) => {
     const waits: number[] = [];
     const result = simulate(queued(16, 20, waits), 6_400, { loaded, seed });
