@@ -39652,7 +39652,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PUSH_BACK_TOLERANCE, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+var Answer, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39672,11 +39672,12 @@ var init_pace = __esm({
     GROW_BELOW = 1.1;
     SHRINK_ABOVE = 1.5;
     SHRINK_BY = 0.9;
-    PUSH_BACK_TOLERANCE = 0.02;
+    TOLERATED_PUSH_BACKS = 2;
+    TOLERANCE_ANSWERS = 100;
     CEILING_MS = 3e3;
     TOOK_ROUND_TRIPS = 2;
-    HOLD_ROUND_TRIPS = 8;
-    HOLD_ANSWERS = 50;
+    HOLD_ROUND_TRIPS = 2;
+    HOLD_ANSWERS = 100;
     QUIET_MS = 100;
     GAP_WIDEN = 1.1;
     GAP_NARROW = 0.95;
@@ -39742,11 +39743,10 @@ var init_pace = __esm({
       // The current window.
       #windowStart;
       #accepted = 0;
-      #pushed = 0;
       #rttSum = 0;
-      /** The answers, and the push-backs among them, of the round trip before. */
-      #previousAnswers = 0;
-      #previousPushed = 0;
+      /** Answers so far (accepted or pushed back), and the answer numbers of the last push-backs. */
+      #answers = 0;
+      #pushedAt = new Float64Array(TOLERATED_PUSH_BACKS + 1);
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -39766,6 +39766,7 @@ var init_pace = __esm({
         const now = this.#now();
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         if (answer === Answer.Accepted) {
+          this.#answers++;
           this.#accepted++;
           this.#rttSum += rttMs;
           this.#acceptedEvery = now - this.#lastAccepted;
@@ -39778,15 +39779,16 @@ var init_pace = __esm({
           }
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
+          this.#answers++;
           this.pushedBack++;
-          this.#pushed++;
+          this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
           if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
             this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
           } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
             this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#lastAccepted) / 1e3) };
           }
-          const answers = this.#previousAnswers + this.#accepted + this.#pushed;
-          const tolerated = this.limit > 1 && (this.#previousPushed + this.#pushed) / answers < PUSH_BACK_TOLERANCE;
+          const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
+          const tolerated = this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length] < this.#answers - TOLERANCE_ANSWERS);
           if (now - rttMs >= this.#cutAt && !tolerated) {
             const alone = this.limit === 1;
             this.#cut(now, true);
@@ -39905,9 +39907,7 @@ var init_pace = __esm({
       }
       #nextWindow(now) {
         this.#windowStart = now;
-        this.#previousAnswers = this.#accepted + this.#pushed;
-        this.#previousPushed = this.#pushed;
-        this.#accepted = this.#pushed = this.#rttSum = 0;
+        this.#accepted = this.#rttSum = 0;
       }
       /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
       #pause(now, retryAfterMs) {

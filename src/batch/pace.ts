@@ -16,7 +16,8 @@
  *   say nothing new and do not cut again (as TCP cuts once per loss episode). A rate limit does not
  *   slow the answers down, so round trips alone would never see it.
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
- *   one under it, holds there for eight round trips, then probes one above. Each probe that fails
+ *   one under it, holds there for 100 accepted answers (two round trips at least), then probes one
+ *   above. Each probe that fails
  *   costs about one push-back; one that holds moves the ceiling up.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
@@ -79,19 +80,23 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
-/** A share of push-backs among the last two round trips' answers under which the limit is not cut. */
-const PUSH_BACK_TOLERANCE = 0.02;
+/**
+ * Push-back cuts the limit when this many came within the last TOLERANCE_ANSWERS answers (3%);
+ * fewer are a service that refuses some at random, not a full one.
+ */
+const TOLERATED_PUSH_BACKS = 2;
+const TOLERANCE_ANSWERS = 100;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
 const TOOK_ROUND_TRIPS = 2;
 /**
- * Round trips at one under the ceiling before probing one above it, and answers accepted there: a
- * probe that fails costs about one push-back, so at one or two at a time (nginx's limit_req at 20/s
- * and 50 ms) eight round trips alone would push back one answer in ten.
+ * Round trips at one under the ceiling before probing one above it, and answers accepted there. A
+ * probe that fails costs about one push-back: one in a hundred answers. Probing sooner at a high
+ * limit keeps push-backs that come at random from ratcheting it down (each cut takes one off).
  */
-const HOLD_ROUND_TRIPS = 8;
-const HOLD_ANSWERS = 50;
+const HOLD_ROUND_TRIPS = 2;
+const HOLD_ANSWERS = 100;
 /**
  * At one at a time, the third push-back in a row with a Retry-After pauses every sender when
  * nothing was accepted for this long (or a round trip, or twice the time between the last two
@@ -100,7 +105,7 @@ const HOLD_ANSWERS = 50;
 const QUIET_MS = 100;
 /**
  * Under one at a time, a push-back widens the gap between starts by a tenth (twice as wide when
- * nothing was accepted since the last widening: far off); 50 answers accepted narrow it by 5%.
+ * nothing was accepted since the last widening: far off); 100 answers accepted narrow it by 5%.
  */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW = 0.95;
@@ -176,11 +181,10 @@ export class Pace {
   // The current window.
   #windowStart: number;
   #accepted = 0;
-  #pushed = 0;
   #rttSum = 0;
-  /** The answers, and the push-backs among them, of the round trip before. */
-  #previousAnswers = 0;
-  #previousPushed = 0;
+  /** Answers so far (accepted or pushed back), and the answer numbers of the last push-backs. */
+  #answers = 0;
+  readonly #pushedAt = new Float64Array(TOLERATED_PUSH_BACKS + 1);
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -203,6 +207,7 @@ export class Pace {
     const now = this.#now();
     if (this.#windowMs < 0) this.#windowMs = rttMs;
     if (answer === Answer.Accepted) {
+      this.#answers++;
       this.#accepted++;
       this.#rttSum += rttMs;
       this.#acceptedEvery = now - this.#lastAccepted;
@@ -216,8 +221,10 @@ export class Pace {
       }
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
+      this.#answers++;
       this.pushedBack++;
-      this.#pushed++;
+      // The answer numbers of the last push-backs (a ring of TOLERATED_PUSH_BACKS + 1).
+      this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
         this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
       } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
@@ -225,11 +232,12 @@ export class Pace {
       }
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
-      // A few push-backs among many accepted answers (under 2% of the last two round trips' answers)
-      // are a service that refuses some at random, not a full one: cutting for each would ratchet
-      // the limit down to one at a time (1% of 429s did, against a service taking 3,000/s).
-      const answers = this.#previousAnswers + this.#accepted + this.#pushed;
-      const tolerated = this.limit > 1 && (this.#previousPushed + this.#pushed) / answers < PUSH_BACK_TOLERANCE;
+      // A few push-backs among many accepted answers (under 3 in the last 100) are a service that
+      // refuses some at random, not a full one: cutting for each would ratchet the limit down to
+      // one at a time (1% of 429s at random took a batch from 1,600/s to 60/s).
+      const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
+      const tolerated =
+        this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length]! < this.#answers - TOLERANCE_ANSWERS);
       if (now - rttMs >= this.#cutAt && !tolerated) {
         const alone = this.limit === 1;
         this.#cut(now, true);
@@ -372,9 +380,7 @@ export class Pace {
 
   #nextWindow(now: number): void {
     this.#windowStart = now;
-    this.#previousAnswers = this.#accepted + this.#pushed;
-    this.#previousPushed = this.#pushed;
-    this.#accepted = this.#pushed = this.#rttSum = 0;
+    this.#accepted = this.#rttSum = 0;
   }
 
   /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
