@@ -39652,7 +39652,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39666,6 +39666,7 @@ var init_pace = __esm({
       /** Any other answer or failure (a refusal, a reset): says nothing of the pace. */
       Other: 3
     };
+    MIN_RTT_MS = 1;
     MAX_PAUSE_MS = 6e4;
     SLOW_START_TOLERANCE = 1.25;
     NOISE_MS = 2;
@@ -39680,7 +39681,7 @@ var init_pace = __esm({
     HOLD_ANSWERS = 100;
     QUIET_MS = 100;
     GAP_WIDEN = 1.1;
-    GAP_NARROW = 0.95;
+    GAP_NARROW_BY = 0.05;
     FAR_GAP_ROUND_TRIPS = 8;
     FAR_GAP_ANSWERS = 8;
     MAX_GAP_MS = 2e3;
@@ -39711,6 +39712,8 @@ var init_pace = __esm({
       /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
       #windowMs = -1;
       #lastAccepted;
+      /** When the current run of push-backs with nothing accepted began (-1: none). */
+      #refusingSince = -1;
       #lastPushBack = -Infinity;
       /** When the limit was last cut: answers to requests sent before it do not cut again. */
       #cutAt = -Infinity;
@@ -39764,6 +39767,7 @@ var init_pace = __esm({
        */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
+        if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         if (answer === Answer.Accepted) {
           this.#answers++;
@@ -39771,6 +39775,7 @@ var init_pace = __esm({
           this.#rttSum += rttMs;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
+          this.#refusingSince = -1;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
@@ -39784,11 +39789,14 @@ var init_pace = __esm({
           this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
           if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
             this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
-          } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
-            this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#lastAccepted) / 1e3) };
+          } else {
+            if (this.#refusingSince < 0) this.#refusingSince = now;
+            if (now - this.#refusingSince >= this.#stallMs && !this.stopReason) {
+              this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
+            }
           }
           const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
-          const tolerated = this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length] < this.#answers - TOLERANCE_ANSWERS);
+          const tolerated = this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length] <= this.#answers - TOLERANCE_ANSWERS);
           if (now - rttMs >= this.#cutAt && !tolerated) {
             const alone = this.limit === 1;
             this.#cut(now, true);
@@ -39835,7 +39843,7 @@ var init_pace = __esm({
           const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
           if ((this.#heldAnswers += accepted) >= every) {
             this.#heldAnswers = 0;
-            this.#gapMs *= GAP_NARROW;
+            this.#gapMs *= 1 - GAP_NARROW_BY;
             if (this.#gapMs <= this.#windowMs) {
               this.#gapMs = this.#nextStart = 0;
               this.#ceiling = 2;
@@ -39921,7 +39929,8 @@ var init_pace = __esm({
        * nothing of what it takes once it is back.
        */
       #restart() {
-        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = 0;
+        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+        this.#acceptedAtRefusal = -1;
         this.#slowStart = true;
       }
       #set(value) {

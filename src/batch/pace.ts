@@ -21,12 +21,13 @@
  *   costs about one push-back; one that holds moves the ceiling up.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
- *   at each push-back or doubled when nothing was accepted since the last, narrowed by 5% every 50
- *   answers accepted). Pushed back three times in a row at one at a time, with nothing accepted for
- *   100 ms (or a round trip), every sender pauses for the Retry-After it gave (1 s if none), with jitter so that the
- *   senders do not come back in lockstep, and the gap is found again after. A Retry-After over 60 s,
- *   or nothing accepted for `stallMs` while it keeps pushing back, stops the batch (the rest is
- *   kept), as the breaker does for a service that is down.
+ *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 100
+ *   answers accepted, every 8 when it is over eight round trips).
+ * - A third push-back in a row at one at a time that carries Retry-After, with nothing accepted for
+ *   100 ms (or a round trip, or twice the time between the last two accepted answers), pauses every
+ *   sender for it, with jitter so that the senders do not come back in lockstep; the batch then
+ *   starts again from a slow start. A Retry-After over 60 s, or push-backs with nothing accepted
+ *   for `stallMs`, stop the batch (the rest is kept), as the breaker does for a service that is down.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -62,6 +63,8 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
+/** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
+const MIN_RTT_MS = 1;
 /** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
 export const MAX_PAUSE_MS = 60_000;
 /** Slow start goes on while a round trip is within this factor of the base. */
@@ -108,7 +111,7 @@ const QUIET_MS = 100;
  * nothing was accepted since the last widening: far off); 100 answers accepted narrow it by 5%.
  */
 const GAP_WIDEN = 1.1;
-const GAP_NARROW = 0.95;
+const GAP_NARROW_BY = 0.05;
 /** A gap this many round trips wide narrows every FAR_GAP_ANSWERS answers accepted instead. */
 const FAR_GAP_ROUND_TRIPS = 8;
 const FAR_GAP_ANSWERS = 8;
@@ -149,6 +152,8 @@ export class Pace {
   /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
   #windowMs = -1;
   #lastAccepted: number;
+  /** When the current run of push-backs with nothing accepted began (-1: none). */
+  #refusingSince = -1;
   #lastPushBack = -Infinity;
   /** When the limit was last cut: answers to requests sent before it do not cut again. */
   #cutAt = -Infinity;
@@ -205,6 +210,9 @@ export class Pace {
    */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
+    // The client's round trips are whole milliseconds: on loopback most read 0, which would make
+    // every answer news, what the service took nothing, and a gap that could never close.
+    if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
     if (answer === Answer.Accepted) {
       this.#answers++;
@@ -212,6 +220,7 @@ export class Pace {
       this.#rttSum += rttMs;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
+      this.#refusingSince = -1;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
@@ -227,8 +236,12 @@ export class Pace {
       this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
         this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
-      } else if (now - this.#lastAccepted >= this.#stallMs && !this.stopReason) {
-        this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#lastAccepted) / 1000) };
+      } else {
+        // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
+        if (this.#refusingSince < 0) this.#refusingSince = now;
+        if (now - this.#refusingSince >= this.#stallMs && !this.stopReason) {
+          this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
+        }
       }
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
@@ -237,7 +250,7 @@ export class Pace {
       // one at a time (1% of 429s at random took a batch from 1,600/s to 60/s).
       const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
       const tolerated =
-        this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length]! < this.#answers - TOLERANCE_ANSWERS);
+        this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length]! <= this.#answers - TOLERANCE_ANSWERS);
       if (now - rttMs >= this.#cutAt && !tolerated) {
         const alone = this.limit === 1;
         this.#cut(now, true);
@@ -296,7 +309,7 @@ export class Pace {
       const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
       if ((this.#heldAnswers += accepted) >= every) {
         this.#heldAnswers = 0;
-        this.#gapMs *= GAP_NARROW;
+        this.#gapMs *= 1 - GAP_NARROW_BY;
         if (this.#gapMs <= this.#windowMs) {
           this.#gapMs = this.#nextStart = 0;
           this.#ceiling = 2;
@@ -396,7 +409,8 @@ export class Pace {
    * nothing of what it takes once it is back.
    */
   #restart(): void {
-    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = 0;
+    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+    this.#acceptedAtRefusal = -1;
     this.#slowStart = true;
   }
 
