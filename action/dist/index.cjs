@@ -39652,7 +39652,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, FAR_GAP_ROUND_TRIPS, FAR_GAP_ANSWERS, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39682,8 +39682,9 @@ var init_pace = __esm({
     QUIET_MS = 100;
     GAP_WIDEN = 1.1;
     GAP_NARROW_BY = 0.05;
-    FAR_GAP_ROUND_TRIPS = 8;
-    FAR_GAP_ANSWERS = 8;
+    NARROW_EVERY_MS = 2e3;
+    NARROW_MIN_ANSWERS = 8;
+    NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
     OUTAGE_MS = 1500;
@@ -39725,6 +39726,8 @@ var init_pace = __esm({
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
       #nextStart = 0;
+      /** Narrowings of the gap since the last push-back at one at a time. */
+      #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
       /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
@@ -39811,6 +39814,7 @@ var init_pace = __esm({
             else {
               const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
               this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+              this.#narrowings = 0;
               if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
             }
             return;
@@ -39840,13 +39844,17 @@ var init_pace = __esm({
           this.#windowMs = rtt;
         }
         if (accepted > 0 && this.#gapMs > 0) {
-          const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
+          const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
           if ((this.#heldAnswers += accepted) >= every) {
             this.#heldAnswers = 0;
-            this.#gapMs *= 1 - GAP_NARROW_BY;
+            const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+            this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
             if (this.#gapMs <= this.#windowMs) {
-              this.#gapMs = this.#nextStart = 0;
-              this.#ceiling = 2;
+              if (faster > 0) this.#restart();
+              else {
+                this.#gapMs = this.#nextStart = 0;
+                this.#ceiling = 2;
+              }
             }
           }
         } else if (accepted > 0) {
@@ -39931,6 +39939,7 @@ var init_pace = __esm({
       #restart() {
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
         this.#acceptedAtRefusal = -1;
+        this.#narrowings = 0;
         this.#slowStart = true;
       }
       #set(value) {

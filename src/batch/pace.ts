@@ -112,9 +112,14 @@ const QUIET_MS = 100;
  */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW_BY = 0.05;
-/** A gap this many round trips wide narrows every FAR_GAP_ANSWERS answers accepted instead. */
-const FAR_GAP_ROUND_TRIPS = 8;
-const FAR_GAP_ANSWERS = 8;
+/**
+ * The gap narrows every HOLD_ANSWERS answers accepted, or every NARROW_EVERY_MS worth of them when
+ * the gap is wide (a service that takes a few a second), but never after fewer than 8.
+ */
+const NARROW_EVERY_MS = 2_000;
+const NARROW_MIN_ANSWERS = 8;
+/** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
+const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
 const MAX_GAP_MS = 2_000;
 /**
@@ -165,6 +170,8 @@ export class Pace {
   /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
   #gapMs = 0;
   #nextStart = 0;
+  /** Narrowings of the gap since the last push-back at one at a time. */
+  #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
@@ -270,6 +277,7 @@ export class Pace {
           // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
           const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
           this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+          this.#narrowings = 0;
           if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
         }
         return;
@@ -306,13 +314,21 @@ export class Pace {
       // than a round trip (one at a time spaces them as much): then the limit alone paces again.
       // Far wider than a round trip (a service that was down, or one that takes a few a second):
       // every few answers, so that coming back from a long gap does not take minutes.
-      const every = this.#gapMs >= FAR_GAP_ROUND_TRIPS * this.#windowMs ? FAR_GAP_ANSWERS : HOLD_ANSWERS;
+      const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
       if ((this.#heldAnswers += accepted) >= every) {
         this.#heldAnswers = 0;
-        this.#gapMs *= 1 - GAP_NARROW_BY;
+        // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
+        // service back from an outage), twice as much each time, up to half.
+        const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+        this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
         if (this.#gapMs <= this.#windowMs) {
-          this.#gapMs = this.#nextStart = 0;
-          this.#ceiling = 2;
+          // No longer than a round trip: the limit alone paces again. Narrowed all the way without
+          // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
+          if (faster > 0) this.#restart();
+          else {
+            this.#gapMs = this.#nextStart = 0;
+            this.#ceiling = 2;
+          }
         }
       }
     } else if (accepted > 0) {
@@ -411,6 +427,7 @@ export class Pace {
   #restart(): void {
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
     this.#acceptedAtRefusal = -1;
+    this.#narrowings = 0;
     this.#slowStart = true;
   }
 
