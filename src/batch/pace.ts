@@ -250,14 +250,14 @@ export class Pace {
           this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
         }
       }
-      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
-      // keep sending meanwhile).
       // A few push-backs among many accepted answers (under 3 in the last 100) are a service that
       // refuses some at random, not a full one: cutting for each would ratchet the limit down to
       // one at a time (1% of 429s at random took a batch from 1,600/s to 60/s).
       const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
       const tolerated =
         this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length]! <= this.#answers - TOLERANCE_ANSWERS);
+      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
+      // keep sending meanwhile).
       if (now - rttMs >= this.#cutAt && !tolerated) {
         const alone = this.limit === 1;
         this.#cut(now, true);
