@@ -39129,7 +39129,8 @@ function stepSummary(name, s) {
     ["time", formatMs(Math.round(s.elapsedMs))],
     ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
     ...s.pace ? [
-      ["concurrency (auto)", paceRange(s.pace)],
+      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
+      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
       ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
     ] : []
   ];

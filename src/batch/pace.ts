@@ -9,7 +9,8 @@
  * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
  *   the limit grows by its square root; when it grows (50% over: a queue is building), the limit
  *   shrinks by a tenth; in between it holds.
- * - Push-back (429, 503) is acted on at its first answer, not at the round trip's end: the limit
+ * - Push-back (429, 503), from the third within the last 100 answers (fewer are a service that
+ *   refuses some at random), is acted on at its answer, not at the round trip's end: the limit
  *   goes to what the service took (the answers it accepted over the last two round trips, per
  *   round trip, by Little's law), and at least one under the limit it pushed back at (the
  *   "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
@@ -17,12 +18,11 @@
  *   slow the answers down, so round trips alone would never see it.
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
  *   one under it, holds there for 100 accepted answers (two round trips at least), then probes one
- *   above. Each probe that fails
- *   costs about one push-back; one that holds moves the ceiling up.
+ *   above. Each probe that fails costs a few push-backs; one that holds moves the ceiling up.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
- *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 100
- *   answers accepted, every 8 when it is over eight round trips).
+ *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 2 s
+ *   worth of accepted answers, faster once narrowing keeps holding).
  * - A third push-back in a row at one at a time that carries Retry-After, with nothing accepted for
  *   100 ms (or a round trip, or twice the time between the last two accepted answers), pauses every
  *   sender for it, with jitter so that the senders do not come back in lockstep; the batch then
@@ -108,7 +108,7 @@ const HOLD_ANSWERS = 100;
 const QUIET_MS = 100;
 /**
  * Under one at a time, a push-back widens the gap between starts by a tenth (twice as wide when
- * nothing was accepted since the last widening: far off); 100 answers accepted narrow it by 5%.
+ * nothing was accepted since the last widening: far off); accepted answers narrow it by 5%.
  */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW_BY = 0.05;

@@ -235,7 +235,13 @@ export function stepSummary(name: string, s: SummaryInput): string {
     ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
     ...(s.pace
       ? [
-          ['concurrency (auto)', paceRange(s.pace)] as [string, string],
+          ['concurrency (auto)', s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}–${s.pace.highest}`] as [
+            string,
+            string,
+          ],
+          ...(s.pace.widestGapMs > 0
+            ? [['starts spaced (auto)', `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`] as [string, string]]
+            : []),
           ['pushed back (429/503)', formatCount(s.pace.pushedBack)] as [string, string],
         ]
       : []),

@@ -3,7 +3,7 @@
  * in-flight and push-back counts. Timers are vitest's fake ones: no wall clock.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { paceWords, progressLine } from '../../src/batch/report.js';
+import { paceWords, progressLine, stepSummary } from '../../src/batch/report.js';
 import { emptyCounts } from '../../src/batch/recorder.js';
 import { PLAIN as plainPalette } from '../../src/output/colors.js';
 import { PLAIN_PROGRESS_MS, Progress } from '../../src/output/progress.js';
@@ -58,5 +58,22 @@ describe('the progress line', () => {
     expect(paceWords({ lowest: 1, highest: 4, pushedBack: 13, widestGapMs: 104.6 })).toBe(
       'concurrency auto, 1 to 4 at once, starts spaced up to 105 ms apart; 13 answers pushed back (429/503), those rows sent again',
     );
+  });
+
+  it("the GitHub step summary's table has the range, the push-backs and, when they were spaced out, how far apart the starts were", () => {
+    const summary = (widestGapMs: number) =>
+      stepSummary('rows.csv', {
+        counts: { ...emptyCounts(), rows: 60, accepted: 60 },
+        elapsedMs: 15_000,
+        dryRun: false,
+        signal: undefined,
+        failedFile: undefined,
+        notReadAfter: undefined,
+        pace: { lowest: 1, highest: 4, pushedBack: 13, widestGapMs },
+      });
+    expect(summary(282.4)).toContain(
+      '| concurrency (auto) | 1–4 |\n| starts spaced (auto) | up to 282 ms apart |\n| pushed back (429/503) | 13 |',
+    );
+    expect(summary(0)).toContain('| concurrency (auto) | 1–4 |\n| pushed back (429/503) | 13 |');
   });
 });
