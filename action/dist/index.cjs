@@ -39834,6 +39834,7 @@ var init_pace = __esm({
         if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
         const now = this.#now();
         if (now < this.pausedUntil || now < this.#nextStart) return false;
+        if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
         return true;
       }

@@ -298,6 +298,8 @@ export class Pace {
     if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
     const now = this.#now();
     if (now < this.pausedUntil || now < this.#nextStart) return false;
+    // A pause that is over is forgotten, so that the next turns take the fast path again.
+    if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
     return true;
   }
