@@ -103,8 +103,13 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
   };
 
   it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
-    // `sleep 0` ends at once; its parent, exec'd into `sleep 5`, never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child ends at once; its parent never waits for it, so it stays a zombie. (A shell's `sleep 0 &`
+    // was not enough: the shell could reap it before it exec'd into `sleep`.)
+    const parent = spawn(
+      'python3',
+      ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(5)'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
       for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
