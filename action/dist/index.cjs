@@ -39653,7 +39653,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39676,6 +39676,14 @@ var init_pace = __esm({
     SHRINK_BY = 0.9;
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
+    NOISE_ANSWERS = 20;
+    MIN_NOISE = 0.02;
+    TWO_AT_ONCE_SHARE = 0.2;
+    MAX_NOISE = 0.25;
+    NOISE_BAND = 0.8;
+    MAX_PACE_RATIO = 0.8;
+    LEVEL_MEMORY = 400;
+    CHANGES = 64;
     CEILING_MS = 3e3;
     TOOK_ROUND_TRIPS = 2;
     HOLD_ROUND_TRIPS = 2;
@@ -39751,9 +39759,24 @@ var init_pace = __esm({
       #windowStart;
       #accepted = 0;
       #rttSum = 0;
-      /** Answers so far (accepted or pushed back), and the answer numbers of the last push-backs. */
+      /** Answers so far (accepted or pushed back). */
       #answers = 0;
-      #pushedAt = new Float64Array(TOLERATED_PUSH_BACKS + 1);
+      /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
+      #recent = new Uint8Array(TOLERANCE_ANSWERS);
+      #recentPushBacks = 0;
+      /** Push-backs since the last accepted answer. */
+      #pushedInARow = 0;
+      /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
+      #noise = 0;
+      /** Per limit: the answers to requests sent at it, and the push-backs among them. */
+      #levelAnswers;
+      #levelPushBacks;
+      /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
+      #levelPace;
+      /** When the limit changed, and to what (a ring of CHANGES). */
+      #changedAt = new Float64Array(CHANGES);
+      #changedTo = new Uint16Array(CHANGES);
+      #changes = 0;
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -39764,6 +39787,12 @@ var init_pace = __esm({
         this.#stallMs = options.stallMs ?? 3e4;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
+        this.#levelAnswers = new Float64Array(this.max + 1);
+        this.#levelPushBacks = new Float64Array(this.max + 1);
+        this.#levelPace = new Float64Array(this.max + 1);
+        this.#changedAt[0] = -Infinity;
+        this.#changedTo[0] = this.limit;
+        this.#changes = 1;
       }
       /**
        * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
@@ -39774,7 +39803,7 @@ var init_pace = __esm({
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         if (answer === Answer.Accepted) {
-          this.#answers++;
+          this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
           this.#acceptedEvery = now - this.#lastAccepted;
@@ -39788,9 +39817,8 @@ var init_pace = __esm({
           }
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
-          this.#answers++;
+          const level = this.#count(now - rttMs, true, rttMs);
           this.pushedBack++;
-          this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
           if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
             this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
           } else {
@@ -39799,9 +39827,13 @@ var init_pace = __esm({
               this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
             }
           }
-          const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
-          const tolerated = this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length] <= this.#answers - TOLERANCE_ANSWERS);
-          if (now - rttMs >= this.#cutAt && !tolerated) {
+          const news = now - rttMs >= this.#cutAt;
+          let tolerated = this.#tolerated(level);
+          if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+          if (news && !tolerated) {
+            this.#levelAnswers[level] -= 1;
+            this.#levelPushBacks[level] -= 1;
+            this.#levelPace[level] -= level / Math.max(rttMs, this.#gapMs);
             const alone = this.limit === 1;
             this.#cut(now, true);
             if (!alone) return;
@@ -39837,6 +39869,90 @@ var init_pace = __esm({
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
         return true;
+      }
+      /**
+       * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
+       * answers, and under the limit it was sent at. Returns that limit.
+       */
+      #count(sent, pushedBack, rttMs) {
+        const slot = this.#answers++ % TOLERANCE_ANSWERS;
+        const flag = pushedBack ? 1 : 0;
+        this.#recentPushBacks += flag - this.#recent[slot];
+        this.#pushedInARow = pushedBack ? this.#pushedInARow + 1 : 0;
+        this.#recent[slot] = flag;
+        let i = this.#changes - 1;
+        const oldest = Math.max(0, this.#changes - CHANGES);
+        while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
+        const level = this.#changedTo[i % CHANGES];
+        if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES] && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
+        if ((this.#levelAnswers[level] += 1) >= LEVEL_MEMORY) {
+          this.#levelAnswers[level] /= 2;
+          this.#levelPushBacks[level] /= 2;
+          this.#levelPace[level] /= 2;
+        }
+        this.#levelPushBacks[level] += flag;
+        this.#levelPace[level] += level / Math.max(rttMs, this.#gapMs);
+        return level;
+      }
+      /**
+       * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
+       * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
+       * room for chance. Under one at a time, only once such a share was seen (else every push-back
+       * there counts: the service takes fewer than one a round trip).
+       */
+      #tolerated(level) {
+        if (this.limit <= 1 && this.#noise === 0) return false;
+        const expected = this.#noise * TOLERANCE_ANSWERS;
+        if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
+        if (level !== 2 || this.#pushedInARow > 1) return false;
+        return this.#levelPushBacks[2] / (this.#levelAnswers[2] + 4) < TWO_AT_ONCE_SHARE;
+      }
+      /**
+       * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
+       * whatever the pace? It compares the pace now (NOISE_BAND of the level up to it) with the paces
+       * above it, and the paces below with the pace now. Under a limit, the share accepted at the
+       * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
+       * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
+       * noise, and is tolerated from then on; the ceiling found with it is forgotten. Says whether the
+       * share tolerated grew.
+       */
+      #judgeNoise(level) {
+        const from = Math.max(1, Math.ceil(NOISE_BAND * level));
+        const found2 = Math.max(this.#noiseBetween(from, level, level + 1, this.max), this.#noiseBetween(1, from - 1, from, level));
+        if (found2 <= this.#noise) return false;
+        this.#noise = found2;
+        this.#ceiling = 0;
+        return true;
+      }
+      /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
+      #noiseBetween(low, lowTop, high, highTop) {
+        let lowAnswers = 0;
+        let lowRefused = 0;
+        let lowPace = 0;
+        for (let l = low; l <= lowTop; l++) {
+          lowAnswers += this.#levelAnswers[l];
+          lowRefused += this.#levelPushBacks[l];
+          lowPace += this.#levelPace[l];
+        }
+        let highAnswers = 0;
+        let highRefused = 0;
+        let highPace = 0;
+        for (let l = high; l <= highTop; l++) {
+          highAnswers += this.#levelAnswers[l];
+          highRefused += this.#levelPushBacks[l];
+          highPace += this.#levelPace[l];
+        }
+        if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
+        const refused = lowRefused / lowAnswers;
+        if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
+        const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+        if (ratio > MAX_PACE_RATIO) return 0;
+        const expectedAtRandom = 1 - refused;
+        const expectedUnderALimit = expectedAtRandom * ratio;
+        const accepted = 1 - highRefused / highAnswers;
+        const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && expectedAtRandom - accepted < 1.5 * error2;
+        return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
       }
       #decide(now) {
         const accepted = this.#accepted;
@@ -39908,6 +40024,10 @@ var init_pace = __esm({
         }
         this.#cutBy = pushedBack ? "push-back" : "time-out";
         this.#acceptedSinceCut = 0;
+        if (this.limit > 1) {
+          this.#recent.fill(0);
+          this.#recentPushBacks = 0;
+        }
         this.#nextWindow(now);
       }
       /**
@@ -39946,7 +40066,13 @@ var init_pace = __esm({
       }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
-        this.limit = Math.floor(this.#value);
+        const limit = Math.floor(this.#value);
+        if (limit !== this.limit) {
+          const i = this.#changes++ % CHANGES;
+          this.#changedAt[i] = this.#now();
+          this.#changedTo[i] = limit;
+        }
+        this.limit = limit;
         if (this.limit < this.lowest) this.lowest = this.limit;
         if (this.limit > this.highest) this.highest = this.limit;
       }

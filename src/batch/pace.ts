@@ -19,6 +19,11 @@
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
  *   one under it, holds there for 100 accepted answers (two round trips at least), then probes one
  *   above. Each probe that fails costs a few push-backs; one that holds moves the ceiling up.
+ * - Random refusals: a service that refuses a share of requests whatever the pace (a flaky
+ *   backend, the emulator's --fail-rate) is told from a full one by comparing the share accepted
+ *   at a lower and a higher pace (under a limit it falls with the pace; at random it stays), and
+ *   that share is tolerated from then on. From two at once, a push-back cuts only when a large share
+ *   of the answers at two pushed back, so that it does not get to one at a time first.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
  *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 2 s
@@ -89,6 +94,33 @@ const SHRINK_BY = 0.9;
  */
 const TOLERATED_PUSH_BACKS = 2;
 const TOLERANCE_ANSWERS = 100;
+/**
+ * Some services refuse a share of requests at random, whatever the pace (a flaky backend behind a
+ * load balancer, the emulator's --fail-rate). Cutting for those ratchets the limit down to one at
+ * a time and the batch crawls (5% of 503s at random took it from 1,200/s to 2/s). They are told
+ * from a limit by the share of requests accepted at a lower and at a higher pace: under a limit,
+ * a higher pace gets no more accepted per round trip, so the share accepted falls as the pace
+ * rises (by the ratio of the two); at random, it stays. Each side needs this many answers, and
+ * the lower pace a share refused of at least MIN_NOISE.
+ */
+const NOISE_ANSWERS = 20;
+const MIN_NOISE = 0.02;
+/**
+ * At two at once, a push-back cuts (to one at a time, spacing the starts out) only when at least
+ * this share of the answers at two pushed back: one over a service that takes one a round trip is
+ * half of them. Fewer are a service that refuses some at random, and one at a time would crawl.
+ */
+const TWO_AT_ONCE_SHARE = 0.2;
+/** A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher. */
+const MAX_NOISE = 0.25;
+/** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
+const NOISE_BAND = 0.8;
+/** The lower pace must be at most this fraction of the higher for a verdict. */
+const MAX_PACE_RATIO = 0.8;
+/** Answers remembered per limit: beyond, the older half is forgotten. */
+const LEVEL_MEMORY = 400;
+/** Limit changes remembered, to tell at which limit an answer's request was sent. */
+const CHANGES = 64;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
@@ -194,9 +226,24 @@ export class Pace {
   #windowStart: number;
   #accepted = 0;
   #rttSum = 0;
-  /** Answers so far (accepted or pushed back), and the answer numbers of the last push-backs. */
+  /** Answers so far (accepted or pushed back). */
   #answers = 0;
-  readonly #pushedAt = new Float64Array(TOLERATED_PUSH_BACKS + 1);
+  /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
+  readonly #recent = new Uint8Array(TOLERANCE_ANSWERS);
+  #recentPushBacks = 0;
+  /** Push-backs since the last accepted answer. */
+  #pushedInARow = 0;
+  /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
+  #noise = 0;
+  /** Per limit: the answers to requests sent at it, and the push-backs among them. */
+  readonly #levelAnswers: Float64Array;
+  readonly #levelPushBacks: Float64Array;
+  /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
+  readonly #levelPace: Float64Array;
+  /** When the limit changed, and to what (a ring of CHANGES). */
+  readonly #changedAt = new Float64Array(CHANGES);
+  readonly #changedTo = new Uint16Array(CHANGES);
+  #changes = 0;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -209,6 +256,12 @@ export class Pace {
     this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
+    this.#levelAnswers = new Float64Array(this.max + 1);
+    this.#levelPushBacks = new Float64Array(this.max + 1);
+    this.#levelPace = new Float64Array(this.max + 1);
+    this.#changedAt[0] = -Infinity;
+    this.#changedTo[0] = this.limit;
+    this.#changes = 1;
   }
 
   /**
@@ -222,7 +275,7 @@ export class Pace {
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
     if (answer === Answer.Accepted) {
-      this.#answers++;
+      this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
       this.#acceptedEvery = now - this.#lastAccepted;
@@ -237,10 +290,8 @@ export class Pace {
       }
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
-      this.#answers++;
+      const level = this.#count(now - rttMs, true, rttMs);
       this.pushedBack++;
-      // The answer numbers of the last push-backs (a ring of TOLERATED_PUSH_BACKS + 1).
-      this.#pushedAt[this.pushedBack % this.#pushedAt.length] = this.#answers;
       if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
         this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
       } else {
@@ -250,15 +301,22 @@ export class Pace {
           this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
         }
       }
-      // A few push-backs among many accepted answers (under 3 in the last 100) are a service that
-      // refuses some at random, not a full one: cutting for each would ratchet the limit down to
-      // one at a time (1% of 429s at random took a batch from 1,600/s to 60/s).
-      const oldest = this.pushedBack - TOLERATED_PUSH_BACKS;
-      const tolerated =
-        this.limit > 1 && (oldest < 1 || this.#pushedAt[oldest % this.#pushedAt.length]! <= this.#answers - TOLERANCE_ANSWERS);
+      // A few push-backs among many accepted answers (under 3 in the last 100, or more if the
+      // service refuses a share at random whatever the pace) are not a full service: cutting for
+      // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
+      // 1,600/s to 60/s).
+      const news = now - rttMs >= this.#cutAt;
+      let tolerated = this.#tolerated(level);
+      // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
+      if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
-      if (now - rttMs >= this.#cutAt && !tolerated) {
+      if (news && !tolerated) {
+        // The push-back that cuts leaves its limit for good: counted there, it would make every
+        // limit passed on the way down look refused more than it is (a stopping rule's bias).
+        this.#levelAnswers[level]! -= 1;
+        this.#levelPushBacks[level]! -= 1;
+        this.#levelPace[level]! -= level / Math.max(rttMs, this.#gapMs);
         const alone = this.limit === 1;
         this.#cut(now, true);
         if (!alone) return;
@@ -302,6 +360,113 @@ export class Pace {
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
     return true;
+  }
+
+  /**
+   * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
+   * answers, and under the limit it was sent at. Returns that limit.
+   */
+  #count(sent: number, pushedBack: boolean, rttMs: number): number {
+    const slot = this.#answers++ % TOLERANCE_ANSWERS;
+    const flag = pushedBack ? 1 : 0;
+    this.#recentPushBacks += flag - this.#recent[slot]!;
+    this.#pushedInARow = pushedBack ? this.#pushedInARow + 1 : 0;
+    this.#recent[slot] = flag;
+    // The limit at the time it was sent: the last change before then.
+    let i = this.#changes - 1;
+    const oldest = Math.max(0, this.#changes - CHANGES);
+    while (i > oldest && this.#changedAt[i % CHANGES]! > sent) i--;
+    const level = this.#changedTo[i % CHANGES]!;
+    // Sent within a round trip of a cut: the requests sent before it were still out, so the
+    // service saw more than this limit. Not counted.
+    if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES]! && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
+    if ((this.#levelAnswers[level]! += 1) >= LEVEL_MEMORY) {
+      this.#levelAnswers[level]! /= 2;
+      this.#levelPushBacks[level]! /= 2;
+      this.#levelPace[level]! /= 2;
+    }
+    this.#levelPushBacks[level]! += flag;
+    // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
+    this.#levelPace[level]! += level / Math.max(rttMs, this.#gapMs);
+    return level;
+  }
+
+  /**
+   * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
+   * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
+   * room for chance. Under one at a time, only once such a share was seen (else every push-back
+   * there counts: the service takes fewer than one a round trip).
+   */
+  #tolerated(level: number): boolean {
+    if (this.limit <= 1 && this.#noise === 0) return false;
+    // The random refusals expected among the last answers, and as many more as chance gives (3.5
+    // standard deviations: once in thousands of answers).
+    const expected = this.#noise * TOLERANCE_ANSWERS;
+    if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
+    // From two at once to one at a time (where a service that refuses some at random would make
+    // the batch crawl before there is anything to tell it by), only on a large share. Counted with
+    // four accepted answers more, so that the first few do not decide; two in a row with nothing
+    // accepted between are not random.
+    if (level !== 2 || this.#pushedInARow > 1) return false;
+    return this.#levelPushBacks[2]! / (this.#levelAnswers[2]! + 4) < TWO_AT_ONCE_SHARE;
+  }
+
+  /**
+   * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
+   * whatever the pace? It compares the pace now (NOISE_BAND of the level up to it) with the paces
+   * above it, and the paces below with the pace now. Under a limit, the share accepted at the
+   * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
+   * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
+   * noise, and is tolerated from then on; the ceiling found with it is forgotten. Says whether the
+   * share tolerated grew.
+   */
+  #judgeNoise(level: number): boolean {
+    const from = Math.max(1, Math.ceil(NOISE_BAND * level));
+    const found = Math.max(this.#noiseBetween(from, level, level + 1, this.max), this.#noiseBetween(1, from - 1, from, level));
+    if (found <= this.#noise) return false;
+    this.#noise = found;
+    this.#ceiling = 0;
+    return true;
+  }
+
+  /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
+  #noiseBetween(low: number, lowTop: number, high: number, highTop: number): number {
+    let lowAnswers = 0;
+    let lowRefused = 0;
+    let lowPace = 0;
+    for (let l = low; l <= lowTop; l++) {
+      lowAnswers += this.#levelAnswers[l]!;
+      lowRefused += this.#levelPushBacks[l]!;
+      lowPace += this.#levelPace[l]!;
+    }
+    let highAnswers = 0;
+    let highRefused = 0;
+    let highPace = 0;
+    for (let l = high; l <= highTop; l++) {
+      highAnswers += this.#levelAnswers[l]!;
+      highRefused += this.#levelPushBacks[l]!;
+      highPace += this.#levelPace[l]!;
+    }
+    if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
+    const refused = lowRefused / lowAnswers;
+    if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
+    // The ratio of the two paces (requests a ms: the limit over the round trip). Too close to
+    // tell apart (on loopback, the round trip grows with the limit): no verdict.
+    const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+    if (ratio > MAX_PACE_RATIO) return 0;
+    const expectedAtRandom = 1 - refused;
+    const expectedUnderALimit = expectedAtRandom * ratio;
+    const accepted = 1 - highRefused / highAnswers;
+    // Nearer what random refusals would give than what a limit would; the share refused at the
+    // higher pace at most a quarter larger (and 2 in 100); and no larger by more than chance (1.5
+    // standard errors).
+    const error = Math.sqrt((refused * expectedAtRandom) / lowAnswers + (accepted * (1 - accepted)) / highAnswers);
+    const atRandom =
+      accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 &&
+      1 - accepted <= 1.25 * refused + 0.02 &&
+      expectedAtRandom - accepted < 1.5 * error;
+    // What it refuses at random, at the least (so that a few answers do not make it tolerate much).
+    return atRandom ? Math.max(0, refused - Math.sqrt((refused * expectedAtRandom) / lowAnswers)) : 0;
   }
 
   #decide(now: number): void {
@@ -392,6 +557,13 @@ export class Pace {
     }
     this.#cutBy = pushedBack ? 'push-back' : 'time-out';
     this.#acceptedSinceCut = 0;
+    // The push-backs that made this cut do not count towards the next: that takes three more.
+    // (Not when down to one at a time, where each counts: so that a probe back at two that is
+    // pushed back again returns to one at once.)
+    if (this.limit > 1) {
+      this.#recent.fill(0);
+      this.#recentPushBacks = 0;
+    }
     this.#nextWindow(now);
   }
 
@@ -435,7 +607,13 @@ export class Pace {
 
   #set(value: number): void {
     this.#value = Math.min(this.max, Math.max(1, value));
-    this.limit = Math.floor(this.#value);
+    const limit = Math.floor(this.#value);
+    if (limit !== this.limit) {
+      const i = this.#changes++ % CHANGES;
+      this.#changedAt[i] = this.#now();
+      this.#changedTo[i] = limit;
+    }
+    this.limit = limit;
     if (this.limit < this.lowest) this.lowest = this.limit;
     if (this.limit > this.highest) this.highest = this.limit;
   }

@@ -116,6 +116,33 @@ describe('following the service', () => {
     expect(pace.limit).toBeLessThan(64);
   });
 
+  it('a share refused at random, as large at a lower pace as at a higher one, is tolerated; under a limit the same share is not', () => {
+    /** Round trips of as many answers as the limit allows; `refuses(limit, answer)` says which the service refuses. */
+    const run = (refuses: (limit: number, answer: number) => boolean) => {
+      const { pace, clock } = controller({ initial: 32 });
+      const limits: number[] = [];
+      let answers = 0;
+      for (let trip = 0; trip < 80; trip++) {
+        const n = pace.limit;
+        const start = clock.now;
+        for (let i = 1; i <= n; i++) {
+          clock.now = start + (50 * i) / n;
+          pace.answered(refuses(i, ++answers) ? Answer.PushedBack : Answer.Accepted, 50, 1000);
+        }
+        limits.push(pace.limit);
+      }
+      return { limits, lowest: pace.lowest };
+    };
+    // One answer in ten refused, whatever the pace: cut at first (nothing tells it from a limit
+    // yet), then back up to the maximum once a lower pace was refused as much as a higher one.
+    const atRandom = run((_, answer) => answer % 10 === 0);
+    expect(atRandom.limits.slice(-20)).toEqual(Array(20).fill(64));
+    expect(atRandom.lowest).toBeGreaterThanOrEqual(4);
+    // A service that takes 20 a round trip: beyond, it refuses, and the share grows with the pace.
+    const limited = run((i) => i > 20);
+    expect(Math.max(...limited.limits.slice(-40))).toBeLessThanOrEqual(21);
+  });
+
   it('on the third push-back, goes at once to what the service took, under where it pushed back, and leaves slow start', () => {
     const { pace, clock, roundTrip, refuse } = controller({ initial: 32 });
     // A 400/s limit at 50 ms: the service takes 20 a round trip, whatever the limit.
@@ -151,11 +178,18 @@ describe('following the service', () => {
     expect(pace.limit).toBe(32); // what it took over the last two round trips
     clock.now += 1;
     pace.answered(Answer.Accepted, 50); // sent before the cut: says nothing of now
-    clock.now += 1;
-    pace.answered(Answer.PushedBack, 1); // sent after the cut, refused: halve, not what it took (33)
+    /** Push-backs to requests sent after the last cut: the next cut takes three of them. */
+    const refuseSent = (times: number) => {
+      for (let i = 0; i < times; i++) {
+        clock.now += 1;
+        pace.answered(Answer.PushedBack, 1);
+      }
+    };
+    refuseSent(2);
+    expect(pace.limit).toBe(32); // the push-backs of the last cut do not count towards this one
+    refuseSent(1); // sent after the cut, refused: halve, not what it took (33)
     expect(pace.limit).toBe(16);
-    clock.now += 1;
-    pace.answered(Answer.PushedBack, 1);
+    refuseSent(3);
     expect(pace.limit).toBe(8);
   });
 
@@ -168,8 +202,10 @@ describe('following the service', () => {
     expect(pace.limit).toBe(13);
     roundTrip(13, 50);
     expect(pace.limit).toBe(14);
-    clock.now += 1;
-    pace.answered(Answer.PushedBack, 1, 1000); // pushed back at 14: the ceiling
+    for (let i = 0; i < 3; i++) {
+      clock.now += 0.25;
+      pace.answered(Answer.PushedBack, 1, 1000); // pushed back at 14, three times since the last cut: the ceiling
+    }
     expect(pace.limit).toBe(13);
     const trace: number[] = [];
     for (let i = 0; i < 17; i++) {
@@ -201,7 +237,7 @@ describe('following the service', () => {
     roundTrip(13, 50); // 64
     refuse(3); // 13
     roundTrip(13, 50); // 14
-    refuse(1); // pushed back at 14, the fourth in 100 answers: 13
+    refuse(3); // pushed back at 14, three times since the last cut: 13
     const pushedBackAt = clock.now;
     while (clock.now - pushedBackAt < 2950) roundTrip(13, 50);
     const limit = pace.limit;
@@ -638,6 +674,36 @@ describe.each([
       const result = simulate(flaky, 10_240, { loaded, seed });
       expect(result.accepted).toBe(10_240);
       expect(result.perSecond).toBeGreaterThan(900);
+    },
+  );
+
+  it.each(seeds.flatMap((seed) => [0.05, 0.1].map((share) => ({ seed, share }))))(
+    'a service that refuses $share of requests at random whatever the pace (503 + Retry-After: 1): at least 70% of full speed (seed $seed)',
+    ({ seed, share }) => {
+      const random = numbers(seed * 13 + 5);
+      const flaky: Service = (t) => ({
+        at: t + LATENCY,
+        answer: random() < share ? Answer.PushedBack : Answer.Accepted,
+        retryAfterMs: 1000,
+      });
+      const result = simulate(flaky, 10_240, { loaded, seed });
+      expect(result.accepted).toBe(10_240);
+      // 64 at once every 50 ms, less what it refuses; before, a few events a second.
+      expect(result.perSecond).toBeGreaterThan(0.7 * (1 - share) * 1_280);
+    },
+  );
+
+  it.each(seeds)(
+    'a 400/s rate limit on a service that also refuses 5% at random: not taken down to a crawl, at most 15% pushed back (a third of them at random) (seed %i)',
+    (seed) => {
+      const random = numbers(seed * 17 + 3);
+      const limit = rateLimited(400);
+      const service: Service = (t) => (random() < 0.05 ? { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: 1000 } : limit(t));
+      const result = simulate(service, 3_200, { loaded, seed });
+      expect(result.accepted).toBe(3_200);
+      // Before, a few events a second; the random refusals near the limit still cost up to half.
+      expect(result.perSecond).toBeGreaterThan(0.45 * 400);
+      expect(result.pushedBackShare).toBeLessThan(0.15);
     },
   );
 
