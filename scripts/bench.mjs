@@ -12,7 +12,7 @@
  *   targets      issue 12's four figures, on this Node and on Node 24 when one is found (BENCH_NODE24,
  *                else the copy .ci/run caches): CPU time of fire and --version against node -e 0, a
  *                100,000-row batch against a bare undici Pool loop, and peak RSS for 200,000 rows sent
- *   pace         issue 22: --concurrency auto against four services with limits at 50 ms, beside
+ *   pace         issue 22: --concurrency auto against five services with limits at 50 ms, beside
  *                --concurrency 8 and 64, figures at the server (scripts/bench-pace.mjs)
  *   catalog      issue 21's two figures, on this Node and on Node 24 when found: CPU time of trigger fire
  *                with a 1,000-trigger catalog against without one (20 rounds, alternating), and a
