@@ -39773,6 +39773,8 @@ var init_pace = __esm({
       #levelPushBacks;
       /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
       #levelPace;
+      /** The pace the last answer was counted with under its limit (0: it was not counted). */
+      #counted = 0;
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
@@ -39831,9 +39833,11 @@ var init_pace = __esm({
           let tolerated = this.#tolerated(level);
           if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
-            this.#levelAnswers[level] -= 1;
-            this.#levelPushBacks[level] -= 1;
-            this.#levelPace[level] -= level / Math.max(rttMs, this.#gapMs);
+            if (this.#counted > 0) {
+              this.#levelAnswers[level] -= 1;
+              this.#levelPushBacks[level] -= 1;
+              this.#levelPace[level] -= this.#counted;
+            }
             const alone = this.limit === 1;
             this.#cut(now, true);
             if (!alone) return;
@@ -39884,6 +39888,7 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
+        this.#counted = 0;
         if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES] && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
         if ((this.#levelAnswers[level] += 1) >= LEVEL_MEMORY) {
           this.#levelAnswers[level] /= 2;
@@ -39891,7 +39896,8 @@ var init_pace = __esm({
           this.#levelPace[level] /= 2;
         }
         this.#levelPushBacks[level] += flag;
-        this.#levelPace[level] += level / Math.max(rttMs, this.#gapMs);
+        this.#counted = level / Math.max(rttMs, this.#gapMs);
+        this.#levelPace[level] += this.#counted;
         return level;
       }
       /**

@@ -240,6 +240,8 @@ export class Pace {
   readonly #levelPushBacks: Float64Array;
   /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
   readonly #levelPace: Float64Array;
+  /** The pace the last answer was counted with under its limit (0: it was not counted). */
+  #counted = 0;
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);
@@ -314,9 +316,11 @@ export class Pace {
       if (news && !tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
-        this.#levelAnswers[level]! -= 1;
-        this.#levelPushBacks[level]! -= 1;
-        this.#levelPace[level]! -= level / Math.max(rttMs, this.#gapMs);
+        if (this.#counted > 0) {
+          this.#levelAnswers[level]! -= 1;
+          this.#levelPushBacks[level]! -= 1;
+          this.#levelPace[level]! -= this.#counted;
+        }
         const alone = this.limit === 1;
         this.#cut(now, true);
         if (!alone) return;
@@ -379,6 +383,7 @@ export class Pace {
     const level = this.#changedTo[i % CHANGES]!;
     // Sent within a round trip of a cut: the requests sent before it were still out, so the
     // service saw more than this limit. Not counted.
+    this.#counted = 0;
     if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES]! && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
     if ((this.#levelAnswers[level]! += 1) >= LEVEL_MEMORY) {
       this.#levelAnswers[level]! /= 2;
@@ -387,7 +392,8 @@ export class Pace {
     }
     this.#levelPushBacks[level]! += flag;
     // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
-    this.#levelPace[level]! += level / Math.max(rttMs, this.#gapMs);
+    this.#counted = level / Math.max(rttMs, this.#gapMs);
+    this.#levelPace[level]! += this.#counted;
     return level;
   }
 
