@@ -39653,7 +39653,7 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -39683,6 +39683,7 @@ var init_pace = __esm({
     NOISE_BAND = 0.8;
     MAX_PACE_RATIO = 0.8;
     LEVEL_MEMORY = 400;
+    LEVEL_HALF_LIFE_MS = 1500;
     CHANGES = 64;
     CEILING_MS = 3e3;
     TOOK_ROUND_TRIPS = 2;
@@ -39775,6 +39776,8 @@ var init_pace = __esm({
       #levelPace;
       /** The pace the last answer was counted with under its limit (0: it was not counted). */
       #counted = 0;
+      /** When the answers counted under every limit were last halved. */
+      #agedAt;
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
@@ -39792,6 +39795,7 @@ var init_pace = __esm({
         this.#levelAnswers = new Float64Array(this.max + 1);
         this.#levelPushBacks = new Float64Array(this.max + 1);
         this.#levelPace = new Float64Array(this.max + 1);
+        this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
         this.#changes = 1;
@@ -39879,6 +39883,7 @@ var init_pace = __esm({
        * answers, and under the limit it was sent at. Returns that limit.
        */
       #count(sent, pushedBack, rttMs) {
+        if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) this.#age(sent + rttMs);
         const slot = this.#answers++ % TOLERANCE_ANSWERS;
         const flag = pushedBack ? 1 : 0;
         this.#recentPushBacks += flag - this.#recent[slot];
@@ -39900,6 +39905,21 @@ var init_pace = __esm({
         this.#levelPace[level] += this.#counted;
         return level;
       }
+      /** Forgets the answers counted under the limits above `limit`. */
+      #forgetAbove(limit) {
+        this.#levelAnswers.fill(0, limit + 1);
+        this.#levelPushBacks.fill(0, limit + 1);
+        this.#levelPace.fill(0, limit + 1);
+      }
+      /** Halves the answers counted under every limit (a few hundred numbers, every few seconds). */
+      #age(now) {
+        this.#agedAt = now;
+        for (let l = 1; l <= this.max; l++) {
+          this.#levelAnswers[l] /= 2;
+          this.#levelPushBacks[l] /= 2;
+          this.#levelPace[l] /= 2;
+        }
+      }
       /**
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
        * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
@@ -39919,16 +39939,19 @@ var init_pace = __esm({
        * above it, and the paces below with the pace now. Under a limit, the share accepted at the
        * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
        * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
-       * noise, and is tolerated from then on; the ceiling found with it is forgotten. Says whether the
-       * share tolerated grew.
+       * noise, and is tolerated; the ceiling found with it is forgotten. Says whether the share
+       * tolerated grew; when it did not, the share tolerated comes down.
        */
       #judgeNoise(level) {
         const from = Math.max(1, Math.ceil(NOISE_BAND * level));
         const found2 = Math.max(this.#noiseBetween(from, level, level + 1, this.max), this.#noiseBetween(1, from - 1, from, level));
-        if (found2 <= this.#noise) return false;
-        this.#noise = found2;
-        this.#ceiling = 0;
-        return true;
+        if (found2 > this.#noise) {
+          this.#noise = found2;
+          this.#ceiling = 0;
+          return true;
+        }
+        this.#noise = found2 > 0 ? found2 : this.#noise / 2 < MIN_NOISE / 2 ? 0 : this.#noise / 2;
+        return false;
       }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
       #noiseBetween(low, lowTop, high, highTop) {
@@ -39957,7 +39980,7 @@ var init_pace = __esm({
         const expectedUnderALimit = expectedAtRandom * ratio;
         const accepted = 1 - highRefused / highAnswers;
         const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
-        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && expectedAtRandom - accepted < 1.5 * error2;
+        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
         return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
       }
       #decide(now) {
@@ -40025,6 +40048,7 @@ var init_pace = __esm({
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
           this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+          if (2 * this.limit < this.#ceiling) this.#forgetAbove(this.limit);
         } else {
           this.#set(this.#value / 2);
         }

@@ -9,8 +9,8 @@
  * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
  *   the limit grows by its square root; when it grows (50% over: a queue is building), the limit
  *   shrinks by a tenth; in between it holds.
- * - Push-back (429, 503), from the third within the last 100 answers (fewer are a service that
- *   refuses some at random), is acted on at its answer, not at the round trip's end: the limit
+ * - Push-back (429, 503), from the third among the answers since the last cut, within the last
+ *   100 (fewer are a service that refuses some at random; more, once it was seen to), is acted on at its answer, not at the round trip's end: the limit
  *   goes to what the service took (the answers it accepted over the last two round trips, per
  *   round trip, by Little's law), and at least one under the limit it pushed back at (the
  *   "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
@@ -22,7 +22,9 @@
  * - Random refusals: a service that refuses a share of requests whatever the pace (a flaky
  *   backend, the emulator's --fail-rate) is told from a full one by comparing the share accepted
  *   at a lower and a higher pace (under a limit it falls with the pace; at random it stays), and
- *   that share is tolerated from then on. From two at once, a push-back cuts only when a large share
+ *   that share is tolerated until the push-backs go beyond it and it is not seen again (answers
+ *   under each limit count for less as they age, and not at all above a limit cut to under half:
+ *   the service may have changed). From two at once, a push-back cuts only when a large share
  *   of the answers at two pushed back, so that it does not get to one at a time first.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
@@ -89,8 +91,9 @@ const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
 /**
- * Push-back cuts the limit when this many came within the last TOLERANCE_ANSWERS answers (3%);
- * fewer are a service that refuses some at random, not a full one.
+ * Push-back cuts the limit when more than this many came within the last TOLERANCE_ANSWERS answers
+ * (3%) since the last cut; fewer are a service that refuses some at random, not a full one. (Once the service was seen to refuse a share at random whatever the
+ * pace, that share more, and room for chance.)
  */
 const TOLERATED_PUSH_BACKS = 2;
 const TOLERANCE_ANSWERS = 100;
@@ -119,6 +122,8 @@ const NOISE_BAND = 0.8;
 const MAX_PACE_RATIO = 0.8;
 /** Answers remembered per limit: beyond, the older half is forgotten. */
 const LEVEL_MEMORY = 400;
+/** Every this long, the answers counted under every limit are halved: a service changes. */
+const LEVEL_HALF_LIFE_MS = 1_500;
 /** Limit changes remembered, to tell at which limit an answer's request was sent. */
 const CHANGES = 64;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
@@ -242,6 +247,8 @@ export class Pace {
   readonly #levelPace: Float64Array;
   /** The pace the last answer was counted with under its limit (0: it was not counted). */
   #counted = 0;
+  /** When the answers counted under every limit were last halved. */
+  #agedAt: number;
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);
@@ -261,6 +268,7 @@ export class Pace {
     this.#levelAnswers = new Float64Array(this.max + 1);
     this.#levelPushBacks = new Float64Array(this.max + 1);
     this.#levelPace = new Float64Array(this.max + 1);
+    this.#agedAt = options.now();
     this.#changedAt[0] = -Infinity;
     this.#changedTo[0] = this.limit;
     this.#changes = 1;
@@ -371,6 +379,7 @@ export class Pace {
    * answers, and under the limit it was sent at. Returns that limit.
    */
   #count(sent: number, pushedBack: boolean, rttMs: number): number {
+    if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) this.#age(sent + rttMs);
     const slot = this.#answers++ % TOLERANCE_ANSWERS;
     const flag = pushedBack ? 1 : 0;
     this.#recentPushBacks += flag - this.#recent[slot]!;
@@ -381,8 +390,8 @@ export class Pace {
     const oldest = Math.max(0, this.#changes - CHANGES);
     while (i > oldest && this.#changedAt[i % CHANGES]! > sent) i--;
     const level = this.#changedTo[i % CHANGES]!;
-    // Sent within a round trip of a cut: the requests sent before it were still out, so the
-    // service saw more than this limit. Not counted.
+    // Sent within a round trip of the limit coming down: the requests sent before were still out,
+    // so the service saw more than this limit. Not counted.
     this.#counted = 0;
     if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES]! && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
     if ((this.#levelAnswers[level]! += 1) >= LEVEL_MEMORY) {
@@ -395,6 +404,23 @@ export class Pace {
     this.#counted = level / Math.max(rttMs, this.#gapMs);
     this.#levelPace[level]! += this.#counted;
     return level;
+  }
+
+  /** Forgets the answers counted under the limits above `limit`. */
+  #forgetAbove(limit: number): void {
+    this.#levelAnswers.fill(0, limit + 1);
+    this.#levelPushBacks.fill(0, limit + 1);
+    this.#levelPace.fill(0, limit + 1);
+  }
+
+  /** Halves the answers counted under every limit (a few hundred numbers, every few seconds). */
+  #age(now: number): void {
+    this.#agedAt = now;
+    for (let l = 1; l <= this.max; l++) {
+      this.#levelAnswers[l]! /= 2;
+      this.#levelPushBacks[l]! /= 2;
+      this.#levelPace[l]! /= 2;
+    }
   }
 
   /**
@@ -423,16 +449,22 @@ export class Pace {
    * above it, and the paces below with the pace now. Under a limit, the share accepted at the
    * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
    * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
-   * noise, and is tolerated from then on; the ceiling found with it is forgotten. Says whether the
-   * share tolerated grew.
+   * noise, and is tolerated; the ceiling found with it is forgotten. Says whether the share
+   * tolerated grew; when it did not, the share tolerated comes down.
    */
   #judgeNoise(level: number): boolean {
     const from = Math.max(1, Math.ceil(NOISE_BAND * level));
     const found = Math.max(this.#noiseBetween(from, level, level + 1, this.max), this.#noiseBetween(1, from - 1, from, level));
-    if (found <= this.#noise) return false;
-    this.#noise = found;
-    this.#ceiling = 0;
-    return true;
+    if (found > this.#noise) {
+      this.#noise = found;
+      this.#ceiling = 0;
+      return true;
+    }
+    // Not seen again: what is tolerated comes down (to what was seen now, or by half when nothing
+    // was), so that a service that has since got a limit, or lost its flaky backend, is not
+    // pushed into for long.
+    this.#noise = found > 0 ? found : this.#noise / 2 < MIN_NOISE / 2 ? 0 : this.#noise / 2;
+    return false;
   }
 
   /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
@@ -464,13 +496,14 @@ export class Pace {
     const expectedUnderALimit = expectedAtRandom * ratio;
     const accepted = 1 - highRefused / highAnswers;
     // Nearer what random refusals would give than what a limit would; the share refused at the
-    // higher pace at most a quarter larger (and 2 in 100); and no larger by more than chance (1.5
-    // standard errors).
+    // higher pace at most a quarter larger (and 2 in 100); and the two no further apart than chance
+    // (1.5 standard errors): a higher pace accepted more is a service that changed (a limit that
+    // fell since the higher pace was tried), not one that refuses at random.
     const error = Math.sqrt((refused * expectedAtRandom) / lowAnswers + (accepted * (1 - accepted)) / highAnswers);
     const atRandom =
       accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 &&
       1 - accepted <= 1.25 * refused + 0.02 &&
-      expectedAtRandom - accepted < 1.5 * error;
+      Math.abs(expectedAtRandom - accepted) < 1.5 * error;
     // What it refuses at random, at the least (so that a few answers do not make it tolerate much).
     return atRandom ? Math.max(0, refused - Math.sqrt((refused * expectedAtRandom) / lowAnswers)) : 0;
   }
@@ -558,14 +591,18 @@ export class Pace {
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
       this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      // Down to under half: the service has changed (or slow start overshot it far). What the
+      // limits above were answered says nothing of it now.
+      if (2 * this.limit < this.#ceiling) this.#forgetAbove(this.limit);
     } else {
       this.#set(this.#value / 2);
     }
     this.#cutBy = pushedBack ? 'push-back' : 'time-out';
     this.#acceptedSinceCut = 0;
-    // The push-backs that made this cut do not count towards the next: that takes three more.
-    // (Not when down to one at a time, where each counts: so that a probe back at two that is
-    // pushed back again returns to one at once.)
+    // The push-backs that made this cut do not count towards the next: that takes three answers
+    // more (those to requests sent before the cut among them; only one sent after it acts). Not
+    // when down to one at a time, where each counts: so that a probe back at two that is pushed
+    // back again returns to one at once.
     if (this.limit > 1) {
       this.#recent.fill(0);
       this.#recentPushBacks = 0;
