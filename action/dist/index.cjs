@@ -39905,6 +39905,18 @@ var init_pace = __esm({
         this.#levelPace[level] += this.#counted;
         return level;
       }
+      /** The answers counted under the limits from..to, the push-backs among them, and their paces. */
+      #levels(from, to) {
+        let answers = 0;
+        let refused = 0;
+        let pace = 0;
+        for (let l = from; l <= to; l++) {
+          answers += this.#levelAnswers[l];
+          refused += this.#levelPushBacks[l];
+          pace += this.#levelPace[l];
+        }
+        return [answers, refused, pace];
+      }
       /** Forgets the answers counted under the limits above `limit`. */
       #forgetAbove(limit) {
         this.#levelAnswers.fill(0, limit + 1);
@@ -39950,27 +39962,14 @@ var init_pace = __esm({
           this.#ceiling = 0;
           return true;
         }
-        this.#noise = found2 > 0 ? found2 : this.#noise / 2 < MIN_NOISE / 2 ? 0 : this.#noise / 2;
+        const halved = this.#noise / 2;
+        this.#noise = found2 > 0 ? found2 : halved < MIN_NOISE / 2 ? 0 : halved;
         return false;
       }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
       #noiseBetween(low, lowTop, high, highTop) {
-        let lowAnswers = 0;
-        let lowRefused = 0;
-        let lowPace = 0;
-        for (let l = low; l <= lowTop; l++) {
-          lowAnswers += this.#levelAnswers[l];
-          lowRefused += this.#levelPushBacks[l];
-          lowPace += this.#levelPace[l];
-        }
-        let highAnswers = 0;
-        let highRefused = 0;
-        let highPace = 0;
-        for (let l = high; l <= highTop; l++) {
-          highAnswers += this.#levelAnswers[l];
-          highRefused += this.#levelPushBacks[l];
-          highPace += this.#levelPace[l];
-        }
+        const [lowAnswers, lowRefused, lowPace] = this.#levels(low, lowTop);
+        const [highAnswers, highRefused, highPace] = this.#levels(high, highTop);
         if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
         const refused = lowRefused / lowAnswers;
         if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
