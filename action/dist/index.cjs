@@ -39894,7 +39894,8 @@ var init_pace = __esm({
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
         this.#counted = 0;
-        if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES] && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
+        const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
+        if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
         if ((this.#levelAnswers[level] += 1) >= LEVEL_MEMORY) {
           this.#levelAnswers[level] /= 2;
           this.#levelPushBacks[level] /= 2;

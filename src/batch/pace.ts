@@ -10,10 +10,10 @@
  *   the limit grows by its square root; when it grows (50% over: a queue is building), the limit
  *   shrinks by a tenth; in between it holds.
  * - Push-back (429, 503), from the third among the answers since the last cut, within the last
- *   100 (fewer are a service that refuses some at random; more, once it was seen to), is acted on at its answer, not at the round trip's end: the limit
- *   goes to what the service took (the answers it accepted over the last two round trips, per
- *   round trip, by Little's law), and at least one under the limit it pushed back at (the
- *   "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
+ *   100 (fewer are a service that refuses some at random; more, once it was seen to), is acted on
+ *   at its answer, not at the round trip's end: the limit goes to what the service took (the
+ *   answers it accepted over the last two round trips, per round trip, by Little's law), and at
+ *   least one under the limit it pushed back at (the "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
  *   say nothing new and do not cut again (as TCP cuts once per loss episode). A rate limit does not
  *   slow the answers down, so round trips alone would never see it.
  * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
@@ -92,8 +92,9 @@ const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
 /**
  * Push-back cuts the limit when more than this many came within the last TOLERANCE_ANSWERS answers
- * (3%) since the last cut; fewer are a service that refuses some at random, not a full one. (Once the service was seen to refuse a share at random whatever the
- * pace, that share more, and room for chance.)
+ * (3%) since the last cut; fewer are a service that refuses some at random, not a full one. (Once
+ * the service was seen to refuse a share at random whatever the pace, that share more, and room
+ * for chance.)
  */
 const TOLERATED_PUSH_BACKS = 2;
 const TOLERANCE_ANSWERS = 100;
@@ -393,7 +394,8 @@ export class Pace {
     // Sent within a round trip of the limit coming down: the requests sent before were still out,
     // so the service saw more than this limit. Not counted.
     this.#counted = 0;
-    if (i > oldest && level < this.#changedTo[(i - 1) % CHANGES]! && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
+    const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES]!;
+    if (cameDown && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
     if ((this.#levelAnswers[level]! += 1) >= LEVEL_MEMORY) {
       this.#levelAnswers[level]! /= 2;
       this.#levelPushBacks[level]! /= 2;
