@@ -439,6 +439,15 @@ type Service = (t: number) => Verdict;
 
 const LATENCY = 50;
 
+/**
+ * A service that refuses `share` of requests at random whatever the pace (503 + Retry-After: 1,
+ * as the emulator's --fail-rate), numbers drawn from `seed`; the others go to `otherwise`.
+ */
+function refusingAtRandom(share: number, seed: number, otherwise: Service = unlimited()): Service {
+  const random = numbers(seed);
+  return (t) => (random() < share ? { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: 1000 } : otherwise(t));
+}
+
 function unlimited(): Service {
   return (t) => ({ at: t + LATENCY, answer: Answer.Accepted });
 }
@@ -693,13 +702,7 @@ describe.each([
   )(
     'a service that refuses $share of requests at random whatever the pace (503 + Retry-After: 1): at least $least of full speed (seed $seed)',
     ({ seed, share, least }) => {
-      const random = numbers(seed * 13 + 5);
-      const flaky: Service = (t) => ({
-        at: t + LATENCY,
-        answer: random() < share ? Answer.PushedBack : Answer.Accepted,
-        retryAfterMs: 1000,
-      });
-      const result = simulate(flaky, 10_240, { loaded, seed });
+      const result = simulate(refusingAtRandom(share, seed * 13 + 5), 10_240, { loaded, seed });
       expect(result.accepted).toBe(10_240);
       // 64 at once every 50 ms, less what it refuses; before, a few events a second.
       expect(result.perSecond).toBeGreaterThan(least * (1 - share) * 1_280);
@@ -709,10 +712,7 @@ describe.each([
   it.each(seeds)(
     'a 400/s rate limit on a service that also refuses 5% at random: not taken down to a crawl, at most 15% pushed back (a third of them at random) (seed %i)',
     (seed) => {
-      const random = numbers(seed * 17 + 3);
-      const limit = rateLimited(400);
-      const service: Service = (t) => (random() < 0.05 ? { at: t + LATENCY, answer: Answer.PushedBack, retryAfterMs: 1000 } : limit(t));
-      const result = simulate(service, 3_200, { loaded, seed });
+      const result = simulate(refusingAtRandom(0.05, seed * 17 + 3, rateLimited(400)), 3_200, { loaded, seed });
       expect(result.accepted).toBe(3_200);
       // Before, a few events a second; the random refusals near the limit still cost up to half.
       expect(result.perSecond).toBeGreaterThan(0.45 * 400);
@@ -739,11 +739,9 @@ describe.each([
   it.each(seeds)(
     'a service that refuses 10% at random for 3 s, then has a 200/s limit: the limit is found, at most 6% pushed back after (seed %i)',
     (seed) => {
-      const random = numbers(seed * 19 + 7);
+      const flaky = refusingAtRandom(0.1, seed * 19 + 7);
       const limit = rateLimited(200);
-      const service: Service = (t) =>
-        t < 3_000 ? { at: t + LATENCY, answer: random() < 0.1 ? Answer.PushedBack : Answer.Accepted, retryAfterMs: 1000 } : limit(t);
-      const result = simulate(service, 5_000, { loaded, seed, from: 4_000 });
+      const result = simulate((t) => (t < 3_000 ? flaky(t) : limit(t)), 5_000, { loaded, seed, from: 4_000 });
       expect(result.accepted).toBe(5_000);
       expect(result.pushedBackShareLate).toBeLessThan(0.06);
     },
