@@ -11,9 +11,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
+import { readCatalogFile, readOwnFile } from './file.js';
+import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
 export const VALUE_RULES: readonly ValueRule[] = ['required', 'optional', 'none'];
@@ -139,11 +141,11 @@ export function isPlainValid(data: unknown): boolean {
           rule = value;
           break;
         case 'min':
-          if (typeof value !== 'number') return false;
+          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
           min = value;
           break;
         case 'max':
-          if (typeof value !== 'number') return false;
+          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
           max = value;
           break;
         case 'ids': {
@@ -222,6 +224,8 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
       const value = entry[bound];
       if (value === undefined) continue;
       if (typeof value !== 'number') at(`"${bound}" must be a number, not ${describe(value)}`);
+      // JSON.parse reads 1e999 (or a 1 and 400 zeros) as Infinity, which no value can be compared with.
+      else if (!Number.isFinite(value)) at(`"${bound}" is outside the range of a number (a double holds at most about 1.8e308)`);
       else if (rule === 'none') at(`"${bound}" bounds a value, but "value" is "none"`);
     }
     if (typeof entry.min === 'number' && typeof entry.max === 'number' && entry.min > entry.max)
@@ -285,25 +289,23 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
 export function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-  const where = first.line === undefined ? file : `${file}:${first.line}`;
+  const where = first.line === undefined ? printable(file) : `${printable(file)}:${first.line}`;
   return new ConfigError(`catalog ${where}: ${first.message}${more}`, {
     hint: 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it',
   });
 }
 
-function cannotRead(file: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error, 'reading')}`, {
-    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
-  });
+/**
+ * Reads a catalog's text: within the limits, and for a catalog the search found, only when no other
+ * user could have written it (file.ts). Throws a ConfigError (exit 2) naming the file.
+ */
+export function readCatalogText(file: string | FoundCatalog, env: NodeJS.ProcessEnv = process.env): string {
+  return readCatalogFile(pathOf(file), { source: sourceOf(file), env }).text;
 }
 
-export function readCatalogText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-}
+const pathOf = (file: string | FoundCatalog) => (typeof file === 'string' ? file : file.path);
+/** A file named by the caller is trusted by name, as --catalog is; one the search found is checked. */
+const sourceOf = (file: string | FoundCatalog): CatalogSource => (typeof file === 'string' ? 'flag' : file.source);
 
 export interface LoadOptions {
   /**
@@ -313,23 +315,40 @@ export interface LoadOptions {
    * changed without its change time moving.
    */
   checkedRecord?: string | undefined;
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog the search found (file.ts). */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
+/** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
+const MAX_RECORD_BYTES = 64 * 1024;
 /** Catalogs remembered as usable, at most this many (the last ones checked). */
 const MAX_REMEMBERED = 16;
 /** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
 const SETTLED_MS = 2000;
 
+/**
+ * The rules a remembered catalog passed: a record made under other rules is not taken (bounds
+ * outside a double's range passed before version 2).
+ */
+const RULES_VERSION = 2;
+
 function identityOf(stat: fs.Stats): string {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 
+/**
+ * The catalogs remembered as usable, if the record is this user's own regular file that no one
+ * else can write (as the code cache's records are judged): a record another user could write would
+ * let them mark a catalog as checked. Otherwise none: every catalog is checked.
+ */
 function remembered(record: string): Record<string, string> {
+  const text = readOwnFile(record, MAX_RECORD_BYTES);
+  if (text === undefined) return {};
   try {
-    const data = JSON.parse(fs.readFileSync(record, 'utf8')) as unknown;
+    const data = JSON.parse(text) as unknown;
     return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, string>) : {};
   } catch {
-    return {}; // none yet, or unreadable: every catalog is checked
+    return {};
   }
 }
 
@@ -338,28 +357,25 @@ function remember(record: string, file: string, identity: string, known: Record<
   entries.push([file, identity]);
   try {
     fs.mkdirSync(path.dirname(record), { recursive: true, mode: 0o700 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, { mode: 0o600 });
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, {
+      mode: 0o600,
+      forceMode: true,
+      follow: false,
+    });
   } catch {
     // a folder that cannot be written only means the next run checks again
   }
 }
 
-/** Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be used. */
-export function loadCatalog(file: string, options: LoadOptions = {}): Catalog {
-  let text: string;
-  let stat: fs.Stats;
-  try {
-    // One open file for both, so that what is read is what was identified.
-    const fd = fs.openSync(file, 'r');
-    try {
-      stat = fs.fstatSync(fd);
-      text = fs.readFileSync(fd, 'utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
+/**
+ * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be
+ * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
+ * it is checked for its owner when the search found it.
+ */
+export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog {
+  const file = pathOf(found);
+  // One open file for the identity and the text, so that what is read is what was identified.
+  const { text, stat } = readCatalogFile(file, { source: sourceOf(found), env: options.env });
   const record = options.checkedRecord;
   const known = record === undefined ? undefined : remembered(record);
   const identity = identityOf(stat);

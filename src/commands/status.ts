@@ -99,7 +99,7 @@ export async function collectStatus(
   const foundCatalog = findCatalog({ cwd: where.cwd ?? process.cwd(), env, flag: where.catalog });
   if (foundCatalog) {
     const { loadCatalog } = await import('../catalog/load.js');
-    const loaded = attempt(() => loadCatalog(foundCatalog.path));
+    const loaded = attempt(() => loadCatalog(foundCatalog, { env }));
     catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded ? Object.keys(loaded.data.triggers).length : null };
   }
 
