@@ -307,7 +307,7 @@ function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): voi
   io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
   io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
   io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
-  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
 }
 
 function editable(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
@@ -405,20 +405,20 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   const print = () => {
     const gha = env.GITHUB_ACTIONS === 'true';
     for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
       if (gha) io.stderr(annotation('warning', w));
     }
     if (options.json) {
       io.json(JSON.stringify({ ok: problems.length === 0, catalog: where.path, problems, warnings }));
     } else {
-      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
     }
     if (gha) for (const p of problems) io.stderr(annotation('error', p));
   };
   if (!parsed.data) {
     for (const p of parsed.problems) problems.push({ file: where.path, line: p.line ?? null, message: p.message });
     print();
-    const message = `the catalog ${where.path} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+    const message = `the catalog ${printable(where.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
     if (!options.json) io.stderr(`${io.errColors.error('error:')} ${message}`);
     throw new ConfigError(message, { reported: true });
   }
@@ -443,7 +443,7 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
     }
   }
   print();
-  const summary = `${where.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  const summary = `${printable(where.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
