@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
-import { printable } from '../output/render.js';
+import { printable, shellQuote } from '../output/render.js';
 import type { CatalogSource } from './find.js';
 
 /** The largest catalog read: far above any team's triggers, far below what a string can hold. */
@@ -104,7 +104,7 @@ function untrusted(found: string, hop: string, problem: string, fix: string): Co
   const through = hop === found ? '' : ` (through the link to ${printable(hop)})`;
   return new ConfigError(
     `catalog ${printable(found)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(found)}; or ${fix}` },
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
   );
 }
 
@@ -115,10 +115,10 @@ function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: 
       found,
       hop,
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
-      `make it yours: chown ${loginName(uid) ?? uid} ${printable(hop)}`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
     );
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(hop)}`);
+    throw untrusted(found, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
   let folder: fs.Stats;
   try {
     folder = fs.statSync(dir);
@@ -138,7 +138,7 @@ function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: 
       found,
       hop,
       `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
-      `chmod go-w ${printable(dir)}`,
+      `chmod go-w ${printable(shellQuote(dir))}`,
     );
 }
 
