@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
+import { sameFile } from './file.js';
 import { CATALOG_FILE_NAME } from './find.js';
 import { catalogError, catalogProblems, type CatalogData } from './load.js';
 
@@ -126,8 +127,7 @@ export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): vo
 /** Throws when `file` is not the file read (a link or another file put there since), or one appeared where there was none. */
 function stillThere(file: string, was: fs.Stats | undefined): void {
   const now = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && now.dev === was.dev && now.ino === was.ino)
-    return;
+  if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
     {

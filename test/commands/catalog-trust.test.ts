@@ -230,7 +230,7 @@ describe('writes go to the file that was checked, never through a link planted a
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
 
     fs.rmSync(file);
-    fs.writeFileSync(file, json(OWN)); // the same content, another file
+    fs.writeFileSync(file, json(OWN)); // the same content, another file (often with the inode just freed)
     expect(() => saveCatalog(file, changed, checked)).toThrow('was replaced by someone else');
     expect(fs.readdirSync(victim)).toEqual(['triggers.json']);
   });
