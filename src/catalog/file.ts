@@ -33,6 +33,11 @@ export interface ReadCatalogOptions {
   source?: CatalogSource | undefined;
   /** GITHUB_ACTIONS and GITHUB_WORKSPACE. */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * The file is read to be changed: a file trusted by name is still not written through a link
+   * another user owns (one in a shared folder, or planted there since the file was named).
+   */
+  write?: boolean | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,8 +214,43 @@ function realPath(file: string): string {
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
   const uid = currentUid();
   const env = options.env ?? process.env;
-  if ((options.source ?? 'found') !== 'found' || uid === undefined || inWorkspace(file, env)) return { real: realPath(file) };
+  if (uid === undefined) return { real: realPath(file) };
+  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
+    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
   return trustedTarget(file, uid);
+}
+
+/**
+ * A file trusted by name, to be written: followed link by link, each link the user's or root's (a
+ * link another user owns is refused, whatever it leads to); the file it leads to and its identity,
+ * or just the path where nothing is there yet.
+ */
+function ownLinksTarget(named: string, uid: number): { real: string; stat?: fs.Stats | undefined } {
+  let hop = path.resolve(named);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat: fs.Stats | undefined;
+    let dir: string;
+    try {
+      stat = fs.lstatSync(hop, { throwIfNoEntry: false });
+      dir = fs.realpathSync(path.dirname(hop));
+    } catch (error) {
+      throw cannotRead(named, error);
+    }
+    const inFolder = path.join(dir, path.basename(hop));
+    if (stat === undefined) return { real: inFolder };
+    if (!stat.isSymbolicLink()) return { real: inFolder, stat };
+    if (stat.uid !== uid && stat.uid !== 0)
+      throw new ConfigError(
+        `not changed: catalog ${printable(named)}${hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+        { hint: 'name the file it leads to with --catalog, if that is the one to change' },
+      );
+    try {
+      hop = path.resolve(dir, fs.readlinkSync(hop));
+    } catch (error) {
+      throw cannotRead(named, error);
+    }
+  }
+  throw cannotRead(named, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
 
 /**

@@ -56,19 +56,19 @@ interface ReadCatalog extends Catalog {
   file: CatalogFile;
 }
 
-/** Reads and checks the catalog found; exit 2 when it cannot be used. */
-function readFound(where: FoundCatalog, ctx: TriggersContext): ReadCatalog {
-  const file = readCatalogFile(where.path, { source: where.source, env: ctx.env });
+/** Reads and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
+function readFound(where: FoundCatalog, ctx: TriggersContext, write = false): ReadCatalog {
+  const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
   const parsed = parseCatalog(file.text);
   if (!parsed.data) throw catalogError(where.path, parsed.problems);
   return { path: where.path, text: file.text, data: parsed.data, file };
 }
 
 /** The catalog in effect, checked; exit 2 when there is none or it cannot be used. */
-function requireCatalog(options: CatalogFlag, ctx: TriggersContext): ReadCatalog {
+function requireCatalog(options: CatalogFlag, ctx: TriggersContext, write = false): ReadCatalog {
   const where = found(options, ctx);
   if (!where) throw noCatalog();
-  return readFound(where, ctx);
+  return readFound(where, ctx, write);
 }
 
 /** The file a write changes, for its message: the file itself, and the link it was found through. */
@@ -242,7 +242,7 @@ export async function add(id: string, options: EntryOptions, ctx: TriggersContex
 function lockTarget(options: CatalogFlag, ctx: TriggersContext): string {
   const where = found(options, ctx);
   if (!where) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where.path, { source: where.source, env: ctx.env }).real;
+  return catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real;
 }
 
 /**
@@ -252,7 +252,7 @@ function lockTarget(options: CatalogFlag, ctx: TriggersContext): string {
 function catalogToWrite(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
   const where = found(options, ctx);
   if (where && (where.source === 'found' || fs.existsSync(where.path))) {
-    const catalog = readFound(where, ctx);
+    const catalog = readFound(where, ctx, true);
     return { file: catalog.file.real, shown: where.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
   const file = where?.path ?? defaultCatalogPath(ctx.cwd);
@@ -307,11 +307,13 @@ function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): voi
   io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
   io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
   io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
-  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`,
+  );
 }
 
 function editable(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
-  const catalog = requireCatalog(options, ctx);
+  const catalog = requireCatalog(options, ctx, true);
   return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
 }
 

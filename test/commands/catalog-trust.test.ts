@@ -188,6 +188,31 @@ describe('writes go to the file that was checked, never through a link planted a
     expect(fs.readFileSync(own, 'utf8')).toBe(before);
   });
 
+  it.skipIf(!asRoot)(
+    "a file named by --catalog or TRIGGER_CATALOG is read through another user's link, but never written through it",
+    async () => {
+      const privateDir = path.join(sandbox.home, 'private');
+      fs.mkdirSync(privateDir, { mode: 0o700 });
+      const own = path.join(privateDir, 'triggers.json');
+      fs.writeFileSync(own, json(OWN), { mode: 0o644 });
+      fs.symlinkSync(own, shared);
+      fs.lchownSync(shared, OTHER, OTHER);
+      const before = fs.readFileSync(own, 'utf8');
+      expect((await trigger(['triggers', 'list', '--catalog', shared])).code).toBe(0); // trusted by name
+      for (const [args, env] of [
+        [['triggers', 'add', 'refund', '--name', 'Refund', '--catalog', shared], sandbox.env],
+        [['triggers', 'remove', 'purchase'], { ...sandbox.env, TRIGGER_CATALOG: shared }],
+        [['triggers', 'edit', 'purchase', '--name', 'X', '--catalog', shared], sandbox.env],
+      ] as const) {
+        const result = await trigger([...args], victim, env);
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr).toContain(`not changed: catalog ${shared}: ${shared} is a link that belongs to nobody (uid ${OTHER})`);
+      }
+      expect(fs.readFileSync(own, 'utf8')).toBe(before);
+      expect(fs.lstatSync(shared).isSymbolicLink()).toBe(true);
+    },
+  );
+
   it("through the user's own link, the file it names is replaced whole in its folder and named; the link stays", async () => {
     const real = path.join(sandbox.home, 'catalogs', 'shop.json');
     fs.mkdirSync(path.dirname(real));
