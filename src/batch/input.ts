@@ -3,21 +3,13 @@
  * extension, else a look at its first bytes ("{" means NDJSON, anything else CSV with a header).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 
-import type { Format } from './formats.js';
+import { formatFromName, type Format } from './formats.js';
 
 export type { Format } from './formats.js';
-
-const EXTENSIONS: Record<string, Format> = {
-  '.csv': 'csv',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.json': 'ndjson',
-};
 
 export interface Input {
   stream: Readable;
@@ -107,10 +99,6 @@ function stoppable(source: Readable): { stream: Readable; stop(): void; close():
     close: () => source.destroy(),
     cut: () => cut,
   };
-}
-
-export function formatFromName(file: string): Format | undefined {
-  return EXTENSIONS[path.extname(file).toLowerCase()];
 }
 
 /** Reads the first chunk and decides the format from it; returns a stream that still starts with it. */

@@ -6,7 +6,8 @@
 import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
-import { openInput, type Format } from '../batch/input.js';
+import { FORMAT_TABLE, type Format } from '../batch/formats.js';
+import { openInput } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
 import type { Journal } from '../batch/journal.js';
 import type { FileLock } from '../batch/lock.js';
@@ -72,12 +73,7 @@ export async function batch(
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
   if (source === '-' && process.stdin.isTTY) {
-    const format =
-      options.format === 'lines'
-        ? 'one user id a line'
-        : options.format === 'ndjson'
-          ? 'one JSON object a line'
-          : 'CSV, a header row first';
+    const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
   const input = await openInput(source, { format: options.format });
@@ -158,7 +154,7 @@ export async function batch(
     progress = new Progress(io, render, { plain: !terminal });
     if (input.file && !options.shard)
       void countLines(input.file).then(
-        (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
+        (n) => (total = Math.max(0, n - (FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0))),
         () => undefined,
       );
   }
