@@ -23,6 +23,14 @@ export interface BatchFiles {
   shard?: Shard | undefined;
 }
 
+/**
+ * A path the user gave, for a command run in `cwd`: as written when this process runs there (so that
+ * messages and printed commands show it as typed), else resolved against `cwd`.
+ */
+export function inFolder(cwd: string, file: string): string {
+  return file === '-' || path.isAbsolute(file) || path.resolve(file) === path.resolve(cwd, file) ? file : path.resolve(cwd, file);
+}
+
 /** True when both name the same file (any path to it), or `b` is the file behind stdin ("-"). */
 export function sameFile(a: string, b: string): boolean {
   if (b !== '-' && path.resolve(a) === path.resolve(b)) return true;
@@ -112,6 +120,7 @@ export function replayCommand(file: string, format: Format, trigger: string | un
  */
 export function openDefaultFailed(
   reader: RowSource,
+  folder = '.',
   now = new Date(),
 ): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
   const two = (n: number) => String(n).padStart(2, '0');
@@ -119,11 +128,11 @@ export function openDefaultFailed(
   const ext = failedExtension(reader.format);
   const open = (name: string) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    fs.accessSync('.', fs.constants.W_OK);
+    fs.accessSync(folder, fs.constants.W_OK);
   } catch (error) {
     // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
     // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    const name = `trigger-failed-${stamp}${ext}`;
+    const name = path.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: undefined,
@@ -131,7 +140,7 @@ export function openDefaultFailed(
     };
   }
   for (let n = 1; ; n++) {
-    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
+    const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (fs.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;

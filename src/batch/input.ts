@@ -132,7 +132,7 @@ export async function openInput(source: string, options: { format?: Format | und
     const given = options.stdin ?? process.stdin;
     // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
     // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
-    const isFile = !options.stdin && stdinIsFile();
+    const isFile = given === process.stdin && stdinIsFile();
     if (isFile) stream = given;
     else {
       stdin = stoppable(given);
