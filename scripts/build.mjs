@@ -84,9 +84,11 @@ await build({
   logLevel: 'warning',
 });
 
-// The type declarations.
+// The type declarations, and beside them the Action's committed bundle (action/dist), so that a
+// developer never meets a stale one in CI, which checks it with npm run check:action.
 await Promise.all([
   run([path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--emitDeclarationOnly']),
+  run([path.join(root, 'scripts', 'build-action.mjs')]),
 ]);
 
 function run(args) {
