@@ -29,7 +29,7 @@ import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
-import { capYoungGeneration } from '../v8-tuning.js';
+import { capYoungGeneration } from '../startup.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
