@@ -3,16 +3,15 @@
  * (dbus-run-session), unlocked with a login password, as on a Linux desktop. Each test runs its
  * commands inside one such session. .ci/run installs gnome-keyring, libsecret-tools and dbus.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { needs } from '../helpers/needs.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const hasKeyring = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'].every((tool) => spawnSync('which', [tool]).status === 0);
-if (!hasKeyring && process.env.CI)
-  throw new Error('CI must run the keychain tests: install gnome-keyring, libsecret-tools and dbus (.ci/run does)');
+const KEYRING = ['dbus-run-session', 'gnome-keyring', 'secret-tool'] as const;
 
 let server: TestServer;
 let box: Sandbox;
@@ -53,7 +52,8 @@ function filesUnder(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-describe.skipIf(!hasKeyring)('the system keychain (Secret Service)', () => {
+describe('the system keychain (Secret Service)', () => {
+  needs(...KEYRING);
   it('set-key stores the key there, fire uses it, status says so, unset removes it', async () => {
     const result = await inKeyring(`
       trigger config set-key ${TEST_KEY}
@@ -140,7 +140,8 @@ describe('without a credential store', () => {
   });
 });
 
-describe.skipIf(!hasKeyring)('set-key where the keychain cannot take the key, said in plain words', () => {
+describe('set-key where the keychain cannot take the key, said in plain words', () => {
+  needs(...KEYRING);
   const fileKey = () =>
     (JSON.parse(fs.readFileSync(path.join(box.configDir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> })
       .profiles.default?.apiKey;
