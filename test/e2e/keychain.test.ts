@@ -112,14 +112,12 @@ describe('the system keychain (Secret Service)', () => {
 });
 
 describe('without a credential store', () => {
-  it('set-key falls back to the file within a second of looking, and fire pays nothing for the store', async () => {
-    const started = performance.now();
+  it('set-key falls back to the file, and fire pays nothing for the store', async () => {
+    // That a store which does not answer is given up on after a second: test/unit/keychain-timeout.test.ts.
     const result = await run(['config', 'set-key', TEST_KEY], { env: box.env });
-    const ms = performance.now() - started;
     expect(result.code).toBe(0);
     // In plain words, not the D-Bus message ("Using X11 for dbus-daemon autolaunch was disabled ...").
     expect(result.stderr).toBe('note: no system keychain is running here, so the key is in the config file (mode 0600)\n');
-    expect(ms).toBeLessThan(3000); // node start-up plus at most one second for the store
     const fired = await run(['fire', 'deploy', 'alice'], { env: box.env });
     expect(fired.code).toBe(0);
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TEST_KEY}`);
