@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Output } from '../../src/output/io.js';
-import { TEST_KEY } from './cli.js';
+import { TEST_KEY, type RunResult } from './cli.js';
 import { startServer, type TestServer } from './server.js';
 
 /** A stream that keeps what is written to it. */
@@ -55,6 +55,33 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd?: s
 }
 
 export type CommandSandbox = ReturnType<typeof commandEnv>;
+
+/*
+ * The system keychain is reached through a native module that reads this process's own environment,
+ * not the one a command is given: without a session bus here it finds no store, as a spawned run in a
+ * sandbox (which passes no DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR or DISPLAY) finds none either, and
+ * no in-process test can write a key into the keychain of the person running the tests.
+ */
+for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY']) delete process.env[name];
+
+export interface InProcessOptions {
+  env: NodeJS.ProcessEnv;
+  /** The command's working folder; the sandbox's home unless told, as test/helpers/cli.ts's run(). */
+  cwd?: string;
+  /** Standard input is the process's own: a case that pipes something in stays a spawned run. */
+  input?: string;
+}
+
+/**
+ * In place of test/helpers/cli.ts's run(): the same arguments and the same result (the code main()
+ * returns, what it wrote to stdout and stderr; never a signal), so a table case moved in-process keeps
+ * its assertions word for word.
+ */
+export async function runInProcess(args: string[], options: InProcessOptions): Promise<RunResult> {
+  if (options.input) throw new Error('runInProcess has no standard input to give: pipe it to a spawned run');
+  const result = await runCommand(args, options.env, options.cwd ?? options.env.HOME);
+  return { ...result, signal: null };
+}
 
 /** Before each test a server on 127.0.0.1 and an environment pointing at it with the test key. */
 export function useCommandServer(set: (server: TestServer, sandbox: CommandSandbox) => void): void {
