@@ -97,3 +97,55 @@ export function useCommandServer(set: (server: TestServer, sandbox: CommandSandb
     current?.sandbox.cleanup();
   });
 }
+
+export interface InProcessEmulator {
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  /** What a SIGINT or SIGTERM does to the command (its own listener, called here), and main()'s code. */
+  stop(_signal?: NodeJS.Signals): Promise<{ code: number; signal: null }>;
+  /** Resolves once stdout has at least n lines. */
+  waitForLines(n: number, timeoutMs?: number): Promise<string[]>;
+}
+
+/**
+ * `trigger emulator --port 0 <args>` through main(), in this process: test/helpers/emulator.ts's
+ * spawned one without a Node start-up. The command waits for SIGINT or SIGTERM; stop() calls the
+ * listener it added for them instead of signalling this process (a real signal is for the spawned
+ * tests). One at a time: the listener is told from the others by being the one added meanwhile.
+ */
+export async function startEmulatorInProcess(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<InProcessEmulator> {
+  const { io, stdout, stderr } = capturingOutput();
+  const before = new Set(process.listeners('SIGINT'));
+  let ended: number | undefined;
+  const running = main(['node', 'trigger', 'emulator', '--port', '0', ...args], { io, env, cwd: cwd ?? env.HOME ?? os.tmpdir() }).then(
+    (code) => (ended = code),
+  );
+  const until = Date.now() + 10_000;
+  while (!stderr.text.includes('Ctrl-C')) {
+    if (ended !== undefined) throw new Error(`the emulator exited with ${ended}: ${stderr.text}`);
+    if (Date.now() > until) throw new Error(`the emulator did not start: ${stderr.text}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const url = /listening on .*?(http:\/\/\S+)/.exec(stderr.text)?.[1];
+  const listener = process.listeners('SIGINT').find((l) => !before.has(l));
+  if (!url || !listener) throw new Error(`the emulator printed no URL or waits for no signal: ${stderr.text}`);
+  return {
+    url,
+    stdout: () => stdout.text,
+    stderr: () => stderr.text,
+    async stop() {
+      if (ended === undefined) (listener as () => void)();
+      return { code: await running, signal: null };
+    },
+    async waitForLines(n, timeoutMs = 5_000) {
+      const lines = () => stdout.text.split('\n').filter(Boolean);
+      const deadline = Date.now() + timeoutMs;
+      while (lines().length < n) {
+        if (Date.now() > deadline) throw new Error(`expected ${n} lines, got: ${stdout.text}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return lines();
+    },
+  };
+}
