@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Output } from '../../src/output/io.js';
+import { inputVariable, loadAction, parseOutputFile, type ActionRun } from './action.js';
 import { TEST_KEY, type RunResult } from './cli.js';
 import { startServer, type TestServer } from './server.js';
 
@@ -148,4 +149,45 @@ export async function startEmulatorInProcess(args: string[], env: NodeJS.Process
       return lines();
     },
   };
+}
+
+/**
+ * The GitHub Action's step (action/main.ts run()) in this process, with the environment a runner
+ * gives it as test/helpers/action.ts's runAction() builds it: INPUT_* variables, GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files. The source, not the committed bundle: test/e2e/action.test.ts runs the
+ * bundle from a plain clone, and checks that it matches the source.
+ */
+export async function runActionInProcess(
+  inputs: Record<string, string>,
+  options: { env: NodeJS.ProcessEnv; workspace?: string },
+): Promise<ActionRun> {
+  const [{ run }, { ROOT }] = await Promise.all([import('../../action/main.js'), import('./cli.js')]);
+  const action = loadAction(ROOT);
+  for (const name of Object.keys(inputs)) if (!(name in action.inputs)) throw new Error(`the action has no input ${name}`);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-action-run-'));
+  const files = Object.fromEntries(
+    ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STEP_SUMMARY'].map((name) => [name, path.join(temp, name)]),
+  );
+  for (const file of Object.values(files)) fs.writeFileSync(file, '');
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    ...files,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    RUNNER_TEMP: temp,
+    GITHUB_ACTION_PATH: ROOT,
+    GITHUB_WORKSPACE: options.workspace ?? temp,
+  };
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    const value = inputs[name] ?? spec.default;
+    if (value !== undefined) env[inputVariable(name)] = value;
+  }
+  const stdout = new Captured();
+  const stderr = new Captured();
+  // run() is typed for process.stdout and process.stderr; it only writes to them.
+  const code = await run(env, { stdout, stderr } as unknown as Parameters<typeof run>[1]);
+  const outputFile = fs.readFileSync(files.GITHUB_OUTPUT!, 'utf8');
+  const summary = fs.readFileSync(files.GITHUB_STEP_SUMMARY!, 'utf8');
+  fs.rmSync(temp, { recursive: true, force: true });
+  return { code, stdout: stdout.text, stderr: stderr.text, outputs: parseOutputFile(outputFile), outputFile, summary };
 }
