@@ -51,8 +51,35 @@ export function commandEnv(extra: NodeJS.ProcessEnv = {}): { env: NodeJS.Process
 /** Runs `trigger <args>`; `cwd` is the command's working folder (where the catalog is looked for). */
 export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CommandRun> {
   const { io, stdout, stderr } = capturingOutput();
-  const code = await main(['node', 'trigger', ...args], { io, env, ...(cwd === undefined ? {} : { cwd }) });
+  const code = await straysCaught(stdout, stderr, () =>
+    main(['node', 'trigger', ...args], { io, env, ...(cwd === undefined ? {} : { cwd }) }),
+  );
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * Runs `body` with anything written straight to process.stdout or process.stderr (past the Output it
+ * was given) kept with what the Output wrote, as a spawned run would show it: a key that leaks by
+ * another way still fails a test that looks for it. Test files run one at a time in a worker, so
+ * what is written meanwhile is the command's.
+ */
+async function straysCaught<T>(stdout: Captured, stderr: Captured, body: () => Promise<T>): Promise<T> {
+  const saved = { out: process.stdout.write, err: process.stderr.write };
+  const keep = (into: Captured) =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      into.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof process.stdout.write;
+  process.stdout.write = keep(stdout);
+  process.stderr.write = keep(stderr);
+  try {
+    return await body();
+  } finally {
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+  }
 }
 
 export type CommandSandbox = ReturnType<typeof commandEnv>;
