@@ -98,6 +98,8 @@ export interface InProcessOptions {
   cwd?: string;
   /** Standard input is the process's own: a case that pipes something in stays a spawned run. */
   input?: string;
+  /** Taken for run()'s sake and not used: the test's own timeout stops a run that hangs. */
+  timeoutMs?: number;
 }
 
 /**
