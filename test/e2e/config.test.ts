@@ -1,7 +1,7 @@
 /**
  * trigger config as a process: a key piped to standard input, and twenty processes writing one file
  * at once. The rest (get, list, profiles, precedence as the server sees it, status) runs in-process:
- * test/commands/config-store.test.ts.
+ * test/in-process/config-store.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

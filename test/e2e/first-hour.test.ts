@@ -1,7 +1,7 @@
 /**
  * The rough edges a newcomer meets in the first hour that only a process shows: the hidden prompt
  * and ^C in a terminal, a batch on standard input. The rest runs in-process:
- * test/commands/first-hour.test.ts.
+ * test/in-process/first-hour.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';

@@ -1,7 +1,7 @@
 /**
  * Runs the program in-process, as `trigger` would run it, with a capturing Output and an explicit
- * environment: for the command tests in test/commands/, which need no spawned binary. Exit codes,
- * signals and terminals are for the spawned tests in test/e2e/.
+ * environment: for the command tests in test/commands/ and test/in-process/, which need no spawned
+ * binary. Exit codes as a shell sees them, signals, terminals and piped stdin are for test/e2e/.
  */
 import { Console } from 'node:console';
 import fs from 'node:fs';
