@@ -118,3 +118,27 @@ export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allo
     { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` },
   );
 }
+
+/**
+ * The one line for NODE_TLS_REJECT_UNAUTHORIZED=0 (Node's switch that turns certificate checks off):
+ * the tool verifies the service's certificate whatever it says (see VERIFIED in client/undici.ts), as
+ * curl does, and says so rather than leave Node's generic "insecure" warning as the only sign.
+ */
+export function insecureTlsWarning(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return undefined;
+  return 'warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: trigger always verifies the certificate of the service and of a proxy (for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file)';
+}
+
+/**
+ * The environment the CLI's commands read. With NODE_TLS_REJECT_UNAUTHORIZED=0 it is a copy that
+ * keeps the variable (so that the commands can say it is ignored), while the variable leaves this
+ * process's own environment: Node reads it on every TLS connection and would print that connections
+ * are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's
+ * environment alone (its connections are verified all the same).
+ */
+export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return env;
+  const copy = { ...env };
+  delete env.NODE_TLS_REJECT_UNAUTHORIZED;
+  return copy;
+}
