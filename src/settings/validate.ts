@@ -3,6 +3,7 @@
  * Messages never include the key itself.
  */
 import { UsageError } from '../errors.js';
+import { quotedExcerpt } from '../output/excerpt.js';
 
 export interface BaseUrl {
   /** scheme://host[:port], what the connection is made to */
@@ -74,7 +75,7 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
