@@ -40,6 +40,8 @@ const BASE64_PIECE = 16;
 /**
  * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
  * masking `user` inside `user42` would hide ordinary data, and so short a key hides nothing anyway.
+ * The tool refuses API keys this short (MIN_KEY_LENGTH in settings/validate.ts); other secrets given
+ * to a Redactor may still be.
  */
 export const SHORT_KEY = 12;
 

@@ -29,9 +29,19 @@ function describeKeyCharacter(char: string): string {
 }
 
 /**
+ * The shortest key taken (docs/choices.md). A key is masked wherever it appears in what the tool
+ * writes, the user's own data included; a short key (`abc`, `purchase`) equals ordinary data and
+ * would mask it (`"triggerId":"••••"`) while files that must replay keep it. Real keys are random
+ * and much longer; twelve characters is also where masking can look for pieces of a key and its
+ * base64 (redact.ts, SHORT_KEY).
+ */
+export const MIN_KEY_LENGTH = 12;
+
+/**
  * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header
  * can carry): a key with a curly quote or a zero-width space cannot work, and undici refusing the
- * header would surface as a misleading connection failure. The message never shows the key.
+ * header would surface as a misleading connection failure. A key shorter than MIN_KEY_LENGTH is
+ * refused too. The message never shows the key.
  */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim();
@@ -48,6 +58,12 @@ export function normalizeApiKey(raw: string, source: string): string {
       {
         hint: 'copy the key again from the dashboard, as plain text',
       },
+    );
+  }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new UsageError(
+      `the API key from ${source} is ${key.length} character${key.length === 1 ? '' : 's'} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
+      { hint: 'copy the whole key from the dashboard (a password or a word is not the key)' },
     );
   }
   return key;

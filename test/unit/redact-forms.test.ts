@@ -127,3 +127,12 @@ describe('keys that try to slip past', () => {
     expect(typeof parsed.value).toBe('number');
   });
 });
+
+describe('short secrets (API keys this short are refused; other secrets may be)', () => {
+  it.each(['true', 'null', 'user', 'ok'])('%j: --json stays valid JSON and longer ids stay whole', (secret) => {
+    const r = redactor(secret);
+    const line = JSON.stringify({ ok: true, userId: 'user42', triggerId: secret, response: { success: true, note: `hello ${secret}` } });
+    const out = JSON.parse(r.json(line)) as { ok: boolean; userId: string; triggerId: string; response: { note: string } };
+    expect(out).toMatchObject({ ok: true, userId: 'user42', triggerId: '••••', response: { note: 'hello ••••' } });
+  });
+});
