@@ -146,10 +146,11 @@ export async function batch(
 
   const started = performance.now();
   let total: number | undefined;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal = spinnerWanted(env, io.terminal);
