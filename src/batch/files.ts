@@ -94,12 +94,19 @@ export async function countLines(file: string): Promise<number> {
  * failed file, so that the replay keeps its own rows apart from the ones it sends: a replay that
  * wrote nowhere, interrupted, would leave the rows it sent in the old file, to be sent again.
  */
-export function replayCommand(file: string, format: Format, trigger: string | undefined): string {
+export function replayCommand(
+  file: string,
+  format: Format,
+  trigger: string | undefined,
+  next: { failed: string; journal: string } = { failed: nextFailedName(file), journal: '' },
+): string {
   const written = format === 'lines' ? 'csv' : format;
   const args = ['trigger', 'batch', shellQuote(file)];
   if (formatFromName(file) !== written) args.push('--format', written);
   if (trigger && format !== 'lines') args.push('--trigger', shellQuote(trigger));
-  args.push('--failed', shellQuote(nextFailedName(file)));
+  args.push('--failed', shellQuote(next.failed));
+  // Its own journal (see replay.ts): the command can then be run again as it stands.
+  if (next.journal) args.push('--journal', shellQuote(next.journal), '--resume');
   return args.join(' ');
 }
 
