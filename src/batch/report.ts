@@ -2,7 +2,7 @@
  * What a batch prints: one NDJSON result per row, the progress line, the summary and the GitHub step
  * summary table. Pure functions; commands/batch.ts does the writing.
  */
-import { rawJson, failureJson, formatMs, resultJson, toJson } from '../output/render.js';
+import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';
 import { ServiceError } from '../errors.js';
@@ -71,6 +71,14 @@ export function failureReason(outcome: Outcome, mask: ServerMask): string | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * The line a row that was not accepted gets on stderr ("✖ line 4: invalid, not sent: ..."): the
+ * recorder's, and the GitHub Action's, which reads the same rows from --json.
+ */
+export function failureLine(line: number | string, reason: string, c: Palette): string {
+  return `${c.error('✖')} line ${line}: ${printable(reason)}`;
 }
 
 export function rateOf(counts: Counts, elapsedMs: number): number {
