@@ -14,6 +14,8 @@ import { usageWords } from './output/usage.js';
 import { VERSION } from './version.js';
 import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './emulator/defaults.js';
+// For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
+export { restoreV8Flags } from './startup.js';
 
 import type { BatchCommandOptions } from './commands/batch.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
