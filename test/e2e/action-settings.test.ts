@@ -76,7 +76,7 @@ describe('the Action never reads settings stored on the runner', () => {
     expect(result.outputs.ok).toBe('false');
     noStoredKey(result);
     expect(fs.readFileSync(file, 'utf8')).toBe(stored); // nothing stored was changed either
-  });
+  }, 120_000);
 
   it('not with a batch either, nor when the job points TRIGGER_CONFIG_DIR at stored settings', async () => {
     const env = { ...box.env, TRIGGER_CONFIG_DIR: path.join(box.home, 'stored') };
@@ -88,7 +88,7 @@ describe('the Action never reads settings stored on the runner', () => {
     expect(result.stderr).toContain('error: no API key — set the input api-key to a secret');
     expect(server.requests).toHaveLength(0);
     noStoredKey(result);
-  });
+  }, 120_000);
 
   it("only the inputs and the job's environment count: the stored base URL is not used either", async () => {
     await storeSettings();
@@ -103,7 +103,7 @@ describe('the Action never reads settings stored on the runner', () => {
     expect(fromJob.code).toBe(0);
     expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TEST_KEY}`]);
     noStoredKey(fromJob);
-  });
+  }, 120_000);
 
   it('a profile the job names (TRIGGER_PROFILE) is not looked for; --profile in args is refused', async () => {
     await storeSettings();
@@ -121,7 +121,7 @@ describe('the Action never reads settings stored on the runner', () => {
     expect(flagged.code).toBe(2);
     expect(flagged.stderr).toContain('error: args: --profile names settings stored on the runner, which the Action never reads');
     expect(server.requests).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('a refused key: the hint names the input api-key and the secret, not trigger config set-key', async () => {
     const wrong = 'tk_wrong_key_0000111122223333';
@@ -132,7 +132,7 @@ describe('the Action never reads settings stored on the runner', () => {
     expect(result.stderr).toContain('set a new one in the secret given to the input api-key');
     expect(result.stderr).not.toContain('trigger config');
     expectNoKey(result, wrong);
-  });
+  }, 120_000);
 });
 
 describe('what the Action prints for a person', () => {
@@ -188,7 +188,7 @@ describe('what the Action prints for a person', () => {
     expect(again.code).toBe(1);
     expect(server.requests.length).toBe(sent + 2); // a second run sends nothing
     expectNoKey(result);
-  });
+  }, 120_000);
 
   it('more than 20 rows not accepted: 20 lines, then how many more, as the CLI says', async () => {
     const workspace = path.join(box.home, 'work');
@@ -205,5 +205,5 @@ describe('what the Action prints for a person', () => {
     expect(command?.[1]).toMatch(/^trigger-failed-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
     expect(fs.existsSync(path.join(workspace, command![1]!))).toBe(true);
     expect(command).toContain('--journal');
-  });
+  }, 120_000);
 });

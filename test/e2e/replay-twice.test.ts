@@ -2,7 +2,8 @@
  * A printed replay command run twice (a second paste, a CI retry of the step), killed and run again,
  * and the replay of a replay (issue 28 item 11): every command a summary prints names a new failed
  * file and its own journal with --resume, so following printed commands never sends a row twice.
- * The built binary against a real server on 127.0.0.1 that counts what it received for each user.
+ * The built binary against a real server on 127.0.0.1 that counts what it received for each user;
+ * each test runs the binary several times in a row, hence their two-minute limit on a loaded machine.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,7 +68,7 @@ describe('a printed replay command', () => {
     expect(fs.existsSync(path.join(box.home, 'failed-2.csv.journal'))).toBe(false);
     expect(fs.existsSync(path.join(box.home, 'failed-2.csv'))).toBe(false);
     expectNoKey(first);
-  });
+  }, 120_000);
 
   it('run twice (a second paste, a CI retry): the second run sends nothing', async () => {
     const all = users(40);
@@ -90,7 +91,7 @@ describe('a printed replay command', () => {
     // Each user was accepted exactly once: the refused ones twice received, once refused.
     for (const [user, n] of received()) expect([user, n]).toEqual([user, all.indexOf(user) % 4 === 0 ? 2 : 1]);
     expectNoKey(twice);
-  });
+  }, 120_000);
 
   it('killed with SIGKILL in the middle, then run again (and again): each row is sent at most once, none lost', async () => {
     const all = users(300);
@@ -123,7 +124,7 @@ describe('a printed replay command', () => {
     }
     expect(third.stderr).toContain('resuming from');
     expect(again.code === 0 || again.code === 1).toBe(true);
-  });
+  }, 120_000);
 
   it('the replay of a replay prints a command that is again safe, and again new', async () => {
     const all = users(30);
@@ -153,7 +154,7 @@ describe('a printed replay command', () => {
       const i = all.indexOf(user);
       expect([user, n]).toEqual([user, i % 6 === 0 ? 3 : i % 3 === 0 ? 2 : 1]);
     }
-  });
+  }, 120_000);
 
   it('the first replay run again after the replay of its failed file: what it prints still sends nothing twice', async () => {
     const all = users(12);
@@ -179,7 +180,7 @@ describe('a printed replay command', () => {
     expect((await batch(next(r1Again))).code).toBe(0);
     expect(server.requests.length).toBe(before);
     for (const [user, n] of received()) expect([user, n]).toEqual([user, early.includes(user) ? 3 : 1]);
-  });
+  }, 120_000);
 
   it('two runs of it at once: one runs, the other is refused (exit 2) and sends nothing', async () => {
     const all = users(60);
@@ -194,7 +195,7 @@ describe('a printed replay command', () => {
     expect(`${a.stderr}${b.stderr}`).toMatch(/is in use by another batch \(pid \d+/);
     for (const [user, n] of received()) expect([user, n]).toEqual([user, 1]);
     expect(received().size).toBe(60);
-  });
+  }, 120_000);
 
   it('a name already taken by something else is passed over, never resumed', async () => {
     refused = new Set(['u0']);
@@ -214,5 +215,5 @@ describe('a printed replay command', () => {
     expect((await batch(replay)).code).toBe(0);
     expect(received().get('u0')).toBe(2);
     expect(fs.readFileSync(path.join(box.home, 'failed-3.csv'), 'utf8')).toBe('someone else\n');
-  });
+  }, 120_000);
 });
