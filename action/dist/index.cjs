@@ -2200,8 +2200,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path15 = require("node:path");
-    var fs19 = require("node:fs");
+    var path18 = require("node:path");
+    var fs21 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3195,7 +3195,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs19.existsSync(executableFile)) return;
+        if (fs21.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3213,11 +3213,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
-          if (fs19.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          const localBin = path18.resolve(baseDir, baseName);
+          if (fs21.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs19.existsSync(`${localBin}${ext}`)
+            (ext) => fs21.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3229,21 +3229,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs19.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path18.resolve(
+            path18.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path18.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path18.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3254,7 +3254,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path18.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4169,7 +4169,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path18.basename(filename, path18.extname(filename));
         return this;
       }
       /**
@@ -4183,9 +4183,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path19) {
+        if (path19 === void 0) return this._executableDir;
+        this._executableDir = path19;
         return this;
       }
       /**
@@ -6981,14 +6981,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7823,9 +7823,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path18);
         }
       );
     }
@@ -7843,14 +7843,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path18,
             statusCode
           );
         }
@@ -7859,23 +7859,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path18);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path18,
             error2.message
           );
         }
@@ -7990,7 +7990,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -8007,11 +8007,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -8086,7 +8086,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path18, query) : path18;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13330,7 +13330,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path18, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13406,7 +13406,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14083,7 +14083,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14152,7 +14152,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path18;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14204,7 +14204,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16560,10 +16560,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18723,20 +18723,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path18.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18761,8 +18761,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18801,19 +18801,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path18) {
+      while (path18.endsWith("/")) {
+        path18 = path18.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path18.length === 0) {
+        path18 = "/";
       }
-      return path15;
+      return path18;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -19503,10 +19503,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19588,9 +19588,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path18, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19991,12 +19991,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path15), "utf8");
+          const data = await readFile(resolve(path18), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -20010,7 +20010,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error2 });
           }
         }
       }
@@ -20021,11 +20021,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path15);
+        const resolvedPath = resolve(path18);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20666,15 +20666,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path18 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path18}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22491,10 +22491,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path18) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path18
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22502,7 +22502,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path18
           });
         }
       }
@@ -22513,9 +22513,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path15 = getSameOriginPath(cacheKey, values[i]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path18 = getSameOriginPath(cacheKey, values[i]);
+        if (path18 !== void 0) {
+          deleteCachedUri(store, cacheKey, path18);
         }
       }
     }
@@ -28003,11 +28003,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path18 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path18}?` : path18,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28954,9 +28954,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -32392,11 +32392,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -37718,11 +37718,18 @@ function load2(file) {
   const states = new States();
   const reasons = /* @__PURE__ */ new Map();
   let done = false;
+  let failed;
   for (let i = 1; i < lines.length; i++) {
     const record = lines[i];
     if (record === "") continue;
     if (record.startsWith("done")) {
       done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
       continue;
     }
     const space = record.indexOf(" ", 2);
@@ -37751,7 +37758,21 @@ function load2(file) {
         break;
     }
   }
-  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs9.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs9.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs9.default.closeSync(fd);
+  }
 }
 function plural(n, one, many = `${one}s`) {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
@@ -37802,6 +37823,13 @@ var init_journal = __esm({
       path;
       /** True when this run carries on an earlier one. */
       resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
       /** Set when the journal cannot be written: nothing more may be sent. */
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
@@ -37820,6 +37848,7 @@ var init_journal = __esm({
         this.path = file;
         this.#fd = fd;
         this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
         this.#states = loaded2?.states ?? new States();
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
@@ -37919,6 +37948,7 @@ var init_journal = __esm({
        * cannot be written: the row must then not be sent.
        */
       starting(line) {
+        this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
@@ -37983,11 +38013,12 @@ var init_journal = __esm({
           this.#failed(error2);
         }
       }
-      /** Closes the journal; `complete` when every input row was accounted for. */
-      close(complete2) {
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
+        const said = failed === void 0 ? {} : { failed: import_node_path9.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
@@ -38211,12 +38242,13 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger) {
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
   const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
   if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(nextFailedName(file)));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
 function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
@@ -38307,6 +38339,61 @@ var init_files = __esm({
     init_formats();
     init_journal();
     init_lock2();
+  }
+});
+
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path12.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path12.default.resolve(file)) return false;
+    mine ??= contentOf(file);
+    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs12.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs12.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto2.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs12.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs12.default.closeSync(fd);
+  }
+}
+var import_node_crypto2, import_node_fs12, import_node_path12, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock2();
+    journalNameFor = (failed) => `${failed}.journal`;
   }
 });
 
@@ -38921,20 +39008,27 @@ function failureReason(outcome, mask) {
       return void 0;
   }
 }
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} line ${line}: ${printable(reason2)}`;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
 function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows;
+  const done = counts.rows - counts.unsent;
   const rate2 = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
   parts.push(`${formatCount(rate2)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
 function summaryLines(s, c) {
@@ -39068,7 +39162,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
     pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
@@ -39080,7 +39174,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -39097,15 +39191,16 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs12;
+var import_node_fs13;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
     init_files();
+    init_replay();
     init_report();
     init_stop();
   }
@@ -39185,7 +39280,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs13.default.fstatSync(0).isFile();
+    return import_node_fs14.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -39206,7 +39301,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs13.default.promises.open(source, "r");
+      handle = await import_node_fs14.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -39232,11 +39327,11 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs13, import_node_stream, MAX_HELD;
+var import_node_fs14, import_node_stream, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     import_node_stream = require("node:stream");
     init_errno();
     init_errors();
@@ -39289,7 +39384,6 @@ var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
-    init_render();
     init_breaker();
     init_report();
     init_stop();
@@ -39370,7 +39464,7 @@ var init_recorder = __esm({
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
-          this.#o.stderr(`${this.#o.io.errColors.error("\u2716")} line ${row.line}: ${printable(reason2)}`);
+          this.#o.stderr(failureLine(row.line, reason2, this.#o.io.errColors));
         }
         return drained;
       }
@@ -40273,10 +40367,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   });
   const started = performance.now();
   let total;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal2 = spinnerWanted(env2, io.terminal);
@@ -40328,8 +40423,10 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0);
+    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs15.default.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -40355,9 +40452,12 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
+var import_node_fs15, import_node_path13;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
@@ -40440,7 +40540,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path12,
+  path: () => path14,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -40691,16 +40791,16 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path12(options, io, env2 = process.env) {
+function path14(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs16.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs14, NAMES, OVERRIDES;
+var import_node_fs16, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
@@ -40778,7 +40878,7 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
   }
   let mode = null;
   try {
-    mode = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs17.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -40832,11 +40932,11 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs17, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_redact();
@@ -40858,11 +40958,11 @@ var init_status = __esm({
 
 // src/emulator/server.ts
 function generateKey() {
-  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
+  return `emu_${(0, import_node_crypto3.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path15 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path15);
+  const path18 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path18);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -40968,7 +41068,7 @@ async function startEmulator(options = {}) {
     else send();
   };
   const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
     const route = matchRoute(req.url ?? "");
@@ -41025,7 +41125,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs16.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs18.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -41049,7 +41149,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs18.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -41090,7 +41190,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs18.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -41104,27 +41204,27 @@ async function startEmulator(options = {}) {
 function openLog(file) {
   let isFifo = false;
   try {
-    isFifo = import_node_fs16.default.statSync(file).isFIFO();
+    isFifo = import_node_fs18.default.statSync(file).isFIFO();
   } catch {
   }
-  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
-  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+  if (!isFifo) return import_node_fs18.default.openSync(file, "a");
+  const probe = import_node_fs18.default.openSync(file, import_node_fs18.default.constants.O_WRONLY | import_node_fs18.default.constants.O_NONBLOCK);
   try {
-    return import_node_fs16.default.openSync(file, "a");
+    return import_node_fs18.default.openSync(file, "a");
   } finally {
-    import_node_fs16.default.closeSync(probe);
+    import_node_fs18.default.closeSync(probe);
   }
 }
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto3, import_node_fs18, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -41304,13 +41404,13 @@ function saveCatalog(file, data) {
   }
 }
 function defaultCatalogPath(cwd) {
-  return import_node_path12.default.join(cwd, CATALOG_FILE_NAME);
+  return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_path12, SCHEMA_REF;
+var import_node_path14, SCHEMA_REF;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_path12 = __toESM(require("node:path"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -41461,7 +41561,7 @@ async function add(id, options, ctx) {
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+  if (where2 && (where2.source === "found" || import_node_fs19.default.existsSync(where2.path))) {
     const parsed = parseCatalog(readCatalogText(where2.path));
     if (!parsed.data) throw catalogError(where2.path, parsed.problems);
     return { file: where2.path, data: parsed.data, created: false };
@@ -41599,7 +41699,7 @@ async function check(files, options, ctx) {
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
 function inFolder2(source, cwd) {
-  return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
+  return source === "-" ? source : import_node_path15.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
@@ -41633,12 +41733,12 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs17, import_node_path13, CLEARABLE;
+var import_node_fs19, import_node_path15, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
@@ -41783,10 +41883,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path15, argument) {
+function argumentValues(path18, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path15} ${name}`];
+  const known = ARGUMENT_VALUES[`${path18} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -41993,8 +42093,10 @@ if (process.platform !== "win32") {
 }
 
 // action/main.ts
-var import_node_crypto3 = require("node:crypto");
-var import_node_fs18 = __toESM(require("node:fs"), 1);
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs20 = __toESM(require("node:fs"), 1);
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -42436,6 +42538,8 @@ async function main(argv = process.argv, context = {}) {
 }
 
 // action/main.ts
+init_report();
+init_recorder();
 init_render();
 init_resolve2();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -42476,8 +42580,15 @@ var ActionInputError = class extends Error {
   }
   hint;
 };
+var NO_KEY_HINT = "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job";
 function plan(env2) {
   const extra = splitArgs(input(env2, "args"));
+  if (extra.some((word) => word === "--profile" || word.startsWith("--profile="))) {
+    throw new ActionInputError(
+      "args: --profile names settings stored on the runner, which the Action never reads",
+      "give the key and the base URL with the inputs api-key and base-url (or TRIGGER_API_KEY and TRIGGER_BASE_URL in the env of the job)"
+    );
+  }
   const file = input(env2, "file");
   const triggerId = input(env2, "trigger-id");
   const userId = input(env2, "user-id");
@@ -42497,16 +42608,15 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const runEnv = { ...env2, GITHUB_ACTIONS: "true" };
+  const settingsDir = import_node_path16.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
+  delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
   if (input(env2, "base-url")) runEnv.TRIGGER_BASE_URL = input(env2, "base-url");
   const flagged = (name) => extra.some((word) => word === name || word.startsWith(`${name}=`));
   const found2 = findSettings({ env: runEnv });
   if (!found2.key && !flagged("--api-key")) {
-    throw new ActionInputError(
-      "no API key",
-      "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job"
-    );
+    throw new ActionInputError("no API key", NO_KEY_HINT);
   }
   if (!found2.url && !flagged("--base-url")) {
     throw new ActionInputError(
@@ -42515,22 +42625,27 @@ function plan(env2) {
     );
   }
   const argv = file ? ["batch", "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra, "--", file] : ["fire", "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra, "--", triggerId, userId];
-  return { mode: file ? "batch" : "fire", argv, env: runEnv };
+  return { mode: file ? "batch" : "fire", argv, env: runEnv, settingsDir };
 }
 function writeOutputs(env2, outputs) {
   const file = env2.GITHUB_OUTPUT;
   if (!file) return;
   let text = "";
   for (const [name, value] of Object.entries(outputs)) {
-    const delimiter = `trigger_${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`;
+    const delimiter = `trigger_${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`;
     text += `${name}<<${delimiter}
 ${value}
 ${delimiter}
 `;
   }
-  import_node_fs18.default.appendFileSync(file, text);
+  import_node_fs20.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
+  constructor(failure) {
+    super();
+    this.failure = failure;
+  }
+  failure;
   last;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue;
@@ -42555,13 +42670,25 @@ var Results = class extends import_node_stream2.Writable {
     }
     this.last = result;
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) this.counts.accepted++;
-    else if (result.error?.kind === "invalid") this.counts.invalid++;
+    if (result.ok === true) return void this.counts.accepted++;
+    const error2 = result.error ?? {};
+    if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
+    this.failure?.(result.line, error2);
   }
 };
+var COMMAND = /(?<=: )trigger (?:batch|fire) /;
 function inActionWords(text, env2) {
-  let words = text;
+  return text.split("\n").map((line) => {
+    const at = line.search(COMMAND);
+    return at < 0 ? reword(line, env2) : reword(line.slice(0, at), env2) + line.slice(at);
+  }).join("\n");
+}
+function reword(text, env2) {
+  let words = text.replace(
+    /set a new one with: trigger config set-key\b/g,
+    `set a new one in the secret given to the input api-key (or TRIGGER_API_KEY in the env of the job)`
+  ).replace(/\(trigger config set-base-url\)/g, "(the input base-url, or TRIGGER_BASE_URL in the env of the job)").replace(/\btrigger config set-key\b[^;)]*/g, "the input api-key (a secret)").replace(/\btrigger config set-base-url\b[^;)]*/g, "the input base-url");
   if (input(env2, "value")) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, "$1the input value");
   if (input(env2, "failed")) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, "$1the input failed");
   if (input(env2, "base-url")) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, "from the input base-url");
@@ -42598,11 +42725,25 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     writeOutputs(env2, { ok: "false" });
     return 2;
   }
-  const results = new Results();
   const log = new StepLog(streams.stderr, env2);
+  let shown2 = 0;
+  let hidden2 = 0;
+  const results = new Results((line, error2) => {
+    if (step.mode !== "batch" || error2.kind === "unsent") return;
+    if (shown2 === SHOWN_FAILURES) return void hidden2++;
+    shown2++;
+    io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
+  });
   const io = new Output({ stdout: results, stderr: log });
-  const code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
-  await new Promise((resolve) => results.end(resolve));
+  import_node_fs20.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  let code;
+  try {
+    code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
+    await new Promise((resolve) => results.end(resolve));
+  } finally {
+    import_node_fs20.default.rmSync(step.settingsDir, { recursive: true, force: true });
+  }
+  if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
 `);
   if (step.mode === "batch") {
