@@ -25,7 +25,7 @@ import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
 import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
-import { printable, shellQuote } from '../output/render.js';
+import { githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile } from '../settings/resolve.js';
 import { readConfig } from '../settings/store.js';
@@ -381,14 +381,8 @@ interface FileProblem {
   message: string;
 }
 
-function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
 function annotation(level: 'error' | 'warning', p: FileProblem): string {
-  const property = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-  const where = [`file=${property(p.file)}`, ...(p.line !== null ? [`line=${p.line}`] : [])].join(',');
-  return `::${level} ${where},title=trigger::${escapeData(p.message)}`;
+  return githubAnnotation(p.message, 'trigger', { level, file: p.file, line: p.line });
 }
 
 /**
