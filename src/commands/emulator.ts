@@ -76,7 +76,7 @@ async function catalogTriggers(
     import('../settings/store.js'),
     import('../settings/paths.js'),
   ]);
-  const catalog = loadCatalog(found.path);
+  const catalog = loadCatalog(found, { env });
   return { ids: triggerIdsFor(catalog, selectedProfile({}, env, readConfig(configPath(env))).name), path: found.path };
 }
 
