@@ -172,7 +172,7 @@ export async function paceServer(scenario) {
             later(() => accept(res));
           };
           if (scenario.appMs) setTimeout(done, scenario.appMs);
-          else setImmediate(done);
+          else setTimeout(done, 0);
         });
       }
       if (scenario.strict) {
