@@ -2200,8 +2200,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path15 = require("node:path");
-    var fs19 = require("node:fs");
+    var path18 = require("node:path");
+    var fs21 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3195,7 +3195,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs19.existsSync(executableFile)) return;
+        if (fs21.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3213,11 +3213,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
-          if (fs19.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          const localBin = path18.resolve(baseDir, baseName);
+          if (fs21.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs19.existsSync(`${localBin}${ext}`)
+            (ext) => fs21.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3229,21 +3229,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs19.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path18.resolve(
+            path18.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path18.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path18.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3254,7 +3254,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path18.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4169,7 +4169,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path18.basename(filename, path18.extname(filename));
         return this;
       }
       /**
@@ -4183,9 +4183,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path19) {
+        if (path19 === void 0) return this._executableDir;
+        this._executableDir = path19;
         return this;
       }
       /**
@@ -5295,6 +5295,29 @@ var init_version = __esm({
   }
 });
 
+// src/batch/formats.ts
+function formatFromName(file) {
+  const ext = import_node_path.default.extname(file).toLowerCase();
+  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
+}
+function failedExtension(format2) {
+  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
+}
+var import_node_path, FORMAT_TABLE, FORMATS, IMPORT_FORMATS;
+var init_formats = __esm({
+  "src/batch/formats.ts"() {
+    "use strict";
+    import_node_path = __toESM(require("node:path"), 1);
+    FORMAT_TABLE = {
+      csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
+      ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
+      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false }
+    };
+    FORMATS = Object.keys(FORMAT_TABLE);
+    IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
+  }
+});
+
 // src/emulator/defaults.ts
 var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
 var init_defaults = __esm({
@@ -5302,6 +5325,77 @@ var init_defaults = __esm({
     "use strict";
     DEFAULT_PORT = 8787;
     DEFAULT_FAIL_STATUS = 503;
+  }
+});
+
+// src/settings/paths.ts
+var paths_exports = {};
+__export(paths_exports, {
+  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
+  configDir: () => configDir,
+  configPath: () => configPath
+});
+function configDir(env2 = process.env, platform = process.platform) {
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  const home = env2.HOME || import_node_os2.default.homedir();
+  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "win32") {
+    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
+    return import_node_path2.default.join(appData, "trigger", "Config");
+  }
+  const xdg = env2.XDG_CONFIG_HOME;
+  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+}
+function configPath(env2 = process.env, platform = process.platform) {
+  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+}
+var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var init_paths = __esm({
+  "src/settings/paths.ts"() {
+    "use strict";
+    import_node_os2 = __toESM(require("node:os"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
+    CONFIG_FILE_NAME = "config.json";
+  }
+});
+
+// src/startup.ts
+function setV8Flags(flags, undo) {
+  if (off()) return;
+  undoFlags.push(undo);
+  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
+}
+function keepWasmOnBaselineTier() {
+  if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
+}
+function capYoungGeneration() {
+  const v8 = process.getBuiltinModule("node:v8");
+  let holding = false;
+  const check2 = () => {
+    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+    if (!young) return;
+    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    if (atCap === holding) return;
+    holding = atCap;
+    setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
+  };
+  const timer = setInterval(check2, 10);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
+  };
+}
+var OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var init_startup = __esm({
+  "src/startup.ts"() {
+    "use strict";
+    init_paths();
+    init_version();
+    OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
+    off = (env2 = process.env) => env2[OFF_SWITCH] === "1";
+    undoFlags = [];
+    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
 });
 
@@ -6887,14 +6981,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7729,9 +7823,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path18);
         }
       );
     }
@@ -7749,14 +7843,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path18,
             statusCode
           );
         }
@@ -7765,23 +7859,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path18);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path18, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path18,
             error2.message
           );
         }
@@ -7896,7 +7990,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -7913,11 +8007,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -7992,7 +8086,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path18, query) : path18;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13236,7 +13330,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path18, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13312,7 +13406,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13989,7 +14083,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14058,7 +14152,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path18;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14110,7 +14204,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16466,10 +16560,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18629,20 +18723,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path18.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18667,8 +18761,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18707,19 +18801,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path18) {
+      while (path18.endsWith("/")) {
+        path18 = path18.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path18.length === 0) {
+        path18 = "/";
       }
-      return path15;
+      return path18;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path18,
         method,
         body,
         headers,
@@ -19409,10 +19503,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19494,9 +19588,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path18, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19897,12 +19991,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path15), "utf8");
+          const data = await readFile(resolve(path18), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -19916,7 +20010,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error2 });
           }
         }
       }
@@ -19927,11 +20021,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path15);
+        const resolvedPath = resolve(path18);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20572,15 +20666,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path18 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path18}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22397,10 +22491,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path18) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path18
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22408,7 +22502,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path18
           });
         }
       }
@@ -22419,9 +22513,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path15 = getSameOriginPath(cacheKey, values[i]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path18 = getSameOriginPath(cacheKey, values[i]);
+        if (path18 !== void 0) {
+          deleteCachedUri(store, cacheKey, path18);
         }
       }
     }
@@ -27909,11 +28003,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path18 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path18}?` : path18,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28860,9 +28954,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -32298,11 +32392,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -35964,37 +36058,6 @@ var init_spinner = __esm({
   }
 });
 
-// src/settings/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
-  configDir: () => configDir,
-  configPath: () => configPath
-});
-function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path.default.resolve(env2.TRIGGER_CONFIG_DIR);
-  const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path.default.join(home, "Library", "Preferences", "trigger");
-  if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path.default.join(home, "AppData", "Roaming");
-    return import_node_path.default.join(appData, "trigger", "Config");
-  }
-  const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path.default.join(xdg && import_node_path.default.isAbsolute(xdg) ? xdg : import_node_path.default.join(home, ".config"), "trigger");
-}
-function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
-}
-var import_node_os2, import_node_path, CONFIG_FILE_NAME;
-var init_paths = __esm({
-  "src/settings/paths.ts"() {
-    "use strict";
-    import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
-  }
-});
-
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
@@ -36009,7 +36072,7 @@ function writeFileAtomic(target2, text, options = {}) {
     } catch {
     }
   }
-  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
     fd = import_node_fs.default.openSync(temp, "wx", mode);
@@ -36025,12 +36088,12 @@ function writeFileAtomic(target2, text, options = {}) {
     throw error2;
   }
 }
-var import_node_fs, import_node_path2;
+var import_node_fs, import_node_path3;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
     import_node_fs = __toESM(require("node:fs"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
   }
 });
 
@@ -36376,7 +36439,7 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path3.default.resolve(dir);
+  let at = import_node_path4.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
@@ -36393,7 +36456,7 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path3.default.dirname(at);
+    const parent = import_node_path4.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
@@ -36407,7 +36470,7 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path3.default.dirname(file);
+  const dir = import_node_path4.default.dirname(file);
   ensureDir(dir);
   return withLock(
     file,
@@ -36437,12 +36500,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs4, import_node_path3, PROFILE_NAME;
+var import_node_fs4, import_node_path4, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36559,13 +36622,13 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path4.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path4.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path4.default.resolve(cwd); ; ) {
-    const candidate = import_node_path4.default.join(dir, CATALOG_FILE_NAME);
+  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (isFile(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path4.default.dirname(dir);
+    const parent = import_node_path5.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
@@ -36577,12 +36640,12 @@ function isFile(file) {
     return false;
   }
 }
-var import_node_fs5, import_node_path4, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
 });
@@ -36835,7 +36898,7 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs6.default.mkdirSync(import_node_path5.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs6.default.mkdirSync(import_node_path6.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
 `, { mode: 384 });
   } catch {
@@ -36875,12 +36938,12 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs6, import_node_path5, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
+var import_node_fs6, import_node_path6, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -37196,15 +37259,15 @@ async function resolveCommand(options = {}) {
   const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
   if (!found2) return { settings, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = import_node_path6.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  const checkedRecord = import_node_path7.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
   return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path, { checkedRecord }), settings.profile) };
 }
-var import_node_fs7, import_node_path6, STORED, CATALOG_RECORD;
+var import_node_fs7, import_node_path7, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37286,41 +37349,6 @@ var init_service = __esm({
     init_client();
     init_request();
     init_render();
-  }
-});
-
-// src/v8-tuning.ts
-function setFlags(flags, undo) {
-  const changed = globalThis[/* @__PURE__ */ Symbol.for("trigger.v8FlagsChanged")];
-  if (typeof changed === "function") changed(undo);
-  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
-}
-function keepWasmOnBaselineTier() {
-  if (process.versions.node.startsWith("20.")) setFlags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
-}
-function capYoungGeneration() {
-  const v8 = process.getBuiltinModule("node:v8");
-  let holding = false;
-  const check2 = () => {
-    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-    if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
-    if (atCap === holding) return;
-    holding = atCap;
-    setFlags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
-  };
-  const timer = setInterval(check2, 10);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    if (holding) setFlags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
-  };
-}
-var YOUNG_GENERATION_CAP;
-var init_v8_tuning = __esm({
-  "src/v8-tuning.ts"() {
-    "use strict";
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
 });
 
@@ -37434,24 +37462,24 @@ var init_fire = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
 // src/batch/failed.ts
-function csvField(text) {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function csvLine(fields) {
-  return `${fields.map(csvField).join(",")}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
 }
-function failedLine(row, error2, header) {
+function failedLine(row, error2, header, separator = ",") {
   const reason2 = `line ${row.line}: ${error2}`;
   const record = row.record;
   switch (record.format) {
     case "csv": {
-      if (record.raw !== void 0) return `${record.raw},${csvField(reason2)}
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
 `;
       const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
       const fields = [...record.fields];
@@ -37460,7 +37488,7 @@ function failedLine(row, error2, header) {
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
       else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
       else fields.push(reason2);
-      return csvLine(fields);
+      return csvLine(fields, separator);
     }
     case "ndjson": {
       if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
@@ -37480,13 +37508,13 @@ function failedLine(row, error2, header) {
 `;
     }
     case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2]);
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
-function failedHeader(format2, header) {
-  if (format2 === "lines") return csvLine(["triggerId", "userId", "error"]);
-  if (format2 === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header) : csvLine([...header, "error"]);
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
   }
   return void 0;
 }
@@ -37502,26 +37530,27 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path7.default.basename(file)}.`;
+  const prefix = `.${import_node_path8.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs8.default.readdirSync(import_node_path7.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path8.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs8.default.rmSync(import_node_path7.default.join(import_node_path7.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path8.default.join(import_node_path8.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs8, import_node_path7, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path8, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_errno();
+    init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
@@ -37532,6 +37561,8 @@ var init_failed = __esm({
       /** The write error, once there was one; nothing more is written after it. */
       error;
       #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
@@ -37554,6 +37585,7 @@ var init_failed = __esm({
       constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
         let existing;
         try {
@@ -37563,7 +37595,7 @@ var init_failed = __esm({
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path7.default.join(import_node_path7.default.dirname(file), `.${import_node_path7.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path8.default.join(import_node_path8.default.dirname(file), `.${import_node_path8.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
@@ -37591,17 +37623,17 @@ var init_failed = __esm({
           this.notKept++;
           return false;
         }
-        this.#buffer += failedLine(row, reason2, this.#header());
+        this.#buffer += failedLine(row, reason2, this.#header(), this.#separator);
         this.#bufferedRows++;
         this.rows++;
         if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
         return !this.error;
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(format2) {
+      #writeHeader(kind) {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        this.#buffer += failedHeader(format2, this.#header()) ?? "";
+        this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -37628,7 +37660,7 @@ var init_failed = __esm({
       /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
         if (!this.#opened) return;
-        this.#writeHeader(this.#format);
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
         this.#flush();
         const fd = this.#fd;
         this.#fd = void 0;
@@ -37652,154 +37684,11 @@ var init_failed = __esm({
   }
 });
 
-// src/batch/input.ts
-function stoppable(source) {
-  let stopRequested = false;
-  let ended = false;
-  let failure;
-  let cut;
-  let wake;
-  const wakeUp = () => wake?.();
-  async function* chunks() {
-    source.on("readable", wakeUp);
-    source.on("end", () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on("error", (error2) => {
-      failure = error2;
-      wakeUp();
-    });
-    let held2;
-    const take = (chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
-    };
-    for (; ; ) {
-      let chunk;
-      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve) => wake = resolve);
-        wake = void 0;
-      }
-      if (failure !== void 0) throw failure;
-      if (chunk !== null) take(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take(more);
-        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held2?.length ?? 0) - end2 };
-        source.destroy();
-        if (end2 > 0) yield held2.subarray(0, end2);
-        return;
-      }
-      if (chunk === null) {
-        if (held2) yield held2;
-        return;
-      }
-      const end = held2.lastIndexOf(10) + 1;
-      if (end === 0 && held2.length < MAX_HELD) continue;
-      const whole = end === 0 ? held2.length : end;
-      const out = held2.subarray(0, whole);
-      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
-      yield out;
-    }
-  }
-  return {
-    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
-    stop: () => {
-      stopRequested = true;
-      wakeUp();
-    },
-    close: () => source.destroy(),
-    cut: () => cut
-  };
-}
-function formatFromName(file) {
-  return EXTENSIONS[import_node_path8.default.extname(file).toLowerCase()];
-}
-async function sniff(stream) {
-  const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
-  async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-  }
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
-}
-function stdinIsFile() {
-  try {
-    return import_node_fs9.default.fstatSync(0).isFile();
-  } catch {
-    return false;
-  }
-}
-async function openInput(source, options = {}) {
-  let stream;
-  let file;
-  let stdin;
-  if (source === "-") {
-    const given = options.stdin ?? process.stdin;
-    const isFile2 = !options.stdin && stdinIsFile();
-    if (isFile2) stream = given;
-    else {
-      stdin = stoppable(given);
-      stream = stdin.stream;
-    }
-  } else {
-    file = source;
-    let handle;
-    try {
-      handle = await import_node_fs9.default.promises.open(source, "r");
-      const stat = await handle.stat();
-      if (stat.isDirectory()) {
-        await handle.close();
-        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      }
-    } catch (error2) {
-      const reason2 = errnoWords(error2, "reading");
-      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
-    }
-    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
-  }
-  const known = options.format ?? (file ? formatFromName(file) : void 0);
-  const sniffed = known ? { format: known, stream } : await sniff(stream);
-  return {
-    stream: sniffed.stream,
-    format: sniffed.format,
-    file,
-    name: file ?? "stdin",
-    stopReading: () => stdin?.stop(),
-    close: () => stdin?.close(),
-    get cut() {
-      return stdin?.cut();
-    }
-  };
-}
-var import_node_fs9, import_node_path8, import_node_stream, EXTENSIONS, MAX_HELD;
-var init_input = __esm({
-  "src/batch/input.ts"() {
-    "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
-    import_node_stream = require("node:stream");
-    init_errno();
-    init_errors();
-    EXTENSIONS = {
-      ".csv": "csv",
-      ".ndjson": "ndjson",
-      ".jsonl": "ndjson",
-      ".json": "ndjson"
-    };
-    MAX_HELD = 2 * 1024 * 1024;
-  }
-});
-
 // src/batch/journal.ts
 async function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs9.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
@@ -37809,7 +37698,7 @@ function catalogFingerprint(catalog) {
   return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs9.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -37829,11 +37718,18 @@ function load2(file) {
   const states = new States();
   const reasons = /* @__PURE__ */ new Map();
   let done = false;
+  let failed;
   for (let i = 1; i < lines.length; i++) {
     const record = lines[i];
     if (record === "") continue;
     if (record.startsWith("done")) {
       done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
       continue;
     }
     const space = record.indexOf(" ", 2);
@@ -37862,7 +37758,21 @@ function load2(file) {
         break;
     }
   }
-  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs9.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs9.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs9.default.closeSync(fd);
+  }
 }
 function plural(n, one, many = `${one}s`) {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
@@ -37874,12 +37784,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs10, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs9, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -37913,6 +37823,13 @@ var init_journal = __esm({
       path;
       /** True when this run carries on an earlier one. */
       resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
       /** Set when the journal cannot be written: nothing more may be sent. */
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
@@ -37931,6 +37848,7 @@ var init_journal = __esm({
         this.path = file;
         this.#fd = fd;
         this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
         this.#states = loaded2?.states ?? new States();
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
@@ -37939,7 +37857,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs10.default.existsSync(file)) {
+        if (import_node_fs9.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -37983,11 +37901,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs9.default.openSync(file, "r+");
+            import_node_fs9.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs10.default.openSync(file, "wx", 384);
+            fd = import_node_fs9.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -37997,9 +37915,9 @@ var init_journal = __esm({
               catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs9.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs10.default.fsyncSync(fd);
+            import_node_fs9.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -38030,6 +37948,7 @@ var init_journal = __esm({
        * cannot be written: the row must then not be sent.
        */
       starting(line) {
+        this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
@@ -38071,7 +37990,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -38088,20 +38007,21 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs9.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
         }
       }
-      /** Closes the journal; `complete` when every input row was accounted for. */
-      close(complete2) {
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
+        const said = failed === void 0 ? {} : { failed: import_node_path9.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -38124,17 +38044,17 @@ function parse(text) {
 }
 function readText(file) {
   try {
-    return import_node_fs11.default.readFileSync(file, "utf8");
+    return import_node_fs10.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return void 0;
     throw error2;
   }
 }
-var import_node_fs11, import_node_path10, HeldError, FileLock;
+var import_node_fs10, import_node_path10, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
@@ -38198,15 +38118,15 @@ var init_lock2 = __esm({
             hint: "name a file in a folder you can write to"
           });
         } finally {
-          import_node_fs11.default.rmSync(temp, { force: true });
+          import_node_fs10.default.rmSync(temp, { force: true });
         }
         throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
       }
       /** Puts the lock in place whole; false when one is there already. */
       static #create(lockPath, temp, text) {
-        import_node_fs11.default.writeFileSync(temp, text, { mode: 420 });
+        import_node_fs10.default.writeFileSync(temp, text, { mode: 420 });
         try {
-          import_node_fs11.default.linkSync(temp, lockPath);
+          import_node_fs10.default.linkSync(temp, lockPath);
           return true;
         } catch (error2) {
           const code = error2.code;
@@ -38215,15 +38135,15 @@ var init_lock2 = __esm({
         }
         let fd;
         try {
-          fd = import_node_fs11.default.openSync(lockPath, "wx", 420);
+          fd = import_node_fs10.default.openSync(lockPath, "wx", 420);
         } catch (error2) {
           if (error2.code === "EEXIST") return false;
           throw error2;
         }
         try {
-          import_node_fs11.default.writeSync(fd, text);
+          import_node_fs10.default.writeSync(fd, text);
         } finally {
-          import_node_fs11.default.closeSync(fd);
+          import_node_fs10.default.closeSync(fd);
         }
         return true;
       }
@@ -38235,23 +38155,23 @@ var init_lock2 = __esm({
       static #takeOver(lockPath, dead) {
         const aside = `${lockPath}.${process.pid}.stale`;
         try {
-          import_node_fs11.default.renameSync(lockPath, aside);
+          import_node_fs10.default.renameSync(lockPath, aside);
         } catch (error2) {
           if (error2.code === "ENOENT") return;
           throw error2;
         }
         if (readText(aside) !== dead) {
           try {
-            import_node_fs11.default.linkSync(aside, lockPath);
+            import_node_fs10.default.linkSync(aside, lockPath);
           } catch {
           }
         }
-        import_node_fs11.default.rmSync(aside, { force: true });
+        import_node_fs10.default.rmSync(aside, { force: true });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
         try {
-          if (readText(this.path) === this.#text) import_node_fs11.default.rmSync(this.path, { force: true });
+          if (readText(this.path) === this.#text) import_node_fs10.default.rmSync(this.path, { force: true });
         } catch {
         }
       }
@@ -38260,11 +38180,14 @@ var init_lock2 = __esm({
 });
 
 // src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path11.default.isAbsolute(file) || import_node_path11.default.resolve(file) === import_node_path11.default.resolve(cwd, file) ? file : import_node_path11.default.resolve(cwd, file);
+}
 function sameFile(a, b) {
   if (b !== "-" && import_node_path11.default.resolve(a) === import_node_path11.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs12.default.statSync(a);
-    const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
+    const sa = import_node_fs11.default.statSync(a);
+    const sb = b === "-" ? import_node_fs11.default.fstatSync(0) : import_node_fs11.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -38272,8 +38195,8 @@ function sameFile(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs12.default.statSync(file);
-    const b = import_node_fs12.default.fstatSync(1);
+    const a = import_node_fs11.default.statSync(file);
+    const b = import_node_fs11.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -38302,7 +38225,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs12.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs11.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -38314,28 +38237,29 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
 }
-function replayCommand(file, format2, trigger) {
-  const written = format2 === "lines" ? "csv" : format2;
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && format2 !== "lines") args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(nextFailedName(file)));
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
-function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
+function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
+  const ext = failedExtension(reader.format);
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs12.default.accessSync(".", import_node_fs12.default.constants.W_OK);
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
   } catch (error2) {
-    const name = `trigger-failed-${stamp}${ext}`;
+    const name = import_node_path11.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: void 0,
@@ -38343,11 +38267,11 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
     };
   }
   for (let n = 1; ; n++) {
-    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
-    if (import_node_fs12.default.existsSync(name)) continue;
+    const name = import_node_path11.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs12.default.existsSync(name)) {
+    if (import_node_fs11.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -38363,7 +38287,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs12.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs11.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -38375,7 +38299,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
-  const regular = import_node_fs12.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs11.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, reader.format, reader.header), lock };
@@ -38403,31 +38327,91 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path11;
+var import_node_fs11, import_node_path11;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
-    init_input();
+    init_formats();
     init_journal();
     init_lock2();
   }
 });
 
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path12.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path12.default.resolve(file)) return false;
+    mine ??= contentOf(file);
+    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs12.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs12.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto2.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs12.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs12.default.closeSync(fd);
+  }
+}
+var import_node_crypto2, import_node_fs12, import_node_path12, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock2();
+    journalNameFor = (failed) => `${failed}.journal`;
+  }
+});
+
 // src/batch/csv.ts
-var QUOTE, COMMA, CR, CsvRecord;
+var QUOTE, CR, CsvRecord;
 var init_csv = __esm({
   "src/batch/csv.ts"() {
     "use strict";
     QUOTE = 34;
-    COMMA = 44;
     CR = 13;
     CsvRecord = class {
       fields = [];
+      #sep;
+      #sepCode;
+      constructor(separator = ",") {
+        this.#sep = separator;
+        this.#sepCode = separator.charCodeAt(0);
+      }
       /** Characters fed so far. */
       size = 0;
       #field = "";
@@ -38451,7 +38435,7 @@ var init_csv = __esm({
             if (i >= line.length) return true;
             continue;
           }
-          const comma = line.indexOf(",", i);
+          const comma = line.indexOf(this.#sep, i);
           if (comma < 0) {
             const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.fields.push(line.slice(i, end));
@@ -38482,7 +38466,7 @@ var init_csv = __esm({
           if (after === QUOTE) {
             this.#field += '"';
             i = quote + 2;
-          } else if (after === COMMA) {
+          } else if (after === this.#sepCode) {
             this.#end();
             if (quote + 2 < line.length) return quote + 2;
             this.fields.push("");
@@ -38491,7 +38475,7 @@ var init_csv = __esm({
             this.#end();
             return line.length;
           } else {
-            const comma = line.indexOf(",", quote + 1);
+            const comma = line.indexOf(this.#sep, quote + 1);
             const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.#field += line.slice(quote, end);
             this.#end();
@@ -38681,11 +38665,11 @@ function columnIndex(header, name) {
   const exact = header.indexOf(name);
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
-function plainFields(line) {
+function plainFields(line, separator) {
   const end = line.charCodeAt(line.length - 1) === CR2 ? line.length - 1 : line.length;
   const fields = [];
   let from = 0;
-  for (let comma = line.indexOf(","); comma >= 0 && comma < end; comma = line.indexOf(",", from)) {
+  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
     fields.push(line.slice(from, comma));
     from = comma + 1;
   }
@@ -38695,7 +38679,8 @@ function plainFields(line) {
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
-function readCsv(stream, options) {
+function readCsv(stream, options, format2 = "csv") {
+  const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
   let columns;
   const readHeader = (fields, line) => {
@@ -38776,7 +38761,7 @@ function readCsv(stream, options) {
           continue;
         }
         if (!record) {
-          record = new CsvRecord();
+          record = new CsvRecord(separator);
           recordLine = next.line;
         }
         recordItems.push(next);
@@ -38810,7 +38795,7 @@ function readCsv(stream, options) {
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
         if (head >= queue.length && !record && typeof item === "string" && !item.includes('"')) {
-          toRow(plainFields(item), line, out);
+          toRow(plainFields(item, separator), line, out);
           continue;
         }
         queue.push({ line, item });
@@ -38829,7 +38814,7 @@ function readCsv(stream, options) {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: "csv", rows: rows2(), header: () => header };
+  return { format: format2, rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -38844,7 +38829,7 @@ async function* mapLines(stream, toRow) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function readNdjson(stream, options) {
+function readNdjson(stream, options, format2 = "ndjson") {
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
@@ -38877,7 +38862,7 @@ function readNdjson(stream, options) {
       valueText
     );
   };
-  return { format: "ndjson", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38890,7 +38875,7 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
     invalid: reason2
   };
 }
-function readLineIds(stream, options) {
+function readLineIds(stream, options, format2 = "lines") {
   if (!options.trigger) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
@@ -38907,30 +38892,25 @@ function readLineIds(stream, options) {
       options
     );
   };
-  return { format: "lines", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
-  switch (format2) {
-    case "csv":
-      return readCsv(stream, options);
-    case "ndjson":
-      return readNdjson(stream, options);
-    case "lines":
-      return readLineIds(stream, options);
-  }
+  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS;
+var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
     init_csv();
+    init_formats();
     init_lines();
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
+    READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
 
@@ -39028,20 +39008,27 @@ function failureReason(outcome, mask) {
       return void 0;
   }
 }
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} line ${line}: ${printable(reason2)}`;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
 function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows;
+  const done = counts.rows - counts.unsent;
   const rate2 = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
   parts.push(`${formatCount(rate2)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
 function summaryLines(s, c) {
@@ -39175,7 +39162,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
     pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
@@ -39213,8 +39200,143 @@ var init_finish = __esm({
     init_render();
     init_failed();
     init_files();
+    init_replay();
     init_report();
     init_stop();
+  }
+});
+
+// src/batch/input.ts
+function stoppable(source) {
+  let stopRequested = false;
+  let ended = false;
+  let failure;
+  let cut;
+  let wake;
+  const wakeUp = () => wake?.();
+  async function* chunks() {
+    source.on("readable", wakeUp);
+    source.on("end", () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on("error", (error2) => {
+      failure = error2;
+      wakeUp();
+    });
+    let held2;
+    const take = (chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
+    };
+    for (; ; ) {
+      let chunk;
+      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
+        await new Promise((resolve) => wake = resolve);
+        wake = void 0;
+      }
+      if (failure !== void 0) throw failure;
+      if (chunk !== null) take(chunk);
+      if (stopRequested && !ended) {
+        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
+        cut = { dropped: (held2?.length ?? 0) - end2 };
+        source.destroy();
+        if (end2 > 0) yield held2.subarray(0, end2);
+        return;
+      }
+      if (chunk === null) {
+        if (held2) yield held2;
+        return;
+      }
+      const end = held2.lastIndexOf(10) + 1;
+      if (end === 0 && held2.length < MAX_HELD) continue;
+      const whole = end === 0 ? held2.length : end;
+      const out = held2.subarray(0, whole);
+      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
+      yield out;
+    }
+  }
+  return {
+    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
+    stop: () => {
+      stopRequested = true;
+      wakeUp();
+    },
+    close: () => source.destroy(),
+    cut: () => cut
+  };
+}
+async function sniff(stream) {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
+  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
+  async function* all() {
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+}
+function stdinIsFile() {
+  try {
+    return import_node_fs14.default.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
+async function openInput(source, options = {}) {
+  let stream;
+  let file;
+  let stdin;
+  if (source === "-") {
+    const given = options.stdin ?? process.stdin;
+    const isFile2 = given === process.stdin && stdinIsFile();
+    if (isFile2) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
+  } else {
+    file = source;
+    let handle;
+    try {
+      handle = await import_node_fs14.default.promises.open(source, "r");
+      const stat = await handle.stat();
+      if (stat.isDirectory()) {
+        await handle.close();
+        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      }
+    } catch (error2) {
+      const reason2 = errnoWords(error2, "reading");
+      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
+    }
+    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  }
+  const known = options.format ?? (file ? formatFromName(file) : void 0);
+  const sniffed = known ? { format: known, stream } : await sniff(stream);
+  return {
+    stream: sniffed.stream,
+    format: sniffed.format,
+    file,
+    name: file ?? "stdin",
+    stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
+    get cut() {
+      return stdin?.cut();
+    }
+  };
+}
+var import_node_fs14, import_node_stream, MAX_HELD;
+var init_input = __esm({
+  "src/batch/input.ts"() {
+    "use strict";
+    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_stream = require("node:stream");
+    init_errno();
+    init_errors();
+    init_formats();
+    MAX_HELD = 2 * 1024 * 1024;
   }
 });
 
@@ -39262,7 +39384,6 @@ var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
-    init_render();
     init_breaker();
     init_report();
     init_stop();
@@ -39343,7 +39464,7 @@ var init_recorder = __esm({
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
-          this.#o.stderr(`${this.#o.io.errColors.error("\u2716")} line ${row.line}: ${printable(reason2)}`);
+          this.#o.stderr(failureLine(row.line, reason2, this.#o.io.errColors));
         }
         return drained;
       }
@@ -40164,7 +40285,10 @@ var batch_exports = {};
 __export(batch_exports, {
   batch: () => batch
 });
-async function batch(source, options, io, env2 = process.env, cwd = process.cwd()) {
+async function batch(source, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+  source = inFolder(cwd, source);
+  const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
+  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -40185,11 +40309,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
-  if (source === "-" && process.stdin.isTTY) {
-    const format2 = options.format === "lines" ? "one user id a line" : options.format === "ndjson" ? "one JSON object a line" : "CSV, a header row first";
+  if (source === "-" && stdin.isTTY) {
+    const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
-  const input2 = await openInput(source, { format: options.format });
+  const input2 = await openInput(source, { format: options.format, stdin });
   const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   const locks = [];
@@ -40198,7 +40322,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   try {
     if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, "."));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -40243,10 +40367,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   });
   const started = performance.now();
   let total;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal2 = spinnerWanted(env2, io.terminal);
@@ -40254,7 +40379,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     progress = new Progress(io, render, { plain: !terminal2 });
     if (input2.file && !options.shard)
       void countLines(input2.file).then(
-        (n) => total = Math.max(0, n - (input2.format === "csv" ? 1 : 0)),
+        (n) => total = Math.max(0, n - (FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0)),
         () => void 0
       );
   }
@@ -40298,8 +40423,10 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0);
+    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs15.default.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -40325,12 +40452,16 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
+var import_node_fs15, import_node_path13;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
+    init_formats();
     init_input();
     init_recorder();
     init_report();
@@ -40346,7 +40477,7 @@ var init_batch = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
@@ -40409,7 +40540,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path12,
+  path: () => path14,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -40660,16 +40791,16 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path12(options, io, env2 = process.env) {
+function path14(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs16.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs14, NAMES, OVERRIDES;
+var import_node_fs16, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
@@ -40747,7 +40878,7 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
   }
   let mode = null;
   try {
-    mode = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode = (import_node_fs17.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode = null;
   }
@@ -40801,11 +40932,11 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs17, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_redact();
@@ -40827,11 +40958,11 @@ var init_status = __esm({
 
 // src/emulator/server.ts
 function generateKey() {
-  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
+  return `emu_${(0, import_node_crypto3.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path15 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path15);
+  const path18 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path18);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -40937,7 +41068,7 @@ async function startEmulator(options = {}) {
     else send();
   };
   const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
     const route = matchRoute(req.url ?? "");
@@ -40994,7 +41125,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs16.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs18.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -41018,7 +41149,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs18.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -41059,7 +41190,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs18.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -41073,27 +41204,27 @@ async function startEmulator(options = {}) {
 function openLog(file) {
   let isFifo = false;
   try {
-    isFifo = import_node_fs16.default.statSync(file).isFIFO();
+    isFifo = import_node_fs18.default.statSync(file).isFIFO();
   } catch {
   }
-  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
-  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+  if (!isFifo) return import_node_fs18.default.openSync(file, "a");
+  const probe = import_node_fs18.default.openSync(file, import_node_fs18.default.constants.O_WRONLY | import_node_fs18.default.constants.O_NONBLOCK);
   try {
-    return import_node_fs16.default.openSync(file, "a");
+    return import_node_fs18.default.openSync(file, "a");
   } finally {
-    import_node_fs16.default.closeSync(probe);
+    import_node_fs18.default.closeSync(probe);
   }
 }
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto3, import_node_fs18, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -41273,13 +41404,13 @@ function saveCatalog(file, data) {
   }
 }
 function defaultCatalogPath(cwd) {
-  return import_node_path12.default.join(cwd, CATALOG_FILE_NAME);
+  return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_path12, SCHEMA_REF;
+var import_node_path14, SCHEMA_REF;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_path12 = __toESM(require("node:path"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -41430,7 +41561,7 @@ async function add(id, options, ctx) {
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+  if (where2 && (where2.source === "found" || import_node_fs19.default.existsSync(where2.path))) {
     const parsed = parseCatalog(readCatalogText(where2.path));
     if (!parsed.data) throw catalogError(where2.path, parsed.problems);
     return { file: where2.path, data: parsed.data, created: false };
@@ -41546,7 +41677,7 @@ async function check(files, options, ctx) {
   const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
@@ -41567,13 +41698,13 @@ async function check(files, options, ctx) {
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-function inFolder(source, cwd) {
-  return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
+function inFolder2(source, cwd) {
+  return source === "-" ? source : import_node_path15.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const reader = readRows(input2.stream, input2.format, {});
     for await (const chunk of reader.rows) {
       for (const row of chunk) {
@@ -41602,12 +41733,12 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs17, import_node_path13, CLEARABLE;
+var import_node_fs19, import_node_path15, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
@@ -41752,10 +41883,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path15, argument) {
+function argumentValues(path18, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path15} ${name}`];
+  const known = ARGUMENT_VALUES[`${path18} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -41962,8 +42093,10 @@ if (process.platform !== "win32") {
 }
 
 // action/main.ts
-var import_node_crypto3 = require("node:crypto");
-var import_node_fs18 = __toESM(require("node:fs"), 1);
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs20 = __toESM(require("node:fs"), 1);
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -42119,13 +42252,9 @@ function usageWords(message) {
 
 // src/cli.ts
 init_version();
-
-// src/batch/formats.ts
-var FORMATS = ["csv", "ndjson", "lines"];
-var IMPORT_FORMATS = ["csv", "ndjson"];
-
-// src/cli.ts
+init_formats();
 init_defaults();
+init_startup();
 var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
 var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
@@ -42409,6 +42538,8 @@ async function main(argv = process.argv, context = {}) {
 }
 
 // action/main.ts
+init_report();
+init_recorder();
 init_render();
 init_resolve2();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -42449,8 +42580,15 @@ var ActionInputError = class extends Error {
   }
   hint;
 };
+var NO_KEY_HINT = "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job";
 function plan(env2) {
   const extra = splitArgs(input(env2, "args"));
+  if (extra.some((word) => word === "--profile" || word.startsWith("--profile="))) {
+    throw new ActionInputError(
+      "args: --profile names settings stored on the runner, which the Action never reads",
+      "give the key and the base URL with the inputs api-key and base-url (or TRIGGER_API_KEY and TRIGGER_BASE_URL in the env of the job)"
+    );
+  }
   const file = input(env2, "file");
   const triggerId = input(env2, "trigger-id");
   const userId = input(env2, "user-id");
@@ -42470,16 +42608,15 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const runEnv = { ...env2, GITHUB_ACTIONS: "true" };
+  const settingsDir = import_node_path16.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
+  delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
   if (input(env2, "base-url")) runEnv.TRIGGER_BASE_URL = input(env2, "base-url");
   const flagged = (name) => extra.some((word) => word === name || word.startsWith(`${name}=`));
   const found2 = findSettings({ env: runEnv });
   if (!found2.key && !flagged("--api-key")) {
-    throw new ActionInputError(
-      "no API key",
-      "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job"
-    );
+    throw new ActionInputError("no API key", NO_KEY_HINT);
   }
   if (!found2.url && !flagged("--base-url")) {
     throw new ActionInputError(
@@ -42488,22 +42625,27 @@ function plan(env2) {
     );
   }
   const argv = file ? ["batch", "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra, "--", file] : ["fire", "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra, "--", triggerId, userId];
-  return { mode: file ? "batch" : "fire", argv, env: runEnv };
+  return { mode: file ? "batch" : "fire", argv, env: runEnv, settingsDir };
 }
 function writeOutputs(env2, outputs) {
   const file = env2.GITHUB_OUTPUT;
   if (!file) return;
   let text = "";
   for (const [name, value] of Object.entries(outputs)) {
-    const delimiter = `trigger_${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`;
+    const delimiter = `trigger_${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`;
     text += `${name}<<${delimiter}
 ${value}
 ${delimiter}
 `;
   }
-  import_node_fs18.default.appendFileSync(file, text);
+  import_node_fs20.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
+  constructor(failure) {
+    super();
+    this.failure = failure;
+  }
+  failure;
   last;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue;
@@ -42528,13 +42670,25 @@ var Results = class extends import_node_stream2.Writable {
     }
     this.last = result;
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) this.counts.accepted++;
-    else if (result.error?.kind === "invalid") this.counts.invalid++;
+    if (result.ok === true) return void this.counts.accepted++;
+    const error2 = result.error ?? {};
+    if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
+    this.failure?.(result.line, error2);
   }
 };
+var COMMAND = /(?<=: )trigger (?:batch|fire) /;
 function inActionWords(text, env2) {
-  let words = text;
+  return text.split("\n").map((line) => {
+    const at = line.search(COMMAND);
+    return at < 0 ? reword(line, env2) : reword(line.slice(0, at), env2) + line.slice(at);
+  }).join("\n");
+}
+function reword(text, env2) {
+  let words = text.replace(
+    /set a new one with: trigger config set-key\b/g,
+    `set a new one in the secret given to the input api-key (or TRIGGER_API_KEY in the env of the job)`
+  ).replace(/\(trigger config set-base-url\)/g, "(the input base-url, or TRIGGER_BASE_URL in the env of the job)").replace(/\btrigger config set-key\b[^;)]*/g, "the input api-key (a secret)").replace(/\btrigger config set-base-url\b[^;)]*/g, "the input base-url");
   if (input(env2, "value")) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, "$1the input value");
   if (input(env2, "failed")) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, "$1the input failed");
   if (input(env2, "base-url")) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, "from the input base-url");
@@ -42571,11 +42725,25 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     writeOutputs(env2, { ok: "false" });
     return 2;
   }
-  const results = new Results();
   const log = new StepLog(streams.stderr, env2);
+  let shown2 = 0;
+  let hidden2 = 0;
+  const results = new Results((line, error2) => {
+    if (step.mode !== "batch" || error2.kind === "unsent") return;
+    if (shown2 === SHOWN_FAILURES) return void hidden2++;
+    shown2++;
+    io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
+  });
   const io = new Output({ stdout: results, stderr: log });
-  const code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
-  await new Promise((resolve) => results.end(resolve));
+  import_node_fs20.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  let code;
+  try {
+    code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
+    await new Promise((resolve) => results.end(resolve));
+  } finally {
+    import_node_fs20.default.rmSync(step.settingsDir, { recursive: true, force: true });
+  }
+  if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
 `);
   if (step.mode === "batch") {

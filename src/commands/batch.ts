@@ -3,10 +3,14 @@
  * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
-import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
-import { openInput, type Format } from '../batch/input.js';
+import { FORMAT_TABLE, type Format } from '../batch/formats.js';
+import { openInput } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
 import type { Journal } from '../batch/journal.js';
 import type { FileLock } from '../batch/lock.js';
@@ -27,7 +31,7 @@ import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
-import { capYoungGeneration } from '../v8-tuning.js';
+import { capYoungGeneration } from '../startup.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
@@ -50,7 +54,12 @@ export async function batch(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
+  stdin: Readable = process.stdin,
 ): Promise<void> {
+  // Every file named is the command's folder's: the input, the failed file and the journal.
+  source = inFolder(cwd, source);
+  const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
+  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -71,16 +80,11 @@ export async function batch(
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
-  if (source === '-' && process.stdin.isTTY) {
-    const format =
-      options.format === 'lines'
-        ? 'one user id a line'
-        : options.format === 'ndjson'
-          ? 'one JSON object a line'
-          : 'CSV, a header row first';
+  if (source === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+    const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
-  const input = await openInput(source, { format: options.format });
+  const input = await openInput(source, { format: options.format, stdin });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
@@ -94,7 +98,7 @@ export async function batch(
     // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
     // current folder, made only if there is something to keep (a dry run sends nothing: none).
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, '.'));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -146,10 +150,11 @@ export async function batch(
 
   const started = performance.now();
   let total: number | undefined;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal = spinnerWanted(env, io.terminal);
@@ -158,7 +163,7 @@ export async function batch(
     progress = new Progress(io, render, { plain: !terminal });
     if (input.file && !options.shard)
       void countLines(input.file).then(
-        (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
+        (n) => (total = Math.max(0, n - (FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0))),
         () => undefined,
       );
   }
@@ -208,8 +213,13 @@ export async function batch(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input.cut === undefined && recorder.counts.unsent === 0);
+    // A journal that had accounted for every row, and a run that sent nothing: the failed file that
+    // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
+    // another order, and a replay of it already run would no longer match it: see batch/replay.ts).
+    const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input.cut === undefined && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : undefined);
   } finally {
     for (const lock of locks) lock.release();
   }
