@@ -322,7 +322,9 @@ export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, r
         const ceiling = typeof scenario.ceiling === 'number' ? scenario.ceiling : 1000;
         const reachable = Math.min(ceiling, (config.concurrency * 1000) / LATENCY);
         const span = Math.max(seconds, scenario.minSeconds ?? 0) * (scenario.shards ? 1.5 : 1);
-        const rows = scenario.rows ?? Math.round(reachable * span);
+        // Started apart, the first shards alone must not send it all before the last one starts.
+        const apart = ((scenario.shards ?? 1) - 1) * ((scenario.staggerMs ?? 0) / 1000) * 2;
+        const rows = scenario.rows ?? Math.round(reachable * (span + apart));
         log(`pace: ${scenario.name}, ${config.name}, ${rows} rows`);
         figures[config.name].push(await runOnce({ bin, env, work, server, scenario, config, rows }));
       }
