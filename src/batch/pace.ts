@@ -230,8 +230,9 @@ export class Pace {
   #gapMs = 0;
   #nextStart = 0;
   /**
-   * Once the service has pushed back: the starts spread evenly over the round trip (the limit over
-   * it), as BBR paces, instead of in the bursts the answers come back in (0: not paced).
+   * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+   * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+   * paces, instead of in the bursts the answers come back in (0: not paced).
    */
   #spacingMs = 0;
   #paced = false;
