@@ -40373,8 +40373,9 @@ var init_pace = __esm({
       #gapMs = 0;
       #nextStart = 0;
       /**
-       * Once the service has pushed back: the starts spread evenly over the round trip (the limit over
-       * it), as BBR paces, instead of in the bursts the answers come back in (0: not paced).
+       * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+       * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+       * paces, instead of in the bursts the answers come back in (0: not paced).
        */
       #spacingMs = 0;
       #paced = false;
