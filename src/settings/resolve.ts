@@ -214,5 +214,8 @@ export async function resolveCommand(options: CommandResolveOptions = {}): Promi
   if (!found) return { settings, catalog: undefined };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = path.join(configDir(options.env ?? process.env), CATALOG_RECORD);
-  return { settings, catalog: new TriggerResolver(loadCatalog(found, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
+  return {
+    settings,
+    catalog: new TriggerResolver(loadCatalog(found, { checkedRecord, env: options.env ?? process.env }), settings.profile),
+  };
 }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { json, killAfter, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, runAction } from '../helpers/action.js';
 import { printedCommand } from '../helpers/batch.js';
 
@@ -23,13 +23,17 @@ let box: Sandbox;
 let clone: { dir: string; cleanup: () => void };
 /** Users the service refuses (422). */
 let refused = new Set<string>();
+/** After this many requests the service stops answering (a job cancelled meanwhile). */
+let answerOnly = Infinity;
 beforeAll(() => {
   clone = cloneWorkingTree();
 });
 afterAll(() => clone.cleanup());
 beforeEach(async () => {
   refused = new Set();
-  server = await startServer((req, res) => {
+  answerOnly = Infinity;
+  server = await startServer((req, res, index) => {
+    if (index >= answerOnly) return;
     if (req.headers.authorization !== `Bearer ${TEST_KEY}`) return json(res, 401, { error: 'invalid API key' });
     const user = /\/users\/([^/]+)\/events/.exec(req.url)?.[1] ?? '';
     if (refused.has(user)) json(res, 422, { error: 'value out of range' });
@@ -205,5 +209,35 @@ describe('what the Action prints for a person', () => {
     expect(command?.[1]).toMatch(/^trigger-failed-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
     expect(fs.existsSync(path.join(workspace, command![1]!))).toBe(true);
     expect(command).toContain('--journal');
+  }, 120_000);
+
+  it('a cancelled job (SIGINT, then SIGTERM): the command it prints for the rows not sent runs as printed', async () => {
+    answerOnly = 2;
+    const workspace = path.join(box.home, 'work');
+    fs.mkdirSync(workspace);
+    fs.writeFileSync(
+      path.join(workspace, 'events.csv'),
+      `triggerId,userId\n${Array.from({ length: 20 }, (_, i) => `t,u${i}`).join('\n')}\n`,
+    );
+    const result = await runAction(
+      { 'api-key': TEST_KEY, 'base-url': server.url, file: 'events.csv', failed: 'failed.csv', args: '--concurrency 1 --retries 0' },
+      { env: box.env, actionDir: clone.dir, workspace, onSpawn: killAfter(server, 3, 'SIGINT', 'SIGTERM') },
+    );
+    expect(result.code).toBe(130);
+    expect(result.outputs.accepted).toBe('2');
+    const command = printedCommand(result.stderr);
+    expect(command).toEqual(['batch', 'failed.csv', '--failed', 'failed-2.csv', '--journal', 'failed-2.csv.journal', '--resume']);
+    answerOnly = Infinity;
+    const before = server.requests.length;
+    const cliEnv = { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url, TRIGGER_CONFIG_DIR: path.join(box.home, 'cli') };
+    const replay = await run(command!, { env: cliEnv, cwd: workspace });
+    // The row in flight at the second signal is of unknown outcome: kept, not sent again.
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(/17 accepted · 0 failed · 0 invalid · 1 outcome unknown of 18 rows/);
+    expect(server.requests.length).toBe(before + 17);
+    expect((await run(command!, { env: cliEnv, cwd: workspace })).code).toBe(1);
+    expect(server.requests.length).toBe(before + 17);
+    const users = server.requests.map((r) => /\/users\/([^/]+)\//.exec(r.url)![1]);
+    expect(new Set(users).size).toBe(users.length); // no user twice
   }, 120_000);
 });
