@@ -32784,6 +32784,25 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
+function watch(signal, wake) {
+  let entry2 = watchers.get(signal);
+  if (!entry2) {
+    const waits = /* @__PURE__ */ new Set();
+    const listener = () => {
+      watchers.delete(signal);
+      for (const w of [...waits]) w();
+    };
+    watchers.set(signal, entry2 = { waits, listener });
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  entry2.waits.add(wake);
+}
+function unwatch(signal, wake) {
+  const entry2 = watchers.get(signal);
+  if (!entry2?.waits.delete(wake) || entry2.waits.size > 0) return;
+  watchers.delete(signal);
+  signal.removeEventListener("abort", entry2.listener);
+}
 function maskFor(key) {
   const mask = new Redactor();
   mask.add(key);
@@ -32801,7 +32820,7 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var USER_AGENT, TriggerClient, SUCCESS_TEXT2, msSince;
+var USER_AGENT, TriggerClient, SUCCESS_TEXT2, watchers, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32991,21 +33010,23 @@ var init_client = __esm({
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
-        const signals2 = [options.signal, options.stopRetries].filter((s) => s !== void 0);
+        const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
-        if (signals2.some((s) => s.aborted)) throw notSent();
+        if (signal?.aborted || stopRetries?.aborted) throw notSent();
         this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve) => {
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) s.removeEventListener("abort", stop);
+            if (signal) unwatch(signal, stop);
+            if (stopRetries) unwatch(stopRetries, stop);
             resolve(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
           this.#waits.add(stop);
-          for (const s of signals2) s.addEventListener("abort", stop, { once: true });
+          if (signal) watch(signal, stop);
+          if (stopRetries) watch(stopRetries, stop);
         });
         if (interrupted) throw notSent();
       }
@@ -33060,6 +33081,7 @@ var init_client = __esm({
       }
     };
     SUCCESS_TEXT2 = '{"success":true}';
+    watchers = /* @__PURE__ */ new WeakMap();
     msSince = (started) => Math.round(monotonicMs() - started);
   }
 });
@@ -40244,7 +40266,24 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+function randomShare(low, high, [minShare, maxShare], maxRatio) {
+  const [lowAnswers, lowRefused, lowPace] = low;
+  const [highAnswers, highRefused, highPace] = high;
+  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
+  const refused = lowRefused / lowAnswers;
+  const accepted = 1 - highRefused / highAnswers;
+  const expectedAtRandom = 1 - refused;
+  const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+  if (expectedAtRandom - accepted > Math.max(2.5 * error2, 0.05)) return -1;
+  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
+  if (refused < minShare || refused > maxShare) return 0;
+  const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+  if (ratio > maxRatio) return 0;
+  const expectedUnderALimit = expectedAtRandom * ratio;
+  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
+  return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+}
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -40268,6 +40307,9 @@ var init_pace = __esm({
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
+    DESCENT_ANSWERS = 10;
+    MAX_DESCENT_NOISE = 0.9;
+    MAX_DESCENT_RATIO = 0.5;
     MIN_NOISE = 0.02;
     TWO_AT_ONCE_SHARE = 0.2;
     MAX_NOISE = 0.25;
@@ -40289,6 +40331,9 @@ var init_pace = __esm({
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
     OUTAGE_MS = 1500;
+    PACE_SLACK_MS = 2;
+    PACE_GAIN = 1.1;
+    SLOW_START_GAIN = 2;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -40327,6 +40372,13 @@ var init_pace = __esm({
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
       #nextStart = 0;
+      /**
+       * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+       * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+       * paces, instead of in the bursts the answers come back in (0: not paced).
+       */
+      #spacingMs = 0;
+      #paced = false;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
@@ -40356,6 +40408,24 @@ var init_pace = __esm({
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
       #recent = new Uint8Array(TOLERANCE_ANSWERS);
       #recentPushBacks = 0;
+      /** The pace each of those was sent at, their sum, and how many the ring holds since it was cleared. */
+      #recentPace = new Float64Array(TOLERANCE_ANSWERS);
+      #recentPaceSum = 0;
+      #recentCount = 0;
+      /**
+       * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
+       * before it (from the ring) and the limit and slow start then, and the answers to requests sent
+       * since, with their push-backs and paces.
+       */
+      #descentStart = -1;
+      #beforeAnswers = 0;
+      #beforeRefused = 0;
+      #beforePace = 0;
+      #beforeValue = 0;
+      #beforeSlowStart = false;
+      #sinceAnswers = 0;
+      #sinceRefused = 0;
+      #sincePace = 0;
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -40426,7 +40496,8 @@ var init_pace = __esm({
           }
           const news = now - rttMs >= this.#cutAt;
           let tolerated = this.#tolerated(level);
-          if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+          if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
+          else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
             if (this.#counted > 0) {
               this.#levelAnswers[level] -= 1;
@@ -40434,6 +40505,7 @@ var init_pace = __esm({
               this.#levelPace[level] -= this.#counted;
             }
             const alone = this.limit === 1;
+            if (retryAfterMs < 0) this.#paced = true;
             this.#cut(now, true);
             if (!alone) return;
             const again = this.#acceptedCount === this.#acceptedAtRefusal;
@@ -40462,11 +40534,15 @@ var init_pace = __esm({
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
-        if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
         const now = this.#now();
-        if (now < this.pausedUntil || now < this.#nextStart) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+        else if (this.#spacingMs > 0) {
+          const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
+          this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+        }
         return true;
       }
       /**
@@ -40484,6 +40560,15 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
+        const pace = level / Math.max(rttMs, this.#gapMs);
+        this.#recentPaceSum += pace - this.#recentPace[slot];
+        this.#recentPace[slot] = pace;
+        if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
+        if (this.#descentStart >= 0 && sent >= this.#descentStart) {
+          this.#sinceAnswers++;
+          this.#sinceRefused += flag;
+          this.#sincePace += pace;
+        }
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
@@ -40493,7 +40578,7 @@ var init_pace = __esm({
           this.#levelPace[level] /= 2;
         }
         this.#levelPushBacks[level] += flag;
-        this.#counted = level / Math.max(rttMs, this.#gapMs);
+        this.#counted = pace;
         this.#levelPace[level] += this.#counted;
         return level;
       }
@@ -40554,27 +40639,56 @@ var init_pace = __esm({
           this.#ceiling = 0;
           return true;
         }
+        if (this.#noise > MAX_NOISE) return false;
         const halved = this.#noise / 2;
         this.#noise = found2 > 0 ? found2 : halved < MIN_NOISE / 2 ? 0 : halved;
         return false;
       }
+      /**
+       * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
+       * shared with others, who come down too) the share accepted rises as the pace falls; refusals
+       * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
+       * since the descent began (the lower pace) against those before it: refusals that did not follow
+       * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
+       * descent began (with its slow start). Refusals that did follow it end the descent, and what is
+       * tolerated comes down to what the lower pace was refused. Says whether they were random.
+       */
+      #judgeDescent(now) {
+        if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
+        if (this.#beforeAnswers < DESCENT_ANSWERS) {
+          [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+          this.#descentStart = now;
+          return false;
+        }
+        const since = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+        const before = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
+        const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        if (share > 0) {
+          this.#noise = Math.max(this.#noise, share);
+          this.#restart();
+          this.#slowStart = this.#beforeSlowStart;
+          this.#set(Math.max(this.#value, this.#beforeValue));
+          this.#lastPushBack = now;
+          return true;
+        }
+        if (share < 0) {
+          const left = this.#sinceRefused / this.#sinceAnswers;
+          if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
+          this.#descentStart = -1;
+        }
+        return false;
+      }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
       #noiseBetween(low, lowTop, high, highTop) {
-        const [lowAnswers, lowRefused, lowPace] = this.#levels(low, lowTop);
-        const [highAnswers, highRefused, highPace] = this.#levels(high, highTop);
-        if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
-        const refused = lowRefused / lowAnswers;
-        if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
-        const ratio = lowPace / lowAnswers / (highPace / highAnswers);
-        if (ratio > MAX_PACE_RATIO) return 0;
-        const expectedAtRandom = 1 - refused;
-        const expectedUnderALimit = expectedAtRandom * ratio;
-        const accepted = 1 - highRefused / highAnswers;
-        const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
-        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
-        return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+        const lower = this.#levels(low, lowTop);
+        const higher = this.#levels(high, highTop);
+        if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
+        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
+        return share > 0 ? share : 0;
       }
       #decide(now) {
+        if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
         const accepted = this.#accepted;
         if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
@@ -40631,6 +40745,15 @@ var init_pace = __esm({
        * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
        */
       #cut(now, pushedBack) {
+        if (pushedBack && this.#descentStart < 0) {
+          this.#descentStart = now;
+          this.#beforeAnswers = this.#recentCount;
+          this.#beforeRefused = this.#recentPushBacks;
+          this.#beforePace = this.#recentPaceSum;
+          this.#beforeValue = this.#value;
+          this.#beforeSlowStart = this.#slowStart;
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+        }
         this.#slowStart = false;
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
@@ -40648,6 +40771,8 @@ var init_pace = __esm({
         if (this.limit > 1) {
           this.#recent.fill(0);
           this.#recentPushBacks = 0;
+          this.#recentPace.fill(0);
+          this.#recentPaceSum = this.#recentCount = 0;
         }
         this.#nextWindow(now);
       }
@@ -40665,6 +40790,7 @@ var init_pace = __esm({
         return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
+        this.#respace();
         this.#windowStart = now;
         this.#accepted = this.#rttSum = 0;
       }
@@ -40680,13 +40806,20 @@ var init_pace = __esm({
        * nothing of what it takes once it is back.
        */
       #restart() {
+        this.#descentStart = -1;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
       }
+      /** The spacing of starts for the limit and round trip now (see #spacingMs). */
+      #respace() {
+        const gain = !this.#paced ? 0 : this.#slowStart ? this.#value < this.max ? SLOW_START_GAIN : 0 : PACE_GAIN;
+        this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+      }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
+        this.#respace();
         const limit = Math.floor(this.#value);
         if (limit !== this.limit) {
           const i = this.#changes++ % CHANGES;

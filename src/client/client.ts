@@ -209,21 +209,23 @@ export class TriggerClient {
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
   async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: { attempts: number; durationMs: number }) {
-    const signals = [options.signal, options.stopRetries].filter((s) => s !== undefined);
+    const { signal, stopRetries } = options;
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
-    if (signals.some((s) => s.aborted)) throw notSent();
+    if (signal?.aborted || stopRetries?.aborted) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        for (const s of signals) s.removeEventListener('abort', stop);
+        if (signal) unwatch(signal, stop);
+        if (stopRetries) unwatch(stopRetries, stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.add(stop);
-      for (const s of signals) s.addEventListener('abort', stop, { once: true });
+      if (signal) watch(signal, stop);
+      if (stopRetries) watch(stopRetries, stop);
     });
     if (interrupted) throw notSent();
   }
@@ -298,6 +300,35 @@ function isPermanent(error: unknown): boolean {
 }
 
 const SUCCESS_TEXT = '{"success":true}';
+
+/**
+ * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
+ * and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it
+ * (Node warns from 11: MaxListenersExceededWarning, even with --quiet). The signal gets one
+ * listener while any wait is on it, removed with the last.
+ */
+const watchers = new WeakMap<AbortSignal, { waits: Set<() => void>; listener: () => void }>();
+
+function watch(signal: AbortSignal, wake: () => void): void {
+  let entry = watchers.get(signal);
+  if (!entry) {
+    const waits = new Set<() => void>();
+    const listener = () => {
+      watchers.delete(signal);
+      for (const w of [...waits]) w();
+    };
+    watchers.set(signal, (entry = { waits, listener }));
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  entry.waits.add(wake);
+}
+
+function unwatch(signal: AbortSignal, wake: () => void): void {
+  const entry = watchers.get(signal);
+  if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
+  watchers.delete(signal);
+  signal.removeEventListener('abort', entry.listener);
+}
 
 function maskFor(key: string): Redactor {
   const mask = new Redactor();
