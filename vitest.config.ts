@@ -19,6 +19,13 @@ export default defineConfig({
         test: { name: 'fast', include: ['test/unit/**/*.test.ts', 'test/commands/**/*.test.ts', 'test/client/**/*.test.ts'] },
       },
       {
+        // Commands in-process against real servers on 127.0.0.1 (the table cases that once spawned the
+        // binary): no build and no Node start-up, but real sockets and the waits they test, so kept
+        // out of test:fast's budget.
+        extends: true,
+        test: { name: 'in-process', include: ['test/in-process/**/*.test.ts'] },
+      },
+      {
         // The built binary, spawned: dist/ is built first when it is missing or older than src/.
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] },

@@ -145,7 +145,8 @@ describe('the printed commands, followed', () => {
     expect(made[0]).toMatch(/^trigger-failed-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
     expect(bad.stdout).toContain(`1 row kept in ${made[0]}`);
     expect(kept(made[0]!).map((k) => k.user)).toEqual(['u1']);
-    expect(printed(bad)).toEqual(['batch', made[0], '--failed', made[0]!.replace('.csv', '-2.csv')]);
+    const next = made[0]!.replace('.csv', '-2.csv');
+    expect(printed(bad)).toEqual(['batch', made[0], '--failed', next, '--journal', `${next}.journal`, '--resume']);
   });
 
   it('a chain of runs each interrupted (SIGINT) and followed by the command it printed sends every row exactly once', async () => {
@@ -326,7 +327,9 @@ describe('a journal on a full file system', () => {
         kept('failed.csv').map((k) => k.user),
       );
       const next = printed(first)!;
-      expect(next).not.toContain('--resume');
+      // Not the journal that is behind: the replay's own, beside the failed file.
+      expect(next).not.toContain(path.join(disk, 'j'));
+      expect(next.slice(-3)).toEqual(['--journal', `${at('failed-2.csv')}.journal`, '--resume']);
       const replay = await run(next, { env: box.env, cwd: box.home });
       expect(replay.code).toBe(0);
       expectEachOnce(users(3000));

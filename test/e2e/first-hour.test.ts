@@ -1,7 +1,7 @@
 /**
  * The rough edges a newcomer meets in the first hour that only a process shows: the hidden prompt
  * and ^C in a terminal, a batch on standard input. The rest runs in-process:
- * test/commands/first-hour.test.ts.
+ * test/in-process/first-hour.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';
@@ -17,30 +17,32 @@ describe('wording', () => {
     const result = await run(['batch', '-', '--concurrency', '0'], { env: box.env, input: '' });
     expect(result.stderr.split('\n')[0]).toBe("error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256");
   });
+});
 
-  describe('at the hidden prompt', () => {
-    needs(...TERMINAL);
-    it('an empty answer at the hidden prompt asks again', async () => {
-      const env: NodeJS.ProcessEnv = { ...box.env };
-      delete env.TRIGGER_API_KEY;
-      const result = await inTerminal(['config', 'set-key', '--insecure-storage'], {
-        env,
-        waitFor: 'API key:',
-        input: [
-          [0.2, '\r'],
-          [0.6, `${TEST_KEY}\r`],
-        ],
-      });
-      expect(result.status).toBe(0);
-      expect(result.output).toContain('nothing was entered; API key:');
-      expect(result.output).toContain('saved to profile "default"');
-      expect(result.output).not.toContain(TEST_KEY);
+describe('wording, in a terminal', () => {
+  needs(...TERMINAL);
+
+  it('an empty answer at the hidden prompt asks again', async () => {
+    const env: NodeJS.ProcessEnv = { ...box.env };
+    delete env.TRIGGER_API_KEY;
+    const result = await inTerminal(['config', 'set-key', '--insecure-storage'], {
+      env,
+      waitFor: 'API key:',
+      input: [
+        [0.2, '\r'],
+        [0.6, `${TEST_KEY}\r`],
+      ],
     });
+    expect(result.status).toBe(0);
+    expect(result.output).toContain('nothing was entered; API key:');
+    expect(result.output).toContain('saved to profile "default"');
+    expect(result.output).not.toContain(TEST_KEY);
   });
 });
 
 describe('file errors in words', () => {
   needs(...TERMINAL);
+
   it('the emulator starts a new line after the ^C the terminal echoed', async () => {
     const run = await inTerminal(['emulator', '--port', '0'], { env: box.env, waitFor: 'Ctrl-C stops it', input: [[0.3, '\x03']] });
     expect(run.status).toBe(0);
