@@ -9,7 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
 import { formatFromName, type Format, type Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
-import { FileLock } from './lock.js';
+import { FileLock } from '../lock.js';
 import type { RowSource } from './rows.js';
 import type { Shard } from './shard.js';
 

@@ -9,7 +9,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
-import { lockWaitMs, type LockOptions } from '../settings/lock.js';
+import { lockWaitMs, type LockOptions } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
