@@ -2,6 +2,8 @@
  * trigger status: what a command would use now, and why (as `gh auth status` answers it). Gathers the
  * settings without stopping at the first problem, then prints them; sends nothing.
  */
+import type { Command } from 'commander';
+import type { Context } from './shared.js';
 import fs from 'node:fs';
 import { proxyFor } from '../client/undici.js';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
@@ -170,4 +172,27 @@ export async function status(
       `${io.errColors.error('error:')} ${problem.message}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(problem.hint) : ''}`,
     );
   throw new ConfigError(result.problems[0]!.message, { reported: true });
+}
+
+export function command(program: Command, { io, env, cwd }: Context): Command {
+  return program
+    .command('status')
+    .description('show the settings a command would use now, and where each came from (sends nothing)')
+    .option('--api-key <key>', 'API key, as the commands that send take it')
+    .option('--base-url <url>', 'service base URL')
+    .option('--profile <name>', 'settings profile')
+    .option('--allow-http', 'allow plain http to a host other than loopback')
+    .option('--json', 'print one JSON object')
+    .option('--catalog <file>', 'the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
+    )
+    .action((options: StatusOptions) => status(options, io, env, cwd));
 }
