@@ -6,6 +6,9 @@ export default defineConfig({
     hookTimeout: 20_000,
     // End-to-end tests spawn the built binary; two cores here, so keep the pool small.
     maxWorkers: 2,
+    // vitest's summary counts skipped tests; this one says what each skip was for (a package this
+    // machine lacks, with its apt-get line: test/helpers/needs.ts).
+    reporters: ['default', './test/helpers/skip-reporter.ts'],
     projects: [
       {
         // npm run test:fast: pure functions and commands run in-process, no build needed (seconds).

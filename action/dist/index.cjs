@@ -5295,6 +5295,29 @@ var init_version = __esm({
   }
 });
 
+// src/batch/formats.ts
+function formatFromName(file) {
+  const ext = import_node_path.default.extname(file).toLowerCase();
+  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
+}
+function failedExtension(format2) {
+  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
+}
+var import_node_path, FORMAT_TABLE, FORMATS, IMPORT_FORMATS;
+var init_formats = __esm({
+  "src/batch/formats.ts"() {
+    "use strict";
+    import_node_path = __toESM(require("node:path"), 1);
+    FORMAT_TABLE = {
+      csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
+      ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
+      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false }
+    };
+    FORMATS = Object.keys(FORMAT_TABLE);
+    IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
+  }
+});
+
 // src/emulator/defaults.ts
 var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
 var init_defaults = __esm({
@@ -5302,6 +5325,77 @@ var init_defaults = __esm({
     "use strict";
     DEFAULT_PORT = 8787;
     DEFAULT_FAIL_STATUS = 503;
+  }
+});
+
+// src/settings/paths.ts
+var paths_exports = {};
+__export(paths_exports, {
+  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
+  configDir: () => configDir,
+  configPath: () => configPath
+});
+function configDir(env2 = process.env, platform = process.platform) {
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  const home = env2.HOME || import_node_os2.default.homedir();
+  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "win32") {
+    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
+    return import_node_path2.default.join(appData, "trigger", "Config");
+  }
+  const xdg = env2.XDG_CONFIG_HOME;
+  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+}
+function configPath(env2 = process.env, platform = process.platform) {
+  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+}
+var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var init_paths = __esm({
+  "src/settings/paths.ts"() {
+    "use strict";
+    import_node_os2 = __toESM(require("node:os"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
+    CONFIG_FILE_NAME = "config.json";
+  }
+});
+
+// src/startup.ts
+function setV8Flags(flags, undo) {
+  if (off()) return;
+  undoFlags.push(undo);
+  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
+}
+function keepWasmOnBaselineTier() {
+  if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
+}
+function capYoungGeneration() {
+  const v8 = process.getBuiltinModule("node:v8");
+  let holding = false;
+  const check2 = () => {
+    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+    if (!young) return;
+    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    if (atCap === holding) return;
+    holding = atCap;
+    setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
+  };
+  const timer = setInterval(check2, 10);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
+  };
+}
+var OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var init_startup = __esm({
+  "src/startup.ts"() {
+    "use strict";
+    init_paths();
+    init_version();
+    OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
+    off = (env2 = process.env) => env2[OFF_SWITCH] === "1";
+    undoFlags = [];
+    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
 });
 
@@ -35964,37 +36058,6 @@ var init_spinner = __esm({
   }
 });
 
-// src/settings/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
-  configDir: () => configDir,
-  configPath: () => configPath
-});
-function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path.default.resolve(env2.TRIGGER_CONFIG_DIR);
-  const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path.default.join(home, "Library", "Preferences", "trigger");
-  if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path.default.join(home, "AppData", "Roaming");
-    return import_node_path.default.join(appData, "trigger", "Config");
-  }
-  const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path.default.join(xdg && import_node_path.default.isAbsolute(xdg) ? xdg : import_node_path.default.join(home, ".config"), "trigger");
-}
-function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
-}
-var import_node_os2, import_node_path, CONFIG_FILE_NAME;
-var init_paths = __esm({
-  "src/settings/paths.ts"() {
-    "use strict";
-    import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
-  }
-});
-
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
@@ -36009,7 +36072,7 @@ function writeFileAtomic(target2, text, options = {}) {
     } catch {
     }
   }
-  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
     fd = import_node_fs.default.openSync(temp, "wx", mode);
@@ -36025,12 +36088,12 @@ function writeFileAtomic(target2, text, options = {}) {
     throw error2;
   }
 }
-var import_node_fs, import_node_path2;
+var import_node_fs, import_node_path3;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
     import_node_fs = __toESM(require("node:fs"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
   }
 });
 
@@ -36376,7 +36439,7 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path3.default.resolve(dir);
+  let at = import_node_path4.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
@@ -36393,7 +36456,7 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path3.default.dirname(at);
+    const parent = import_node_path4.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
@@ -36407,7 +36470,7 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path3.default.dirname(file);
+  const dir = import_node_path4.default.dirname(file);
   ensureDir(dir);
   return withLock(
     file,
@@ -36437,12 +36500,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs4, import_node_path3, PROFILE_NAME;
+var import_node_fs4, import_node_path4, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36559,13 +36622,13 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path4.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path4.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path4.default.resolve(cwd); ; ) {
-    const candidate = import_node_path4.default.join(dir, CATALOG_FILE_NAME);
+  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (isFile(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path4.default.dirname(dir);
+    const parent = import_node_path5.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
@@ -36577,12 +36640,12 @@ function isFile(file) {
     return false;
   }
 }
-var import_node_fs5, import_node_path4, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
 });
@@ -36835,7 +36898,7 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs6.default.mkdirSync(import_node_path5.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs6.default.mkdirSync(import_node_path6.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
 `, { mode: 384 });
   } catch {
@@ -36875,12 +36938,12 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs6, import_node_path5, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
+var import_node_fs6, import_node_path6, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -37196,15 +37259,15 @@ async function resolveCommand(options = {}) {
   const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
   if (!found2) return { settings, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = import_node_path6.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  const checkedRecord = import_node_path7.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
   return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path, { checkedRecord }), settings.profile) };
 }
-var import_node_fs7, import_node_path6, STORED, CATALOG_RECORD;
+var import_node_fs7, import_node_path7, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37286,41 +37349,6 @@ var init_service = __esm({
     init_client();
     init_request();
     init_render();
-  }
-});
-
-// src/v8-tuning.ts
-function setFlags(flags, undo) {
-  const changed = globalThis[/* @__PURE__ */ Symbol.for("trigger.v8FlagsChanged")];
-  if (typeof changed === "function") changed(undo);
-  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
-}
-function keepWasmOnBaselineTier() {
-  if (process.versions.node.startsWith("20.")) setFlags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
-}
-function capYoungGeneration() {
-  const v8 = process.getBuiltinModule("node:v8");
-  let holding = false;
-  const check2 = () => {
-    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-    if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
-    if (atCap === holding) return;
-    holding = atCap;
-    setFlags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
-  };
-  const timer = setInterval(check2, 10);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    if (holding) setFlags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
-  };
-}
-var YOUNG_GENERATION_CAP;
-var init_v8_tuning = __esm({
-  "src/v8-tuning.ts"() {
-    "use strict";
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
 });
 
@@ -37434,24 +37462,24 @@ var init_fire = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
 // src/batch/failed.ts
-function csvField(text) {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function csvLine(fields) {
-  return `${fields.map(csvField).join(",")}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
 }
-function failedLine(row, error2, header) {
+function failedLine(row, error2, header, separator = ",") {
   const reason2 = `line ${row.line}: ${error2}`;
   const record = row.record;
   switch (record.format) {
     case "csv": {
-      if (record.raw !== void 0) return `${record.raw},${csvField(reason2)}
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
 `;
       const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
       const fields = [...record.fields];
@@ -37460,7 +37488,7 @@ function failedLine(row, error2, header) {
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
       else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
       else fields.push(reason2);
-      return csvLine(fields);
+      return csvLine(fields, separator);
     }
     case "ndjson": {
       if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
@@ -37480,13 +37508,13 @@ function failedLine(row, error2, header) {
 `;
     }
     case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2]);
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
-function failedHeader(format2, header) {
-  if (format2 === "lines") return csvLine(["triggerId", "userId", "error"]);
-  if (format2 === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header) : csvLine([...header, "error"]);
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
   }
   return void 0;
 }
@@ -37502,26 +37530,27 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path7.default.basename(file)}.`;
+  const prefix = `.${import_node_path8.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs8.default.readdirSync(import_node_path7.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path8.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs8.default.rmSync(import_node_path7.default.join(import_node_path7.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path8.default.join(import_node_path8.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs8, import_node_path7, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path8, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_errno();
+    init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
@@ -37532,6 +37561,8 @@ var init_failed = __esm({
       /** The write error, once there was one; nothing more is written after it. */
       error;
       #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
@@ -37554,6 +37585,7 @@ var init_failed = __esm({
       constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
         let existing;
         try {
@@ -37563,7 +37595,7 @@ var init_failed = __esm({
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path7.default.join(import_node_path7.default.dirname(file), `.${import_node_path7.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path8.default.join(import_node_path8.default.dirname(file), `.${import_node_path8.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
@@ -37591,17 +37623,17 @@ var init_failed = __esm({
           this.notKept++;
           return false;
         }
-        this.#buffer += failedLine(row, reason2, this.#header());
+        this.#buffer += failedLine(row, reason2, this.#header(), this.#separator);
         this.#bufferedRows++;
         this.rows++;
         if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
         return !this.error;
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(format2) {
+      #writeHeader(kind) {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        this.#buffer += failedHeader(format2, this.#header()) ?? "";
+        this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -37628,7 +37660,7 @@ var init_failed = __esm({
       /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
         if (!this.#opened) return;
-        this.#writeHeader(this.#format);
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
         this.#flush();
         const fd = this.#fd;
         this.#fd = void 0;
@@ -37652,154 +37684,11 @@ var init_failed = __esm({
   }
 });
 
-// src/batch/input.ts
-function stoppable(source) {
-  let stopRequested = false;
-  let ended = false;
-  let failure;
-  let cut;
-  let wake;
-  const wakeUp = () => wake?.();
-  async function* chunks() {
-    source.on("readable", wakeUp);
-    source.on("end", () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on("error", (error2) => {
-      failure = error2;
-      wakeUp();
-    });
-    let held2;
-    const take = (chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
-    };
-    for (; ; ) {
-      let chunk;
-      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve) => wake = resolve);
-        wake = void 0;
-      }
-      if (failure !== void 0) throw failure;
-      if (chunk !== null) take(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take(more);
-        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held2?.length ?? 0) - end2 };
-        source.destroy();
-        if (end2 > 0) yield held2.subarray(0, end2);
-        return;
-      }
-      if (chunk === null) {
-        if (held2) yield held2;
-        return;
-      }
-      const end = held2.lastIndexOf(10) + 1;
-      if (end === 0 && held2.length < MAX_HELD) continue;
-      const whole = end === 0 ? held2.length : end;
-      const out = held2.subarray(0, whole);
-      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
-      yield out;
-    }
-  }
-  return {
-    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
-    stop: () => {
-      stopRequested = true;
-      wakeUp();
-    },
-    close: () => source.destroy(),
-    cut: () => cut
-  };
-}
-function formatFromName(file) {
-  return EXTENSIONS[import_node_path8.default.extname(file).toLowerCase()];
-}
-async function sniff(stream) {
-  const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
-  async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-  }
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
-}
-function stdinIsFile() {
-  try {
-    return import_node_fs9.default.fstatSync(0).isFile();
-  } catch {
-    return false;
-  }
-}
-async function openInput(source, options = {}) {
-  let stream;
-  let file;
-  let stdin;
-  if (source === "-") {
-    const given = options.stdin ?? process.stdin;
-    const isFile2 = !options.stdin && stdinIsFile();
-    if (isFile2) stream = given;
-    else {
-      stdin = stoppable(given);
-      stream = stdin.stream;
-    }
-  } else {
-    file = source;
-    let handle;
-    try {
-      handle = await import_node_fs9.default.promises.open(source, "r");
-      const stat = await handle.stat();
-      if (stat.isDirectory()) {
-        await handle.close();
-        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      }
-    } catch (error2) {
-      const reason2 = errnoWords(error2, "reading");
-      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
-    }
-    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
-  }
-  const known = options.format ?? (file ? formatFromName(file) : void 0);
-  const sniffed = known ? { format: known, stream } : await sniff(stream);
-  return {
-    stream: sniffed.stream,
-    format: sniffed.format,
-    file,
-    name: file ?? "stdin",
-    stopReading: () => stdin?.stop(),
-    close: () => stdin?.close(),
-    get cut() {
-      return stdin?.cut();
-    }
-  };
-}
-var import_node_fs9, import_node_path8, import_node_stream, EXTENSIONS, MAX_HELD;
-var init_input = __esm({
-  "src/batch/input.ts"() {
-    "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
-    import_node_stream = require("node:stream");
-    init_errno();
-    init_errors();
-    EXTENSIONS = {
-      ".csv": "csv",
-      ".ndjson": "ndjson",
-      ".jsonl": "ndjson",
-      ".json": "ndjson"
-    };
-    MAX_HELD = 2 * 1024 * 1024;
-  }
-});
-
 // src/batch/journal.ts
 async function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs9.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
@@ -37809,7 +37698,7 @@ function catalogFingerprint(catalog) {
   return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs9.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -37874,12 +37763,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs10, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs9, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -37939,7 +37828,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs10.default.existsSync(file)) {
+        if (import_node_fs9.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -37983,11 +37872,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs9.default.openSync(file, "r+");
+            import_node_fs9.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs10.default.openSync(file, "wx", 384);
+            fd = import_node_fs9.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -37997,9 +37886,9 @@ var init_journal = __esm({
               catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs9.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs10.default.fsyncSync(fd);
+            import_node_fs9.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -38071,7 +37960,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -38088,7 +37977,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs9.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -38101,7 +37990,7 @@ var init_journal = __esm({
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -38124,17 +38013,17 @@ function parse(text) {
 }
 function readText(file) {
   try {
-    return import_node_fs11.default.readFileSync(file, "utf8");
+    return import_node_fs10.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return void 0;
     throw error2;
   }
 }
-var import_node_fs11, import_node_path10, HeldError, FileLock;
+var import_node_fs10, import_node_path10, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
@@ -38198,15 +38087,15 @@ var init_lock2 = __esm({
             hint: "name a file in a folder you can write to"
           });
         } finally {
-          import_node_fs11.default.rmSync(temp, { force: true });
+          import_node_fs10.default.rmSync(temp, { force: true });
         }
         throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
       }
       /** Puts the lock in place whole; false when one is there already. */
       static #create(lockPath, temp, text) {
-        import_node_fs11.default.writeFileSync(temp, text, { mode: 420 });
+        import_node_fs10.default.writeFileSync(temp, text, { mode: 420 });
         try {
-          import_node_fs11.default.linkSync(temp, lockPath);
+          import_node_fs10.default.linkSync(temp, lockPath);
           return true;
         } catch (error2) {
           const code = error2.code;
@@ -38215,15 +38104,15 @@ var init_lock2 = __esm({
         }
         let fd;
         try {
-          fd = import_node_fs11.default.openSync(lockPath, "wx", 420);
+          fd = import_node_fs10.default.openSync(lockPath, "wx", 420);
         } catch (error2) {
           if (error2.code === "EEXIST") return false;
           throw error2;
         }
         try {
-          import_node_fs11.default.writeSync(fd, text);
+          import_node_fs10.default.writeSync(fd, text);
         } finally {
-          import_node_fs11.default.closeSync(fd);
+          import_node_fs10.default.closeSync(fd);
         }
         return true;
       }
@@ -38235,23 +38124,23 @@ var init_lock2 = __esm({
       static #takeOver(lockPath, dead) {
         const aside = `${lockPath}.${process.pid}.stale`;
         try {
-          import_node_fs11.default.renameSync(lockPath, aside);
+          import_node_fs10.default.renameSync(lockPath, aside);
         } catch (error2) {
           if (error2.code === "ENOENT") return;
           throw error2;
         }
         if (readText(aside) !== dead) {
           try {
-            import_node_fs11.default.linkSync(aside, lockPath);
+            import_node_fs10.default.linkSync(aside, lockPath);
           } catch {
           }
         }
-        import_node_fs11.default.rmSync(aside, { force: true });
+        import_node_fs10.default.rmSync(aside, { force: true });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
         try {
-          if (readText(this.path) === this.#text) import_node_fs11.default.rmSync(this.path, { force: true });
+          if (readText(this.path) === this.#text) import_node_fs10.default.rmSync(this.path, { force: true });
         } catch {
         }
       }
@@ -38260,11 +38149,14 @@ var init_lock2 = __esm({
 });
 
 // src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path11.default.isAbsolute(file) || import_node_path11.default.resolve(file) === import_node_path11.default.resolve(cwd, file) ? file : import_node_path11.default.resolve(cwd, file);
+}
 function sameFile(a, b) {
   if (b !== "-" && import_node_path11.default.resolve(a) === import_node_path11.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs12.default.statSync(a);
-    const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
+    const sa = import_node_fs11.default.statSync(a);
+    const sb = b === "-" ? import_node_fs11.default.fstatSync(0) : import_node_fs11.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -38272,8 +38164,8 @@ function sameFile(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs12.default.statSync(file);
-    const b = import_node_fs12.default.fstatSync(1);
+    const a = import_node_fs11.default.statSync(file);
+    const b = import_node_fs11.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -38302,7 +38194,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs12.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs11.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -38314,28 +38206,28 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
 }
 function replayCommand(file, format2, trigger) {
-  const written = format2 === "lines" ? "csv" : format2;
+  const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && format2 !== "lines") args.push("--trigger", shellQuote(trigger));
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
   args.push("--failed", shellQuote(nextFailedName(file)));
   return args.join(" ");
 }
-function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
+function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
+  const ext = failedExtension(reader.format);
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs12.default.accessSync(".", import_node_fs12.default.constants.W_OK);
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
   } catch (error2) {
-    const name = `trigger-failed-${stamp}${ext}`;
+    const name = import_node_path11.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: void 0,
@@ -38343,11 +38235,11 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
     };
   }
   for (let n = 1; ; n++) {
-    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
-    if (import_node_fs12.default.existsSync(name)) continue;
+    const name = import_node_path11.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs12.default.existsSync(name)) {
+    if (import_node_fs11.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -38363,7 +38255,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs12.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs11.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -38375,7 +38267,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
-  const regular = import_node_fs12.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs11.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, reader.format, reader.header), lock };
@@ -38403,31 +38295,36 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path11;
+var import_node_fs11, import_node_path11;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
-    init_input();
+    init_formats();
     init_journal();
     init_lock2();
   }
 });
 
 // src/batch/csv.ts
-var QUOTE, COMMA, CR, CsvRecord;
+var QUOTE, CR, CsvRecord;
 var init_csv = __esm({
   "src/batch/csv.ts"() {
     "use strict";
     QUOTE = 34;
-    COMMA = 44;
     CR = 13;
     CsvRecord = class {
       fields = [];
+      #sep;
+      #sepCode;
+      constructor(separator = ",") {
+        this.#sep = separator;
+        this.#sepCode = separator.charCodeAt(0);
+      }
       /** Characters fed so far. */
       size = 0;
       #field = "";
@@ -38451,7 +38348,7 @@ var init_csv = __esm({
             if (i >= line.length) return true;
             continue;
           }
-          const comma = line.indexOf(",", i);
+          const comma = line.indexOf(this.#sep, i);
           if (comma < 0) {
             const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.fields.push(line.slice(i, end));
@@ -38482,7 +38379,7 @@ var init_csv = __esm({
           if (after === QUOTE) {
             this.#field += '"';
             i = quote + 2;
-          } else if (after === COMMA) {
+          } else if (after === this.#sepCode) {
             this.#end();
             if (quote + 2 < line.length) return quote + 2;
             this.fields.push("");
@@ -38491,7 +38388,7 @@ var init_csv = __esm({
             this.#end();
             return line.length;
           } else {
-            const comma = line.indexOf(",", quote + 1);
+            const comma = line.indexOf(this.#sep, quote + 1);
             const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.#field += line.slice(quote, end);
             this.#end();
@@ -38681,11 +38578,11 @@ function columnIndex(header, name) {
   const exact = header.indexOf(name);
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
-function plainFields(line) {
+function plainFields(line, separator) {
   const end = line.charCodeAt(line.length - 1) === CR2 ? line.length - 1 : line.length;
   const fields = [];
   let from = 0;
-  for (let comma = line.indexOf(","); comma >= 0 && comma < end; comma = line.indexOf(",", from)) {
+  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
     fields.push(line.slice(from, comma));
     from = comma + 1;
   }
@@ -38695,7 +38592,8 @@ function plainFields(line) {
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
-function readCsv(stream, options) {
+function readCsv(stream, options, format2 = "csv") {
+  const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
   let columns;
   const readHeader = (fields, line) => {
@@ -38776,7 +38674,7 @@ function readCsv(stream, options) {
           continue;
         }
         if (!record) {
-          record = new CsvRecord();
+          record = new CsvRecord(separator);
           recordLine = next.line;
         }
         recordItems.push(next);
@@ -38810,7 +38708,7 @@ function readCsv(stream, options) {
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
         if (head >= queue.length && !record && typeof item === "string" && !item.includes('"')) {
-          toRow(plainFields(item), line, out);
+          toRow(plainFields(item, separator), line, out);
           continue;
         }
         queue.push({ line, item });
@@ -38829,7 +38727,7 @@ function readCsv(stream, options) {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: "csv", rows: rows2(), header: () => header };
+  return { format: format2, rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -38844,7 +38742,7 @@ async function* mapLines(stream, toRow) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function readNdjson(stream, options) {
+function readNdjson(stream, options, format2 = "ndjson") {
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
@@ -38877,7 +38775,7 @@ function readNdjson(stream, options) {
       valueText
     );
   };
-  return { format: "ndjson", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38890,7 +38788,7 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
     invalid: reason2
   };
 }
-function readLineIds(stream, options) {
+function readLineIds(stream, options, format2 = "lines") {
   if (!options.trigger) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
@@ -38907,30 +38805,25 @@ function readLineIds(stream, options) {
       options
     );
   };
-  return { format: "lines", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
-  switch (format2) {
-    case "csv":
-      return readCsv(stream, options);
-    case "ndjson":
-      return readNdjson(stream, options);
-    case "lines":
-      return readLineIds(stream, options);
-  }
+  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS;
+var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
     init_csv();
+    init_formats();
     init_lines();
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
+    READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
 
@@ -39187,7 +39080,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -39204,17 +39097,151 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs13;
+var import_node_fs12;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
     init_files();
     init_report();
     init_stop();
+  }
+});
+
+// src/batch/input.ts
+function stoppable(source) {
+  let stopRequested = false;
+  let ended = false;
+  let failure;
+  let cut;
+  let wake;
+  const wakeUp = () => wake?.();
+  async function* chunks() {
+    source.on("readable", wakeUp);
+    source.on("end", () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on("error", (error2) => {
+      failure = error2;
+      wakeUp();
+    });
+    let held2;
+    const take = (chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
+    };
+    for (; ; ) {
+      let chunk;
+      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
+        await new Promise((resolve) => wake = resolve);
+        wake = void 0;
+      }
+      if (failure !== void 0) throw failure;
+      if (chunk !== null) take(chunk);
+      if (stopRequested && !ended) {
+        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
+        cut = { dropped: (held2?.length ?? 0) - end2 };
+        source.destroy();
+        if (end2 > 0) yield held2.subarray(0, end2);
+        return;
+      }
+      if (chunk === null) {
+        if (held2) yield held2;
+        return;
+      }
+      const end = held2.lastIndexOf(10) + 1;
+      if (end === 0 && held2.length < MAX_HELD) continue;
+      const whole = end === 0 ? held2.length : end;
+      const out = held2.subarray(0, whole);
+      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
+      yield out;
+    }
+  }
+  return {
+    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
+    stop: () => {
+      stopRequested = true;
+      wakeUp();
+    },
+    close: () => source.destroy(),
+    cut: () => cut
+  };
+}
+async function sniff(stream) {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
+  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
+  async function* all() {
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+}
+function stdinIsFile() {
+  try {
+    return import_node_fs13.default.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
+async function openInput(source, options = {}) {
+  let stream;
+  let file;
+  let stdin;
+  if (source === "-") {
+    const given = options.stdin ?? process.stdin;
+    const isFile2 = given === process.stdin && stdinIsFile();
+    if (isFile2) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
+  } else {
+    file = source;
+    let handle;
+    try {
+      handle = await import_node_fs13.default.promises.open(source, "r");
+      const stat = await handle.stat();
+      if (stat.isDirectory()) {
+        await handle.close();
+        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      }
+    } catch (error2) {
+      const reason2 = errnoWords(error2, "reading");
+      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
+    }
+    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  }
+  const known = options.format ?? (file ? formatFromName(file) : void 0);
+  const sniffed = known ? { format: known, stream } : await sniff(stream);
+  return {
+    stream: sniffed.stream,
+    format: sniffed.format,
+    file,
+    name: file ?? "stdin",
+    stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
+    get cut() {
+      return stdin?.cut();
+    }
+  };
+}
+var import_node_fs13, import_node_stream, MAX_HELD;
+var init_input = __esm({
+  "src/batch/input.ts"() {
+    "use strict";
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_stream = require("node:stream");
+    init_errno();
+    init_errors();
+    init_formats();
+    MAX_HELD = 2 * 1024 * 1024;
   }
 });
 
@@ -40164,7 +40191,10 @@ var batch_exports = {};
 __export(batch_exports, {
   batch: () => batch
 });
-async function batch(source, options, io, env2 = process.env, cwd = process.cwd()) {
+async function batch(source, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+  source = inFolder(cwd, source);
+  const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
+  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -40185,11 +40215,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
-  if (source === "-" && process.stdin.isTTY) {
-    const format2 = options.format === "lines" ? "one user id a line" : options.format === "ndjson" ? "one JSON object a line" : "CSV, a header row first";
+  if (source === "-" && stdin.isTTY) {
+    const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
-  const input2 = await openInput(source, { format: options.format });
+  const input2 = await openInput(source, { format: options.format, stdin });
   const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   const locks = [];
@@ -40198,7 +40228,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   try {
     if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, "."));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -40254,7 +40284,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     progress = new Progress(io, render, { plain: !terminal2 });
     if (input2.file && !options.shard)
       void countLines(input2.file).then(
-        (n) => total = Math.max(0, n - (input2.format === "csv" ? 1 : 0)),
+        (n) => total = Math.max(0, n - (FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0)),
         () => void 0
       );
   }
@@ -40331,6 +40361,7 @@ var init_batch = __esm({
     init_files();
     init_journal();
     init_finish();
+    init_formats();
     init_input();
     init_recorder();
     init_report();
@@ -40346,7 +40377,7 @@ var init_batch = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
@@ -41546,7 +41577,7 @@ async function check(files, options, ctx) {
   const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
@@ -41567,13 +41598,13 @@ async function check(files, options, ctx) {
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-function inFolder(source, cwd) {
+function inFolder2(source, cwd) {
   return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const reader = readRows(input2.stream, input2.format, {});
     for await (const chunk of reader.rows) {
       for (const row of chunk) {
@@ -42119,13 +42150,9 @@ function usageWords(message) {
 
 // src/cli.ts
 init_version();
-
-// src/batch/formats.ts
-var FORMATS = ["csv", "ndjson", "lines"];
-var IMPORT_FORMATS = ["csv", "ndjson"];
-
-// src/cli.ts
+init_formats();
 init_defaults();
+init_startup();
 var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
 var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in

@@ -1,15 +1,20 @@
 /**
- * One CSV record (RFC 4180), fed a physical line at a time so that a record whose quote never closes
+ * One delimited record (RFC 4180, with the format's separator), fed a physical line at a time so that a record whose quote never closes
  * can be given up at its first line and reading can carry on at the next one, which a stream parser
  * cannot do. Quotes inside an unquoted field are text (`5" screen`), and so is whatever follows a
- * closing quote up to the next comma (`"x"y` is `x"y`).
+ * closing quote up to the next separator (`"x"y` is `x"y`).
  */
 const QUOTE = 34;
-const COMMA = 44;
 const CR = 13;
 
 export class CsvRecord {
   fields: string[] = [];
+  readonly #sep: string;
+  readonly #sepCode: number;
+  constructor(separator = ',') {
+    this.#sep = separator;
+    this.#sepCode = separator.charCodeAt(0);
+  }
   /** Characters fed so far. */
   size = 0;
   #field = '';
@@ -34,7 +39,7 @@ export class CsvRecord {
         if (i >= line.length) return true;
         continue;
       }
-      const comma = line.indexOf(',', i);
+      const comma = line.indexOf(this.#sep, i);
       if (comma < 0) {
         const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
         this.fields.push(line.slice(i, end));
@@ -66,7 +71,7 @@ export class CsvRecord {
       if (after === QUOTE) {
         this.#field += '"';
         i = quote + 2;
-      } else if (after === COMMA) {
+      } else if (after === this.#sepCode) {
         this.#end();
         if (quote + 2 < line.length) return quote + 2;
         this.fields.push(''); // a record that ends with a comma has an empty last field
@@ -77,7 +82,7 @@ export class CsvRecord {
       } else {
         // Text after a closing quote (`"x"y`): kept as text up to the next comma, so that a
         // stray quote never carries the record on into the lines after it.
-        const comma = line.indexOf(',', quote + 1);
+        const comma = line.indexOf(this.#sep, quote + 1);
         const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
         this.#field += line.slice(quote, end);
         this.#end();

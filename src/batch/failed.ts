@@ -12,23 +12,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errnoWords } from '../errno.js';
+import { FORMAT_TABLE, type Format } from './formats.js';
 import type { Row } from './rows.js';
 
-export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+export function csvField(text: string, separator = ','): string {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function csvLine(fields: readonly string[]): string {
-  return `${fields.map(csvField).join(',')}\n`;
+export function csvLine(fields: readonly string[], separator = ','): string {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}\n`;
 }
 
-/** The failed-file line for a row; `header` is the input's CSV header (CSV only). */
-export function failedLine(row: Row, error: string, header: readonly string[] | undefined): string {
+/** The failed-file line for a row; `header` is the input's header (delimited formats only). */
+export function failedLine(row: Row, error: string, header: readonly string[] | undefined, separator = ','): string {
   const reason = `line ${row.line}: ${error}`;
   const record = row.record;
   switch (record.format) {
     case 'csv': {
-      if (record.raw !== undefined) return `${record.raw},${csvField(reason)}\n`; // as read, to be fixed by hand
+      if (record.raw !== undefined) return `${record.raw}${separator}${csvField(reason, separator)}\n`; // as read, to be fixed by hand
       const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === 'error') : -1;
       const fields = [...record.fields];
       const width = header?.length ?? fields.length;
@@ -38,7 +39,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
       // field is the error column's, so it is replaced, not added to again.
       else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason;
       else fields.push(reason);
-      return csvLine(fields);
+      return csvLine(fields, separator);
     }
     case 'ndjson': {
       if (!record.object) return `${JSON.stringify({ error: reason, input: record.raw })}\n`;
@@ -58,15 +59,15 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
       return `{${members.join(',')}}\n`;
     }
     case 'lines':
-      return csvLine([record.triggerId ?? '', record.userId, reason]);
+      return csvLine([record.triggerId ?? '', record.userId, reason], separator);
   }
 }
 
-/** The header line a failed file starts with, if its format has one. */
-export function failedHeader(format: Row['record']['format'], header: readonly string[] | undefined): string | undefined {
-  if (format === 'lines') return csvLine(['triggerId', 'userId', 'error']);
-  if (format === 'csv' && header) {
-    return header.some((h) => h.trim().toLowerCase() === 'error') ? csvLine(header) : csvLine([...header, 'error']);
+/** The header line a failed file starts with, if its kind of format has one. */
+export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
+  if (kind === 'lines') return csvLine(['triggerId', 'userId', 'error'], separator);
+  if (kind === 'csv' && header) {
+    return header.some((h) => h.trim().toLowerCase() === 'error') ? csvLine(header, separator) : csvLine([...header, 'error'], separator);
   }
   return undefined;
 }
@@ -113,7 +114,9 @@ export class FailedFile {
   notKept = 0;
   /** The write error, once there was one; nothing more is written after it. */
   error: Error | undefined;
-  readonly #format: Row['record']['format'];
+  readonly #format: Format;
+  /** The separator of the failed file's format (delimited formats). */
+  readonly #separator: string;
   readonly #header: () => readonly string[] | undefined;
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
@@ -136,14 +139,10 @@ export class FailedFile {
    * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
    * default failed file, when --failed is not given) is made only once there is a row to keep.
    */
-  constructor(
-    file: string,
-    format: Row['record']['format'],
-    header: () => readonly string[] | undefined,
-    options: { lazy?: boolean } = {},
-  ) {
+  constructor(file: string, format: Format, header: () => readonly string[] | undefined, options: { lazy?: boolean } = {}) {
     this.path = file;
     this.#format = format;
+    this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
     this.#header = header;
     let existing: fs.Stats | undefined;
     try {
@@ -183,7 +182,7 @@ export class FailedFile {
       this.notKept++;
       return false;
     }
-    this.#buffer += failedLine(row, reason, this.#header());
+    this.#buffer += failedLine(row, reason, this.#header(), this.#separator);
     this.#bufferedRows++;
     this.rows++;
     if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
@@ -191,10 +190,10 @@ export class FailedFile {
   }
 
   /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-  #writeHeader(format: Row['record']['format']): void {
+  #writeHeader(kind: Row['record']['format']): void {
     if (this.#headerDone) return;
     this.#headerDone = true;
-    this.#buffer += failedHeader(format, this.#header()) ?? '';
+    this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? '';
     this.#flush();
   }
 
@@ -225,7 +224,7 @@ export class FailedFile {
   /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
     if (!this.#opened) return;
-    this.#writeHeader(this.#format); // a file with no rows still replays (as zero rows)
+    this.#writeHeader(FORMAT_TABLE[this.#format].kind); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;
     this.#fd = undefined;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
-import { formatFromName, type Format, type Input } from './input.js';
+import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
+import type { Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { RowSource } from './rows.js';
@@ -20,6 +21,14 @@ export interface BatchFiles {
   resume?: boolean | undefined;
   trigger?: string | undefined;
   shard?: Shard | undefined;
+}
+
+/**
+ * A path the user gave, for a command run in `cwd`: as written when this process runs there (so that
+ * messages and printed commands show it as typed), else resolved against `cwd`.
+ */
+export function inFolder(cwd: string, file: string): string {
+  return file === '-' || path.isAbsolute(file) || path.resolve(file) === path.resolve(cwd, file) ? file : path.resolve(cwd, file);
 }
 
 /** True when both name the same file (any path to it), or `b` is the file behind stdin ("-"). */
@@ -90,15 +99,16 @@ export async function countLines(file: string): Promise<number> {
 }
 
 /**
- * The command that sends a failed file again (a lines input's failed file is CSV). It names a new
+ * The command that sends a failed file again (in the format it was written in). It names a new
  * failed file, so that the replay keeps its own rows apart from the ones it sends: a replay that
  * wrote nowhere, interrupted, would leave the rows it sent in the old file, to be sent again.
  */
 export function replayCommand(file: string, format: Format, trigger: string | undefined): string {
-  const written = format === 'lines' ? 'csv' : format;
+  const written = FORMAT_TABLE[format].failedAs;
   const args = ['trigger', 'batch', shellQuote(file)];
   if (formatFromName(file) !== written) args.push('--format', written);
-  if (trigger && format !== 'lines') args.push('--trigger', shellQuote(trigger));
+  // A failed file of a format whose rows name no trigger has the trigger written in each row.
+  if (trigger && FORMAT_TABLE[format].namesTriggers) args.push('--trigger', shellQuote(trigger));
   args.push('--failed', shellQuote(nextFailedName(file)));
   return args.join(' ');
 }
@@ -110,18 +120,19 @@ export function replayCommand(file: string, format: Format, trigger: string | un
  */
 export function openDefaultFailed(
   reader: RowSource,
+  folder = '.',
   now = new Date(),
 ): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = reader.format === 'ndjson' ? '.ndjson' : '.csv';
+  const ext = failedExtension(reader.format);
   const open = (name: string) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    fs.accessSync('.', fs.constants.W_OK);
+    fs.accessSync(folder, fs.constants.W_OK);
   } catch (error) {
     // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
     // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    const name = `trigger-failed-${stamp}${ext}`;
+    const name = path.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: undefined,
@@ -129,7 +140,7 @@ export function openDefaultFailed(
     };
   }
   for (let n = 1; ; n++) {
-    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
+    const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (fs.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;

@@ -1,5 +1,49 @@
-/** The input formats a batch reads: one list, for the readers and for the options that name them (cli.ts). */
+/**
+ * The input formats a batch reads, in one table: how a file is told to be one (its extensions), which
+ * reader reads it and which writer keeps its failed rows (`kind`), its field separator, and how it is
+ * named to a person. A new delimited format is one entry here; a new kind of reader is one entry plus
+ * its reader (rows.ts) and its failed-file writer (failed.ts). cli.ts takes the option choices from
+ * here, so this module stays free of the readers: `fire` never loads them.
+ */
+import path from 'node:path';
+
+/** How rows are read and written back: fields under a header, one JSON object a line, one user id a line. */
+export type FormatKind = 'csv' | 'ndjson' | 'lines';
+
+export interface FormatEntry {
+  kind: FormatKind;
+  /** File name endings (lowercase), told apart by the last one. */
+  extensions: readonly string[];
+  /** The field separator (delimited formats only). */
+  separator?: string;
+  /** What a row is, in words (the terminal prompt, messages). */
+  wording: string;
+  /** The format the failed file is written in (a list of ids has no room for the reason). */
+  failedAs: Format;
+  /** Whether its rows name their triggers (what `triggers import` can read). */
+  namesTriggers: boolean;
+}
+
 export type Format = 'csv' | 'ndjson' | 'lines';
-export const FORMATS: readonly Format[] = ['csv', 'ndjson', 'lines'];
+
+// prettier-ignore
+export const FORMAT_TABLE: Readonly<Record<Format, FormatEntry>> = {
+  csv: { kind: 'csv', extensions: ['.csv'], separator: ',', wording: 'CSV, a header row first', failedAs: 'csv', namesTriggers: true },
+  ndjson: { kind: 'ndjson', extensions: ['.ndjson', '.jsonl', '.json'], wording: 'one JSON object a line', failedAs: 'ndjson', namesTriggers: true },
+  lines: { kind: 'lines', extensions: [], wording: 'one user id a line', failedAs: 'csv', namesTriggers: false },
+};
+
+export const FORMATS = Object.keys(FORMAT_TABLE) as Format[];
 /** What `triggers import` reads: the formats that name their triggers. */
-export const IMPORT_FORMATS: readonly Format[] = ['csv', 'ndjson'];
+export const IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
+
+/** The format a file's name says, if any. */
+export function formatFromName(file: string): Format | undefined {
+  const ext = path.extname(file).toLowerCase();
+  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
+}
+
+/** The extension a failed file of this format gets. */
+export function failedExtension(format: Format): string {
+  return FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
+}

@@ -3,21 +3,13 @@
  * extension, else a look at its first bytes ("{" means NDJSON, anything else CSV with a header).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 
-import type { Format } from './formats.js';
+import { formatFromName, type Format } from './formats.js';
 
 export type { Format } from './formats.js';
-
-const EXTENSIONS: Record<string, Format> = {
-  '.csv': 'csv',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.json': 'ndjson',
-};
 
 export interface Input {
   stream: Readable;
@@ -109,10 +101,6 @@ function stoppable(source: Readable): { stream: Readable; stop(): void; close():
   };
 }
 
-export function formatFromName(file: string): Format | undefined {
-  return EXTENSIONS[path.extname(file).toLowerCase()];
-}
-
 /** Reads the first chunk and decides the format from it; returns a stream that still starts with it. */
 async function sniff(stream: Readable): Promise<{ format: Format; stream: Readable }> {
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
@@ -144,7 +132,7 @@ export async function openInput(source: string, options: { format?: Format | und
     const given = options.stdin ?? process.stdin;
     // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
     // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
-    const isFile = !options.stdin && stdinIsFile();
+    const isFile = given === process.stdin && stdinIsFile();
     if (isFile) stream = given;
     else {
       stdin = stoppable(given);

@@ -8,10 +8,10 @@ import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } 
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { CsvRecord } from './csv.js';
-import type { Format } from './input.js';
+import { FORMAT_TABLE, type Format } from './formats.js';
 import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine } from './lines.js';
 
-/** How a row is written back to the failed file, in its input format. */
+/** How a row is written back to the failed file, by the kind of its format (formats.ts). */
 export type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
   | { format: 'csv'; fields: string[]; raw?: undefined }
@@ -112,15 +112,15 @@ function columnIndex(header: string[], name: string): number {
 const CR = 13;
 
 /**
- * The fields of a line without quotes: the text between commas (a "\r" before the line end dropped).
- * What split(',') gives, found with indexOf: split is a call into the runtime per line, and this
- * took a third of its time here.
+ * The fields of a line without quotes: the text between separators (a "\r" before the line end
+ * dropped). What split() gives, found with indexOf: split is a call into the runtime per line, and
+ * this took a third of its time here.
  */
-function plainFields(line: string): string[] {
+function plainFields(line: string, separator: string): string[] {
   const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
   const fields: string[] = [];
   let from = 0;
-  for (let comma = line.indexOf(','); comma >= 0 && comma < end; comma = line.indexOf(',', from)) {
+  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
     fields.push(line.slice(from, comma));
     from = comma + 1;
   }
@@ -140,7 +140,8 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
  * end of the input, is one invalid row at the line where it started, and reading carries on at the
  * line after that one (its lines are held, at most 1 MiB of them, to be read again).
  */
-export function readCsv(stream: Readable, options: ReadOptions): RowSource {
+export function readCsv(stream: Readable, options: ReadOptions, format: Format = 'csv'): RowSource {
+  const separator = FORMAT_TABLE[format].separator ?? ',';
   let header: string[] | undefined;
   let columns: { trigger: number; user: number; value: number; error: number } | undefined;
 
@@ -230,7 +231,7 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
           continue;
         }
         if (!record) {
-          record = new CsvRecord();
+          record = new CsvRecord(separator);
           recordLine = next.line;
         }
         recordItems.push(next);
@@ -268,7 +269,7 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
         // Most lines have no quote: their fields are the text between commas, and they need neither
         // the record parser nor the queue (unless lines read earlier are still waiting there).
         if (head >= queue.length && !record && typeof item === 'string' && !item.includes('"')) {
-          toRow(plainFields(item), line, out);
+          toRow(plainFields(item, separator), line, out);
           continue;
         }
         queue.push({ line, item });
@@ -288,7 +289,7 @@ export function readCsv(stream: Readable, options: ReadOptions): RowSource {
       });
   }
 
-  return { format: 'csv', rows: rows(), header: () => header };
+  return { format, rows: rows(), header: () => header };
 }
 
 async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {
@@ -306,7 +307,7 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
-export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
+export function readNdjson(stream: Readable, options: ReadOptions, format: Format = 'ndjson'): RowSource {
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, '') : item;
@@ -348,7 +349,7 @@ export function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       valueText,
     );
   };
-  return { format: 'ndjson', rows: mapLines(stream, toRow), header: () => undefined };
+  return { format, rows: mapLines(stream, toRow), header: () => undefined };
 }
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
@@ -364,7 +365,7 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
 }
 
 /** One userId per line, exactly as written (white space included); only empty lines are skipped. */
-export function readLineIds(stream: Readable, options: ReadOptions): RowSource {
+export function readLineIds(stream: Readable, options: ReadOptions, format: Format = 'lines'): RowSource {
   if (!options.trigger) {
     throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   }
@@ -381,16 +382,11 @@ export function readLineIds(stream: Readable, options: ReadOptions): RowSource {
       options,
     );
   };
-  return { format: 'lines', rows: mapLines(stream, toRow), header: () => undefined };
+  return { format, rows: mapLines(stream, toRow), header: () => undefined };
 }
 
+const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
+
 export function readRows(stream: Readable, format: Format, options: ReadOptions): RowSource {
-  switch (format) {
-    case 'csv':
-      return readCsv(stream, options);
-    case 'ndjson':
-      return readNdjson(stream, options);
-    case 'lines':
-      return readLineIds(stream, options);
-  }
+  return READERS[FORMAT_TABLE[format].kind](stream, options, format);
 }

@@ -3,10 +3,12 @@
  * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
-import { checkPaths, countLines, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
+import type { Readable } from 'node:stream';
+import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
-import { openInput, type Format } from '../batch/input.js';
+import { FORMAT_TABLE, type Format } from '../batch/formats.js';
+import { openInput } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
 import type { Journal } from '../batch/journal.js';
 import type { FileLock } from '../lock.js';
@@ -50,7 +52,12 @@ export async function batch(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
+  stdin: Readable = process.stdin,
 ): Promise<void> {
+  // Every file named is the command's folder's: the input, the failed file and the journal.
+  source = inFolder(cwd, source);
+  const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
+  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -71,16 +78,11 @@ export async function batch(
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
-  if (source === '-' && process.stdin.isTTY) {
-    const format =
-      options.format === 'lines'
-        ? 'one user id a line'
-        : options.format === 'ndjson'
-          ? 'one JSON object a line'
-          : 'CSV, a header row first';
+  if (source === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+    const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
-  const input = await openInput(source, { format: options.format });
+  const input = await openInput(source, { format: options.format, stdin });
   const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
@@ -94,7 +96,7 @@ export async function batch(
     // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
     // current folder, made only if there is something to keep (a dry run sends nothing: none).
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, '.'));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -158,7 +160,7 @@ export async function batch(
     progress = new Progress(io, render, { plain: !terminal });
     if (input.file && !options.shard)
       void countLines(input.file).then(
-        (n) => (total = Math.max(0, n - (input.format === 'csv' ? 1 : 0))),
+        (n) => (total = Math.max(0, n - (FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0))),
         () => undefined,
       );
   }
