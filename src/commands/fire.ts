@@ -8,7 +8,7 @@ import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
-import { resolveCommand } from '../settings/resolve.js';
+import { resolveCommand, type Settings } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
@@ -87,28 +87,7 @@ export async function fire(
       if (deprecation) io.stderr(io.errColors.warn(deprecation));
       if (found.trigger.id !== triggerId) event = eventOf(found.trigger.id, userId, event.value);
     }
-    if (options.dryRun) {
-      const url = eventUrl(settings.baseUrl, event);
-      // The headers the client sends, the key masked as the contract shows a key (the curl command reads it from the environment).
-      const headers = requestHeaders(settings.apiKey ? maskKey(settings.apiKey) : '$TRIGGER_API_KEY', parseTraceparent(env.TRACEPARENT));
-      const curl = curlCommand(url, event.body, headers);
-      if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
-      else io.stdout(curl);
-      if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
-        const where =
-          settings.apiKeySource === 'flag'
-            ? 'was given with --api-key'
-            : settings.apiKey || settings.apiKeySource
-              ? `is in profile "${settings.profile}"`
-              : 'is not set';
-        io.stderr(
-          io.errColors.dim(
-            `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
-          ),
-        );
-      }
-      return;
-    }
+    if (options.dryRun) return printDryRun(settings, event, options, io, env);
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
       spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose,
@@ -149,5 +128,28 @@ export async function fire(
         value: event?.value?.json,
       };
     throw error;
+  }
+}
+
+/** --dry-run: the request as the client would send it (its JSON, or a curl command), and nothing sent. */
+function printDryRun(settings: Settings, event: PreparedEvent, options: FireCommandOptions, io: Output, env: NodeJS.ProcessEnv): void {
+  const url = eventUrl(settings.baseUrl, event);
+  // The headers the client sends, the key masked as the contract shows a key (the curl command reads it from the environment).
+  const headers = requestHeaders(settings.apiKey ? maskKey(settings.apiKey) : '$TRIGGER_API_KEY', parseTraceparent(env.TRACEPARENT));
+  const curl = curlCommand(url, event.body, headers);
+  if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
+  else io.stdout(curl);
+  if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
+    const where =
+      settings.apiKeySource === 'flag'
+        ? 'was given with --api-key'
+        : settings.apiKey || settings.apiKeySource
+          ? `is in profile "${settings.profile}"`
+          : 'is not set';
+    io.stderr(
+      io.errColors.dim(
+        `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
+      ),
+    );
   }
 }
