@@ -10,6 +10,7 @@ import { exitCodeFor, isTriggerError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
+import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
 import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
 import type { BatchCommandOptions } from './commands/batch.js';
@@ -270,7 +271,7 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
  */
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
-  const env = context.env ?? process.env;
+  const env = context.env ?? cliEnvironment(process.env);
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };

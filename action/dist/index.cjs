@@ -152,6 +152,172 @@ var init_errors = __esm({
   }
 });
 
+// src/output/render.ts
+function escaped(c) {
+  if (c === "\n") return "\\n";
+  if (c === "\r") return "\\r";
+  if (c === "	") return "\\t";
+  const code = c.codePointAt(0);
+  if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function printable(text) {
+  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)} ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
+  const seconds2 = Math.round(ms / 1e3);
+  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
+}
+function successLine(result, c, mask) {
+  const parts = [
+    c.bold(printable(result.triggerId)),
+    printable(result.userId),
+    result.value === void 0 ? "no value" : `value ${result.value}`,
+    c.success(`${result.status} ${result.statusText}`.trim()),
+    formatMs(result.durationMs)
+  ];
+  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
+  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function shownMessage(error2, mask) {
+  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
+}
+function errorLine(error2, c, mask) {
+  let text = printable(shownMessage(error2, mask));
+  const requestId = error2.requestId;
+  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
+  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
+  return `${c.error("error:")} ${text}${hint}`;
+}
+function rawJson(text) {
+  return text === void 0 ? null : { [RAW]: text };
+}
+function toJson(fields) {
+  const members = Object.entries(fields).map(([key, value]) => {
+    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
+    return `${JSON.stringify(key)}:${text}`;
+  });
+  return `{${members.join(",")}}`;
+}
+function serverJson(value, mask) {
+  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
+}
+function resultJson(result, mask, lead = {}) {
+  return toJson({
+    ...lead,
+    ok: true,
+    status: result.status,
+    triggerId: result.triggerId,
+    userId: result.userId,
+    value: rawJson(result.value),
+    attempts: result.attempts,
+    durationMs: result.durationMs,
+    requestId: serverText(result.requestId, mask),
+    response: serverJson(result.response, mask)
+  });
+}
+function errorJsonFields(error2, mask, options = {}) {
+  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
+  if (error2.hint) fields.hint = error2.hint;
+  if (error2 instanceof ServiceError) {
+    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
+    if (error2.location) fields.location = mask.server(error2.location);
+    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
+  }
+  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
+  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
+  return fields;
+}
+function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
+  const info2 = error2;
+  return toJson({
+    ...lead,
+    ok: false,
+    status: error2 instanceof ServiceError ? error2.status : null,
+    triggerId: event.triggerId,
+    userId: event.userId,
+    value: rawJson(event.value),
+    attempts: info2.attempts ?? 0,
+    durationMs: info2.durationMs ?? 0,
+    requestId: serverText(info2.requestId, mask),
+    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
+  });
+}
+function headerLines(prefix, headers, shown2 = (text) => text) {
+  const lines = [];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
+  }
+  return lines;
+}
+function verboseLines(event, c, mask) {
+  switch (event.type) {
+    case "request":
+      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
+    case "response": {
+      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
+      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
+      return [
+        `< ${event.status} (${formatMs(event.ms)})`,
+        ...headerLines("<", event.headers, (text) => mask.server(text)),
+        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
+      ];
+    }
+    case "error":
+      return [
+        c.error(
+          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ""}`
+        )
+      ];
+    case "retry":
+      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
+  }
+}
+function annotationData(text) {
+  return printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
+}
+function annotationProperty(text) {
+  return annotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+function githubAnnotation(message, title = "trigger", { level = "error", file, line } = {}) {
+  const properties = [
+    ...file === void 0 ? [] : [`file=${annotationProperty(file)}`],
+    ...line === void 0 || line === null ? [] : [`line=${line}`],
+    `title=${annotationProperty(title)}`
+  ];
+  return `::${level} ${properties.join(",")}::${annotationData(message)}`;
+}
+function shellQuote(text, { always = false } = {}) {
+  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+function curlCommand(url, body, userAgent) {
+  return [
+    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
+    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
+    `  -H 'Content-Type: application/json'`,
+    `  -H 'Accept: application/json'`,
+    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
+    `  --data-raw ${shellQuote(body, { always: true })}`
+  ].join(" \\\n");
+}
+var UNSEEN, HAS_UNSEEN, RAW, serverText;
+var init_render = __esm({
+  "src/output/render.ts"() {
+    "use strict";
+    init_errors();
+    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+    HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
+    RAW = /* @__PURE__ */ Symbol("raw JSON");
+    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
+  }
+});
+
 // src/client/response.ts
 function parseJsonBody(text) {
   const trimmed = text.trim();
@@ -305,18 +471,16 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt3, options = {}) {
+function backoffMs(attempt, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt3 - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
-var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
+var CONNECT_FAILURES, NOT_CONNECTED;
 var init_retry = __esm({
   "src/client/retry.ts"() {
     "use strict";
-    DEFAULT_RETRIES = 2;
-    DEFAULT_TIMEOUT_SECONDS = 30;
     CONNECT_FAILURES = [
       "ECONNREFUSED",
       "ENOTFOUND",
@@ -335,6 +499,37 @@ var init_retry = __esm({
       "ERR_PROXY_REFUSED",
       "ERR_PROXY_UNREACHABLE"
     ]);
+  }
+});
+
+// src/output/excerpt.ts
+function cut(text) {
+  if (text.length <= MAX_ECHO) return void 0;
+  let end = HEAD;
+  if (splitsPair(text, end)) end--;
+  let start = text.length - TAIL;
+  if (splitsPair(text, start)) start++;
+  let length = 0;
+  for (const _ of text) length++;
+  return { head: text.slice(0, end), tail: text.slice(start), length };
+}
+function excerpt2(text) {
+  const c = cut(text);
+  return c ? `${c.head}\u2026${c.tail} (${count(c.length)})` : text;
+}
+function quotedExcerpt(text, quote = JSON.stringify) {
+  const c = cut(text);
+  return c ? `${quote(`${c.head}\u2026${c.tail}`)} (${count(c.length)})` : quote(text);
+}
+var MAX_ECHO, HEAD, TAIL, splitsPair, count;
+var init_excerpt = __esm({
+  "src/output/excerpt.ts"() {
+    "use strict";
+    MAX_ECHO = 64;
+    HEAD = 40;
+    TAIL = 12;
+    splitsPair = (text, at) => at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]) && /[\ud800-\udbff]/.test(text[at - 1]);
+    count = (n) => `${n.toLocaleString("en-US")} characters`;
   }
 });
 
@@ -366,6 +561,12 @@ function normalizeApiKey(raw, source) {
       }
     );
   }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new UsageError(
+      `the API key from ${source} is ${key.length} character${key.length === 1 ? "" : "s"} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
+      { hint: "copy the whole key from the dashboard (a password or a word is not the key)" }
+    );
+  }
   return key;
 }
 function maskKey(key) {
@@ -383,7 +584,7 @@ function parseBaseUrl(raw, options = {}) {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
@@ -421,10 +622,23 @@ function checkCleartext(baseUrl, proxy, allowHttp) {
     { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` }
   );
 }
+function insecureTlsWarning(env2) {
+  if (env2.NODE_TLS_REJECT_UNAUTHORIZED !== "0") return void 0;
+  return "warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: trigger always verifies the certificate of the service and of a proxy (for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file)";
+}
+function cliEnvironment(env2 = process.env) {
+  if (env2.NODE_TLS_REJECT_UNAUTHORIZED !== "0") return env2;
+  const copy = { ...env2 };
+  delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
+  return copy;
+}
+var MIN_KEY_LENGTH;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
     init_errors();
+    init_excerpt();
+    MIN_KEY_LENGTH = 12;
   }
 });
 
@@ -453,6 +667,30 @@ function base64Needles(key) {
   }
   return needles;
 }
+function referenceAt(text, at) {
+  if (text.charCodeAt(at + 1) === HASH) {
+    const hexadecimal = (text.charCodeAt(at + 2) | 32) === X;
+    let i = at + (hexadecimal ? 3 : 2);
+    let value = 0;
+    const first = i;
+    for (; i < text.length && i - first < 8; i++) {
+      const digit = hexAt(text, i, 1);
+      if (digit < 0 || !hexadecimal && digit > 9) break;
+      value = value * (hexadecimal ? 16 : 10) + digit;
+    }
+    if (i === first || value > 65535) return void 0;
+    if (text.charCodeAt(i) === SEMICOLON) i++;
+    return [value, i - at];
+  }
+  NAME_AT.lastIndex = at + 1;
+  const m = NAME_AT.exec(text);
+  if (!m) return void 0;
+  const closed = m[0].endsWith(";");
+  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const unit = NAMED[name];
+  if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
+  return [unit, m[0].length + 1];
+}
 function hexAt(text, at, length) {
   if (at + length > text.length) return -1;
   let value = 0;
@@ -465,7 +703,7 @@ function hexAt(text, at, length) {
   }
   return value;
 }
-function decode(text) {
+function decode(text, references = true) {
   if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
@@ -481,6 +719,9 @@ function decode(text) {
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
       else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+    } else if (unit === AMPERSAND && references) {
+      const reference2 = referenceAt(text, i);
+      if (reference2) [unit, length] = reference2;
     }
     units[n] = unit;
     at[n] = i;
@@ -500,6 +741,7 @@ function wholeRanges(text, view2, secret, ranges) {
     ranges.push([from, to, true]);
   };
   eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
+  eachAt(view2.lower, secret.hex, (at) => add2(at, at + secret.hex.length));
   if (view2.at) {
     const lower = asciiLower(text);
     for (const form of secret.literal) {
@@ -540,6 +782,7 @@ function pieceRanges(text, view2, secret, ranges) {
     grown = /* @__PURE__ */ new Map();
     for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
   }
+  hexPieceRanges(view2, secret, ranges);
   for (const needle of secret.base64) {
     if (needle.text.length < BASE64_PIECE) continue;
     grown = /* @__PURE__ */ new Map();
@@ -547,6 +790,25 @@ function pieceRanges(text, view2, secret, ranges) {
     for (const s of tail === 0 ? [0] : [0, tail]) {
       eachAt(view2.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view2.text, needle.text, at, s, BASE64_PIECE, view2.at));
     }
+  }
+}
+function hexPieceRanges(view2, secret, ranges) {
+  const { hex } = secret;
+  const text = view2.lower;
+  const grown = /* @__PURE__ */ new Map();
+  for (let s = 0; s + HEX_STRETCH <= hex.length; s += HEX_STRETCH) {
+    eachAt(text, hex.slice(s, s + HEX_STRETCH), (at) => {
+      const known = grown.get(at - s);
+      if (known !== void 0 && at + HEX_STRETCH <= known) return;
+      let start = at;
+      let end = at + HEX_STRETCH;
+      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex[k]; k--) start--;
+      for (let k = s + HEX_STRETCH; k < hex.length && end < text.length && text[end] === hex[k]; k++) end++;
+      grown.set(at - s, end);
+      if (end - start < 2 * MIN_PIECE) return;
+      const whole = end - start === hex.length;
+      ranges.push(view2.at ? [view2.at[start], view2.at[end], whole] : [start, end, whole]);
+    });
   }
 }
 function applyRanges(text, ranges, mask) {
@@ -567,6 +829,10 @@ function applyRanges(text, ranges, mask) {
   }
   return result + text.slice(last);
 }
+function views(text, secret) {
+  const view2 = decode(text);
+  return secret.ampersand && view2.at !== void 0 && text.includes("&") ? [view2, decode(text, false)] : [view2];
+}
 function maskStrings(json, names, mask) {
   return json.replace(MEMBER_OR_STRING, (literal, colon) => {
     if (colon !== void 0 && !names) return literal;
@@ -585,16 +851,17 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
     init_validate();
     MIN_PIECE = 10;
+    HEX_STRETCH = MIN_PIECE;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
     WORD = /[A-Za-z0-9_-]/;
-    ESCAPES = /[%\\]/;
+    ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
     STANDARD = /[A-Za-z0-9+/]/;
     URL_SAFE = /[A-Za-z0-9_-]/;
@@ -604,7 +871,14 @@ var init_redact = __esm({
       lower;
       mask;
       short;
+      /**
+       * Whether the key holds `&`: text is then also read with its character references left as they
+       * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
+       */
+      ampersand;
       base64;
+      /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
+      hex;
       /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
       literal;
       /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
@@ -620,9 +894,14 @@ var init_redact = __esm({
         this.lower = asciiLower(key);
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
+        this.ampersand = key.includes("&");
         this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
         this.base64 = this.short ? [] : base64Needles(key);
-        this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.hex = Buffer.from(key, "latin1").toString("hex");
+        this.#maybe = new RegExp(
+          [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"),
+          "i"
+        );
         this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
         if (this.short) return;
         const seen = /* @__PURE__ */ new Set();
@@ -633,8 +912,9 @@ var init_redact = __esm({
         }
         const stretches = [];
         for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+        for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
         const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
-        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
       }
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -644,7 +924,54 @@ var init_redact = __esm({
         return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
       }
     };
-    [PERCENT, BACKSLASH, U, X] = [37, 92, 117, 120];
+    [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
+    NAMED = {
+      amp: 38,
+      lt: 60,
+      gt: 62,
+      quot: 34,
+      apos: 39,
+      excl: 33,
+      num: 35,
+      dollar: 36,
+      percnt: 37,
+      lpar: 40,
+      rpar: 41,
+      ast: 42,
+      midast: 42,
+      plus: 43,
+      comma: 44,
+      period: 46,
+      sol: 47,
+      colon: 58,
+      semi: 59,
+      equals: 61,
+      quest: 63,
+      commat: 64,
+      lsqb: 91,
+      lbrack: 91,
+      bsol: 92,
+      rsqb: 93,
+      rbrack: 93,
+      hat: 94,
+      lowbar: 95,
+      underbar: 95,
+      grave: 96,
+      diacriticalgrave: 96,
+      lcub: 123,
+      lbrace: 123,
+      verbar: 124,
+      vert: 124,
+      verticalline: 124,
+      rcub: 125,
+      rbrace: 125,
+      tilde: 126,
+      dash: 8208,
+      hyphen: 8208,
+      nbsp: 160
+    };
+    LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
+    NAME_AT = /[A-Za-z]{2,20};?/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
@@ -662,7 +989,7 @@ var init_redact = __esm({
         for (const secret of this.#secrets) {
           if (!secret.mayHold(text)) continue;
           const ranges = [];
-          wholeRanges(text, decode(text), secret, ranges);
+          for (const view2 of views(text, secret)) wholeRanges(text, view2, secret, ranges);
           text = applyRanges(text, ranges, secret.mask);
         }
         return text;
@@ -673,10 +1000,11 @@ var init_redact = __esm({
         for (const secret of this.#secrets) {
           const whole = secret.mayHold(text);
           if (!whole && !secret.mayHoldPiece(text)) continue;
-          const view2 = decode(text);
           const ranges = [];
-          if (whole) wholeRanges(text, view2, secret, ranges);
-          if (!secret.short) pieceRanges(text, view2, secret, ranges);
+          for (const view2 of views(text, secret)) {
+            if (whole) wholeRanges(text, view2, secret, ranges);
+            if (!secret.short) pieceRanges(text, view2, secret, ranges);
+          }
           text = applyRanges(text, ranges, secret.mask);
         }
         return text;
@@ -1360,11 +1688,11 @@ var require_help = __commonJS({
        * @returns {number}
        */
       longestSubcommandTermLength(cmd, helper) {
-        return helper.visibleCommands(cmd).reduce((max, command6) => {
+        return helper.visibleCommands(cmd).reduce((max, command) => {
           return Math.max(
             max,
             this.displayWidth(
-              helper.styleSubcommandTerm(helper.subcommandTerm(command6))
+              helper.styleSubcommandTerm(helper.subcommandTerm(command))
             )
           );
         }, 0);
@@ -2202,8 +2530,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path15 = require("node:path");
-    var fs17 = require("node:fs");
+    var path19 = require("node:path");
+    var fs23 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2297,8 +2625,8 @@ var require_command = __commonJS({
        */
       _getCommandAndAncestors() {
         const result = [];
-        for (let command6 = this; command6; command6 = command6.parent) {
-          result.push(command6);
+        for (let command = this; command; command = command.parent) {
+          result.push(command);
         }
         return result;
       }
@@ -2739,22 +3067,22 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {Command} command
        * @private
        */
-      _registerCommand(command6) {
+      _registerCommand(command) {
         const knownBy = (cmd) => {
           return [cmd.name()].concat(cmd.aliases());
         };
-        const alreadyUsed = knownBy(command6).find(
+        const alreadyUsed = knownBy(command).find(
           (name) => this._findCommand(name)
         );
         if (alreadyUsed) {
           const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-          const newCmd = knownBy(command6).join("|");
+          const newCmd = knownBy(command).join("|");
           throw new Error(
             `cannot add command '${newCmd}' as already have command '${existingCmd}'`
           );
         }
-        this._initCommandGroup(command6);
-        this.commands.push(command6);
+        this._initCommandGroup(command);
+        this.commands.push(command);
       }
       /**
        * Add an option.
@@ -3197,7 +3525,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs17.existsSync(executableFile)) return;
+        if (fs23.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3215,11 +3543,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
-          if (fs17.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          const localBin = path19.resolve(baseDir, baseName);
+          if (fs23.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path19.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs17.existsSync(`${localBin}${ext}`)
+            (ext) => fs23.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3231,21 +3559,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs17.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs23.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path19.resolve(
+            path19.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path19.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path19.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3256,7 +3584,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path19.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -3926,12 +4254,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (flag.startsWith("--") && this._showSuggestionAfterError) {
           let candidateFlags = [];
-          let command6 = this;
+          let command = this;
           do {
-            const moreFlags = command6.createHelp().visibleOptions(command6).filter((option) => option.long).map((option) => option.long);
+            const moreFlags = command.createHelp().visibleOptions(command).filter((option) => option.long).map((option) => option.long);
             candidateFlags = candidateFlags.concat(moreFlags);
-            command6 = command6.parent;
-          } while (command6 && !command6._enablePositionalOptions);
+            command = command.parent;
+          } while (command && !command._enablePositionalOptions);
           suggestion = suggestSimilar(flag, candidateFlags);
         }
         const message = `error: unknown option '${flag}'${suggestion}`;
@@ -3961,9 +4289,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (this._showSuggestionAfterError) {
           const candidateNames = [];
-          this.createHelp().visibleCommands(this).forEach((command6) => {
-            candidateNames.push(command6.name());
-            if (command6.alias()) candidateNames.push(command6.alias());
+          this.createHelp().visibleCommands(this).forEach((command) => {
+            candidateNames.push(command.name());
+            if (command.alias()) candidateNames.push(command.alias());
           });
           suggestion = suggestSimilar(unknownName, candidateNames);
         }
@@ -4034,11 +4362,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        */
       alias(alias) {
         if (alias === void 0) return this._aliases[0];
-        let command6 = this;
+        let command = this;
         if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
-          command6 = this.commands[this.commands.length - 1];
+          command = this.commands[this.commands.length - 1];
         }
-        if (alias === command6._name)
+        if (alias === command._name)
           throw new Error("Command alias can't be the same as its name");
         const matchingCommand = this.parent?._findCommand(alias);
         if (matchingCommand) {
@@ -4047,7 +4375,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
           );
         }
-        command6._aliases.push(alias);
+        command._aliases.push(alias);
         return this;
       }
       /**
@@ -4171,7 +4499,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path19.basename(filename, path19.extname(filename));
         return this;
       }
       /**
@@ -4185,9 +4513,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path20) {
+        if (path20 === void 0) return this._executableDir;
+        this._executableDir = path20;
         return this;
       }
       /**
@@ -4259,7 +4587,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           write: outputContext.write,
           command: this
         };
-        this._getCommandAndAncestors().reverse().forEach((command6) => command6.emit("beforeAllHelp", eventContext));
+        this._getCommandAndAncestors().reverse().forEach((command) => command.emit("beforeAllHelp", eventContext));
         this.emit("beforeHelp", eventContext);
         let helpInformation = this.helpInformation({ error: outputContext.error });
         if (deprecatedCallback) {
@@ -4274,7 +4602,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         this.emit("afterHelp", eventContext);
         this._getCommandAndAncestors().forEach(
-          (command6) => command6.emit("afterAllHelp", eventContext)
+          (command) => command.emit("afterAllHelp", eventContext)
         );
       }
       /**
@@ -4493,13 +4821,13 @@ var init_esm = __esm({
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || count < 1 || count > 1e4 || index < 1 || index > count) {
+  const count2 = Number(match?.[2]);
+  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
     throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
       hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
     });
   }
-  return { index, count };
+  return { index, count: count2 };
 }
 function hash32(text) {
   let hash = 2166136261;
@@ -4572,12 +4900,12 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command6) {
-  return command6.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addCatalogOptions(command) {
+  return command.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
 }
-function addServiceOptions(command6) {
-  return addCatalogOptions(command6).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
-    new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
+function addServiceOptions(command) {
+  return addCatalogOptions(command).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(30)).addOption(
+    new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(2)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
 function settingsFlags(options) {
@@ -4588,16 +4916,11 @@ function settingsFlags(options) {
     allowHttp: options.allowHttp
   };
 }
-var EXIT_CODES2;
 var init_shared = __esm({
   "src/commands/shared.ts"() {
     "use strict";
     init_esm();
-    init_retry();
     init_parsers();
-    EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
-(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
-trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
   }
 });
 
@@ -5139,161 +5462,6 @@ var init_source = __esm({
   }
 });
 
-// src/output/render.ts
-function printable(text) {
-  return text.replace(CONTROLS, (c) => {
-    if (c === "\n") return "\\n";
-    if (c === "\r") return "\\r";
-    if (c === "	") return "\\t";
-    const code = c.charCodeAt(0);
-    return code < 128 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
-function formatMs(ms) {
-  if (ms < 1e3) return `${Math.round(ms)} ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
-  const seconds2 = Math.round(ms / 1e3);
-  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
-  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
-}
-function successLine(result, c, mask) {
-  const parts = [
-    c.bold(printable(result.triggerId)),
-    printable(result.userId),
-    result.value === void 0 ? "no value" : `value ${result.value}`,
-    c.success(`${result.status} ${result.statusText}`.trim()),
-    formatMs(result.durationMs)
-  ];
-  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
-  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function shownMessage(error2, mask) {
-  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
-}
-function errorLine(error2, c, mask) {
-  let text = printable(shownMessage(error2, mask));
-  const requestId = error2.requestId;
-  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
-  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
-  return `${c.error("error:")} ${text}${hint}`;
-}
-function rawJson(text) {
-  return text === void 0 ? null : { [RAW]: text };
-}
-function toJson(fields) {
-  const members = Object.entries(fields).map(([key, value]) => {
-    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
-    return `${JSON.stringify(key)}:${text}`;
-  });
-  return `{${members.join(",")}}`;
-}
-function serverJson(value, mask) {
-  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
-}
-function resultJson(result, mask, lead = {}) {
-  return toJson({
-    ...lead,
-    ok: true,
-    status: result.status,
-    triggerId: result.triggerId,
-    userId: result.userId,
-    value: rawJson(result.value),
-    attempts: result.attempts,
-    durationMs: result.durationMs,
-    requestId: serverText(result.requestId, mask),
-    response: serverJson(result.response, mask)
-  });
-}
-function errorJsonFields(error2, mask, options = {}) {
-  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
-  if (error2.hint) fields.hint = error2.hint;
-  if (error2 instanceof ServiceError) {
-    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
-    if (error2.location) fields.location = mask.server(error2.location);
-    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
-  }
-  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
-  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
-  return fields;
-}
-function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
-  const info2 = error2;
-  return toJson({
-    ...lead,
-    ok: false,
-    status: error2 instanceof ServiceError ? error2.status : null,
-    triggerId: event.triggerId,
-    userId: event.userId,
-    value: rawJson(event.value),
-    attempts: info2.attempts ?? 0,
-    durationMs: info2.durationMs ?? 0,
-    requestId: serverText(info2.requestId, mask),
-    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
-  });
-}
-function headerLines(prefix, headers, shown2 = (text) => text) {
-  const lines = [];
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
-  }
-  return lines;
-}
-function verboseLines(event, c, mask) {
-  switch (event.type) {
-    case "request":
-      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
-    case "response": {
-      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
-      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
-      return [
-        `< ${event.status} (${formatMs(event.ms)})`,
-        ...headerLines("<", event.headers, (text) => mask.server(text)),
-        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
-      ];
-    }
-    case "error":
-      return [
-        c.error(
-          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ""}`
-        )
-      ];
-    case "retry":
-      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
-  }
-}
-function githubAnnotation(message, title = "trigger") {
-  const escapeData2 = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(CONTROLS, (c) => printable(c));
-  const escapeProperty = (s) => escapeData2(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  return `::error title=${escapeProperty(title)}::${escapeData2(message)}`;
-}
-function shellQuote(text, { always = false } = {}) {
-  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-function curlCommand(url, body, headers) {
-  const lines = Object.entries(headers).map(([name, value]) => {
-    const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
-    return name === "authorization" ? `  -H "${title}: Bearer $TRIGGER_API_KEY"` : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
-  });
-  return [
-    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    ...lines,
-    `  --data-raw ${shellQuote(body, { always: true })}`
-  ].join(" \\\n");
-}
-var CONTROLS, RAW, serverText;
-var init_render = __esm({
-  "src/output/render.ts"() {
-    "use strict";
-    init_errors();
-    CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-    RAW = /* @__PURE__ */ Symbol("raw JSON");
-    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
-  }
-});
-
 // src/version.ts
 var VERSION;
 var init_version = __esm({
@@ -5323,6 +5491,16 @@ var init_formats = __esm({
     };
     FORMATS = Object.keys(FORMAT_TABLE);
     IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
+  }
+});
+
+// src/emulator/defaults.ts
+var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
+var init_defaults = __esm({
+  "src/emulator/defaults.ts"() {
+    "use strict";
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
   }
 });
 
@@ -5398,16 +5576,6 @@ var init_startup = __esm({
 });
 
 // src/client/request.ts
-function requestHeaders(authorization, traceparent) {
-  const headers = {
-    authorization: `Bearer ${authorization}`,
-    "content-type": "application/json",
-    accept: "application/json",
-    "user-agent": USER_AGENT
-  };
-  if (traceparent) headers.traceparent = traceparent;
-  return headers;
-}
 function parseValue(raw, label = "--value") {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw };
   const text = raw.trim();
@@ -5415,17 +5583,17 @@ function parseValue(raw, label = "--value") {
   const intPart = m?.[2] ?? "";
   const fracPart = m?.[3];
   if (!m || intPart === "" && (fracPart === void 0 || fracPart === "")) {
-    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`);
+    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
   }
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
   const asDouble = Number(`${sign}${intPart || "0"}.${fracPart || "0"}${exponent ? `e${exponent}` : ""}`);
   if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${raw} is beyond the range of a double-precision number`);
+    throw new UsageError(`${label} ${excerpt2(raw)} is beyond the range of a double-precision number`);
   }
   const digits = `${intPart}${fracPart ?? ""}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
-    throw new UsageError(`${label} ${raw} is too small to represent as a double-precision number`);
+    throw new UsageError(`${label} ${excerpt2(raw)} is too small to represent as a double-precision number`);
   }
   const int = intPart.replace(/^0+(?=\d)/, "") || "0";
   const frac = fracPart ? `.${fracPart}` : "";
@@ -5512,13 +5680,12 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var USER_AGENT, DECIMAL, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
+var DECIMAL, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
     init_errors();
-    init_version();
-    USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
+    init_excerpt();
     DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -5831,10 +5998,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt3) {
+      add(attempt) {
         this.#dropEnded();
-        this.#queue.push(attempt3);
-        if (!this.#timer) this.#arm(attempt3.deadline);
+        this.#queue.push(attempt);
+        if (!this.#timer) this.#arm(attempt.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5848,7 +6015,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5858,7 +6025,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5869,10 +6036,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt3 = queue[i];
-          if (attempt3.done) continue;
-          if (attempt3.deadline > now) break;
-          attempt3.expire();
+          const attempt = queue[i];
+          if (attempt.done) continue;
+          if (attempt.deadline > now) break;
+          attempt.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -6991,14 +7158,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path19 && path19[0] !== "/") {
+          path19 = `/${path19}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path19}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7833,9 +8000,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path19, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path19);
         }
       );
     }
@@ -7853,14 +8020,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path19, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path19,
             statusCode
           );
         }
@@ -7869,23 +8036,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path19, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path19);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path19, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path19,
             error2.message
           );
         }
@@ -8000,7 +8167,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path19,
         method,
         body,
         headers,
@@ -8017,11 +8184,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path19 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path19)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -8096,7 +8263,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path19, query) : path19;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13340,7 +13507,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path19, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13416,7 +13583,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path19} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14093,7 +14260,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path19, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14162,7 +14329,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path19;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14214,7 +14381,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path19;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -15217,8 +15384,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running2 } of this[kClients]) {
-          ret += running2;
+        for (const { [kRunning]: running3 } of this[kClients]) {
+          ret += running3;
         }
         return ret;
       }
@@ -16199,11 +16366,11 @@ var require_socks5_client = __commonJS({
       /**
        * Build a SOCKS5 request
        */
-      buildConnectRequest(command6, address, port) {
+      buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
         const request = Buffer2.alloc(4 + addressBuffer.length + 2);
         request[0] = SOCKS_VERSION;
-        request[1] = command6;
+        request[1] = command;
         request[2] = 0;
         request[3] = addressType;
         addressBuffer.copy(request, 4);
@@ -16570,10 +16737,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path19 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path19;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18733,20 +18900,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path19) {
+      if (typeof path19 !== "string") {
+        return path19;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path19.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path19;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path19);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18771,8 +18938,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path19)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path19), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18811,19 +18978,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path19) {
+      while (path19.endsWith("/")) {
+        path19 = path19.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path19.length === 0) {
+        path19 = "/";
       }
-      return path15;
+      return path19;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path19, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path19,
         method,
         body,
         headers,
@@ -19513,10 +19680,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path19,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19598,9 +19765,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path19, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path19}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19784,9 +19951,9 @@ var require_snapshot_utils = __commonJS({
       /** @type {const} */
       ["record", "playback", "update"]
     );
-    function validateSnapshotMode(mode) {
-      if (!validSnapshotModes.includes(mode)) {
-        throw new InvalidArgumentError2(`Invalid snapshot mode: ${mode}. Must be one of: ${validSnapshotModes.join(", ")}`);
+    function validateSnapshotMode(mode2) {
+      if (!validSnapshotModes.includes(mode2)) {
+        throw new InvalidArgumentError2(`Invalid snapshot mode: ${mode2}. Must be one of: ${validSnapshotModes.join(", ")}`);
       }
     }
     module2.exports = {
@@ -20001,12 +20168,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path19 = filePath || this.#snapshotPath;
+        if (!path19) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path15), "utf8");
+          const data = await readFile(resolve(path19), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -20020,7 +20187,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path19}`, { cause: error2 });
           }
         }
       }
@@ -20031,11 +20198,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path19 = filePath || this.#snapshotPath;
+        if (!path19) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path15);
+        const resolvedPath = resolve(path19);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20202,16 +20369,16 @@ var require_snapshot_agent = __commonJS({
           warningEmitted = true;
         }
         const {
-          mode = "record",
+          mode: mode2 = "record",
           snapshotPath = null,
           ...mockAgentOpts
         } = opts;
         super(mockAgentOpts);
-        validateSnapshotMode(mode);
-        if ((mode === "playback" || mode === "update") && !snapshotPath) {
-          throw new InvalidArgumentError2(`snapshotPath is required when mode is '${mode}'`);
+        validateSnapshotMode(mode2);
+        if ((mode2 === "playback" || mode2 === "update") && !snapshotPath) {
+          throw new InvalidArgumentError2(`snapshotPath is required when mode is '${mode2}'`);
         }
-        this[kSnapshotMode] = mode;
+        this[kSnapshotMode] = mode2;
         this[kSnapshotPath] = snapshotPath;
         this[kSnapshotRecorder] = new SnapshotRecorder({
           snapshotPath: this[kSnapshotPath],
@@ -20240,18 +20407,18 @@ var require_snapshot_agent = __commonJS({
       }
       dispatch(opts, handler) {
         handler = WrapHandler.wrap(handler);
-        const mode = this[kSnapshotMode];
+        const mode2 = this[kSnapshotMode];
         if (this[kSnapshotRecorder].isUrlExcluded(opts)) {
           return this[kRealAgent].dispatch(opts, handler);
         }
-        if (mode === "playback" || mode === "update") {
+        if (mode2 === "playback" || mode2 === "update") {
           if (!this[kSnapshotLoaded]) {
             return this.#asyncDispatch(opts, handler);
           }
           const snapshot = this[kSnapshotRecorder].findSnapshot(opts);
           if (snapshot) {
             return this.#replaySnapshot(snapshot, handler);
-          } else if (mode === "update") {
+          } else if (mode2 === "update") {
             return this.#recordAndReplay(opts, handler);
           } else {
             const error2 = new UndiciError(`No snapshot found for ${opts.method || "GET"} ${opts.path}`);
@@ -20261,7 +20428,7 @@ var require_snapshot_agent = __commonJS({
             }
             throw error2;
           }
-        } else if (mode === "record") {
+        } else if (mode2 === "record") {
           return this.#recordAndReplay(opts, handler);
         }
       }
@@ -20676,15 +20843,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path19 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path19}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path19;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -21426,12 +21593,12 @@ var require_cache = __commonJS({
       return value.replace(/[\t ]+$/, "");
     }
     function findUnescapedQuote(value, start) {
-      let escaped = false;
+      let escaped2 = false;
       for (let i = start; i < value.length; i++) {
-        if (escaped) {
-          escaped = false;
+        if (escaped2) {
+          escaped2 = false;
         } else if (value[i] === "\\") {
-          escaped = true;
+          escaped2 = true;
         } else if (value[i] === '"') {
           return i;
         }
@@ -21443,13 +21610,13 @@ var require_cache = __commonJS({
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
-      let escaped = false;
+      let escaped2 = false;
       for (let i = 0; i < value.length; i++) {
         if (inQuote) {
-          if (escaped) {
-            escaped = false;
+          if (escaped2) {
+            escaped2 = false;
           } else if (value[i] === "\\") {
-            escaped = true;
+            escaped2 = true;
           } else if (value[i] === '"') {
             inQuote = false;
             quoteStart = -1;
@@ -22501,10 +22668,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path19) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path19
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22512,7 +22679,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path19
           });
         }
       }
@@ -22523,9 +22690,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path15 = getSameOriginPath(cacheKey, values[i]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path19 = getSameOriginPath(cacheKey, values[i]);
+        if (path19 !== void 0) {
+          deleteCachedUri(store, cacheKey, path19);
         }
       }
     }
@@ -25415,12 +25582,12 @@ var require_headers = __commonJS({
       append(name, value, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists = this.headersMap.get(lowercaseName);
-        if (exists) {
+        const exists2 = this.headersMap.get(lowercaseName);
+        if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
-            name: exists.name,
-            value: `${exists.value}${delimiter}${value}`
+            name: exists2.name,
+            value: `${exists2.value}${delimiter}${value}`
           });
         } else {
           this.headersMap.set(lowercaseName, { name, value });
@@ -26359,20 +26526,20 @@ var require_request2 = __commonJS({
         if (init.referrerPolicy !== void 0) {
           request.referrerPolicy = init.referrerPolicy;
         }
-        let mode;
+        let mode2;
         if (init.mode !== void 0) {
-          mode = init.mode;
+          mode2 = init.mode;
         } else {
-          mode = fallbackMode;
+          mode2 = fallbackMode;
         }
-        if (mode === "navigate") {
+        if (mode2 === "navigate") {
           throw webidl.errors.exception({
             header: "Request constructor",
             message: "invalid request mode navigate."
           });
         }
-        if (mode != null) {
-          request.mode = mode;
+        if (mode2 != null) {
+          request.mode = mode2;
         }
         if (init.credentials !== void 0) {
           request.credentials = init.credentials;
@@ -26440,7 +26607,7 @@ var require_request2 = __commonJS({
         this.#headers = new Headers(kConstruct);
         setHeadersList(this.#headers, request.headersList);
         setHeadersGuard(this.#headers, "request");
-        if (mode === "no-cors") {
+        if (mode2 === "no-cors") {
           if (!corsSafeListedMethodsSet.has(request.method)) {
             throw new TypeError(
               `'${request.method} is unsupported in no-cors mode.`
@@ -28013,11 +28180,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path19 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path19}?` : path19,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28964,9 +29131,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path19) {
+      for (let i = 0; i < path19.length; ++i) {
+        const code = path19.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -31952,15 +32119,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -32402,11 +32569,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path19 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path19 = `/${path19}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path19);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -32536,7 +32703,7 @@ function interop(module2) {
 }
 function connectorFor(buildConnector, options) {
   const connect = options.connect;
-  const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {} });
+  const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
   return skipUnaskedContinue(base);
 }
 async function loadUndici(env2 = process.env) {
@@ -32551,6 +32718,9 @@ async function loadUndici(env2 = process.env) {
         ...options,
         uri: url.href,
         proxyTunnel: false,
+        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+        requestTls: VERIFIED,
+        proxyTls: VERIFIED,
         factory: (to, more) => pool(String(to), more)
       });
       return proxied(agent, choice);
@@ -32574,12 +32744,13 @@ function proxied(agent, choice) {
   };
   return wrapper;
 }
-var ThroughProxy;
+var VERIFIED, ThroughProxy;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
     init_proxy();
     init_proxy();
+    VERIFIED = { rejectUnauthorized: true };
     ThroughProxy = class {
       #handler;
       #choice;
@@ -32630,11 +32801,12 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, SUCCESS_TEXT2, msSince;
+var USER_AGENT, TriggerClient, SUCCESS_TEXT2, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
     init_errors();
+    init_version();
     init_validate();
     init_request();
     init_attempt();
@@ -32644,8 +32816,8 @@ var init_client = __esm({
     init_retry();
     init_undici();
     init_clock();
-    init_request();
     init_messages();
+    USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
     TriggerClient = class {
       baseUrl;
       timeoutMs;
@@ -32671,8 +32843,8 @@ var init_client = __esm({
           this.baseUrl = options.baseUrl;
         }
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
-        this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
-        this.retries = options.retries ?? DEFAULT_RETRIES;
+        this.timeoutMs = options.timeoutMs ?? 3e4;
+        this.retries = options.retries ?? 2;
         if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
           throw new UsageError(`timeout must be a positive number of seconds`);
         }
@@ -32680,7 +32852,13 @@ var init_client = __esm({
           throw new UsageError(`retries must be a whole number, 0 or more`);
         }
         this.#options = options;
-        this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
+        this.#requestHeaders = {
+          authorization: `Bearer ${this.#apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json",
+          "user-agent": USER_AGENT
+        };
+        if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
         this.#headerList = Object.entries(this.#requestHeaders).flat();
       }
       /** Headers as they are sent, with the key masked: for --verbose. */
@@ -32715,13 +32893,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt3 = 1; ; attempt3++) {
-          const outcome = await this.#attempt(event, attempt3, options.signal, attempt3 === 1 ? started : monotonicMs());
+        for (let attempt = 1; ; attempt++) {
+          const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt3, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt3, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32730,10 +32908,10 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt3, started, throwPushBack) {
-        const canRetry = attempt3 <= this.retries;
+      #judge(event, outcome, attempt, started, throwPushBack) {
+        const canRetry = attempt <= this.retries;
         if (outcome.kind === "failed") {
-          const info2 = { attempts: attempt3, durationMs: msSince(started) };
+          const info2 = { attempts: attempt, durationMs: msSince(started) };
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32748,7 +32926,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt3, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32763,7 +32941,7 @@ var init_client = __esm({
             triggerId: event.triggerId,
             userId: event.userId,
             value: event.value?.json,
-            attempts: attempt3,
+            attempts: attempt,
             durationMs: Math.round(outcome.ended - started),
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
@@ -32775,8 +32953,8 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt3, { baseMs: this.#options.retryBaseMs });
-            const info2 = { attempts: attempt3, durationMs: msSince(started) };
+            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+            const info2 = { attempts: attempt, durationMs: msSince(started) };
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32789,7 +32967,7 @@ var init_client = __esm({
             keySource: this.#options.keySource,
             retries: this.retries
           },
-          { attempts: attempt3, durationMs: msSince(started), requestId }
+          { attempts: attempt, durationMs: msSince(started), requestId }
         );
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -32812,11 +32990,11 @@ var init_client = __esm({
         return safe;
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt3, delayMs, reason2, options, info2) {
+      async #wait(attempt, delayMs, reason2, options, info2) {
         const signals2 = [options.signal, options.stopRetries].filter((s) => s !== void 0);
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signals2.some((s) => s.aborted)) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve) => {
           const end = (value) => {
             clearTimeout(timer);
@@ -32836,15 +33014,15 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt3 of this.#deadlines.all()) attempt3.interrupt();
+        for (const attempt of this.#deadlines.all()) attempt.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt3, signal, started) {
+      #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
-        onEvent?.({ type: "request", attempt: attempt3, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+        onEvent?.({ type: "request", attempt, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
         if (!current.done) {
           dispatcher.dispatch(
@@ -32862,10 +33040,10 @@ var init_client = __esm({
         return current.promise.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, rawHeaders, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt3, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
+            onEvent({ type: "response", attempt, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -33108,12 +33286,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process9;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -35783,11 +35961,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix, true);
       }
       #computeLineCountFrom(text, columns) {
-        let count = 0;
+        let count2 = 0;
         for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count;
+        return count2;
       }
       get color() {
         return this.#color;
@@ -36064,26 +36242,30 @@ var init_spinner = __esm({
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
-  try {
-    file = import_node_fs.default.realpathSync(target2);
-  } catch {
+  if (options.follow !== false) {
+    try {
+      file = import_node_fs.default.realpathSync(target2);
+    } catch {
+    }
   }
-  let mode = options.mode ?? 420;
+  let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
     try {
-      mode = import_node_fs.default.statSync(file).mode & 511;
+      const stat = import_node_fs.default.lstatSync(file);
+      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
     } catch {
     }
   }
   const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
-    fd = import_node_fs.default.openSync(temp, "wx", mode);
+    fd = import_node_fs.default.openSync(temp, "wx", mode2);
     import_node_fs.default.writeFileSync(fd, text);
-    import_node_fs.default.fchmodSync(fd, mode);
+    import_node_fs.default.fchmodSync(fd, mode2);
     import_node_fs.default.fsyncSync(fd);
     import_node_fs.default.closeSync(fd);
     fd = void 0;
+    options.beforeReplace?.();
     import_node_fs.default.renameSync(temp, file);
   } catch (error2) {
     if (fd !== void 0) import_node_fs.default.closeSync(fd);
@@ -36135,14 +36317,7 @@ var init_errno = __esm({
   }
 });
 
-// src/lock.ts
-var lock_exports = {};
-__export(lock_exports, {
-  FileLock: () => FileLock,
-  LOCK_WAIT_MS: () => LOCK_WAIT_MS,
-  lockWaitMs: () => lockWaitMs,
-  withLock: () => withLock
-});
+// src/process-identity.ts
 function procStat(pid) {
   try {
     const stat = import_node_fs2.default.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -36152,15 +36327,20 @@ function procStat(pid) {
     return void 0;
   }
 }
+function pidNamespace() {
+  try {
+    return import_node_fs2.default.readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return void 0;
+  }
+}
 function thisProcess() {
   if (self) return self;
   const identity = { pid: process.pid, host: import_node_os3.default.hostname() };
   const start = procStat(process.pid)?.start;
   if (start !== void 0) identity.start = start;
-  try {
-    identity.pidns = import_node_fs2.default.readlinkSync("/proc/self/ns/pid");
-  } catch {
-  }
+  const pidns = pidNamespace();
+  if (pidns !== void 0) identity.pidns = pidns;
   return self = identity;
 }
 function elsewhere(holder) {
@@ -36169,119 +36349,36 @@ function elsewhere(holder) {
   if (holder.pidns !== void 0 && here.pidns !== void 0 && holder.pidns !== here.pidns) return "in another container";
   return void 0;
 }
-function stillRuns(pid, recordedStart) {
+function running(pid) {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (error2) {
-    if (error2.code !== "EPERM") return false;
+    return error2.code === "EPERM";
   }
+}
+function stillRuns(pid, recordedStart) {
+  if (!running(pid)) return false;
   const now = procStat(pid);
   if (now === void 0) return true;
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
-function look(lock, rules) {
-  let stat;
-  let text = "";
-  try {
-    stat = import_node_fs2.default.lstatSync(lock);
-    if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
-    if (!stat.isFile())
-      return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs2.default.readFileSync(lock, "utf8");
-  } catch (error2) {
-    if (error2.code === "ENOENT") return { state: "free" };
-    return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
+var import_node_fs2, import_node_os3, self;
+var init_process_identity = __esm({
+  "src/process-identity.ts"() {
+    "use strict";
+    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_os3 = __toESM(require("node:os"), 1);
   }
-  let holder;
-  try {
-    holder = JSON.parse(text);
-  } catch {
-    holder = void 0;
-  }
-  if (typeof holder !== "object" || holder === null || !(Number.isSafeInteger(holder.pid) && holder.pid > 0) || typeof holder.host !== "string") {
-    const why = `its lock ${lock} does not say which process holds it`;
-    if (rules.unnamed === "stale") return { state: "dead", text, left: "does not say which process holds it" };
-    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
-  }
-  const pid = holder.pid;
-  const where2 = elsewhere({ host: holder.host, pidns: holder.pidns });
-  if (where2 !== void 0) {
-    const hint2 = `if no trigger command is running there, remove it: rm ${lock}`;
-    return { state: "held", blocked: { why: `its lock ${lock} is held by process ${pid} ${where2}`, hint: hint2, holder } };
-  }
-  const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, holder.start);
-  if (!alive) return { state: "dead", text, left: `was left by process ${pid}, which has ended` };
-  const hint = `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`;
-  return { state: "held", blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder } };
-}
-function create(lock, text, mode) {
-  const temp = `${lock}.${process.pid}.tmp`;
-  try {
-    import_node_fs2.default.writeFileSync(temp, text, { mode });
-    import_node_fs2.default.linkSync(temp, lock);
-    return true;
-  } catch (error2) {
-    const code = error2.code;
-    if (code === "EEXIST") return false;
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
-  } finally {
-    import_node_fs2.default.rmSync(temp, { force: true });
-  }
-  let fd;
-  try {
-    fd = import_node_fs2.default.openSync(lock, "wx", mode);
-  } catch (error2) {
-    if (error2.code === "EEXIST") return false;
-    throw error2;
-  }
-  try {
-    import_node_fs2.default.writeSync(fd, text);
-  } finally {
-    import_node_fs2.default.closeSync(fd);
-  }
-  return true;
-}
-function removeStale(lock, dead, text, rules) {
-  const breaker = `${lock}.break`;
-  const cannot = (error2) => ({
-    why: `its lock ${lock} ${dead.left}, and cannot be removed (${errnoWords(error2, "writing")})`,
-    hint: `remove it: rm ${lock}`
-  });
-  try {
-    if (!create(breaker, text, rules.mode)) {
-      const other = look(breaker, rules);
-      if (other.state === "dead" && import_node_fs2.default.readFileSync(breaker, "utf8") === other.text) import_node_fs2.default.unlinkSync(breaker);
-      return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
-    }
-  } catch (error2) {
-    return cannot(error2);
-  }
-  try {
-    if (import_node_fs2.default.readFileSync(lock, "utf8") === dead.text) import_node_fs2.default.unlinkSync(lock);
-    return void 0;
-  } catch (error2) {
-    return error2.code === "ENOENT" ? void 0 : cannot(error2);
-  } finally {
-    import_node_fs2.default.rmSync(breaker, { force: true });
-  }
-}
-function attempt(lock, text, rules) {
-  if (create(lock, text, rules.mode)) {
-    held.add(lock);
-    return "taken";
-  }
-  const found2 = look(lock, rules);
-  if (found2.state === "held") return found2.blocked;
-  if (found2.state === "dead") return removeStale(lock, found2, text, rules) ?? "again";
-  return "again";
-}
-function release(lock, text) {
-  held.delete(lock);
-  try {
-    if (import_node_fs2.default.readFileSync(lock, "utf8") === text) import_node_fs2.default.unlinkSync(lock);
-  } catch {
-  }
-}
+});
+
+// src/settings/lock.ts
+var lock_exports = {};
+__export(lock_exports, {
+  LOCK_WAIT_MS: () => LOCK_WAIT_MS,
+  lockWaitMs: () => lockWaitMs,
+  withLock: () => withLock
+});
 function lockWaitMs(env2) {
   const raw = env2.TRIGGER_LOCK_WAIT;
   if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
@@ -36293,22 +36390,151 @@ function lockWaitMs(env2) {
   }
   return seconds2 * 1e3;
 }
+function unreadable(lock, error2) {
+  return {
+    state: "held",
+    text: "",
+    why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
+    hint: `remove it: rm ${lock}`
+  };
+}
+function look(lock) {
+  let stat;
+  try {
+    stat = import_node_fs3.default.lstatSync(lock);
+  } catch (error2) {
+    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
+  }
+  if (stat.isDirectory())
+    return { state: "held", text: "", why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
+  if (!stat.isFile())
+    return {
+      state: "held",
+      text: "",
+      why: `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`,
+      hint: `remove it: rm ${lock}`
+    };
+  let text = "";
+  try {
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
+  } catch (error2) {
+    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
+  }
+  let owner;
+  try {
+    owner = JSON.parse(text);
+  } catch {
+    owner = void 0;
+  }
+  if (typeof owner !== "object" || owner === null || !(Number.isSafeInteger(owner.pid) && owner.pid > 0) || typeof owner.host !== "string") {
+    return {
+      state: "held",
+      text,
+      why: `its lock ${lock} does not say which process holds it`,
+      hint: `if no trigger command is running, remove it: rm ${lock}`
+    };
+  }
+  const pid = owner.pid;
+  const where2 = elsewhere({ host: owner.host, pidns: owner.pidns });
+  if (where2 !== void 0) {
+    return {
+      state: "held",
+      text,
+      why: `its lock ${lock} is held by process ${pid} ${where2}`,
+      hint: `if no trigger command is running there, remove it: rm ${lock}`
+    };
+  }
+  const alive2 = pid === process.pid ? held.has(lock) : stillRuns(pid, owner.start);
+  if (!alive2) return { state: "dead", text, pid };
+  return {
+    state: "held",
+    text,
+    why: `process ${pid} holds its lock ${lock}`,
+    hint: `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`
+  };
+}
+function create(lock, owner) {
+  let fd;
+  try {
+    fd = import_node_fs3.default.openSync(lock, "wx", 384);
+  } catch (error2) {
+    if (error2.code === "EEXIST") return false;
+    throw error2;
+  }
+  try {
+    import_node_fs3.default.writeSync(fd, JSON.stringify(owner));
+  } catch (error2) {
+    import_node_fs3.default.closeSync(fd);
+    import_node_fs3.default.rmSync(lock, { force: true });
+    throw error2;
+  }
+  import_node_fs3.default.closeSync(fd);
+  return true;
+}
+function removeStale(lock, stale, pid, owner) {
+  const breaker = `${lock}.break`;
+  let mine;
+  try {
+    mine = create(breaker, owner);
+  } catch (error2) {
+    return {
+      why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
+      hint: `remove it: rm ${lock}`
+    };
+  }
+  if (!mine) {
+    const holder = look(breaker);
+    if (holder.state === "dead") {
+      try {
+        if (import_node_fs3.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs3.default.unlinkSync(breaker);
+      } catch {
+      }
+    }
+    return {
+      why: `its lock ${lock} was left by process ${pid}, which has ended, and ${breaker} is in the way`,
+      hint: `remove both: rm -r ${lock} ${breaker}`
+    };
+  }
+  try {
+    let current;
+    try {
+      current = import_node_fs3.default.readFileSync(lock, "utf8");
+    } catch {
+      return void 0;
+    }
+    if (current !== stale) return void 0;
+    try {
+      import_node_fs3.default.unlinkSync(lock);
+    } catch (error2) {
+      if (error2.code !== "ENOENT")
+        return {
+          why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
+          hint: `remove it: rm ${lock}`
+        };
+    }
+    return void 0;
+  } finally {
+    import_node_fs3.default.rmSync(breaker, { force: true });
+  }
+}
 async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const text = lockText();
+  const owner = thisProcess();
+  const mine = JSON.stringify(owner);
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    let result;
     try {
-      result = attempt(lock, text, SETTINGS);
+      if (create(lock, owner)) break;
     } catch (error2) {
       throw new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
         hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
       });
     }
-    if (result === "taken") break;
-    const blocked = result === "again" ? void 0 : result;
+    const holder = look(lock);
+    let blocked;
+    if (holder.state === "held") blocked = holder;
+    else if (holder.state === "dead") blocked = removeStale(lock, holder.text, holder.pid, owner);
     const waited = performance.now() - started;
     if (waited >= waitMs && (blocked !== void 0 || waited >= waitMs + 1e3)) {
       const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
@@ -36316,90 +36542,29 @@ async function withLock(file, fn, options = {}) {
     }
     await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
   }
+  held.add(lock);
   try {
     return await fn();
   } finally {
-    release(lock, text);
+    held.delete(lock);
+    try {
+      if (import_node_fs3.default.readFileSync(lock, "utf8") === mine) import_node_fs3.default.unlinkSync(lock);
+    } catch {
+    }
   }
 }
-var import_node_fs2, import_node_os3, import_node_path4, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
+var import_node_fs3, LOCK_WAIT_MS, MAX_LOCK_BYTES, held, sleep;
 var init_lock = __esm({
-  "src/lock.ts"() {
+  "src/settings/lock.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
-    import_node_os3 = __toESM(require("node:os"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     init_errno();
     init_errors();
-    SETTINGS = { unnamed: "held", mode: 384 };
-    BATCH = { unnamed: "stale", mode: 420 };
+    init_process_identity();
+    LOCK_WAIT_MS = 15e3;
     MAX_LOCK_BYTES = 4096;
     held = /* @__PURE__ */ new Set();
-    heldBy = (lock, why, hint = `remove it: rm ${lock}`) => ({ state: "held", blocked: { why, hint } });
-    lockText = () => `${JSON.stringify({ ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() })}
-`;
-    LOCK_WAIT_MS = 15e3;
     sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    HeldError = class extends UsageError {
-    };
-    FileLock = class _FileLock {
-      constructor(path15, text) {
-        this.path = path15;
-        this.text = text;
-      }
-      path;
-      text;
-      /** The lock file that guards `file`. */
-      static pathFor(file) {
-        return import_node_path4.default.join(import_node_path4.default.dirname(file), `.${import_node_path4.default.basename(file)}.lock`);
-      }
-      /** The live holder of `file`'s lock, if a live process holds it. */
-      static holder(file) {
-        const found2 = look(_FileLock.pathFor(file), BATCH);
-        return found2.state === "held" ? found2.blocked.holder : void 0;
-      }
-      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
-      static tryAcquire(file, what) {
-        try {
-          return _FileLock.acquire(file, what, "");
-        } catch (error2) {
-          if (error2 instanceof HeldError) return void 0;
-          throw error2;
-        }
-      }
-      /**
-       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
-       * holds it. `what` names the file for the message ("the journal big.journal").
-       */
-      static acquire(file, what, hint) {
-        const lock = _FileLock.pathFor(file);
-        const text = lockText();
-        for (let tries = 0; tries < 10; tries++) {
-          let result;
-          try {
-            result = attempt(lock, text, BATCH);
-          } catch (error2) {
-            throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, {
-              hint: "name a file in a folder you can write to"
-            });
-          }
-          if (result === "taken") return new _FileLock(lock, text);
-          if (result === "again") continue;
-          const other = result.holder;
-          if (other === void 0) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
-          const away = elsewhere(other);
-          const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-          throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-            hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
-          });
-        }
-        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
-      }
-      /** Gives the lock up (only if it is still ours). */
-      release() {
-        release(this.path, this.text);
-      }
-    };
   }
 });
 
@@ -36423,7 +36588,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs3.default.readFileSync(file, "utf8");
+    text = import_node_fs4.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
@@ -36459,11 +36624,11 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path5.default.resolve(dir);
+  let at = import_node_path4.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
-      stat = import_node_fs3.default.statSync(at);
+      stat = import_node_fs4.default.statSync(at);
     } catch (error2) {
       const code = error2.code;
       if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
@@ -36476,13 +36641,13 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path5.default.dirname(at);
+    const parent = import_node_path4.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
   for (const level of missing) {
     try {
-      import_node_fs3.default.mkdirSync(level, { mode: 448 });
+      import_node_fs4.default.mkdirSync(level, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
     }
@@ -36490,7 +36655,7 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path5.default.dirname(file);
+  const dir = import_node_path4.default.dirname(file);
   ensureDir(dir);
   return withLock(
     file,
@@ -36520,12 +36685,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs3, import_node_path5, PROFILE_NAME;
+var import_node_fs4, import_node_path4, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36642,31 +36807,276 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path6.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path6.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path6.default.resolve(cwd); ; ) {
-    const candidate = import_node_path6.default.join(dir, CATALOG_FILE_NAME);
-    if (isFile(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path6.default.dirname(dir);
+  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
+    if (exists(candidate)) return { path: candidate, source: "found" };
+    const parent = import_node_path5.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
 }
-function isFile(file) {
+function exists(file) {
   try {
-    return import_node_fs4.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    const stat = import_node_fs5.default.statSync(file, { throwIfNoEntry: false });
+    return stat !== void 0 && !stat.isDirectory();
   } catch {
     return false;
   }
 }
-var import_node_fs4, import_node_path6, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
+  }
+});
+
+// src/catalog/file.ts
+function currentUid() {
+  return typeof process.getuid === "function" ? process.getuid() : void 0;
+}
+function isMine(stat) {
+  const uid = currentUid();
+  return uid === void 0 || stat.uid === uid;
+}
+function writableByOwnerOnly(stat) {
+  return process.platform === "win32" || (stat.mode & 18) === 0;
+}
+function loginName(uid) {
+  try {
+    for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line.split(":");
+      if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
+    }
+  } catch {
+  }
+  return void 0;
+}
+function userName(uid) {
+  const name = loginName(uid);
+  return name === void 0 ? `uid ${uid}` : `${name} (uid ${uid})`;
+}
+function kindOf(stat) {
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
+function unusable(file, problem, hint = "name another with --catalog <file>, or pass --no-catalog") {
+  return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
+}
+function cannotRead(file, error2) {
+  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error2, "reading")}`, {
+    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
+  });
+}
+function untrusted(found2, hop, problem, fix) {
+  const through = hop === found2 ? "" : ` (through the link to ${printable(hop)})`;
+  return new ConfigError(
+    `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
+  );
+}
+function checkHop(found2, hop, stat, dir, uid) {
+  if (stat.uid !== uid && stat.uid !== 0)
+    throw untrusted(
+      found2,
+      hop,
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
+    );
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+  let folder;
+  try {
+    folder = import_node_fs6.default.statSync(dir);
+  } catch (error2) {
+    throw cannotRead(found2, error2);
+  }
+  if (folder.uid !== uid && folder.uid !== 0)
+    throw untrusted(
+      found2,
+      hop,
+      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
+      `move it to a folder of yours`
+    );
+  const sticky = (folder.mode & 512) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    throw untrusted(
+      found2,
+      hop,
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`
+    );
+}
+function inside(file, dir) {
+  const relative = import_node_path6.default.relative(dir, file);
+  return relative === "" || !relative.startsWith("..") && !import_node_path6.default.isAbsolute(relative);
+}
+function inWorkspace(file, env2) {
+  const workspace = env2.GITHUB_WORKSPACE;
+  if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
+  try {
+    const root = import_node_fs6.default.realpathSync(workspace);
+    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
+  } catch {
+    return false;
+  }
+}
+function trustedTarget(found2, uid) {
+  let hop = found2;
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat;
+    let dir;
+    try {
+      stat = import_node_fs6.default.lstatSync(hop);
+      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+    } catch (error2) {
+      throw cannotRead(found2, error2);
+    }
+    checkHop(found2, hop, stat, dir, uid);
+    const inFolder3 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    let target2;
+    try {
+      target2 = import_node_fs6.default.readlinkSync(hop);
+    } catch (error2) {
+      throw cannotRead(found2, error2);
+    }
+    hop = import_node_path6.default.resolve(dir, target2);
+  }
+  throw cannotRead(found2, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+}
+function realPath(file) {
+  try {
+    return import_node_fs6.default.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+function catalogTarget(file, options = {}) {
+  const uid = currentUid();
+  const env2 = options.env ?? process.env;
+  if (uid === void 0) return { real: realPath(file) };
+  if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
+    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
+  return trustedTarget(file, uid);
+}
+function ownLinksTarget(named, uid) {
+  let hop = import_node_path6.default.resolve(named);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat;
+    let dir;
+    try {
+      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
+      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+    } catch (error2) {
+      throw cannotRead(named, error2);
+    }
+    const inFolder3 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    if (stat === void 0) return { real: inFolder3 };
+    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    if (stat.uid !== uid && stat.uid !== 0)
+      throw new ConfigError(
+        `not changed: catalog ${printable(named)}${hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+        { hint: "name the file it leads to with --catalog, if that is the one to change" }
+      );
+    try {
+      hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
+    } catch (error2) {
+      throw cannotRead(named, error2);
+    }
+  }
+  throw cannotRead(named, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+}
+function sameFile(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
+}
+function readCatalogFile(file, options = {}) {
+  const target2 = catalogTarget(file, options);
+  let fd;
+  try {
+    const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
+    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
+  } catch (error2) {
+    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
+    throw cannotRead(file, error2);
+  }
+  try {
+    const stat = import_node_fs6.default.fstatSync(fd);
+    if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
+    if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
+    if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
+    return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+  } finally {
+    import_node_fs6.default.closeSync(fd);
+  }
+}
+function readAtMost(fd, file, size) {
+  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  let length = 0;
+  for (; ; ) {
+    if (length === buffer.length) {
+      if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    let read;
+    try {
+      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
+    } catch (error2) {
+      throw cannotRead(file, error2);
+    }
+    if (read === 0) break;
+    length += read;
+  }
+  if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+  return buffer.toString("utf8", 0, length);
+}
+function readOwnFile(file, limit) {
+  let fd;
+  try {
+    fd = import_node_fs6.default.openSync(file, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
+  } catch {
+    return void 0;
+  }
+  try {
+    const stat = import_node_fs6.default.fstatSync(fd);
+    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return void 0;
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.toString("utf8", 0, length);
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs6.default.closeSync(fd);
+  }
+}
+var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
+var init_file = __esm({
+  "src/catalog/file.ts"() {
+    "use strict";
+    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_errors();
+    init_render();
+    MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+    MAX_LINKS = 40;
+    mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
   }
 });
 
@@ -36700,12 +37110,38 @@ function lineColumn(text, offset) {
   }
   return { line, column: offset - start + 1 };
 }
-function lineOfKey(text, key) {
-  const quoted = JSON.stringify(key);
-  for (let at = text.indexOf(quoted); at >= 0; at = text.indexOf(quoted, at + 1)) {
-    if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return lineColumn(text, at).line;
-  }
-  return void 0;
+function keyLines(text) {
+  let starts;
+  let cursor = 0;
+  let rescans = 0;
+  const lineAt = (offset) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = low + high + 1 >> 1;
+      if (starts[mid] <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+  const find = (quoted, from) => {
+    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
+      if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
+    }
+    return -1;
+  };
+  return (key) => {
+    const quoted = JSON.stringify(key);
+    let at = find(quoted, cursor);
+    if (at < 0 && cursor > 0 && rescans++ < MAX_KEY_RESCANS) at = find(quoted, 0);
+    if (at < 0) return void 0;
+    cursor = at + quoted.length;
+    return lineAt(at);
+  };
 }
 function syntaxProblem(text, error2) {
   const position = /at position (\d+)/.exec(error2.message);
@@ -36752,11 +37188,11 @@ function isPlainValid(data) {
           rule = value;
           break;
         case "min":
-          if (typeof value !== "number") return false;
+          if (typeof value !== "number" || !Number.isFinite(value)) return false;
           min = value;
           break;
         case "max":
-          if (typeof value !== "number") return false;
+          if (typeof value !== "number" || !Number.isFinite(value)) return false;
           max = value;
           break;
         case "ids": {
@@ -36791,6 +37227,8 @@ function isPlainValid(data) {
 function catalogProblems(data, text = "") {
   const problems = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
+  const lineOfKey = (_text, key) => (lines ??= keyLines(text))(key);
+  let lines;
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
       problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field2) });
@@ -36806,7 +37244,8 @@ function catalogProblems(data, text = "") {
   }
   const profiles = /* @__PURE__ */ new Set();
   for (const [key, entry2] of Object.entries(triggers)) {
-    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
+    let line = null;
+    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? line = lineOfKey(text, key) : line });
     if (key.trim() === "") at("an empty trigger id");
     if (!isObject(entry2)) {
       at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
@@ -36828,6 +37267,7 @@ function catalogProblems(data, text = "") {
       const value = entry2[bound2];
       if (value === void 0) continue;
       if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
+      else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
       else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
     }
     if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
@@ -36847,12 +37287,28 @@ function catalogProblems(data, text = "") {
   }
   if (problems.length > 0) return problems;
   const data_ = data;
-  for (const profile of ["default", ...profiles]) {
-    const owner = /* @__PURE__ */ new Map();
-    for (const key of Object.keys(data_.triggers)) owner.set(key, key);
+  const keys = Object.keys(data_.triggers);
+  const index = new Map(keys.map((key, i) => [key, i]));
+  const withOwnId = /* @__PURE__ */ new Map();
+  keys.forEach((key, i) => {
+    for (const profile of Object.keys(data_.triggers[key].ids ?? {})) {
+      let list3 = withOwnId.get(profile);
+      if (!list3) withOwnId.set(profile, list3 = []);
+      list3.push(i);
+    }
+  });
+  for (const profile of /* @__PURE__ */ new Set(["default", ...profiles])) {
+    const own = withOwnId.get(profile);
+    if (!own) continue;
+    const involved = new Set(own);
+    for (const i of own) {
+      const named = index.get(data_.triggers[keys[i]].ids[profile]);
+      if (named !== void 0) involved.add(named);
+    }
     const sent = /* @__PURE__ */ new Map();
-    for (const [key, entry2] of Object.entries(data_.triggers)) {
-      const id = idIn(key, entry2, profile);
+    for (const i of [...involved].sort((a, b) => a - b)) {
+      const key = keys[i];
+      const id = idIn(key, data_.triggers[key], profile);
       const other = sent.get(id);
       if (other !== void 0) {
         problems.push({
@@ -36862,8 +37318,7 @@ function catalogProblems(data, text = "") {
         continue;
       }
       sent.set(id, key);
-      const named = owner.get(id);
-      if (named !== void 0 && named !== key) {
+      if (index.has(id) && id !== key) {
         problems.push({
           message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
           line: lineOfKey(text, key)
@@ -36886,29 +37341,22 @@ function parseCatalog(text) {
 function catalogError(file, problems) {
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  const where2 = first.line === void 0 ? file : `${file}:${first.line}`;
+  const where2 = first.line === void 0 ? printable(file) : `${printable(file)}:${first.line}`;
   return new ConfigError(`catalog ${where2}: ${first.message}${more}`, {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function cannotRead(file, error2) {
-  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error2, "reading")}`, {
-    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
-  });
-}
-function readCatalogText(file) {
-  try {
-    return import_node_fs5.default.readFileSync(file, "utf8");
-  } catch (error2) {
-    throw cannotRead(file, error2);
-  }
+function readCatalogText(file, env2 = process.env) {
+  return readCatalogFile(pathOf(file), { source: sourceOf(file), env: env2 }).text;
 }
 function identityOf(stat) {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
+  const text = readOwnFile(record, MAX_RECORD_BYTES);
+  if (text === void 0) return {};
   try {
-    const data = JSON.parse(import_node_fs5.default.readFileSync(record, "utf8"));
+    const data = JSON.parse(text);
     return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
   } catch {
     return {};
@@ -36918,26 +37366,19 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs5.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
-`, { mode: 384 });
+`, {
+      mode: 384,
+      forceMode: true,
+      follow: false
+    });
   } catch {
   }
 }
-function loadCatalog(file, options = {}) {
-  let text;
-  let stat;
-  try {
-    const fd = import_node_fs5.default.openSync(file, "r");
-    try {
-      stat = import_node_fs5.default.fstatSync(fd);
-      text = import_node_fs5.default.readFileSync(fd, "utf8");
-    } finally {
-      import_node_fs5.default.closeSync(fd);
-    }
-  } catch (error2) {
-    throw cannotRead(file, error2);
-  }
+function loadCatalog(found2, options = {}) {
+  const file = pathOf(found2);
+  const { text, stat } = readCatalogFile(file, { source: sourceOf(found2), env: options.env });
   const record = options.checkedRecord;
   const known = record === void 0 ? void 0 : remembered(record);
   const identity = identityOf(stat);
@@ -36958,22 +37399,28 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs5, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
-    init_errno();
     init_errors();
+    init_render();
     init_store();
+    init_file();
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
+    MAX_KEY_RESCANS = 64;
     NON_BLANK = /\S/;
+    pathOf = (file) => typeof file === "string" ? file : file.path;
+    sourceOf = (file) => typeof file === "string" ? "flag" : file.source;
+    MAX_RECORD_BYTES = 64 * 1024;
     MAX_REMEMBERED = 16;
     SETTLED_MS = 2e3;
+    RULES_VERSION = 2;
   }
 });
 
@@ -37058,6 +37505,7 @@ var TriggerResolver;
 var init_resolve = __esm({
   "src/catalog/resolve.ts"() {
     "use strict";
+    init_render();
     init_decimal();
     init_load();
     TriggerResolver = class {
@@ -37108,14 +37556,15 @@ var init_resolve = __esm({
         return result;
       }
       explainUnknown(given) {
-        const where2 = `the catalog ${this.catalog.path}`;
+        const where2 = `the catalog ${printable(this.catalog.path)}`;
+        const quoted = printable(JSON.stringify(given));
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
               const suggestion2 = this.trigger(key).id;
               return {
                 ok: false,
-                message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where2}); did you mean ${suggestion2}?`,
+                message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`,
                 suggestion: suggestion2
               };
             }
@@ -37137,7 +37586,7 @@ var init_resolve = __esm({
         }
         return {
           ok: false,
-          message: `trigger ${JSON.stringify(given)} is not in ${where2}${suggestion ? `; did you mean ${suggestion}?` : ""}`,
+          message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
           suggestion
         };
       }
@@ -37152,8 +37601,9 @@ var init_resolve = __esm({
        * when it does not.
        */
       valueProblem(trigger, value) {
-        const { entry: entry2, key } = trigger;
-        const where2 = `(the catalog ${this.catalog.path})`;
+        const { entry: entry2 } = trigger;
+        const key = printable(trigger.key);
+        const where2 = `(the catalog ${printable(this.catalog.path)})`;
         if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
         if (entry2.value === "none") return `trigger ${key} takes no value, got ${value} ${where2}`;
         if (trigger.min !== void 0 && compareDecimal(value, trigger.min) < 0)
@@ -37165,7 +37615,7 @@ var init_resolve = __esm({
       /** The warning for a deprecated trigger, if it is one. */
       deprecation(trigger) {
         const reason2 = trigger.entry.deprecated;
-        return reason2 === void 0 ? void 0 : `warning: trigger ${trigger.key} is deprecated: ${reason2} (the catalog ${this.catalog.path})`;
+        return reason2 === void 0 ? void 0 : `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason2)} (the catalog ${printable(this.catalog.path)})`;
       }
     };
   }
@@ -37181,19 +37631,18 @@ __export(resolve_exports2, {
   readableKeyFileWarning: () => readableKeyFileWarning,
   resolveCommand: () => resolveCommand,
   resolveSettings: () => resolveSettings,
-  resolveWorld: () => resolveWorld,
   selectedProfile: () => selectedProfile,
   unknownProfile: () => unknownProfile
 });
 function readableKeyFileWarning(file) {
-  let mode;
+  let mode2;
   try {
-    mode = import_node_fs6.default.statSync(file).mode & 511;
+    mode2 = import_node_fs8.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
-  if ((mode & 63) === 0 || process.platform === "win32") return void 0;
-  return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
+  if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
+  return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
 function pick(candidates) {
   return candidates.find(([value]) => value !== void 0 && value !== "");
@@ -37252,78 +37701,42 @@ function noBaseUrlError(profile) {
     hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
   });
 }
-function checkSettings(found2, options) {
-  const env2 = options.env ?? process.env;
-  const { configFile, config, key, url, allowHttp } = found2;
-  const { name: profileName, explicit } = found2.profile;
-  const problems = [];
-  const attempt3 = (fn) => {
-    try {
-      return fn();
-    } catch (error2) {
-      if (!isTriggerError(error2)) throw error2;
-      problems.push(error2);
-      return void 0;
-    }
-  };
-  if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(noKeyError(found2.profile));
-  if (!url) problems.push(noBaseUrlError(found2.profile));
-  const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, problems };
-  const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
-  const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
-  const warnings = [warning2, versioned].filter((w) => w !== void 0);
-  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, problems };
-}
 function resolveSettings(options = {}) {
-  const { settings, problems } = checkSettings(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings;
-}
-async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] === "keychain") {
-    try {
-      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = key;
-      else found2.key = [key, "keychain", found2.key[2]];
-    } catch (error2) {
-      if (options.requireKey !== false) {
-        if (!isTriggerError(error2)) throw error2;
-        problems.push(error2);
-      }
-    }
-  }
-  const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, catalog: void 0, problems };
-  const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), CATALOG_RECORD);
-  let loaded2;
-  try {
-    loaded2 = loadCatalog2(where2.path, { checkedRecord });
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    problems.push(error2);
-  }
-  const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  const { configFile, config, key, url, allowHttp } = found2;
+  const { name: profileName, explicit } = found2.profile;
+  if (explicit && !found2.stored) throw unknownProfile(profileName, configFile, config);
+  if (!key && options.requireKey !== false) throw noKeyError(found2.profile);
+  if (!url) throw noBaseUrlError(found2.profile);
+  const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
+  checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp);
+  const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
+  const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
+  return {
+    warnings: [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0),
+    // A key in the credential store is read by loadSettings, which may wait for the store.
+    apiKey: key && key[1] !== "keychain" ? normalizeApiKey(key[0], key[2]) : void 0,
+    apiKeySource: key?.[1],
+    baseUrl,
+    baseUrlSource: url[1],
+    profile: profileName,
+    configFile
+  };
 }
 async function resolveCommand(options = {}) {
-  const world = await resolveWorld(options);
-  if (world.problems[0]) throw world.problems[0];
-  return { settings: world.settings, catalog: world.catalog?.resolver };
+  const settings = await loadSettings(options);
+  const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
+  if (!found2) return { settings, catalog: void 0 };
+  const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
+  const checkedRecord = import_node_path8.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
 }
-var import_node_fs6, import_node_path8, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -37340,9 +37753,9 @@ var init_resolve2 = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count = 0;
+  let count2 = 0;
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count);
+    const listener = () => handler(signal, ++count2);
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -37412,25 +37825,8 @@ var init_service = __esm({
 // src/commands/fire.ts
 var fire_exports = {};
 __export(fire_exports, {
-  command: () => command,
   fire: () => fire
 });
-function command(program2, { io, env: env2, cwd }) {
-  const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES);
-  return addServiceOptions(fireCommand).action(async (triggerId, userId, options, self2) => {
-    const extra = self2.args.slice(2);
-    if (extra.length > 0) {
-      const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
-      throw new UsageError(
-        `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
-        {
-          hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
-        }
-      );
-    }
-    await fire(triggerId, userId, options, io, env2, cwd);
-  });
-}
 async function fire(triggerId, userId, options, io, env2 = process.env, cwd = process.cwd()) {
   let event;
   try {
@@ -37459,10 +37855,19 @@ async function fire(triggerId, userId, options, io, env2 = process.env, cwd = pr
     }
     if (options.dryRun) {
       const url = eventUrl(settings.baseUrl, event);
-      const headers = requestHeaders(settings.apiKey ? maskKey(settings.apiKey) : "$TRIGGER_API_KEY", parseTraceparent(env2.TRACEPARENT));
-      const curl = curlCommand(url, event.body, headers);
-      if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: "POST", url, headers, body: event.body, curl }));
-      else io.stdout(curl);
+      const curl = curlCommand(url, event.body, USER_AGENT);
+      if (options.json) {
+        const headers = {
+          // The key masked, as the contract shows a key; the curl command reads it from the environment.
+          authorization: `Bearer ${settings.apiKey ? maskKey(settings.apiKey) : "$TRIGGER_API_KEY"}`,
+          "content-type": "application/json",
+          accept: "application/json",
+          "user-agent": USER_AGENT
+        };
+        io.json(JSON.stringify({ ok: true, dryRun: true, method: "POST", url, headers, body: event.body, curl }));
+      } else {
+        io.stdout(curl);
+      }
       if (settings.apiKeySource !== "env" && !env2.TRIGGER_API_KEY) {
         const where2 = settings.apiKeySource === "flag" ? "was given with --api-key" : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : "is not set";
         io.stderr(
@@ -37514,7 +37919,6 @@ async function fire(triggerId, userId, options, io, env2 = process.env, cwd = pr
     throw error2;
   }
 }
-var EXAMPLES;
 var init_fire = __esm({
   "src/commands/fire.ts"() {
     "use strict";
@@ -37529,1088 +37933,6 @@ var init_fire = __esm({
     init_service();
     init_shared();
     init_startup();
-    EXAMPLES = `
-Examples:
-  $ trigger fire purchase alice@example.com --value 9.99
-  $ trigger fire signup 'user/with?odd#chars'
-  $ trigger fire purchase bob --value 12345678901234567890 --json
-  $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
-  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
-
-${EXIT_CODES2}`;
-  }
-});
-
-// src/commands/prompt.ts
-async function readAll(stream) {
-  const chunks = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
-}
-function promptHidden(question, output) {
-  const input2 = process.stdin;
-  return new Promise((resolve, reject) => {
-    let answer = "";
-    output.write(question);
-    input2.setRawMode(true);
-    input2.resume();
-    input2.setEncoding("utf8");
-    const finish = (error2) => {
-      input2.setRawMode(false);
-      input2.pause();
-      input2.removeListener("data", onData);
-      output.write("\n");
-      if (error2) reject(error2);
-      else resolve(answer);
-    };
-    const onData = (chunk) => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n" || char === "") return finish();
-        if (char === "") {
-          return finish(new TriggerError("interrupted", "cancelled; no key was saved"));
-        }
-        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input2.on("data", onData);
-  });
-}
-async function readSecret(question, output = process.stderr) {
-  if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
-      if (answer.trim() !== "") return answer;
-    }
-  }
-  const text = await readAll(process.stdin);
-  if (text.trim() === "") {
-    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
-  }
-  return text;
-}
-var init_prompt = __esm({
-  "src/commands/prompt.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/commands/config.ts
-var config_exports = {};
-__export(config_exports, {
-  command: () => command2,
-  get: () => get,
-  list: () => list,
-  path: () => path9,
-  remove: () => remove,
-  setBaseUrl: () => setBaseUrl,
-  setKey: () => setKey,
-  unset: () => unset,
-  use: () => use
-});
-function settingName(name) {
-  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
-}
-function profileFlag(name) {
-  return name === "default" ? "" : ` --profile ${name}`;
-}
-async function shown(name, profileName, profile) {
-  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
-    try {
-      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
-    } catch (error2) {
-      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
-    }
-  }
-  const value = profile?.[NAMES[name]];
-  if (typeof value !== "string") return void 0;
-  return name === "api-key" ? maskKey(value) : value;
-}
-function where(profile, file) {
-  return `profile "${profile}" (${file})`;
-}
-function target(options, env2) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const selected = selectedProfile(options, env2, config);
-  const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
-}
-async function setKey(keyArgument, options, io, env2 = process.env) {
-  const { file, config, name, lock } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
-  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
-  io.addSecret(key);
-  let inFile;
-  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
-  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
-  else {
-    const failure = await storeKey(name, key);
-    if (failure === void 0) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next = { ...profile, apiKeyStorage: "keychain" };
-          delete next.apiKey;
-          return next;
-        },
-        lock
-      );
-      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env2);
-      return;
-    }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
-  }
-  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  if (wasInStore) await deleteKey(name);
-  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env2);
-}
-function warnIfOverridden(io, env2) {
-  if (env2.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
-  }
-}
-async function setBaseUrl(url, options, io, env2 = process.env) {
-  const { file, name, lock } = target(options, env2);
-  const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed.href };
-      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
-  const versioned = versionedBaseUrlWarning(parsed);
-  if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env2.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
-  }
-}
-async function get(nameArgument, options, io, env2 = process.env) {
-  const { file, config, name: profileName, explicit, profile } = target(options, env2);
-  if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
-  const values = /* @__PURE__ */ new Map();
-  for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
-  if (nameArgument !== void 0) {
-    const name = names[0];
-    const value = values.get(name);
-    if (value === void 0 && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim("(not set)"));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
-  } else {
-    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
-  }
-  for (const name of overridden) {
-    io.stderr(
-      io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
-      )
-    );
-  }
-}
-function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-async function list(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profiles = config.profiles ?? {};
-  if (options.names) {
-    for (const name of Object.keys(profiles)) io.stdout(name);
-    return;
-  }
-  const active = selectedProfile({}, env2, config);
-  const rows2 = [];
-  for (const [name, profile] of Object.entries(profiles)) {
-    rows2.push({
-      profile: name,
-      active: name === active.name,
-      apiKey: await shown("api-key", name, profile) ?? null,
-      baseUrl: await shown("base-url", name, profile) ?? null
-    });
-  }
-  if (options.json) {
-    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
-    return;
-  }
-  if (rows2.length === 0) {
-    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
-    return;
-  }
-  for (const row of rows2) {
-    const mark = row.active ? io.outColors.success("* ") : "  ";
-    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
-  }
-}
-async function unset(nameArgument, options, io, env2 = process.env) {
-  const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
-  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES[name]] === void 0 && !inStore) {
-    io.stderr(`${name} was not set in ${where(profileName, file)}`);
-    return;
-  }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next = { ...current };
-      delete next[NAMES[name]];
-      if (name === "base-url") delete next.allowHttp;
-      if (name === "api-key") delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
-}
-function namedProfile(nameArgument, env2) {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
-}
-async function use(nameArgument, io, env2 = process.env) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
-  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
-}
-async function remove(nameArgument, io, env2 = process.env) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
-  if (profile.apiKeyStorage === "keychain") {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
-  io.stdout(
-    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
-  );
-}
-function path9(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs7.default.existsSync(file) }));
-  else io.stdout(file);
-}
-function command2(program2, { io, env: env2 }) {
-  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger config set-key                        # hidden prompt
-  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
-  $ trigger config set-base-url https://api.example.com --profile staging
-  $ trigger config get base-url
-  $ trigger config use staging                     # make a profile the active one
-  $ trigger config list
-
-The key goes to the system keychain where one answers (and CI is not set); else, or with
---insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
-  );
-  const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
-  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
-  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
-  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
-  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
-  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
-  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path9(options, io, env2));
-  return config;
-}
-var import_node_fs7, NAMES, OVERRIDES;
-var init_config = __esm({
-  "src/commands/config.ts"() {
-    "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
-    init_esm();
-    init_errors();
-    init_base_url_warning();
-    init_keychain();
-    init_lock();
-    init_paths();
-    init_resolve2();
-    init_store();
-    init_validate();
-    init_prompt();
-    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
-  }
-});
-
-// src/commands/status.ts
-var status_exports = {};
-__export(status_exports, {
-  collectStatus: () => collectStatus,
-  command: () => command3,
-  status: () => status,
-  statusLines: () => statusLines
-});
-async function collectStatus(flags, env2 = process.env, where2 = {}) {
-  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
-  const { found: found2, settings, problems } = world;
-  const { profile, configFile } = found2;
-  const key = settings?.apiKey ?? (found2.key && found2.key[1] !== "keychain" ? attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])) : void 0);
-  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
-  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
-  const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
-  const catalog = world.catalog ? {
-    path: world.catalog.path,
-    source: world.catalog.source,
-    triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
-  } : null;
-  let mode = null;
-  try {
-    mode = (import_node_fs8.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
-  } catch {
-    mode = null;
-  }
-  return {
-    ok: problems.length === 0,
-    profile: { name: profile.name, source: profile.source },
-    apiKey,
-    baseUrl,
-    configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
-    // never its password, nor a lone token
-    catalog,
-    versions: { trigger: VERSION, node: process.version },
-    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
-  };
-}
-function attempt2(fn) {
-  try {
-    return fn();
-  } catch {
-    return void 0;
-  }
-}
-function statusLines(s, io) {
-  const c = io.outColors;
-  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
-  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
-  return [
-    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      "api key",
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
-    ),
-    row(
-      "base URL",
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
-    ),
-    row(
-      "config",
-      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
-    ),
-    row("proxy", s.proxy ?? c.dim("none")),
-    row(
-      "catalog",
-      s.catalog ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
-    ),
-    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
-  ];
-}
-async function status(options, io, env2 = process.env, cwd = process.cwd()) {
-  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
-  if (options.json) io.json(JSON.stringify(result));
-  else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
-  for (const problem of result.problems)
-    io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
-  throw new ConfigError(result.problems[0].message, { reported: true });
-}
-function command3(program2, { io, env: env2, cwd }) {
-  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger status
-  $ trigger status --json | jq .apiKey.source
-
-Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action((options) => status(options, io, env2, cwd));
-}
-var import_node_fs8, SOURCE_WORDS, CATALOG_WORDS;
-var init_status = __esm({
-  "src/commands/status.ts"() {
-    "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
-    init_undici();
-    init_errors();
-    init_render();
-    init_redact();
-    init_resolve2();
-    init_validate();
-    init_version();
-    init_shared();
-    SOURCE_WORDS = {
-      flag: "flag",
-      env: "environment",
-      profile: "profile (config file)",
-      keychain: "credential store"
-    };
-    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
-  }
-});
-
-// src/emulator/defaults.ts
-var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
-var init_defaults = __esm({
-  "src/emulator/defaults.ts"() {
-    "use strict";
-    DEFAULT_PORT = 8787;
-    DEFAULT_FAIL_STATUS = 503;
-  }
-});
-
-// src/emulator/server.ts
-function generateKey() {
-  return `emu_${(0, import_node_crypto.randomBytes)(18).toString("base64url")}`;
-}
-function matchRoute(target2) {
-  const path15 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path15);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
-function checkBody(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return { error: "the body is not valid JSON" };
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
-  }
-  if (!("value" in parsed)) return {};
-  const value = parsed.value;
-  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
-  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
-  const valueText = valueTextIn(body, value);
-  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
-    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
-  return { value, valueText };
-}
-function sendJson(res, status2, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status2, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers
-  });
-  res.end(text);
-}
-function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
-}
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const triggers = options.triggers ? new Set(options.triggers) : void 0;
-  const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
-  const latencyMs = options.latencyMs ?? 0;
-  const random = options.random ?? Math.random;
-  const keepEvents = options.keepEvents ?? true;
-  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
-  const maxInFlight = options.maxInFlight ?? Infinity;
-  let working = 0;
-  const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
-  let logFd;
-  if (options.log) {
-    try {
-      logFd = openLog(options.log);
-    } catch (error2) {
-      if (error2.code === "ENXIO") {
-        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
-        });
-      }
-      const reason2 = errnoWords(error2, "writing");
-      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
-        hint: "check that its folder exists and is writable"
-      });
-    }
-  }
-  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
-    const send = () => {
-      if (admitted) working--;
-      if (!res.destroyed) {
-        if (closing) res.setHeader("connection", "close");
-        sendJson(res, status2, body, headers);
-      }
-      stats.requests++;
-      if (entry2.event) stats.recorded++;
-      else if (entry2.injected) stats.injected++;
-      else if (entry2.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
-  };
-  const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
-    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
-    const route = matchRoute(req.url ?? "");
-    if (route === "not-found")
-      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
-    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
-    if (failRate > 0 && random() < failRate) {
-      const error2 = `injected failure (--fail-rate ${failRate})`;
-      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
-      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
-    }
-    const auth = req.headers.authorization;
-    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-    if (scheme.toLowerCase() !== "bearer" || token !== key) return fail(401, "invalid API key");
-    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
-    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
-    if (bucket) {
-      const waitMs = bucket.take();
-      if (waitMs > 0) {
-        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
-        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
-        return answer(
-          req,
-          res,
-          429,
-          { success: false, error: error2 },
-          { error: error2, injected: false, pushedBack: true },
-          { "retry-after": retryAfter }
-        );
-      }
-    }
-    if (working >= maxInFlight) {
-      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
-      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
-    }
-    working++;
-    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
-    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
-    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
-    const checked = checkBody(body);
-    if ("error" in checked) return refuse(400, checked.error);
-    if (triggers && !triggers.has(route.triggerId)) {
-      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-    }
-    const event = {
-      time: (/* @__PURE__ */ new Date()).toISOString(),
-      triggerId: route.triggerId,
-      userId: route.userId,
-      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
-      requestId
-    };
-    if (logFd !== void 0) {
-      try {
-        import_node_fs9.default.writeSync(logFd, `${eventJson(event)}
-`);
-      } catch (error2) {
-        const reason2 = errnoWords(error2, "writing");
-        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
-        return refuse(500, `the emulator could not write its log (${reason2})`);
-      }
-    }
-    if (keepEvents) events.push(event);
-    ok(200, { success: true }, { event, injected: false });
-  };
-  const server = import_node_http.default.createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
-    req.on("error", () => res.destroy());
-  });
-  server.keepAliveTimeout = 5e3;
-  await new Promise((resolve, reject) => {
-    const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs9.default.closeSync(logFd);
-      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
-      }
-    };
-    server.once("error", onError);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
-  const { port } = server.address();
-  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
-  let closed;
-  return {
-    url: `http://${urlHost}:${port}`,
-    host,
-    port,
-    key,
-    keyGenerated,
-    events,
-    stats,
-    close({ force = false } = {}) {
-      closing = true;
-      if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve) => {
-        server.close(() => {
-          if (logFd !== void 0) import_node_fs9.default.closeSync(logFd);
-          resolve();
-        });
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once("close", () => clearInterval(sweep));
-      });
-      return closed;
-    }
-  };
-}
-function openLog(file) {
-  let isFifo = false;
-  try {
-    isFifo = import_node_fs9.default.statSync(file).isFIFO();
-  } catch {
-  }
-  if (!isFifo) return import_node_fs9.default.openSync(file, "a");
-  const probe = import_node_fs9.default.openSync(file, import_node_fs9.default.constants.O_WRONLY | import_node_fs9.default.constants.O_NONBLOCK);
-  try {
-    return import_node_fs9.default.openSync(file, "a");
-  } finally {
-    import_node_fs9.default.closeSync(probe);
-  }
-}
-function eventJson(event) {
-  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
-  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
-}
-var import_node_crypto, import_node_fs9, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
-var init_server = __esm({
-  "src/emulator/server.ts"() {
-    "use strict";
-    import_node_crypto = require("node:crypto");
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_http = __toESM(require("node:http"), 1);
-    init_request();
-    init_errno();
-    init_errors();
-    init_clock();
-    init_defaults();
-    MAX_BODY = 1024 * 1024;
-    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
-      }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
-        }
-        return (1 - this.#tokens) / this.#perMs;
-      }
-    };
-  }
-});
-
-// src/commands/emulator.ts
-var emulator_exports = {};
-__export(emulator_exports, {
-  command: () => command4,
-  emulator: () => emulator,
-  eventLine: () => eventLine,
-  rejectionLine: () => rejectionLine
-});
-function clock(date) {
-  return date.toISOString().slice(11, 23);
-}
-function showId(id) {
-  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
-}
-function eventLine(entry2, io) {
-  const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
-  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
-}
-function rejectionLine(entry2, io) {
-  const c = io.errColors;
-  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
-}
-async function catalogTriggers(options, env2, cwd) {
-  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
-  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
-  if (!found2) return void 0;
-  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
-    Promise.resolve().then(() => (init_store(), store_exports)),
-    Promise.resolve().then(() => (init_paths(), paths_exports))
-  ]);
-  const catalog = loadCatalog2(found2.path);
-  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
-}
-async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const envKey = env2.TRIGGER_API_KEY;
-  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? envKey;
-  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
-  io.addSecret(givenKey);
-  const settings = {
-    port: options.port,
-    host: options.host,
-    key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
-    latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
-    keepEvents: false,
-    onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
-      else io.stderr(rejectionLine(entry2, io));
-    },
-    onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
-    }
-  };
-  const server = await startEmulator(settings);
-  const c = io.errColors;
-  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
-  if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener("SIGINT", stop);
-        process.removeListener("SIGTERM", stop);
-        resolve();
-      });
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
-}
-function command4(program2, { io, env: env2, cwd }) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
-    "--key <key>",
-    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
-  ).addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger emulator                               # prints the two export lines to use it
-  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
-  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  ).action((options) => emulator(options, io, env2, cwd));
-}
-var init_emulator = __esm({
-  "src/commands/emulator.ts"() {
-    "use strict";
-    init_esm();
-    init_defaults();
-    init_parsers();
-    init_server();
-    init_render();
-    init_validate();
-  }
-});
-
-// src/commands/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  command: () => command5,
-  completionScript: () => completionScript
-});
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
-function command5(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-    "after",
-    `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
-}
-var BASH, ZSH, FISH;
-var init_completion = __esm({
-  "src/commands/completion.ts"() {
-    "use strict";
-    init_esm();
-    BASH = `# trigger completion for bash: source <(trigger completion bash)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local cur words cword line prefix directive=plain i
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    words=()
-    for ((i = 0; i <= COMP_CWORD; i++)); do
-      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
-        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
-      else
-        words+=("\${COMP_WORDS[i]}")
-      fi
-    done
-    cword=$((\${#words[@]} - 1))
-    cur=\${words[cword]}
-  fi
-  prefix=\${cur%"\${cur##*[=:]}"}
-  COMPREPLY=()
-  while IFS= read -r line; do
-    case $line in
-      :files) directive=files ;;
-      :plain) ;;
-      *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
-        ;;
-    esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
-  if [[ $directive == files ]]; then
-    compopt -o filenames 2>/dev/null
-    if declare -F _filedir >/dev/null 2>&1; then
-      _filedir
-    else
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
-    fi
-  fi
-}
-complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
-`;
-    ZSH = `#compdef trigger
-# trigger completion for zsh:
-#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
-#                                                      (fpath=(~/.zfunc $fpath) before compinit)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local -a lines candidates
-  local line value description directive=plain flag=''
-  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}=
-    compset -P '*='
-  fi
-  for line in $lines; do
-    case $line in
-      :files) directive=files ;;
-      :plain|'') ;;
-      *)
-        value=\${line%%$'\\t'*}
-        value=\${value#$flag}
-        description=''
-        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
-        ;;
-    esac
-  done
-  (( \${#candidates} )) && _describe -t values 'trigger' candidates
-  [[ $directive == files ]] && _files
-  return 0
-}
-if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
-  _trigger "$@"
-elif (( \${+functions[compdef]} )); then
-  compdef _trigger trigger
-else
-  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
-fi
-`;
-    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-function __trigger_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
-        switch $line
-            case :files
-                __fish_complete_path "$current"
-            case :plain
-            case '*'
-                printf '%s\\n' $line
-        end
-    end
-end
-complete -c trigger -e
-complete -c trigger -f -a '(__trigger_complete)'
-`;
   }
 });
 
@@ -38669,7 +37991,7 @@ function failedHeader(kind, header, separator = ",") {
 function describeWriteError(error2) {
   return errnoWords(error2, "writing");
 }
-function running(pid) {
+function running2(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -38681,21 +38003,21 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path9.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs10.default.readdirSync(import_node_path9.default.dirname(file));
+    names = import_node_fs9.default.readdirSync(import_node_path9.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs10.default.rmSync(import_node_path9.default.join(import_node_path9.default.dirname(file), name), { force: true });
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
+    import_node_fs9.default.rmSync(import_node_path9.default.join(import_node_path9.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs10, import_node_path9, FLUSH_BYTES, FailedFile;
+var import_node_fs9, import_node_path9, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path9 = __toESM(require("node:path"), 1);
     init_errno();
     init_formats();
@@ -38737,7 +38059,7 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs10.default.statSync(file);
+          existing = import_node_fs9.default.statSync(file);
         } catch {
           existing = void 0;
         }
@@ -38750,7 +38072,7 @@ var init_failed = __esm({
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs10.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -38792,14 +38114,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs10.default.ftruncateSync(this.#fd, import_node_fs10.default.fstatSync(this.#fd).size - done);
+              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -38814,19 +38136,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs10.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs10.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs10.default.renameSync(this.#target, this.path);
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs10.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs10.default.rmSync(this.#target, { force: true });
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -38834,19 +38156,19 @@ var init_failed = __esm({
 
 // src/batch/journal.ts
 async function fingerprint(file) {
-  const hash = (0, import_node_crypto2.createHash)("sha256");
+  const hash = (0, import_node_crypto.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
   return { path: import_node_path10.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs11.default.readFileSync(file, "utf8");
+  const text = import_node_fs10.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -38866,11 +38188,18 @@ function load2(file) {
   const states = new States();
   const reasons = /* @__PURE__ */ new Map();
   let done = false;
+  let failed;
   for (let i = 1; i < lines.length; i++) {
     const record = lines[i];
     if (record === "") continue;
     if (record.startsWith("done")) {
       done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
       continue;
     }
     const space = record.indexOf(" ", 2);
@@ -38899,7 +38228,21 @@ function load2(file) {
         break;
     }
   }
-  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs10.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+  }
 }
 function plural(n, one, many = `${one}s`) {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
@@ -38911,12 +38254,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto2, import_node_fs11, import_node_path10, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path10, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_crypto = require("node:crypto");
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -38950,6 +38293,13 @@ var init_journal = __esm({
       path;
       /** True when this run carries on an earlier one. */
       resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
       /** Set when the journal cannot be written: nothing more may be sent. */
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
@@ -38968,6 +38318,7 @@ var init_journal = __esm({
         this.path = file;
         this.#fd = fd;
         this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
         this.#states = loaded2?.states ?? new States();
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
@@ -38976,7 +38327,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs11.default.existsSync(file)) {
+        if (import_node_fs10.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -39020,11 +38371,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs11.default.openSync(file, "r+");
-            import_node_fs11.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs10.default.openSync(file, "r+");
+            import_node_fs10.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs11.default.openSync(file, "wx", 384);
+            fd = import_node_fs10.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -39034,9 +38385,9 @@ var init_journal = __esm({
               catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs11.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs11.default.fsyncSync(fd);
+            import_node_fs10.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -39067,6 +38418,7 @@ var init_journal = __esm({
        * cannot be written: the row must then not be sent.
        */
       starting(line) {
+        this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
@@ -39108,7 +38460,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs11.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -39125,21 +38477,173 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs11.default.fdatasyncSync(this.#fd);
+          import_node_fs10.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
         }
       }
-      /** Closes the journal; `complete` when every input row was accounted for. */
-      close(complete2) {
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
+        const said = failed === void 0 ? {} : { failed: import_node_path10.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs11.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
         this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/lock.ts
+function alive(holder) {
+  if (elsewhere(holder) !== void 0) return true;
+  if (holder.pid === process.pid) return true;
+  return stillRuns(holder.pid, holder.start);
+}
+function parse(text) {
+  try {
+    const holder = JSON.parse(text);
+    return Number.isSafeInteger(holder.pid) && typeof holder.host === "string" ? holder : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function readText(file) {
+  try {
+    return import_node_fs11.default.readFileSync(file, "utf8");
+  } catch (error2) {
+    if (error2.code === "ENOENT") return void 0;
+    throw error2;
+  }
+}
+var import_node_fs11, import_node_path11, HeldError, FileLock;
+var init_lock2 = __esm({
+  "src/batch/lock.ts"() {
+    "use strict";
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_errors();
+    init_process_identity();
+    HeldError = class extends UsageError {
+    };
+    FileLock = class _FileLock {
+      path;
+      #text;
+      constructor(lockPath, text) {
+        this.path = lockPath;
+        this.#text = text;
+      }
+      /** The lock file that guards `file`. */
+      static pathFor(file) {
+        return import_node_path11.default.join(import_node_path11.default.dirname(file), `.${import_node_path11.default.basename(file)}.lock`);
+      }
+      /** The live holder of `file`'s lock, if a live process holds it. */
+      static holder(file) {
+        const text = readText(_FileLock.pathFor(file));
+        const holder = text === void 0 ? void 0 : parse(text);
+        return holder && alive(holder) ? holder : void 0;
+      }
+      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
+      static tryAcquire(file, what) {
+        try {
+          return _FileLock.acquire(file, what, "");
+        } catch (error2) {
+          if (error2 instanceof HeldError) return void 0;
+          throw error2;
+        }
+      }
+      /**
+       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
+       * holds it. `what` names the file for the message ("the journal big.journal").
+       */
+      static acquire(file, what, hint) {
+        const lockPath = _FileLock.pathFor(file);
+        const holder = { ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() };
+        const text = `${JSON.stringify(holder)}
+`;
+        const temp = `${lockPath}.${process.pid}.tmp`;
+        try {
+          for (let tries = 0; tries < 10; tries++) {
+            if (_FileLock.#create(lockPath, temp, text)) return new _FileLock(lockPath, text);
+            const found2 = readText(lockPath);
+            if (found2 === void 0) continue;
+            const other = parse(found2);
+            if (other && alive(other)) {
+              const away = elsewhere(other);
+              const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+              throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+                hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host or container cannot be checked from here)`
+              });
+            }
+            _FileLock.#takeOver(lockPath, found2);
+          }
+        } catch (error2) {
+          if (error2 instanceof UsageError) throw error2;
+          throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lockPath})`, {
+            hint: "name a file in a folder you can write to"
+          });
+        } finally {
+          import_node_fs11.default.rmSync(temp, { force: true });
+        }
+        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
+      }
+      /** Puts the lock in place whole; false when one is there already. */
+      static #create(lockPath, temp, text) {
+        import_node_fs11.default.writeFileSync(temp, text, { mode: 420 });
+        try {
+          import_node_fs11.default.linkSync(temp, lockPath);
+          return true;
+        } catch (error2) {
+          const code = error2.code;
+          if (code === "EEXIST") return false;
+          if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
+        }
+        let fd;
+        try {
+          fd = import_node_fs11.default.openSync(lockPath, "wx", 420);
+        } catch (error2) {
+          if (error2.code === "EEXIST") return false;
+          throw error2;
+        }
+        try {
+          import_node_fs11.default.writeSync(fd, text);
+        } finally {
+          import_node_fs11.default.closeSync(fd);
+        }
+        return true;
+      }
+      /**
+       * Removes a dead holder's lock. It is first renamed to a name of ours, so that two runs taking
+       * over at once cannot each remove the other's fresh lock; if what was renamed is not the dead
+       * lock (another run took over first), it is put back.
+       */
+      static #takeOver(lockPath, dead) {
+        const aside = `${lockPath}.${process.pid}.stale`;
+        try {
+          import_node_fs11.default.renameSync(lockPath, aside);
+        } catch (error2) {
+          if (error2.code === "ENOENT") return;
+          throw error2;
+        }
+        if (readText(aside) !== dead) {
+          try {
+            import_node_fs11.default.linkSync(aside, lockPath);
+          } catch {
+          }
+        }
+        import_node_fs11.default.rmSync(aside, { force: true });
+      }
+      /** Gives the lock up (only if it is still ours). */
+      release() {
+        try {
+          if (readText(this.path) === this.#text) import_node_fs11.default.rmSync(this.path, { force: true });
+        } catch {
+        }
       }
     };
   }
@@ -39147,10 +38651,10 @@ var init_journal = __esm({
 
 // src/batch/files.ts
 function inFolder(cwd, file) {
-  return file === "-" || import_node_path11.default.isAbsolute(file) || import_node_path11.default.resolve(file) === import_node_path11.default.resolve(cwd, file) ? file : import_node_path11.default.resolve(cwd, file);
+  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
 }
-function sameFile(a, b) {
-  if (b !== "-" && import_node_path11.default.resolve(a) === import_node_path11.default.resolve(b)) return true;
+function sameFile2(a, b) {
+  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
   try {
     const sa = import_node_fs12.default.statSync(a);
     const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
@@ -39184,7 +38688,7 @@ function checkPaths(source, options) {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
     });
   }
-  if (options.failed && sameFile(options.failed, source)) {
+  if (options.failed && sameFile2(options.failed, source)) {
     throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
       hint: "write the failed rows to another file"
     });
@@ -39196,9 +38700,9 @@ function checkPaths(source, options) {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
   }
-  if (sameFile(options.journal, source))
+  if (sameFile2(options.journal, source))
     throw new UsageError(`--journal ${options.journal} is the input file`, { hint: "name a new file for the journal" });
-  if (options.failed && sameFile(options.journal, options.failed))
+  if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
 async function countLines(file) {
@@ -39208,12 +38712,13 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger) {
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
   const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
   if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(nextFailedName(file)));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
 function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
@@ -39224,7 +38729,7 @@ function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date(
   try {
     import_node_fs12.default.accessSync(folder, import_node_fs12.default.constants.W_OK);
   } catch (error2) {
-    const name = import_node_path11.default.join(folder, `trigger-failed-${stamp}${ext}`);
+    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: void 0,
@@ -39232,7 +38737,7 @@ function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date(
     };
   }
   for (let n = 1; ; n++) {
-    const name = import_node_path11.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (import_node_fs12.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
@@ -39244,7 +38749,7 @@ function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date(
   }
 }
 function nextFailedName(file) {
-  const ext = import_node_path11.default.extname(file);
+  const ext = import_node_path12.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
@@ -39292,18 +38797,73 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path11;
+var import_node_fs12, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
     import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
     init_formats();
     init_journal();
-    init_lock();
+    init_lock2();
+  }
+});
+
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path13.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
+    mine ??= contentOf(file);
+    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs13.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs13.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs13.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto2.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs13.default.closeSync(fd);
+  }
+}
+var import_node_crypto2, import_node_fs13, import_node_path13, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock2();
+    journalNameFor = (failed) => `${failed}.journal`;
   }
 });
 
@@ -39918,20 +39478,27 @@ function failureReason(outcome, mask) {
       return void 0;
   }
 }
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} line ${line}: ${printable(reason2)}`;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
 function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows;
+  const done = counts.rows - counts.unsent;
   const rate2 = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
   parts.push(`${formatCount(rate2)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
 function summaryLines(s, c) {
@@ -40065,7 +39632,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
     pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
@@ -40077,7 +39644,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs14.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -40094,15 +39661,16 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs13;
+var import_node_fs14;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
     init_files();
+    init_replay();
     init_report();
     init_stop();
   }
@@ -40113,7 +39681,7 @@ function stoppable(source) {
   let stopRequested = false;
   let ended = false;
   let failure;
-  let cut;
+  let cut2;
   let wake;
   const wakeUp = () => wake?.();
   async function* chunks() {
@@ -40142,7 +39710,7 @@ function stoppable(source) {
       if (stopRequested && !ended) {
         for (let more = source.read(); more !== null; more = source.read()) take(more);
         const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held2?.length ?? 0) - end2 };
+        cut2 = { dropped: (held2?.length ?? 0) - end2 };
         source.destroy();
         if (end2 > 0) yield held2.subarray(0, end2);
         return;
@@ -40166,7 +39734,7 @@ function stoppable(source) {
       wakeUp();
     },
     close: () => source.destroy(),
-    cut: () => cut
+    cut: () => cut2
   };
 }
 async function sniff(stream) {
@@ -40182,7 +39750,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs14.default.fstatSync(0).isFile();
+    return import_node_fs15.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -40203,7 +39771,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs14.default.promises.open(source, "r");
+      handle = await import_node_fs15.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -40229,11 +39797,11 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs14, import_node_stream, MAX_HELD;
+var import_node_fs15, import_node_stream, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     import_node_stream = require("node:stream");
     init_errno();
     init_errors();
@@ -40286,7 +39854,6 @@ var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
-    init_render();
     init_breaker();
     init_report();
     init_stop();
@@ -40367,7 +39934,7 @@ var init_recorder = __esm({
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
-          this.#o.stderr(`${this.#o.io.errColors.error("\u2716")} line ${row.line}: ${printable(reason2)}`);
+          this.#o.stderr(failureLine(row.line, reason2, this.#o.io.errColors));
         }
         return drained;
       }
@@ -41093,9 +40660,9 @@ var init_pace = __esm({
         const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
-        let count = 0;
-        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count++;
-        return count / TOOK_ROUND_TRIPS;
+        let count2 = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
+        return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
         this.#windowStart = now;
@@ -41270,10 +40837,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   });
   const started = performance.now();
   let total;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal2 = spinnerWanted(env2, io.terminal);
@@ -41286,8 +40854,8 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
       );
   }
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count) => {
-    if (count === 1) {
+  const removeSignals = onStopSignals((signal, count2) => {
+    if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
@@ -41299,7 +40867,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
       );
     } else {
       client?.abortAll();
-      if (count === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
+      if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
   });
   progress?.start();
@@ -41325,8 +40893,10 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0);
+    const unchanged = failed && journal?.completedWith === import_node_path14.default.resolve(failed.path) && !journal.sentHere && import_node_fs16.default.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -41352,9 +40922,12 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
+var import_node_fs16, import_node_path14;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
@@ -41378,43 +40951,1022 @@ var init_batch = __esm({
   }
 });
 
+// src/commands/prompt.ts
+async function readAll(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+function promptHidden(question, output) {
+  const input2 = process.stdin;
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    output.write(question);
+    input2.setRawMode(true);
+    input2.resume();
+    input2.setEncoding("utf8");
+    const finish = (error2) => {
+      input2.setRawMode(false);
+      input2.pause();
+      input2.removeListener("data", onData);
+      output.write("\n");
+      if (error2) reject(error2);
+      else resolve(answer);
+    };
+    const onData = (chunk) => {
+      for (const char of chunk) {
+        if (char === "\r" || char === "\n" || char === "") return finish();
+        if (char === "") {
+          return finish(new TriggerError("interrupted", "cancelled; no key was saved"));
+        }
+        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
+        else answer += char;
+      }
+    };
+    input2.on("data", onData);
+  });
+}
+async function readSecret(question, output = process.stderr) {
+  if (process.stdin.isTTY) {
+    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+      if (answer.trim() !== "") return answer;
+    }
+  }
+  const text = await readAll(process.stdin);
+  if (text.trim() === "") {
+    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
+  }
+  return text;
+}
+var init_prompt = __esm({
+  "src/commands/prompt.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/commands/config.ts
+var config_exports = {};
+__export(config_exports, {
+  get: () => get,
+  list: () => list,
+  path: () => path15,
+  remove: () => remove,
+  setBaseUrl: () => setBaseUrl,
+  setKey: () => setKey,
+  unset: () => unset,
+  use: () => use
+});
+function settingName(name) {
+  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
+  if (normalized in NAMES) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
+}
+function profileFlag(name) {
+  return name === "default" ? "" : ` --profile ${name}`;
+}
+async function shown(name, profileName, profile) {
+  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
+    try {
+      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
+    } catch (error2) {
+      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
+    }
+  }
+  const value = profile?.[NAMES[name]];
+  if (typeof value !== "string") return void 0;
+  return name === "api-key" ? maskKey(value) : value;
+}
+function where(profile, file) {
+  return `profile "${profile}" (${file})`;
+}
+function target(options, env2) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const selected = selectedProfile(options, env2, config);
+  const lock = { waitMs: lockWaitMs(env2) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+}
+async function setKey(keyArgument, options, io, env2 = process.env) {
+  const { file, config, name, lock } = target(options, env2);
+  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
+  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
+  io.addSecret(key);
+  let inFile;
+  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
+  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
+  else {
+    const failure = await storeKey(name, key);
+    if (failure === void 0) {
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next = { ...profile, apiKeyStorage: "keychain" };
+          delete next.apiKey;
+          return next;
+        },
+        lock
+      );
+      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
+      warnIfOverridden(io, env2);
+      return;
+    }
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+  }
+  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  if (wasInStore) await deleteKey(name);
+  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
+  warnIfOverridden(io, env2);
+}
+function warnIfOverridden(io, env2) {
+  if (env2.TRIGGER_API_KEY) {
+    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+  }
+}
+async function setBaseUrl(url, options, io, env2 = process.env) {
+  const { file, name, lock } = target(options, env2);
+  const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, baseUrl: parsed.href };
+      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
+  if (env2.TRIGGER_BASE_URL) {
+    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
+  }
+}
+async function get(nameArgument, options, io, env2 = process.env) {
+  const { file, config, name: profileName, explicit, profile } = target(options, env2);
+  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
+  const values = /* @__PURE__ */ new Map();
+  for (const name of names) values.set(name, await shown(name, profileName, profile));
+  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  if (nameArgument !== void 0) {
+    const name = names[0];
+    const value = values.get(name);
+    if (value === void 0 && !overridden.length) {
+      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
+        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
+      });
+    }
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
+    else io.stdout(value ?? io.outColors.dim("(not set)"));
+  } else if (options.json) {
+    io.json(getJson(profileName, names, values, overridden));
+  } else {
+    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
+  }
+  for (const name of overridden) {
+    io.stderr(
+      io.errColors.warn(
+        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+      )
+    );
+  }
+}
+function getJson(profile, names, values, overridden) {
+  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
+}
+async function list(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profiles = config.profiles ?? {};
+  if (options.names) {
+    for (const name of Object.keys(profiles)) io.stdout(name);
+    return;
+  }
+  const active = selectedProfile({}, env2, config);
+  const rows2 = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    rows2.push({
+      profile: name,
+      active: name === active.name,
+      apiKey: await shown("api-key", name, profile) ?? null,
+      baseUrl: await shown("base-url", name, profile) ?? null
+    });
+  }
+  if (options.json) {
+    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
+    return;
+  }
+  if (rows2.length === 0) {
+    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
+    return;
+  }
+  for (const row of rows2) {
+    const mark = row.active ? io.outColors.success("* ") : "  ";
+    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
+    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+  }
+}
+async function unset(nameArgument, options, io, env2 = process.env) {
+  const name = settingName(nameArgument);
+  const { file, name: profileName, profile, lock } = target(options, env2);
+  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
+  if (profile?.[NAMES[name]] === void 0 && !inStore) {
+    io.stderr(`${name} was not set in ${where(profileName, file)}`);
+    return;
+  }
+  if (inStore) {
+    const failure = await deleteKey(profileName);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next = { ...current };
+      delete next[NAMES[name]];
+      if (name === "base-url") delete next.allowHttp;
+      if (name === "api-key") delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
+}
+function namedProfile(nameArgument, env2) {
+  const name = checkProfileName(nameArgument);
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profile = getProfile(config, name);
+  if (!profile) throw unknownProfile(name, file, config);
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
+}
+async function use(nameArgument, io, env2 = process.env) {
+  const { name, file, lock } = namedProfile(nameArgument, env2);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+      return { ...data, active: name };
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
+  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
+    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+  }
+}
+async function remove(nameArgument, io, env2 = process.env) {
+  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  if (profile.apiKeyStorage === "keychain") {
+    const failure = await deleteKey(name);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...data.profiles ?? {} };
+      delete profiles[name];
+      const next = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock
+  );
+  io.stdout(
+    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
+  );
+}
+function path15(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs17.default.existsSync(file) }));
+  else io.stdout(file);
+}
+var import_node_fs17, NAMES, OVERRIDES;
+var init_config = __esm({
+  "src/commands/config.ts"() {
+    "use strict";
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    init_errors();
+    init_base_url_warning();
+    init_keychain();
+    init_lock();
+    init_paths();
+    init_resolve2();
+    init_store();
+    init_validate();
+    init_prompt();
+    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
+    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+  }
+});
+
+// src/commands/status.ts
+var status_exports = {};
+__export(status_exports, {
+  collectStatus: () => collectStatus,
+  status: () => status,
+  statusLines: () => statusLines
+});
+async function collectStatus(flags, env2 = process.env, where2 = {}) {
+  const found2 = findSettings({ flags, env: env2 });
+  const problems = [];
+  const attempt = (fn) => {
+    try {
+      return fn();
+    } catch (error2) {
+      if (!isTriggerError(error2)) throw error2;
+      problems.push(error2);
+      return void 0;
+    }
+  };
+  const { profile, configFile } = found2;
+  if (profile.explicit && !found2.stored) problems.push(unknownProfile(profile.name, configFile, found2.config));
+  let apiKey = null;
+  if (found2.key) {
+    const [value, source, from] = found2.key;
+    let key;
+    if (source === "keychain") {
+      try {
+        key = await loadKey(profile.name);
+      } catch (error2) {
+        if (!isTriggerError(error2)) throw error2;
+        problems.push(error2);
+      }
+    } else {
+      key = value;
+    }
+    const checked = key === void 0 ? void 0 : attempt(() => normalizeApiKey(key, from));
+    if (checked !== void 0)
+      apiKey = { masked: maskKey(checked), source, from: source === "keychain" ? `profile "${profile.name}" in ${storeName()}` : from };
+  } else {
+    problems.push(noKeyError(profile));
+  }
+  let baseUrl = null;
+  let proxy;
+  if (found2.url) {
+    const [value, source, from] = found2.url;
+    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found2.allowHttp, source: from }));
+    if (parsed) {
+      proxy = proxyFor(parsed.origin, env2);
+      attempt(() => checkCleartext(parsed, proxy, found2.allowHttp));
+      baseUrl = { url: parsed.href, source, from };
+    }
+  } else {
+    problems.push(noBaseUrlError(profile));
+  }
+  let catalog = null;
+  const foundCatalog = findCatalog({ cwd: where2.cwd ?? process.cwd(), env: env2, flag: where2.catalog });
+  if (foundCatalog) {
+    const { loadCatalog: loadCatalog2 } = await Promise.resolve().then(() => (init_load(), load_exports));
+    const loaded2 = attempt(() => loadCatalog2(foundCatalog, { env: env2 }));
+    catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded2 ? Object.keys(loaded2.data.triggers).length : null };
+  }
+  let mode2 = null;
+  try {
+    mode2 = (import_node_fs18.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+  } catch {
+    mode2 = null;
+  }
+  return {
+    ok: problems.length === 0,
+    profile: { name: profile.name, source: profile.source },
+    apiKey,
+    baseUrl,
+    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
+    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
+    // never its password, nor a lone token
+    catalog,
+    versions: { trigger: VERSION, node: process.version },
+    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
+  };
+}
+function statusLines(s, io) {
+  const c = io.outColors;
+  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
+  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
+  return [
+    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row(
+      "api key",
+      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
+    ),
+    row(
+      "base URL",
+      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
+    ),
+    row(
+      "config",
+      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
+    ),
+    row("proxy", s.proxy ?? c.dim("none")),
+    row(
+      "catalog",
+      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
+    ),
+    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
+  ];
+}
+async function status(options, io, env2 = process.env, cwd = process.cwd()) {
+  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
+  if (options.json) io.json(JSON.stringify(result));
+  else for (const line of statusLines(result, io)) io.stdout(line);
+  if (result.problems.length === 0) return;
+  for (const problem of result.problems)
+    io.stderr(
+      `${io.errColors.error("error:")} ${printable(problem.message)}${problem.hint ? io.errColors.dim(" \u2014 ") + io.errColors.hint(printable(problem.hint)) : ""}`
+    );
+  throw new ConfigError(result.problems[0].message, { reported: true });
+}
+var import_node_fs18, SOURCE_WORDS, CATALOG_WORDS;
+var init_status = __esm({
+  "src/commands/status.ts"() {
+    "use strict";
+    import_node_fs18 = __toESM(require("node:fs"), 1);
+    init_undici();
+    init_errors();
+    init_redact();
+    init_render();
+    init_keychain();
+    init_resolve2();
+    init_validate();
+    init_version();
+    init_shared();
+    init_find();
+    SOURCE_WORDS = {
+      flag: "flag",
+      env: "environment",
+      profile: "profile (config file)",
+      keychain: "credential store"
+    };
+    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
+  }
+});
+
+// src/emulator/server.ts
+function sameKey(token, digest) {
+  return (0, import_node_crypto3.timingSafeEqual)((0, import_node_crypto3.createHash)("sha256").update(token).digest(), digest);
+}
+function generateKey() {
+  return `emu_${(0, import_node_crypto3.randomBytes)(18).toString("base64url")}`;
+}
+function matchRoute(target2) {
+  const path19 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path19);
+  if (!m?.[1] || !m[2]) return "not-found";
+  try {
+    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
+  } catch {
+    return "bad-encoding";
+  }
+}
+function checkBody(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { error: "the body is not valid JSON" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
+  }
+  if (!("value" in parsed)) return {};
+  const value = parsed.value;
+  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
+  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
+  const valueText = valueTextIn(body, value);
+  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
+    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
+  return { value, valueText };
+}
+function sendJson(res, status2, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status2, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  });
+  res.end(text);
+}
+function checkEmulatorOptions(options) {
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
+  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
+  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
+    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
+  }
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
+    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
+  const { capacity, maxInFlight } = options;
+  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
+    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
+  }
+  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
+    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
+  }
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const keyDigest = (0, import_node_crypto3.createHash)("sha256").update(key).digest();
+  const triggers = options.triggers ? new Set(options.triggers) : void 0;
+  const failRate = options.failRate ?? 0;
+  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
+  const latencyMs = options.latencyMs ?? 0;
+  const random = options.random ?? Math.random;
+  const keepEvents = options.keepEvents ?? true;
+  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
+  const maxInFlight = options.maxInFlight ?? Infinity;
+  let working = 0;
+  const events = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+  let logFd;
+  if (options.log) {
+    try {
+      logFd = openLog(options.log);
+    } catch (error2) {
+      if (error2.code === "ENXIO") {
+        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
+        });
+      }
+      const reason2 = errnoWords(error2, "writing");
+      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
+        hint: "check that its folder exists and is writable"
+      });
+    }
+  }
+  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
+    const send = () => {
+      if (admitted) working--;
+      if (!res.destroyed) {
+        if (closing) res.setHeader("connection", "close");
+        sendJson(res, status2, body, headers);
+      }
+      stats.requests++;
+      if (entry2.event) stats.recorded++;
+      else if (entry2.injected) stats.injected++;
+      else if (entry2.pushedBack) stats.pushedBack++;
+      else stats.rejected++;
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
+    };
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
+  const handle = (req, res, body, tooBig) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
+    const route = matchRoute(req.url ?? "");
+    if (route === "not-found")
+      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
+    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
+    if (failRate > 0 && random() < failRate) {
+      const error2 = `injected failure (--fail-rate ${failRate})`;
+      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
+      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
+    }
+    const auth = req.headers.authorization;
+    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
+    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
+    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
+    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
+    if (bucket) {
+      const waitMs = bucket.take();
+      if (waitMs > 0) {
+        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
+        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
+        return answer(
+          req,
+          res,
+          429,
+          { success: false, error: error2 },
+          { error: error2, injected: false, pushedBack: true },
+          { "retry-after": retryAfter }
+        );
+      }
+    }
+    if (working >= maxInFlight) {
+      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
+      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
+    }
+    working++;
+    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
+    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
+    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
+    const checked = checkBody(body);
+    if ("error" in checked) return refuse(400, checked.error);
+    if (triggers && !triggers.has(route.triggerId)) {
+      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+    }
+    const event = {
+      time: (/* @__PURE__ */ new Date()).toISOString(),
+      triggerId: route.triggerId,
+      userId: route.userId,
+      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+      requestId
+    };
+    if (logFd !== void 0) {
+      try {
+        import_node_fs19.default.writeSync(logFd, `${eventJson(event)}
+`);
+      } catch (error2) {
+        const reason2 = errnoWords(error2, "writing");
+        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
+        return refuse(500, `the emulator could not write its log (${reason2})`);
+      }
+    }
+    if (keepEvents) events.push(event);
+    ok(200, { success: true }, { event, injected: false });
+  };
+  const server = import_node_http.default.createServer((req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
+    req.on("error", () => res.destroy());
+  });
+  server.keepAliveTimeout = 5e3;
+  await new Promise((resolve, reject) => {
+    const onError = (error2) => {
+      if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
+      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
+      if (error2.code === "EADDRINUSE") {
+        reject(
+          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
+            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+          })
+        );
+      } else if (error2.code === "EACCES") {
+        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
+      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+      }
+    };
+    server.once("error", onError);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const { port } = server.address();
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
+  let closed;
+  return {
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    key,
+    keyGenerated,
+    events,
+    stats,
+    close({ force = false } = {}) {
+      closing = true;
+      if (force) server.closeAllConnections();
+      closed ??= new Promise((resolve) => {
+        server.close(() => {
+          if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
+          resolve();
+        });
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.once("close", () => clearInterval(sweep));
+      });
+      return closed;
+    }
+  };
+}
+function openLog(file) {
+  let isFifo = false;
+  try {
+    isFifo = import_node_fs19.default.statSync(file).isFIFO();
+  } catch {
+  }
+  if (!isFifo) return import_node_fs19.default.openSync(file, "a");
+  const probe = import_node_fs19.default.openSync(file, import_node_fs19.default.constants.O_WRONLY | import_node_fs19.default.constants.O_NONBLOCK);
+  try {
+    return import_node_fs19.default.openSync(file, "a");
+  } finally {
+    import_node_fs19.default.closeSync(probe);
+  }
+}
+function eventJson(event) {
+  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
+  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
+}
+var import_node_crypto3, import_node_fs19, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var init_server = __esm({
+  "src/emulator/server.ts"() {
+    "use strict";
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    import_node_http = __toESM(require("node:http"), 1);
+    init_request();
+    init_errno();
+    init_errors();
+    init_clock();
+    init_defaults();
+    MAX_BODY = 1024 * 1024;
+    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+    TokenBucket = class {
+      #perMs;
+      #size;
+      #now;
+      #tokens;
+      #at;
+      constructor(perSecond, now) {
+        this.#perMs = perSecond / 1e3;
+        this.#size = Math.max(1, perSecond / 10);
+        this.#now = now;
+        this.#tokens = this.#size;
+        this.#at = now();
+      }
+      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
+      take() {
+        const now = this.#now();
+        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
+        this.#at = now;
+        if (this.#tokens >= 1) {
+          this.#tokens -= 1;
+          return 0;
+        }
+        return (1 - this.#tokens) / this.#perMs;
+      }
+    };
+  }
+});
+
+// src/commands/emulator.ts
+var emulator_exports = {};
+__export(emulator_exports, {
+  emulator: () => emulator,
+  eventLine: () => eventLine,
+  exposureWarning: () => exposureWarning,
+  rejectionLine: () => rejectionLine
+});
+function clock(date) {
+  return date.toISOString().slice(11, 23);
+}
+function showId(id) {
+  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+}
+function exposureWarning(host) {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
+  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
+  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
+}
+function eventLine(entry2, io) {
+  const c = io.outColors;
+  const event = entry2.event;
+  if (!event) return "";
+  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
+  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
+}
+function rejectionLine(entry2, io) {
+  const c = io.errColors;
+  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
+  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
+}
+async function catalogTriggers(options, env2, cwd) {
+  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
+  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+  if (!found2) return void 0;
+  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_load(), load_exports)),
+    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
+    Promise.resolve().then(() => (init_store(), store_exports)),
+    Promise.resolve().then(() => (init_paths(), paths_exports))
+  ]);
+  const catalog = loadCatalog2(found2, { env: env2 });
+  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+}
+async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
+  const fromCatalog = await catalogTriggers(options, env2, cwd);
+  const envKey = env2.TRIGGER_API_KEY;
+  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? envKey;
+  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
+  io.addSecret(givenKey);
+  const settings = {
+    port: options.port,
+    host: options.host,
+    key: givenKey,
+    triggers: fromCatalog?.ids ?? options.trigger,
+    log: options.log,
+    failRate: options.failRate,
+    failStatus: options.failStatus,
+    latencyMs: options.latency,
+    capacity: options.capacity,
+    maxInFlight: options.maxInFlight,
+    keepEvents: false,
+    onRequest(entry2) {
+      if (entry2.event) io.stdout(eventLine(entry2, io));
+      else io.stderr(rejectionLine(entry2, io));
+    },
+    onLogError(message) {
+      io.stderr(io.errColors.error(`error: ${message}`));
+    }
+  };
+  const server = await startEmulator(settings);
+  const c = io.errColors;
+  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
+  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const exposed = exposureWarning(server.host);
+  if (exposed) io.stderr(c.warn(exposed));
+  if (server.keyGenerated) {
+    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+  } else {
+    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+  }
+  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) {
+    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  }
+  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
+  io.stderr(c.dim("  Ctrl-C stops it."));
+  await new Promise((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        void server.close({ force: true });
+        return;
+      }
+      stopping = true;
+      void server.close().then(() => {
+        process.removeListener("SIGINT", stop);
+        process.removeListener("SIGTERM", stop);
+        resolve();
+      });
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+var init_emulator = __esm({
+  "src/commands/emulator.ts"() {
+    "use strict";
+    init_server();
+    init_render();
+    init_validate();
+  }
+});
+
 // src/catalog/write.ts
-function newCatalog() {
-  return { $schema: SCHEMA_REF, triggers: {} };
+function reference(from, to) {
+  const relative = import_node_path15.default.relative(from, to).split(import_node_path15.default.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+function packageSchema() {
+  const starts = [];
+  if (typeof __filename === "string") starts.push(import_node_path15.default.dirname(__filename));
+  try {
+    if (typeof require === "function") starts.push(import_node_path15.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path15.default.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(import_node_fs20.default.readFileSync(import_node_path15.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path15.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path15.default.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+      }
+    }
+  }
+  return void 0;
+}
+function schemaFor(file, ownSchema = packageSchema()) {
+  const folder = import_node_path15.default.dirname(import_node_path15.default.resolve(file));
+  for (let dir = folder; ; ) {
+    const installed = import_node_path15.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = import_node_path15.default.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === void 0) return { ref: void 0 };
+  const copyTo = import_node_path15.default.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+function newCatalog(plan2) {
+  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+}
+function writeSchemaCopy(plan2) {
+  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
+  const text = import_node_fs20.default.readFileSync(plan2.copyFrom, "utf8");
+  const title = JSON.parse(text).title;
+  if (isFile(plan2.copyTo)) {
+    try {
+      const existing = JSON.parse(import_node_fs20.default.readFileSync(plan2.copyTo, "utf8"));
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan2.copyTo, text, { follow: false });
+  return true;
 }
 function catalogText(data) {
   return `${JSON.stringify(data, null, 2)}
 `;
 }
-function saveCatalog(file, data) {
+function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
   if (problems.length > 0) {
     const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${file} was left as it was`, cause: error2 });
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
   }
   try {
-    writeFileAtomic(file, text);
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
-    throw new ConfigError(`cannot write the catalog ${file}: ${errnoWords(error2, "writing")}`, {
+    if (error2 instanceof ConfigError) throw error2;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
       hint: "name another with --catalog <file>"
     });
   }
 }
-function defaultCatalogPath(cwd) {
-  return import_node_path12.default.join(cwd, CATALOG_FILE_NAME);
+function stillThere(file, was) {
+  const now = import_node_fs20.default.lstatSync(file, { throwIfNoEntry: false });
+  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
+    {
+      hint: "look at it, then run the command again"
+    }
+  );
 }
-var import_node_path12, SCHEMA_REF;
+function defaultCatalogPath(cwd) {
+  return import_node_path15.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_fs20, import_node_path15, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_path12 = __toESM(require("node:path"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
+    init_render();
+    init_file();
     init_find();
     init_load();
-    SCHEMA_REF = "./node_modules/trigger-cli/triggers.schema.json";
+    SCHEMA_FILE_NAME = "triggers.schema.json";
+    PACKAGE_NAME = "trigger-cli";
+    isFile = (file) => import_node_fs20.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -41437,13 +41989,19 @@ function noCatalog() {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
-function requireCatalog(options, ctx) {
+function readFound(where2, ctx, write = false) {
+  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
+  const parsed = parseCatalog(file.text);
+  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+  return { path: where2.path, text: file.text, data: parsed.data, file };
+}
+function requireCatalog(options, ctx, write = false) {
   const where2 = found(options, ctx);
   if (!where2) throw noCatalog();
-  const text = readCatalogText(where2.path);
-  const parsed = parseCatalog(text);
-  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-  return { path: where2.path, text, data: parsed.data };
+  return readFound(where2, ctx, write);
+}
+function changedFile(file, shown2) {
+  return shown2 !== void 0 && import_node_path16.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
 }
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
@@ -41468,17 +42026,19 @@ function ruleText(t) {
 function list2(options, ctx) {
   const catalog = requireCatalog(options, ctx);
   const profile = activeProfile(options, ctx.env);
-  const views = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
   const { io } = ctx;
   if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
     return;
   }
-  io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? "" : "s"}`));
-  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? "").length)));
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
+  );
+  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
   const c = io.outColors;
-  for (const v of views) {
+  for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
     io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
   }
@@ -41555,47 +42115,69 @@ async function add(id, options, ctx) {
     throw new UsageError("add needs --name <text>: the name the dashboard shows", {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
     });
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+function lockTarget(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs15.default.existsSync(where2.path))) {
-    const parsed = parseCatalog(readCatalogText(where2.path));
-    if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-    return { file: where2.path, data: parsed.data, created: false };
+  if (where2 && (where2.source === "found" || import_node_fs21.default.existsSync(where2.path))) {
+    const catalog = readFound(where2, ctx, true);
+    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
-  return { file: where2?.path ?? defaultCatalogPath(ctx.cwd), data: newCatalog(), created: true };
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+}
+function writeSchema(target2, io) {
+  if (!target2.schema) return;
+  try {
+    if (writeSchemaCopy(target2.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+  } catch (error2) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+      )
+    );
+  }
 }
 function addLocked(id, options, ctx) {
-  const { file, data, created } = catalogToWrite(options, ctx);
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data, created } = target2;
   if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
       hint: `change it with: trigger triggers edit ${shellQuote(id)}`
     });
   const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
   const { io } = ctx;
   const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${file}${created ? " (created)" : ""}`);
+  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
+  writeSchema(target2, io);
   io.stdout("");
   io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
   io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
   io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
   io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
   io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+  );
 }
 function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  return { file: catalog.path, data: catalog.data };
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
 }
 async function edit(id, options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  await locked(where2.path, () => editLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
 }
 function editLocked(id, options, ctx) {
-  const { file, data } = editable({ catalog: options.catalog }, ctx);
+  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
   let entry2 = applyFields(data.triggers[key], options);
   for (const field2 of options.clear ?? []) {
@@ -41619,55 +42201,49 @@ function editLocked(id, options, ctx) {
     throw new UsageError(`nothing to change for ${key}`, {
       hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
     });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } });
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${file}`);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
 }
 async function remove2(id, options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  await locked(where2.path, () => removeLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
 }
 function removeLocked(id, options, ctx) {
-  const { file, data } = editable(options, ctx);
+  const { file, shown: shown2, was, data } = editable(options, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
   const triggers = { ...data.triggers };
   delete triggers[key];
-  saveCatalog(file, { ...data, triggers });
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${file} (the dashboard still has it)`);
-}
-function escapeData(s) {
-  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
 }
 function annotation(level, p) {
-  const property = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  const where2 = [`file=${property(p.file)}`, ...p.line !== null ? [`line=${p.line}`] : []].join(",");
-  return `::${level} ${where2},title=trigger::${escapeData(p.message)}`;
+  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
 }
 async function check(files, options, ctx) {
   const { io, env: env2 } = ctx;
   const where2 = found(options, ctx);
   if (!where2) throw noCatalog();
-  const text = readCatalogText(where2.path);
+  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
   const parsed = parseCatalog(text);
   const problems = [];
   const warnings = [];
   const print = () => {
     const gha = env2.GITHUB_ACTIONS === "true";
     for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
       if (gha) io.stderr(annotation("warning", w));
     }
     if (options.json) {
       io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
     } else {
-      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
     }
     if (gha) for (const p of problems) io.stderr(annotation("error", p));
   };
   if (!parsed.data) {
     for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
     print();
-    const message = `the catalog ${where2.path} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
     if (!options.json) io.stderr(`${io.errColors.error("error:")} ${message}`);
     throw new ConfigError(message, { reported: true });
   }
@@ -41692,12 +42268,12 @@ async function check(files, options, ctx) {
     }
   }
   print();
-  const summary = `${where2.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
 function inFolder2(source, cwd) {
-  return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
+  return source === "-" ? source : import_node_path16.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
@@ -41711,10 +42287,11 @@ async function importFiles(files, options, ctx) {
       }
     }
   }
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
 }
 function importLocked(ids, options, ctx) {
-  const { file, data } = catalogToWrite(options, ctx);
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data } = target2;
   const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
   const added = /* @__PURE__ */ new Map();
   let known = 0;
@@ -41722,35 +42299,158 @@ function importLocked(ids, options, ctx) {
     if (resolver.resolve(id).ok) known++;
     else added.set(id, { name: id });
   }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
   const { io } = ctx;
   io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${file}${known ? ` (${known} already there)` : ""}`
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
   );
   for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target2, io);
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs15, import_node_path13, CLEARABLE;
+var import_node_fs21, import_node_path16, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs21 = __toESM(require("node:fs"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
     init_errors();
     init_find();
+    init_file();
     init_load();
     init_decimal();
     init_resolve();
     init_write();
+    init_errno();
     init_render();
     init_paths();
     init_resolve2();
     init_store();
     CLEARABLE = ["description", "min", "max", "deprecated"];
+  }
+});
+
+// src/commands/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  completionScript: () => completionScript
+});
+function completionScript(shell) {
+  switch (shell) {
+    case "bash":
+      return BASH;
+    case "zsh":
+      return ZSH;
+    case "fish":
+      return FISH;
+  }
+}
+var BASH, ZSH, FISH;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
   }
 });
 
@@ -41761,10 +42461,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path15, argument) {
+function argumentValues(path19, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path15} ${name}`];
+  const known = ARGUMENT_VALUES[`${path19} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -41778,29 +42478,29 @@ function optionValues(option) {
   if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
   return void 0;
 }
-function visibleCommands(command6) {
-  return command6.createHelp().visibleCommands(command6).filter((c) => c.name() !== "help");
+function visibleCommands(command) {
+  return command.createHelp().visibleCommands(command).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command6, root) {
-  const options = command6.createHelp().visibleOptions(command6);
+function visibleOptions(command, root) {
+  const options = command.createHelp().visibleOptions(command);
   return root ? options : options.filter((o) => o.long !== "--version");
 }
-function findOption(command6, word) {
-  const options = command6.createHelp().visibleOptions(command6).concat(command6.options);
+function findOption(command, word) {
+  const options = command.createHelp().visibleOptions(command).concat(command.options);
   return options.find((o) => o.long === word || o.short === word);
 }
 function complete(program2, words, sources) {
   const partial = words.length > 0 ? words[words.length - 1] : "";
   const done = words.slice(0, -1);
   let level = { command: program2, path: "" };
-  const typed = { options: /* @__PURE__ */ new Map() };
+  const typed2 = { options: /* @__PURE__ */ new Map() };
   let positional = 0;
   let expecting;
   let variadic;
   let onlyArguments = false;
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed.options.set(key, [...typed.options.get(key) ?? [], value]);
+    typed2.options.set(key, [...typed2.options.get(key) ?? [], value]);
   };
   for (const word of done) {
     if (expecting) {
@@ -41836,11 +42536,11 @@ function complete(program2, words, sources) {
     positional++;
   }
   const root = level.command === program2;
-  const given = (option) => typed.options.has(option.long ?? option.short ?? option.flags);
+  const given = (option) => typed2.options.has(option.long ?? option.short ?? option.flags);
   const values = (kind, prefix = "") => {
     if (kind === void 0) return { candidates: [], files: false };
     if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed) : kind === "triggers" ? sources.triggers(typed) : kind === "settings" ? SETTINGS2 : kind;
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS : kind;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
@@ -41881,7 +42581,7 @@ function complete(program2, words, sources) {
   return { candidates, files: answer.files };
 }
 function completionText(completion) {
-  const oneLine = (text) => text.replace(CONTROLS2, " ").trim();
+  const oneLine = (text) => text.replace(CONTROLS, " ").trim();
   const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
   lines.push(completion.files ? ":files" : ":plain");
   return `${lines.join("\n")}
@@ -41898,12 +42598,12 @@ function profileCandidates(env2) {
     return [];
   }
 }
-function catalogCandidates(typed, env2, cwd) {
+function catalogCandidates(typed2, env2, cwd) {
   try {
-    const found2 = findCatalog({ cwd, env: env2, flag: typed.options.has("--no-catalog") ? false : lastValue(typed, "--catalog") });
+    const found2 = findCatalog({ cwd, env: env2, flag: typed2.options.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
     if (!found2) return [];
-    const catalog = loadCatalog(found2.path);
-    const profile = selectedProfile({ profile: lastValue(typed, "--profile") }, env2, readConfig(configPath(env2))).name;
+    const catalog = loadCatalog(found2, { env: env2 });
+    const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
     return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
       value: idIn(key, entry2, profile),
       description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
@@ -41918,7 +42618,7 @@ function runComplete(program2, words, io, env2, cwd) {
     completion = complete(program2, words, {
       profiles: () => profileCandidates(env2),
       // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-      triggers: (typed) => catalogCandidates(typed, env2, cwd ?? process.cwd())
+      triggers: (typed2) => catalogCandidates(typed2, env2, cwd ?? process.cwd())
     });
   } catch {
     completion = { candidates: [], files: false };
@@ -41926,7 +42626,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS2, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROL2, CONTROLS, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -41936,8 +42636,8 @@ var init_complete = __esm({
     init_find();
     init_load();
     CONTROL2 = /[\u0000-\u001f\u007f]/;
-    CONTROLS2 = /[\u0000-\u001f\u007f]+/g;
-    SETTINGS2 = [
+    CONTROLS = /[\u0000-\u001f\u007f]+/g;
+    SETTINGS = [
       { value: "api-key", description: "the API key (printed masked)" },
       { value: "base-url", description: "the service base URL" }
     ];
@@ -41953,7 +42653,7 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
-    lastValue = (typed, option) => typed.options.get(option)?.at(-1);
+    lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });
 
@@ -41970,9 +42670,14 @@ if (process.platform !== "win32") {
   }
 }
 
+// action/index.ts
+init_render();
+
 // action/main.ts
-var import_node_crypto3 = require("node:crypto");
-var import_node_fs16 = __toESM(require("node:fs"), 1);
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs22 = __toESM(require("node:fs"), 1);
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path17 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -42108,6 +42813,8 @@ var Output = class {
 init_render();
 
 // src/output/usage.ts
+init_excerpt();
+var typed = (text) => quotedExcerpt(text, (t) => `'${t}'`);
 function orList(items) {
   return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
 }
@@ -42116,29 +42823,28 @@ function usageWords(message) {
   const end = message.endsWith("\n") ? "\n" : "";
   const text = message.replace(/\n$/, "");
   let m = /^error: command-argument value '(.*)' is invalid for argument '(.+)'\. Allowed choices are (.+)$/s.exec(text);
-  if (m) return `error: ${m[2]} '${m[1]}' is not one trigger knows: use ${orList(choicesOf(m[3]))}${end}`;
+  if (m) return `error: ${m[2]} ${typed(m[1])} is not one trigger knows: use ${orList(choicesOf(m[3]))}${end}`;
   m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. Allowed choices are (.+)$/s.exec(text);
-  if (m) return `error: ${m[1]} '${m[2]}' is not one of ${orList(choicesOf(m[3]))}${end}`;
+  if (m) return `error: ${m[1]} ${typed(m[2])} is not one of ${orList(choicesOf(m[3]))}${end}`;
   m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. (.+)$/s.exec(text);
-  if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3].replace(/\.$/, "")}${end}`;
+  if (m) return `error: ${m[1]} ${typed(m[2])} is not valid: ${m[3].replace(/\.$/, "")}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
+  m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
+  if (m && m[2].length > 64) return `${m[1]}${typed(m[2])}${m[3]}${end}`;
   return message.replace(/^\(Did you mean (.+)\?\)$/m, "(did you mean $1?)");
 }
 
 // src/cli.ts
+init_validate();
 init_version();
 init_formats();
+init_defaults();
 init_startup();
-var COMMANDS = {
-  fire: () => Promise.resolve().then(() => (init_fire(), fire_exports)),
-  batch: async () => ({ command: batchCommand }),
-  config: () => Promise.resolve().then(() => (init_config(), config_exports)),
-  status: () => Promise.resolve().then(() => (init_status(), status_exports)),
-  emulator: () => Promise.resolve().then(() => (init_emulator(), emulator_exports)),
-  triggers: async () => ({ command: triggersCommand }),
-  completion: () => Promise.resolve().then(() => (init_completion(), completion_exports))
-};
+var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
+var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
+(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
+trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 var EXAMPLES_MAIN = `
 Examples:
   $ trigger config set-key                    # paste the key at a hidden prompt
@@ -42150,39 +42856,64 @@ Examples:
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
 ${EXIT_CODES2}`;
-async function buildProgram(context, mode = { json: false, verbose: false }, only) {
-  const { io, env: env2 } = context;
+var EXAMPLES_FIRE = `
+Examples:
+  $ trigger fire purchase alice@example.com --value 9.99
+  $ trigger fire signup 'user/with?odd#chars'
+  $ trigger fire purchase bob --value 12345678901234567890 --json
+  $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
+  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
+
+${EXIT_CODES2}`;
+function buildProgram({ io, env: env2, cwd }, mode2 = { json: false, verbose: false }, only) {
+  const wanted = (name) => only === void 0 || only === name;
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
     writeErr: (text) => io.writeErr(text),
     outputError: (text, write) => write(usageWords(text))
-  }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", async (_program, action) => {
+  }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", (_program, action) => {
     const options = action.opts();
-    mode.json = options.json === true;
-    mode.verbose = options.verbose === true;
-    await io.useColors(env2);
+    mode2.json = options.json === true;
+    mode2.verbose = options.verbose === true;
   });
-  for (const [name, load3] of Object.entries(COMMANDS)) if (only === void 0 || only === name) (await load3()).command(program2, context);
-  return program2;
-}
-function batchCommand(program2, { io, env: env2, cwd }) {
-  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
-    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
-  ).addOption(
-    new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
-      wholeNumber(1, 256)
-    )
-  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
-    "--failed <file>",
-    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-    new Option(
-      "--shard <i>/<n>",
-      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-    ).argParser(shard)
-  ).addHelpText(
-    "after",
-    `
+  if (wanted("fire")) {
+    const fire2 = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES_FIRE);
+    addServiceOptions(fire2).action(
+      async (triggerId, userId, options, command) => {
+        const extra = command.args.slice(2);
+        if (extra.length > 0) {
+          const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
+          throw new UsageError(
+            `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
+            {
+              hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
+            }
+          );
+        }
+        await io.useColors(env2);
+        const { fire: run2 } = await Promise.resolve().then(() => (init_fire(), fire_exports));
+        await run2(triggerId, userId, options, io, env2, cwd);
+      }
+    );
+  }
+  if (wanted("batch")) {
+    const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
+      new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
+    ).addOption(
+      new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
+        wholeNumber(1, 256)
+      )
+    ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+      "--failed <file>",
+      "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
+    ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
+      new Option(
+        "--shard <i>/<n>",
+        "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
+      ).argParser(shard)
+    ).addHelpText(
+      "after",
+      `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
 
@@ -42198,20 +42929,100 @@ Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or 
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`
-  );
-  addServiceOptions(batch2);
-  const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
-  if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
-  batch2.action(async (source, options) => {
-    const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
-    await run2(source, options, io, env2, cwd);
-  });
-  return batch2;
-}
-function triggersCommand(program2, { io, env: env2, cwd }) {
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
-    "after",
-    `
+    );
+    addServiceOptions(batch2);
+    const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
+    if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
+    batch2.action(async (source, options) => {
+      await io.useColors(env2);
+      const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
+      await run2(source, options, io, env2, cwd);
+    });
+  }
+  if (wanted("config")) {
+    const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
+      "after",
+      `
+Examples:
+  $ trigger config set-key                        # hidden prompt
+  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
+  $ trigger config set-base-url https://api.example.com --profile staging
+  $ trigger config get base-url
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
+    );
+    const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
+    const configAction = (fn) => async (...args) => {
+      await io.useColors(env2);
+      await fn(await Promise.resolve().then(() => (init_config(), config_exports)), ...args);
+    };
+    config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action(
+      configAction(
+        (m, key, options) => m.setKey(key, options, io, env2)
+      )
+    );
+    config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action(configAction((m, url, options) => m.setBaseUrl(url, options, io, env2)));
+    config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action(configAction((m, name, options) => m.get(name, options, io, env2)));
+    config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action(configAction((m, options) => m.list(options, io, env2)));
+    config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action(configAction((m, name, options) => m.unset(name, options, io, env2)));
+    config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
+    config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
+    config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
+  }
+  if (wanted("status")) {
+    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+      "after",
+      `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
+    ).action(async (options) => {
+      await io.useColors(env2);
+      const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
+      await status2(options, io, env2, cwd);
+    });
+  }
+  if (wanted("emulator")) {
+    const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
+      new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
+    ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+      "--key <key>",
+      "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
+    ).option("--trigger <id...>", "known trigger ids; any other answers 404").option(
+      "--catalog <file>",
+      "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)"
+    ).option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
+      new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
+    ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(
+      new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)
+    ).addOption(
+      new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
+        wholeNumber(1, 1e6)
+      )
+    ).addHelpText(
+      "after",
+      `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
+    );
+    emulator2.action(async (options) => {
+      await io.useColors(env2);
+      const { emulator: run2 } = await Promise.resolve().then(() => (init_emulator(), emulator_exports));
+      await run2(options, io, env2, cwd);
+    });
+  }
+  if (wanted("triggers")) {
+    const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
+      "after",
+      `
 Examples:
   $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
   $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
@@ -42221,28 +43032,46 @@ Examples:
 
 The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
 With one, fire and batch refuse a trigger it does not know before sending anything.`
-  );
-  const triggersAction = (fn) => async (...args) => {
-    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
-  };
-  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-  const entryOptions = (command6) => command6.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
-  entryOptions(
-    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
-  return triggers;
+    );
+    const triggersAction = (fn) => async (...args) => {
+      await io.useColors(env2);
+      await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
+    };
+    const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+    const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+    const entryOptions = (command) => command.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+    triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
+    triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
+    entryOptions(
+      triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+    ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
+    entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
+    triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
+    triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+    triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
+  }
+  if (wanted("completion")) {
+    program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+      "after",
+      `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
+    ).action(async (shell) => {
+      const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
+      io.write(completionScript2(shell));
+    });
+  }
+  return program2;
 }
-function report(error2, io, mode, env2 = process.env) {
+function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError) {
     if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
-    if (mode.json)
+    if (mode2.json)
       io.json(
         JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: usageWords(error2.message).replace(/^error: /, "") } })
       );
@@ -42250,10 +43079,10 @@ function report(error2, io, mode, env2 = process.env) {
   }
   if (!isTriggerError(error2)) {
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? " and this output" : " and its output with --verbose"}`
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
     );
-    if (mode.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    if (mode.json)
+    if (mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
+    if (mode2.json)
       io.json(
         JSON.stringify({
           ok: false,
@@ -42264,7 +43093,7 @@ function report(error2, io, mode, env2 = process.env) {
   }
   if (error2.reported) return error2.exitCode;
   io.stderr(errorLine(error2, io.errColors, io.serverMask));
-  if (mode.json) io.json(failureJson(error2, io.serverMask));
+  if (mode2.json) io.json(failureJson(error2, io.serverMask));
   if (env2.GITHUB_ACTIONS === "true") {
     const message = shownMessage(error2, io.serverMask);
     io.stderr(githubAnnotation(error2.hint ? `${message} \u2014 ${error2.hint}` : message));
@@ -42273,12 +43102,12 @@ function report(error2, io, mode, env2 = process.env) {
 }
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
-  const env2 = context.env ?? process.env;
-  const mode = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
+  const env2 = context.env ?? cliEnvironment(process.env);
+  const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     const first = argv[2];
-    const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
-    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode, only);
+    const only = first !== void 0 && COMMANDS.has(first) ? first : void 0;
+    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;
@@ -42290,11 +43119,13 @@ async function main(argv = process.argv, context = {}) {
     await program2.parseAsync(argv);
     return 0;
   } catch (error2) {
-    return report(error2, io, mode, env2);
+    return report(error2, io, mode2, env2);
   }
 }
 
 // action/main.ts
+init_report();
+init_recorder();
 init_render();
 init_resolve2();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -42335,8 +43166,15 @@ var ActionInputError = class extends Error {
   }
   hint;
 };
+var NO_KEY_HINT = "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job";
 function plan(env2) {
   const extra = splitArgs(input(env2, "args"));
+  if (extra.some((word) => word === "--profile" || word.startsWith("--profile="))) {
+    throw new ActionInputError(
+      "args: --profile names settings stored on the runner, which the Action never reads",
+      "give the key and the base URL with the inputs api-key and base-url (or TRIGGER_API_KEY and TRIGGER_BASE_URL in the env of the job)"
+    );
+  }
   const file = input(env2, "file");
   const triggerId = input(env2, "trigger-id");
   const userId = input(env2, "user-id");
@@ -42356,16 +43194,15 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const runEnv = { ...env2, GITHUB_ACTIONS: "true" };
+  const settingsDir = import_node_path17.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
+  delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
   if (input(env2, "base-url")) runEnv.TRIGGER_BASE_URL = input(env2, "base-url");
   const flagged = (name) => extra.some((word) => word === name || word.startsWith(`${name}=`));
   const found2 = findSettings({ env: runEnv });
   if (!found2.key && !flagged("--api-key")) {
-    throw new ActionInputError(
-      "no API key",
-      "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job"
-    );
+    throw new ActionInputError("no API key", NO_KEY_HINT);
   }
   if (!found2.url && !flagged("--base-url")) {
     throw new ActionInputError(
@@ -42374,22 +43211,27 @@ function plan(env2) {
     );
   }
   const argv = file ? ["batch", "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra, "--", file] : ["fire", "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra, "--", triggerId, userId];
-  return { mode: file ? "batch" : "fire", argv, env: runEnv };
+  return { mode: file ? "batch" : "fire", argv, env: runEnv, settingsDir };
 }
 function writeOutputs(env2, outputs) {
   const file = env2.GITHUB_OUTPUT;
   if (!file) return;
   let text = "";
   for (const [name, value] of Object.entries(outputs)) {
-    const delimiter = `trigger_${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`;
+    const delimiter = `trigger_${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`;
     text += `${name}<<${delimiter}
 ${value}
 ${delimiter}
 `;
   }
-  import_node_fs16.default.appendFileSync(file, text);
+  import_node_fs22.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
+  constructor(failure) {
+    super();
+    this.failure = failure;
+  }
+  failure;
   last;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue;
@@ -42414,13 +43256,25 @@ var Results = class extends import_node_stream2.Writable {
     }
     this.last = result;
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) this.counts.accepted++;
-    else if (result.error?.kind === "invalid") this.counts.invalid++;
+    if (result.ok === true) return void this.counts.accepted++;
+    const error2 = result.error ?? {};
+    if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
+    this.failure?.(result.line, error2);
   }
 };
+var COMMAND = /(?<=: )trigger (?:batch|fire) /;
 function inActionWords(text, env2) {
-  let words = text;
+  return text.split("\n").map((line) => {
+    const at = line.search(COMMAND);
+    return at < 0 ? reword(line, env2) : reword(line.slice(0, at), env2) + line.slice(at);
+  }).join("\n");
+}
+function reword(text, env2) {
+  let words = text.replace(
+    /set a new one with: trigger config set-key\b/g,
+    `set a new one in the secret given to the input api-key (or TRIGGER_API_KEY in the env of the job)`
+  ).replace(/\(trigger config set-base-url\)/g, "(the input base-url, or TRIGGER_BASE_URL in the env of the job)").replace(/\btrigger config set-key\b[^;)]*/g, "the input api-key (a secret)").replace(/\btrigger config set-base-url\b[^;)]*/g, "the input base-url");
   if (input(env2, "value")) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, "$1the input value");
   if (input(env2, "failed")) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, "$1the input failed");
   if (input(env2, "base-url")) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, "from the input base-url");
@@ -42457,11 +43311,25 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     writeOutputs(env2, { ok: "false" });
     return 2;
   }
-  const results = new Results();
   const log = new StepLog(streams.stderr, env2);
+  let shown2 = 0;
+  let hidden2 = 0;
+  const results = new Results((line, error2) => {
+    if (step.mode !== "batch" || error2.kind === "unsent") return;
+    if (shown2 === SHOWN_FAILURES) return void hidden2++;
+    shown2++;
+    io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
+  });
   const io = new Output({ stdout: results, stderr: log });
-  const code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
-  await new Promise((resolve) => results.end(resolve));
+  import_node_fs22.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  let code;
+  try {
+    code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
+    await new Promise((resolve) => results.end(resolve));
+  } finally {
+    import_node_fs22.default.rmSync(step.settingsDir, { recursive: true, force: true });
+  }
+  if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
 `);
   if (step.mode === "batch") {
@@ -42508,7 +43376,7 @@ run().then(
   (error2) => {
     const message = error2?.message ?? String(error2);
     process.stderr.write(`error: ${message}
-::error title=trigger::${message.replace(/%/g, "%25").replace(/\r?\n/g, "%0A")}
+${githubAnnotation(message)}
 `);
     process.exitCode = 70;
   }

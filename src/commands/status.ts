@@ -7,7 +7,7 @@ import type { Context } from './shared.js';
 import fs from 'node:fs';
 import { proxyFor } from '../client/undici.js';
 import { ConfigError } from '../errors.js';
-import { errorLine } from '../output/render.js';
+import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
@@ -53,7 +53,8 @@ export async function collectStatus(
   const { profile, configFile } = found;
   const key =
     settings?.apiKey ??
-    (found.key && found.key[1] !== 'keychain' ? attempt(() => normalizeApiKey(found.key![0], found.key![2])) : undefined);
+    // Settings are not made without a base URL: the key as found then (one from the store is read into it).
+    (found.key && attempt(() => normalizeApiKey(found.key![0], found.key![2])));
   const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
   const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
@@ -118,7 +119,7 @@ export function statusLines(s: Status, io: Output): string[] {
     row(
       'catalog',
       s.catalog
-        ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
+        ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
         : c.dim('none (no triggers.json here or above)'),
     ),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),

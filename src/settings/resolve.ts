@@ -9,7 +9,7 @@ import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile
 import { proxyFor } from '../client/undici.js';
 import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
-import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
+import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
@@ -190,7 +190,7 @@ function checkSettings(found: FoundSettings, options: ResolveOptions): { setting
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
-  const warnings = [warning, versioned].filter((w): w is string => w !== undefined);
+  const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
   return { settings, problems };
 }
@@ -253,7 +253,7 @@ export async function resolveWorld(options: CommandResolveOptions & { rememberCa
   const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), CATALOG_RECORD);
   let loaded: Catalog | undefined;
   try {
-    loaded = loadCatalog(where.path, { checkedRecord });
+    loaded = loadCatalog(where, { checkedRecord, env });
   } catch (error) {
     if (!isTriggerError(error)) throw error;
     problems.push(error);

@@ -2,7 +2,7 @@
  * The GitHub Action, run as a runner runs it (test/helpers/action.ts): node on the committed bundle in
  * a plain git clone, INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, against a real
  * local server: one event, a cancelled job, SIGUSR1, and that the bundle matches its source. The
- * inputs, batches and errors run in-process on that source: test/commands/action.test.ts.
+ * inputs, batches and errors run in-process on that source: test/in-process/action.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -94,17 +94,7 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(server.requests).toHaveLength(30);
   });
 
-  it('a mistake found before sending (an unwritable --failed) leaves no journal behind', async () => {
-    const input = file('small.csv', csvRows(3));
-    const journal = at('j');
-    const bad = await batch([input, '--journal', journal, '--failed', at('no/such/folder/failed.csv')]);
-    expect(bad.code).toBe(2);
-    expect(fs.existsSync(journal)).toBe(false);
-    const good = await batch([input, '--journal', journal]); // no --resume needed: nothing was started
-    expect(good.code).toBe(0);
-    expect(server.requests).toHaveLength(3);
-  });
-
+  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
   it('refuses a journal for stdin, and --resume without --journal', async () => {
     const stdin = await batch(['-', '--journal', at('j')], csvRows(3));
     expect(stdin.code).toBe(2);
@@ -260,14 +250,6 @@ describe('the failed file', () => {
     expect(result.stderr).toContain('is the file behind standard input; it would be overwritten');
     expect(read('in.csv')).toBe(csvRows(5));
     expect(server.requests).toHaveLength(0);
-  });
-
-  it('an earlier failed file is left as it was by a run that stops with exit 2 before sending', async () => {
-    file('failed.csv', 'triggerId,userId,error\nt,keep-me,line 2: 500\n');
-    const result = await batch([file('bad.csv', 'triggerId,user\nt,a\n'), '--failed', at('failed.csv')]);
-    expect(result.code).toBe(2);
-    expect(read('failed.csv')).toBe('triggerId,userId,error\nt,keep-me,line 2: 500\n');
-    expect(fs.readdirSync(box.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a temporary file left by a run that was killed is cleared by the next run', async () => {

@@ -142,22 +142,5 @@ describe('--concurrency auto: limits and options', () => {
     expect(result.stdout + result.stderr).not.toContain('concurrency auto');
   });
 
-  it('--max-concurrency with a fixed --concurrency is a usage error, and nothing is sent', async () => {
-    const result = await batch([csv(3), '--concurrency', '8', '--max-concurrency', '16']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: --max-concurrency goes with --concurrency auto');
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it.each([
-    ['--concurrency', 'fast'],
-    ['--concurrency', '0'],
-    ['--max-concurrency', '0'],
-    ['--max-concurrency', 'auto'],
-  ])('%s %s is a usage error', async (flag, value) => {
-    const result = await batch([csv(3), flag, value]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: /m);
-    expect(server.requests).toHaveLength(0);
-  });
+  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
 });

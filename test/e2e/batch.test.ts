@@ -104,44 +104,7 @@ describe('trigger batch: input', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it.each([
-    [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
-    [['-', '--format', 'lines'], '--format lines needs --trigger'],
-    [['-', '--format', 'xml'], "error: --format 'xml' is not one of csv, ndjson or lines"],
-    [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
-    [['-', '--rate', '-5'], 'error:'],
-  ])('%j is a usage error: exit 2, nothing sent', async (args, message) => {
-    const result = await batch(args, 'triggerId,userId\nt,u\n');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('a CSV without a userId column is exit 2 with the fix', async () => {
-    const result = await batch([file('bad.csv', 'trigger,user\nt,u\n')]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('has no userId column');
-    expect(result.stderr).toContain('--format lines');
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('refuses to write the failed file over the input', async () => {
-    const input = file('in.csv', 'triggerId,userId\nt,u\n');
-    const result = await batch([input, '--failed', input]);
-    expect(result.code).toBe(2);
-    expect(read('in.csv')).toBe('triggerId,userId\nt,u\n');
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('--dry-run checks every row and sends nothing', async () => {
-    const result = await batch([file('in.csv', 'triggerId,userId,value\nt,a,1\nt,b,x\n'), '--dry-run'], undefined, {
-      ...box.env,
-      TRIGGER_API_KEY: '',
-    });
-    expect(result.code).toBe(1);
-    expect(server.requests).toHaveLength(0);
-    expect(result.stdout).toContain('dry run: 1 of 2 rows can be sent, 1 invalid; nothing was sent');
-  });
+  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
 });
 
 describe('trigger batch: failures and replay', () => {
@@ -383,12 +346,5 @@ describe('trigger batch --shard', () => {
     );
     expect([...shardOf.values()].includes(-1)).toBe(false);
     expect(perShard.every((results) => results.length > 40)).toBe(true);
-  });
-
-  it('refuses a shard outside 1..n', async () => {
-    const result = await batch([file('s.csv', 'triggerId,userId\nt,a\n'), '--shard', '5/4']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("error: --shard '5/4' is not valid: expected i/n with 1 <= i <= n <= 10000");
-    expect(server.requests).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The catalog through the built binary and library: six processes adding to one catalog at once, and
  * the library's exports from dist/. Exit codes, what reaches the server, status, the emulator beside
- * a catalog and `triggers check` run in-process: test/commands/catalog.test.ts.
+ * a catalog and `triggers check` run in-process: test/in-process/catalog.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -50,26 +50,7 @@ describe('trigger __complete, spawned', () => {
     expect((await ask('config', 'use', '')).values).toEqual(['staging', 'prod']);
   });
 
-  it('is not a command in the help', async () => {
-    const result = await run(['--help'], { env: box.env });
-    expect(result.stdout).not.toContain('__complete');
-  });
-
-  it('an unknown shell is a usage error', async () => {
-    const result = await run(['completion', 'powershell'], { env: box.env });
-    expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe("error: shell 'powershell' is not one trigger knows: use bash, zsh or fish");
-  });
-
-  it('the scripts ask the tool, and zsh is native: no compinit, no bashcompinit, no path variable', async () => {
-    const zsh = (await run(['completion', 'zsh'], { env: box.env })).stdout;
-    expect(zsh.startsWith('#compdef trigger\n')).toBe(true);
-    expect(zsh).toContain('trigger __complete');
-    expect(zsh).not.toMatch(/^\s*(autoload[^\n]*)?\b(compinit|bashcompinit)\b/m);
-    expect(zsh).not.toMatch(/\blocal\b[^\n]*\bpath\b/);
-    for (const shell of ['bash', 'fish'])
-      expect((await run(['completion', shell], { env: box.env })).stdout).toContain('trigger __complete');
-  });
+  // The scripts, an unknown shell and the help run in-process: test/commands/completion-scripts.test.ts.
 });
 
 const shells: Array<[ShellName, 'source' | 'fpath' | undefined]> = [

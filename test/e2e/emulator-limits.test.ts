@@ -1,6 +1,6 @@
 /**
  * The emulator with a FIFO for --log, with and without a reader process. Its limits (--capacity,
- * --max-in-flight) are tested in-process: test/commands/emulator-limits.test.ts.
+ * --max-in-flight) are tested in-process: test/in-process/emulator-limits.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

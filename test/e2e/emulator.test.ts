@@ -1,7 +1,7 @@
 /**
  * `trigger emulator` as a child process on a free port, for what only a process shows: real SIGINT
  * and SIGTERM with a request in flight, a port in use, npm run demo. Its answers, recording, faults
- * and options are tested in-process: test/commands/emulator.test.ts.
+ * and options are tested in-process: test/in-process/emulator.test.ts.
  */
 import fs from 'node:fs';
 import http from 'node:http';

@@ -2,7 +2,7 @@
  * The built binary against a real server on 127.0.0.1: what the server received, the exit code,
  * stdout and stderr, and that the key shows in neither. One spawned run per exit code (0, 1, 2, 3,
  * 130 on a real SIGINT) and --version/--help; the table cases run in-process in
- * test/commands/fire-service.test.ts and test/commands/fire.test.ts.
+ * test/in-process/fire-service.test.ts and test/commands/fire.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';

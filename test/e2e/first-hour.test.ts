@@ -1,11 +1,12 @@
 /**
  * The rough edges a newcomer meets in the first hour that only a process shows: the hidden prompt
  * and ^C in a terminal, a batch on standard input. The rest runs in-process:
- * test/commands/first-hour.test.ts.
+ * test/in-process/first-hour.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';
-import { inTerminal } from '../helpers/pty.js';
+import { needs } from '../helpers/needs.js';
+import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { useServer } from '../helpers/server.js';
 
 let box: Sandbox;
@@ -16,6 +17,10 @@ describe('wording', () => {
     const result = await run(['batch', '-', '--concurrency', '0'], { env: box.env, input: '' });
     expect(result.stderr.split('\n')[0]).toBe("error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256");
   });
+});
+
+describe('wording, in a terminal', () => {
+  needs(...TERMINAL);
 
   it('an empty answer at the hidden prompt asks again', async () => {
     const env: NodeJS.ProcessEnv = { ...box.env };
@@ -36,6 +41,8 @@ describe('wording', () => {
 });
 
 describe('file errors in words', () => {
+  needs(...TERMINAL);
+
   it('the emulator starts a new line after the ^C the terminal echoed', async () => {
     const run = await inTerminal(['emulator', '--port', '0'], { env: box.env, waitFor: 'Ctrl-C stops it', input: [[0.3, '\x03']] });
     expect(run.status).toBe(0);

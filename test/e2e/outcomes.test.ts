@@ -1,7 +1,7 @@
 /**
  * A standard output that cannot be written (/dev/full), which only a process shows. The three
  * outcomes of an attempt (recorded, not recorded, unknown) and the batch's replay command run
- * in-process: test/commands/outcomes.test.ts.
+ * in-process: test/in-process/outcomes.test.ts.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

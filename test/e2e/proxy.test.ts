@@ -2,7 +2,7 @@
  * Proxies as curl takes them, end to end: the built binary and a small proxy on 127.0.0.1 that
  * tunnels CONNECT to an https service with the test certificate, trusted through NODE_EXTRA_CA_CERTS
  * (read only as a process starts). Forwarding, 407s, refusals, a proxy that is down and NO_PROXY run
- * in-process: test/commands/proxy.test.ts.
+ * in-process: test/in-process/proxy.test.ts.
  */
 import fs from 'node:fs';
 import https from 'node:https';

@@ -1,7 +1,7 @@
 /**
  * Keys that cannot work, from a flag, the environment and standard input: the built binary against a
  * real server on 127.0.0.1. Servers that echo the key and data that tries to write to the terminal
- * or the CI log run in-process: test/commands/secrets.test.ts.
+ * or the CI log run in-process: test/in-process/secrets.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

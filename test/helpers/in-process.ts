@@ -1,8 +1,9 @@
 /**
  * Runs the program in-process, as `trigger` would run it, with a capturing Output and an explicit
- * environment: for the command tests in test/commands/, which need no spawned binary. Exit codes,
- * signals and terminals are for the spawned tests in test/e2e/.
+ * environment: for the command tests in test/commands/ and test/in-process/, which need no spawned
+ * binary. Exit codes as a shell sees them, signals, terminals and piped stdin are for test/e2e/.
  */
+import { Console } from 'node:console';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,13 +59,14 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd?: s
 }
 
 /**
- * Runs `body` with anything written straight to process.stdout or process.stderr (past the Output it
- * was given) kept with what the Output wrote, as a spawned run would show it: a key that leaks by
- * another way still fails a test that looks for it. Test files run one at a time in a worker, so
- * what is written meanwhile is the command's.
+ * Runs `body` with anything written straight to process.stdout, process.stderr or the console (past
+ * the Output it was given) kept with what the Output wrote, as a spawned run would show it: a key
+ * that leaks by another way still fails a test that looks for it. Test files run one at a time in a
+ * worker, so what is written meanwhile is the command's.
  */
 async function straysCaught<T>(stdout: Captured, stderr: Captured, body: () => Promise<T>): Promise<T> {
-  const saved = { out: process.stdout.write, err: process.stderr.write };
+  const saved = { out: process.stdout.write, err: process.stderr.write, console: globalThis.console };
+  globalThis.console = new Console({ stdout, stderr });
   const keep = (into: Captured) =>
     ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       into.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -79,6 +81,7 @@ async function straysCaught<T>(stdout: Captured, stderr: Captured, body: () => P
   } finally {
     process.stdout.write = saved.out;
     process.stderr.write = saved.err;
+    globalThis.console = saved.console;
   }
 }
 

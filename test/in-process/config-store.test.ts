@@ -175,7 +175,7 @@ describe('precedence as the server sees it', () => {
   });
 
   it('an unknown profile is a usage error that lists the known ones', async () => {
-    await cli(['config', 'set-key', 'key_1234', '--profile', 'prod']);
+    await cli(['config', 'set-key', 'key_1234_prod', '--profile', 'prod']);
     const result = await cli(['fire', 't', 'u', '--profile', 'prdo', '--base-url', server.url]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('known profiles: prod');
