@@ -10,7 +10,7 @@ import { describeWriteError, FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import type { Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
-import { FileLock } from './lock.js';
+import { FileLock } from '../lock.js';
 import type { RowSource } from './rows.js';
 import type { Shard } from './shard.js';
 

@@ -5,19 +5,26 @@
  */
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError } from '../errors.js';
-import { VERSION } from '../version.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
-import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
+import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
 import { headerValue, headersOf, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
 import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
-import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
+import {
+  backoffMs,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+  errorCodes,
+  isConnectionNotMade,
+  isRetryableStatus,
+  parseRetryAfter,
+} from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { loadUndici, proxyFor } from './undici.js';
 import { monotonicMs } from '../clock.js';
 
-export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
+export { USER_AGENT } from './request.js';
 export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
 export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
 
@@ -47,8 +54,8 @@ export class TriggerClient {
       this.baseUrl = options.baseUrl;
     }
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.retries = options.retries ?? 2;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;
+    this.retries = options.retries ?? DEFAULT_RETRIES;
     if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
       throw new UsageError(`timeout must be a positive number of seconds`);
     }
@@ -56,13 +63,7 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
-    this.#requestHeaders = {
-      authorization: `Bearer ${this.#apiKey}`,
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-    };
-    if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
+    this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
     this.#headerList = Object.entries(this.#requestHeaders).flat();
   }
 
