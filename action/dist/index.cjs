@@ -2534,7 +2534,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path19 = require("node:path");
-    var fs21 = require("node:fs");
+    var fs22 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3528,7 +3528,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs21.existsSync(executableFile)) return;
+        if (fs22.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3547,10 +3547,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path19.resolve(baseDir, baseName);
-          if (fs21.existsSync(localBin)) return localBin;
+          if (fs22.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path19.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs21.existsSync(`${localBin}${ext}`)
+            (ext) => fs22.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3562,7 +3562,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs22.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4843,8 +4843,8 @@ function inShard(row, shard2) {
 }
 async function* shardRows(rows2, shard2) {
   for await (const chunk of rows2) {
-    const mine = chunk.filter((row) => inShard(row, shard2));
-    if (mine.length) yield mine;
+    const mine2 = chunk.filter((row) => inShard(row, shard2));
+    if (mine2.length) yield mine2;
   }
 }
 var init_shard = __esm({
@@ -5534,6 +5534,23 @@ var init_paths = __esm({
 });
 
 // src/startup.ts
+function mine(stat) {
+  return typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid());
+}
+function writableByOwnerOnly(stat) {
+  return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
+}
+function openMine(file) {
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(file, import_node_fs.default.constants.O_RDONLY | (import_node_fs.default.constants.O_NOFOLLOW || 0) | (import_node_fs.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs.default.fstatSync(fd, { bigint: true });
+    if (stat.isFile() && mine(stat)) return { fd, stat };
+  } catch {
+  }
+  if (fd !== void 0) import_node_fs.default.closeSync(fd);
+  return void 0;
+}
 function setV8Flags(flags, undo) {
   if (off()) return;
   undoFlags.push(undo);
@@ -5560,10 +5577,11 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs, OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
     init_paths();
     init_version();
     OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
@@ -32794,6 +32812,25 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
+function watch(signal, wake) {
+  let entry2 = watchers.get(signal);
+  if (!entry2) {
+    const waits = /* @__PURE__ */ new Set();
+    const listener = () => {
+      watchers.delete(signal);
+      for (const w of [...waits]) w();
+    };
+    watchers.set(signal, entry2 = { waits, listener });
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  entry2.waits.add(wake);
+}
+function unwatch(signal, wake) {
+  const entry2 = watchers.get(signal);
+  if (!entry2?.waits.delete(wake) || entry2.waits.size > 0) return;
+  watchers.delete(signal);
+  signal.removeEventListener("abort", entry2.listener);
+}
 function maskFor(key) {
   const mask = new Redactor();
   mask.add(key);
@@ -32811,7 +32848,7 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, SUCCESS_TEXT2, msSince;
+var TriggerClient, SUCCESS_TEXT2, watchers, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32994,21 +33031,23 @@ var init_client = __esm({
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt3, delayMs, reason2, options, info2) {
-        const signals2 = [options.signal, options.stopRetries].filter((s) => s !== void 0);
+        const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
-        if (signals2.some((s) => s.aborted)) throw notSent();
+        if (signal?.aborted || stopRetries?.aborted) throw notSent();
         this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve) => {
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) s.removeEventListener("abort", stop);
+            if (signal) unwatch(signal, stop);
+            if (stopRetries) unwatch(stopRetries, stop);
             resolve(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
           this.#waits.add(stop);
-          for (const s of signals2) s.addEventListener("abort", stop, { once: true });
+          if (signal) watch(signal, stop);
+          if (stopRetries) watch(stopRetries, stop);
         });
         if (interrupted) throw notSent();
       }
@@ -33063,6 +33102,7 @@ var init_client = __esm({
       }
     };
     SUCCESS_TEXT2 = '{"success":true}';
+    watchers = /* @__PURE__ */ new WeakMap();
     msSince = (started) => Math.round(monotonicMs() - started);
   }
 });
@@ -36247,14 +36287,14 @@ function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
   if (options.follow !== false) {
     try {
-      file = import_node_fs.default.realpathSync(target2);
+      file = import_node_fs2.default.realpathSync(target2);
     } catch {
     }
   }
   let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
     try {
-      const stat = import_node_fs.default.lstatSync(file);
+      const stat = import_node_fs2.default.lstatSync(file);
       if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
     } catch {
     }
@@ -36262,25 +36302,25 @@ function writeFileAtomic(target2, text, options = {}) {
   const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
-    fd = import_node_fs.default.openSync(temp, "wx", mode2);
-    import_node_fs.default.writeFileSync(fd, text);
-    import_node_fs.default.fchmodSync(fd, mode2);
-    import_node_fs.default.fsyncSync(fd);
-    import_node_fs.default.closeSync(fd);
+    fd = import_node_fs2.default.openSync(temp, "wx", mode2);
+    import_node_fs2.default.writeFileSync(fd, text);
+    import_node_fs2.default.fchmodSync(fd, mode2);
+    import_node_fs2.default.fsyncSync(fd);
+    import_node_fs2.default.closeSync(fd);
     fd = void 0;
     options.beforeReplace?.();
-    import_node_fs.default.renameSync(temp, file);
+    import_node_fs2.default.renameSync(temp, file);
   } catch (error2) {
-    if (fd !== void 0) import_node_fs.default.closeSync(fd);
-    import_node_fs.default.rmSync(temp, { force: true });
+    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
+    import_node_fs2.default.rmSync(temp, { force: true });
     throw error2;
   }
 }
-var import_node_fs, import_node_path3;
+var import_node_fs2, import_node_path3;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_path3 = __toESM(require("node:path"), 1);
   }
 });
@@ -36330,7 +36370,7 @@ __export(lock_exports, {
 });
 function procStat(pid) {
   try {
-    const stat = import_node_fs2.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = import_node_fs3.default.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
@@ -36343,7 +36383,7 @@ function thisProcess() {
   const start = procStat(process.pid)?.start;
   if (start !== void 0) identity.start = start;
   try {
-    identity.pidns = import_node_fs2.default.readlinkSync("/proc/self/ns/pid");
+    identity.pidns = import_node_fs3.default.readlinkSync("/proc/self/ns/pid");
   } catch {
   }
   return self = identity;
@@ -36368,11 +36408,11 @@ function look(lock, rules) {
   let stat;
   let text = "";
   try {
-    stat = import_node_fs2.default.lstatSync(lock);
+    stat = import_node_fs3.default.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs2.default.readFileSync(lock, "utf8");
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
@@ -36402,27 +36442,27 @@ function look(lock, rules) {
 function create(lock, text, mode2) {
   const temp = `${lock}.${process.pid}.tmp`;
   try {
-    import_node_fs2.default.writeFileSync(temp, text, { mode: mode2 });
-    import_node_fs2.default.linkSync(temp, lock);
+    import_node_fs3.default.writeFileSync(temp, text, { mode: mode2 });
+    import_node_fs3.default.linkSync(temp, lock);
     return true;
   } catch (error2) {
     const code = error2.code;
     if (code === "EEXIST") return false;
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
   } finally {
-    import_node_fs2.default.rmSync(temp, { force: true });
+    import_node_fs3.default.rmSync(temp, { force: true });
   }
   let fd;
   try {
-    fd = import_node_fs2.default.openSync(lock, "wx", mode2);
+    fd = import_node_fs3.default.openSync(lock, "wx", mode2);
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
     throw error2;
   }
   try {
-    import_node_fs2.default.writeSync(fd, text);
+    import_node_fs3.default.writeSync(fd, text);
   } finally {
-    import_node_fs2.default.closeSync(fd);
+    import_node_fs3.default.closeSync(fd);
   }
   return true;
 }
@@ -36435,19 +36475,19 @@ function removeStale(lock, dead, text, rules) {
   try {
     if (!create(breaker, text, rules.mode)) {
       const other = look(breaker, rules);
-      if (other.state === "dead" && import_node_fs2.default.readFileSync(breaker, "utf8") === other.text) import_node_fs2.default.unlinkSync(breaker);
+      if (other.state === "dead" && import_node_fs3.default.readFileSync(breaker, "utf8") === other.text) import_node_fs3.default.unlinkSync(breaker);
       return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
     }
   } catch (error2) {
     return cannot(error2);
   }
   try {
-    if (import_node_fs2.default.readFileSync(lock, "utf8") === dead.text) import_node_fs2.default.unlinkSync(lock);
+    if (import_node_fs3.default.readFileSync(lock, "utf8") === dead.text) import_node_fs3.default.unlinkSync(lock);
     return void 0;
   } catch (error2) {
     return error2.code === "ENOENT" ? void 0 : cannot(error2);
   } finally {
-    import_node_fs2.default.rmSync(breaker, { force: true });
+    import_node_fs3.default.rmSync(breaker, { force: true });
   }
 }
 function attempt(lock, text, rules) {
@@ -36463,7 +36503,7 @@ function attempt(lock, text, rules) {
 function release(lock, text) {
   held.delete(lock);
   try {
-    if (import_node_fs2.default.readFileSync(lock, "utf8") === text) import_node_fs2.default.unlinkSync(lock);
+    if (import_node_fs3.default.readFileSync(lock, "utf8") === text) import_node_fs3.default.unlinkSync(lock);
   } catch {
   }
 }
@@ -36507,11 +36547,11 @@ async function withLock(file, fn, options = {}) {
     release(lock, text);
   }
 }
-var import_node_fs2, import_node_os3, import_node_path4, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
+var import_node_fs3, import_node_os3, import_node_path4, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     import_node_os3 = __toESM(require("node:os"), 1);
     import_node_path4 = __toESM(require("node:path"), 1);
     init_errno();
@@ -36608,7 +36648,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs3.default.readFileSync(file, "utf8");
+    text = import_node_fs4.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
@@ -36648,7 +36688,7 @@ function ensureDir(dir) {
   for (; ; ) {
     let stat;
     try {
-      stat = import_node_fs3.default.statSync(at);
+      stat = import_node_fs4.default.statSync(at);
     } catch (error2) {
       const code = error2.code;
       if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
@@ -36667,7 +36707,7 @@ function ensureDir(dir) {
   }
   for (const level of missing) {
     try {
-      import_node_fs3.default.mkdirSync(level, { mode: 448 });
+      import_node_fs4.default.mkdirSync(level, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
     }
@@ -36705,11 +36745,11 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs3, import_node_path5, PROFILE_NAME;
+var import_node_fs4, import_node_path5, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
     import_node_path5 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -36840,17 +36880,17 @@ function findCatalog({ cwd, env: env2, flag }) {
 }
 function exists(file) {
   try {
-    const stat = import_node_fs4.default.statSync(file, { throwIfNoEntry: false });
+    const stat = import_node_fs5.default.statSync(file, { throwIfNoEntry: false });
     return stat !== void 0 && !stat.isDirectory();
   } catch {
     return false;
   }
 }
-var import_node_fs4, import_node_path6, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path6, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_fs5 = __toESM(require("node:fs"), 1);
     import_node_path6 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
@@ -36860,16 +36900,9 @@ var init_find = __esm({
 function currentUid() {
   return typeof process.getuid === "function" ? process.getuid() : void 0;
 }
-function isMine(stat) {
-  const uid = currentUid();
-  return uid === void 0 || stat.uid === uid;
-}
-function writableByOwnerOnly(stat) {
-  return process.platform === "win32" || (stat.mode & 18) === 0;
-}
 function loginName(uid) {
   try {
-    for (const line of import_node_fs5.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
+    for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
       const fields = line.split(":");
       if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
     }
@@ -36916,7 +36949,7 @@ function checkHop(found2, hop, stat, dir, uid) {
     throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
   let folder;
   try {
-    folder = import_node_fs5.default.statSync(dir);
+    folder = import_node_fs6.default.statSync(dir);
   } catch (error2) {
     throw cannotRead(found2, error2);
   }
@@ -36944,8 +36977,8 @@ function inWorkspace(file, env2) {
   const workspace = env2.GITHUB_WORKSPACE;
   if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
   try {
-    const root = import_node_fs5.default.realpathSync(workspace);
-    return inside(import_node_path7.default.resolve(file), import_node_path7.default.resolve(workspace)) && inside(import_node_fs5.default.realpathSync(file), root);
+    const root = import_node_fs6.default.realpathSync(workspace);
+    return inside(import_node_path7.default.resolve(file), import_node_path7.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
   } catch {
     return false;
   }
@@ -36956,8 +36989,8 @@ function trustedTarget(found2, uid) {
     let stat;
     let dir;
     try {
-      stat = import_node_fs5.default.lstatSync(hop);
-      dir = import_node_fs5.default.realpathSync(import_node_path7.default.dirname(hop));
+      stat = import_node_fs6.default.lstatSync(hop);
+      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
       throw cannotRead(found2, error2);
     }
@@ -36966,7 +36999,7 @@ function trustedTarget(found2, uid) {
     if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
     let target2;
     try {
-      target2 = import_node_fs5.default.readlinkSync(hop);
+      target2 = import_node_fs6.default.readlinkSync(hop);
     } catch (error2) {
       throw cannotRead(found2, error2);
     }
@@ -36976,7 +37009,7 @@ function trustedTarget(found2, uid) {
 }
 function realPath(file) {
   try {
-    return import_node_fs5.default.realpathSync(file);
+    return import_node_fs6.default.realpathSync(file);
   } catch {
     return file;
   }
@@ -36995,8 +37028,8 @@ function ownLinksTarget(named, uid) {
     let stat;
     let dir;
     try {
-      stat = import_node_fs5.default.lstatSync(hop, { throwIfNoEntry: false });
-      dir = import_node_fs5.default.realpathSync(import_node_path7.default.dirname(hop));
+      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
+      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
       throw cannotRead(named, error2);
     }
@@ -37009,7 +37042,7 @@ function ownLinksTarget(named, uid) {
         { hint: "name the file it leads to with --catalog, if that is the one to change" }
       );
     try {
-      hop = import_node_path7.default.resolve(dir, import_node_fs5.default.readlinkSync(hop));
+      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
     } catch (error2) {
       throw cannotRead(named, error2);
     }
@@ -37023,20 +37056,20 @@ function readCatalogFile(file, options = {}) {
   const target2 = catalogTarget(file, options);
   let fd;
   try {
-    const noFollow = target2.stat ? import_node_fs5.default.constants.O_NOFOLLOW : 0;
-    fd = import_node_fs5.default.openSync(target2.real, import_node_fs5.default.constants.O_RDONLY | import_node_fs5.default.constants.O_NONBLOCK | noFollow);
+    const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
+    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
   } catch (error2) {
     if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
     throw cannotRead(file, error2);
   }
   try {
-    const stat = import_node_fs5.default.fstatSync(fd);
+    const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
     return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
   } finally {
-    import_node_fs5.default.closeSync(fd);
+    import_node_fs6.default.closeSync(fd);
   }
 }
 function readAtMost(fd, file, size) {
@@ -37051,7 +37084,7 @@ function readAtMost(fd, file, size) {
     }
     let read;
     try {
-      read = import_node_fs5.default.readSync(fd, buffer, length, buffer.length - length, null);
+      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
     } catch (error2) {
       throw cannotRead(file, error2);
     }
@@ -37062,38 +37095,27 @@ function readAtMost(fd, file, size) {
   return buffer.toString("utf8", 0, length);
 }
 function readOwnFile(file, limit) {
-  let fd;
+  const opened = openMine(file);
+  if (opened === void 0) return void 0;
   try {
-    fd = import_node_fs5.default.openSync(file, import_node_fs5.default.constants.O_RDONLY | import_node_fs5.default.constants.O_NONBLOCK | import_node_fs5.default.constants.O_NOFOLLOW);
-  } catch {
-    return void 0;
-  }
-  try {
-    const stat = import_node_fs5.default.fstatSync(fd);
-    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return void 0;
-    const buffer = Buffer.allocUnsafe(stat.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = import_node_fs5.default.readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    return buffer.toString("utf8", 0, length);
+    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return void 0;
+    return import_node_fs6.default.readFileSync(opened.fd, "utf8");
   } catch {
     return void 0;
   } finally {
-    import_node_fs5.default.closeSync(fd);
+    import_node_fs6.default.closeSync(opened.fd);
   }
 }
-var import_node_fs5, import_node_path7, MAX_CATALOG_BYTES, MAX_LINKS, mode;
+var import_node_fs6, import_node_path7, MAX_CATALOG_BYTES, MAX_LINKS, mode;
 var init_file = __esm({
   "src/catalog/file.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_fs6 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_render();
+    init_startup();
     MAX_CATALOG_BYTES = 16 * 1024 * 1024;
     MAX_LINKS = 40;
     mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
@@ -37386,7 +37408,7 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs6.default.mkdirSync(import_node_path8.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs7.default.mkdirSync(import_node_path8.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
 `, {
       mode: 384,
@@ -37419,11 +37441,11 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs6, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
@@ -37658,7 +37680,7 @@ __export(resolve_exports2, {
 function readableKeyFileWarning(file) {
   let mode2;
   try {
-    mode2 = import_node_fs7.default.statSync(file).mode & 511;
+    mode2 = import_node_fs8.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
@@ -37789,11 +37811,11 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs7, import_node_path9, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path9, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -38324,7 +38346,7 @@ async function remove(nameArgument, io, env2 = process.env) {
 }
 function path10(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs8.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs9.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command2(program2, { io, env: env2 }) {
@@ -38353,11 +38375,11 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path10(options, io, env2));
   return config;
 }
-var import_node_fs8, NAMES, OVERRIDES;
+var import_node_fs9, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
     init_base_url_warning();
@@ -38397,7 +38419,7 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
   } : null;
   let mode2 = null;
   try {
-    mode2 = (import_node_fs9.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode2 = (import_node_fs10.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode2 = null;
   }
@@ -38467,11 +38489,11 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
   ).action((options) => status(options, io, env2, cwd));
 }
-var import_node_fs9, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs10, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_render();
@@ -38673,7 +38695,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs10.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -38697,7 +38719,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs10.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -38738,7 +38760,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs10.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -38752,27 +38774,27 @@ async function startEmulator(options = {}) {
 function openLog(file) {
   let isFifo = false;
   try {
-    isFifo = import_node_fs10.default.statSync(file).isFIFO();
+    isFifo = import_node_fs11.default.statSync(file).isFIFO();
   } catch {
   }
-  if (!isFifo) return import_node_fs10.default.openSync(file, "a");
-  const probe = import_node_fs10.default.openSync(file, import_node_fs10.default.constants.O_WRONLY | import_node_fs10.default.constants.O_NONBLOCK);
+  if (!isFifo) return import_node_fs11.default.openSync(file, "a");
+  const probe = import_node_fs11.default.openSync(file, import_node_fs11.default.constants.O_WRONLY | import_node_fs11.default.constants.O_NONBLOCK);
   try {
-    return import_node_fs10.default.openSync(file, "a");
+    return import_node_fs11.default.openSync(file, "a");
   } finally {
-    import_node_fs10.default.closeSync(probe);
+    import_node_fs11.default.closeSync(probe);
   }
 }
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto, import_node_fs10, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -39165,21 +39187,21 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs11.default.readdirSync(import_node_path10.default.dirname(file));
+    names = import_node_fs12.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs11.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
+    import_node_fs12.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs11, import_node_path10, FLUSH_BYTES, FailedFile;
+var import_node_fs12, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
     init_formats();
@@ -39221,7 +39243,7 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs11.default.statSync(file);
+          existing = import_node_fs12.default.statSync(file);
         } catch {
           existing = void 0;
         }
@@ -39234,7 +39256,7 @@ var init_failed = __esm({
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs11.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs12.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -39276,14 +39298,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs11.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs12.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs11.default.ftruncateSync(this.#fd, import_node_fs11.default.fstatSync(this.#fd).size - done);
+              import_node_fs12.default.ftruncateSync(this.#fd, import_node_fs12.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -39298,19 +39320,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs11.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs12.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs11.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs11.default.renameSync(this.#target, this.path);
+        import_node_fs12.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs12.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs11.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs11.default.rmSync(this.#target, { force: true });
+        import_node_fs12.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs12.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -39320,7 +39342,7 @@ var init_failed = __esm({
 async function fingerprint(file) {
   const hash = (0, import_node_crypto2.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs13.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
@@ -39330,7 +39352,7 @@ function catalogFingerprint(catalog) {
   return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs12.default.readFileSync(file, "utf8");
+  const text = import_node_fs13.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -39395,15 +39417,15 @@ function load2(file) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs12.default.openSync(file, "r");
+    fd = import_node_fs13.default.openSync(file, "r");
     const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs12.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const text = buffer.subarray(0, import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
     const header = JSON.parse(text.slice(0, text.indexOf("\n")));
     return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs12.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs13.default.closeSync(fd);
   }
 }
 function plural(n, one, many = `${one}s`) {
@@ -39416,12 +39438,12 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto2, import_node_fs12, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto2, import_node_fs13, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
@@ -39489,7 +39511,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs12.default.existsSync(file)) {
+        if (import_node_fs13.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           if (!options.resume) {
@@ -39533,11 +39555,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs12.default.openSync(file, "r+");
-            import_node_fs12.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs13.default.openSync(file, "r+");
+            import_node_fs13.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs12.default.openSync(file, "wx", 384);
+            fd = import_node_fs13.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -39547,9 +39569,9 @@ var init_journal = __esm({
               catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs12.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs13.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs12.default.fsyncSync(fd);
+            import_node_fs13.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -39622,7 +39644,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs12.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs13.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -39639,7 +39661,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs12.default.fdatasyncSync(this.#fd);
+          import_node_fs13.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -39653,7 +39675,7 @@ var init_journal = __esm({
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs12.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs13.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -39667,8 +39689,8 @@ function inFolder(cwd, file) {
 function sameFile2(a, b) {
   if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs13.default.statSync(a);
-    const sb = b === "-" ? import_node_fs13.default.fstatSync(0) : import_node_fs13.default.statSync(b);
+    const sa = import_node_fs14.default.statSync(a);
+    const sb = b === "-" ? import_node_fs14.default.fstatSync(0) : import_node_fs14.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -39676,8 +39698,8 @@ function sameFile2(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs13.default.statSync(file);
-    const b = import_node_fs13.default.fstatSync(1);
+    const a = import_node_fs14.default.statSync(file);
+    const b = import_node_fs14.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -39706,7 +39728,7 @@ function checkPaths(source, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs13.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
+  if (source === "-" || !import_node_fs14.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
     throw new UsageError("--journal needs the input as a regular file", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
@@ -39718,7 +39740,7 @@ function checkPaths(source, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs13.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs14.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -39738,7 +39760,7 @@ function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date(
   const ext = failedExtension(reader.format);
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs13.default.accessSync(folder, import_node_fs13.default.constants.W_OK);
+    import_node_fs14.default.accessSync(folder, import_node_fs14.default.constants.W_OK);
   } catch (error2) {
     const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
@@ -39749,10 +39771,10 @@ function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date(
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs13.default.existsSync(name)) continue;
+    if (import_node_fs14.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs13.default.existsSync(name)) {
+    if (import_node_fs14.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -39768,7 +39790,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs13.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs14.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -39780,7 +39802,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, reader) {
-  const regular = import_node_fs13.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs14.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, reader.format, reader.header), lock };
@@ -39808,11 +39830,11 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs13, import_node_path12;
+var import_node_fs14, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -39829,27 +39851,27 @@ function replayNames(file) {
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   const base = counted ? counted[1] : stem;
-  let mine;
+  let mine2;
   const same = (journal) => {
     const input2 = journalInput(journal);
     if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    mine ??= contentOf(file);
-    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+    mine2 ??= contentOf(file);
+    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = journalNameFor(failed);
-    if (import_node_fs14.default.existsSync(journal)) {
+    if (import_node_fs15.default.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
-    if (!import_node_fs14.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    if (!import_node_fs15.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 function contentOf(file) {
   let fd;
   try {
-    fd = import_node_fs14.default.openSync(file, "r");
+    fd = import_node_fs15.default.openSync(file, "r");
   } catch {
     return void 0;
   }
@@ -39857,20 +39879,20 @@ function contentOf(file) {
     const hash = (0, import_node_crypto3.createHash)("sha256");
     const buffer = Buffer.allocUnsafe(1024 * 1024);
     let size = 0;
-    for (let n; (n = import_node_fs14.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    for (let n; (n = import_node_fs15.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
     return { size, sha256: hash.digest("hex") };
   } catch {
     return void 0;
   } finally {
-    import_node_fs14.default.closeSync(fd);
+    import_node_fs15.default.closeSync(fd);
   }
 }
-var import_node_crypto3, import_node_fs14, import_node_path13, journalNameFor;
+var import_node_crypto3, import_node_fs15, import_node_path13, journalNameFor;
 var init_replay = __esm({
   "src/batch/replay.ts"() {
     "use strict";
     import_node_crypto3 = require("node:crypto");
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     import_node_path13 = __toESM(require("node:path"), 1);
     init_journal();
     init_lock();
@@ -40655,7 +40677,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs15.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs16.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -40672,11 +40694,11 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs15;
+var import_node_fs16;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -40761,7 +40783,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs16.default.fstatSync(0).isFile();
+    return import_node_fs17.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -40782,7 +40804,7 @@ async function openInput(source, options = {}) {
     file = source;
     let handle;
     try {
-      handle = await import_node_fs16.default.promises.open(source, "r");
+      handle = await import_node_fs17.default.promises.open(source, "r");
       const stat = await handle.stat();
       if (stat.isDirectory()) {
         await handle.close();
@@ -40808,11 +40830,11 @@ async function openInput(source, options = {}) {
     }
   };
 }
-var import_node_fs16, import_node_stream, MAX_HELD;
+var import_node_fs17, import_node_stream, MAX_HELD;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_stream = require("node:stream");
     init_errno();
     init_errors();
@@ -41255,7 +41277,24 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+function randomShare(low, high, [minShare, maxShare], maxRatio) {
+  const [lowAnswers, lowRefused, lowPace] = low;
+  const [highAnswers, highRefused, highPace] = high;
+  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
+  const refused = lowRefused / lowAnswers;
+  const accepted = 1 - highRefused / highAnswers;
+  const expectedAtRandom = 1 - refused;
+  const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+  if (expectedAtRandom - accepted > Math.max(2.5 * error2, 0.05)) return -1;
+  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
+  if (refused < minShare || refused > maxShare) return 0;
+  const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+  if (ratio > maxRatio) return 0;
+  const expectedUnderALimit = expectedAtRandom * ratio;
+  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
+  return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+}
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -41279,6 +41318,9 @@ var init_pace = __esm({
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
+    DESCENT_ANSWERS = 10;
+    MAX_DESCENT_NOISE = 0.9;
+    MAX_DESCENT_RATIO = 0.5;
     MIN_NOISE = 0.02;
     TWO_AT_ONCE_SHARE = 0.2;
     MAX_NOISE = 0.25;
@@ -41300,6 +41342,9 @@ var init_pace = __esm({
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
     OUTAGE_MS = 1500;
+    PACE_SLACK_MS = 2;
+    PACE_GAIN = 1.1;
+    SLOW_START_GAIN = 2;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -41338,6 +41383,13 @@ var init_pace = __esm({
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
       #nextStart = 0;
+      /**
+       * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+       * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+       * paces, instead of in the bursts the answers come back in (0: not paced).
+       */
+      #spacingMs = 0;
+      #paced = false;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
@@ -41367,6 +41419,24 @@ var init_pace = __esm({
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
       #recent = new Uint8Array(TOLERANCE_ANSWERS);
       #recentPushBacks = 0;
+      /** The pace each of those was sent at, their sum, and how many the ring holds since it was cleared. */
+      #recentPace = new Float64Array(TOLERANCE_ANSWERS);
+      #recentPaceSum = 0;
+      #recentCount = 0;
+      /**
+       * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
+       * before it (from the ring) and the limit and slow start then, and the answers to requests sent
+       * since, with their push-backs and paces.
+       */
+      #descentStart = -1;
+      #beforeAnswers = 0;
+      #beforeRefused = 0;
+      #beforePace = 0;
+      #beforeValue = 0;
+      #beforeSlowStart = false;
+      #sinceAnswers = 0;
+      #sinceRefused = 0;
+      #sincePace = 0;
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -41437,7 +41507,8 @@ var init_pace = __esm({
           }
           const news = now - rttMs >= this.#cutAt;
           let tolerated = this.#tolerated(level);
-          if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+          if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
+          else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
             if (this.#counted > 0) {
               this.#levelAnswers[level] -= 1;
@@ -41445,6 +41516,7 @@ var init_pace = __esm({
               this.#levelPace[level] -= this.#counted;
             }
             const alone = this.limit === 1;
+            if (retryAfterMs < 0) this.#paced = true;
             this.#cut(now, true);
             if (!alone) return;
             const again = this.#acceptedCount === this.#acceptedAtRefusal;
@@ -41473,11 +41545,15 @@ var init_pace = __esm({
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
-        if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
         const now = this.#now();
-        if (now < this.pausedUntil || now < this.#nextStart) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+        else if (this.#spacingMs > 0) {
+          const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
+          this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+        }
         return true;
       }
       /**
@@ -41495,6 +41571,15 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
+        const pace = level / Math.max(rttMs, this.#gapMs);
+        this.#recentPaceSum += pace - this.#recentPace[slot];
+        this.#recentPace[slot] = pace;
+        if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
+        if (this.#descentStart >= 0 && sent >= this.#descentStart) {
+          this.#sinceAnswers++;
+          this.#sinceRefused += flag;
+          this.#sincePace += pace;
+        }
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
@@ -41504,7 +41589,7 @@ var init_pace = __esm({
           this.#levelPace[level] /= 2;
         }
         this.#levelPushBacks[level] += flag;
-        this.#counted = level / Math.max(rttMs, this.#gapMs);
+        this.#counted = pace;
         this.#levelPace[level] += this.#counted;
         return level;
       }
@@ -41565,27 +41650,56 @@ var init_pace = __esm({
           this.#ceiling = 0;
           return true;
         }
+        if (this.#noise > MAX_NOISE) return false;
         const halved = this.#noise / 2;
         this.#noise = found2 > 0 ? found2 : halved < MIN_NOISE / 2 ? 0 : halved;
         return false;
       }
+      /**
+       * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
+       * shared with others, who come down too) the share accepted rises as the pace falls; refusals
+       * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
+       * since the descent began (the lower pace) against those before it: refusals that did not follow
+       * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
+       * descent began (with its slow start). Refusals that did follow it end the descent, and what is
+       * tolerated comes down to what the lower pace was refused. Says whether they were random.
+       */
+      #judgeDescent(now) {
+        if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
+        if (this.#beforeAnswers < DESCENT_ANSWERS) {
+          [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+          this.#descentStart = now;
+          return false;
+        }
+        const since = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+        const before = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
+        const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        if (share > 0) {
+          this.#noise = Math.max(this.#noise, share);
+          this.#restart();
+          this.#slowStart = this.#beforeSlowStart;
+          this.#set(Math.max(this.#value, this.#beforeValue));
+          this.#lastPushBack = now;
+          return true;
+        }
+        if (share < 0) {
+          const left = this.#sinceRefused / this.#sinceAnswers;
+          if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
+          this.#descentStart = -1;
+        }
+        return false;
+      }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
       #noiseBetween(low, lowTop, high, highTop) {
-        const [lowAnswers, lowRefused, lowPace] = this.#levels(low, lowTop);
-        const [highAnswers, highRefused, highPace] = this.#levels(high, highTop);
-        if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
-        const refused = lowRefused / lowAnswers;
-        if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
-        const ratio = lowPace / lowAnswers / (highPace / highAnswers);
-        if (ratio > MAX_PACE_RATIO) return 0;
-        const expectedAtRandom = 1 - refused;
-        const expectedUnderALimit = expectedAtRandom * ratio;
-        const accepted = 1 - highRefused / highAnswers;
-        const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
-        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
-        return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+        const lower = this.#levels(low, lowTop);
+        const higher = this.#levels(high, highTop);
+        if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
+        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
+        return share > 0 ? share : 0;
       }
       #decide(now) {
+        if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
         const accepted = this.#accepted;
         if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
@@ -41642,6 +41756,15 @@ var init_pace = __esm({
        * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
        */
       #cut(now, pushedBack) {
+        if (pushedBack && this.#descentStart < 0) {
+          this.#descentStart = now;
+          this.#beforeAnswers = this.#recentCount;
+          this.#beforeRefused = this.#recentPushBacks;
+          this.#beforePace = this.#recentPaceSum;
+          this.#beforeValue = this.#value;
+          this.#beforeSlowStart = this.#slowStart;
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+        }
         this.#slowStart = false;
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
@@ -41659,6 +41782,8 @@ var init_pace = __esm({
         if (this.limit > 1) {
           this.#recent.fill(0);
           this.#recentPushBacks = 0;
+          this.#recentPace.fill(0);
+          this.#recentPaceSum = this.#recentCount = 0;
         }
         this.#nextWindow(now);
       }
@@ -41676,6 +41801,7 @@ var init_pace = __esm({
         return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
+        this.#respace();
         this.#windowStart = now;
         this.#accepted = this.#rttSum = 0;
       }
@@ -41691,13 +41817,20 @@ var init_pace = __esm({
        * nothing of what it takes once it is back.
        */
       #restart() {
+        this.#descentStart = -1;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
       }
+      /** The spacing of starts for the limit and round trip now (see #spacingMs). */
+      #respace() {
+        const gain = !this.#paced ? 0 : this.#slowStart ? this.#value < this.max ? SLOW_START_GAIN : 0 : PACE_GAIN;
+        this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+      }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
+        this.#respace();
         const limit = Math.floor(this.#value);
         if (limit !== this.limit) {
           const i = this.#changes++ % CHANGES;
@@ -41904,7 +42037,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path14.default.resolve(failed.path) && !journal.sentHere && import_node_fs17.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path14.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
     if (unchanged) failed?.discard();
     else failed?.finish();
     journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
@@ -41933,11 +42066,11 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs17, import_node_path14;
+var import_node_fs18, import_node_path14;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
@@ -41977,7 +42110,7 @@ function packageSchema() {
   for (const start of starts) {
     for (let dir = start, up = 0; up < 4; up++, dir = import_node_path15.default.dirname(dir)) {
       try {
-        const manifest = JSON.parse(import_node_fs18.default.readFileSync(import_node_path15.default.join(dir, "package.json"), "utf8"));
+        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path15.default.join(dir, "package.json"), "utf8"));
         if (manifest.name === PACKAGE_NAME && isFile(import_node_path15.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path15.default.join(dir, SCHEMA_FILE_NAME);
       } catch {
       }
@@ -42003,11 +42136,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs18.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs19.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs18.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs19.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -42037,7 +42170,7 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs18.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs19.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
@@ -42049,11 +42182,11 @@ function stillThere(file, was) {
 function defaultCatalogPath(cwd) {
   return import_node_path15.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs18, import_node_path15, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs19, import_node_path15, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_fs19 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -42064,7 +42197,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs18.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs19.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -42222,7 +42355,7 @@ function lockTarget(options, ctx) {
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs19.default.existsSync(where2.path))) {
+  if (where2 && (where2.source === "found" || import_node_fs20.default.existsSync(where2.path))) {
     const catalog = readFound(where2, ctx, true);
     return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
@@ -42407,11 +42540,11 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs19, import_node_path16, CLEARABLE;
+var import_node_fs20, import_node_path16, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs19 = __toESM(require("node:fs"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
     import_node_path16 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
@@ -42653,7 +42786,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto4 = require("node:crypto");
-var import_node_fs20 = __toESM(require("node:fs"), 1);
+var import_node_fs21 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path17 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -43083,7 +43216,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs20.default.appendFileSync(file, text);
+  import_node_fs21.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -43180,13 +43313,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs20.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs21.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve) => results.end(resolve));
   } finally {
-    import_node_fs20.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs21.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
