@@ -129,7 +129,8 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  external: ['@napi-rs/keyring'],
+  // hyparquet (150 KB) is for Parquet input only: loaded from node_modules when a batch reads one.
+  external: ['@napi-rs/keyring', 'hyparquet'],
   // The licences go beside it (cli.cjs.LEGAL.txt): one non-ASCII letter in them made V8 hold all
   // 870 KB of source as two-byte text.
   legalComments: 'linked',
@@ -148,7 +149,7 @@ await build({
 // module, and through import() when Node loads the file itself.
 const cjs = path.join(root, 'dist', 'cli.cjs');
 let cjsText = fs.readFileSync(cjs, 'utf8');
-for (const id of ['@napi-rs/keyring', 'undici']) {
+for (const id of ['@napi-rs/keyring', 'undici', 'hyparquet']) {
   const call = `import(${JSON.stringify(id)})`;
   if (!cjsText.includes(call)) throw new Error(`dist/cli.cjs has no ${call}: update scripts/build.mjs`);
   cjsText = cjsText.replaceAll(call, `__triggerImport(${JSON.stringify(id)})`);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FORMATS } from '../../src/batch/formats.js';
 import { TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type Received, type TestServer, useServer } from '../helpers/server.js';
 
@@ -107,7 +108,7 @@ describe('trigger batch: input', () => {
   it.each([
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
-    [['-', '--format', 'xml'], "error: --format 'xml' is not one of csv, ndjson or lines"],
+    [['-', '--format', 'xml'], `error: --format 'xml' is not one of ${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)}`],
     [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
     [['-', '--rate', '-5'], 'error:'],
   ])('%j is a usage error: exit 2, nothing sent', async (args, message) => {
