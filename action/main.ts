@@ -5,16 +5,21 @@
  *
  * It runs `trigger fire` or `trigger batch` in this process with --json, from the INPUT_* variables
  * the runner sets (INPUT_TRIGGER-ID: the input's name upper-cased, hyphens kept). The JSON goes to the
- * step outputs; the step log shows the line the CLI prints. An input left empty is not a setting: the
+ * step outputs; the step log shows the lines the CLI prints. An input left empty is not a setting: the
  * job's own TRIGGER_* environment stays in effect. The key reaches trigger through the environment,
- * never a command line.
+ * never a command line. Settings stored on the runner (a self-hosted runner's `trigger config`) are
+ * never read: only the inputs and the job's environment count.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { statusText } from '../src/client/messages.js';
 import { main } from '../src/cli.js';
 import { Output } from '../src/output/io.js';
+import { failureLine } from '../src/batch/report.js';
+import { SHOWN_FAILURES } from '../src/batch/recorder.js';
 import { githubAnnotation, successLine } from '../src/output/render.js';
 import { findSettings } from '../src/settings/resolve.js';
 
@@ -70,10 +75,25 @@ export interface Plan {
   mode: 'fire' | 'batch';
   argv: string[];
   env: Env;
+  /** The settings folder the step runs with: new and empty, made by run() and removed after it. */
+  settingsDir: string;
 }
+
+/**
+ * The hint for a missing key: the input and the secret, never `trigger config` (the Action reads no
+ * stored settings, so a key stored on the runner would not be used).
+ */
+export const NO_KEY_HINT =
+  'set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job';
 
 export function plan(env: Env): Plan {
   const extra = splitArgs(input(env, 'args'));
+  if (extra.some((word) => word === '--profile' || word.startsWith('--profile='))) {
+    throw new ActionInputError(
+      'args: --profile names settings stored on the runner, which the Action never reads',
+      'give the key and the base URL with the inputs api-key and base-url (or TRIGGER_API_KEY and TRIGGER_BASE_URL in the env of the job)',
+    );
+  }
   const file = input(env, 'file');
   const triggerId = input(env, 'trigger-id');
   const userId = input(env, 'user-id');
@@ -95,16 +115,17 @@ export function plan(env: Env): Plan {
   }
 
   // Only the inputs that were given become settings; an empty one leaves the job's TRIGGER_* in place.
-  const runEnv: Env = { ...env, GITHUB_ACTIONS: 'true' };
+  // Settings stored on the runner (a self-hosted runner's HOME, or a TRIGGER_CONFIG_DIR) are never
+  // read: the step runs with a settings folder of its own that holds nothing, and no profile.
+  const settingsDir = path.join(env.RUNNER_TEMP || os.tmpdir(), `trigger-action-${randomBytes(8).toString('hex')}`);
+  const runEnv: Env = { ...env, GITHUB_ACTIONS: 'true', TRIGGER_CONFIG_DIR: settingsDir };
+  delete runEnv.TRIGGER_PROFILE;
   if (input(env, 'api-key')) runEnv.TRIGGER_API_KEY = input(env, 'api-key');
   if (input(env, 'base-url')) runEnv.TRIGGER_BASE_URL = input(env, 'base-url');
   const flagged = (name: string) => extra.some((word) => word === name || word.startsWith(`${name}=`));
   const found = findSettings({ env: runEnv });
   if (!found.key && !flagged('--api-key')) {
-    throw new ActionInputError(
-      'no API key',
-      'set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job',
-    );
+    throw new ActionInputError('no API key', NO_KEY_HINT);
   }
   if (!found.url && !flagged('--base-url')) {
     throw new ActionInputError(
@@ -117,7 +138,7 @@ export function plan(env: Env): Plan {
   const argv = file
     ? ['batch', '--json', ...(input(env, 'failed') ? ['--failed', input(env, 'failed')] : []), ...extra, '--', file]
     : ['fire', '--json', ...(input(env, 'value') ? ['--value', input(env, 'value')] : []), ...extra, '--', triggerId, userId];
-  return { mode: file ? 'batch' : 'fire', argv, env: runEnv };
+  return { mode: file ? 'batch' : 'fire', argv, env: runEnv, settingsDir };
 }
 
 /** Appends outputs to $GITHUB_OUTPUT, each in a heredoc with a delimiter no value can contain. */
@@ -132,13 +153,20 @@ export function writeOutputs(env: Env, outputs: Record<string, string | number>)
   fs.appendFileSync(file, text);
 }
 
-/** What the JSON lines said: the last line (fire), and the rows counted as they stream (batch). */
+/**
+ * What the JSON lines said: the last line (fire), and the rows counted as they stream (batch). A
+ * batch's rows that were not accepted are told to `failure` as they come, for the step log.
+ */
 class Results extends Writable {
   last: Record<string, unknown> | undefined;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue: string | undefined;
   counts = { accepted: 0, failed: 0, invalid: 0 };
   #partial = '';
+
+  constructor(readonly failure?: (line: unknown, error: { kind?: string; message?: string }) => void) {
+    super();
+  }
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
     const lines = (this.#partial + chunk.toString()).split('\n');
@@ -163,19 +191,43 @@ class Results extends Writable {
     // The fields come in a fixed order and a string cannot hold an unescaped quote, so the first
     // `"value":` is the top-level one.
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) this.counts.accepted++;
-    else if ((result.error as { kind?: string } | undefined)?.kind === 'invalid') this.counts.invalid++;
+    if (result.ok === true) return void this.counts.accepted++;
+    const error = (result.error ?? {}) as { kind?: string; message?: string };
+    if (error.kind === 'invalid') this.counts.invalid++;
     else this.counts.failed++;
+    this.failure?.(result.line, error);
   }
 }
 
+/** Where a printed command starts in a line ("...; send them with: trigger batch failed.csv --failed ..."). */
+const COMMAND = /(?<=: )trigger (?:batch|fire) /;
+
 /**
  * trigger's words in the Action's: what a message says of a flag or a variable the step set from an
- * input names that input, so the fix it points to is in the workflow file. Flags given in `args`
- * stay flags (the user typed them there).
+ * input names that input, so the fix it points to is in the workflow file, and a hint that would
+ * store a setting on the runner names the input and the secret instead (the Action reads no stored
+ * settings). Flags given in `args` stay flags (the user typed them there). A command printed for a
+ * person (a replay, a --resume) is left exactly as printed, so that it runs as printed.
  */
 export function inActionWords(text: string, env: Env): string {
-  let words = text;
+  return text
+    .split('\n')
+    .map((line) => {
+      const at = line.search(COMMAND);
+      return at < 0 ? reword(line, env) : reword(line.slice(0, at), env) + line.slice(at);
+    })
+    .join('\n');
+}
+
+function reword(text: string, env: Env): string {
+  let words = text
+    .replace(
+      /set a new one with: trigger config set-key\b/g,
+      `set a new one in the secret given to the input api-key (or TRIGGER_API_KEY in the env of the job)`,
+    )
+    .replace(/\(trigger config set-base-url\)/g, '(the input base-url, or TRIGGER_BASE_URL in the env of the job)')
+    .replace(/\btrigger config set-key\b[^;)]*/g, 'the input api-key (a secret)')
+    .replace(/\btrigger config set-base-url\b[^;)]*/g, 'the input base-url');
   if (input(env, 'value')) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, '$1the input value');
   if (input(env, 'failed')) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, '$1the input failed');
   if (input(env, 'base-url')) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, 'from the input base-url');
@@ -215,11 +267,27 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
     writeOutputs(env, { ok: 'false' });
     return 2;
   }
-  const results = new Results();
   const log = new StepLog(streams.stderr, env);
+  // A batch runs with --json (for the outputs), where trigger prints no line for each row that was
+  // not accepted: the step log gets the lines the CLI prints without it ("✖ line 4: invalid, ...").
+  let shown = 0;
+  let hidden = 0;
+  const results = new Results((line, error) => {
+    if (step.mode !== 'batch' || error.kind === 'unsent') return; // unsent rows: counted by the summary, as the CLI does
+    if (shown === SHOWN_FAILURES) return void hidden++;
+    shown++;
+    io.stderr(failureLine(typeof line === 'number' || typeof line === 'string' ? line : '?', error.message ?? '', io.errColors));
+  });
   const io = new Output({ stdout: results, stderr: log });
-  const code = await main(['node', 'trigger', ...step.argv], { io, env: step.env });
-  await new Promise<void>((resolve) => results.end(resolve));
+  fs.mkdirSync(step.settingsDir, { recursive: true, mode: 0o700 });
+  let code: number;
+  try {
+    code = await main(['node', 'trigger', ...step.argv], { io, env: step.env });
+    await new Promise<void>((resolve) => results.end(resolve));
+  } finally {
+    fs.rmSync(step.settingsDir, { recursive: true, force: true });
+  }
+  if (hidden > 0) io.stderr(io.errColors.dim(`  … ${hidden} more not shown`));
   // Every failure gets an annotation, also one trigger does not annotate (a usage error in args).
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}\n`);
 

@@ -11,6 +11,13 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Set the mode even when the file exists (the config file holds a key: always 0600). */
   forceMode?: boolean;
+  /**
+   * false: replace the path itself, never the file a link there names (a link is replaced by the
+   * file). For a file checked before it is written: what is renamed over is what was checked.
+   */
+  follow?: boolean;
+  /** Called just before the rename; what it throws leaves the file as it was (the temporary file is removed). */
+  beforeReplace?: () => void;
 }
 
 /**
@@ -20,15 +27,18 @@ export interface AtomicWriteOptions {
 export function writeFileAtomic(target: string, text: string, options: AtomicWriteOptions = {}): void {
   // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
   let file = target;
-  try {
-    file = fs.realpathSync(target);
-  } catch {
-    // a new file
+  if (options.follow !== false) {
+    try {
+      file = fs.realpathSync(target);
+    } catch {
+      // a new file
+    }
   }
   let mode = options.mode ?? 0o644;
   if (!options.forceMode) {
     try {
-      mode = fs.statSync(file).mode & 0o777;
+      const stat = fs.lstatSync(file);
+      if (!stat.isSymbolicLink()) mode = stat.mode & 0o777;
     } catch {
       // a new file: the mode asked for
     }
@@ -42,6 +52,7 @@ export function writeFileAtomic(target: string, text: string, options: AtomicWri
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
+    options.beforeReplace?.();
     fs.renameSync(temp, file);
   } catch (error) {
     if (fd !== undefined) fs.closeSync(fd);

@@ -11,9 +11,12 @@ import { exitCodeFor, isTriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
+import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
 import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './emulator/defaults.js';
+// For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
+export { restoreV8Flags } from './startup.js';
 
 import type { BatchCommandOptions } from './commands/batch.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
@@ -484,7 +487,7 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
  */
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
-  const env = context.env ?? process.env;
+  const env = context.env ?? cliEnvironment(process.env);
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };

@@ -10,7 +10,7 @@
  *
  * With a trigger catalog (triggers.json), resolve a trigger as `trigger fire` does:
  *   const found = findCatalog({ cwd: process.cwd(), env: process.env });
- *   const triggers = found && new TriggerResolver(loadCatalog(found.path), settings.profile);
+ *   const triggers = found && new TriggerResolver(loadCatalog(found), settings.profile); // found by the search: checked as the CLI checks it
  *   const r = triggers?.resolve('purchase');   // { ok: true, trigger: { id, ... } } or { ok: false, message }
  */
 export {

@@ -152,6 +152,172 @@ var init_errors = __esm({
   }
 });
 
+// src/output/render.ts
+function escaped(c) {
+  if (c === "\n") return "\\n";
+  if (c === "\r") return "\\r";
+  if (c === "	") return "\\t";
+  const code = c.codePointAt(0);
+  if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function printable(text) {
+  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)} ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
+  const seconds2 = Math.round(ms / 1e3);
+  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
+}
+function successLine(result, c, mask) {
+  const parts = [
+    c.bold(printable(result.triggerId)),
+    printable(result.userId),
+    result.value === void 0 ? "no value" : `value ${result.value}`,
+    c.success(`${result.status} ${result.statusText}`.trim()),
+    formatMs(result.durationMs)
+  ];
+  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
+  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function shownMessage(error2, mask) {
+  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
+}
+function errorLine(error2, c, mask) {
+  let text = printable(shownMessage(error2, mask));
+  const requestId = error2.requestId;
+  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
+  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
+  return `${c.error("error:")} ${text}${hint}`;
+}
+function rawJson(text) {
+  return text === void 0 ? null : { [RAW]: text };
+}
+function toJson(fields) {
+  const members = Object.entries(fields).map(([key, value]) => {
+    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
+    return `${JSON.stringify(key)}:${text}`;
+  });
+  return `{${members.join(",")}}`;
+}
+function serverJson(value, mask) {
+  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
+}
+function resultJson(result, mask, lead = {}) {
+  return toJson({
+    ...lead,
+    ok: true,
+    status: result.status,
+    triggerId: result.triggerId,
+    userId: result.userId,
+    value: rawJson(result.value),
+    attempts: result.attempts,
+    durationMs: result.durationMs,
+    requestId: serverText(result.requestId, mask),
+    response: serverJson(result.response, mask)
+  });
+}
+function errorJsonFields(error2, mask, options = {}) {
+  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
+  if (error2.hint) fields.hint = error2.hint;
+  if (error2 instanceof ServiceError) {
+    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
+    if (error2.location) fields.location = mask.server(error2.location);
+    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
+  }
+  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
+  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
+  return fields;
+}
+function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
+  const info2 = error2;
+  return toJson({
+    ...lead,
+    ok: false,
+    status: error2 instanceof ServiceError ? error2.status : null,
+    triggerId: event.triggerId,
+    userId: event.userId,
+    value: rawJson(event.value),
+    attempts: info2.attempts ?? 0,
+    durationMs: info2.durationMs ?? 0,
+    requestId: serverText(info2.requestId, mask),
+    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
+  });
+}
+function headerLines(prefix, headers, shown2 = (text) => text) {
+  const lines = [];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
+  }
+  return lines;
+}
+function verboseLines(event, c, mask) {
+  switch (event.type) {
+    case "request":
+      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
+    case "response": {
+      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
+      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
+      return [
+        `< ${event.status} (${formatMs(event.ms)})`,
+        ...headerLines("<", event.headers, (text) => mask.server(text)),
+        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
+      ];
+    }
+    case "error":
+      return [
+        c.error(
+          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ""}`
+        )
+      ];
+    case "retry":
+      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
+  }
+}
+function annotationData(text) {
+  return printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
+}
+function annotationProperty(text) {
+  return annotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+function githubAnnotation(message, title = "trigger", { level = "error", file, line } = {}) {
+  const properties = [
+    ...file === void 0 ? [] : [`file=${annotationProperty(file)}`],
+    ...line === void 0 || line === null ? [] : [`line=${line}`],
+    `title=${annotationProperty(title)}`
+  ];
+  return `::${level} ${properties.join(",")}::${annotationData(message)}`;
+}
+function shellQuote(text, { always = false } = {}) {
+  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+function curlCommand(url, body, userAgent) {
+  return [
+    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
+    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
+    `  -H 'Content-Type: application/json'`,
+    `  -H 'Accept: application/json'`,
+    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
+    `  --data-raw ${shellQuote(body, { always: true })}`
+  ].join(" \\\n");
+}
+var UNSEEN, HAS_UNSEEN, RAW, serverText;
+var init_render = __esm({
+  "src/output/render.ts"() {
+    "use strict";
+    init_errors();
+    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+    HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
+    RAW = /* @__PURE__ */ Symbol("raw JSON");
+    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
+  }
+});
+
 // src/client/response.ts
 function parseJsonBody(text) {
   const trimmed = text.trim();
@@ -336,6 +502,37 @@ var init_retry = __esm({
   }
 });
 
+// src/output/excerpt.ts
+function cut(text) {
+  if (text.length <= MAX_ECHO) return void 0;
+  let end = HEAD;
+  if (splitsPair(text, end)) end--;
+  let start = text.length - TAIL;
+  if (splitsPair(text, start)) start++;
+  let length = 0;
+  for (const _ of text) length++;
+  return { head: text.slice(0, end), tail: text.slice(start), length };
+}
+function excerpt2(text) {
+  const c = cut(text);
+  return c ? `${c.head}\u2026${c.tail} (${count(c.length)})` : text;
+}
+function quotedExcerpt(text, quote = JSON.stringify) {
+  const c = cut(text);
+  return c ? `${quote(`${c.head}\u2026${c.tail}`)} (${count(c.length)})` : quote(text);
+}
+var MAX_ECHO, HEAD, TAIL, splitsPair, count;
+var init_excerpt = __esm({
+  "src/output/excerpt.ts"() {
+    "use strict";
+    MAX_ECHO = 64;
+    HEAD = 40;
+    TAIL = 12;
+    splitsPair = (text, at) => at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]) && /[\ud800-\udbff]/.test(text[at - 1]);
+    count = (n) => `${n.toLocaleString("en-US")} characters`;
+  }
+});
+
 // src/settings/validate.ts
 function describeKeyCharacter(char) {
   const code = char.codePointAt(0);
@@ -364,6 +561,12 @@ function normalizeApiKey(raw, source) {
       }
     );
   }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new UsageError(
+      `the API key from ${source} is ${key.length} character${key.length === 1 ? "" : "s"} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
+      { hint: "copy the whole key from the dashboard (a password or a word is not the key)" }
+    );
+  }
   return key;
 }
 function maskKey(key) {
@@ -381,7 +584,7 @@ function parseBaseUrl(raw, options = {}) {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
@@ -419,10 +622,23 @@ function checkCleartext(baseUrl, proxy, allowHttp) {
     { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` }
   );
 }
+function insecureTlsWarning(env2) {
+  if (env2.NODE_TLS_REJECT_UNAUTHORIZED !== "0") return void 0;
+  return "warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: trigger always verifies the certificate of the service and of a proxy (for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file)";
+}
+function cliEnvironment(env2 = process.env) {
+  if (env2.NODE_TLS_REJECT_UNAUTHORIZED !== "0") return env2;
+  const copy = { ...env2 };
+  delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
+  return copy;
+}
+var MIN_KEY_LENGTH;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
     init_errors();
+    init_excerpt();
+    MIN_KEY_LENGTH = 12;
   }
 });
 
@@ -451,6 +667,30 @@ function base64Needles(key) {
   }
   return needles;
 }
+function referenceAt(text, at) {
+  if (text.charCodeAt(at + 1) === HASH) {
+    const hexadecimal = (text.charCodeAt(at + 2) | 32) === X;
+    let i = at + (hexadecimal ? 3 : 2);
+    let value = 0;
+    const first = i;
+    for (; i < text.length && i - first < 8; i++) {
+      const digit = hexAt(text, i, 1);
+      if (digit < 0 || !hexadecimal && digit > 9) break;
+      value = value * (hexadecimal ? 16 : 10) + digit;
+    }
+    if (i === first || value > 65535) return void 0;
+    if (text.charCodeAt(i) === SEMICOLON) i++;
+    return [value, i - at];
+  }
+  NAME_AT.lastIndex = at + 1;
+  const m = NAME_AT.exec(text);
+  if (!m) return void 0;
+  const closed = m[0].endsWith(";");
+  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const unit = NAMED[name];
+  if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
+  return [unit, m[0].length + 1];
+}
 function hexAt(text, at, length) {
   if (at + length > text.length) return -1;
   let value = 0;
@@ -463,7 +703,7 @@ function hexAt(text, at, length) {
   }
   return value;
 }
-function decode(text) {
+function decode(text, references = true) {
   if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
@@ -479,6 +719,9 @@ function decode(text) {
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
       else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+    } else if (unit === AMPERSAND && references) {
+      const reference2 = referenceAt(text, i);
+      if (reference2) [unit, length] = reference2;
     }
     units[n] = unit;
     at[n] = i;
@@ -498,6 +741,7 @@ function wholeRanges(text, view2, secret, ranges) {
     ranges.push([from, to, true]);
   };
   eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
+  eachAt(view2.lower, secret.hex, (at) => add2(at, at + secret.hex.length));
   if (view2.at) {
     const lower = asciiLower(text);
     for (const form of secret.literal) {
@@ -538,6 +782,7 @@ function pieceRanges(text, view2, secret, ranges) {
     grown = /* @__PURE__ */ new Map();
     for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
   }
+  hexPieceRanges(view2, secret, ranges);
   for (const needle of secret.base64) {
     if (needle.text.length < BASE64_PIECE) continue;
     grown = /* @__PURE__ */ new Map();
@@ -545,6 +790,25 @@ function pieceRanges(text, view2, secret, ranges) {
     for (const s of tail === 0 ? [0] : [0, tail]) {
       eachAt(view2.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view2.text, needle.text, at, s, BASE64_PIECE, view2.at));
     }
+  }
+}
+function hexPieceRanges(view2, secret, ranges) {
+  const { hex } = secret;
+  const text = view2.lower;
+  const grown = /* @__PURE__ */ new Map();
+  for (let s = 0; s + HEX_STRETCH <= hex.length; s += HEX_STRETCH) {
+    eachAt(text, hex.slice(s, s + HEX_STRETCH), (at) => {
+      const known = grown.get(at - s);
+      if (known !== void 0 && at + HEX_STRETCH <= known) return;
+      let start = at;
+      let end = at + HEX_STRETCH;
+      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex[k]; k--) start--;
+      for (let k = s + HEX_STRETCH; k < hex.length && end < text.length && text[end] === hex[k]; k++) end++;
+      grown.set(at - s, end);
+      if (end - start < 2 * MIN_PIECE) return;
+      const whole = end - start === hex.length;
+      ranges.push(view2.at ? [view2.at[start], view2.at[end], whole] : [start, end, whole]);
+    });
   }
 }
 function applyRanges(text, ranges, mask) {
@@ -565,6 +829,10 @@ function applyRanges(text, ranges, mask) {
   }
   return result + text.slice(last);
 }
+function views(text, secret) {
+  const view2 = decode(text);
+  return secret.ampersand && view2.at !== void 0 && text.includes("&") ? [view2, decode(text, false)] : [view2];
+}
 function maskStrings(json, names, mask) {
   return json.replace(MEMBER_OR_STRING, (literal, colon) => {
     if (colon !== void 0 && !names) return literal;
@@ -583,16 +851,17 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
     init_validate();
     MIN_PIECE = 10;
+    HEX_STRETCH = MIN_PIECE;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
     WORD = /[A-Za-z0-9_-]/;
-    ESCAPES = /[%\\]/;
+    ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
     STANDARD = /[A-Za-z0-9+/]/;
     URL_SAFE = /[A-Za-z0-9_-]/;
@@ -602,7 +871,14 @@ var init_redact = __esm({
       lower;
       mask;
       short;
+      /**
+       * Whether the key holds `&`: text is then also read with its character references left as they
+       * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
+       */
+      ampersand;
       base64;
+      /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
+      hex;
       /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
       literal;
       /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
@@ -618,9 +894,14 @@ var init_redact = __esm({
         this.lower = asciiLower(key);
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
+        this.ampersand = key.includes("&");
         this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
         this.base64 = this.short ? [] : base64Needles(key);
-        this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.hex = Buffer.from(key, "latin1").toString("hex");
+        this.#maybe = new RegExp(
+          [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"),
+          "i"
+        );
         this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
         if (this.short) return;
         const seen = /* @__PURE__ */ new Set();
@@ -631,8 +912,9 @@ var init_redact = __esm({
         }
         const stretches = [];
         for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+        for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
         const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
-        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\").join("|"), "i");
+        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
       }
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -642,7 +924,54 @@ var init_redact = __esm({
         return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
       }
     };
-    [PERCENT, BACKSLASH, U, X] = [37, 92, 117, 120];
+    [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
+    NAMED = {
+      amp: 38,
+      lt: 60,
+      gt: 62,
+      quot: 34,
+      apos: 39,
+      excl: 33,
+      num: 35,
+      dollar: 36,
+      percnt: 37,
+      lpar: 40,
+      rpar: 41,
+      ast: 42,
+      midast: 42,
+      plus: 43,
+      comma: 44,
+      period: 46,
+      sol: 47,
+      colon: 58,
+      semi: 59,
+      equals: 61,
+      quest: 63,
+      commat: 64,
+      lsqb: 91,
+      lbrack: 91,
+      bsol: 92,
+      rsqb: 93,
+      rbrack: 93,
+      hat: 94,
+      lowbar: 95,
+      underbar: 95,
+      grave: 96,
+      diacriticalgrave: 96,
+      lcub: 123,
+      lbrace: 123,
+      verbar: 124,
+      vert: 124,
+      verticalline: 124,
+      rcub: 125,
+      rbrace: 125,
+      tilde: 126,
+      dash: 8208,
+      hyphen: 8208,
+      nbsp: 160
+    };
+    LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
+    NAME_AT = /[A-Za-z]{2,20};?/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
@@ -660,7 +989,7 @@ var init_redact = __esm({
         for (const secret of this.#secrets) {
           if (!secret.mayHold(text)) continue;
           const ranges = [];
-          wholeRanges(text, decode(text), secret, ranges);
+          for (const view2 of views(text, secret)) wholeRanges(text, view2, secret, ranges);
           text = applyRanges(text, ranges, secret.mask);
         }
         return text;
@@ -671,10 +1000,11 @@ var init_redact = __esm({
         for (const secret of this.#secrets) {
           const whole = secret.mayHold(text);
           if (!whole && !secret.mayHoldPiece(text)) continue;
-          const view2 = decode(text);
           const ranges = [];
-          if (whole) wholeRanges(text, view2, secret, ranges);
-          if (!secret.short) pieceRanges(text, view2, secret, ranges);
+          for (const view2 of views(text, secret)) {
+            if (whole) wholeRanges(text, view2, secret, ranges);
+            if (!secret.short) pieceRanges(text, view2, secret, ranges);
+          }
           text = applyRanges(text, ranges, secret.mask);
         }
         return text;
@@ -2200,8 +2530,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path15 = require("node:path");
-    var fs19 = require("node:fs");
+    var path19 = require("node:path");
+    var fs23 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3195,7 +3525,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs19.existsSync(executableFile)) return;
+        if (fs23.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3213,11 +3543,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path15.resolve(baseDir, baseName);
-          if (fs19.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path15.extname(baseName))) return void 0;
+          const localBin = path19.resolve(baseDir, baseName);
+          if (fs23.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path19.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs19.existsSync(`${localBin}${ext}`)
+            (ext) => fs23.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3229,21 +3559,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs19.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs23.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path15.resolve(
-            path15.dirname(resolvedScriptPath),
+          executableDir = path19.resolve(
+            path19.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path15.basename(
+            const legacyName = path19.basename(
               this._scriptPath,
-              path15.extname(this._scriptPath)
+              path19.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3254,7 +3584,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path15.extname(executableFile));
+        launchWithNode = sourceExt.includes(path19.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4169,7 +4499,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path15.basename(filename, path15.extname(filename));
+        this._name = path19.basename(filename, path19.extname(filename));
         return this;
       }
       /**
@@ -4183,9 +4513,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path16) {
-        if (path16 === void 0) return this._executableDir;
-        this._executableDir = path16;
+      executableDir(path20) {
+        if (path20 === void 0) return this._executableDir;
+        this._executableDir = path20;
         return this;
       }
       /**
@@ -4491,13 +4821,13 @@ var init_esm = __esm({
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || count < 1 || count > 1e4 || index < 1 || index > count) {
+  const count2 = Number(match?.[2]);
+  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
     throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
       hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
     });
   }
-  return { index, count };
+  return { index, count: count2 };
 }
 function hash32(text) {
   let hash = 2166136261;
@@ -5132,166 +5462,35 @@ var init_source = __esm({
   }
 });
 
-// src/output/render.ts
-function printable(text) {
-  return text.replace(CONTROLS, (c) => {
-    if (c === "\n") return "\\n";
-    if (c === "\r") return "\\r";
-    if (c === "	") return "\\t";
-    const code = c.charCodeAt(0);
-    return code < 128 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
-function formatMs(ms) {
-  if (ms < 1e3) return `${Math.round(ms)} ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
-  const seconds2 = Math.round(ms / 1e3);
-  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
-  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
-}
-function successLine(result, c, mask) {
-  const parts = [
-    c.bold(printable(result.triggerId)),
-    printable(result.userId),
-    result.value === void 0 ? "no value" : `value ${result.value}`,
-    c.success(`${result.status} ${result.statusText}`.trim()),
-    formatMs(result.durationMs)
-  ];
-  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
-  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function shownMessage(error2, mask) {
-  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
-}
-function errorLine(error2, c, mask) {
-  let text = printable(shownMessage(error2, mask));
-  const requestId = error2.requestId;
-  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
-  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
-  return `${c.error("error:")} ${text}${hint}`;
-}
-function rawJson(text) {
-  return text === void 0 ? null : { [RAW]: text };
-}
-function toJson(fields) {
-  const members = Object.entries(fields).map(([key, value]) => {
-    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
-    return `${JSON.stringify(key)}:${text}`;
-  });
-  return `{${members.join(",")}}`;
-}
-function serverJson(value, mask) {
-  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
-}
-function resultJson(result, mask, lead = {}) {
-  return toJson({
-    ...lead,
-    ok: true,
-    status: result.status,
-    triggerId: result.triggerId,
-    userId: result.userId,
-    value: rawJson(result.value),
-    attempts: result.attempts,
-    durationMs: result.durationMs,
-    requestId: serverText(result.requestId, mask),
-    response: serverJson(result.response, mask)
-  });
-}
-function errorJsonFields(error2, mask, options = {}) {
-  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
-  if (error2.hint) fields.hint = error2.hint;
-  if (error2 instanceof ServiceError) {
-    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
-    if (error2.location) fields.location = mask.server(error2.location);
-    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
-  }
-  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
-  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
-  return fields;
-}
-function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
-  const info2 = error2;
-  return toJson({
-    ...lead,
-    ok: false,
-    status: error2 instanceof ServiceError ? error2.status : null,
-    triggerId: event.triggerId,
-    userId: event.userId,
-    value: rawJson(event.value),
-    attempts: info2.attempts ?? 0,
-    durationMs: info2.durationMs ?? 0,
-    requestId: serverText(info2.requestId, mask),
-    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
-  });
-}
-function headerLines(prefix, headers, shown2 = (text) => text) {
-  const lines = [];
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
-  }
-  return lines;
-}
-function verboseLines(event, c, mask) {
-  switch (event.type) {
-    case "request":
-      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
-    case "response": {
-      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
-      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
-      return [
-        `< ${event.status} (${formatMs(event.ms)})`,
-        ...headerLines("<", event.headers, (text) => mask.server(text)),
-        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
-      ];
-    }
-    case "error":
-      return [
-        c.error(
-          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ""}`
-        )
-      ];
-    case "retry":
-      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
-  }
-}
-function githubAnnotation(message, title = "trigger") {
-  const escapeData2 = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(CONTROLS, (c) => printable(c));
-  const escapeProperty = (s) => escapeData2(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  return `::error title=${escapeProperty(title)}::${escapeData2(message)}`;
-}
-function shellQuote(text, { always = false } = {}) {
-  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-function curlCommand(url, body, userAgent) {
-  return [
-    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
-    `  -H 'Content-Type: application/json'`,
-    `  -H 'Accept: application/json'`,
-    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
-    `  --data-raw ${shellQuote(body, { always: true })}`
-  ].join(" \\\n");
-}
-var CONTROLS, RAW, serverText;
-var init_render = __esm({
-  "src/output/render.ts"() {
-    "use strict";
-    init_errors();
-    CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-    RAW = /* @__PURE__ */ Symbol("raw JSON");
-    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
-  }
-});
-
 // src/version.ts
 var VERSION;
 var init_version = __esm({
   "src/version.ts"() {
     "use strict";
     VERSION = "0.1.0";
+  }
+});
+
+// src/batch/formats.ts
+function formatFromName(file) {
+  const ext = import_node_path.default.extname(file).toLowerCase();
+  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
+}
+function failedExtension(format2) {
+  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
+}
+var import_node_path, FORMAT_TABLE, FORMATS, IMPORT_FORMATS;
+var init_formats = __esm({
+  "src/batch/formats.ts"() {
+    "use strict";
+    import_node_path = __toESM(require("node:path"), 1);
+    FORMAT_TABLE = {
+      csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
+      ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
+      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false }
+    };
+    FORMATS = Object.keys(FORMAT_TABLE);
+    IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
   }
 });
 
@@ -5305,6 +5504,77 @@ var init_defaults = __esm({
   }
 });
 
+// src/settings/paths.ts
+var paths_exports = {};
+__export(paths_exports, {
+  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
+  configDir: () => configDir,
+  configPath: () => configPath
+});
+function configDir(env2 = process.env, platform = process.platform) {
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  const home = env2.HOME || import_node_os2.default.homedir();
+  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "win32") {
+    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
+    return import_node_path2.default.join(appData, "trigger", "Config");
+  }
+  const xdg = env2.XDG_CONFIG_HOME;
+  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+}
+function configPath(env2 = process.env, platform = process.platform) {
+  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+}
+var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var init_paths = __esm({
+  "src/settings/paths.ts"() {
+    "use strict";
+    import_node_os2 = __toESM(require("node:os"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
+    CONFIG_FILE_NAME = "config.json";
+  }
+});
+
+// src/startup.ts
+function setV8Flags(flags, undo) {
+  if (off()) return;
+  undoFlags.push(undo);
+  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
+}
+function keepWasmOnBaselineTier() {
+  if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
+}
+function capYoungGeneration() {
+  const v8 = process.getBuiltinModule("node:v8");
+  let holding = false;
+  const check2 = () => {
+    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+    if (!young) return;
+    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    if (atCap === holding) return;
+    holding = atCap;
+    setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
+  };
+  const timer = setInterval(check2, 10);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
+  };
+}
+var OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var init_startup = __esm({
+  "src/startup.ts"() {
+    "use strict";
+    init_paths();
+    init_version();
+    OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
+    off = (env2 = process.env) => env2[OFF_SWITCH] === "1";
+    undoFlags = [];
+    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
+  }
+});
+
 // src/client/request.ts
 function parseValue(raw, label = "--value") {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw };
@@ -5313,17 +5583,17 @@ function parseValue(raw, label = "--value") {
   const intPart = m?.[2] ?? "";
   const fracPart = m?.[3];
   if (!m || intPart === "" && (fracPart === void 0 || fracPart === "")) {
-    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`);
+    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
   }
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
   const asDouble = Number(`${sign}${intPart || "0"}.${fracPart || "0"}${exponent ? `e${exponent}` : ""}`);
   if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${raw} is beyond the range of a double-precision number`);
+    throw new UsageError(`${label} ${excerpt2(raw)} is beyond the range of a double-precision number`);
   }
   const digits = `${intPart}${fracPart ?? ""}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
-    throw new UsageError(`${label} ${raw} is too small to represent as a double-precision number`);
+    throw new UsageError(`${label} ${excerpt2(raw)} is too small to represent as a double-precision number`);
   }
   const int = intPart.replace(/^0+(?=\d)/, "") || "0";
   const frac = fracPart ? `.${fracPart}` : "";
@@ -5415,6 +5685,7 @@ var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
     init_errors();
+    init_excerpt();
     DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -6887,14 +7158,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path15 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path19 && path19[0] !== "/") {
+          path19 = `/${path19}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path19}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7729,9 +8000,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path19, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path15);
+          debugLog("sending request to %s %s%s", method, origin, path19);
         }
       );
     }
@@ -7749,14 +8020,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path19, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path15,
+            path19,
             statusCode
           );
         }
@@ -7765,23 +8036,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path19, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path15);
+          debugLog("trailers received from %s %s%s", method, origin, path19);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path15, origin },
+            request: { method, path: path19, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path15,
+            path19,
             error2.message
           );
         }
@@ -7896,7 +8167,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path19,
         method,
         body,
         headers,
@@ -7913,11 +8184,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path15 !== "string") {
+        if (typeof path19 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path19)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -7992,7 +8263,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path15, query) : path15;
+        this.path = query ? serializePathWithQuery(path19, query) : path19;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13236,7 +13507,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path19, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13312,7 +13583,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path19} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13989,7 +14260,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path19, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14058,7 +14329,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path15;
+          headers[HTTP2_HEADER_PATH] = path19;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14110,7 +14381,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path19;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16466,10 +16737,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path19 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path19;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18629,20 +18900,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl(path19) {
+      if (typeof path19 !== "string") {
+        return path19;
       }
-      const pathSegments = path15.split("?", 3);
+      const pathSegments = path19.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path15;
+        return path19;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path19);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18667,8 +18938,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path15)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path15), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path19)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path19), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18707,19 +18978,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path15) {
-      while (path15.endsWith("/")) {
-        path15 = path15.slice(0, -1);
+    function removeTrailingSlash(path19) {
+      while (path19.endsWith("/")) {
+        path19 = path19.slice(0, -1);
       }
-      if (path15.length === 0) {
-        path15 = "/";
+      if (path19.length === 0) {
+        path19 = "/";
       }
-      return path15;
+      return path19;
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path19, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path19,
         method,
         body,
         headers,
@@ -19409,10 +19680,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path19,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19494,9 +19765,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path15, searchParams] = dispatchOpts.path.split("?");
+          const [path19, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path15}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path19}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -19680,9 +19951,9 @@ var require_snapshot_utils = __commonJS({
       /** @type {const} */
       ["record", "playback", "update"]
     );
-    function validateSnapshotMode(mode) {
-      if (!validSnapshotModes.includes(mode)) {
-        throw new InvalidArgumentError2(`Invalid snapshot mode: ${mode}. Must be one of: ${validSnapshotModes.join(", ")}`);
+    function validateSnapshotMode(mode2) {
+      if (!validSnapshotModes.includes(mode2)) {
+        throw new InvalidArgumentError2(`Invalid snapshot mode: ${mode2}. Must be one of: ${validSnapshotModes.join(", ")}`);
       }
     }
     module2.exports = {
@@ -19897,12 +20168,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path19 = filePath || this.#snapshotPath;
+        if (!path19) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path15), "utf8");
+          const data = await readFile(resolve(path19), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -19916,7 +20187,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path15}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path19}`, { cause: error2 });
           }
         }
       }
@@ -19927,11 +20198,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path15 = filePath || this.#snapshotPath;
-        if (!path15) {
+        const path19 = filePath || this.#snapshotPath;
+        if (!path19) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path15);
+        const resolvedPath = resolve(path19);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20098,16 +20369,16 @@ var require_snapshot_agent = __commonJS({
           warningEmitted = true;
         }
         const {
-          mode = "record",
+          mode: mode2 = "record",
           snapshotPath = null,
           ...mockAgentOpts
         } = opts;
         super(mockAgentOpts);
-        validateSnapshotMode(mode);
-        if ((mode === "playback" || mode === "update") && !snapshotPath) {
-          throw new InvalidArgumentError2(`snapshotPath is required when mode is '${mode}'`);
+        validateSnapshotMode(mode2);
+        if ((mode2 === "playback" || mode2 === "update") && !snapshotPath) {
+          throw new InvalidArgumentError2(`snapshotPath is required when mode is '${mode2}'`);
         }
-        this[kSnapshotMode] = mode;
+        this[kSnapshotMode] = mode2;
         this[kSnapshotPath] = snapshotPath;
         this[kSnapshotRecorder] = new SnapshotRecorder({
           snapshotPath: this[kSnapshotPath],
@@ -20136,18 +20407,18 @@ var require_snapshot_agent = __commonJS({
       }
       dispatch(opts, handler) {
         handler = WrapHandler.wrap(handler);
-        const mode = this[kSnapshotMode];
+        const mode2 = this[kSnapshotMode];
         if (this[kSnapshotRecorder].isUrlExcluded(opts)) {
           return this[kRealAgent].dispatch(opts, handler);
         }
-        if (mode === "playback" || mode === "update") {
+        if (mode2 === "playback" || mode2 === "update") {
           if (!this[kSnapshotLoaded]) {
             return this.#asyncDispatch(opts, handler);
           }
           const snapshot = this[kSnapshotRecorder].findSnapshot(opts);
           if (snapshot) {
             return this.#replaySnapshot(snapshot, handler);
-          } else if (mode === "update") {
+          } else if (mode2 === "update") {
             return this.#recordAndReplay(opts, handler);
           } else {
             const error2 = new UndiciError(`No snapshot found for ${opts.method || "GET"} ${opts.path}`);
@@ -20157,7 +20428,7 @@ var require_snapshot_agent = __commonJS({
             }
             throw error2;
           }
-        } else if (mode === "record") {
+        } else if (mode2 === "record") {
           return this.#recordAndReplay(opts, handler);
         }
       }
@@ -20572,15 +20843,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path15}`;
+        const path19 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path19}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path19;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -21322,12 +21593,12 @@ var require_cache = __commonJS({
       return value.replace(/[\t ]+$/, "");
     }
     function findUnescapedQuote(value, start) {
-      let escaped = false;
+      let escaped2 = false;
       for (let i = start; i < value.length; i++) {
-        if (escaped) {
-          escaped = false;
+        if (escaped2) {
+          escaped2 = false;
         } else if (value[i] === "\\") {
-          escaped = true;
+          escaped2 = true;
         } else if (value[i] === '"') {
           return i;
         }
@@ -21339,13 +21610,13 @@ var require_cache = __commonJS({
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
-      let escaped = false;
+      let escaped2 = false;
       for (let i = 0; i < value.length; i++) {
         if (inQuote) {
-          if (escaped) {
-            escaped = false;
+          if (escaped2) {
+            escaped2 = false;
           } else if (value[i] === "\\") {
-            escaped = true;
+            escaped2 = true;
           } else if (value[i] === '"') {
             inQuote = false;
             quoteStart = -1;
@@ -22397,10 +22668,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path15) {
+    function deleteCachedUri(store, cacheKey, path19) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path15
+        path: path19
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22408,7 +22679,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path15
+            path: path19
           });
         }
       }
@@ -22419,9 +22690,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path15 = getSameOriginPath(cacheKey, values[i]);
-        if (path15 !== void 0) {
-          deleteCachedUri(store, cacheKey, path15);
+        const path19 = getSameOriginPath(cacheKey, values[i]);
+        if (path19 !== void 0) {
+          deleteCachedUri(store, cacheKey, path19);
         }
       }
     }
@@ -25311,12 +25582,12 @@ var require_headers = __commonJS({
       append(name, value, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists = this.headersMap.get(lowercaseName);
-        if (exists) {
+        const exists2 = this.headersMap.get(lowercaseName);
+        if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
-            name: exists.name,
-            value: `${exists.value}${delimiter}${value}`
+            name: exists2.name,
+            value: `${exists2.value}${delimiter}${value}`
           });
         } else {
           this.headersMap.set(lowercaseName, { name, value });
@@ -26255,20 +26526,20 @@ var require_request2 = __commonJS({
         if (init.referrerPolicy !== void 0) {
           request.referrerPolicy = init.referrerPolicy;
         }
-        let mode;
+        let mode2;
         if (init.mode !== void 0) {
-          mode = init.mode;
+          mode2 = init.mode;
         } else {
-          mode = fallbackMode;
+          mode2 = fallbackMode;
         }
-        if (mode === "navigate") {
+        if (mode2 === "navigate") {
           throw webidl.errors.exception({
             header: "Request constructor",
             message: "invalid request mode navigate."
           });
         }
-        if (mode != null) {
-          request.mode = mode;
+        if (mode2 != null) {
+          request.mode = mode2;
         }
         if (init.credentials !== void 0) {
           request.credentials = init.credentials;
@@ -26336,7 +26607,7 @@ var require_request2 = __commonJS({
         this.#headers = new Headers(kConstruct);
         setHeadersList(this.#headers, request.headersList);
         setHeadersGuard(this.#headers, "request");
-        if (mode === "no-cors") {
+        if (mode2 === "no-cors") {
           if (!corsSafeListedMethodsSet.has(request.method)) {
             throw new TypeError(
               `'${request.method} is unsupported in no-cors mode.`
@@ -27909,11 +28180,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path15 = url.pathname + url.search;
+        const path19 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path15}?` : path15,
+            path: hasTrailingQuestionMark ? `${path19}?` : path19,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28860,9 +29131,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i = 0; i < path15.length; ++i) {
-        const code = path15.charCodeAt(i);
+    function validateCookiePath(path19) {
+      for (let i = 0; i < path19.length; ++i) {
+        const code = path19.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -31848,15 +32119,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -32298,11 +32569,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path19 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path19 = `/${path19}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path15);
+          url = new URL(util.parseOrigin(url).origin + path19);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -32432,7 +32703,7 @@ function interop(module2) {
 }
 function connectorFor(buildConnector, options) {
   const connect = options.connect;
-  const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {} });
+  const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
   return skipUnaskedContinue(base);
 }
 async function loadUndici(env2 = process.env) {
@@ -32447,6 +32718,9 @@ async function loadUndici(env2 = process.env) {
         ...options,
         uri: url.href,
         proxyTunnel: false,
+        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+        requestTls: VERIFIED,
+        proxyTls: VERIFIED,
         factory: (to, more) => pool(String(to), more)
       });
       return proxied(agent, choice);
@@ -32470,12 +32744,13 @@ function proxied(agent, choice) {
   };
   return wrapper;
 }
-var ThroughProxy;
+var VERIFIED, ThroughProxy;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
     init_proxy();
     init_proxy();
+    VERIFIED = { rejectUnauthorized: true };
     ThroughProxy = class {
       #handler;
       #choice;
@@ -33011,12 +33286,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process9;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -35686,11 +35961,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix, true);
       }
       #computeLineCountFrom(text, columns) {
-        let count = 0;
+        let count2 = 0;
         for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count;
+        return count2;
       }
       get color() {
         return this.#color;
@@ -35964,60 +36239,33 @@ var init_spinner = __esm({
   }
 });
 
-// src/settings/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
-  configDir: () => configDir,
-  configPath: () => configPath
-});
-function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path.default.resolve(env2.TRIGGER_CONFIG_DIR);
-  const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path.default.join(home, "Library", "Preferences", "trigger");
-  if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path.default.join(home, "AppData", "Roaming");
-    return import_node_path.default.join(appData, "trigger", "Config");
-  }
-  const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path.default.join(xdg && import_node_path.default.isAbsolute(xdg) ? xdg : import_node_path.default.join(home, ".config"), "trigger");
-}
-function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
-}
-var import_node_os2, import_node_path, CONFIG_FILE_NAME;
-var init_paths = __esm({
-  "src/settings/paths.ts"() {
-    "use strict";
-    import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
-  }
-});
-
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
-  try {
-    file = import_node_fs.default.realpathSync(target2);
-  } catch {
-  }
-  let mode = options.mode ?? 420;
-  if (!options.forceMode) {
+  if (options.follow !== false) {
     try {
-      mode = import_node_fs.default.statSync(file).mode & 511;
+      file = import_node_fs.default.realpathSync(target2);
     } catch {
     }
   }
-  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let mode2 = options.mode ?? 420;
+  if (!options.forceMode) {
+    try {
+      const stat = import_node_fs.default.lstatSync(file);
+      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
+    } catch {
+    }
+  }
+  const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
-    fd = import_node_fs.default.openSync(temp, "wx", mode);
+    fd = import_node_fs.default.openSync(temp, "wx", mode2);
     import_node_fs.default.writeFileSync(fd, text);
-    import_node_fs.default.fchmodSync(fd, mode);
+    import_node_fs.default.fchmodSync(fd, mode2);
     import_node_fs.default.fsyncSync(fd);
     import_node_fs.default.closeSync(fd);
     fd = void 0;
+    options.beforeReplace?.();
     import_node_fs.default.renameSync(temp, file);
   } catch (error2) {
     if (fd !== void 0) import_node_fs.default.closeSync(fd);
@@ -36025,12 +36273,12 @@ function writeFileAtomic(target2, text, options = {}) {
     throw error2;
   }
 }
-var import_node_fs, import_node_path2;
+var import_node_fs, import_node_path3;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
     import_node_fs = __toESM(require("node:fs"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
   }
 });
 
@@ -36376,7 +36624,7 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path3.default.resolve(dir);
+  let at = import_node_path4.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
@@ -36393,7 +36641,7 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path3.default.dirname(at);
+    const parent = import_node_path4.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
@@ -36407,7 +36655,7 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path3.default.dirname(file);
+  const dir = import_node_path4.default.dirname(file);
   ensureDir(dir);
   return withLock(
     file,
@@ -36437,12 +36685,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs4, import_node_path3, PROFILE_NAME;
+var import_node_fs4, import_node_path4, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36559,31 +36807,276 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path4.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path4.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path4.default.resolve(cwd); ; ) {
-    const candidate = import_node_path4.default.join(dir, CATALOG_FILE_NAME);
-    if (isFile(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path4.default.dirname(dir);
+  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
+    if (exists(candidate)) return { path: candidate, source: "found" };
+    const parent = import_node_path5.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
 }
-function isFile(file) {
+function exists(file) {
   try {
-    return import_node_fs5.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    const stat = import_node_fs5.default.statSync(file, { throwIfNoEntry: false });
+    return stat !== void 0 && !stat.isDirectory();
   } catch {
     return false;
   }
 }
-var import_node_fs5, import_node_path4, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
+  }
+});
+
+// src/catalog/file.ts
+function currentUid() {
+  return typeof process.getuid === "function" ? process.getuid() : void 0;
+}
+function isMine(stat) {
+  const uid = currentUid();
+  return uid === void 0 || stat.uid === uid;
+}
+function writableByOwnerOnly(stat) {
+  return process.platform === "win32" || (stat.mode & 18) === 0;
+}
+function loginName(uid) {
+  try {
+    for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line.split(":");
+      if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
+    }
+  } catch {
+  }
+  return void 0;
+}
+function userName(uid) {
+  const name = loginName(uid);
+  return name === void 0 ? `uid ${uid}` : `${name} (uid ${uid})`;
+}
+function kindOf(stat) {
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
+function unusable(file, problem, hint = "name another with --catalog <file>, or pass --no-catalog") {
+  return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
+}
+function cannotRead(file, error2) {
+  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error2, "reading")}`, {
+    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
+  });
+}
+function untrusted(found2, hop, problem, fix) {
+  const through = hop === found2 ? "" : ` (through the link to ${printable(hop)})`;
+  return new ConfigError(
+    `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
+  );
+}
+function checkHop(found2, hop, stat, dir, uid) {
+  if (stat.uid !== uid && stat.uid !== 0)
+    throw untrusted(
+      found2,
+      hop,
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
+    );
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+  let folder;
+  try {
+    folder = import_node_fs6.default.statSync(dir);
+  } catch (error2) {
+    throw cannotRead(found2, error2);
+  }
+  if (folder.uid !== uid && folder.uid !== 0)
+    throw untrusted(
+      found2,
+      hop,
+      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
+      `move it to a folder of yours`
+    );
+  const sticky = (folder.mode & 512) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    throw untrusted(
+      found2,
+      hop,
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`
+    );
+}
+function inside(file, dir) {
+  const relative = import_node_path6.default.relative(dir, file);
+  return relative === "" || !relative.startsWith("..") && !import_node_path6.default.isAbsolute(relative);
+}
+function inWorkspace(file, env2) {
+  const workspace = env2.GITHUB_WORKSPACE;
+  if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
+  try {
+    const root = import_node_fs6.default.realpathSync(workspace);
+    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
+  } catch {
+    return false;
+  }
+}
+function trustedTarget(found2, uid) {
+  let hop = found2;
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat;
+    let dir;
+    try {
+      stat = import_node_fs6.default.lstatSync(hop);
+      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+    } catch (error2) {
+      throw cannotRead(found2, error2);
+    }
+    checkHop(found2, hop, stat, dir, uid);
+    const inFolder3 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    let target2;
+    try {
+      target2 = import_node_fs6.default.readlinkSync(hop);
+    } catch (error2) {
+      throw cannotRead(found2, error2);
+    }
+    hop = import_node_path6.default.resolve(dir, target2);
+  }
+  throw cannotRead(found2, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+}
+function realPath(file) {
+  try {
+    return import_node_fs6.default.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+function catalogTarget(file, options = {}) {
+  const uid = currentUid();
+  const env2 = options.env ?? process.env;
+  if (uid === void 0) return { real: realPath(file) };
+  if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
+    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
+  return trustedTarget(file, uid);
+}
+function ownLinksTarget(named, uid) {
+  let hop = import_node_path6.default.resolve(named);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat;
+    let dir;
+    try {
+      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
+      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+    } catch (error2) {
+      throw cannotRead(named, error2);
+    }
+    const inFolder3 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    if (stat === void 0) return { real: inFolder3 };
+    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    if (stat.uid !== uid && stat.uid !== 0)
+      throw new ConfigError(
+        `not changed: catalog ${printable(named)}${hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+        { hint: "name the file it leads to with --catalog, if that is the one to change" }
+      );
+    try {
+      hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
+    } catch (error2) {
+      throw cannotRead(named, error2);
+    }
+  }
+  throw cannotRead(named, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+}
+function sameFile(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
+}
+function readCatalogFile(file, options = {}) {
+  const target2 = catalogTarget(file, options);
+  let fd;
+  try {
+    const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
+    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
+  } catch (error2) {
+    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
+    throw cannotRead(file, error2);
+  }
+  try {
+    const stat = import_node_fs6.default.fstatSync(fd);
+    if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
+    if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
+    if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
+    return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+  } finally {
+    import_node_fs6.default.closeSync(fd);
+  }
+}
+function readAtMost(fd, file, size) {
+  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  let length = 0;
+  for (; ; ) {
+    if (length === buffer.length) {
+      if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    let read;
+    try {
+      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
+    } catch (error2) {
+      throw cannotRead(file, error2);
+    }
+    if (read === 0) break;
+    length += read;
+  }
+  if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+  return buffer.toString("utf8", 0, length);
+}
+function readOwnFile(file, limit) {
+  let fd;
+  try {
+    fd = import_node_fs6.default.openSync(file, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
+  } catch {
+    return void 0;
+  }
+  try {
+    const stat = import_node_fs6.default.fstatSync(fd);
+    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return void 0;
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.toString("utf8", 0, length);
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs6.default.closeSync(fd);
+  }
+}
+var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
+var init_file = __esm({
+  "src/catalog/file.ts"() {
+    "use strict";
+    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_errors();
+    init_render();
+    MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+    MAX_LINKS = 40;
+    mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
   }
 });
 
@@ -36617,12 +37110,38 @@ function lineColumn(text, offset) {
   }
   return { line, column: offset - start + 1 };
 }
-function lineOfKey(text, key) {
-  const quoted = JSON.stringify(key);
-  for (let at = text.indexOf(quoted); at >= 0; at = text.indexOf(quoted, at + 1)) {
-    if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return lineColumn(text, at).line;
-  }
-  return void 0;
+function keyLines(text) {
+  let starts;
+  let cursor = 0;
+  let rescans = 0;
+  const lineAt = (offset) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = low + high + 1 >> 1;
+      if (starts[mid] <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+  const find = (quoted, from) => {
+    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
+      if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
+    }
+    return -1;
+  };
+  return (key) => {
+    const quoted = JSON.stringify(key);
+    let at = find(quoted, cursor);
+    if (at < 0 && cursor > 0 && rescans++ < MAX_KEY_RESCANS) at = find(quoted, 0);
+    if (at < 0) return void 0;
+    cursor = at + quoted.length;
+    return lineAt(at);
+  };
 }
 function syntaxProblem(text, error2) {
   const position = /at position (\d+)/.exec(error2.message);
@@ -36669,11 +37188,11 @@ function isPlainValid(data) {
           rule = value;
           break;
         case "min":
-          if (typeof value !== "number") return false;
+          if (typeof value !== "number" || !Number.isFinite(value)) return false;
           min = value;
           break;
         case "max":
-          if (typeof value !== "number") return false;
+          if (typeof value !== "number" || !Number.isFinite(value)) return false;
           max = value;
           break;
         case "ids": {
@@ -36708,6 +37227,8 @@ function isPlainValid(data) {
 function catalogProblems(data, text = "") {
   const problems = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
+  const lineOfKey = (_text, key) => (lines ??= keyLines(text))(key);
+  let lines;
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
       problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field2) });
@@ -36723,7 +37244,8 @@ function catalogProblems(data, text = "") {
   }
   const profiles = /* @__PURE__ */ new Set();
   for (const [key, entry2] of Object.entries(triggers)) {
-    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
+    let line = null;
+    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? line = lineOfKey(text, key) : line });
     if (key.trim() === "") at("an empty trigger id");
     if (!isObject(entry2)) {
       at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
@@ -36745,6 +37267,7 @@ function catalogProblems(data, text = "") {
       const value = entry2[bound2];
       if (value === void 0) continue;
       if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
+      else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
       else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
     }
     if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
@@ -36764,12 +37287,28 @@ function catalogProblems(data, text = "") {
   }
   if (problems.length > 0) return problems;
   const data_ = data;
-  for (const profile of ["default", ...profiles]) {
-    const owner = /* @__PURE__ */ new Map();
-    for (const key of Object.keys(data_.triggers)) owner.set(key, key);
+  const keys = Object.keys(data_.triggers);
+  const index = new Map(keys.map((key, i) => [key, i]));
+  const withOwnId = /* @__PURE__ */ new Map();
+  keys.forEach((key, i) => {
+    for (const profile of Object.keys(data_.triggers[key].ids ?? {})) {
+      let list3 = withOwnId.get(profile);
+      if (!list3) withOwnId.set(profile, list3 = []);
+      list3.push(i);
+    }
+  });
+  for (const profile of /* @__PURE__ */ new Set(["default", ...profiles])) {
+    const own = withOwnId.get(profile);
+    if (!own) continue;
+    const involved = new Set(own);
+    for (const i of own) {
+      const named = index.get(data_.triggers[keys[i]].ids[profile]);
+      if (named !== void 0) involved.add(named);
+    }
     const sent = /* @__PURE__ */ new Map();
-    for (const [key, entry2] of Object.entries(data_.triggers)) {
-      const id = idIn(key, entry2, profile);
+    for (const i of [...involved].sort((a, b) => a - b)) {
+      const key = keys[i];
+      const id = idIn(key, data_.triggers[key], profile);
       const other = sent.get(id);
       if (other !== void 0) {
         problems.push({
@@ -36779,8 +37318,7 @@ function catalogProblems(data, text = "") {
         continue;
       }
       sent.set(id, key);
-      const named = owner.get(id);
-      if (named !== void 0 && named !== key) {
+      if (index.has(id) && id !== key) {
         problems.push({
           message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
           line: lineOfKey(text, key)
@@ -36803,29 +37341,22 @@ function parseCatalog(text) {
 function catalogError(file, problems) {
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  const where2 = first.line === void 0 ? file : `${file}:${first.line}`;
+  const where2 = first.line === void 0 ? printable(file) : `${printable(file)}:${first.line}`;
   return new ConfigError(`catalog ${where2}: ${first.message}${more}`, {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function cannotRead(file, error2) {
-  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error2, "reading")}`, {
-    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
-  });
-}
-function readCatalogText(file) {
-  try {
-    return import_node_fs6.default.readFileSync(file, "utf8");
-  } catch (error2) {
-    throw cannotRead(file, error2);
-  }
+function readCatalogText(file, env2 = process.env) {
+  return readCatalogFile(pathOf(file), { source: sourceOf(file), env: env2 }).text;
 }
 function identityOf(stat) {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
+  const text = readOwnFile(record, MAX_RECORD_BYTES);
+  if (text === void 0) return {};
   try {
-    const data = JSON.parse(import_node_fs6.default.readFileSync(record, "utf8"));
+    const data = JSON.parse(text);
     return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
   } catch {
     return {};
@@ -36835,26 +37366,19 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs6.default.mkdirSync(import_node_path5.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
-`, { mode: 384 });
+`, {
+      mode: 384,
+      forceMode: true,
+      follow: false
+    });
   } catch {
   }
 }
-function loadCatalog(file, options = {}) {
-  let text;
-  let stat;
-  try {
-    const fd = import_node_fs6.default.openSync(file, "r");
-    try {
-      stat = import_node_fs6.default.fstatSync(fd);
-      text = import_node_fs6.default.readFileSync(fd, "utf8");
-    } finally {
-      import_node_fs6.default.closeSync(fd);
-    }
-  } catch (error2) {
-    throw cannotRead(file, error2);
-  }
+function loadCatalog(found2, options = {}) {
+  const file = pathOf(found2);
+  const { text, stat } = readCatalogFile(file, { source: sourceOf(found2), env: options.env });
   const record = options.checkedRecord;
   const known = record === void 0 ? void 0 : remembered(record);
   const identity = identityOf(stat);
@@ -36875,22 +37399,28 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs6, import_node_path5, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, NON_BLANK, MAX_REMEMBERED, SETTLED_MS;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
-    init_errno();
     init_errors();
+    init_render();
     init_store();
+    init_file();
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
+    MAX_KEY_RESCANS = 64;
     NON_BLANK = /\S/;
+    pathOf = (file) => typeof file === "string" ? file : file.path;
+    sourceOf = (file) => typeof file === "string" ? "flag" : file.source;
+    MAX_RECORD_BYTES = 64 * 1024;
     MAX_REMEMBERED = 16;
     SETTLED_MS = 2e3;
+    RULES_VERSION = 2;
   }
 });
 
@@ -36975,6 +37505,7 @@ var TriggerResolver;
 var init_resolve = __esm({
   "src/catalog/resolve.ts"() {
     "use strict";
+    init_render();
     init_decimal();
     init_load();
     TriggerResolver = class {
@@ -37025,14 +37556,15 @@ var init_resolve = __esm({
         return result;
       }
       explainUnknown(given) {
-        const where2 = `the catalog ${this.catalog.path}`;
+        const where2 = `the catalog ${printable(this.catalog.path)}`;
+        const quoted = printable(JSON.stringify(given));
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
               const suggestion2 = this.trigger(key).id;
               return {
                 ok: false,
-                message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where2}); did you mean ${suggestion2}?`,
+                message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`,
                 suggestion: suggestion2
               };
             }
@@ -37054,7 +37586,7 @@ var init_resolve = __esm({
         }
         return {
           ok: false,
-          message: `trigger ${JSON.stringify(given)} is not in ${where2}${suggestion ? `; did you mean ${suggestion}?` : ""}`,
+          message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
           suggestion
         };
       }
@@ -37069,8 +37601,9 @@ var init_resolve = __esm({
        * when it does not.
        */
       valueProblem(trigger, value) {
-        const { entry: entry2, key } = trigger;
-        const where2 = `(the catalog ${this.catalog.path})`;
+        const { entry: entry2 } = trigger;
+        const key = printable(trigger.key);
+        const where2 = `(the catalog ${printable(this.catalog.path)})`;
         if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
         if (entry2.value === "none") return `trigger ${key} takes no value, got ${value} ${where2}`;
         if (trigger.min !== void 0 && compareDecimal(value, trigger.min) < 0)
@@ -37082,7 +37615,7 @@ var init_resolve = __esm({
       /** The warning for a deprecated trigger, if it is one. */
       deprecation(trigger) {
         const reason2 = trigger.entry.deprecated;
-        return reason2 === void 0 ? void 0 : `warning: trigger ${trigger.key} is deprecated: ${reason2} (the catalog ${this.catalog.path})`;
+        return reason2 === void 0 ? void 0 : `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason2)} (the catalog ${printable(this.catalog.path)})`;
       }
     };
   }
@@ -37102,14 +37635,14 @@ __export(resolve_exports2, {
   unknownProfile: () => unknownProfile
 });
 function readableKeyFileWarning(file) {
-  let mode;
+  let mode2;
   try {
-    mode = import_node_fs7.default.statSync(file).mode & 511;
+    mode2 = import_node_fs8.default.statSync(file).mode & 511;
   } catch {
     return void 0;
   }
-  if ((mode & 63) === 0 || process.platform === "win32") return void 0;
-  return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
+  if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
+  return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
 function pick(candidates) {
   return candidates.find(([value]) => value !== void 0 && value !== "");
@@ -37181,7 +37714,7 @@ function resolveSettings(options = {}) {
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   return {
-    warnings: [warning2, versioned].filter((w) => w !== void 0),
+    warnings: [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0),
     // A key in the credential store is read by loadSettings, which may wait for the store.
     apiKey: key && key[1] !== "keychain" ? normalizeApiKey(key[0], key[2]) : void 0,
     apiKeySource: key?.[1],
@@ -37196,15 +37729,15 @@ async function resolveCommand(options = {}) {
   const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
   if (!found2) return { settings, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = import_node_path6.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
-  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2.path, { checkedRecord }), settings.profile) };
+  const checkedRecord = import_node_path8.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
+  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
 }
-var import_node_fs7, import_node_path6, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37220,9 +37753,9 @@ var init_resolve2 = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count = 0;
+  let count2 = 0;
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count);
+    const listener = () => handler(signal, ++count2);
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -37286,41 +37819,6 @@ var init_service = __esm({
     init_client();
     init_request();
     init_render();
-  }
-});
-
-// src/v8-tuning.ts
-function setFlags(flags, undo) {
-  const changed = globalThis[/* @__PURE__ */ Symbol.for("trigger.v8FlagsChanged")];
-  if (typeof changed === "function") changed(undo);
-  process.getBuiltinModule("node:v8").setFlagsFromString(flags);
-}
-function keepWasmOnBaselineTier() {
-  if (process.versions.node.startsWith("20.")) setFlags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
-}
-function capYoungGeneration() {
-  const v8 = process.getBuiltinModule("node:v8");
-  let holding = false;
-  const check2 = () => {
-    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-    if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
-    if (atCap === holding) return;
-    holding = atCap;
-    setFlags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
-  };
-  const timer = setInterval(check2, 10);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    if (holding) setFlags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
-  };
-}
-var YOUNG_GENERATION_CAP;
-var init_v8_tuning = __esm({
-  "src/v8-tuning.ts"() {
-    "use strict";
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
 });
 
@@ -37434,24 +37932,24 @@ var init_fire = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
 // src/batch/failed.ts
-function csvField(text) {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function csvLine(fields) {
-  return `${fields.map(csvField).join(",")}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
 }
-function failedLine(row, error2, header) {
+function failedLine(row, error2, header, separator = ",") {
   const reason2 = `line ${row.line}: ${error2}`;
   const record = row.record;
   switch (record.format) {
     case "csv": {
-      if (record.raw !== void 0) return `${record.raw},${csvField(reason2)}
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
 `;
       const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
       const fields = [...record.fields];
@@ -37460,7 +37958,7 @@ function failedLine(row, error2, header) {
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
       else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
       else fields.push(reason2);
-      return csvLine(fields);
+      return csvLine(fields, separator);
     }
     case "ndjson": {
       if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
@@ -37480,13 +37978,13 @@ function failedLine(row, error2, header) {
 `;
     }
     case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2]);
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
-function failedHeader(format2, header) {
-  if (format2 === "lines") return csvLine(["triggerId", "userId", "error"]);
-  if (format2 === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header) : csvLine([...header, "error"]);
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
   }
   return void 0;
 }
@@ -37502,26 +38000,27 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path7.default.basename(file)}.`;
+  const prefix = `.${import_node_path9.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs8.default.readdirSync(import_node_path7.default.dirname(file));
+    names = import_node_fs9.default.readdirSync(import_node_path9.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs8.default.rmSync(import_node_path7.default.join(import_node_path7.default.dirname(file), name), { force: true });
+    import_node_fs9.default.rmSync(import_node_path9.default.join(import_node_path9.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs8, import_node_path7, FLUSH_BYTES, FailedFile;
+var import_node_fs9, import_node_path9, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_path9 = __toESM(require("node:path"), 1);
     init_errno();
+    init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
@@ -37532,6 +38031,8 @@ var init_failed = __esm({
       /** The write error, once there was one; nothing more is written after it. */
       error;
       #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
@@ -37554,23 +38055,24 @@ var init_failed = __esm({
       constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs8.default.statSync(file);
+          existing = import_node_fs9.default.statSync(file);
         } catch {
           existing = void 0;
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path7.default.join(import_node_path7.default.dirname(file), `.${import_node_path7.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path9.default.join(import_node_path9.default.dirname(file), `.${import_node_path9.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -37591,17 +38093,17 @@ var init_failed = __esm({
           this.notKept++;
           return false;
         }
-        this.#buffer += failedLine(row, reason2, this.#header());
+        this.#buffer += failedLine(row, reason2, this.#header(), this.#separator);
         this.#bufferedRows++;
         this.rows++;
         if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
         return !this.error;
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(format2) {
+      #writeHeader(kind) {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        this.#buffer += failedHeader(format2, this.#header()) ?? "";
+        this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -37612,14 +38114,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
+              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -37628,170 +38130,27 @@ var init_failed = __esm({
       /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
         if (!this.#opened) return;
-        this.#writeHeader(this.#format);
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
         this.#flush();
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs8.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs8.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
-  }
-});
-
-// src/batch/input.ts
-function stoppable(source) {
-  let stopRequested = false;
-  let ended = false;
-  let failure;
-  let cut;
-  let wake;
-  const wakeUp = () => wake?.();
-  async function* chunks() {
-    source.on("readable", wakeUp);
-    source.on("end", () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on("error", (error2) => {
-      failure = error2;
-      wakeUp();
-    });
-    let held2;
-    const take = (chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
-    };
-    for (; ; ) {
-      let chunk;
-      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve) => wake = resolve);
-        wake = void 0;
-      }
-      if (failure !== void 0) throw failure;
-      if (chunk !== null) take(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take(more);
-        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held2?.length ?? 0) - end2 };
-        source.destroy();
-        if (end2 > 0) yield held2.subarray(0, end2);
-        return;
-      }
-      if (chunk === null) {
-        if (held2) yield held2;
-        return;
-      }
-      const end = held2.lastIndexOf(10) + 1;
-      if (end === 0 && held2.length < MAX_HELD) continue;
-      const whole = end === 0 ? held2.length : end;
-      const out = held2.subarray(0, whole);
-      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
-      yield out;
-    }
-  }
-  return {
-    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
-    stop: () => {
-      stopRequested = true;
-      wakeUp();
-    },
-    close: () => source.destroy(),
-    cut: () => cut
-  };
-}
-function formatFromName(file) {
-  return EXTENSIONS[import_node_path8.default.extname(file).toLowerCase()];
-}
-async function sniff(stream) {
-  const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
-  async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-  }
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
-}
-function stdinIsFile() {
-  try {
-    return import_node_fs9.default.fstatSync(0).isFile();
-  } catch {
-    return false;
-  }
-}
-async function openInput(source, options = {}) {
-  let stream;
-  let file;
-  let stdin;
-  if (source === "-") {
-    const given = options.stdin ?? process.stdin;
-    const isFile2 = !options.stdin && stdinIsFile();
-    if (isFile2) stream = given;
-    else {
-      stdin = stoppable(given);
-      stream = stdin.stream;
-    }
-  } else {
-    file = source;
-    let handle;
-    try {
-      handle = await import_node_fs9.default.promises.open(source, "r");
-      const stat = await handle.stat();
-      if (stat.isDirectory()) {
-        await handle.close();
-        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      }
-    } catch (error2) {
-      const reason2 = errnoWords(error2, "reading");
-      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
-    }
-    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
-  }
-  const known = options.format ?? (file ? formatFromName(file) : void 0);
-  const sniffed = known ? { format: known, stream } : await sniff(stream);
-  return {
-    stream: sniffed.stream,
-    format: sniffed.format,
-    file,
-    name: file ?? "stdin",
-    stopReading: () => stdin?.stop(),
-    close: () => stdin?.close(),
-    get cut() {
-      return stdin?.cut();
-    }
-  };
-}
-var import_node_fs9, import_node_path8, import_node_stream, EXTENSIONS, MAX_HELD;
-var init_input = __esm({
-  "src/batch/input.ts"() {
-    "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
-    import_node_stream = require("node:stream");
-    init_errno();
-    init_errors();
-    EXTENSIONS = {
-      ".csv": "csv",
-      ".ndjson": "ndjson",
-      ".jsonl": "ndjson",
-      ".json": "ndjson"
-    };
-    MAX_HELD = 2 * 1024 * 1024;
   }
 });
 
@@ -37803,7 +38162,7 @@ async function fingerprint(file) {
     hash.update(chunk);
     size += chunk.length;
   }
-  return { path: import_node_path9.default.resolve(file), size, sha256: hash.digest("hex") };
+  return { path: import_node_path10.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function catalogFingerprint(catalog) {
   return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
@@ -37829,11 +38188,18 @@ function load2(file) {
   const states = new States();
   const reasons = /* @__PURE__ */ new Map();
   let done = false;
+  let failed;
   for (let i = 1; i < lines.length; i++) {
     const record = lines[i];
     if (record === "") continue;
     if (record.startsWith("done")) {
       done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
       continue;
     }
     const space = record.indexOf(" ", 2);
@@ -37862,7 +38228,21 @@ function load2(file) {
         break;
     }
   }
-  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs10.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+  }
 }
 function plural(n, one, many = `${one}s`) {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
@@ -37874,13 +38254,13 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs10, import_node_path9, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path10, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
     import_node_fs10 = __toESM(require("node:fs"), 1);
-    import_node_path9 = __toESM(require("node:path"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
     MAGIC = "trigger batch journal";
@@ -37913,6 +38293,13 @@ var init_journal = __esm({
       path;
       /** True when this run carries on an earlier one. */
       resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
       /** Set when the journal cannot be written: nothing more may be sent. */
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
@@ -37931,6 +38318,7 @@ var init_journal = __esm({
         this.path = file;
         this.#fd = fd;
         this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
         this.#states = loaded2?.states ?? new States();
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
@@ -38030,6 +38418,7 @@ var init_journal = __esm({
        * cannot be written: the row must then not be sent.
        */
       starting(line) {
+        this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
@@ -38094,11 +38483,12 @@ var init_journal = __esm({
           this.#failed(error2);
         }
       }
-      /** Closes the journal; `complete` when every input row was accounted for. */
-      close(complete2) {
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString() })}
+        const said = failed === void 0 ? {} : { failed: import_node_path10.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
@@ -38130,12 +38520,12 @@ function readText(file) {
     throw error2;
   }
 }
-var import_node_fs11, import_node_path10, HeldError, FileLock;
+var import_node_fs11, import_node_path11, HeldError, FileLock;
 var init_lock2 = __esm({
   "src/batch/lock.ts"() {
     "use strict";
     import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_process_identity();
@@ -38150,7 +38540,7 @@ var init_lock2 = __esm({
       }
       /** The lock file that guards `file`. */
       static pathFor(file) {
-        return import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.lock`);
+        return import_node_path11.default.join(import_node_path11.default.dirname(file), `.${import_node_path11.default.basename(file)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
       static holder(file) {
@@ -38260,8 +38650,11 @@ var init_lock2 = __esm({
 });
 
 // src/batch/files.ts
-function sameFile(a, b) {
-  if (b !== "-" && import_node_path11.default.resolve(a) === import_node_path11.default.resolve(b)) return true;
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
   try {
     const sa = import_node_fs12.default.statSync(a);
     const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
@@ -38295,7 +38688,7 @@ function checkPaths(source, options) {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
     });
   }
-  if (options.failed && sameFile(options.failed, source)) {
+  if (options.failed && sameFile2(options.failed, source)) {
     throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
       hint: "write the failed rows to another file"
     });
@@ -38307,9 +38700,9 @@ function checkPaths(source, options) {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
   }
-  if (sameFile(options.journal, source))
+  if (sameFile2(options.journal, source))
     throw new UsageError(`--journal ${options.journal} is the input file`, { hint: "name a new file for the journal" });
-  if (options.failed && sameFile(options.journal, options.failed))
+  if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
 async function countLines(file) {
@@ -38319,23 +38712,24 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger) {
-  const written = format2 === "lines" ? "csv" : format2;
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && format2 !== "lines") args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(nextFailedName(file)));
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
-function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
+function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = reader.format === "ndjson" ? ".ndjson" : ".csv";
+  const ext = failedExtension(reader.format);
   const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
   try {
-    import_node_fs12.default.accessSync(".", import_node_fs12.default.constants.W_OK);
+    import_node_fs12.default.accessSync(folder, import_node_fs12.default.constants.W_OK);
   } catch (error2) {
-    const name = `trigger-failed-${stamp}${ext}`;
+    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
       failed: open(name),
       lock: void 0,
@@ -38343,7 +38737,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
     };
   }
   for (let n = 1; ; n++) {
-    const name = n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`;
+    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (import_node_fs12.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
@@ -38355,7 +38749,7 @@ function openDefaultFailed(reader, now = /* @__PURE__ */ new Date()) {
   }
 }
 function nextFailedName(file) {
-  const ext = import_node_path11.default.extname(file);
+  const ext = import_node_path12.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
@@ -38403,31 +38797,91 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path11;
+var import_node_fs12, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
     import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
-    init_input();
+    init_formats();
     init_journal();
     init_lock2();
   }
 });
 
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path13.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
+    mine ??= contentOf(file);
+    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs13.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs13.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs13.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto2.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs13.default.closeSync(fd);
+  }
+}
+var import_node_crypto2, import_node_fs13, import_node_path13, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock2();
+    journalNameFor = (failed) => `${failed}.journal`;
+  }
+});
+
 // src/batch/csv.ts
-var QUOTE, COMMA, CR, CsvRecord;
+var QUOTE, CR, CsvRecord;
 var init_csv = __esm({
   "src/batch/csv.ts"() {
     "use strict";
     QUOTE = 34;
-    COMMA = 44;
     CR = 13;
     CsvRecord = class {
       fields = [];
+      #sep;
+      #sepCode;
+      constructor(separator = ",") {
+        this.#sep = separator;
+        this.#sepCode = separator.charCodeAt(0);
+      }
       /** Characters fed so far. */
       size = 0;
       #field = "";
@@ -38451,7 +38905,7 @@ var init_csv = __esm({
             if (i >= line.length) return true;
             continue;
           }
-          const comma = line.indexOf(",", i);
+          const comma = line.indexOf(this.#sep, i);
           if (comma < 0) {
             const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.fields.push(line.slice(i, end));
@@ -38482,7 +38936,7 @@ var init_csv = __esm({
           if (after === QUOTE) {
             this.#field += '"';
             i = quote + 2;
-          } else if (after === COMMA) {
+          } else if (after === this.#sepCode) {
             this.#end();
             if (quote + 2 < line.length) return quote + 2;
             this.fields.push("");
@@ -38491,7 +38945,7 @@ var init_csv = __esm({
             this.#end();
             return line.length;
           } else {
-            const comma = line.indexOf(",", quote + 1);
+            const comma = line.indexOf(this.#sep, quote + 1);
             const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
             this.#field += line.slice(quote, end);
             this.#end();
@@ -38681,11 +39135,11 @@ function columnIndex(header, name) {
   const exact = header.indexOf(name);
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
-function plainFields(line) {
+function plainFields(line, separator) {
   const end = line.charCodeAt(line.length - 1) === CR2 ? line.length - 1 : line.length;
   const fields = [];
   let from = 0;
-  for (let comma = line.indexOf(","); comma >= 0 && comma < end; comma = line.indexOf(",", from)) {
+  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
     fields.push(line.slice(from, comma));
     from = comma + 1;
   }
@@ -38695,7 +39149,8 @@ function plainFields(line) {
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
-function readCsv(stream, options) {
+function readCsv(stream, options, format2 = "csv") {
+  const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
   let columns;
   const readHeader = (fields, line) => {
@@ -38776,7 +39231,7 @@ function readCsv(stream, options) {
           continue;
         }
         if (!record) {
-          record = new CsvRecord();
+          record = new CsvRecord(separator);
           recordLine = next.line;
         }
         recordItems.push(next);
@@ -38810,7 +39265,7 @@ function readCsv(stream, options) {
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
         if (head >= queue.length && !record && typeof item === "string" && !item.includes('"')) {
-          toRow(plainFields(item), line, out);
+          toRow(plainFields(item, separator), line, out);
           continue;
         }
         queue.push({ line, item });
@@ -38829,7 +39284,7 @@ function readCsv(stream, options) {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: "csv", rows: rows2(), header: () => header };
+  return { format: format2, rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -38844,7 +39299,7 @@ async function* mapLines(stream, toRow) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function readNdjson(stream, options) {
+function readNdjson(stream, options, format2 = "ndjson") {
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
@@ -38877,7 +39332,7 @@ function readNdjson(stream, options) {
       valueText
     );
   };
-  return { format: "ndjson", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38890,7 +39345,7 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
     invalid: reason2
   };
 }
-function readLineIds(stream, options) {
+function readLineIds(stream, options, format2 = "lines") {
   if (!options.trigger) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
@@ -38907,30 +39362,25 @@ function readLineIds(stream, options) {
       options
     );
   };
-  return { format: "lines", rows: mapLines(stream, toRow), header: () => void 0 };
+  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
-  switch (format2) {
-    case "csv":
-      return readCsv(stream, options);
-    case "ndjson":
-      return readNdjson(stream, options);
-    case "lines":
-      return readLineIds(stream, options);
-  }
+  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS;
+var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
     init_csv();
+    init_formats();
     init_lines();
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
+    READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
 
@@ -39028,20 +39478,27 @@ function failureReason(outcome, mask) {
       return void 0;
   }
 }
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} line ${line}: ${printable(reason2)}`;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
 function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows;
+  const done = counts.rows - counts.unsent;
   const rate2 = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
   parts.push(`${formatCount(rate2)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
 function summaryLines(s, c) {
@@ -39175,7 +39632,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger), resume } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
     pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
@@ -39187,7 +39644,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs14.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -39204,17 +39661,152 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs13;
+var import_node_fs14;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
     init_files();
+    init_replay();
     init_report();
     init_stop();
+  }
+});
+
+// src/batch/input.ts
+function stoppable(source) {
+  let stopRequested = false;
+  let ended = false;
+  let failure;
+  let cut2;
+  let wake;
+  const wakeUp = () => wake?.();
+  async function* chunks() {
+    source.on("readable", wakeUp);
+    source.on("end", () => {
+      ended = true;
+      wakeUp();
+    });
+    source.on("error", (error2) => {
+      failure = error2;
+      wakeUp();
+    });
+    let held2;
+    const take = (chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
+    };
+    for (; ; ) {
+      let chunk;
+      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
+        await new Promise((resolve) => wake = resolve);
+        wake = void 0;
+      }
+      if (failure !== void 0) throw failure;
+      if (chunk !== null) take(chunk);
+      if (stopRequested && !ended) {
+        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
+        cut2 = { dropped: (held2?.length ?? 0) - end2 };
+        source.destroy();
+        if (end2 > 0) yield held2.subarray(0, end2);
+        return;
+      }
+      if (chunk === null) {
+        if (held2) yield held2;
+        return;
+      }
+      const end = held2.lastIndexOf(10) + 1;
+      if (end === 0 && held2.length < MAX_HELD) continue;
+      const whole = end === 0 ? held2.length : end;
+      const out = held2.subarray(0, whole);
+      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
+      yield out;
+    }
+  }
+  return {
+    stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
+    stop: () => {
+      stopRequested = true;
+      wakeUp();
+    },
+    close: () => source.destroy(),
+    cut: () => cut2
+  };
+}
+async function sniff(stream) {
+  const chunks = stream[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
+  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
+  async function* all() {
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+}
+function stdinIsFile() {
+  try {
+    return import_node_fs15.default.fstatSync(0).isFile();
+  } catch {
+    return false;
+  }
+}
+async function openInput(source, options = {}) {
+  let stream;
+  let file;
+  let stdin;
+  if (source === "-") {
+    const given = options.stdin ?? process.stdin;
+    const isFile2 = given === process.stdin && stdinIsFile();
+    if (isFile2) stream = given;
+    else {
+      stdin = stoppable(given);
+      stream = stdin.stream;
+    }
+  } else {
+    file = source;
+    let handle;
+    try {
+      handle = await import_node_fs15.default.promises.open(source, "r");
+      const stat = await handle.stat();
+      if (stat.isDirectory()) {
+        await handle.close();
+        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      }
+    } catch (error2) {
+      const reason2 = errnoWords(error2, "reading");
+      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
+    }
+    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  }
+  const known = options.format ?? (file ? formatFromName(file) : void 0);
+  const sniffed = known ? { format: known, stream } : await sniff(stream);
+  return {
+    stream: sniffed.stream,
+    format: sniffed.format,
+    file,
+    name: file ?? "stdin",
+    stopReading: () => stdin?.stop(),
+    close: () => stdin?.close(),
+    get cut() {
+      return stdin?.cut();
+    }
+  };
+}
+var import_node_fs15, import_node_stream, MAX_HELD;
+var init_input = __esm({
+  "src/batch/input.ts"() {
+    "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_stream = require("node:stream");
+    init_errno();
+    init_errors();
+    init_formats();
+    MAX_HELD = 2 * 1024 * 1024;
   }
 });
 
@@ -39262,7 +39854,6 @@ var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
-    init_render();
     init_breaker();
     init_report();
     init_stop();
@@ -39343,7 +39934,7 @@ var init_recorder = __esm({
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
-          this.#o.stderr(`${this.#o.io.errColors.error("\u2716")} line ${row.line}: ${printable(reason2)}`);
+          this.#o.stderr(failureLine(row.line, reason2, this.#o.io.errColors));
         }
         return drained;
       }
@@ -40069,9 +40660,9 @@ var init_pace = __esm({
         const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
-        let count = 0;
-        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count++;
-        return count / TOOK_ROUND_TRIPS;
+        let count2 = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
+        return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
         this.#windowStart = now;
@@ -40164,7 +40755,10 @@ var batch_exports = {};
 __export(batch_exports, {
   batch: () => batch
 });
-async function batch(source, options, io, env2 = process.env, cwd = process.cwd()) {
+async function batch(source, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+  source = inFolder(cwd, source);
+  const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
+  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
@@ -40185,11 +40779,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
-  if (source === "-" && process.stdin.isTTY) {
-    const format2 = options.format === "lines" ? "one user id a line" : options.format === "ndjson" ? "one JSON object a line" : "CSV, a header row first";
+  if (source === "-" && stdin.isTTY) {
+    const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
-  const input2 = await openInput(source, { format: options.format });
+  const input2 = await openInput(source, { format: options.format, stdin });
   const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   const locks = [];
@@ -40198,7 +40792,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   try {
     if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader);
+      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, "."));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -40243,10 +40837,11 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   });
   const started = performance.now();
   let total;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal2 = spinnerWanted(env2, io.terminal);
@@ -40254,13 +40849,13 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     progress = new Progress(io, render, { plain: !terminal2 });
     if (input2.file && !options.shard)
       void countLines(input2.file).then(
-        (n) => total = Math.max(0, n - (input2.format === "csv" ? 1 : 0)),
+        (n) => total = Math.max(0, n - (FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0)),
         () => void 0
       );
   }
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count) => {
-    if (count === 1) {
+  const removeSignals = onStopSignals((signal, count2) => {
+    if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
@@ -40272,7 +40867,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
       );
     } else {
       client?.abortAll();
-      if (count === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
+      if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
   });
   progress?.start();
@@ -40298,8 +40893,10 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0);
+    const unchanged = failed && journal?.completedWith === import_node_path14.default.resolve(failed.path) && !journal.sentHere && import_node_fs16.default.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -40325,12 +40922,16 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
+var import_node_fs16, import_node_path14;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
+    init_formats();
     init_input();
     init_recorder();
     init_report();
@@ -40346,7 +40947,7 @@ var init_batch = __esm({
     init_signals2();
     init_service();
     init_shared();
-    init_v8_tuning();
+    init_startup();
   }
 });
 
@@ -40409,7 +41010,7 @@ var config_exports = {};
 __export(config_exports, {
   get: () => get,
   list: () => list,
-  path: () => path12,
+  path: () => path15,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -40660,16 +41261,16 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path12(options, io, env2 = process.env) {
+function path15(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs17.default.existsSync(file) }));
   else io.stdout(file);
 }
-var import_node_fs14, NAMES, OVERRIDES;
+var import_node_fs17, NAMES, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     init_errors();
     init_base_url_warning();
     init_keychain();
@@ -40742,21 +41343,21 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
   const foundCatalog = findCatalog({ cwd: where2.cwd ?? process.cwd(), env: env2, flag: where2.catalog });
   if (foundCatalog) {
     const { loadCatalog: loadCatalog2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-    const loaded2 = attempt(() => loadCatalog2(foundCatalog.path));
+    const loaded2 = attempt(() => loadCatalog2(foundCatalog, { env: env2 }));
     catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded2 ? Object.keys(loaded2.data.triggers).length : null };
   }
-  let mode = null;
+  let mode2 = null;
   try {
-    mode = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode2 = (import_node_fs18.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
-    mode = null;
+    mode2 = null;
   }
   return {
     ok: problems.length === 0,
     profile: { name: profile.name, source: profile.source },
     apiKey,
     baseUrl,
-    configFile: { path: configFile, exists: mode !== null, mode },
+    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
     proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
     // never its password, nor a lone token
     catalog,
@@ -40785,7 +41386,7 @@ function statusLines(s, io) {
     row("proxy", s.proxy ?? c.dim("none")),
     row(
       "catalog",
-      s.catalog ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
+      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
     ),
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
@@ -40797,18 +41398,19 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
   if (result.problems.length === 0) return;
   for (const problem of result.problems)
     io.stderr(
-      `${io.errColors.error("error:")} ${problem.message}${problem.hint ? io.errColors.dim(" \u2014 ") + io.errColors.hint(problem.hint) : ""}`
+      `${io.errColors.error("error:")} ${printable(problem.message)}${problem.hint ? io.errColors.dim(" \u2014 ") + io.errColors.hint(printable(problem.hint)) : ""}`
     );
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs18, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_redact();
+    init_render();
     init_keychain();
     init_resolve2();
     init_validate();
@@ -40826,12 +41428,15 @@ var init_status = __esm({
 });
 
 // src/emulator/server.ts
+function sameKey(token, digest) {
+  return (0, import_node_crypto3.timingSafeEqual)((0, import_node_crypto3.createHash)("sha256").update(token).digest(), digest);
+}
 function generateKey() {
-  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
+  return `emu_${(0, import_node_crypto3.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path15 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path15);
+  const path19 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path19);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -40890,6 +41495,7 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const keyGenerated = !options.key;
   const key = options.key || generateKey();
+  const keyDigest = (0, import_node_crypto3.createHash)("sha256").update(key).digest();
   const triggers = options.triggers ? new Set(options.triggers) : void 0;
   const failRate = options.failRate ?? 0;
   const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
@@ -40937,7 +41543,7 @@ async function startEmulator(options = {}) {
     else send();
   };
   const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
     const route = matchRoute(req.url ?? "");
@@ -40953,7 +41559,7 @@ async function startEmulator(options = {}) {
     const auth = req.headers.authorization;
     if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
     const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-    if (scheme.toLowerCase() !== "bearer" || token !== key) return fail(401, "invalid API key");
+    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
     const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
     if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
     if (bucket) {
@@ -40994,7 +41600,7 @@ async function startEmulator(options = {}) {
     };
     if (logFd !== void 0) {
       try {
-        import_node_fs16.default.writeSync(logFd, `${eventJson(event)}
+        import_node_fs19.default.writeSync(logFd, `${eventJson(event)}
 `);
       } catch (error2) {
         const reason2 = errnoWords(error2, "writing");
@@ -41018,7 +41624,7 @@ async function startEmulator(options = {}) {
   server.keepAliveTimeout = 5e3;
   await new Promise((resolve, reject) => {
     const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+      if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
       if (error2.code === "EADDRINUSE") {
         reject(
@@ -41059,7 +41665,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
           resolve();
         });
         server.closeIdleConnections();
@@ -41073,27 +41679,27 @@ async function startEmulator(options = {}) {
 function openLog(file) {
   let isFifo = false;
   try {
-    isFifo = import_node_fs16.default.statSync(file).isFIFO();
+    isFifo = import_node_fs19.default.statSync(file).isFIFO();
   } catch {
   }
-  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
-  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+  if (!isFifo) return import_node_fs19.default.openSync(file, "a");
+  const probe = import_node_fs19.default.openSync(file, import_node_fs19.default.constants.O_WRONLY | import_node_fs19.default.constants.O_NONBLOCK);
   try {
-    return import_node_fs16.default.openSync(file, "a");
+    return import_node_fs19.default.openSync(file, "a");
   } finally {
-    import_node_fs16.default.closeSync(probe);
+    import_node_fs19.default.closeSync(probe);
   }
 }
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto3, import_node_fs19, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs19 = __toESM(require("node:fs"), 1);
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -41135,6 +41741,7 @@ var emulator_exports = {};
 __export(emulator_exports, {
   emulator: () => emulator,
   eventLine: () => eventLine,
+  exposureWarning: () => exposureWarning,
   rejectionLine: () => rejectionLine
 });
 function clock(date) {
@@ -41142,6 +41749,12 @@ function clock(date) {
 }
 function showId(id) {
   return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+}
+function exposureWarning(host) {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
+  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
+  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
 function eventLine(entry2, io) {
   const c = io.outColors;
@@ -41165,7 +41778,7 @@ async function catalogTriggers(options, env2, cwd) {
     Promise.resolve().then(() => (init_store(), store_exports)),
     Promise.resolve().then(() => (init_paths(), paths_exports))
   ]);
-  const catalog = loadCatalog2(found2.path);
+  const catalog = loadCatalog2(found2, { env: env2 });
   return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
@@ -41199,6 +41812,8 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
   io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const exposed = exposureWarning(server.host);
+  if (exposed) io.stderr(c.warn(exposed));
   if (server.keyGenerated) {
     io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
     io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
@@ -41250,42 +41865,108 @@ var init_emulator = __esm({
 });
 
 // src/catalog/write.ts
-function newCatalog() {
-  return { $schema: SCHEMA_REF, triggers: {} };
+function reference(from, to) {
+  const relative = import_node_path15.default.relative(from, to).split(import_node_path15.default.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+function packageSchema() {
+  const starts = [];
+  if (typeof __filename === "string") starts.push(import_node_path15.default.dirname(__filename));
+  try {
+    if (typeof require === "function") starts.push(import_node_path15.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path15.default.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(import_node_fs20.default.readFileSync(import_node_path15.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path15.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path15.default.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+      }
+    }
+  }
+  return void 0;
+}
+function schemaFor(file, ownSchema = packageSchema()) {
+  const folder = import_node_path15.default.dirname(import_node_path15.default.resolve(file));
+  for (let dir = folder; ; ) {
+    const installed = import_node_path15.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = import_node_path15.default.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === void 0) return { ref: void 0 };
+  const copyTo = import_node_path15.default.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+function newCatalog(plan2) {
+  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+}
+function writeSchemaCopy(plan2) {
+  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
+  const text = import_node_fs20.default.readFileSync(plan2.copyFrom, "utf8");
+  const title = JSON.parse(text).title;
+  if (isFile(plan2.copyTo)) {
+    try {
+      const existing = JSON.parse(import_node_fs20.default.readFileSync(plan2.copyTo, "utf8"));
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan2.copyTo, text, { follow: false });
+  return true;
 }
 function catalogText(data) {
   return `${JSON.stringify(data, null, 2)}
 `;
 }
-function saveCatalog(file, data) {
+function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
   if (problems.length > 0) {
     const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${file} was left as it was`, cause: error2 });
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
   }
   try {
-    writeFileAtomic(file, text);
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
-    throw new ConfigError(`cannot write the catalog ${file}: ${errnoWords(error2, "writing")}`, {
+    if (error2 instanceof ConfigError) throw error2;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
       hint: "name another with --catalog <file>"
     });
   }
 }
-function defaultCatalogPath(cwd) {
-  return import_node_path12.default.join(cwd, CATALOG_FILE_NAME);
+function stillThere(file, was) {
+  const now = import_node_fs20.default.lstatSync(file, { throwIfNoEntry: false });
+  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
+    {
+      hint: "look at it, then run the command again"
+    }
+  );
 }
-var import_node_path12, SCHEMA_REF;
+function defaultCatalogPath(cwd) {
+  return import_node_path15.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_fs20, import_node_path15, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_path12 = __toESM(require("node:path"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
+    init_render();
+    init_file();
     init_find();
     init_load();
-    SCHEMA_REF = "./node_modules/trigger-cli/triggers.schema.json";
+    SCHEMA_FILE_NAME = "triggers.schema.json";
+    PACKAGE_NAME = "trigger-cli";
+    isFile = (file) => import_node_fs20.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -41308,13 +41989,19 @@ function noCatalog() {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
-function requireCatalog(options, ctx) {
+function readFound(where2, ctx, write = false) {
+  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
+  const parsed = parseCatalog(file.text);
+  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+  return { path: where2.path, text: file.text, data: parsed.data, file };
+}
+function requireCatalog(options, ctx, write = false) {
   const where2 = found(options, ctx);
   if (!where2) throw noCatalog();
-  const text = readCatalogText(where2.path);
-  const parsed = parseCatalog(text);
-  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-  return { path: where2.path, text, data: parsed.data };
+  return readFound(where2, ctx, write);
+}
+function changedFile(file, shown2) {
+  return shown2 !== void 0 && import_node_path16.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
 }
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
@@ -41339,17 +42026,19 @@ function ruleText(t) {
 function list2(options, ctx) {
   const catalog = requireCatalog(options, ctx);
   const profile = activeProfile(options, ctx.env);
-  const views = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
   const { io } = ctx;
   if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
     return;
   }
-  io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? "" : "s"}`));
-  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? "").length)));
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
+  );
+  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
   const c = io.outColors;
-  for (const v of views) {
+  for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
     io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
   }
@@ -41426,47 +42115,69 @@ async function add(id, options, ctx) {
     throw new UsageError("add needs --name <text>: the name the dashboard shows", {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
     });
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+function lockTarget(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
-    const parsed = parseCatalog(readCatalogText(where2.path));
-    if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-    return { file: where2.path, data: parsed.data, created: false };
+  if (where2 && (where2.source === "found" || import_node_fs21.default.existsSync(where2.path))) {
+    const catalog = readFound(where2, ctx, true);
+    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
-  return { file: where2?.path ?? defaultCatalogPath(ctx.cwd), data: newCatalog(), created: true };
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+}
+function writeSchema(target2, io) {
+  if (!target2.schema) return;
+  try {
+    if (writeSchemaCopy(target2.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+  } catch (error2) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+      )
+    );
+  }
 }
 function addLocked(id, options, ctx) {
-  const { file, data, created } = catalogToWrite(options, ctx);
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data, created } = target2;
   if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
       hint: `change it with: trigger triggers edit ${shellQuote(id)}`
     });
   const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
   const { io } = ctx;
   const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${file}${created ? " (created)" : ""}`);
+  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
+  writeSchema(target2, io);
   io.stdout("");
   io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
   io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
   io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
   io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
   io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+  );
 }
 function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  return { file: catalog.path, data: catalog.data };
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
 }
 async function edit(id, options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  await locked(where2.path, () => editLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
 }
 function editLocked(id, options, ctx) {
-  const { file, data } = editable({ catalog: options.catalog }, ctx);
+  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
   let entry2 = applyFields(data.triggers[key], options);
   for (const field2 of options.clear ?? []) {
@@ -41490,55 +42201,49 @@ function editLocked(id, options, ctx) {
     throw new UsageError(`nothing to change for ${key}`, {
       hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
     });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } });
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${file}`);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
 }
 async function remove2(id, options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  await locked(where2.path, () => removeLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
 }
 function removeLocked(id, options, ctx) {
-  const { file, data } = editable(options, ctx);
+  const { file, shown: shown2, was, data } = editable(options, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
   const triggers = { ...data.triggers };
   delete triggers[key];
-  saveCatalog(file, { ...data, triggers });
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${file} (the dashboard still has it)`);
-}
-function escapeData(s) {
-  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
 }
 function annotation(level, p) {
-  const property = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  const where2 = [`file=${property(p.file)}`, ...p.line !== null ? [`line=${p.line}`] : []].join(",");
-  return `::${level} ${where2},title=trigger::${escapeData(p.message)}`;
+  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
 }
 async function check(files, options, ctx) {
   const { io, env: env2 } = ctx;
   const where2 = found(options, ctx);
   if (!where2) throw noCatalog();
-  const text = readCatalogText(where2.path);
+  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
   const parsed = parseCatalog(text);
   const problems = [];
   const warnings = [];
   const print = () => {
     const gha = env2.GITHUB_ACTIONS === "true";
     for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
       if (gha) io.stderr(annotation("warning", w));
     }
     if (options.json) {
       io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
     } else {
-      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
     }
     if (gha) for (const p of problems) io.stderr(annotation("error", p));
   };
   if (!parsed.data) {
     for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
     print();
-    const message = `the catalog ${where2.path} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
     if (!options.json) io.stderr(`${io.errColors.error("error:")} ${message}`);
     throw new ConfigError(message, { reported: true });
   }
@@ -41546,7 +42251,7 @@ async function check(files, options, ctx) {
   const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
@@ -41563,17 +42268,17 @@ async function check(files, options, ctx) {
     }
   }
   print();
-  const summary = `${where2.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-function inFolder(source, cwd) {
-  return source === "-" ? source : import_node_path13.default.resolve(cwd, source);
+function inFolder2(source, cwd) {
+  return source === "-" ? source : import_node_path16.default.resolve(cwd, source);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const input2 = await openInput(inFolder(source, ctx.cwd), { format: options.format });
+    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const reader = readRows(input2.stream, input2.format, {});
     for await (const chunk of reader.rows) {
       for (const row of chunk) {
@@ -41582,10 +42287,11 @@ async function importFiles(files, options, ctx) {
       }
     }
   }
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
 }
 function importLocked(ids, options, ctx) {
-  const { file, data } = catalogToWrite(options, ctx);
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data } = target2;
   const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
   const added = /* @__PURE__ */ new Map();
   let known = 0;
@@ -41593,30 +42299,33 @@ function importLocked(ids, options, ctx) {
     if (resolver.resolve(id).ok) known++;
     else added.set(id, { name: id });
   }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
   const { io } = ctx;
   io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${file}${known ? ` (${known} already there)` : ""}`
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
   );
   for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target2, io);
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs17, import_node_path13, CLEARABLE;
+var import_node_fs21, import_node_path16, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs21 = __toESM(require("node:fs"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
     init_errors();
     init_find();
+    init_file();
     init_load();
     init_decimal();
     init_resolve();
     init_write();
+    init_errno();
     init_render();
     init_paths();
     init_resolve2();
@@ -41752,10 +42461,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path15, argument) {
+function argumentValues(path19, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path15} ${name}`];
+  const known = ARGUMENT_VALUES[`${path19} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -41784,14 +42493,14 @@ function complete(program2, words, sources) {
   const partial = words.length > 0 ? words[words.length - 1] : "";
   const done = words.slice(0, -1);
   let level = { command: program2, path: "" };
-  const typed = { options: /* @__PURE__ */ new Map() };
+  const typed2 = { options: /* @__PURE__ */ new Map() };
   let positional = 0;
   let expecting;
   let variadic;
   let onlyArguments = false;
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed.options.set(key, [...typed.options.get(key) ?? [], value]);
+    typed2.options.set(key, [...typed2.options.get(key) ?? [], value]);
   };
   for (const word of done) {
     if (expecting) {
@@ -41827,11 +42536,11 @@ function complete(program2, words, sources) {
     positional++;
   }
   const root = level.command === program2;
-  const given = (option) => typed.options.has(option.long ?? option.short ?? option.flags);
+  const given = (option) => typed2.options.has(option.long ?? option.short ?? option.flags);
   const values = (kind, prefix = "") => {
     if (kind === void 0) return { candidates: [], files: false };
     if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed) : kind === "triggers" ? sources.triggers(typed) : kind === "settings" ? SETTINGS : kind;
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS : kind;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
@@ -41872,7 +42581,7 @@ function complete(program2, words, sources) {
   return { candidates, files: answer.files };
 }
 function completionText(completion) {
-  const oneLine = (text) => text.replace(CONTROLS2, " ").trim();
+  const oneLine = (text) => text.replace(CONTROLS, " ").trim();
   const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
   lines.push(completion.files ? ":files" : ":plain");
   return `${lines.join("\n")}
@@ -41889,12 +42598,12 @@ function profileCandidates(env2) {
     return [];
   }
 }
-function catalogCandidates(typed, env2, cwd) {
+function catalogCandidates(typed2, env2, cwd) {
   try {
-    const found2 = findCatalog({ cwd, env: env2, flag: typed.options.has("--no-catalog") ? false : lastValue(typed, "--catalog") });
+    const found2 = findCatalog({ cwd, env: env2, flag: typed2.options.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
     if (!found2) return [];
-    const catalog = loadCatalog(found2.path);
-    const profile = selectedProfile({ profile: lastValue(typed, "--profile") }, env2, readConfig(configPath(env2))).name;
+    const catalog = loadCatalog(found2, { env: env2 });
+    const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
     return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
       value: idIn(key, entry2, profile),
       description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
@@ -41909,7 +42618,7 @@ function runComplete(program2, words, io, env2, cwd) {
     completion = complete(program2, words, {
       profiles: () => profileCandidates(env2),
       // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-      triggers: (typed) => catalogCandidates(typed, env2, cwd ?? process.cwd())
+      triggers: (typed2) => catalogCandidates(typed2, env2, cwd ?? process.cwd())
     });
   } catch {
     completion = { candidates: [], files: false };
@@ -41917,7 +42626,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS2, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROL2, CONTROLS, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -41927,7 +42636,7 @@ var init_complete = __esm({
     init_find();
     init_load();
     CONTROL2 = /[\u0000-\u001f\u007f]/;
-    CONTROLS2 = /[\u0000-\u001f\u007f]+/g;
+    CONTROLS = /[\u0000-\u001f\u007f]+/g;
     SETTINGS = [
       { value: "api-key", description: "the API key (printed masked)" },
       { value: "base-url", description: "the service base URL" }
@@ -41944,7 +42653,7 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
-    lastValue = (typed, option) => typed.options.get(option)?.at(-1);
+    lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });
 
@@ -41961,9 +42670,14 @@ if (process.platform !== "win32") {
   }
 }
 
+// action/index.ts
+init_render();
+
 // action/main.ts
-var import_node_crypto3 = require("node:crypto");
-var import_node_fs18 = __toESM(require("node:fs"), 1);
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs22 = __toESM(require("node:fs"), 1);
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path17 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -42099,6 +42813,8 @@ var Output = class {
 init_render();
 
 // src/output/usage.ts
+init_excerpt();
+var typed = (text) => quotedExcerpt(text, (t) => `'${t}'`);
 function orList(items) {
   return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
 }
@@ -42107,25 +42823,24 @@ function usageWords(message) {
   const end = message.endsWith("\n") ? "\n" : "";
   const text = message.replace(/\n$/, "");
   let m = /^error: command-argument value '(.*)' is invalid for argument '(.+)'\. Allowed choices are (.+)$/s.exec(text);
-  if (m) return `error: ${m[2]} '${m[1]}' is not one trigger knows: use ${orList(choicesOf(m[3]))}${end}`;
+  if (m) return `error: ${m[2]} ${typed(m[1])} is not one trigger knows: use ${orList(choicesOf(m[3]))}${end}`;
   m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. Allowed choices are (.+)$/s.exec(text);
-  if (m) return `error: ${m[1]} '${m[2]}' is not one of ${orList(choicesOf(m[3]))}${end}`;
+  if (m) return `error: ${m[1]} ${typed(m[2])} is not one of ${orList(choicesOf(m[3]))}${end}`;
   m = /^error: option '(-[^ ']+)[^']*' argument '(.*)' is invalid\. (.+)$/s.exec(text);
-  if (m) return `error: ${m[1]} '${m[2]}' is not valid: ${m[3].replace(/\.$/, "")}${end}`;
+  if (m) return `error: ${m[1]} ${typed(m[2])} is not valid: ${m[3].replace(/\.$/, "")}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
+  m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
+  if (m && m[2].length > 64) return `${m[1]}${typed(m[2])}${m[3]}${end}`;
   return message.replace(/^\(Did you mean (.+)\?\)$/m, "(did you mean $1?)");
 }
 
 // src/cli.ts
+init_validate();
 init_version();
-
-// src/batch/formats.ts
-var FORMATS = ["csv", "ndjson", "lines"];
-var IMPORT_FORMATS = ["csv", "ndjson"];
-
-// src/cli.ts
+init_formats();
 init_defaults();
+init_startup();
 var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
 var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
@@ -42150,7 +42865,7 @@ Examples:
   $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
 
 ${EXIT_CODES2}`;
-function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: false }, only) {
+function buildProgram({ io, env: env2, cwd }, mode2 = { json: false, verbose: false }, only) {
   const wanted = (name) => only === void 0 || only === name;
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
@@ -42158,8 +42873,8 @@ function buildProgram({ io, env: env2, cwd }, mode = { json: false, verbose: fal
     outputError: (text, write) => write(usageWords(text))
   }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", (_program, action) => {
     const options = action.opts();
-    mode.json = options.json === true;
-    mode.verbose = options.verbose === true;
+    mode2.json = options.json === true;
+    mode2.verbose = options.verbose === true;
   });
   if (wanted("fire")) {
     const fire2 = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES_FIRE);
@@ -42353,10 +43068,10 @@ stays right when trigger is upgraded.`
   }
   return program2;
 }
-function report(error2, io, mode, env2 = process.env) {
+function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError) {
     if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
-    if (mode.json)
+    if (mode2.json)
       io.json(
         JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: usageWords(error2.message).replace(/^error: /, "") } })
       );
@@ -42364,10 +43079,10 @@ function report(error2, io, mode, env2 = process.env) {
   }
   if (!isTriggerError(error2)) {
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? " and this output" : " and its output with --verbose"}`
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
     );
-    if (mode.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    if (mode.json)
+    if (mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
+    if (mode2.json)
       io.json(
         JSON.stringify({
           ok: false,
@@ -42378,7 +43093,7 @@ function report(error2, io, mode, env2 = process.env) {
   }
   if (error2.reported) return error2.exitCode;
   io.stderr(errorLine(error2, io.errColors, io.serverMask));
-  if (mode.json) io.json(failureJson(error2, io.serverMask));
+  if (mode2.json) io.json(failureJson(error2, io.serverMask));
   if (env2.GITHUB_ACTIONS === "true") {
     const message = shownMessage(error2, io.serverMask);
     io.stderr(githubAnnotation(error2.hint ? `${message} \u2014 ${error2.hint}` : message));
@@ -42387,12 +43102,12 @@ function report(error2, io, mode, env2 = process.env) {
 }
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
-  const env2 = context.env ?? process.env;
-  const mode = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
+  const env2 = context.env ?? cliEnvironment(process.env);
+  const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     const first = argv[2];
     const only = first !== void 0 && COMMANDS.has(first) ? first : void 0;
-    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode, only);
+    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;
@@ -42404,11 +43119,13 @@ async function main(argv = process.argv, context = {}) {
     await program2.parseAsync(argv);
     return 0;
   } catch (error2) {
-    return report(error2, io, mode, env2);
+    return report(error2, io, mode2, env2);
   }
 }
 
 // action/main.ts
+init_report();
+init_recorder();
 init_render();
 init_resolve2();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -42449,8 +43166,15 @@ var ActionInputError = class extends Error {
   }
   hint;
 };
+var NO_KEY_HINT = "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job";
 function plan(env2) {
   const extra = splitArgs(input(env2, "args"));
+  if (extra.some((word) => word === "--profile" || word.startsWith("--profile="))) {
+    throw new ActionInputError(
+      "args: --profile names settings stored on the runner, which the Action never reads",
+      "give the key and the base URL with the inputs api-key and base-url (or TRIGGER_API_KEY and TRIGGER_BASE_URL in the env of the job)"
+    );
+  }
   const file = input(env2, "file");
   const triggerId = input(env2, "trigger-id");
   const userId = input(env2, "user-id");
@@ -42470,16 +43194,15 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const runEnv = { ...env2, GITHUB_ACTIONS: "true" };
+  const settingsDir = import_node_path17.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
+  delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
   if (input(env2, "base-url")) runEnv.TRIGGER_BASE_URL = input(env2, "base-url");
   const flagged = (name) => extra.some((word) => word === name || word.startsWith(`${name}=`));
   const found2 = findSettings({ env: runEnv });
   if (!found2.key && !flagged("--api-key")) {
-    throw new ActionInputError(
-      "no API key",
-      "set the input api-key to a secret (api-key: ${{ secrets.TRIGGER_API_KEY }}), or TRIGGER_API_KEY in the env of the job"
-    );
+    throw new ActionInputError("no API key", NO_KEY_HINT);
   }
   if (!found2.url && !flagged("--base-url")) {
     throw new ActionInputError(
@@ -42488,22 +43211,27 @@ function plan(env2) {
     );
   }
   const argv = file ? ["batch", "--json", ...input(env2, "failed") ? ["--failed", input(env2, "failed")] : [], ...extra, "--", file] : ["fire", "--json", ...input(env2, "value") ? ["--value", input(env2, "value")] : [], ...extra, "--", triggerId, userId];
-  return { mode: file ? "batch" : "fire", argv, env: runEnv };
+  return { mode: file ? "batch" : "fire", argv, env: runEnv, settingsDir };
 }
 function writeOutputs(env2, outputs) {
   const file = env2.GITHUB_OUTPUT;
   if (!file) return;
   let text = "";
   for (const [name, value] of Object.entries(outputs)) {
-    const delimiter = `trigger_${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`;
+    const delimiter = `trigger_${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`;
     text += `${name}<<${delimiter}
 ${value}
 ${delimiter}
 `;
   }
-  import_node_fs18.default.appendFileSync(file, text);
+  import_node_fs22.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
+  constructor(failure) {
+    super();
+    this.failure = failure;
+  }
+  failure;
   last;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue;
@@ -42528,13 +43256,25 @@ var Results = class extends import_node_stream2.Writable {
     }
     this.last = result;
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) this.counts.accepted++;
-    else if (result.error?.kind === "invalid") this.counts.invalid++;
+    if (result.ok === true) return void this.counts.accepted++;
+    const error2 = result.error ?? {};
+    if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
+    this.failure?.(result.line, error2);
   }
 };
+var COMMAND = /(?<=: )trigger (?:batch|fire) /;
 function inActionWords(text, env2) {
-  let words = text;
+  return text.split("\n").map((line) => {
+    const at = line.search(COMMAND);
+    return at < 0 ? reword(line, env2) : reword(line.slice(0, at), env2) + line.slice(at);
+  }).join("\n");
+}
+function reword(text, env2) {
+  let words = text.replace(
+    /set a new one with: trigger config set-key\b/g,
+    `set a new one in the secret given to the input api-key (or TRIGGER_API_KEY in the env of the job)`
+  ).replace(/\(trigger config set-base-url\)/g, "(the input base-url, or TRIGGER_BASE_URL in the env of the job)").replace(/\btrigger config set-key\b[^;)]*/g, "the input api-key (a secret)").replace(/\btrigger config set-base-url\b[^;)]*/g, "the input base-url");
   if (input(env2, "value")) words = words.replace(/(^|[\s(:])--value\b(?! <)/g, "$1the input value");
   if (input(env2, "failed")) words = words.replace(/(^|[\s(:])--failed\b(?! <)/g, "$1the input failed");
   if (input(env2, "base-url")) words = words.replace(/\bfrom TRIGGER_BASE_URL\b/g, "from the input base-url");
@@ -42571,11 +43311,25 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     writeOutputs(env2, { ok: "false" });
     return 2;
   }
-  const results = new Results();
   const log = new StepLog(streams.stderr, env2);
+  let shown2 = 0;
+  let hidden2 = 0;
+  const results = new Results((line, error2) => {
+    if (step.mode !== "batch" || error2.kind === "unsent") return;
+    if (shown2 === SHOWN_FAILURES) return void hidden2++;
+    shown2++;
+    io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
+  });
   const io = new Output({ stdout: results, stderr: log });
-  const code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
-  await new Promise((resolve) => results.end(resolve));
+  import_node_fs22.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  let code;
+  try {
+    code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
+    await new Promise((resolve) => results.end(resolve));
+  } finally {
+    import_node_fs22.default.rmSync(step.settingsDir, { recursive: true, force: true });
+  }
+  if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
 `);
   if (step.mode === "batch") {
@@ -42622,7 +43376,7 @@ run().then(
   (error2) => {
     const message = error2?.message ?? String(error2);
     process.stderr.write(`error: ${message}
-::error title=trigger::${message.replace(/%/g, "%25").replace(/\r?\n/g, "%0A")}
+${githubAnnotation(message)}
 `);
     process.exitCode = 70;
   }

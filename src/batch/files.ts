@@ -130,13 +130,20 @@ export async function countLines(file: string): Promise<number> {
  * failed file, so that the replay keeps its own rows apart from the ones it sends: a replay that
  * wrote nowhere, interrupted, would leave the rows it sent in the old file, to be sent again.
  */
-export function replayCommand(file: string, format: Format, trigger: string | undefined): string {
+export function replayCommand(
+  file: string,
+  format: Format,
+  trigger: string | undefined,
+  next: { failed: string; journal: string } = { failed: nextFailedName(file), journal: '' },
+): string {
   const written = FORMAT_TABLE[format].failedAs;
   const args = ['trigger', 'batch', shellQuote(file)];
   if (formatFromName(file) !== written) args.push('--format', written);
   // A failed file of a format whose rows name no trigger has the trigger written in each row.
   if (trigger && FORMAT_TABLE[format].namesTriggers) args.push('--trigger', shellQuote(trigger));
-  args.push('--failed', shellQuote(nextFailedName(file)));
+  args.push('--failed', shellQuote(next.failed));
+  // Its own journal (see replay.ts): the command can then be run again as it stands.
+  if (next.journal) args.push('--journal', shellQuote(next.journal), '--resume');
   return args.join(' ');
 }
 

@@ -11,6 +11,7 @@ import { replayCommand, resumeCommand, type BatchFiles } from './files.js';
 import type { Input } from './input.js';
 import type { Journal } from './journal.js';
 import type { BatchRecorder } from './recorder.js';
+import { replayNames } from './replay.js';
 import { formatCount, stepSummary, summaryLines, type PaceUsed, type SummaryInput } from './report.js';
 import type { RunResult } from './runner.js';
 import { stopCause } from './stop.js';
@@ -55,7 +56,7 @@ export function finishBatch({ io, env, options, input, recorder, failed, journal
     next: resume
       ? { command: resumeCommand(input, options), resume }
       : failed && !failed.inPlace
-        ? { command: replayCommand(failed.path, input.format, options.trigger), resume }
+        ? { command: replayCommand(failed.path, input.format, options.trigger, replayNames(failed.path)), resume }
         : undefined,
     notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
     journalBehind,

@@ -103,6 +103,8 @@ interface Loaded {
   states: States;
   reasons: Map<number, string>;
   done: boolean;
+  /** The failed file the last run that accounted for every row left (absolute), if it said. */
+  failed: string | undefined;
   /** Bytes up to the end of the last whole record (a record torn by a kill is cut off). */
   whole: number;
 }
@@ -128,11 +130,18 @@ function load(file: string): Loaded {
   const states = new States();
   const reasons = new Map<number, string>();
   let done = false;
+  let failed: string | undefined;
   for (let i = 1; i < lines.length; i++) {
     const record = lines[i]!;
     if (record === '') continue;
     if (record.startsWith('done')) {
       done = true;
+      try {
+        const said = (JSON.parse(record.slice(5)) as { failed?: unknown }).failed;
+        failed = typeof said === 'string' ? said : undefined;
+      } catch {
+        failed = undefined;
+      }
       continue;
     }
     const space = record.indexOf(' ', 2);
@@ -161,7 +170,26 @@ function load(file: string): Loaded {
         break;
     }
   }
-  return { header, states, reasons, done, whole: Buffer.byteLength(text.slice(0, end)) };
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+
+/**
+ * The input a journal was made for, read from its first line; undefined when `file` is not a journal
+ * (or cannot be read). For the replay command, which reuses a journal only for its own input.
+ */
+export function journalInput(file: string): InputFingerprint | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as Partial<Header>;
+    return header.journal === MAGIC && typeof header.input?.sha256 === 'string' ? header.input : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -191,6 +219,13 @@ export class Journal {
   readonly path: string;
   /** True when this run carries on an earlier one. */
   readonly resumed: boolean;
+  /**
+   * When the journal already accounted for every row as this run opened it: the failed file that
+   * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+   */
+  readonly completedWith: string | undefined;
+  /** Whether this run has sent a row. */
+  sentHere = false;
   /** Set when the journal cannot be written: nothing more may be sent. */
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
@@ -210,6 +245,7 @@ export class Journal {
     this.path = file;
     this.#fd = fd;
     this.resumed = loaded !== undefined;
+    this.completedWith = loaded?.done ? loaded.failed : undefined;
     this.#states = loaded?.states ?? new States();
     this.#reasons = loaded?.reasons ?? new Map();
     this.#timer = setInterval(() => this.sync(), 1000);
@@ -330,6 +366,7 @@ export class Journal {
    * cannot be written: the row must then not be sent.
    */
   starting(line: number): void {
+    this.sentHere = true;
     this.#pending += `s ${line}\n`;
     this.#write();
     if (this.error) throw this.error;
@@ -398,11 +435,12 @@ export class Journal {
     }
   }
 
-  /** Closes the journal; `complete` when every input row was accounted for. */
-  close(complete: boolean): void {
+  /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+  close(complete: boolean, failed?: string): void {
     clearInterval(this.#timer);
     this.onError = undefined;
-    if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString() })}\n`;
+    const said = failed === undefined ? {} : { failed: path.resolve(failed) };
+    if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString(), ...said })}\n`;
     this.sync();
     if (this.#fd !== undefined) fs.closeSync(this.#fd);
     this.#fd = undefined;

@@ -9,7 +9,7 @@ import { printable } from '../output/render.js';
 import { Breaker } from './breaker.js';
 import type { FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
-import { failureReason, rowJson } from './report.js';
+import { failureLine, failureReason, rowJson } from './report.js';
 import type { Row } from './rows.js';
 import type { Outcome, OutcomeKind, OutcomeSink } from './runner.js';
 import { isStopReason, stopCause, type StopReason } from './stop.js';
@@ -26,7 +26,7 @@ export function emptyCounts(): Counts {
 }
 
 /** Failures shown one by one on stderr before only the summary counts them. */
-const SHOWN_FAILURES = 20;
+export const SHOWN_FAILURES = 20;
 
 export const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 export const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
@@ -134,8 +134,7 @@ export class BatchRecorder implements OutcomeSink {
     if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
-      const where = row.file === undefined ? `line ${row.line}` : `${printable(row.file)}:${row.line}`;
-      this.#o.stderr(`${this.#o.io.errColors.error('✖')} ${where}: ${printable(reason)}`);
+      this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
     }
     return drained;
   }

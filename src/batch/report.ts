@@ -2,7 +2,7 @@
  * What a batch prints: one NDJSON result per row, the progress line, the summary and the GitHub step
  * summary table. Pure functions; commands/batch.ts does the writing.
  */
-import { rawJson, failureJson, formatMs, resultJson, toJson } from '../output/render.js';
+import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';
 import { ServiceError } from '../errors.js';
@@ -73,6 +73,14 @@ export function failureReason(outcome: Outcome, mask: ServerMask): string | unde
   }
 }
 
+/**
+ * The line a row that was not accepted gets on stderr ("✖ line 4: invalid, not sent: ..."): the
+ * recorder's, and the GitHub Action's, which reads the same rows from --json.
+ */
+export function failureLine(line: number | string, reason: string, c: Palette): string {
+  return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
+}
+
 export function rateOf(counts: Counts, elapsedMs: number): number {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
@@ -82,18 +90,29 @@ export function rateOf(counts: Counts, elapsedMs: number): number {
 export interface Live {
   inFlight: number;
   pushedBack?: number | undefined;
+  /** Sending has stopped (a signal, or a reason of the batch's own): what is left ends unsent. */
+  stopped?: boolean | undefined;
 }
 
+/**
+ * The progress line. A row counts as done once it has ended as it really did (accepted, failed,
+ * invalid, of unknown outcome, or by an earlier run); a row not sent is not done, and is counted
+ * apart. Once sending has stopped there is nothing left to estimate: no ETA, and it says so.
+ */
 export function progressLine(counts: Counts, total: number | undefined, elapsedMs: number, c: Palette, live?: Live): string {
-  const done = counts.rows;
+  const done = counts.rows - counts.unsent;
   const rate = rateOf(counts, elapsedMs);
   const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
   parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : '0 failed');
   if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
   parts.push(`${formatCount(rate)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn('stopping: nothing more is sent'));
+  else if (total && rate > 0 && total > done) parts.push(`ETA ${formatMs(Math.round(((total - done) / rate) * 1000))}`);
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
 }
 

@@ -34,17 +34,22 @@ export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalo
   if (named) return { path: path.resolve(cwd, named), source: 'env' };
   for (let dir = path.resolve(cwd); ;) {
     const candidate = path.join(dir, CATALOG_FILE_NAME);
-    if (isFile(candidate)) return { path: candidate, source: 'found' };
+    if (exists(candidate)) return { path: candidate, source: 'found' };
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
 }
 
-/** Whether a file is there; a folder that cannot be searched (EACCES) is as good as no file. */
-function isFile(file: string): boolean {
+/**
+ * Whether a catalog is there. A folder of that name is not one; anything else is, and a FIFO or a
+ * device named triggers.json is refused when read (file.ts) rather than passed over, which would
+ * send events unchecked. A folder that cannot be searched (EACCES) is as good as no file.
+ */
+function exists(file: string): boolean {
   try {
-    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    return stat !== undefined && !stat.isDirectory();
   } catch {
     return false;
   }

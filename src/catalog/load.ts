@@ -11,9 +11,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
+import { readCatalogFile, readOwnFile } from './file.js';
+import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
 export const VALUE_RULES: readonly ValueRule[] = ['required', 'optional', 'none'];
@@ -71,13 +73,47 @@ export function lineColumn(text: string, offset: number): { line: number; column
   return { line, column: offset - start + 1 };
 }
 
-/** The line where a trigger's key is written, for messages that point at it. */
-function lineOfKey(text: string, key: string): number | undefined {
-  const quoted = JSON.stringify(key);
-  for (let at = text.indexOf(quoted); at >= 0; at = text.indexOf(quoted, at + 1)) {
-    if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return lineColumn(text, at).line;
-  }
-  return undefined;
+/** Searches from the start of the text for keys not found after the last one, at most this many times. */
+const MAX_KEY_RESCANS = 64;
+
+/**
+ * The line where a key is written, for messages that point at it. Keys are looked for in the order
+ * they are asked (the file's order, mostly), each search going on from the last key found, and lines
+ * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
+ * minutes with a search from the start and a line count for each.
+ */
+function keyLines(text: string): (key: string) => number | undefined {
+  let starts: number[] | undefined;
+  let cursor = 0;
+  let rescans = 0;
+  const lineAt = (offset: number) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+  const find = (quoted: string, from: number) => {
+    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
+      if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
+    }
+    return -1;
+  };
+  return (key) => {
+    const quoted = JSON.stringify(key);
+    let at = find(quoted, cursor);
+    if (at < 0 && cursor > 0 && rescans++ < MAX_KEY_RESCANS) at = find(quoted, 0);
+    if (at < 0) return undefined;
+    cursor = at + quoted.length;
+    return lineAt(at);
+  };
 }
 
 /** JSON.parse's complaint, with line and column from its position (Node 20 gives only the offset). */
@@ -139,11 +175,11 @@ export function isPlainValid(data: unknown): boolean {
           rule = value;
           break;
         case 'min':
-          if (typeof value !== 'number') return false;
+          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
           min = value;
           break;
         case 'max':
-          if (typeof value !== 'number') return false;
+          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
           max = value;
           break;
         case 'ids': {
@@ -184,6 +220,8 @@ export function isPlainValid(data: unknown): boolean {
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
+  const lineOfKey = (_text: string, key: string) => (lines ??= keyLines(text))(key);
+  let lines: ((key: string) => number | undefined) | undefined;
   for (const field of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field))
       problems.push({ message: `unknown field "${field}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field) });
@@ -200,7 +238,9 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   const profiles = new Set<string>();
   for (const [key, entry] of Object.entries(triggers)) {
     // The line is looked for only when there is a problem: a search per key would be quadratic.
-    const at = (message: string) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: lineOfKey(text, key) });
+    let line: number | null | undefined = null; // looked for once per key, when it has a problem
+    const at = (message: string) =>
+      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? (line = lineOfKey(text, key)) : line });
     if (key.trim() === '') at('an empty trigger id');
     if (!isObject(entry)) {
       at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
@@ -222,6 +262,8 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
       const value = entry[bound];
       if (value === undefined) continue;
       if (typeof value !== 'number') at(`"${bound}" must be a number, not ${describe(value)}`);
+      // JSON.parse reads 1e999 (or a 1 and 400 zeros) as Infinity, which no value can be compared with.
+      else if (!Number.isFinite(value)) at(`"${bound}" is outside the range of a number (a double holds at most about 1.8e308)`);
       else if (rule === 'none') at(`"${bound}" bounds a value, but "value" is "none"`);
     }
     if (typeof entry.min === 'number' && typeof entry.max === 'number' && entry.min > entry.max)
@@ -240,14 +282,33 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
     }
   }
   if (problems.length > 0) return problems;
-  // One id per trigger in each profile, and no name that means two triggers.
+  // One id per trigger in each profile, and no name that means two triggers. In a profile, a trigger
+  // without an id of its own sends its key, which no other trigger has: only the triggers with an id
+  // of their own there, and those whose key is such an id, can meet (a walk of every trigger for each
+  // of 200,000 profiles would never end).
   const data_ = data as unknown as CatalogData;
-  for (const profile of ['default', ...profiles]) {
-    const owner = new Map<string, string>();
-    for (const key of Object.keys(data_.triggers)) owner.set(key, key);
+  const keys = Object.keys(data_.triggers);
+  const index = new Map(keys.map((key, i) => [key, i]));
+  const withOwnId = new Map<string, number[]>();
+  keys.forEach((key, i) => {
+    for (const profile of Object.keys(data_.triggers[key]!.ids ?? {})) {
+      let list = withOwnId.get(profile);
+      if (!list) withOwnId.set(profile, (list = []));
+      list.push(i);
+    }
+  });
+  for (const profile of new Set(['default', ...profiles])) {
+    const own = withOwnId.get(profile);
+    if (!own) continue;
+    const involved = new Set(own);
+    for (const i of own) {
+      const named = index.get(data_.triggers[keys[i]!]!.ids![profile]!);
+      if (named !== undefined) involved.add(named);
+    }
     const sent = new Map<string, string>();
-    for (const [key, entry] of Object.entries(data_.triggers)) {
-      const id = idIn(key, entry, profile);
+    for (const i of [...involved].sort((a, b) => a - b)) {
+      const key = keys[i]!;
+      const id = idIn(key, data_.triggers[key]!, profile);
       const other = sent.get(id);
       if (other !== undefined) {
         problems.push({
@@ -257,8 +318,7 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
         continue;
       }
       sent.set(id, key);
-      const named = owner.get(id);
-      if (named !== undefined && named !== key) {
+      if (index.has(id) && id !== key) {
         problems.push({
           message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
           line: lineOfKey(text, key),
@@ -285,25 +345,23 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
 export function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-  const where = first.line === undefined ? file : `${file}:${first.line}`;
+  const where = first.line === undefined ? printable(file) : `${printable(file)}:${first.line}`;
   return new ConfigError(`catalog ${where}: ${first.message}${more}`, {
     hint: 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it',
   });
 }
 
-function cannotRead(file: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot read catalog ${file}: ${errnoWords(error, 'reading')}`, {
-    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
-  });
+/**
+ * Reads a catalog's text: within the limits, and for a catalog the search found, only when no other
+ * user could have written it (file.ts). Throws a ConfigError (exit 2) naming the file.
+ */
+export function readCatalogText(file: string | FoundCatalog, env: NodeJS.ProcessEnv = process.env): string {
+  return readCatalogFile(pathOf(file), { source: sourceOf(file), env }).text;
 }
 
-export function readCatalogText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-}
+const pathOf = (file: string | FoundCatalog) => (typeof file === 'string' ? file : file.path);
+/** A file named by the caller is trusted by name, as --catalog is; one the search found is checked. */
+const sourceOf = (file: string | FoundCatalog): CatalogSource => (typeof file === 'string' ? 'flag' : file.source);
 
 export interface LoadOptions {
   /**
@@ -313,23 +371,40 @@ export interface LoadOptions {
    * changed without its change time moving.
    */
   checkedRecord?: string | undefined;
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog the search found (file.ts). */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
+/** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
+const MAX_RECORD_BYTES = 64 * 1024;
 /** Catalogs remembered as usable, at most this many (the last ones checked). */
 const MAX_REMEMBERED = 16;
 /** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
 const SETTLED_MS = 2000;
 
+/**
+ * The rules a remembered catalog passed: a record made under other rules is not taken (bounds
+ * outside a double's range passed before version 2).
+ */
+const RULES_VERSION = 2;
+
 function identityOf(stat: fs.Stats): string {
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 
+/**
+ * The catalogs remembered as usable, if the record is this user's own regular file that no one
+ * else can write (as the code cache's records are judged): a record another user could write would
+ * let them mark a catalog as checked. Otherwise none: every catalog is checked.
+ */
 function remembered(record: string): Record<string, string> {
+  const text = readOwnFile(record, MAX_RECORD_BYTES);
+  if (text === undefined) return {};
   try {
-    const data = JSON.parse(fs.readFileSync(record, 'utf8')) as unknown;
+    const data = JSON.parse(text) as unknown;
     return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, string>) : {};
   } catch {
-    return {}; // none yet, or unreadable: every catalog is checked
+    return {};
   }
 }
 
@@ -338,28 +413,25 @@ function remember(record: string, file: string, identity: string, known: Record<
   entries.push([file, identity]);
   try {
     fs.mkdirSync(path.dirname(record), { recursive: true, mode: 0o700 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, { mode: 0o600 });
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, {
+      mode: 0o600,
+      forceMode: true,
+      follow: false,
+    });
   } catch {
     // a folder that cannot be written only means the next run checks again
   }
 }
 
-/** Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be used. */
-export function loadCatalog(file: string, options: LoadOptions = {}): Catalog {
-  let text: string;
-  let stat: fs.Stats;
-  try {
-    // One open file for both, so that what is read is what was identified.
-    const fd = fs.openSync(file, 'r');
-    try {
-      stat = fs.fstatSync(fd);
-      text = fs.readFileSync(fd, 'utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
+/**
+ * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be
+ * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
+ * it is checked for its owner when the search found it.
+ */
+export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog {
+  const file = pathOf(found);
+  // One open file for the identity and the text, so that what is read is what was identified.
+  const { text, stat } = readCatalogFile(file, { source: sourceOf(found), env: options.env });
   const record = options.checkedRecord;
   const known = record === undefined ? undefined : remembered(record);
   const identity = identityOf(stat);

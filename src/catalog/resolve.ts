@@ -1,7 +1,10 @@
 /**
  * Resolving a trigger through the catalog for the active profile: the id to send, or why not.
- * A check is one map lookup; a "did you mean" is worked out once per unknown name.
+ * A check is one map lookup; a "did you mean" is worked out once per unknown name. Everything from
+ * the catalog in a message (keys, ids, reasons, its path) is made printable here, where it meets the
+ * words: the messages reach terminals and job logs through lines that add no escaping of their own.
  */
+import { printable } from '../output/render.js';
 import { compareDecimal } from './decimal.js';
 import { idIn, type Catalog, type TriggerEntry } from './load.js';
 
@@ -96,7 +99,8 @@ export class TriggerResolver {
   }
 
   private explainUnknown(given: string): UnknownTrigger {
-    const where = `the catalog ${this.catalog.path}`;
+    const where = `the catalog ${printable(this.catalog.path)}`;
+    const quoted = printable(JSON.stringify(given));
     // A name that is another profile's id for a trigger: a staging id used against production.
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
       for (const [profile, id] of Object.entries(entry.ids ?? {})) {
@@ -104,7 +108,7 @@ export class TriggerResolver {
           const suggestion = this.trigger(key).id;
           return {
             ok: false,
-            message: `trigger ${JSON.stringify(given)} is the id of ${key} in profile ${profile}, not in profile ${this.profile} (${where}); did you mean ${suggestion}?`,
+            message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where}); did you mean ${printable(suggestion)}?`,
             suggestion,
           };
         }
@@ -126,7 +130,7 @@ export class TriggerResolver {
     }
     return {
       ok: false,
-      message: `trigger ${JSON.stringify(given)} is not in ${where}${suggestion ? `; did you mean ${suggestion}?` : ''}`,
+      message: `trigger ${quoted} is not in ${where}${suggestion ? `; did you mean ${printable(suggestion)}?` : ''}`,
       suggestion,
     };
   }
@@ -143,8 +147,9 @@ export class TriggerResolver {
    * when it does not.
    */
   valueProblem(trigger: KnownTrigger, value: string | undefined): string | undefined {
-    const { entry, key } = trigger;
-    const where = `(the catalog ${this.catalog.path})`;
+    const { entry } = trigger;
+    const key = printable(trigger.key);
+    const where = `(the catalog ${printable(this.catalog.path)})`;
     if (value === undefined) return entry.value === 'required' ? `trigger ${key} requires a value ${where}` : undefined;
     if (entry.value === 'none') return `trigger ${key} takes no value, got ${value} ${where}`;
     if (trigger.min !== undefined && compareDecimal(value, trigger.min) < 0)
@@ -157,7 +162,9 @@ export class TriggerResolver {
   /** The warning for a deprecated trigger, if it is one. */
   deprecation(trigger: KnownTrigger): string | undefined {
     const reason = trigger.entry.deprecated;
-    return reason === undefined ? undefined : `warning: trigger ${trigger.key} is deprecated: ${reason} (the catalog ${this.catalog.path})`;
+    return reason === undefined
+      ? undefined
+      : `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason)} (the catalog ${printable(this.catalog.path)})`;
   }
 }
 

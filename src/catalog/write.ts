@@ -1,39 +1,139 @@
 /**
  * Changing the catalog: every other trigger and their order kept, the file replaced whole.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { printable } from '../output/render.js';
+import { sameFile } from './file.js';
 import { CATALOG_FILE_NAME } from './find.js';
 import { catalogError, catalogProblems, type CatalogData } from './load.js';
 
-/** What a file the tool creates names in "$schema", so editors complete and check it. */
-export const SCHEMA_REF = './node_modules/trigger-cli/triggers.schema.json';
+export const SCHEMA_FILE_NAME = 'triggers.schema.json';
+const PACKAGE_NAME = 'trigger-cli';
 
-export function newCatalog(): CatalogData {
-  return { $schema: SCHEMA_REF, triggers: {} };
+/**
+ * What a new catalog names in "$schema", so editors complete and check it. It must resolve from the
+ * catalog's folder however trigger was installed: the package's copy where a node_modules in that
+ * folder or above holds it (a local install), else a copy written beside the catalog (`npm install
+ * -g`, npx: nothing in the project reaches the package). `copyFrom` is the package's file to copy;
+ * no `$schema` at all when the package's own cannot be found either, rather than one that does not resolve.
+ */
+export interface SchemaPlan {
+  ref: string | undefined;
+  copyFrom?: string | undefined;
+  copyTo?: string | undefined;
+}
+
+const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+
+/** A path as "$schema" writes it: relative, with forward slashes, "./" before one that does not climb. */
+function reference(from: string, to: string): string {
+  const relative = path.relative(from, to).split(path.sep).join('/');
+  return relative.startsWith('../') ? relative : `./${relative}`;
+}
+
+/** The package's own triggers.schema.json: beside the package.json named trigger-cli above this module. */
+export function packageSchema(): string | undefined {
+  const starts: string[] = [];
+  // The CLI bundle (dist/cli.cjs) and the tests have __filename; the library bundle has its require.
+  if (typeof __filename === 'string') starts.push(path.dirname(__filename));
+  try {
+    if (typeof require === 'function') starts.push(path.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+    // not resolvable from here
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = path.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+        if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+        // no package.json here
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Where the "$schema" of a new catalog at `file` points, and whether a copy must be written for it. */
+export function schemaFor(file: string, ownSchema: string | undefined = packageSchema()): SchemaPlan {
+  const folder = path.dirname(path.resolve(file));
+  for (let dir = folder; ;) {
+    const installed = path.join(dir, 'node_modules', PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === undefined) return { ref: undefined };
+  const copyTo = path.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+
+export function newCatalog(plan: SchemaPlan): CatalogData {
+  return plan.ref === undefined ? { triggers: {} } : { $schema: plan.ref, triggers: {} };
+}
+
+/**
+ * Writes the package's schema beside a new catalog (replaced whole, never through a link). A file of
+ * that name that is not a trigger catalog schema is left alone: it is someone's own.
+ */
+export function writeSchemaCopy(plan: SchemaPlan): boolean {
+  if (plan.copyFrom === undefined || plan.copyTo === undefined) return false;
+  const text = fs.readFileSync(plan.copyFrom, 'utf8');
+  const title = (JSON.parse(text) as { title?: unknown }).title;
+  if (isFile(plan.copyTo)) {
+    try {
+      const existing = JSON.parse(fs.readFileSync(plan.copyTo, 'utf8')) as { title?: unknown };
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan.copyTo, text, { follow: false });
+  return true;
 }
 
 export function catalogText(data: CatalogData): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-/** Checks the catalog as changed and writes it; a change that would break it is refused, the file untouched. */
-export function saveCatalog(file: string, data: CatalogData): void {
+/**
+ * Checks the catalog as changed and writes it; a change that would break it is refused, the file
+ * untouched. `file` is the file itself (links followed and checked when it was read), written by a
+ * temporary file renamed over it in its folder, never through a link; `was` is its identity when it
+ * was read (undefined: there was none), and a file that is no longer that one is left as it is.
+ */
+export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): void {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
   if (problems.length > 0) {
     const error = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${file} was left as it was`, cause: error });
+    throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${printable(file)} was left as it was`, cause: error });
   }
   try {
-    writeFileAtomic(file, text);
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error) {
-    throw new ConfigError(`cannot write the catalog ${file}: ${errnoWords(error, 'writing')}`, {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error, 'writing')}`, {
       hint: 'name another with --catalog <file>',
     });
   }
+}
+
+/** Throws when `file` is not the file read (a link or another file put there since), or one appeared where there was none. */
+function stillThere(file: string, was: fs.Stats | undefined): void {
+  const now = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
+    {
+      hint: 'look at it, then run the command again',
+    },
+  );
 }
 
 export function defaultCatalogPath(cwd: string): string {

@@ -2,6 +2,7 @@
  * Building the one request the service knows: pure functions, no I/O.
  */
 import { UsageError } from '../errors.js';
+import { excerpt, quotedExcerpt } from '../output/excerpt.js';
 
 /** A value as it goes on the wire: the JSON number text, built from the digits the user typed. */
 export interface EventValue {
@@ -43,17 +44,17 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   const intPart = m?.[2] ?? '';
   const fracPart = m?.[3];
   if (!m || (intPart === '' && (fracPart === undefined || fracPart === ''))) {
-    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${JSON.stringify(raw)}`);
+    throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
   }
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
   const asDouble = Number(`${sign}${intPart || '0'}.${fracPart || '0'}${exponent ? `e${exponent}` : ''}`);
   if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${raw} is beyond the range of a double-precision number`);
+    throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }
   const digits = `${intPart}${fracPart ?? ''}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
-    throw new UsageError(`${label} ${raw} is too small to represent as a double-precision number`);
+    throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
   }
   // JSON forbids a leading "+", leading zeros, and a bare "." on either side of the digits.
   const int = intPart.replace(/^0+(?=\d)/, '') || '0';

@@ -55,10 +55,19 @@ function interop(module: object): UndiciIndex {
   return ((module as { default?: UndiciIndex }).default ?? module) as UndiciIndex;
 }
 
+/**
+ * TLS options for every connection that carries the key: certificates are always verified, as curl
+ * verifies them. Node's default for `rejectUnauthorized` reads NODE_TLS_REJECT_UNAUTHORIZED, so that
+ * a `=0` left in a shell or a CI job would send the key to any server; given explicitly, the variable
+ * has no say. A private CA still works: NODE_EXTRA_CA_CERTS adds to the roots Node verifies against.
+ */
+export const VERIFIED = { rejectUnauthorized: true } as const;
+
 /** The connector undici would make from a pool's `connect` options, wrapped (see skipUnaskedContinue). */
 function connectorFor(buildConnector: UndiciIndex['buildConnector'], options: PoolOptions): Connector {
   const connect = options.connect;
-  const base = typeof connect === 'function' ? connect : buildConnector({ ...(connect ?? {}) } as Parameters<typeof buildConnector>[0]);
+  const base =
+    typeof connect === 'function' ? connect : buildConnector({ ...(connect ?? {}), ...VERIFIED } as Parameters<typeof buildConnector>[0]);
   return skipUnaskedContinue(base as unknown as Connector);
 }
 
@@ -78,6 +87,9 @@ export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<
         ...options,
         uri: url.href,
         proxyTunnel: false,
+        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+        requestTls: VERIFIED,
+        proxyTls: VERIFIED,
         factory: (to, more) => pool(String(to), more as PoolOptions),
       });
       return proxied(agent, choice);

@@ -3,6 +3,8 @@
  * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
  * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
 import { catalogFingerprint } from '../batch/journal.js';
@@ -29,7 +31,7 @@ import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
-import { capYoungGeneration } from '../v8-tuning.js';
+import { capYoungGeneration } from '../startup.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
@@ -153,10 +155,11 @@ export async function batch(
 
   const started = performance.now();
   let total: number | undefined;
-  const live = { inFlight: 0, pushedBack: 0 };
+  const live = { inFlight: 0, pushedBack: 0, stopped: false };
   const render = () => {
     live.inFlight = runner.inFlight;
     live.pushedBack = pace?.pushedBack ?? 0;
+    live.stopped = stop.signal.aborted;
     return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
   };
   const terminal = spinnerWanted(env, io.terminal);
@@ -215,8 +218,13 @@ export async function batch(
     await client?.destroy();
   }
   try {
-    failed?.finish();
-    journal?.close(input.cut === undefined && recorder.counts.unsent === 0);
+    // A journal that had accounted for every row, and a run that sent nothing: the failed file that
+    // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
+    // another order, and a replay of it already run would no longer match it: see batch/replay.ts).
+    const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
+    if (unchanged) failed?.discard();
+    else failed?.finish();
+    journal?.close(input.cut === undefined && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : undefined);
   } finally {
     for (const lock of locks) lock.release();
   }

@@ -249,7 +249,7 @@ function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string): C
   try {
     const found = findCatalog({ cwd, env, flag: typed.options.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
     if (!found) return [];
-    const catalog = loadCatalog(found.path);
+    const catalog = loadCatalog(found, { env });
     const profile = selectedProfile({ profile: lastValue(typed, '--profile') }, env, readConfig(configPath(env))).name;
     return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
       value: idIn(key, entry, profile),

@@ -5,7 +5,7 @@
 import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
-import { maskKey, normalizeApiKey } from '../settings/validate.js';
+import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
 export interface EmulatorCommandOptions {
   port: number;
@@ -29,6 +29,18 @@ function clock(date: Date): string {
 /** Shows an id as it is, or quoted (control characters escaped) when it has spaces or invisible characters. */
 function showId(id: string): string {
   return id === '' || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+}
+
+/**
+ * The warning for a --host other machines can reach (0.0.0.0, ::, an address of a network interface,
+ * a host name), undefined on loopback: the emulator speaks plain http, so its key and every event
+ * cross that network in clear, and anyone there who learns the key can record events.
+ */
+export function exposureWarning(host: string): string | undefined {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return undefined;
+  const every = bare === '0.0.0.0' || bare === '::' || bare === '';
+  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? ' (every address of this machine)' : ''}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
 
 export function eventLine(entry: RequestEntry, io: Output): string {
@@ -64,7 +76,7 @@ async function catalogTriggers(
     import('../settings/store.js'),
     import('../settings/paths.js'),
   ]);
-  const catalog = loadCatalog(found.path);
+  const catalog = loadCatalog(found, { env });
   return { ids: triggerIdsFor(catalog, selectedProfile({}, env, readConfig(configPath(env))).name), path: found.path };
 }
 
@@ -107,6 +119,8 @@ export async function emulator(
   const where =
     new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;
   io.stderr(`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`);
+  const exposed = exposureWarning(server.host);
+  if (exposed) io.stderr(c.warn(exposed));
   if (server.keyGenerated) {
     io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
     io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);

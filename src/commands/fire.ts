@@ -12,7 +12,7 @@ import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
 import { settingsFlags, type ServiceOptions } from './shared.js';
-import { keepWasmOnBaselineTier } from '../v8-tuning.js';
+import { keepWasmOnBaselineTier } from '../startup.js';
 
 export interface FireCommandOptions extends ServiceOptions {
   value?: string;

@@ -7,6 +7,7 @@ import { proxyFor } from '../client/undici.js';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
+import { printable } from '../output/render.js';
 import { loadKey, storeName } from '../settings/keychain.js';
 import { findSettings, noBaseUrlError, noKeyError, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
@@ -99,7 +100,7 @@ export async function collectStatus(
   const foundCatalog = findCatalog({ cwd: where.cwd ?? process.cwd(), env, flag: where.catalog });
   if (foundCatalog) {
     const { loadCatalog } = await import('../catalog/load.js');
-    const loaded = attempt(() => loadCatalog(foundCatalog.path));
+    const loaded = attempt(() => loadCatalog(foundCatalog, { env }));
     catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded ? Object.keys(loaded.data.triggers).length : null };
   }
 
@@ -148,7 +149,7 @@ export function statusLines(s: Status, io: Output): string[] {
     row(
       'catalog',
       s.catalog
-        ? `${s.catalog.path} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
+        ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
         : c.dim('none (no triggers.json here or above)'),
     ),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
@@ -167,7 +168,7 @@ export async function status(
   if (result.problems.length === 0) return;
   for (const problem of result.problems)
     io.stderr(
-      `${io.errColors.error('error:')} ${problem.message}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(problem.hint) : ''}`,
+      `${io.errColors.error('error:')} ${printable(problem.message)}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(printable(problem.hint)) : ''}`,
     );
   throw new ConfigError(result.problems[0]!.message, { reported: true });
 }

@@ -3,17 +3,18 @@
  * that says which triggers exist, since the service's API cannot list, create or check them.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { openInputs, type Format } from '../batch/input.js';
 import { parseColumns } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
+import { catalogTarget, readCatalogFile, type CatalogFile } from '../catalog/file.js';
 import {
   catalogError,
   idIn,
   parseCatalog,
-  readCatalogText,
   VALUE_RULES,
   type Catalog,
   type CatalogData,
@@ -22,9 +23,10 @@ import {
 } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
-import { defaultCatalogPath, newCatalog, saveCatalog } from '../catalog/write.js';
+import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
+import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
-import { printable, shellQuote } from '../output/render.js';
+import { githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile } from '../settings/resolve.js';
 import { readConfig } from '../settings/store.js';
@@ -52,14 +54,31 @@ function noCatalog(): ConfigError {
   });
 }
 
+/** The catalog in effect as read (trusted, within the limits) and checked, with the file it is. */
+interface ReadCatalog extends Catalog {
+  file: CatalogFile;
+}
+
+/** Reads and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
+function readFound(where: FoundCatalog, ctx: TriggersContext, write = false): ReadCatalog {
+  const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
+  const parsed = parseCatalog(file.text);
+  if (!parsed.data) throw catalogError(where.path, parsed.problems);
+  return { path: where.path, text: file.text, data: parsed.data, file };
+}
+
 /** The catalog in effect, checked; exit 2 when there is none or it cannot be used. */
-function requireCatalog(options: CatalogFlag, ctx: TriggersContext): Catalog {
+function requireCatalog(options: CatalogFlag, ctx: TriggersContext, write = false): ReadCatalog {
   const where = found(options, ctx);
   if (!where) throw noCatalog();
-  const text = readCatalogText(where.path);
-  const parsed = parseCatalog(text);
-  if (!parsed.data) throw catalogError(where.path, parsed.problems);
-  return { path: where.path, text, data: parsed.data };
+  return readFound(where, ctx, write);
+}
+
+/** The file a write changes, for its message: the file itself, and the link it was found through. */
+function changedFile(file: string, shown: string | undefined): string {
+  return shown !== undefined && path.resolve(shown) !== file
+    ? `${printable(file)} (the file ${printable(shown)} links to)`
+    : printable(file);
 }
 
 /** The active profile, as the commands that send would use it. */
@@ -107,7 +126,9 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: TriggersCon
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
     return;
   }
-  io.stderr(io.errColors.dim(`${catalog.path} (profile ${profile}): ${views.length} trigger${views.length === 1 ? '' : 's'}`));
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views.length} trigger${views.length === 1 ? '' : 's'}`),
+  );
   const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
   const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? '').length)));
   const c = io.outColors;
@@ -141,7 +162,7 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
   for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
   if (v.deprecated !== null) row('deprecated', v.deprecated);
   if (v.description !== null) row('description', v.description);
-  row('catalog', catalog.path);
+  row('catalog', catalog.path); // row() makes it printable
 }
 
 export interface EntryOptions extends CatalogFlag {
@@ -214,58 +235,100 @@ export async function add(id: string, options: EntryOptions, ctx: TriggersContex
     throw new UsageError('add needs --name <text>: the name the dashboard shows', {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`,
     });
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => addLocked(id, options, ctx));
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+
+/**
+ * The file whose lock a write takes: the catalog in effect, links followed and, when the search found
+ * it, trusted (an untrusted catalog is refused before anything is made beside it); else the new file.
+ */
+function lockTarget(options: CatalogFlag, ctx: TriggersContext): string {
+  const where = found(options, ctx);
+  if (!where) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real;
 }
 
 /**
  * The catalog a write changes: the one in effect, read and checked (a catalog that cannot be used is
  * not written over), or a new one where none is (here, or where --catalog / TRIGGER_CATALOG names).
  */
-function catalogToWrite(options: CatalogFlag, ctx: TriggersContext): { file: string; data: CatalogData; created: boolean } {
+function catalogToWrite(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
   const where = found(options, ctx);
   if (where && (where.source === 'found' || fs.existsSync(where.path))) {
-    const parsed = parseCatalog(readCatalogText(where.path));
-    if (!parsed.data) throw catalogError(where.path, parsed.problems);
-    return { file: where.path, data: parsed.data, created: false };
+    const catalog = readFound(where, ctx, true);
+    return { file: catalog.file.real, shown: where.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
-  return { file: where?.path ?? defaultCatalogPath(ctx.cwd), data: newCatalog(), created: true };
+  const file = where?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: undefined, was: undefined, data: newCatalog(schema), created: true, schema };
+}
+
+/** After a new catalog is written: the schema its "$schema" names, copied beside it where nothing else has it. */
+function writeSchema(target: WriteTarget, io: Output): void {
+  if (!target.schema) return;
+  try {
+    if (writeSchemaCopy(target.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target.schema.copyTo!)}, the schema its "$schema" names (for editors)`));
+  } catch (error) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target.schema.copyTo!)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
+      ),
+    );
+  }
+}
+
+interface WriteTarget {
+  /** The file itself, links followed. */
+  file: string;
+  /** The path it was found or named by. */
+  shown: string | undefined;
+  /** Its identity as read (undefined: a new file). */
+  was: fs.Stats | undefined;
+  data: CatalogData;
+  created: boolean;
+  /** A new catalog: where its "$schema" points. */
+  schema?: SchemaPlan | undefined;
 }
 
 function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
-  const { file, data, created } = catalogToWrite(options, ctx);
+  const target = catalogToWrite(options, ctx);
+  const { file, shown, was, data, created } = target;
   if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${file}`, {
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
       hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
     });
   const entry = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry } });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry } }, was);
   const { io } = ctx;
   const c = io.outColors;
-  io.stdout(`${c.success('added')} ${printable(id)} to ${file}${created ? ' (created)' : ''}`);
+  io.stdout(`${c.success('added')} ${printable(id)} to ${changedFile(file, shown)}${created ? ' (created)' : ''}`);
+  writeSchema(target, io);
   io.stdout('');
   io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
   io.stdout(`  1. open the Triggers page and click ${c.bold('Create Trigger')}`);
   io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
   io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
   io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
-  io.stdout(`Where another profile's account uses another id: trigger triggers edit ${shellQuote(id)} --profile <profile> --id <id>`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`,
+  );
 }
 
-function editable(options: CatalogFlag, ctx: TriggersContext): { file: string; data: CatalogData } {
-  const catalog = requireCatalog(options, ctx);
-  return { file: catalog.path, data: catalog.data };
+function editable(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
 }
 
 const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
 export async function edit(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
-  const where = found(options, ctx);
-  if (!where) throw noCatalog();
-  await locked(where.path, () => editLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
 }
 
 function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
-  const { file, data } = editable({ catalog: options.catalog }, ctx);
+  const { file, shown, was, data } = editable({ catalog: options.catalog }, ctx);
   const key = Object.hasOwn(data.triggers, id)
     ? id
     : lookUp({ path: file, text: '', data }, activeProfile({ profile: undefined }, ctx.env), id);
@@ -291,23 +354,22 @@ function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): vo
     throw new UsageError(`nothing to change for ${key}`, {
       hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
     });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry } });
-  ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${file}`);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${changedFile(file, shown)}`);
 }
 
 export async function remove(id: string, options: CatalogFlag, ctx: TriggersContext): Promise<void> {
-  const where = found(options, ctx);
-  if (!where) throw noCatalog();
-  await locked(where.path, () => removeLocked(id, options, ctx));
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
 }
 
 function removeLocked(id: string, options: CatalogFlag, ctx: TriggersContext): void {
-  const { file, data } = editable(options, ctx);
+  const { file, shown, was, data } = editable(options, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: '', data }, activeProfile({}, ctx.env), id);
   const triggers = { ...data.triggers };
   delete triggers[key];
-  saveCatalog(file, { ...data, triggers });
-  ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${file} (the dashboard still has it)`);
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${changedFile(file, shown)} (the dashboard still has it)`);
 }
 
 export interface CheckOptions extends CatalogFlag {
@@ -323,14 +385,8 @@ interface FileProblem {
   message: string;
 }
 
-function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
 function annotation(level: 'error' | 'warning', p: FileProblem): string {
-  const property = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-  const where = [`file=${property(p.file)}`, ...(p.line !== null ? [`line=${p.line}`] : [])].join(',');
-  return `::${level} ${where},title=trigger::${escapeData(p.message)}`;
+  return githubAnnotation(p.message, 'trigger', { level, file: p.file, line: p.line });
 }
 
 /**
@@ -341,27 +397,28 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   const { io, env } = ctx;
   const where = found(options, ctx);
   if (!where) throw noCatalog();
-  const text = readCatalogText(where.path);
+  // A catalog that is not trusted, not a regular file or too large is not read at all: exit 2.
+  const { text } = readCatalogFile(where.path, { source: where.source, env });
   const parsed = parseCatalog(text);
   const problems: FileProblem[] = [];
   const warnings: FileProblem[] = [];
   const print = () => {
     const gha = env.GITHUB_ACTIONS === 'true';
     for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${w.file}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
       if (gha) io.stderr(annotation('warning', w));
     }
     if (options.json) {
       io.json(JSON.stringify({ ok: problems.length === 0, catalog: where.path, problems, warnings }));
     } else {
-      for (const p of problems) io.stdout(`${p.file}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
     }
     if (gha) for (const p of problems) io.stderr(annotation('error', p));
   };
   if (!parsed.data) {
     for (const p of parsed.problems) problems.push({ file: where.path, line: p.line ?? null, message: p.message });
     print();
-    const message = `the catalog ${where.path} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+    const message = `the catalog ${printable(where.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
     if (!options.json) io.stderr(`${io.errColors.error('error:')} ${message}`);
     throw new ConfigError(message, { reported: true });
   }
@@ -386,7 +443,7 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
     }
   }
   print();
-  const summary = `${where.path}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  const summary = `${printable(where.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
@@ -416,11 +473,12 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
       }
     }
   }
-  await locked(found(options, ctx)?.path ?? defaultCatalogPath(ctx.cwd), () => importLocked([...seen], options, ctx));
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
 }
 
 function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContext): void {
-  const { file, data } = catalogToWrite(options, ctx);
+  const target = catalogToWrite(options, ctx);
+  const { file, shown, was, data } = target;
   const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
   const added = new Map<string, TriggerEntry>();
   let known = 0;
@@ -428,12 +486,13 @@ function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContex
     if (resolver.resolve(id).ok) known++;
     else added.set(id, { name: id });
   }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } });
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
   const { io } = ctx;
   io.stdout(
-    `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${file}${known ? ` (${known} already there)` : ''}`,
+    `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${changedFile(file, shown)}${known ? ` (${known} already there)` : ''}`,
   );
   for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target, io);
   if (added.size > 0)
     io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
 }

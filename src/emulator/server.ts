@@ -6,7 +6,7 @@
  * It records what a real service would record and answers the way the contract describes, so that
  * scripts and pipelines can be tried and tested offline, including how they cope with failure.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -96,6 +96,14 @@ export interface Emulator {
 
 const MAX_BODY = 1024 * 1024;
 const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+
+/**
+ * Whether `token` is the key, in time that does not depend on where they differ: both are hashed to
+ * equal-length digests and compared with timingSafeEqual (a `!==` stops at the first difference).
+ */
+export function sameKey(token: string, digest: Buffer): boolean {
+  return timingSafeEqual(createHash('sha256').update(token).digest(), digest);
+}
 
 export function generateKey(): string {
   return `emu_${randomBytes(18).toString('base64url')}`;
@@ -200,6 +208,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? '127.0.0.1';
   const keyGenerated = !options.key;
   const key = options.key || generateKey();
+  const keyDigest = createHash('sha256').update(key).digest();
   // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
   const triggers = options.triggers ? new Set(options.triggers) : undefined;
   const failRate = options.failRate ?? 0;
@@ -283,7 +292,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
     // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer.
     const [scheme, token] = [auth.slice(0, auth.indexOf(' ')), auth.slice(auth.indexOf(' ') + 1).trim()];
-    if (scheme.toLowerCase() !== 'bearer' || token !== key) return fail(401, 'invalid API key');
+    if (scheme.toLowerCase() !== 'bearer' || !sameKey(token, keyDigest)) return fail(401, 'invalid API key');
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
     // The limits come after the key, as a service's limits are per account.

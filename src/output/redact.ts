@@ -2,7 +2,9 @@
  * Keeping the API key out of everything the tool writes, in every form the contract lists: raw in
  * any letter case; JSON-escaped (`\"`, `\\`, `\/`, `\uXXXX` of any character); percent-encoded, any
  * mix of encoded and plain bytes, either hex case; base64 and base64url at each of the three
- * alignments it can have inside a longer base64 text; as a JSON member name.
+ * alignments it can have inside a longer base64 text; hexadecimal in any (or mixed) letter case;
+ * HTML/XML character references (`&#x41;`, `&#65;`, `&amp;` and the named ones for ASCII
+ * punctuation), in any mix with plain characters; as a JSON member name.
  *
  * Two strengths, because the user's own data must come out as it went in:
  * - `text` masks the whole key wherever it is, ids and values the user gave included;
@@ -12,7 +14,7 @@
  *   when the key holds `1234567890`.
  *
  * The escaped and encoded forms are found by decoding the text once into a view (every `%XX`,
- * `\uXXXX`, `\xXX` and JSON escape turned into its character, letters lowered) that remembers where
+ * `\uXXXX`, `\xXX`, JSON escape and character reference turned into its character, letters lowered) that remembers where
  * each character came from; the key is looked for in that view and masked in the text. Text with no
  * trace of any form (the usual `{"success":true}`) is let through after a few native searches.
  *
@@ -29,12 +31,17 @@ import { maskKey } from '../settings/validate.js';
  */
 export const MIN_PIECE = 10;
 
+/** Hex digits per stretch: any run of 2 x MIN_PIECE digits of the key's hex holds one at a multiple of this. */
+const HEX_STRETCH = MIN_PIECE;
+
 /** The shortest run of a key's base64 that is masked on its own in server text (twelve bytes of it). */
 const BASE64_PIECE = 16;
 
 /**
  * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
  * masking `user` inside `user42` would hide ordinary data, and so short a key hides nothing anyway.
+ * The tool refuses API keys this short (MIN_KEY_LENGTH in settings/validate.ts); other secrets given
+ * to a Redactor may still be.
  */
 export const SHORT_KEY = 12;
 
@@ -47,7 +54,7 @@ export interface ServerMask {
 }
 
 const WORD = /[A-Za-z0-9_-]/;
-const ESCAPES = /[%\\]/;
+const ESCAPES = /[%\\&]/;
 /** A JSON string, and the colon after it when it is a member name. */
 const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
 const STANDARD = /[A-Za-z0-9+/]/;
@@ -101,7 +108,14 @@ class Secret {
   readonly lower: string;
   readonly mask: string;
   readonly short: boolean;
+  /**
+   * Whether the key holds `&`: text is then also read with its character references left as they
+   * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
+   */
+  readonly ampersand: boolean;
   readonly base64: Base64Needle[];
+  /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
+  readonly hex: string;
   /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
   readonly literal: string[];
   /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
@@ -118,10 +132,15 @@ class Secret {
     this.lower = asciiLower(key);
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
+    this.ampersand = key.includes('&');
     this.literal = [...new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
     this.base64 = this.short ? [] : base64Needles(key);
+    this.hex = Buffer.from(key, 'latin1').toString('hex');
     // One case-insensitive search (wider than base64 needs: a net never narrower than the forms).
-    this.#maybe = new RegExp([this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat('%', '\\\\').join('|'), 'i');
+    this.#maybe = new RegExp(
+      [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'),
+      'i',
+    );
     this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
     if (this.short) return;
     const seen = new Set<string>();
@@ -135,8 +154,10 @@ class Secret {
     // those few (in any case: a wider net, never a narrower one) rules out most text at once.
     const stretches: string[] = [];
     for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
+    // A hex piece (2 x MIN_PIECE digits) holds one of the hex's ten-digit stretches at a multiple of ten.
+    for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
     const anchors = this.base64.flatMap((n) => (n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []));
-    this.#maybePiece = new RegExp([...new Set([...stretches, ...anchors])].map(escapeRegExp).concat('%', '\\\\').join('|'), 'i');
+    this.#maybePiece = new RegExp([...new Set([...stretches, ...anchors])].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
   }
 
   /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
@@ -159,7 +180,88 @@ interface View {
   at: Int32Array | undefined;
 }
 
-const [PERCENT, BACKSLASH, U, X] = [0x25, 0x5c, 0x75, 0x78];
+const [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x23, 0x3b];
+
+/**
+ * HTML's named character references for the characters a key can hold (printable ASCII): the
+ * XML five, and HTML5's names for the rest of ASCII punctuation. `&amp`, `&lt`, `&gt` and `&quot`
+ * are also read without their `;`, as browsers read them.
+ */
+const NAMED: Record<string, number> = {
+  amp: 0x26,
+  lt: 0x3c,
+  gt: 0x3e,
+  quot: 0x22,
+  apos: 0x27,
+  excl: 0x21,
+  num: 0x23,
+  dollar: 0x24,
+  percnt: 0x25,
+  lpar: 0x28,
+  rpar: 0x29,
+  ast: 0x2a,
+  midast: 0x2a,
+  plus: 0x2b,
+  comma: 0x2c,
+  period: 0x2e,
+  sol: 0x2f,
+  colon: 0x3a,
+  semi: 0x3b,
+  equals: 0x3d,
+  quest: 0x3f,
+  commat: 0x40,
+  lsqb: 0x5b,
+  lbrack: 0x5b,
+  bsol: 0x5c,
+  rsqb: 0x5d,
+  rbrack: 0x5d,
+  hat: 0x5e,
+  lowbar: 0x5f,
+  underbar: 0x5f,
+  grave: 0x60,
+  diacriticalgrave: 0x60,
+  lcub: 0x7b,
+  lbrace: 0x7b,
+  verbar: 0x7c,
+  vert: 0x7c,
+  verticalline: 0x7c,
+  rcub: 0x7d,
+  rbrace: 0x7d,
+  tilde: 0x7e,
+  dash: 0x2010,
+  hyphen: 0x2010,
+  nbsp: 0xa0,
+};
+const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
+/** A named reference: letters after `&`, and a `;` (or not). */
+const NAME_AT = /[A-Za-z]{2,20};?/y;
+
+/** The character reference at `at` (which holds `&`) as [code unit, length], or undefined. */
+function referenceAt(text: string, at: number): [unit: number, length: number] | undefined {
+  if (text.charCodeAt(at + 1) === HASH) {
+    const hexadecimal = (text.charCodeAt(at + 2) | 0x20) === X;
+    let i = at + (hexadecimal ? 3 : 2);
+    let value = 0;
+    const first = i;
+    for (; i < text.length && i - first < 8; i++) {
+      const digit = hexAt(text, i, 1);
+      if (digit < 0 || (!hexadecimal && digit > 9)) break;
+      value = value * (hexadecimal ? 16 : 10) + digit;
+    }
+    // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
+    if (i === first || value > 0xffff) return undefined;
+    if (text.charCodeAt(i) === SEMICOLON) i++;
+    return [value, i - at];
+  }
+  NAME_AT.lastIndex = at + 1;
+  const m = NAME_AT.exec(text);
+  if (!m) return undefined;
+  const closed = m[0].endsWith(';');
+  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const unit = NAMED[name];
+  if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
+  return [unit, m[0].length + 1];
+}
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
 const SHORT_ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
 
@@ -177,7 +279,7 @@ function hexAt(text: string, at: number, length: number): number {
   return value;
 }
 
-function decode(text: string): View {
+function decode(text: string, references = true): View {
   if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: undefined };
   // Code units and offsets in typed arrays, turned into a string in one go: a megabyte of escapes
   // is decoded in milliseconds, not in a million small strings.
@@ -195,6 +297,9 @@ function decode(text: string): View {
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
       else if (SHORT_ESCAPES[next] !== undefined) [unit, length] = [SHORT_ESCAPES[next], 2];
+    } else if (unit === AMPERSAND && references) {
+      const reference = referenceAt(text, i);
+      if (reference) [unit, length] = reference;
     }
     units[n] = unit;
     at[n] = i;
@@ -219,6 +324,7 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
     ranges.push([from, to, true]);
   };
   eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
+  eachAt(view.lower, secret.hex, (at) => add(at, at + secret.hex.length));
   if (view.at) {
     // A key that holds `%` or `\` itself, which decoding changes: its own forms, as they are.
     const lower = asciiLower(text);
@@ -264,6 +370,7 @@ function pieceRanges(text: string, view: View, secret: Secret, ranges: Range[]):
     grown = new Map();
     for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
   }
+  hexPieceRanges(view, secret, ranges);
   for (const needle of secret.base64) {
     if (needle.text.length < BASE64_PIECE) continue;
     grown = new Map();
@@ -271,6 +378,27 @@ function pieceRanges(text: string, view: View, secret: Secret, ranges: Range[]):
     for (const s of tail === 0 ? [0] : [0, tail]) {
       eachAt(view.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view.text, needle.text, at, s, BASE64_PIECE, view.at));
     }
+  }
+}
+
+/** The ranges of the view that are runs of 2 x MIN_PIECE or more digits of the key's hex (MIN_PIECE bytes). */
+function hexPieceRanges(view: View, secret: Secret, ranges: Range[]): void {
+  const { hex } = secret;
+  const text = view.lower;
+  const grown = new Map<number, number>(); // where the key's hex would start -> the end of the run grown there
+  for (let s = 0; s + HEX_STRETCH <= hex.length; s += HEX_STRETCH) {
+    eachAt(text, hex.slice(s, s + HEX_STRETCH), (at) => {
+      const known = grown.get(at - s);
+      if (known !== undefined && at + HEX_STRETCH <= known) return;
+      let start = at;
+      let end = at + HEX_STRETCH;
+      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex[k]; k--) start--;
+      for (let k = s + HEX_STRETCH; k < hex.length && end < text.length && text[end] === hex[k]; k++) end++;
+      grown.set(at - s, end);
+      if (end - start < 2 * MIN_PIECE) return;
+      const whole = end - start === hex.length;
+      ranges.push(view.at ? [view.at[start]!, view.at[end]!, whole] : [start, end, whole]);
+    });
   }
 }
 
@@ -295,6 +423,12 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
   return result + text.slice(last);
 }
 
+/** The views the key is looked for in: the decoded text, and for a key holding `&` the text decoded but its references. */
+function views(text: string, secret: Secret): View[] {
+  const view = decode(text);
+  return secret.ampersand && view.at !== undefined && text.includes('&') ? [view, decode(text, false)] : [view];
+}
+
 export class Redactor implements ServerMask {
   readonly #secrets: Secret[] = [];
 
@@ -314,7 +448,7 @@ export class Redactor implements ServerMask {
     for (const secret of this.#secrets) {
       if (!secret.mayHold(text)) continue;
       const ranges: Range[] = [];
-      wholeRanges(text, decode(text), secret, ranges);
+      for (const view of views(text, secret)) wholeRanges(text, view, secret, ranges);
       text = applyRanges(text, ranges, secret.mask);
     }
     return text;
@@ -326,10 +460,11 @@ export class Redactor implements ServerMask {
     for (const secret of this.#secrets) {
       const whole = secret.mayHold(text);
       if (!whole && !secret.mayHoldPiece(text)) continue;
-      const view = decode(text);
       const ranges: Range[] = [];
-      if (whole) wholeRanges(text, view, secret, ranges);
-      if (!secret.short) pieceRanges(text, view, secret, ranges);
+      for (const view of views(text, secret)) {
+        if (whole) wholeRanges(text, view, secret, ranges);
+        if (!secret.short) pieceRanges(text, view, secret, ranges);
+      }
       text = applyRanges(text, ranges, secret.mask);
     }
     return text;

@@ -14,22 +14,36 @@ export interface EventSummary {
   value?: string | undefined;
 }
 
+/**
+ * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category
+ * Cf: U+202E and the other direction overrides and isolates, U+200B and the other zero-width ones,
+ * U+FEFF, U+00AD, tag characters); the line and paragraph separators U+2028 and U+2029; and lone
+ * surrogates. Each either moves, hides or reorders what a terminal shows.
+ */
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+const HAS_UNSEEN = new RegExp(UNSEEN.source, 'u'); // no `g`: a test that keeps no lastIndex
+
+/** One character as an escape a person can read and type back: \n, \x1b, \u202e, \u{e0041}. */
+function escaped(c: string): string {
+  if (c === '\n') return '\\n';
+  if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
+  const code = c.codePointAt(0)!;
+  if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
 
 /**
- * Text from data (ids, values, messages) made safe for a terminal and a CI log: control characters
- * (C0 and C1) are shown escaped, so a newline in a user id does not start a new line (or a workflow
- * command) and an escape sequence never reaches the terminal.
+ * Text from data (ids, values, messages, catalog text) made safe for a terminal and a CI log, so that
+ * what a person reads is what is sent: control characters are shown escaped, so a newline in a user
+ * id does not start a new line (or a workflow command) and an escape sequence never reaches the
+ * terminal; invisible and direction-changing characters are shown escaped too (`\u202e`), so that
+ * `evil\u202egnp.exe` is not read as `evilexe.png`. Only what is shown: the wire gets the real text.
  */
 export function printable(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    const code = c.charCodeAt(0);
-    return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  // Most text is plain ASCII: one test, no allocation.
+  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
 }
 
 /** A duration as a person reads it: 84 ms, 2.35 s, 4m37s, 1h02m. */
@@ -194,20 +208,33 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
   }
 }
 
+/** Text for a workflow command's message (its data): `%`, CR and LF escaped as the syntax requires, then shown as on a terminal. */
+export function annotationData(text: string): string {
+  return printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
+}
+
+/** Text for a workflow command's property (`title=`, `file=`): as data, and `:` and `,` too, which end a property. */
+export function annotationProperty(text: string): string {
+  return annotationData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
 /**
- * A workflow command that GitHub Actions shows as an error annotation. Its message is escaped as the
- * workflow-command syntax requires (%, CR, LF), so one failure is one annotation line whatever the
- * data says; other control characters are shown escaped, as on a terminal.
+ * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its
+ * message and properties are escaped as the workflow-command syntax requires, so one failure is one
+ * annotation line whatever the data says; other control and invisible characters are shown escaped,
+ * as on a terminal. The one escaper: every annotation the tool prints is made here.
  */
-export function githubAnnotation(message: string, title = 'trigger'): string {
-  const escapeData = (s: string) =>
-    s
-      .replace(/%/g, '%25')
-      .replace(/\r/g, '%0D')
-      .replace(/\n/g, '%0A')
-      .replace(CONTROLS, (c) => printable(c));
-  const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-  return `::error title=${escapeProperty(title)}::${escapeData(message)}`;
+export function githubAnnotation(
+  message: string,
+  title = 'trigger',
+  { level = 'error', file, line }: { level?: 'error' | 'warning' | 'notice'; file?: string; line?: number | null } = {},
+): string {
+  const properties = [
+    ...(file === undefined ? [] : [`file=${annotationProperty(file)}`]),
+    ...(line === undefined || line === null ? [] : [`line=${line}`]),
+    `title=${annotationProperty(title)}`,
+  ];
+  return `::${level} ${properties.join(',')}::${annotationData(message)}`;
 }
 
 /** A word for a POSIX shell: as it is when that is safe, else single-quoted. */

@@ -9,7 +9,7 @@ import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile
 import { proxyFor } from '../client/undici.js';
 import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
-import { checkCleartext, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
+import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
 import { findCatalog } from '../catalog/find.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
 
@@ -176,7 +176,7 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   return {
-    warnings: [warning, versioned].filter((w): w is string => w !== undefined),
+    warnings: [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined),
     // A key in the credential store is read by loadSettings, which may wait for the store.
     apiKey: key && key[1] !== 'keychain' ? normalizeApiKey(key[0], key[2]) : undefined,
     apiKeySource: key?.[1],
@@ -214,5 +214,5 @@ export async function resolveCommand(options: CommandResolveOptions = {}): Promi
   if (!found) return { settings, catalog: undefined };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = path.join(configDir(options.env ?? process.env), CATALOG_RECORD);
-  return { settings, catalog: new TriggerResolver(loadCatalog(found.path, { checkedRecord }), settings.profile) };
+  return { settings, catalog: new TriggerResolver(loadCatalog(found, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
 }

@@ -3,6 +3,7 @@
  * Messages never include the key itself.
  */
 import { UsageError } from '../errors.js';
+import { quotedExcerpt } from '../output/excerpt.js';
 
 export interface BaseUrl {
   /** scheme://host[:port], what the connection is made to */
@@ -28,9 +29,19 @@ function describeKeyCharacter(char: string): string {
 }
 
 /**
+ * The shortest key taken (docs/choices.md). A key is masked wherever it appears in what the tool
+ * writes, the user's own data included; a short key (`abc`, `purchase`) equals ordinary data and
+ * would mask it (`"triggerId":"••••"`) while files that must replay keep it. Real keys are random
+ * and much longer; twelve characters is also where masking can look for pieces of a key and its
+ * base64 (redact.ts, SHORT_KEY).
+ */
+export const MIN_KEY_LENGTH = 12;
+
+/**
  * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header
  * can carry): a key with a curly quote or a zero-width space cannot work, and undici refusing the
- * header would surface as a misleading connection failure. The message never shows the key.
+ * header would surface as a misleading connection failure. A key shorter than MIN_KEY_LENGTH is
+ * refused too. The message never shows the key.
  */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim();
@@ -47,6 +58,12 @@ export function normalizeApiKey(raw: string, source: string): string {
       {
         hint: 'copy the key again from the dashboard, as plain text',
       },
+    );
+  }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new UsageError(
+      `the API key from ${source} is ${key.length} character${key.length === 1 ? '' : 's'} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
+      { hint: 'copy the whole key from the dashboard (a password or a word is not the key)' },
     );
   }
   return key;
@@ -74,7 +91,7 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
@@ -117,4 +134,28 @@ export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allo
     `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
     { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` },
   );
+}
+
+/**
+ * The one line for NODE_TLS_REJECT_UNAUTHORIZED=0 (Node's switch that turns certificate checks off):
+ * the tool verifies the service's certificate whatever it says (see VERIFIED in client/undici.ts), as
+ * curl does, and says so rather than leave Node's generic "insecure" warning as the only sign.
+ */
+export function insecureTlsWarning(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return undefined;
+  return 'warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is ignored: trigger always verifies the certificate of the service and of a proxy (for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file)';
+}
+
+/**
+ * The environment the CLI's commands read. With NODE_TLS_REJECT_UNAUTHORIZED=0 it is a copy that
+ * keeps the variable (so that the commands can say it is ignored), while the variable leaves this
+ * process's own environment: Node reads it on every TLS connection and would print that connections
+ * are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's
+ * environment alone (its connections are verified all the same).
+ */
+export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return env;
+  const copy = { ...env };
+  delete env.NODE_TLS_REJECT_UNAUTHORIZED;
+  return copy;
 }

@@ -48,7 +48,7 @@ describe('catalogs remembered as checked', () => {
     fs.mkdirSync(sandbox.env.TRIGGER_CONFIG_DIR!, { recursive: true });
     fs.writeFileSync(
       path.join(sandbox.env.TRIGGER_CONFIG_DIR!, 'catalog-checked.json'),
-      JSON.stringify({ [file]: `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` }),
+      JSON.stringify({ [file]: `2:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` }),
     );
     const remembered = await runCommand(['fire', 'purchase', 'alice', '--value', '1'], sandbox.env, dir);
     expect(remembered.code).toBe(0);

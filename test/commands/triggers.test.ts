@@ -37,7 +37,7 @@ describe('trigger triggers add / edit / remove', () => {
     const result = await trigger(['triggers', 'add', 'purchase', '--name', 'Purchase completed', '--value', 'required', '--min', '0']);
     expect(result.code).toBe(0);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      $schema: './node_modules/trigger-cli/triggers.schema.json',
+      $schema: './triggers.schema.json', // no node_modules here: a copy beside it (test/commands/catalog-trust.test.ts)
       triggers: { purchase: { name: 'Purchase completed', value: 'required', min: 0 } },
     });
     expect(result.stdout).toContain(`added purchase to ${file} (created)`);

@@ -94,17 +94,7 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(server.requests).toHaveLength(30);
   });
 
-  it('a mistake found before sending (an unwritable --failed) leaves no journal behind', async () => {
-    const input = file('small.csv', csvRows(3));
-    const journal = at('j');
-    const bad = await batch([input, '--journal', journal, '--failed', at('no/such/folder/failed.csv')]);
-    expect(bad.code).toBe(2);
-    expect(fs.existsSync(journal)).toBe(false);
-    const good = await batch([input, '--journal', journal]); // no --resume needed: nothing was started
-    expect(good.code).toBe(0);
-    expect(server.requests).toHaveLength(3);
-  });
-
+  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
   it('refuses a journal for stdin, and --resume without --journal', async () => {
     const stdin = await batch(['-', '--journal', at('j')], csvRows(3));
     expect(stdin.code).toBe(2);
@@ -117,12 +107,13 @@ describe('kill -9 with a journal, then --resume', () => {
 
 describe('signals', () => {
   it('the first signal ends a Retry-After wait: the row is unsent, nothing new goes out', async () => {
-    server.handle((_req, res) => json(res, 503, { error: 'busy' }, { 'retry-after': '5' }));
+    // Retry-After: 50 s, and the run is killed after 30: a batch that waited it out would not exit 130.
+    server.handle((_req, res) => json(res, 503, { error: 'busy' }, { 'retry-after': '50' }));
     const input = file('busy.csv', csvRows(20));
-    const started = performance.now();
     let signalledAt = 0;
     const result = await run(['batch', input, '--failed', at('kept.csv'), '--concurrency', '4'], {
       env: box.env,
+      timeoutMs: 30_000,
       onSpawn: (child) => {
         const poll = setInterval(() => {
           if (server.requests.length >= 4) {
@@ -135,13 +126,13 @@ describe('signals', () => {
         }, 5);
       },
     });
+    expect(result.signal).toBeNull();
     expect(result.code).toBe(130);
-    expect(performance.now() - started).toBeLessThan(4000); // not 5 s of Retry-After, let alone 9
     expect(server.requests.length).toBe(signalledAt);
     const kept = keptIn('kept.csv');
     expect(kept).toHaveLength(20);
     expect(kept.every((k) => k.error.includes('not sent: the batch was interrupted (SIGINT)'))).toBe(true);
-  });
+  }, 40_000);
 
   it('a double Ctrl-C, then the replay command the summary prints: no event is sent twice', async () => {
     server.handle(async (req, res) => {
@@ -261,14 +252,6 @@ describe('the failed file', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('an earlier failed file is left as it was by a run that stops with exit 2 before sending', async () => {
-    file('failed.csv', 'triggerId,userId,error\nt,keep-me,line 2: 500\n');
-    const result = await batch([file('bad.csv', 'triggerId,user\nt,a\n'), '--failed', at('failed.csv')]);
-    expect(result.code).toBe(2);
-    expect(read('failed.csv')).toBe('triggerId,userId,error\nt,keep-me,line 2: 500\n');
-    expect(fs.readdirSync(box.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-  });
-
   it('a temporary file left by a run that was killed is cleared by the next run', async () => {
     const leftover = at('.failed.csv.999999.tmp'); // a pid that is not running
     fs.writeFileSync(leftover, 'triggerId,userId,error\nt,half');
@@ -327,15 +310,13 @@ describe('the failed file', () => {
 });
 
 describe('--rate', () => {
-  it.each([200, 1000])('--rate %i holds within 3 percent at the server', async (rate) => {
-    // Two seconds at 1000/s: a last request late by a loaded machine's timer then moves the figure by
-    // half as much as over one second.
-    const rows = rate === 1000 ? 2000 : 300;
-    const result = await batch([file('r.csv', csvRows(rows)), '--rate', String(rate)]);
+  it('--rate 1000 sends every row once and ends as usual', async () => {
+    // Its schedule (each start on its slot, late timers made up, within 3% of the rate over 2,000
+    // requests) is asserted on a virtual clock: test/unit/batch-time.test.ts. Not timed here.
+    const result = await batch([file('r.csv', csvRows(500)), '--rate', '1000']);
     expect(result.code).toBe(0);
-    const times = server.requests.map((r) => r.at);
-    const measured = ((rows - 1) * 1000) / (times.at(-1)! - times[0]!);
-    expect(measured).toBeGreaterThan(rate * 0.97);
-    expect(measured).toBeLessThan(rate * 1.03);
+    const users = server.requests.map((r) => userOf(r.url));
+    expect(new Set(users).size).toBe(500);
+    expect(users).toHaveLength(500);
   });
 });

@@ -10,8 +10,9 @@ import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, TEST_KEY, expectNoKey, run, type RunResult, type Sandbox } from '../helpers/cli.js';
-import { inTerminal } from '../helpers/pty.js';
+import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { needs } from '../helpers/needs.js';
+import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 import { answerSlowly, keptRows, printedCommand } from '../helpers/batch.js';
 
@@ -144,7 +145,8 @@ describe('the printed commands, followed', () => {
     expect(made[0]).toMatch(/^trigger-failed-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
     expect(bad.stdout).toContain(`1 row kept in ${made[0]}`);
     expect(kept(made[0]!).map((k) => k.user)).toEqual(['u1']);
-    expect(printed(bad)).toEqual(['batch', made[0], '--failed', made[0]!.replace('.csv', '-2.csv')]);
+    const next = made[0]!.replace('.csv', '-2.csv');
+    expect(printed(bad)).toEqual(['batch', made[0], '--failed', next, '--journal', `${next}.journal`, '--resume']);
   });
 
   it('a chain of runs each interrupted (SIGINT) and followed by the command it printed sends every row exactly once', async () => {
@@ -204,7 +206,7 @@ describe('the printed commands, followed', () => {
 });
 
 describe('a pipe on stdin and a signal', () => {
-  it('SIGTERM stops reading a pipe whose producer goes on: the batch ends inside the grace period with every row read kept', async () => {
+  it('SIGTERM stops reading a pipe whose producer goes on: the batch ends by itself with every row read kept', async () => {
     slowly(30);
     const child = spawn(
       process.execPath,
@@ -224,18 +226,17 @@ describe('a pipe on stdin and a signal', () => {
     }, 2);
     child.stdin.on('error', () => undefined);
     while (server.requests.length < 10) await sleep(10);
-    const signalledAt = performance.now();
     child.kill('SIGTERM');
-    // As `timeout -k 4`: a SIGKILL if it is still there after the grace period.
-    const grace = setTimeout(() => child.kill('SIGKILL'), 4000);
+    // A batch that kept reading the pipe would never end (the producer goes on): a SIGKILL long after
+    // any grace period (as `timeout -k` would send) tells that apart from a loaded machine's slowness.
+    const grace = setTimeout(() => child.kill('SIGKILL'), 20_000);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('close', (c, s) => resolve([c, s])),
     );
     clearTimeout(grace);
     clearInterval(producer);
     expect(signal).toBeNull();
-    expect(code).toBe(143);
-    expect(performance.now() - signalledAt).toBeLessThan(3000);
+    expect(code).toBe(143); // ended by itself, not by the SIGKILL
     const last = Number(/standard input was read up to line (\d+)/.exec(stderr)?.[1]);
     expect(last).toBeGreaterThan(10);
     // Lines 1..last are user u0..u(last-1): each was received once or kept, none both.
@@ -243,21 +244,24 @@ describe('a pipe on stdin and a signal', () => {
     expect(keptUsers.length).toBeGreaterThan(0);
     expect(keptUsers.every((u) => /^u\d+$/.test(u))).toBe(true); // no line cut short
     expectEachOnce(users(last), keptUsers);
-  }, 30_000);
+  }, 40_000);
 
-  it('on a terminal, batch - says it reads rows there and that Ctrl-D ends them', async () => {
-    const result = await inTerminal(['batch', '-', '--format', 'lines', '--trigger', 't'], {
-      env: box.env,
-      waitFor: 'Ctrl-D',
-      input: [
-        [0.2, 'alice\n'],
-        [0.4, '\x04'],
-      ],
-    });
-    expect(result.output).toContain('reading rows from the terminal (one user id a line); press Ctrl-D on a new line to end them');
-    expect(result.status).toBe(0);
-    expect(received()).toEqual(['alice']);
-  }, 30_000);
+  describe('on a terminal', () => {
+    needs(...TERMINAL);
+    it('on a terminal, batch - says it reads rows there and that Ctrl-D ends them', async () => {
+      const result = await inTerminal(['batch', '-', '--format', 'lines', '--trigger', 't'], {
+        env: box.env,
+        waitFor: 'Ctrl-D',
+        input: [
+          [0.2, 'alice\n'],
+          [0.4, '\x04'],
+        ],
+      });
+      expect(result.output).toContain('reading rows from the terminal (one user id a line); press Ctrl-D on a new line to end them');
+      expect(result.status).toBe(0);
+      expect(received()).toEqual(['alice']);
+    }, 30_000);
+  });
 });
 
 describe('a standard output that cannot be written', () => {
@@ -303,91 +307,73 @@ function smallTmpfs(dir: string, size: string): (() => void) | undefined {
 }
 
 describe('a journal on a full file system', () => {
-  const canMount = process.getuid?.() === 0;
-  it.runIf(canMount)(
-    'stops sending when an outcome cannot be journaled, says so, and the printed replay sends every row once',
-    async () => {
-      slowly(1);
-      const disk = at('small-disk');
-      const unmount = smallTmpfs(disk, '16k');
-      if (!unmount) return expect.fail('mount -t tmpfs failed (run as root, or where mounting is allowed)');
-      try {
-        const input = file('in.csv', csvRows(3000));
-        const first = await batch([input, '--journal', path.join(disk, 'j'), '--failed', at('failed.csv')]);
-        expect(first.code).toBe(1);
-        expect(first.stderr).toMatch(/stopping: the journal .*small-disk\/j could not be written \(no space left on the disk\)/);
-        expect(first.stdout + first.stderr).toContain('do not carry the batch on with --resume');
-        const sentFirst = received().length;
-        expect(sentFirst).toBeGreaterThan(0);
-        expect(sentFirst).toBeLessThan(3000);
-        expectEachOnce(
-          users(3000),
-          kept('failed.csv').map((k) => k.user),
-        );
-        const next = printed(first)!;
-        expect(next).not.toContain('--resume');
-        const replay = await run(next, { env: box.env, cwd: box.home });
-        expect(replay.code).toBe(0);
-        expectEachOnce(users(3000));
-        expect(fs.readFileSync(path.join(disk, 'j'), 'utf8')).not.toContain(TEST_KEY);
-      } finally {
-        unmount();
-      }
-    },
-    60_000,
-  );
+  needs('mount');
+  it('stops sending when an outcome cannot be journaled, says so, and the printed replay sends every row once', async () => {
+    slowly(1);
+    const disk = at('small-disk');
+    const unmount = smallTmpfs(disk, '16k');
+    if (!unmount) return expect.fail('mount -t tmpfs failed (run as root, or where mounting is allowed)');
+    try {
+      const input = file('in.csv', csvRows(3000));
+      const first = await batch([input, '--journal', path.join(disk, 'j'), '--failed', at('failed.csv')]);
+      expect(first.code).toBe(1);
+      expect(first.stderr).toMatch(/stopping: the journal .*small-disk\/j could not be written \(no space left on the disk\)/);
+      expect(first.stdout + first.stderr).toContain('do not carry the batch on with --resume');
+      const sentFirst = received().length;
+      expect(sentFirst).toBeGreaterThan(0);
+      expect(sentFirst).toBeLessThan(3000);
+      expectEachOnce(
+        users(3000),
+        kept('failed.csv').map((k) => k.user),
+      );
+      const next = printed(first)!;
+      // Not the journal that is behind: the replay's own, beside the failed file.
+      expect(next).not.toContain(path.join(disk, 'j'));
+      expect(next.slice(-3)).toEqual(['--journal', `${at('failed-2.csv')}.journal`, '--resume']);
+      const replay = await run(next, { env: box.env, cwd: box.home });
+      expect(replay.code).toBe(0);
+      expectEachOnce(users(3000));
+      expect(fs.readFileSync(path.join(disk, 'j'), 'utf8')).not.toContain(TEST_KEY);
+    } finally {
+      unmount();
+    }
+  }, 60_000);
 });
 
 describe('a batch without --failed in a folder that cannot be written', () => {
-  const canMount = process.getuid?.() === 0;
-  it.runIf(canMount)(
-    'warns, sends what it can keep nothing for, and stops at the first row it cannot keep',
-    async () => {
-      const folder = at('read-only');
-      fs.mkdirSync(folder);
-      // Read-only for root too: a tmpfs mounted ro (EROFS), where chmod would not stop root.
-      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=16k', 'tmpfs', folder]).status !== 0)
-        return expect.fail('mount -t tmpfs -o ro failed');
-      try {
-        const input = file('in.csv', csvRows(50));
-        const good = await run(['batch', input], { env: box.env, cwd: folder });
-        expect(good.code).toBe(0);
-        expect(good.stderr).toMatch(/^warning: the current folder cannot be written \(the file system is read-only\)/m);
-        expect(received()).toHaveLength(50);
+  needs('mount');
+  it('warns, sends what it can keep nothing for, and stops at the first row it cannot keep', async () => {
+    const folder = at('read-only');
+    fs.mkdirSync(folder);
+    // Read-only for root too: a tmpfs mounted ro (EROFS), where chmod would not stop root.
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=16k', 'tmpfs', folder]).status !== 0)
+      return expect.fail('mount -t tmpfs -o ro failed');
+    try {
+      const input = file('in.csv', csvRows(50));
+      const good = await run(['batch', input], { env: box.env, cwd: folder });
+      expect(good.code).toBe(0);
+      expect(good.stderr).toMatch(/^warning: the current folder cannot be written \(the file system is read-only\)/m);
+      expect(received()).toHaveLength(50);
 
-        server.requests.length = 0;
-        server.handle((req, res) =>
-          userOf(req.url) === 'u10' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
-        );
-        const bad = await run(['batch', input, '--concurrency', '1'], { env: box.env, cwd: folder });
-        expect(bad.code).toBe(1);
-        expect(bad.stderr).toMatch(
-          /stopping: trigger-failed-\S+\.csv could not be written \(the file system is read-only\); nothing more is sent/,
-        );
-        expect(received().length).toBeLessThan(50); // it stopped: what it could not keep, it did not send
-        expect(bad.stdout + bad.stderr).toContain('could not be kept');
-      } finally {
-        spawnSync('umount', ['-l', folder]);
-      }
-    },
-    60_000,
-  );
+      server.requests.length = 0;
+      server.handle((req, res) =>
+        userOf(req.url) === 'u10' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
+      );
+      const bad = await run(['batch', input, '--concurrency', '1'], { env: box.env, cwd: folder });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(
+        /stopping: trigger-failed-\S+\.csv could not be written \(the file system is read-only\); nothing more is sent/,
+      );
+      expect(received().length).toBeLessThan(50); // it stopped: what it could not keep, it did not send
+      expect(bad.stdout + bad.stderr).toContain('could not be kept');
+    } finally {
+      spawnSync('umount', ['-l', folder]);
+    }
+  }, 60_000);
 });
 
 describe('input and paths that are not what they should be', () => {
-  it('--failed - and --journal - are refused (exit 2), nothing sent, no file named "-"', async () => {
-    for (const args of [
-      ['--failed', '-'],
-      ['--journal', '-'],
-    ]) {
-      const result = await batch([file('in.csv', csvRows(2)), ...args]);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^error: ${args[0]} needs a file name, not "-"`, 'm'));
-    }
-    expect(fs.existsSync(at('-'))).toBe(false);
-    expect(server.requests).toHaveLength(0);
-  });
-
+  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
   it('--failed naming standard output is refused with --json (the NDJSON stream is there)', async () => {
     const result = await batch([file('in.csv', csvRows(2)), '--json', '--failed', '/dev/stdout']);
     expect(result.code).toBe(2);
@@ -405,17 +391,5 @@ describe('input and paths that are not what they should be', () => {
     expect(rows.code).toBe(1);
     expect(received()).toEqual(['ok']);
     expect(kept('failed.csv')[0]!.error).toContain('userId is not valid UTF-8 text');
-  });
-
-  it('a UTF-16 CSV is named as such, with the fix, and nothing is sent (exit 2)', async () => {
-    const text = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('triggerId,userId\r\nt,a\r\n', 'utf16le')]);
-    for (const input of [file('in16.csv', text), file('in16-nobom.csv', text.subarray(2))]) {
-      const result = await batch([input, '--failed', at('failed.csv')]);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^error: the input is UTF-16 text, not UTF-8; nothing was sent/m);
-      expect(result.stderr).toContain('iconv -f UTF-16 -t UTF-8');
-    }
-    expect(server.requests).toHaveLength(0);
-    expectNoKey({ stdout: '', stderr: '' });
   });
 });

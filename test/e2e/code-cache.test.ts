@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { needs } from '../helpers/needs.js';
+import { installForOtherUser } from '../helpers/other-user.js';
 import { useServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -21,7 +23,6 @@ useServer((s, b) => {
 });
 
 const BUNDLE = path.join(ROOT, 'dist', 'cli.cjs');
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const cacheDir = (b: Sandbox = box) => path.join(b.home, '.cache', 'trigger');
 const recordsFile = (b: Sandbox = box) => path.join(b.configDir, 'code-cache.json');
 
@@ -197,18 +198,21 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     }
   });
 
-  it.skipIf(!isRoot)('does not use a cache file another user owns', async () => {
-    const rec = recording();
-    await expectFired(rec.env);
-    await expectFired(rec.env);
-    expect(rec.last()).toEqual({ given: true, taken: true });
-    const file = cacheFile();
-    fs.chownSync(file, 65534, 65534);
-    await expectFired(rec.env);
-    expect(rec.last()).toEqual({ given: false, taken: false });
-    expect(fs.statSync(file).uid).toBe(0); // written anew, by this user
-    await expectFired(rec.env);
-    expect(rec.last()).toEqual({ given: true, taken: true });
+  describe('as root', () => {
+    needs('root');
+    it('does not use a cache file another user owns', async () => {
+      const rec = recording();
+      await expectFired(rec.env);
+      await expectFired(rec.env);
+      expect(rec.last()).toEqual({ given: true, taken: true });
+      const file = cacheFile();
+      fs.chownSync(file, 65534, 65534);
+      await expectFired(rec.env);
+      expect(rec.last()).toEqual({ given: false, taken: false });
+      expect(fs.statSync(file).uid).toBe(0); // written anew, by this user
+      await expectFired(rec.env);
+      expect(rec.last()).toEqual({ given: true, taken: true });
+    });
   });
 
   it('does not use a cache folder that others can write to, and leaves its mode as it is', async () => {
@@ -268,42 +272,51 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
     expect(rec.last()).toEqual({ given: true, taken: true });
   });
 
-  it.skipIf(!isRoot)('runs without a cache where the user has no home folder (no HOME, no passwd entry)', (ctx) => {
-    const asNobody = { uid: 54321, gid: 54321 };
-    // A Node kept in root's home (.ci/run's Node 22 and 24) cannot be run by that user at all.
-    if (spawnSync(process.execPath, ['--version'], asNobody).status !== 0) ctx.skip();
-    const configDir = path.join(box.home, 'shared-config');
-    fs.mkdirSync(configDir, { mode: 0o777 });
-    fs.chmodSync(box.home, 0o755);
-    for (let i = 0; i < 2; i++) {
-      const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'trigger.cjs'), 'fire', 'deploy', 'alice', '--dry-run'], {
-        uid: 54321,
-        gid: 54321,
-        env: {
-          PATH: process.env.PATH,
-          TRIGGER_CONFIG_DIR: configDir,
-          TRIGGER_API_KEY: TEST_KEY,
-          TRIGGER_BASE_URL: server.url,
-          FORCE_COLOR: '0',
-        },
-        encoding: 'utf8',
-      });
-      expect(result.stderr).toBe('');
-      expect(result.status).toBe(0);
-      expect(result.stdout).toMatch(/^curl /);
-    }
-    expect(server.requests).toHaveLength(0);
+  describe('as a user with no home folder', () => {
+    needs('root');
+
+    it('runs without a cache where the user has no home folder (no HOME, no passwd entry)', (ctx) => {
+      const asNobody = { uid: 54321, gid: 54321 };
+      // That user may not reach the clone (a home folder, a mktemp -d folder) nor the Node running the
+      // tests (.ci/run's Node 22 and 24 live under ~/.cache): a copy it can read is made.
+      const install = installForOtherUser(asNobody);
+      if ('why' in install) return ctx.skip(install.why);
+      try {
+        const configDir = path.join(box.home, 'shared-config');
+        fs.mkdirSync(configDir, { mode: 0o777 });
+        fs.chmodSync(configDir, 0o777);
+        fs.chmodSync(box.home, 0o755);
+        for (let i = 0; i < 2; i++) {
+          const result = spawnSync(install.node, [install.bin, 'fire', 'deploy', 'alice', '--dry-run'], {
+            ...asNobody,
+            cwd: '/',
+            env: {
+              PATH: process.env.PATH,
+              TRIGGER_CONFIG_DIR: configDir,
+              TRIGGER_API_KEY: TEST_KEY,
+              TRIGGER_BASE_URL: server.url,
+              FORCE_COLOR: '0',
+            },
+            encoding: 'utf8',
+          });
+          expect(result.stderr).toBe('');
+          expect(result.status).toBe(0);
+          expect(result.stdout).toMatch(/^curl /);
+        }
+        expect(server.requests).toHaveLength(0);
+      } finally {
+        install.cleanup();
+      }
+    });
   });
 
   it.skipIf(process.platform !== 'linux')('runs and ends at once where the cache or config folder is under /proc', async () => {
     // mkdirSync's `recursive` loops for ever there (/proc's mkdir answers ENOENT): the run hung.
+    // A run that hung would be killed by run()'s time limit, and expectFired would see no exit code 0.
     for (const env of [
       { ...box.env, XDG_CACHE_HOME: '/proc/nope/cache' },
       { ...box.env, TRIGGER_CONFIG_DIR: '/proc/nope/config' },
-    ]) {
-      const started = performance.now();
+    ])
       await expectFired(env);
-      expect(performance.now() - started).toBeLessThan(5_000);
-    }
   });
 });

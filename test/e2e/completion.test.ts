@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { hasShell, ShellSession, type ShellName } from '../helpers/shell.js';
+import { needs } from '../helpers/needs.js';
+import { SHELL_NEEDS, ShellSession, type ShellName } from '../helpers/shell.js';
 
 let box: Sandbox;
 let work: string;
@@ -49,26 +50,7 @@ describe('trigger __complete, spawned', () => {
     expect((await ask('config', 'use', '')).values).toEqual(['staging', 'prod']);
   });
 
-  it('is not a command in the help', async () => {
-    const result = await run(['--help'], { env: box.env });
-    expect(result.stdout).not.toContain('__complete');
-  });
-
-  it('an unknown shell is a usage error', async () => {
-    const result = await run(['completion', 'powershell'], { env: box.env });
-    expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe("error: shell 'powershell' is not one trigger knows: use bash, zsh or fish");
-  });
-
-  it('the scripts ask the tool, and zsh is native: no compinit, no bashcompinit, no path variable', async () => {
-    const zsh = (await run(['completion', 'zsh'], { env: box.env })).stdout;
-    expect(zsh.startsWith('#compdef trigger\n')).toBe(true);
-    expect(zsh).toContain('trigger __complete');
-    expect(zsh).not.toMatch(/^\s*(autoload[^\n]*)?\b(compinit|bashcompinit)\b/m);
-    expect(zsh).not.toMatch(/\blocal\b[^\n]*\bpath\b/);
-    for (const shell of ['bash', 'fish'])
-      expect((await run(['completion', shell], { env: box.env })).stdout).toContain('trigger __complete');
-  });
+  // The scripts, an unknown shell and the help run in-process: test/commands/completion-scripts.test.ts.
 });
 
 const shells: Array<[ShellName, 'source' | 'fpath' | undefined]> = [
@@ -79,42 +61,42 @@ const shells: Array<[ShellName, 'source' | 'fpath' | undefined]> = [
 ];
 
 describe.each(shells)('in a real %s (%s)', (shell, install) => {
-  const available = hasShell('tmux') && hasShell(shell);
+  const available = needs(...SHELL_NEEDS[shell]);
   let session: ShellSession;
   beforeAll(async () => {
     if (available) session = await ShellSession.start(shell, box, { cwd: work, install });
   }, 30_000);
   afterAll(() => session?.close());
 
-  it.skipIf(!available)('completes a command', async () => {
+  it('completes a command', async () => {
     await session.tab('trigger con', /^\$ trigger config\s*$/m);
   });
 
-  it.skipIf(!available)('lists subcommands (with their descriptions in zsh and fish)', async () => {
+  it('lists subcommands (with their descriptions in zsh and fish)', async () => {
     const screen = await session.tab('trigger config u', /\buse\b[\s\S]*\bunset\b|\bunset\b[\s\S]*\buse\b/);
     if (shell !== 'bash') expect(screen).toContain('make a profile the active one');
   });
 
-  it.skipIf(!available)('completes a profile name from the config file', async () => {
+  it('completes a profile name from the config file', async () => {
     await session.tab('trigger fire purchase alice --profile st', /^\$ trigger fire purchase alice --profile staging\s*$/m);
   });
 
-  it.skipIf(!available)('completes an option value after =', async () => {
+  it('completes an option value after =', async () => {
     await session.tab('trigger batch events.csv --format=nd', /^\$ trigger batch events.csv --format=ndjson\s*$/m);
   });
 
-  it.skipIf(!available)('completes a file name where a file goes', async () => {
+  it('completes a file name where a file goes', async () => {
     await session.tab('trigger batch ev', /^\$ trigger batch events\.csv\s*$/m);
   });
 
-  it.skipIf(!available)('completes a trigger from the catalog in the folder (with its name in zsh and fish)', async () => {
+  it('completes a trigger from the catalog in the folder (with its name in zsh and fish)', async () => {
     await session.tab('trigger fire si', /^\$ trigger fire signup\s*$/m);
     const screen = await session.tab('trigger fire p', /\bpurchase\b[\s\S]*\bpromo\b|\bpromo\b[\s\S]*\bpurchase\b/);
     if (shell !== 'bash') expect(screen).toContain('Purchase completed');
     await session.tab('trigger batch events.csv --trigger pu', /^\$ trigger batch events\.csv --trigger purchase\s*$/m);
   });
 
-  it.skipIf(!available)("shows each value's own description, not its option's", async () => {
+  it("shows each value's own description, not its option's", async () => {
     const screen = await session.tab('trigger config use ', /\bstaging\b[\s\S]*\bprod\b|\bprod\b[\s\S]*\bstaging\b/);
     if (shell !== 'bash') expect(screen).toContain('https://staging.example.com');
     const formats = await session.tab('trigger batch x --format ', /\bcsv\b[\s\S]*\bndjson\b/);

@@ -3,16 +3,15 @@
  * (dbus-run-session), unlocked with a login password, as on a Linux desktop. Each test runs its
  * commands inside one such session. .ci/run installs gnome-keyring, libsecret-tools and dbus.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { needs } from '../helpers/needs.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const hasKeyring = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'].every((tool) => spawnSync('which', [tool]).status === 0);
-if (!hasKeyring && process.env.CI)
-  throw new Error('CI must run the keychain tests: install gnome-keyring, libsecret-tools and dbus (.ci/run does)');
+const KEYRING = ['dbus-run-session', 'gnome-keyring', 'secret-tool'] as const;
 
 let server: TestServer;
 let box: Sandbox;
@@ -53,7 +52,8 @@ function filesUnder(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-describe.skipIf(!hasKeyring)('the system keychain (Secret Service)', () => {
+describe('the system keychain (Secret Service)', () => {
+  needs(...KEYRING);
   it('set-key stores the key there, fire uses it, status says so, unset removes it', async () => {
     const result = await inKeyring(`
       trigger config set-key ${TEST_KEY}
@@ -112,14 +112,12 @@ describe.skipIf(!hasKeyring)('the system keychain (Secret Service)', () => {
 });
 
 describe('without a credential store', () => {
-  it('set-key falls back to the file within a second of looking, and fire pays nothing for the store', async () => {
-    const started = performance.now();
+  it('set-key falls back to the file, and fire pays nothing for the store', async () => {
+    // That a store which does not answer is given up on after a second: test/unit/keychain-timeout.test.ts.
     const result = await run(['config', 'set-key', TEST_KEY], { env: box.env });
-    const ms = performance.now() - started;
     expect(result.code).toBe(0);
     // In plain words, not the D-Bus message ("Using X11 for dbus-daemon autolaunch was disabled ...").
     expect(result.stderr).toBe('note: no system keychain is running here, so the key is in the config file (mode 0600)\n');
-    expect(ms).toBeLessThan(3000); // node start-up plus at most one second for the store
     const fired = await run(['fire', 'deploy', 'alice'], { env: box.env });
     expect(fired.code).toBe(0);
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TEST_KEY}`);
@@ -140,7 +138,8 @@ describe('without a credential store', () => {
   });
 });
 
-describe.skipIf(!hasKeyring)('set-key where the keychain cannot take the key, said in plain words', () => {
+describe('set-key where the keychain cannot take the key, said in plain words', () => {
+  needs(...KEYRING);
   const fileKey = () =>
     (JSON.parse(fs.readFileSync(path.join(box.configDir, 'config.json'), 'utf8')) as { profiles: Record<string, { apiKey?: string }> })
       .profiles.default?.apiKey;

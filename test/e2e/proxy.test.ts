@@ -1,7 +1,8 @@
 /**
- * Proxies as curl takes them, end to end: the built binary, a small proxy on 127.0.0.1 that tunnels
- * CONNECT (https service, the test certificate) or forwards plain http, asks for credentials (407), or
- * is down; NO_PROXY with CIDR ranges and bare IPv6 addresses. What the service received is the judge.
+ * Proxies as curl takes them, end to end: the built binary and a small proxy on 127.0.0.1 that
+ * tunnels CONNECT to an https service with the test certificate, trusted through NODE_EXTRA_CA_CERTS
+ * (read only as a process starts). Forwarding, 407s, refusals, a proxy that is down and NO_PROXY run
+ * in-process: test/in-process/proxy.test.ts.
  */
 import fs from 'node:fs';
 import https from 'node:https';
@@ -10,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { freePort, startServer, type TestServer } from '../helpers/server.js';
+import { ROOT, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { type TestServer } from '../helpers/server.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 const cert = path.join(ROOT, 'test', 'fixtures', 'localhost-cert.pem');
@@ -65,15 +66,6 @@ describe('a proxy written as curl takes it', () => {
     expect(secureReceived.slice(before)).toEqual(['POST /v1/triggers/t/users/u/events']);
   });
 
-  it('http_proxy=127.0.0.1:port (no scheme) forwards to an http service', async () => {
-    proxy = await startProxy();
-    plain = await startServer();
-    const result = await run(['fire', 't', 'u'], { env: env({ TRIGGER_BASE_URL: plain.url, http_proxy: proxy.hostPort }) });
-    expect(result.code).toBe(0);
-    expect(proxy.asked).toEqual([`POST ${plain.url}/v1/triggers/t/users/u/events`]);
-    expect(plain.requests).toHaveLength(1);
-  });
-
   it('sends the credentials in the proxy URL, and never shows them', async () => {
     proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
     const result = await run(['fire', 't', 'u', '--verbose'], {
@@ -120,141 +112,5 @@ describe('through the tunnel, answers are read as they are directly', () => {
     } finally {
       await new Promise<void>((resolve) => raw.close(() => resolve()));
     }
-  });
-});
-
-describe('trigger status', () => {
-  it('shows the proxy in effect as curl takes it, its password masked', async () => {
-    const result = await run(['status', '--json'], {
-      env: env({ TRIGGER_BASE_URL: 'https://api.example.com', HTTPS_PROXY: `me:${PASSWORD}@127.0.0.1:3128` }),
-    });
-    expect(result.code).toBe(0);
-    expect((JSON.parse(result.stdout) as { proxy: string }).proxy).toBe('http://me:••••@127.0.0.1:3128');
-    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
-    const human = await run(['status'], { env: box!.env });
-    expect(human.stdout).toMatch(/proxy +http:\/\/me:••••@127\.0\.0\.1:3128/);
-    expect(human.stdout + human.stderr).not.toContain(PASSWORD);
-  });
-});
-
-describe('a failure at the proxy is named as the proxy’s, and counts as not sent', () => {
-  it('407 to CONNECT: names the proxy and its 407, says to check its credentials, exit 3, recorded "no"', async () => {
-    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
-    const before = secureReceived.length;
-    const result = await run(['fire', 't', 'u', '--json', '--retries', '0'], {
-      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `http://me:wrong-${PASSWORD}@${proxy.hostPort}` }),
-    });
-    expect(result.code).toBe(3);
-    const out = JSON.parse(result.stdout) as { ok: boolean; error: { message: string; hint: string; recorded: string; code: string } };
-    expect(out.ok).toBe(false);
-    expect(out.error.recorded).toBe('no');
-    expect(out.error.code).toBe('ERR_PROXY_AUTH_REQUIRED');
-    expect(out.error.message).toBe(
-      `the proxy http://me:••••@${proxy.hostPort} (from HTTPS_PROXY) asked for credentials: 407 Proxy Authentication Required`,
-    );
-    expect(out.error.hint).toMatch(/^nothing was sent to the service; check the proxy's user name and password/);
-    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
-    expect(secureReceived.length).toBe(before);
-    expectNoKey(result);
-  });
-
-  it('407 is not retried: the same credentials would be refused again', async () => {
-    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
-    const result = await run(['fire', 't', 'u', '--retries', '2'], {
-      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `http://me:wrong-${PASSWORD}@${proxy.hostPort}` }),
-    });
-    expect(result.code).toBe(3);
-    expect(proxy.asked.filter((line) => line.startsWith('CONNECT'))).toHaveLength(1);
-  });
-
-  it('407 from a forwarding proxy (http service): the same, and the service got nothing', async () => {
-    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
-    plain = await startServer();
-    const result = await run(['fire', 't', 'u', '--retries', '0'], {
-      env: env({ TRIGGER_BASE_URL: plain.url, HTTP_PROXY: proxy.hostPort }),
-    });
-    expect(result.code).toBe(3);
-    expect(result.stderr).toContain(
-      `error: the proxy http://${proxy.hostPort} (from HTTP_PROXY) asked for credentials: 407 Proxy Authentication Required`,
-    );
-    expect(result.stderr).not.toMatch(/outcome is unknown|<html|<title/);
-    expect(plain.requests).toHaveLength(0);
-  });
-
-  it('a proxy that refuses CONNECT (403) is the proxy refusing, not the service', async () => {
-    proxy = await startProxy({ refuseConnect: 403 });
-    const result = await run(['fire', 't', 'u', '--json', '--retries', '0'], {
-      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: proxy.hostPort }),
-    });
-    expect(result.code).toBe(3);
-    const out = JSON.parse(result.stdout) as { error: { message: string; recorded: string } };
-    expect(out.error.message).toBe(
-      `the proxy http://${proxy.hostPort} (from HTTPS_PROXY) would not open the way to ${secureUrl}: 403 Forbidden`,
-    );
-    expect(out.error.recorded).toBe('no');
-  });
-
-  it('a proxy that is down is named, not the service', async () => {
-    const port = await freePort();
-    const result = await run(['fire', 't', 'u', '--json', '--retries', '0'], {
-      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `127.0.0.1:${port}` }),
-    });
-    expect(result.code).toBe(3);
-    const out = JSON.parse(result.stdout) as { error: { message: string; hint: string; recorded: string } };
-    expect(out.error.message).toBe(`cannot reach the proxy http://127.0.0.1:${port} (from HTTPS_PROXY): connection refused`);
-    expect(out.error.hint).toMatch(/^nothing was sent; check HTTPS_PROXY and that the proxy is running/);
-    expect(out.error.recorded).toBe('no');
-  });
-
-  it('a batch row stopped by a 407 is kept as not sent, not marked outcome unknown', async () => {
-    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
-    plain = await startServer();
-    const e = env({ TRIGGER_BASE_URL: plain.url, HTTP_PROXY: proxy.hostPort });
-    const input = path.join(box!.home, 'rows.csv');
-    const failed = path.join(box!.home, 'failed.csv');
-    fs.writeFileSync(input, 'triggerId,userId\nt,alice\n');
-    const result = await run(['batch', input, '--failed', failed, '--retries', '0'], { env: e, cwd: box!.home });
-    expect(result.code).not.toBe(0);
-    const kept = fs.readFileSync(failed, 'utf8').trim().split('\n');
-    expect(kept).toHaveLength(2);
-    expect(kept[1]).toMatch(/^t,alice,/);
-    expect(kept[1]).toContain('407');
-    expect(kept[1]).not.toContain('outcome unknown');
-    expect(plain.requests).toHaveLength(0);
-  });
-
-  it('a proxy variable that is not a URL is a usage error (exit 2), one line, nothing sent', async () => {
-    const before = secureReceived.length;
-    const result = await run(['fire', 't', 'u', '--json'], { env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: 'http://[bad' }) });
-    expect(result.code).toBe(2);
-    expect((JSON.parse(result.stdout) as { error: { message: string } }).error.message).toMatch(
-      /^HTTPS_PROXY is not a proxy address the tool can use/,
-    );
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(secureReceived.length).toBe(before);
-  });
-});
-
-describe('NO_PROXY as curl reads it', () => {
-  it('a CIDR range (127.0.0.0/8) sends loopback direct', async () => {
-    proxy = await startProxy();
-    plain = await startServer();
-    const result = await run(['fire', 't', 'u'], {
-      env: env({ TRIGGER_BASE_URL: plain.url, HTTP_PROXY: proxy.hostPort, NO_PROXY: '10.0.0.0/8, 127.0.0.0/8' }),
-    });
-    expect(result.code).toBe(0);
-    expect(proxy.asked).toEqual([]);
-    expect(plain.requests).toHaveLength(1);
-  });
-
-  it('a bare IPv6 address (::1) sends [::1] direct', async () => {
-    proxy = await startProxy();
-    plain = await startServer(undefined, '::1');
-    const result = await run(['fire', 't', 'u'], {
-      env: env({ TRIGGER_BASE_URL: plain.url, HTTP_PROXY: proxy.hostPort, no_proxy: 'example.com,::1' }),
-    });
-    expect(result.code).toBe(0);
-    expect(proxy.asked).toEqual([]);
-    expect(plain.requests).toHaveLength(1);
   });
 });

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, sandbox, type Sandbox } from '../helpers/cli.js';
-import { inTerminal } from '../helpers/pty.js';
+import { needs } from '../helpers/needs.js';
+import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -31,12 +32,16 @@ const slow = (ms: number) =>
 const ESCAPES = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 describe('in a terminal', () => {
+  needs(...TERMINAL);
+
   it('Ctrl-C during fire: the message, the JSON object, exit 130 (not death by the signal)', async () => {
-    server.handle(() => undefined); // never answers
     for (const json of [false, true]) {
+      // Ctrl-C once the spinner shows, or with --json (no spinner) once the request is at the server
+      // (never answered): the binary has taken its signals by then, however loaded the machine.
+      const sent = new Promise<void>((resolve) => server.handle(() => resolve()));
       const run = await inTerminal(['fire', 'deploy', 'alice', ...(json ? ['--json'] : [])], {
         env: box.env,
-        waitFor: json ? '' : 'firing',
+        ...(json ? { startWhen: sent } : { waitFor: 'firing' }),
         input: [[0.5, '\x03']],
       });
       expect(run.status).toBe(130);

@@ -10,6 +10,19 @@ const percent = (text: string, hex: (h: string) => string) =>
 export const unicodeEscaped = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 export const base64 = (text: string) => Buffer.from(text, 'latin1').toString('base64');
+export const hex = (text: string) => Buffer.from(text, 'latin1').toString('hex');
+
+/** HTML character references, one per character: `&#x73;` (hex), `&#115;` (decimal), or a mix with names and plain characters. */
+export const htmlReferences = (text: string, how: 'hex' | 'decimal' | 'mixed') =>
+  [...text]
+    .map((c, i) => {
+      const code = c.charCodeAt(0);
+      if (how === 'hex') return `&#x${code.toString(16)};`;
+      if (how === 'decimal') return `&#${code};`;
+      const named: Record<string, string> = { _: '&lowbar;', '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+      return named[c] ?? [c, `&#X${code.toString(16).toUpperCase()};`, `&#0${code};`][i % 3];
+    })
+    .join('');
 export const base64url = (text: string) => Buffer.from(text, 'latin1').toString('base64url');
 
 /**
@@ -30,6 +43,12 @@ export function keyForms(key: string): Record<string, string> {
     base64TwoIn: base64(`u:${key}!`),
     basic: `Basic ${base64(`alice:${key}`)}`,
     base64url: base64url(`{"k":"${key}?"}`),
+    hexLower: hex(key),
+    hexUpper: hex(key).toUpperCase(),
+    hexMixed: [...hex(key)].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join(''),
+    htmlHex: htmlReferences(key, 'hex'),
+    htmlDecimal: htmlReferences(key, 'decimal'),
+    htmlMixed: htmlReferences(key, 'mixed'),
   };
 }
 
@@ -39,11 +58,23 @@ export function keyFormIn(text: string, key: string): string | undefined {
     .replace(/\\u([0-9a-fA-F]{4})/g, (_m, code: string) => String.fromCharCode(parseInt(code, 16)))
     .replace(/\\(.)/g, '$1');
   const unpercented = text.replace(/%[0-9A-Fa-f]{2}/g, (m) => String.fromCharCode(parseInt(m.slice(1), 16)));
+  const names: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", lowbar: '_', sol: '/', colon: ':' };
+  const unreferenced = text.replace(/&(#[xX][0-9a-fA-F]+|#\d+|[A-Za-z]+);?/g, (m, ref: string) =>
+    ref.startsWith('#')
+      ? String.fromCharCode(parseInt(ref.slice(/^#x/i.test(ref) ? 2 : 1), /^#x/i.test(ref) ? 16 : 10))
+      : (names[ref.toLowerCase()] ?? m),
+  );
+  // Every run of hex digits, read from its first and from its second digit.
+  const unhexed = (text.match(/[0-9a-fA-F]{8,}/g) ?? [])
+    .flatMap((run) => [run, run.slice(1)].map((h) => Buffer.from(h.slice(0, h.length - (h.length % 2)), 'hex').toString('latin1')))
+    .join(' ');
   const core = key.slice(3, -3); // what base64 at any alignment still decodes to
   for (const [how, candidate] of [
     ['as it is', text],
     ['JSON-unescaped', unescaped],
     ['percent-decoded', unpercented],
+    ['HTML-unescaped', unreferenced],
+    ['hex-decoded', unhexed],
   ] as const) {
     if (candidate.toLowerCase().includes(key.toLowerCase())) return `${how}, in some letter case`;
     for (const run of candidate.match(/[A-Za-z0-9+/_-]{8,}/g) ?? []) {

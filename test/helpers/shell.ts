@@ -7,19 +7,18 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, type Sandbox } from './cli.js';
+import type { Need } from './needs.js';
 
 export type ShellName = 'bash' | 'zsh' | 'fish';
 
 export const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
 
-export function hasShell(shell: ShellName | 'tmux'): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${shell}`], { stdio: 'ignore' });
-    return shell !== 'bash' || fs.existsSync(BASH_COMPLETION);
-  } catch {
-    return false;
-  }
-}
+/** What a ShellSession of each shell needs from the machine (for needs()): the shell, and tmux. */
+export const SHELL_NEEDS: Record<ShellName, Need[]> = {
+  bash: ['tmux', 'bash-completion'],
+  zsh: ['tmux', 'zsh'],
+  fish: ['tmux', 'fish'],
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,7 +3,8 @@
 For the terminal tests (test/helpers/pty.ts): stdin, stdout and stderr are all the terminal, as in
 a person's shell. Reads one JSON object on stdin:
   {"argv": [...], "env": {...}, "rows": 24, "cols": 80, "input": [[after_seconds, text], ...],
-   "wait_for": "text to see before the input clock starts", "timeout": 20}
+   "wait_for": "text to see before the input clock starts",
+   "start_file": "a file whose coming into being starts the input clock", "timeout": 20}
 Prints {"status": exit code (or -signal), "output": everything the terminal received, as latin-1}.
 """
 import fcntl, json, os, pty, select, struct, sys, termios, time
@@ -17,11 +18,13 @@ if pid == 0:
 output = b""
 pending = list(cfg.get("input", []))
 start = time.time()
-clock = None if cfg.get("wait_for") else start
+clock = None if cfg.get("wait_for") or cfg.get("start_file") else start
 deadline = start + cfg.get("timeout", 20)
 status = None
 while time.time() < deadline:
-    if clock is None and cfg["wait_for"].encode() in output:
+    if clock is None and (
+        cfg["wait_for"].encode() in output if cfg.get("wait_for") else os.path.exists(cfg["start_file"])
+    ):
         clock = time.time()
     while clock is not None and pending and time.time() - clock >= pending[0][0]:
         os.write(fd, pending.pop(0)[1].encode())

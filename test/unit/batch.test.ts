@@ -270,29 +270,8 @@ describe('the runner', () => {
     expect(outcomes.get(8)?.kind).toBe('failed');
   });
 
-  it('starts requests on a schedule from the first, so late timers do not lower the rate', async () => {
-    const starts: number[] = [];
-    await runRows({
-      rows: rowsFrom(21),
-      concurrency: 8,
-      rate: 100,
-      stop: new AbortController().signal,
-      send: async (event) => {
-        starts.push(performance.now());
-        return ok(event);
-      },
-    });
-    // The first start anchors the schedule; the next wait for it to be through (it pays for
-    // connecting), then come every 10 ms: never faster than asked, each at or after its slot, i
-    // intervals after the first. The first is taken without a timer, so it is recorded on time;
-    // the others are recorded after a timer, which fires late on a loaded machine (measured from
-    // the second, the span came out 177 ms in CI). One interval of slack is left for the first.
-    // A runner that ignored the schedule would start all 21 within a few ms, one at twice the rate
-    // in 100.
-    const span = starts.at(-1)! - starts[0]!;
-    expect(span).toBeGreaterThanOrEqual(190);
-    starts.forEach((t, i) => expect(t - starts[0]!).toBeGreaterThanOrEqual(i * 10 - 10));
-  });
+  // The --rate schedule (from the first start, late timers made up) is asserted on a virtual clock
+  // in test/unit/batch-time.test.ts: here it was timed with performance.now(), which load moves.
 
   it('on stop, lets sends in flight finish and reports every other row unsent with the reason, read or not', async () => {
     const stop = new AbortController();

@@ -15,7 +15,7 @@ const write = (file: string, secondsAgo: number) => {
   const when = new Date(Date.now() - secondsAgo * 1000);
   fs.utimesSync(full, when, when);
 };
-const OUTPUTS = ['dist/cli.cjs', 'dist/index.js', 'dist/version.cjs', 'dist/index.d.ts'];
+const OUTPUTS = ['dist/cli.cjs', 'dist/index.js', 'dist/startup.cjs', 'dist/index.d.ts'];
 
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-stale-'));

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { withLock } from '../../src/settings/lock.js';
+import { needs } from '../helpers/needs.js';
 
 let dir: string;
 let file: string;
@@ -102,24 +103,27 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
   };
 
-  it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
-    // The child ends at once; its parent never waits for it, so it stays a zombie. (A shell's `sleep 0 &`
-    // was not enough: the shell could reap it before it exec'd into `sleep`.)
-    const parent = spawn(
-      'python3',
-      ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(5)'],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
-    );
-    try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
-      for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
-      fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname() }));
-      await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
-    } finally {
-      parent.kill('SIGKILL');
-    }
+  describe('made with python3', () => {
+    needs('python3');
+    it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
+      // The child ends at once; its parent never waits for it, so it stays a zombie. (A shell's `sleep 0 &`
+      // was not enough: the shell could reap it before it exec'd into `sleep`.)
+      const parent = spawn(
+        'python3',
+        ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(5)'],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      try {
+        const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+        for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
+        fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname() }));
+        await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    });
   });
 
   it('a live pid whose start time differs from the one recorded is a lock left behind; the same start time is its holder', async () => {

@@ -7,7 +7,7 @@ const config: ConfigData = {
   profiles: {
     default: { apiKey: 'key_profile_default', baseUrl: 'https://default.example.com' },
     staging: { apiKey: 'key_profile_staging', baseUrl: 'https://staging.example.com/api/' },
-    lan: { apiKey: 'key_lan', baseUrl: 'http://192.0.2.10:8080', allowHttp: true },
+    lan: { apiKey: 'key_lan_0000001', baseUrl: 'http://192.0.2.10:8080', allowHttp: true },
   },
 };
 const env = (vars: Record<string, string> = {}) => ({ TRIGGER_CONFIG_DIR: '/nonexistent/trigger', ...vars });
@@ -18,16 +18,16 @@ describe('resolveSettings precedence: flag > env > profile', () => {
     [
       'env over profile',
       {},
-      { TRIGGER_API_KEY: 'key_env', TRIGGER_BASE_URL: 'https://env.example.com' },
-      'key_env',
+      { TRIGGER_API_KEY: 'key_env_0000001', TRIGGER_BASE_URL: 'https://env.example.com' },
+      'key_env_0000001',
       'env',
       'https://env.example.com',
     ],
     [
       'flag over env',
-      { apiKey: 'key_flag', baseUrl: 'https://flag.example.com' },
-      { TRIGGER_API_KEY: 'key_env', TRIGGER_BASE_URL: 'https://env.example.com' },
-      'key_flag',
+      { apiKey: 'key_flag_000001', baseUrl: 'https://flag.example.com' },
+      { TRIGGER_API_KEY: 'key_env_0000001', TRIGGER_BASE_URL: 'https://env.example.com' },
+      'key_flag_000001',
       'flag',
       'https://flag.example.com',
     ],
@@ -47,7 +47,7 @@ describe('resolveSettings precedence: flag > env > profile', () => {
       'profile',
       'https://default.example.com',
     ],
-    ['env key with profile URL', {}, { TRIGGER_API_KEY: '  key_env  ' }, 'key_env', 'env', 'https://default.example.com'],
+    ['env key with profile URL', {}, { TRIGGER_API_KEY: '  key_env_0000001  ' }, 'key_env_0000001', 'env', 'https://default.example.com'],
   ])('%s', (_name, flags, vars, key, keySource, href) => {
     const settings = resolveSettings({ flags, env: env(vars), config });
     expect(settings.apiKey).toBe(key);
@@ -68,7 +68,7 @@ describe('resolveSettings precedence: flag > env > profile', () => {
       expect((error as ConfigError).hint).toContain('trigger config set-key');
     }
     try {
-      resolveSettings({ env: env({ TRIGGER_API_KEY: 'k_1234' }), config: {} });
+      resolveSettings({ env: env({ TRIGGER_API_KEY: 'k_1234_0000001' }), config: {} });
     } catch (error) {
       expect((error as Error).message).toBe('no base URL is set');
       expect((error as ConfigError).hint).toContain('trigger config set-base-url');

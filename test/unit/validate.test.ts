@@ -58,7 +58,7 @@ describe('isLoopbackHost', () => {
 
 describe('normalizeApiKey', () => {
   it('trims surrounding white space', () => {
-    expect(normalizeApiKey('  key_123\n', 'stdin')).toBe('key_123');
+    expect(normalizeApiKey('  key_123_000001\n', 'stdin')).toBe('key_123_000001');
   });
 
   it.each(['', '   ', 'key 123', 'key\t123', 'key\u0000x', 'key\u007fx', 'a\nb'])('refuses %j', (raw) => {

@@ -1,12 +1,14 @@
 /**
  * A base URL that already ends in /v1: the tool adds /v1 itself, so it is kept but warned about
  * when it is set (config set-base-url) or given (--base-url, TRIGGER_BASE_URL), naming the path that
- * requests will take, which the test server then sees.
+ * requests will take, which the test server then sees. In-process: only messages, files and what
+ * the server received are checked.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runInProcess as run } from '../helpers/in-process.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let box: Sandbox;

@@ -1,12 +1,14 @@
 /**
- * What comes back over the wire, where users meet it: the built binary against a raw TCP server on
- * 127.0.0.1 that answers with a 100 Continue first, a compressed body, or an nginx HTML page.
+ * What comes back over the wire, where users meet it: fire and batch in-process against a raw TCP
+ * server on 127.0.0.1 that answers with a 100 Continue first, a compressed body, or an nginx HTML
+ * page. (test/client/wire.test.ts has the client's side of it.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runInProcess as run } from '../helpers/in-process.js';
 import { rawAnswer, startRawServer, type RawResponder, type RawServer } from '../helpers/raw-server.js';
 
 let server: RawServer | undefined;

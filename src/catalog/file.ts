@@ -1,0 +1,343 @@
+/**
+ * Reading a catalog file as data from someone who may not be the user: with limits (a regular file
+ * of at most 16 MiB, never a FIFO that hangs or /dev/zero that fills memory) and, for a catalog the
+ * parent-folder search found, only when no other user could have written it (git's safe.directory
+ * is the model): it, and each link on the way to it, belongs to the user or to root, and no other
+ * user can write it or replace it. A catalog named by --catalog or TRIGGER_CATALOG is trusted by name.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { errnoWords } from '../errno.js';
+import { ConfigError } from '../errors.js';
+import { printable, shellQuote } from '../output/render.js';
+import type { CatalogSource } from './find.js';
+
+/** The largest catalog read: far above any team's triggers, far below what a string can hold. */
+export const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+
+/** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
+const MAX_LINKS = 40;
+
+export interface CatalogFile {
+  /** The file as found or named. */
+  path: string;
+  /** The file read: `path` with every link followed (what a write changes). */
+  real: string;
+  text: string;
+  /** The identity of the file read, taken from the open file. */
+  stat: fs.Stats;
+}
+
+export interface ReadCatalogOptions {
+  /** How the file was found; only a file the search found is checked for its owner. Default: found. */
+  source?: CatalogSource | undefined;
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE. */
+  env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * The file is read to be changed: a file trusted by name is still not written through a link
+   * another user owns (one in a shared folder, or planted there since the file was named).
+   */
+  write?: boolean | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Owners and modes: the judgement shared by the catalog and the memory of checked catalogs.
+
+/** The running user's uid, or undefined where files have no owners to compare (Windows). */
+export function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}
+
+/** Whether a file or folder is this user's (always, where there are no owners). */
+export function isMine(stat: fs.Stats): boolean {
+  const uid = currentUid();
+  return uid === undefined || stat.uid === uid;
+}
+
+/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
+export function writableByOwnerOnly(stat: fs.Stats): boolean {
+  return process.platform === 'win32' || (stat.mode & 0o022) === 0;
+}
+
+/** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
+function loginName(uid: number): string | undefined {
+  try {
+    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const fields = line.split(':');
+      if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
+    }
+  } catch {
+    // no passwd file: the number says it
+  }
+  return undefined;
+}
+
+/** A user by name and uid, for messages: "nobody (uid 65534)". */
+export function userName(uid: number): string {
+  const name = loginName(uid);
+  return name === undefined ? `uid ${uid}` : `${name} (uid ${uid})`;
+}
+
+const mode = (stat: fs.Stats) => (stat.mode & 0o7777).toString(8).padStart(4, '0');
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function unusable(file: string, problem: string, hint = 'name another with --catalog <file>, or pass --no-catalog'): ConfigError {
+  return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
+}
+
+function cannotRead(file: string, error: unknown): ConfigError {
+  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`, {
+    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
+  });
+}
+
+/**
+ * Why a catalog the search found is not trusted, as an error naming the file, its owner and the fix;
+ * `found` is the file as found, `hop` the file or link on its way that fails.
+ */
+function untrusted(found: string, hop: string, problem: string, fix: string): ConfigError {
+  const through = hop === found ? '' : ` (through the link to ${printable(hop)})`;
+  return new ConfigError(
+    `catalog ${printable(found)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
+  );
+}
+
+/** Whether a user other than the running one (and root) could write `stat`'s file or replace it in `dir`. */
+function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
+  if (stat.uid !== uid && stat.uid !== 0)
+    throw untrusted(
+      found,
+      hop,
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
+    );
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    throw untrusted(found, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+  let folder: fs.Stats;
+  try {
+    folder = fs.statSync(dir);
+  } catch (error) {
+    throw cannotRead(found, error);
+  }
+  if (folder.uid !== uid && folder.uid !== 0)
+    throw untrusted(
+      found,
+      hop,
+      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
+      `move it to a folder of yours`,
+    );
+  const sticky = (folder.mode & 0o1000) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    throw untrusted(
+      found,
+      hop,
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`,
+    );
+}
+
+/** Whether `file` is `dir` or inside it. */
+function inside(file: string, dir: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * In GitHub Actions a catalog in the workspace is trusted, as actions/checkout trusts it for git: a
+ * `container:` job runs as root over a checkout owned by the runner's user. Only when the file and
+ * everything it links to are in the workspace.
+ */
+function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
+  const workspace = env.GITHUB_WORKSPACE;
+  if (env.GITHUB_ACTIONS !== 'true' || !workspace) return false;
+  try {
+    const root = fs.realpathSync(workspace);
+    return inside(path.resolve(file), path.resolve(workspace)) && inside(fs.realpathSync(file), root);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Follows a found catalog from its path to the file it is, checking it and each link on the way;
+ * returns the file's real path and its identity. Throws the error that names what fails.
+ */
+function trustedTarget(found: string, uid: number): { real: string; stat: fs.Stats } {
+  let hop = found;
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat: fs.Stats;
+    let dir: string;
+    try {
+      stat = fs.lstatSync(hop);
+      dir = fs.realpathSync(path.dirname(hop));
+    } catch (error) {
+      throw cannotRead(found, error);
+    }
+    checkHop(found, hop, stat, dir, uid);
+    const inFolder = path.join(dir, path.basename(hop));
+    if (!stat.isSymbolicLink()) return { real: inFolder, stat };
+    let target: string;
+    try {
+      target = fs.readlinkSync(hop);
+    } catch (error) {
+      throw cannotRead(found, error);
+    }
+    hop = path.resolve(dir, target);
+  }
+  throw cannotRead(found, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
+}
+
+/** The real path of a file named by the user (trusted by name); the path itself when it cannot be resolved. */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * The file a catalog is read from and written to: for one the search found, checked as above (in
+ * GitHub Actions, inside the workspace, trusted); else the file named, links followed.
+ */
+export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
+  const uid = currentUid();
+  const env = options.env ?? process.env;
+  if (uid === undefined) return { real: realPath(file) };
+  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
+    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
+  return trustedTarget(file, uid);
+}
+
+/**
+ * A file trusted by name, to be written: followed link by link, each link the user's or root's (a
+ * link another user owns is refused, whatever it leads to); the file it leads to and its identity,
+ * or just the path where nothing is there yet.
+ */
+function ownLinksTarget(named: string, uid: number): { real: string; stat?: fs.Stats | undefined } {
+  let hop = path.resolve(named);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let stat: fs.Stats | undefined;
+    let dir: string;
+    try {
+      stat = fs.lstatSync(hop, { throwIfNoEntry: false });
+      dir = fs.realpathSync(path.dirname(hop));
+    } catch (error) {
+      throw cannotRead(named, error);
+    }
+    const inFolder = path.join(dir, path.basename(hop));
+    if (stat === undefined) return { real: inFolder };
+    if (!stat.isSymbolicLink()) return { real: inFolder, stat };
+    if (stat.uid !== uid && stat.uid !== 0)
+      throw new ConfigError(
+        `not changed: catalog ${printable(named)}${hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+        { hint: 'name the file it leads to with --catalog, if that is the one to change' },
+      );
+    try {
+      hop = path.resolve(dir, fs.readlinkSync(hop));
+    } catch (error) {
+      throw cannotRead(named, error);
+    }
+  }
+  throw cannotRead(named, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
+}
+
+/**
+ * Whether two looks at a file saw the same file, unchanged: an inode freed and reused for a new file
+ * (which happens within milliseconds) has another change time, as has a file chmod-ed or chown-ed.
+ */
+export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
+}
+
+/**
+ * Reads a catalog file within the limits, after the checks above. The file is opened without
+ * following a link (the links were followed and checked), and without blocking (a FIFO), and what is
+ * read is the file that was checked: its identity from the open file must be the one checked.
+ */
+export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): CatalogFile {
+  const target = catalogTarget(file, options);
+  let fd: number;
+  try {
+    const noFollow = target.stat ? fs.constants.O_NOFOLLOW : 0;
+    fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unusable(file, 'it was replaced by a link while it was checked');
+    throw cannotRead(file, error);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
+    // Replaced between the check and the open: not what was checked.
+    if (target.stat && !sameFile(stat, target.stat)) throw unusable(file, 'it was replaced while it was checked; run the command again');
+    if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
+    return { path: file, real: target.real, text: readAtMost(fd, file, stat.size), stat };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The file's bytes as text, refused when there are more than the limit (a file growing while read). */
+function readAtMost(fd: number, file: string, size: number): string {
+  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > MAX_CATALOG_BYTES) throw unusable(file, 'it is larger than 16 MiB');
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    let read: number;
+    try {
+      read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    } catch (error) {
+      throw cannotRead(file, error);
+    }
+    if (read === 0) break;
+    length += read;
+  }
+  if (length > MAX_CATALOG_BYTES) throw unusable(file, 'it is larger than 16 MiB');
+  return buffer.toString('utf8', 0, length);
+}
+
+/**
+ * A small file of this user's own that no one else can write (a record the tool keeps), as text;
+ * undefined when it is missing, not a regular file, another user's, writable by others, reached
+ * through a link, or larger than `limit` bytes.
+ */
+export function readOwnFile(file: string, limit: number): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return undefined;
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.toString('utf8', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * A piece of the user's input echoed in an error, cut to a readable length: a 10,000-digit --value
+ * is told as its start, its end and its length, not as a 10 KB line. Pure; callers quote or escape.
+ */
+
+/** Echoed input longer than this many characters is cut. */
+export const MAX_ECHO = 64;
+const HEAD = 40;
+const TAIL = 12;
+
+/** Whether the code unit at `at` is the second half of a surrogate pair (a cut there would split a character). */
+const splitsPair = (text: string, at: number) =>
+  at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]!) && /[\ud800-\udbff]/.test(text[at - 1]!);
+
+function cut(text: string): { head: string; tail: string; length: number } | undefined {
+  if (text.length <= MAX_ECHO) return undefined;
+  let end = HEAD;
+  if (splitsPair(text, end)) end--;
+  let start = text.length - TAIL;
+  if (splitsPair(text, start)) start++;
+  let length = 0;
+  for (const _ of text) length++;
+  return { head: text.slice(0, end), tail: text.slice(start), length };
+}
+
+const count = (n: number) => `${n.toLocaleString('en-US')} characters`;
+
+/** `text` as it is when short; else its start…its end (N characters). */
+export function excerpt(text: string): string {
+  const c = cut(text);
+  return c ? `${c.head}…${c.tail} (${count(c.length)})` : text;
+}
+
+/**
+ * `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length
+ * outside the quotes.
+ */
+export function quotedExcerpt(text: string, quote: (text: string) => string = JSON.stringify): string {
+  const c = cut(text);
+  return c ? `${quote(`${c.head}…${c.tail}`)} (${count(c.length)})` : quote(text);
+}

@@ -1,0 +1,384 @@
+/**
+ * Start-up, in one room (docs/startup.md): what bin/trigger.cjs runs before the CLI, and the two tricks
+ * that make `trigger fire` cheap, each measured in docs/performance.md:
+ *
+ * - a V8 code cache of dist/cli.cjs, used only from the very file this user's trigger wrote for this
+ *   very bundle (the identity check below);
+ * - V8 flags set at run time by the commands (setV8Flags), undone before the cache data is made.
+ *
+ * TRIGGER_NO_STARTUP_CACHE=1 turns both off, for debugging: the bundle is loaded by Node's own
+ * require, nothing is read from or written to the cache folder or code-cache.json, no flag is set.
+ * Built on its own to dist/startup.cjs (scripts/build.mjs); the commands reach the flag functions
+ * through the CLI bundle, which exports restoreV8Flags for start() to call.
+ */
+import fs from 'node:fs';
+import nodeModule from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import vm from 'node:vm';
+import { configDir } from './settings/paths.js';
+import { VERSION } from './version.js';
+
+export const OFF_SWITCH = 'TRIGGER_NO_STARTUP_CACHE';
+const off = (env: NodeJS.ProcessEnv = process.env) => env[OFF_SWITCH] === '1';
+
+interface Cli {
+  main(): Promise<number>;
+  restoreV8Flags?: () => void;
+}
+
+/** What bin/trigger.cjs calls, with the path of dist/cli.cjs. */
+export function start(bundle: string): void {
+  guardInspector();
+  const args = process.argv.slice(2);
+  // `--version` (which scripts call often) is answered without loading the CLI at all.
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const cli = (off() ? nodeModule.createRequire(bundle)(bundle) : runWithCodeCache(bundle)) as Cli;
+  void cli.main().then((code) => {
+    process.exitCode = code;
+  });
+}
+
+/**
+ * First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229,
+ * which any local user can connect to and read process.env from) on SIGUSR1, unless the process has a
+ * SIGUSR1 listener of its own. So the signal is taken and ignored. One that came during Node's own
+ * start-up has opened the inspector or is about to: it is closed now, and again after the event
+ * loop's first turn (Node starts it from an interrupt and again from the loop), unless the user
+ * started Node with --inspect. process._debugEnd does nothing when no inspector listens.
+ */
+function guardInspector(): void {
+  if (process.platform === 'win32') return; // no SIGUSR1
+  process.on('SIGUSR1', () => {});
+  const options = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+  const asked = options.includes('--inspect') && /--inspect(?:-brk|-wait)?(?:[=\s]|$)/.test(options);
+  const debugEnd = (process as unknown as { _debugEnd?: () => void })._debugEnd;
+  if (asked || typeof debugEnd !== 'function') return;
+  debugEnd.call(process);
+  setImmediate(() => debugEnd.call(process));
+}
+
+/** The user's cache folder for trigger (XDG on Linux, Library/Caches on macOS, LOCALAPPDATA on Windows). */
+function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'trigger', 'Cache');
+  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches', 'trigger');
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'trigger');
+}
+
+/**
+ * Compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the cache
+ * folder. Node 22 and 24 have a compile cache of their own (module.enableCompileCache), but it costs
+ * 16-19% more CPU per fire than this; Node 20 has none.
+ *
+ * V8 runs the cache data it is given as compiled code, checking only that the source has the same
+ * length and that V8 and its flags are the same: data made from other code of that length runs that
+ * code, with the key in the environment. So data is used only from the very file this user's trigger
+ * wrote for this very bundle, unchanged since: when it writes one, it records in the config folder
+ * (code-cache.json, 0600; never in the cache folder, which a CI cache may restore from elsewhere) the
+ * file's identity as the kernel keeps it (fileIdentity), with the same identity of dist/cli.cjs and
+ * Node's version, V8's and the start-up flags. A file is used only if all of it matches; one another
+ * user owns, a record others can write to, and a cache folder another user owns or can write to are
+ * not trusted either. Each is treated as no cache, and the file is written anew. (An HMAC did the
+ * same but loading node:crypto cost every start 4-7 ms of CPU: docs/startup.md.) Nothing here may
+ * fail the command: a cache that cannot be read or written is only a slower start.
+ */
+function runWithCodeCache(file: string): Cli {
+  let dir: string | undefined;
+  try {
+    dir = cacheDir();
+  } catch {
+    // no home folder (a user without a passwd entry): no cache
+  }
+  // The identity and the bytes of the same open file.
+  const fd = fs.openSync(file, 'r');
+  const bundleStat = fs.fstatSync(fd, { bigint: true });
+  // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
+  const source = fs.readFileSync(fd, 'latin1');
+  // A bundle replaced while it was read (an update) is compiled without the cache.
+  const unchanged = fileIdentity(fs.fstatSync(fd, { bigint: true })) === fileIdentity(bundleStat);
+  fs.closeSync(fd);
+  const bundle = `cli-${fnv1a(file)}`;
+  const build = `${bundle}-${fnv1a(JSON.stringify([String(bundleStat.size), String(bundleStat.mtimeNs)]))}`;
+  const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
+  const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
+  const cacheFile = dir === undefined ? undefined : path.join(dir, name);
+  // What the data was made for.
+  const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
+  let cachedData: Buffer | undefined;
+  try {
+    if (cacheFile !== undefined && unchanged && privateFolder(dir!, false)) cachedData = readCache(cacheFile, readRecords()[name], madeFor);
+  } catch {
+    // no cache: a slower start
+  }
+  const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
+  const module = { exports: {} as Cli };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    // Made when the process is about to exit, so every function the command compiled is in it.
+    process.once('beforeExit', () => writeCache(module.exports, script, dir!, cacheFile, { bundle, build, name, madeFor }));
+  }
+  return module.exports;
+}
+
+/**
+ * Writes new cache data: to a temporary file renamed into place, so a reader never sees half of one;
+ * the files of earlier builds of the same bundle are removed then (those for other flags are kept: a
+ * job may alternate them). V8 rejects data made under other flags than the ones it is used with, so
+ * the flags the command changed are set back first.
+ */
+function writeCache(
+  cli: Cli,
+  script: vm.Script,
+  dir: string,
+  cacheFile: string,
+  names: Record<'bundle' | 'build' | 'name' | 'madeFor', string>,
+) {
+  const temp = `${cacheFile}.${process.pid}.tmp`;
+  let out: number | undefined;
+  let renamed = false;
+  try {
+    cli.restoreV8Flags?.();
+    if (!privateFolder(dir, true) || !recordsWritable()) return;
+    out = fs.openSync(temp, 'wx', 0o600);
+    fs.writeFileSync(out, script.createCachedData());
+    fs.renameSync(temp, cacheFile);
+    renamed = true;
+    // Taken after the rename, which moves the change time.
+    const identity = fileIdentity(fs.fstatSync(out, { bigint: true }));
+    const present = new Set(fs.readdirSync(dir));
+    for (const other of present) {
+      if (other.startsWith(`${names.bundle}-`) && !other.startsWith(`${names.build}-`) && other.endsWith('.v8cache')) {
+        fs.rmSync(path.join(dir, other), { force: true });
+        present.delete(other);
+      }
+    }
+    const records = readRecords();
+    for (const other of Object.keys(records)) if (!present.has(other)) delete records[other];
+    records[names.name] = { file: identity, for: names.madeFor };
+    writeRecords(records);
+  } catch {
+    try {
+      // A file without its record would only be written again by every run.
+      fs.rmSync(renamed ? cacheFile : temp, { force: true });
+    } catch {
+      // the folder could not be made
+    }
+  } finally {
+    if (out !== undefined) fs.closeSync(out);
+  }
+}
+
+/**
+ * A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. The change
+ * time carries it (which no one can set: any write, chmod, chown or rename moves it to the present),
+ * and the birth time, where a file system has no change time of its own.
+ */
+function fileIdentity(stat: fs.BigIntStats): string {
+  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
+}
+
+/** Whether a file or folder is this user's (Windows has no owners to compare here). */
+function mine(stat: fs.Stats | fs.BigIntStats): boolean {
+  return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
+}
+
+/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
+function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
+  return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
+}
+
+/**
+ * Whether the cache folder can be trusted: a real folder, this user's, that no one else can write to.
+ * One that does not exist is made (0700) when `make` is set. One that is not trusted is left as it is
+ * (an existing folder keeps its mode): the cache is not used, a slower start.
+ */
+function privateFolder(dir: string, make: boolean): boolean {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch {
+    if (!make) return false;
+    try {
+      makeFolder(dir);
+      stat = fs.lstatSync(dir);
+    } catch {
+      return false;
+    }
+  }
+  return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
+}
+
+/**
+ * Makes a folder and the missing ones above it, each 0700; throws where one cannot be made. Not
+ * mkdirSync's `recursive`, which never returns under /proc (its mkdir answers ENOENT for ever).
+ */
+function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  for (let folder = dir; !fs.existsSync(folder); folder = path.dirname(folder)) {
+    missing.push(folder);
+    if (path.dirname(folder) === folder) break;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
+function openMine(file: string): { fd: number; stat: fs.BigIntStats } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0));
+    const stat = fs.fstatSync(fd, { bigint: true });
+    if (stat.isFile() && mine(stat)) return { fd, stat };
+  } catch {
+    // none, or not readable
+  }
+  if (fd !== undefined) fs.closeSync(fd);
+  return undefined;
+}
+
+/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
+function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {
+  const { file, for: made } = (record ?? {}) as { file?: unknown; for?: unknown };
+  if (made !== madeFor || typeof file !== 'string') return undefined;
+  const opened = openMine(cacheFile);
+  if (opened === undefined) return undefined;
+  try {
+    if (fileIdentity(opened.stat) !== file) return undefined;
+    const data = fs.readFileSync(opened.fd);
+    // Unchanged while it was read, too.
+    return fileIdentity(fs.fstatSync(opened.fd, { bigint: true })) === file ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** The config folder's file of cache records: { [cache file name]: { file, for } }. */
+const recordsFile = () => path.join(configDir(), 'code-cache.json');
+
+/** The records, if the file is this user's and no one else can write to it; else none. */
+function readRecords(): Record<string, unknown> {
+  const opened = openMine(recordsFile());
+  if (opened === undefined) return {};
+  try {
+    if (!writableByOwnerOnly(opened.stat)) return {};
+    const records: unknown = JSON.parse(fs.readFileSync(opened.fd, 'utf8'));
+    return typeof records === 'object' && records !== null && !Array.isArray(records) ? (records as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
+ * Whether the records can be kept: the config folder (made 0700 if need be) is writable. Checked
+ * before the cache data is made, so that a read-only config folder does not cost every run that.
+ */
+function recordsWritable(): boolean {
+  const dir = path.dirname(recordsFile());
+  try {
+    makeFolder(dir);
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the records (0600, in a folder made 0700), replacing the file whole; throws if it cannot. */
+function writeRecords(records: Record<string, unknown>): void {
+  const file = recordsFile();
+  const temp = `${file}.${process.pid}.tmp`;
+  makeFolder(path.dirname(file));
+  try {
+    fs.writeFileSync(temp, `${JSON.stringify(records)}\n`, { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+// V8 flags. Set at run time, each for one command and each measured (docs/performance.md): flags at
+// start-up would need a second Node process, and signals, exit codes and `kill -9` must reach the
+// process that does the work; these are flags V8 reads when it uses them, so setting them late works.
+
+/** The flags that undo each change, in the order made. */
+const undoFlags: string[] = [];
+
+/**
+ * Sets V8 flags, remembering how to undo them: V8 accepts cache data only under the flags it was made
+ * with. `undo` must bring back every flag `flags` changed, implied ones included, or the cache is
+ * made anew on every run (test/e2e/startup.test.ts checks it is not).
+ */
+function setV8Flags(flags: string, undo: string): void {
+  if (off()) return;
+  undoFlags.push(undo);
+  process.getBuiltinModule('node:v8').setFlagsFromString(flags);
+}
+
+/** Sets back every flag setV8Flags changed; called by start() before the cache data is made. */
+export function restoreV8Flags(): void {
+  for (const flags of undoFlags.reverse()) process.getBuiltinModule('node:v8').setFlagsFromString(flags);
+  undoFlags.length = 0;
+}
+
+/**
+ * undici parses HTTP with WebAssembly; on Node 20, V8's optimising tier-up of it runs in the background
+ * and the process waits for it at exit. The baseline compiler is plenty for one request. Set after
+ * undici is loaded: set earlier, the flag made Node discard its stored compiled code for every
+ * built-in loaded afterwards. Node 22 and 24 do not wait at exit, and there the flag only costs.
+ */
+export function keepWasmOnBaselineTier(): void {
+  // --liftoff-only implies the other two off; Node 20's defaults have them on.
+  if (process.versions.node.startsWith('20.')) setV8Flags('--liftoff-only', '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
+}
+
+/**
+ * The largest young generation a batch lets V8 have: 32 MB, as far as Node 20 goes by itself. Node 24
+ * goes on doubling it, which raises peak RSS at no gain in rate; a smaller cap costs rate.
+ */
+const YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
+
+/**
+ * Keeps V8's young generation at YOUNG_GENERATION_CAP at most while a batch runs, by switching V8's
+ * `--semi-space-growth-factor` between 1 (do not grow) at the cap and 2 (V8's default) below it. V8
+ * reads the factor each time it would grow (unlike `--max-semi-space-size`, fixed at start-up), and it
+ * shrinks the young generation now and then, which with the factor left at 1 it could never undo.
+ * Returns a function that stops watching.
+ */
+export function capYoungGeneration(): () => void {
+  const v8 = process.getBuiltinModule('node:v8');
+  let holding = false;
+  const check = () => {
+    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+    if (!young) return;
+    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    if (atCap === holding) return;
+    holding = atCap;
+    setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, '--semi-space-growth-factor=2');
+  };
+  const timer = setInterval(check, 10);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (holding) setV8Flags('--semi-space-growth-factor=2', '--semi-space-growth-factor=2');
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The GitHub Action's step in-process (action/main.ts run(), test/helpers/in-process.ts): INPUT_*
+ * variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, against a real local server.
+ * test/e2e/action.test.ts runs the committed bundle as a runner does, from a plain clone: one event,
+ * a cancelled job, SIGUSR1, and the check that the bundle matches this source.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+import { runActionInProcess } from '../helpers/in-process.js';
+
+let server: TestServer;
+let box: Sandbox;
+beforeEach(async () => {
+  server = await startServer((_req, res) => json(res, 200, { success: true }, { 'x-request-id': 'req_42' }));
+  box = sandbox();
+});
+afterEach(async () => {
+  await server.close();
+  box.cleanup();
+});
+
+const base = () => ({ 'api-key': TEST_KEY, 'base-url': server.url });
+const action = (inputs: Record<string, string>, env: NodeJS.ProcessEnv = box.env) => runActionInProcess(inputs, { env });
+
+describe('the GitHub Action', () => {
+  it('sends a user id that starts with a dash as the user id, not as a flag', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': '-alice', value: '-3' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/deploy/users/-alice/events {"value":-3}']);
+  });
+
+  it('keeps the digits of a value in the result line', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'bob', value: '12345678901234567890.5' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('value 12345678901234567890.5 ·');
+  });
+
+  it('a refused event fails the step, with the outputs set, the error line and one annotation', async () => {
+    server.handle((_req, res) => json(res, 404, { error: 'no such trigger' }, { 'x-request-id': 'req_404' }));
+    const result = await action({ ...base(), 'trigger-id': 'nope', 'user-id': 'alice' });
+    expect(result.code).toBe(1);
+    expect(result.outputs).toEqual({ ok: 'false', status: '404', 'request-id': 'req_404' });
+    expect(result.stderr).toMatch(/^error: /m);
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('::error'))).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expectNoKey(result);
+  });
+
+  it('sends a batch: outputs accepted, failed and invalid; the failed file and the step summary', async () => {
+    server.handle((req, res) => (req.url.includes('/users/bad/') ? json(res, 500, { error: 'boom' }) : json(res, 200, { success: true })));
+    const file = path.join(box.home, 'events.csv');
+    fs.writeFileSync(file, 'triggerId,userId,value\nt,a,1\nt,bad,2\nt,c,x\nt,d,\n');
+    const failed = path.join(box.home, 'failed.csv');
+    const result = await action({ ...base(), file, failed, args: '--concurrency 2 --retries 0' });
+    expect(result.code).toBe(1);
+    expect(result.outputs).toEqual({ ok: 'false', accepted: '2', failed: '1', invalid: '1' });
+    expect(fs.readFileSync(failed, 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(result.summary).toContain('| accepted | 2 |');
+    expect(server.requests).toHaveLength(3);
+    expectNoKey(result);
+  });
+
+  it('a bad input is named as the input, in the log and the annotation', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'alice', value: 'abc' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: the input value must be a decimal number');
+    expect(result.stderr).toMatch(/^::error title=trigger::the input value must be a decimal number/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an input left empty never hides the job's own TRIGGER_* environment", async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url };
+    const result = await action({ 'api-key': '', 'base-url': '', 'trigger-id': 'deploy', 'user-id': 'alice' }, env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.outputs.ok).toBe('true');
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TEST_KEY}`]);
+  });
+
+  it('an input that is given wins over the job environment', async () => {
+    const env = { ...box.env, TRIGGER_API_KEY: 'tk_job_level_key_0000', TRIGGER_BASE_URL: 'http://127.0.0.1:9/nothing-here' };
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'alice' }, env);
+    expect(result.code).toBe(0);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TEST_KEY}`]);
+  });
+
+  it.each([
+    [{ 'base-url': 'SERVER' }, 'no API key', 'set the input api-key to a secret'],
+    [{ 'api-key': TEST_KEY }, 'no base URL', 'set the input base-url'],
+  ])('a missing setting is named by its input: %j', async (given, message, hint) => {
+    const inputs = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === 'SERVER' ? server.url : v]));
+    const result = await action({ ...inputs, 'trigger-id': 'deploy', 'user-id': 'alice' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${message} — ${hint}`);
+    expect(result.stderr).not.toContain('trigger config');
+    expect(result.stderr).toContain('::error title=trigger::');
+    expect(result.outputs.ok).toBe('false');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [{}, 'error: no event to send — give trigger-id and user-id to fire one event, or file to send a batch'],
+    [{ 'trigger-id': 'deploy' }, 'error: the input user-id is empty'],
+    [{ 'trigger-id': 'deploy', 'user-id': 'a', file: 'x.csv' }, 'error: the inputs file and trigger-id/user-id were both given'],
+    [{ 'trigger-id': 'deploy', 'user-id': 'a', args: '--timeout "5' }, 'error: args: a " quote is not closed'],
+  ])('bad inputs %j: exit 2, one clear line, nothing sent', async (given, line) => {
+    const result = await action({ ...base(), ...given });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toContain(line);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a flag trigger does not know in args fails the step with an annotation', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', args: '--bogus' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: unknown option '--bogus'");
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('::error'))).toEqual(["::error title=trigger::unknown option '--bogus'"]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('with --dry-run in args, the step log shows the curl command and nothing is sent', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', value: '3', args: '--dry-run' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`curl --fail-with-body`);
+    expect(result.stdout).toContain(`--data-raw '{"value":3}'`);
+    expect(server.requests).toHaveLength(0);
+    expectNoKey(result);
+  });
+});
