@@ -325,13 +325,13 @@ async function* rowsOfFile(file: InputFile, options: ReadOptions): AsyncGenerato
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
-async function* rowsOfFiles(files: InputFile[], options: ReadOptions): AsyncGenerator<Row[]> {
+async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boolean): AsyncGenerator<Row[]> {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
       for (const row of chunk) {
-        row.file = file.name;
+        if (named) row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -371,7 +371,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     file: one && !one.compression && !parquet ? one.path : undefined,
     name: sources.join(' '),
     read: (read) =>
-      single && one ? readRows(single.stream, single.format, read) : { format: 'csv', rows: rowsOfFiles(files, read), header: noop },
+      single && one ? readRows(single.stream, single.format, read) : { format: 'csv', rows: rowsOfFiles(files, read, !one), header: noop },
     stopReading: noop,
     close: noop,
     cut: undefined,
