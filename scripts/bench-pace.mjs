@@ -11,9 +11,20 @@
  *   16 workers    16 workers taking 20 ms each, an unbounded queue in front, 25 ms each way
  *   5% at random  no limit, but 503 + Retry-After: 1 to one request in twenty, at random
  *
+ * Issue 31, where real gateways put their limits (each behind 25 ms of network each way, as a
+ * delaying proxy in front of nginx):
+ *   12 slots, app 50 ms / 0 ms   nginx's limit_conn 12: 503 without Retry-After beyond 12 at the
+ *                                app; a slot is held only while the app works, not the round trip.
+ *                                "What it allows" for the 0 ms app is what --concurrency 64 gets.
+ *   strict 20/s, 503 / 429       nginx's limit_req without burst: a request sooner than 50 ms after
+ *                                the last one let through is refused at once, no Retry-After
+ *   4 shards, 400/s shared       four `--shard i/4` processes against one 400/s token bucket,
+ *                                started together and 5 s apart (the default only)
+ *   half at random               503 + Retry-After: 1 to half the requests, at random (30 rows)
+ *
  * Runs on its own (`node scripts/bench-pace.mjs`) or as the "pace" section of `npm run bench`.
  * Knobs: BENCH_PACE_SECONDS (8: each run sends about this many seconds' worth of rows at the rate
- * it should reach), BENCH_PACE_ROUNDS (1).
+ * it should reach), BENCH_PACE_ROUNDS (1), BENCH_PACE_ONLY (run only the services whose name holds it).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,13 +44,71 @@ export const SCENARIOS = [
   // Not one of the issue's four: a service that refuses some at random whatever the pace must not
   // be taken for a full one (before, this one took a batch down to a few events/s).
   { name: '5% refused at random, 503 + Retry-After: 1', refuseShare: 0.05, ceiling: Infinity, target: { perSecond: 800 } },
+  // Issue 31.
+  {
+    name: '12 slots behind 25 ms each way, app 50 ms',
+    network: 25,
+    slots: 12,
+    appMs: 50,
+    ceiling: 240,
+    target: { share: 0.85, failed: 0 },
+  },
+  {
+    name: '12 slots behind 25 ms each way, app 0 ms',
+    network: 25,
+    slots: 12,
+    appMs: 0,
+    ceiling: 'c64',
+    target: { share: 0.85, failed: 0 },
+  },
+  {
+    name: 'strict 20/s without burst, 503',
+    network: 25,
+    strict: 20,
+    status: 503,
+    ceiling: 20,
+    minSeconds: 15,
+    target: { share: 0.85, pushedBackLate: 0.05, failed: 0 },
+  },
+  {
+    name: 'strict 20/s without burst, 429 without Retry-After',
+    network: 25,
+    strict: 20,
+    status: 429,
+    ceiling: 20,
+    minSeconds: 15,
+    target: { share: 0.85, pushedBackLate: 0.05, failed: 0 },
+  },
+  {
+    name: '4 shards sharing 400/s (429 + Retry-After: 1), started together',
+    capacity: 400,
+    ceiling: 400,
+    shards: 4,
+    staggerMs: 0,
+    target: { share: 0.85, fair: [0.5, 2], failed: 0 },
+  },
+  {
+    name: '4 shards sharing 400/s (429 + Retry-After: 1), started 5 s apart',
+    capacity: 400,
+    ceiling: 400,
+    shards: 4,
+    staggerMs: 5000,
+    target: { share: 0.8, fair: [0.5, 2], failed: 0 },
+  },
+  {
+    name: 'half refused at random, 503 + Retry-After: 1, 30 rows',
+    refuseShare: 0.5,
+    rows: 30,
+    ceiling: Infinity,
+    target: { wallVsC8: 2, failed: 0 },
+  },
 ];
 
 /** A service with limits, in this process; counts at the server. */
 export async function paceServer(scenario) {
   let stats;
   const reset = () => {
-    stats = { accepted: 0, pushedBack: 0, first: 0, last: 0, waits: [] };
+    stats = { accepted: 0, pushedBack: 0, first: 0, last: 0, waits: [], answers: [], byShard: new Map() };
   };
   reset();
   const perMs = (scenario.capacity ?? 0) / 1000;
@@ -55,15 +124,29 @@ export async function paceServer(scenario) {
     const now = performance.now();
     if (stats.accepted++ === 0) stats.first = now;
     stats.last = now;
+    stats.answers.push([now, 0]);
+    const shard = res.shard;
+    if (shard) {
+      const list = stats.byShard.get(shard) ?? [];
+      list.push(now);
+      stats.byShard.set(shard, list);
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': 16 });
     res.end('{"success":true}');
   };
-  const pushBack = (res, status) => {
+  const pushBack = (res, status, retryAfter = true) => {
     stats.pushedBack++;
+    stats.answers.push([performance.now(), 1]);
     const body = '{"success":false,"error":"slow down"}';
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, 'retry-after': '1' });
+    const headers = { 'content-type': 'application/json', 'content-length': body.length };
+    res.writeHead(status, retryAfter ? { ...headers, 'retry-after': '1' } : headers);
     res.end(body);
   };
+  // Behind a network: the request reaches the service `network` ms after it was sent, and the
+  // answer the client `network` ms after it was given.
+  const later = (fn) => setTimeout(fn, scenario.network);
+  let lastLetThrough = -Infinity;
+  let busy = 0;
   const work = (res, arrived) => {
     idle--;
     stats.waits.push(performance.now() - arrived);
@@ -77,7 +160,30 @@ export async function paceServer(scenario) {
 
   const server = http.createServer((req, res) => {
     req.resume();
+    const shard = /^\/shard(\d+)\//.exec(req.url ?? '');
+    if (shard) res.shard = shard[1];
     req.on('end', () => {
+      if (scenario.slots) {
+        return later(() => {
+          if (busy >= scenario.slots) return later(() => pushBack(res, 503, false));
+          busy++;
+          const done = () => {
+            busy--;
+            later(() => accept(res));
+          };
+          if (scenario.appMs) setTimeout(done, scenario.appMs);
+          else setTimeout(done, 0);
+        });
+      }
+      if (scenario.strict) {
+        return later(() => {
+          // As nginx counts: whole milliseconds since the last request let through.
+          const now = Math.floor(performance.now());
+          if (now - lastLetThrough < 1000 / scenario.strict) return later(() => pushBack(res, scenario.status, false));
+          lastLetThrough = now;
+          later(() => accept(res));
+        });
+      }
       if (free) {
         // Half the round trip on the way in, the queue and the work, the other half on the way out.
         setTimeout(() => {
@@ -134,8 +240,70 @@ function run(bin, args, env) {
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** Rows of `rows` events in a CSV file under `work` (made once). */
+function inputOf(work, rows) {
+  const input = path.join(work, `pace-${rows}.csv`);
+  if (!fs.existsSync(input)) {
+    const lines = ['triggerId,userId,value'];
+    for (let i = 0; i < rows; i++) lines.push(`pace,user${i},1`);
+    fs.writeFileSync(input, `${lines.join('\n')}\n`);
+  }
+  return input;
+}
+
+const countRows = (file) => (fs.existsSync(file) ? Math.max(0, fs.readFileSync(file, 'utf8').trim().split('\n').length - 1) : 0);
+
+/**
+ * One run of a configuration against a server: `shards` processes (`--shard i/n`, each with its
+ * own base URL path so the server can tell them apart), the i-th started i x staggerMs later.
+ */
+async function runOnce({ bin, env, work, server, scenario, config, rows }) {
+  const input = inputOf(work, rows);
+  const shards = scenario.shards ?? 1;
+  server.reset();
+  const started = performance.now();
+  const runs = [];
+  for (let i = 1; i <= shards; i++) {
+    if (i > 1 && scenario.staggerMs) await new Promise((resolve) => setTimeout(resolve, scenario.staggerMs));
+    const failed = path.join(work, `pace-failed-${i}.csv`);
+    fs.rmSync(failed, { force: true });
+    const args = ['batch', input, '--failed', failed, '--quiet', ...config.args];
+    if (shards > 1) args.push('--shard', `${i}/${shards}`);
+    const url = shards > 1 ? `${server.url}/shard${i}` : server.url;
+    runs.push(run(bin, args, { ...env, TRIGGER_BASE_URL: url }).then((r) => ({ ...r, failed: countRows(failed) })));
+  }
+  const results = await Promise.all(runs);
+  const wallMs = performance.now() - started;
+  const s = server.stats;
+  const answers = s.accepted + s.pushedBack;
+  // Pushed back after the first 5 s of answers.
+  const late = s.answers.filter(([t]) => t >= s.first + 5000);
+  const figure = {
+    perSecond: s.accepted > 1 ? ((s.accepted - 1) * 1000) / (s.last - s.first) : 0,
+    pushedBack: answers ? s.pushedBack / answers : 0,
+    pushedBackLate: late.length ? late.filter(([, refused]) => refused).length / late.length : 0,
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    waitMs: s.waits.length ? median(s.waits) : 0,
+    code: Math.max(...results.map((r) => r.code)),
+    wallMs,
+    rows,
+  };
+  if (shards > 1) {
+    // Each shard's events while all of them were sending (from the last one's first accepted to
+    // the first one's last), against the median shard.
+    const lists = [...s.byShard.values()];
+    const from = Math.max(...lists.map((l) => l[0]));
+    const to = Math.min(...lists.map((l) => l[l.length - 1]));
+    const counts = lists.map((l) => l.filter((t) => t >= from && t <= to).length);
+    const m = median(counts);
+    figure.fair = lists.length === shards && to > from && m > 0 ? [Math.min(...counts) / m, Math.max(...counts) / m] : [0, Infinity];
+    figure.overlapMs = Math.max(0, to - from);
+  }
+  return figure;
+}
+
 /** Runs the scenarios; returns rows for the bench's table: what, case, figure, compared. */
-export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, rounds = 1, configs }) {
+export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, rounds = 1, configs, only }) {
   const results = [];
   configs ??= [
     { name: 'default (auto)', args: [], concurrency: 64 },
@@ -143,67 +311,75 @@ export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, r
     { name: '--concurrency 64', args: ['--concurrency', '64'], concurrency: 64 },
   ];
   for (const scenario of SCENARIOS) {
+    if (only && !scenario.name.includes(only)) continue;
     const server = await paceServer(scenario);
-    const figures = Object.fromEntries(configs.map((c) => [c.name, []]));
+    // Shards: the default alone (four processes at once, each run is long).
+    const mine = scenario.shards ? configs.filter((c) => c.name.startsWith('default')) : configs;
+    const figures = Object.fromEntries(mine.map((c) => [c.name, []]));
     for (let round = 0; round < rounds; round++) {
-      for (const config of configs) {
-        // About `seconds` of work at the rate this configuration should reach.
-        const reachable = Math.min(scenario.ceiling, (config.concurrency * 1000) / LATENCY);
-        const rows = Math.round(reachable * seconds);
-        const input = path.join(work, `pace-${rows}.csv`);
-        if (!fs.existsSync(input)) {
-          const lines = ['triggerId,userId,value'];
-          for (let i = 0; i < rows; i++) lines.push(`pace,user${i},1`);
-          fs.writeFileSync(input, `${lines.join('\n')}\n`);
-        }
-        const failed = path.join(work, 'pace-failed.csv');
-        fs.rmSync(failed, { force: true });
-        server.reset();
+      for (const config of mine) {
+        // About `seconds` of work at the rate this configuration should reach (shards: each).
+        const ceiling = typeof scenario.ceiling === 'number' ? scenario.ceiling : 1000;
+        const reachable = Math.min(ceiling, (config.concurrency * 1000) / LATENCY);
+        const span = Math.max(seconds, scenario.minSeconds ?? 0) * (scenario.shards ? 1.5 : 1);
+        // Started apart, the first shards alone must not send it all before the last one starts.
+        const apart = ((scenario.shards ?? 1) - 1) * ((scenario.staggerMs ?? 0) / 1000) * 2;
+        const rows = scenario.rows ?? Math.round(reachable * (span + apart));
         log(`pace: ${scenario.name}, ${config.name}, ${rows} rows`);
-        const result = await run(bin, ['batch', input, '--failed', failed, '--quiet', ...config.args], {
-          ...env,
-          TRIGGER_BASE_URL: server.url,
-        });
-        const s = server.stats;
-        const failedRows = fs.existsSync(failed) ? Math.max(0, fs.readFileSync(failed, 'utf8').trim().split('\n').length - 1) : 0;
-        const answers = s.accepted + s.pushedBack;
-        figures[config.name].push({
-          perSecond: s.accepted > 1 ? ((s.accepted - 1) * 1000) / (s.last - s.first) : 0,
-          pushedBack: answers ? s.pushedBack / answers : 0,
-          failed: failedRows,
-          waitMs: s.waits.length ? median(s.waits) : 0,
-          code: result.code,
-          rows,
-        });
+        figures[config.name].push(await runOnce({ bin, env, work, server, scenario, config, rows }));
       }
     }
     await server.close();
-    for (const config of configs) {
+    const summary = {};
+    for (const config of mine) {
       const list = figures[config.name];
-      const perSecond = median(list.map((f) => f.perSecond));
-      const pushedBack = median(list.map((f) => f.pushedBack));
-      const failed = Math.max(...list.map((f) => f.failed));
-      const waitMs = median(list.map((f) => f.waitMs));
-      const parts = [`${fmt(perSecond)} events/s`];
-      if (Number.isFinite(scenario.ceiling)) parts.push(`${fmt((100 * perSecond) / scenario.ceiling)}% of ${scenario.ceiling}/s`);
-      parts.push(`${fmt(100 * pushedBack, 1)}% pushed back`, `${failed} of ${list[0].rows} rows failed`);
-      if (scenario.workers) parts.push(`median queue wait ${fmt(waitMs, 1)} ms`);
+      summary[config.name] = {
+        perSecond: median(list.map((f) => f.perSecond)),
+        pushedBack: median(list.map((f) => f.pushedBack)),
+        pushedBackLate: median(list.map((f) => f.pushedBack && f.pushedBackLate)),
+        failed: Math.max(...list.map((f) => f.failed)),
+        waitMs: median(list.map((f) => f.waitMs)),
+        wallMs: median(list.map((f) => f.wallMs)),
+        fair: list[0].fair && [median(list.map((f) => f.fair[0])), median(list.map((f) => f.fair[1]))],
+        rows: list[0].rows,
+      };
+    }
+    // "What the service allows", where only a sender can tell: what --concurrency 64 got.
+    const ceiling = scenario.ceiling === 'c64' ? summary['--concurrency 64']?.perSecond : scenario.ceiling;
+    for (const config of mine) {
+      const f = summary[config.name];
+      const parts = [];
+      if (scenario.target.wallVsC8) parts.push(`${fmt(f.wallMs / 1000, 1)} s wall`);
+      parts.push(`${fmt(f.perSecond)} events/s`);
+      if (Number.isFinite(ceiling)) parts.push(`${fmt((100 * f.perSecond) / ceiling)}% of ${fmt(ceiling)}/s`);
+      parts.push(`${fmt(100 * f.pushedBack, 1)}% pushed back`);
+      if (scenario.target.pushedBackLate !== undefined) parts.push(`${fmt(100 * f.pushedBackLate, 1)}% after the first 5 s`);
+      parts.push(`${f.failed} of ${f.rows} rows failed`);
+      if (scenario.workers) parts.push(`median queue wait ${fmt(f.waitMs, 1)} ms`);
+      if (f.fair) parts.push(`shards ${fmt(f.fair[0], 2)}x-${fmt(f.fair[1], 2)}x of the median`);
       let verdict = '';
       if (config.name.startsWith('default')) {
         const t = scenario.target;
+        const c8 = summary['--concurrency 8'];
         const ok = [
-          t.perSecond === undefined || perSecond >= t.perSecond,
-          t.share === undefined || perSecond >= t.share * scenario.ceiling,
-          t.pushedBack === undefined || pushedBack <= t.pushedBack,
-          t.failed === undefined || failed <= t.failed,
-          t.waitMs === undefined || waitMs <= t.waitMs,
+          t.perSecond === undefined || f.perSecond >= t.perSecond,
+          t.share === undefined || f.perSecond >= t.share * ceiling,
+          t.pushedBack === undefined || f.pushedBack <= t.pushedBack,
+          t.pushedBackLate === undefined || f.pushedBackLate <= t.pushedBackLate,
+          t.failed === undefined || f.failed <= t.failed,
+          t.waitMs === undefined || f.waitMs <= t.waitMs,
+          t.fair === undefined || (f.fair[0] >= t.fair[0] && f.fair[1] <= t.fair[1]),
+          t.wallVsC8 === undefined || (c8 !== undefined && f.wallMs <= t.wallVsC8 * c8.wallMs),
         ].every(Boolean);
         const wanted = [
           t.perSecond !== undefined && `>= ${t.perSecond}/s`,
-          t.share !== undefined && `>= ${t.share * 100}% of ${scenario.ceiling}/s`,
+          t.share !== undefined && `>= ${t.share * 100}% of ${fmt(ceiling)}/s`,
           t.pushedBack !== undefined && `<= ${t.pushedBack * 100}% pushed back`,
+          t.pushedBackLate !== undefined && `<= ${t.pushedBackLate * 100}% pushed back after 5 s`,
           t.failed !== undefined && 'no row failed',
           t.waitMs !== undefined && `median wait <= ${t.waitMs} ms`,
+          t.fair !== undefined && `each shard ${t.fair[0]}x-${t.fair[1]}x of the median`,
+          t.wallVsC8 !== undefined && `wall <= ${t.wallVsC8}x --concurrency 8 (${fmt(c8?.wallMs / 1000, 1)} s)`,
         ].filter(Boolean);
         verdict = `${ok ? 'meets' : 'MISSES'} target: ${wanted.join(', ')}`;
       }
@@ -231,6 +407,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       log: (text) => process.stderr.write(`${text}\n`),
       seconds: Number(process.env.BENCH_PACE_SECONDS ?? 8),
       rounds: Number(process.env.BENCH_PACE_ROUNDS ?? 1),
+      only: process.env.BENCH_PACE_ONLY,
     });
     console.log(table(['what', 'case', 'figure', 'compared'], results));
   } finally {

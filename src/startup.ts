@@ -182,12 +182,12 @@ function fileIdentity(stat: fs.BigIntStats): string {
 }
 
 /** Whether a file or folder is this user's (Windows has no owners to compare here). */
-function mine(stat: fs.Stats | fs.BigIntStats): boolean {
+export function mine(stat: fs.Stats | fs.BigIntStats): boolean {
   return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
 }
 
 /** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
-function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
+export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
   return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
 }
 
@@ -232,10 +232,10 @@ function makeFolder(dir: string): void {
 }
 
 /** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
-function openMine(file: string): { fd: number; stat: fs.BigIntStats } | undefined {
+export function openMine(file: string): { fd: number; stat: fs.BigIntStats } | undefined {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0));
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0)); // a FIFO never blocks
     const stat = fs.fstatSync(fd, { bigint: true });
     if (stat.isFile() && mine(stat)) return { fd, stat };
   } catch {

@@ -296,13 +296,14 @@ function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
-function curlCommand(url, body, userAgent) {
+function curlCommand(url, body, headers) {
+  const lines = Object.entries(headers).map(([name, value]) => {
+    const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
+    return name === "authorization" ? `  -H "${title}: Bearer $TRIGGER_API_KEY"` : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
+  });
   return [
     `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
-    `  -H 'Content-Type: application/json'`,
-    `  -H 'Accept: application/json'`,
-    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
+    ...lines,
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
@@ -471,16 +472,18 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt, options = {}) {
+function backoffMs(attempt3, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt3 - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
-var CONNECT_FAILURES, NOT_CONNECTED;
+var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
 var init_retry = __esm({
   "src/client/retry.ts"() {
     "use strict";
+    DEFAULT_RETRIES = 2;
+    DEFAULT_TIMEOUT_SECONDS = 30;
     CONNECT_FAILURES = [
       "ECONNREFUSED",
       "ENOTFOUND",
@@ -1688,11 +1691,11 @@ var require_help = __commonJS({
        * @returns {number}
        */
       longestSubcommandTermLength(cmd, helper) {
-        return helper.visibleCommands(cmd).reduce((max, command) => {
+        return helper.visibleCommands(cmd).reduce((max, command6) => {
           return Math.max(
             max,
             this.displayWidth(
-              helper.styleSubcommandTerm(helper.subcommandTerm(command))
+              helper.styleSubcommandTerm(helper.subcommandTerm(command6))
             )
           );
         }, 0);
@@ -2531,7 +2534,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path20 = require("node:path");
-    var fs24 = require("node:fs");
+    var fs23 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2625,8 +2628,8 @@ var require_command = __commonJS({
        */
       _getCommandAndAncestors() {
         const result = [];
-        for (let command = this; command; command = command.parent) {
-          result.push(command);
+        for (let command6 = this; command6; command6 = command6.parent) {
+          result.push(command6);
         }
         return result;
       }
@@ -3067,22 +3070,22 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {Command} command
        * @private
        */
-      _registerCommand(command) {
+      _registerCommand(command6) {
         const knownBy = (cmd) => {
           return [cmd.name()].concat(cmd.aliases());
         };
-        const alreadyUsed = knownBy(command).find(
+        const alreadyUsed = knownBy(command6).find(
           (name) => this._findCommand(name)
         );
         if (alreadyUsed) {
           const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-          const newCmd = knownBy(command).join("|");
+          const newCmd = knownBy(command6).join("|");
           throw new Error(
             `cannot add command '${newCmd}' as already have command '${existingCmd}'`
           );
         }
-        this._initCommandGroup(command);
-        this.commands.push(command);
+        this._initCommandGroup(command6);
+        this.commands.push(command6);
       }
       /**
        * Add an option.
@@ -3525,7 +3528,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs24.existsSync(executableFile)) return;
+        if (fs23.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3544,10 +3547,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path20.resolve(baseDir, baseName);
-          if (fs24.existsSync(localBin)) return localBin;
+          if (fs23.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path20.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs24.existsSync(`${localBin}${ext}`)
+            (ext) => fs23.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3559,7 +3562,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs24.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs23.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4254,12 +4257,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (flag.startsWith("--") && this._showSuggestionAfterError) {
           let candidateFlags = [];
-          let command = this;
+          let command6 = this;
           do {
-            const moreFlags = command.createHelp().visibleOptions(command).filter((option) => option.long).map((option) => option.long);
+            const moreFlags = command6.createHelp().visibleOptions(command6).filter((option) => option.long).map((option) => option.long);
             candidateFlags = candidateFlags.concat(moreFlags);
-            command = command.parent;
-          } while (command && !command._enablePositionalOptions);
+            command6 = command6.parent;
+          } while (command6 && !command6._enablePositionalOptions);
           suggestion = suggestSimilar(flag, candidateFlags);
         }
         const message = `error: unknown option '${flag}'${suggestion}`;
@@ -4289,9 +4292,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (this._showSuggestionAfterError) {
           const candidateNames = [];
-          this.createHelp().visibleCommands(this).forEach((command) => {
-            candidateNames.push(command.name());
-            if (command.alias()) candidateNames.push(command.alias());
+          this.createHelp().visibleCommands(this).forEach((command6) => {
+            candidateNames.push(command6.name());
+            if (command6.alias()) candidateNames.push(command6.alias());
           });
           suggestion = suggestSimilar(unknownName, candidateNames);
         }
@@ -4362,11 +4365,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        */
       alias(alias) {
         if (alias === void 0) return this._aliases[0];
-        let command = this;
+        let command6 = this;
         if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
-          command = this.commands[this.commands.length - 1];
+          command6 = this.commands[this.commands.length - 1];
         }
-        if (alias === command._name)
+        if (alias === command6._name)
           throw new Error("Command alias can't be the same as its name");
         const matchingCommand = this.parent?._findCommand(alias);
         if (matchingCommand) {
@@ -4375,7 +4378,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
           );
         }
-        command._aliases.push(alias);
+        command6._aliases.push(alias);
         return this;
       }
       /**
@@ -4587,7 +4590,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           write: outputContext.write,
           command: this
         };
-        this._getCommandAndAncestors().reverse().forEach((command) => command.emit("beforeAllHelp", eventContext));
+        this._getCommandAndAncestors().reverse().forEach((command6) => command6.emit("beforeAllHelp", eventContext));
         this.emit("beforeHelp", eventContext);
         let helpInformation = this.helpInformation({ error: outputContext.error });
         if (deprecatedCallback) {
@@ -4602,7 +4605,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         this.emit("afterHelp", eventContext);
         this._getCommandAndAncestors().forEach(
-          (command) => command.emit("afterAllHelp", eventContext)
+          (command6) => command6.emit("afterAllHelp", eventContext)
         );
       }
       /**
@@ -4840,8 +4843,8 @@ function inShard(row, shard2) {
 }
 async function* shardRows(rows2, shard2) {
   for await (const chunk of rows2) {
-    const mine = chunk.filter((row) => inShard(row, shard2));
-    if (mine.length) yield mine;
+    const mine2 = chunk.filter((row) => inShard(row, shard2));
+    if (mine2.length) yield mine2;
   }
 }
 var init_shard = __esm({
@@ -4900,12 +4903,12 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command) {
-  return command.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addCatalogOptions(command6) {
+  return command6.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
 }
-function addServiceOptions(command) {
-  return addCatalogOptions(command).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(30)).addOption(
-    new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(2)
+function addServiceOptions(command6) {
+  return addCatalogOptions(command6).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+    new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
 function settingsFlags(options) {
@@ -4916,11 +4919,16 @@ function settingsFlags(options) {
     allowHttp: options.allowHttp
   };
 }
+var EXIT_CODES2;
 var init_shared = __esm({
   "src/commands/shared.ts"() {
     "use strict";
     init_esm();
+    init_retry();
     init_parsers();
+    EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
+(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
+trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
   }
 });
 
@@ -5509,16 +5517,6 @@ var init_formats = __esm({
   }
 });
 
-// src/emulator/defaults.ts
-var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
-var init_defaults = __esm({
-  "src/emulator/defaults.ts"() {
-    "use strict";
-    DEFAULT_PORT = 8787;
-    DEFAULT_FAIL_STATUS = 503;
-  }
-});
-
 // src/settings/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
@@ -5551,6 +5549,23 @@ var init_paths = __esm({
 });
 
 // src/startup.ts
+function mine(stat) {
+  return typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid());
+}
+function writableByOwnerOnly(stat) {
+  return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
+}
+function openMine(file) {
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(file, import_node_fs.default.constants.O_RDONLY | (import_node_fs.default.constants.O_NOFOLLOW || 0) | (import_node_fs.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs.default.fstatSync(fd, { bigint: true });
+    if (stat.isFile() && mine(stat)) return { fd, stat };
+  } catch {
+  }
+  if (fd !== void 0) import_node_fs.default.closeSync(fd);
+  return void 0;
+}
 function setV8Flags(flags, undo) {
   if (off()) return;
   undoFlags.push(undo);
@@ -5577,10 +5592,11 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs, OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
     init_paths();
     init_version();
     OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
@@ -5591,6 +5607,16 @@ var init_startup = __esm({
 });
 
 // src/client/request.ts
+function requestHeaders(authorization, traceparent) {
+  const headers = {
+    authorization: `Bearer ${authorization}`,
+    "content-type": "application/json",
+    accept: "application/json",
+    "user-agent": USER_AGENT
+  };
+  if (traceparent) headers.traceparent = traceparent;
+  return headers;
+}
 function parseValue(raw, label = "--value") {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw };
   const text = raw.trim();
@@ -5695,12 +5721,14 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var DECIMAL, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
+var USER_AGENT, DECIMAL, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
     init_errors();
     init_excerpt();
+    init_version();
+    USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
     DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -6013,10 +6041,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt) {
+      add(attempt3) {
         this.#dropEnded();
-        this.#queue.push(attempt);
-        if (!this.#timer) this.#arm(attempt.deadline);
+        this.#queue.push(attempt3);
+        if (!this.#timer) this.#arm(attempt3.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -6030,7 +6058,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
+          this.#queue = queue.slice(this.#head).filter((attempt3) => !attempt3.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -6040,7 +6068,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
+        return this.#queue.slice(this.#head).filter((attempt3) => !attempt3.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -6051,10 +6079,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt = queue[i];
-          if (attempt.done) continue;
-          if (attempt.deadline > now) break;
-          attempt.expire();
+          const attempt3 = queue[i];
+          if (attempt3.done) continue;
+          if (attempt3.deadline > now) break;
+          attempt3.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -15399,8 +15427,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running3 } of this[kClients]) {
-          ret += running3;
+        for (const { [kRunning]: running2 } of this[kClients]) {
+          ret += running2;
         }
         return ret;
       }
@@ -16381,11 +16409,11 @@ var require_socks5_client = __commonJS({
       /**
        * Build a SOCKS5 request
        */
-      buildConnectRequest(command, address, port) {
+      buildConnectRequest(command6, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
         const request = Buffer2.alloc(4 + addressBuffer.length + 2);
         request[0] = SOCKS_VERSION;
-        request[1] = command;
+        request[1] = command6;
         request[2] = 0;
         request[3] = addressType;
         addressBuffer.copy(request, 4);
@@ -32799,6 +32827,25 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
+function watch(signal, wake) {
+  let entry2 = watchers.get(signal);
+  if (!entry2) {
+    const waits = /* @__PURE__ */ new Set();
+    const listener = () => {
+      watchers.delete(signal);
+      for (const w of [...waits]) w();
+    };
+    watchers.set(signal, entry2 = { waits, listener });
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  entry2.waits.add(wake);
+}
+function unwatch(signal, wake) {
+  const entry2 = watchers.get(signal);
+  if (!entry2?.waits.delete(wake) || entry2.waits.size > 0) return;
+  watchers.delete(signal);
+  signal.removeEventListener("abort", entry2.listener);
+}
 function maskFor(key) {
   const mask = new Redactor();
   mask.add(key);
@@ -32816,12 +32863,11 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var USER_AGENT, TriggerClient, SUCCESS_TEXT2, msSince;
+var TriggerClient, SUCCESS_TEXT2, watchers, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
     init_errors();
-    init_version();
     init_validate();
     init_request();
     init_attempt();
@@ -32831,8 +32877,8 @@ var init_client = __esm({
     init_retry();
     init_undici();
     init_clock();
+    init_request();
     init_messages();
-    USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
     TriggerClient = class {
       baseUrl;
       timeoutMs;
@@ -32858,8 +32904,8 @@ var init_client = __esm({
           this.baseUrl = options.baseUrl;
         }
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
-        this.timeoutMs = options.timeoutMs ?? 3e4;
-        this.retries = options.retries ?? 2;
+        this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
+        this.retries = options.retries ?? DEFAULT_RETRIES;
         if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
           throw new UsageError(`timeout must be a positive number of seconds`);
         }
@@ -32867,13 +32913,7 @@ var init_client = __esm({
           throw new UsageError(`retries must be a whole number, 0 or more`);
         }
         this.#options = options;
-        this.#requestHeaders = {
-          authorization: `Bearer ${this.#apiKey}`,
-          "content-type": "application/json",
-          accept: "application/json",
-          "user-agent": USER_AGENT
-        };
-        if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
+        this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
         this.#headerList = Object.entries(this.#requestHeaders).flat();
       }
       /** Headers as they are sent, with the key masked: for --verbose. */
@@ -32908,13 +32948,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt = 1; ; attempt++) {
-          const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
+        for (let attempt3 = 1; ; attempt3++) {
+          const outcome = await this.#attempt(event, attempt3, options.signal, attempt3 === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt3, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt3, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32923,10 +32963,10 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt, started, throwPushBack) {
-        const canRetry = attempt <= this.retries;
+      #judge(event, outcome, attempt3, started, throwPushBack) {
+        const canRetry = attempt3 <= this.retries;
         if (outcome.kind === "failed") {
-          const info2 = { attempts: attempt, durationMs: msSince(started) };
+          const info2 = { attempts: attempt3, durationMs: msSince(started) };
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32941,7 +32981,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt3, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32956,7 +32996,7 @@ var init_client = __esm({
             triggerId: event.triggerId,
             userId: event.userId,
             value: event.value?.json,
-            attempts: attempt,
+            attempts: attempt3,
             durationMs: Math.round(outcome.ended - started),
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
@@ -32968,8 +33008,8 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-            const info2 = { attempts: attempt, durationMs: msSince(started) };
+            const delayMs = retryAfter ?? backoffMs(attempt3, { baseMs: this.#options.retryBaseMs });
+            const info2 = { attempts: attempt3, durationMs: msSince(started) };
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32982,7 +33022,7 @@ var init_client = __esm({
             keySource: this.#options.keySource,
             retries: this.retries
           },
-          { attempts: attempt, durationMs: msSince(started), requestId }
+          { attempts: attempt3, durationMs: msSince(started), requestId }
         );
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -33005,22 +33045,24 @@ var init_client = __esm({
         return safe;
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt, delayMs, reason2, options, info2) {
-        const signals2 = [options.signal, options.stopRetries].filter((s) => s !== void 0);
+      async #wait(attempt3, delayMs, reason2, options, info2) {
+        const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
-        if (signals2.some((s) => s.aborted)) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
+        if (signal?.aborted || stopRetries?.aborted) throw notSent();
+        this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) s.removeEventListener("abort", stop);
+            if (signal) unwatch(signal, stop);
+            if (stopRetries) unwatch(stopRetries, stop);
             resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
           this.#waits.add(stop);
-          for (const s of signals2) s.addEventListener("abort", stop, { once: true });
+          if (signal) watch(signal, stop);
+          if (stopRetries) watch(stopRetries, stop);
         });
         if (interrupted) throw notSent();
       }
@@ -33029,15 +33071,15 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt of this.#deadlines.all()) attempt.interrupt();
+        for (const attempt3 of this.#deadlines.all()) attempt3.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt, signal, started) {
+      #attempt(event, attempt3, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
-        onEvent?.({ type: "request", attempt, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+        onEvent?.({ type: "request", attempt: attempt3, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
         if (!current.done) {
           dispatcher.dispatch(
@@ -33055,10 +33097,10 @@ var init_client = __esm({
         return current.promise.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, rawHeaders, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
+            onEvent({ type: "response", attempt: attempt3, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -33075,6 +33117,7 @@ var init_client = __esm({
       }
     };
     SUCCESS_TEXT2 = '{"success":true}';
+    watchers = /* @__PURE__ */ new WeakMap();
     msSince = (started) => Math.round(monotonicMs() - started);
   }
 });
@@ -36259,14 +36302,14 @@ function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
   if (options.follow !== false) {
     try {
-      file = import_node_fs.default.realpathSync(target2);
+      file = import_node_fs2.default.realpathSync(target2);
     } catch {
     }
   }
   let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
     try {
-      const stat = import_node_fs.default.lstatSync(file);
+      const stat = import_node_fs2.default.lstatSync(file);
       if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
     } catch {
     }
@@ -36274,25 +36317,25 @@ function writeFileAtomic(target2, text, options = {}) {
   const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
-    fd = import_node_fs.default.openSync(temp, "wx", mode2);
-    import_node_fs.default.writeFileSync(fd, text);
-    import_node_fs.default.fchmodSync(fd, mode2);
-    import_node_fs.default.fsyncSync(fd);
-    import_node_fs.default.closeSync(fd);
+    fd = import_node_fs2.default.openSync(temp, "wx", mode2);
+    import_node_fs2.default.writeFileSync(fd, text);
+    import_node_fs2.default.fchmodSync(fd, mode2);
+    import_node_fs2.default.fsyncSync(fd);
+    import_node_fs2.default.closeSync(fd);
     fd = void 0;
     options.beforeReplace?.();
-    import_node_fs.default.renameSync(temp, file);
+    import_node_fs2.default.renameSync(temp, file);
   } catch (error2) {
-    if (fd !== void 0) import_node_fs.default.closeSync(fd);
-    import_node_fs.default.rmSync(temp, { force: true });
+    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
+    import_node_fs2.default.rmSync(temp, { force: true });
     throw error2;
   }
 }
-var import_node_fs, import_node_path3;
+var import_node_fs2, import_node_path3;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_path3 = __toESM(require("node:path"), 1);
   }
 });
@@ -36332,19 +36375,19 @@ var init_errno = __esm({
   }
 });
 
-// src/process-identity.ts
+// src/lock.ts
+var lock_exports = {};
+__export(lock_exports, {
+  FileLock: () => FileLock,
+  LOCK_WAIT_MS: () => LOCK_WAIT_MS,
+  lockWaitMs: () => lockWaitMs,
+  withLock: () => withLock
+});
 function procStat(pid) {
   try {
-    const stat = import_node_fs2.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = import_node_fs3.default.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
-  } catch {
-    return void 0;
-  }
-}
-function pidNamespace() {
-  try {
-    return import_node_fs2.default.readlinkSync("/proc/self/ns/pid");
   } catch {
     return void 0;
   }
@@ -36354,8 +36397,10 @@ function thisProcess() {
   const identity = { pid: process.pid, host: import_node_os3.default.hostname() };
   const start = procStat(process.pid)?.start;
   if (start !== void 0) identity.start = start;
-  const pidns = pidNamespace();
-  if (pidns !== void 0) identity.pidns = pidns;
+  try {
+    identity.pidns = import_node_fs3.default.readlinkSync("/proc/self/ns/pid");
+  } catch {
+  }
   return self = identity;
 }
 function elsewhere(holder) {
@@ -36364,36 +36409,119 @@ function elsewhere(holder) {
   if (holder.pidns !== void 0 && here.pidns !== void 0 && holder.pidns !== here.pidns) return "in another container";
   return void 0;
 }
-function running(pid) {
+function stillRuns(pid, recordedStart) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error2) {
-    return error2.code === "EPERM";
+    if (error2.code !== "EPERM") return false;
   }
-}
-function stillRuns(pid, recordedStart) {
-  if (!running(pid)) return false;
   const now = procStat(pid);
   if (now === void 0) return true;
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
-var import_node_fs2, import_node_os3, self;
-var init_process_identity = __esm({
-  "src/process-identity.ts"() {
-    "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
-    import_node_os3 = __toESM(require("node:os"), 1);
+function look(lock, rules) {
+  let stat;
+  let text = "";
+  try {
+    stat = import_node_fs3.default.lstatSync(lock);
+    if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
+    if (!stat.isFile())
+      return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
+  } catch (error2) {
+    if (error2.code === "ENOENT") return { state: "free" };
+    return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
   }
-});
-
-// src/settings/lock.ts
-var lock_exports = {};
-__export(lock_exports, {
-  LOCK_WAIT_MS: () => LOCK_WAIT_MS,
-  lockWaitMs: () => lockWaitMs,
-  withLock: () => withLock
-});
+  let holder;
+  try {
+    holder = JSON.parse(text);
+  } catch {
+    holder = void 0;
+  }
+  if (typeof holder !== "object" || holder === null || !(Number.isSafeInteger(holder.pid) && holder.pid > 0) || typeof holder.host !== "string") {
+    const why = `its lock ${lock} does not say which process holds it`;
+    if (rules.unnamed === "stale") return { state: "dead", text, left: "does not say which process holds it" };
+    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  }
+  const pid = holder.pid;
+  const where2 = elsewhere({ host: holder.host, pidns: holder.pidns });
+  if (where2 !== void 0) {
+    const hint2 = `if no trigger command is running there, remove it: rm ${lock}`;
+    return { state: "held", blocked: { why: `its lock ${lock} is held by process ${pid} ${where2}`, hint: hint2, holder } };
+  }
+  const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, holder.start);
+  if (!alive) return { state: "dead", text, left: `was left by process ${pid}, which has ended` };
+  const hint = `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`;
+  return { state: "held", blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder } };
+}
+function create(lock, text, mode2) {
+  const temp = `${lock}.${process.pid}.tmp`;
+  try {
+    import_node_fs3.default.writeFileSync(temp, text, { mode: mode2 });
+    import_node_fs3.default.linkSync(temp, lock);
+    return true;
+  } catch (error2) {
+    const code = error2.code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
+  } finally {
+    import_node_fs3.default.rmSync(temp, { force: true });
+  }
+  let fd;
+  try {
+    fd = import_node_fs3.default.openSync(lock, "wx", mode2);
+  } catch (error2) {
+    if (error2.code === "EEXIST") return false;
+    throw error2;
+  }
+  try {
+    import_node_fs3.default.writeSync(fd, text);
+  } finally {
+    import_node_fs3.default.closeSync(fd);
+  }
+  return true;
+}
+function removeStale(lock, dead, text, rules) {
+  const breaker = `${lock}.break`;
+  const cannot = (error2) => ({
+    why: `its lock ${lock} ${dead.left}, and cannot be removed (${errnoWords(error2, "writing")})`,
+    hint: `remove it: rm ${lock}`
+  });
+  try {
+    if (!create(breaker, text, rules.mode)) {
+      const other = look(breaker, rules);
+      if (other.state === "dead" && import_node_fs3.default.readFileSync(breaker, "utf8") === other.text) import_node_fs3.default.unlinkSync(breaker);
+      return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
+    }
+  } catch (error2) {
+    return cannot(error2);
+  }
+  try {
+    if (import_node_fs3.default.readFileSync(lock, "utf8") === dead.text) import_node_fs3.default.unlinkSync(lock);
+    return void 0;
+  } catch (error2) {
+    return error2.code === "ENOENT" ? void 0 : cannot(error2);
+  } finally {
+    import_node_fs3.default.rmSync(breaker, { force: true });
+  }
+}
+function attempt(lock, text, rules) {
+  if (create(lock, text, rules.mode)) {
+    held.add(lock);
+    return "taken";
+  }
+  const found2 = look(lock, rules);
+  if (found2.state === "held") return found2.blocked;
+  if (found2.state === "dead") return removeStale(lock, found2, text, rules) ?? "again";
+  return "again";
+}
+function release(lock, text) {
+  held.delete(lock);
+  try {
+    if (import_node_fs3.default.readFileSync(lock, "utf8") === text) import_node_fs3.default.unlinkSync(lock);
+  } catch {
+  }
+}
 function lockWaitMs(env2) {
   const raw = env2.TRIGGER_LOCK_WAIT;
   if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
@@ -36405,151 +36533,22 @@ function lockWaitMs(env2) {
   }
   return seconds2 * 1e3;
 }
-function unreadable(lock, error2) {
-  return {
-    state: "held",
-    text: "",
-    why: `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`,
-    hint: `remove it: rm ${lock}`
-  };
-}
-function look(lock) {
-  let stat;
-  try {
-    stat = import_node_fs3.default.lstatSync(lock);
-  } catch (error2) {
-    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
-  }
-  if (stat.isDirectory())
-    return { state: "held", text: "", why: `its lock ${lock} is a folder, not a lock file`, hint: `remove it: rm -r ${lock}` };
-  if (!stat.isFile())
-    return {
-      state: "held",
-      text: "",
-      why: `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`,
-      hint: `remove it: rm ${lock}`
-    };
-  let text = "";
-  try {
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
-  } catch (error2) {
-    return error2.code === "ENOENT" ? { state: "free" } : unreadable(lock, error2);
-  }
-  let owner;
-  try {
-    owner = JSON.parse(text);
-  } catch {
-    owner = void 0;
-  }
-  if (typeof owner !== "object" || owner === null || !(Number.isSafeInteger(owner.pid) && owner.pid > 0) || typeof owner.host !== "string") {
-    return {
-      state: "held",
-      text,
-      why: `its lock ${lock} does not say which process holds it`,
-      hint: `if no trigger command is running, remove it: rm ${lock}`
-    };
-  }
-  const pid = owner.pid;
-  const where2 = elsewhere({ host: owner.host, pidns: owner.pidns });
-  if (where2 !== void 0) {
-    return {
-      state: "held",
-      text,
-      why: `its lock ${lock} is held by process ${pid} ${where2}`,
-      hint: `if no trigger command is running there, remove it: rm ${lock}`
-    };
-  }
-  const alive2 = pid === process.pid ? held.has(lock) : stillRuns(pid, owner.start);
-  if (!alive2) return { state: "dead", text, pid };
-  return {
-    state: "held",
-    text,
-    why: `process ${pid} holds its lock ${lock}`,
-    hint: `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`
-  };
-}
-function create(lock, owner) {
-  let fd;
-  try {
-    fd = import_node_fs3.default.openSync(lock, "wx", 384);
-  } catch (error2) {
-    if (error2.code === "EEXIST") return false;
-    throw error2;
-  }
-  try {
-    import_node_fs3.default.writeSync(fd, JSON.stringify(owner));
-  } catch (error2) {
-    import_node_fs3.default.closeSync(fd);
-    import_node_fs3.default.rmSync(lock, { force: true });
-    throw error2;
-  }
-  import_node_fs3.default.closeSync(fd);
-  return true;
-}
-function removeStale(lock, stale, pid, owner) {
-  const breaker = `${lock}.break`;
-  let mine;
-  try {
-    mine = create(breaker, owner);
-  } catch (error2) {
-    return {
-      why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
-      hint: `remove it: rm ${lock}`
-    };
-  }
-  if (!mine) {
-    const holder = look(breaker);
-    if (holder.state === "dead") {
-      try {
-        if (import_node_fs3.default.readFileSync(breaker, "utf8") === holder.text) import_node_fs3.default.unlinkSync(breaker);
-      } catch {
-      }
-    }
-    return {
-      why: `its lock ${lock} was left by process ${pid}, which has ended, and ${breaker} is in the way`,
-      hint: `remove both: rm -r ${lock} ${breaker}`
-    };
-  }
-  try {
-    let current;
-    try {
-      current = import_node_fs3.default.readFileSync(lock, "utf8");
-    } catch {
-      return void 0;
-    }
-    if (current !== stale) return void 0;
-    try {
-      import_node_fs3.default.unlinkSync(lock);
-    } catch (error2) {
-      if (error2.code !== "ENOENT")
-        return {
-          why: `its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (${errnoWords(error2, "writing")})`,
-          hint: `remove it: rm ${lock}`
-        };
-    }
-    return void 0;
-  } finally {
-    import_node_fs3.default.rmSync(breaker, { force: true });
-  }
-}
 async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const owner = thisProcess();
-  const mine = JSON.stringify(owner);
+  const text = lockText();
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    let result;
     try {
-      if (create(lock, owner)) break;
+      result = attempt(lock, text, SETTINGS);
     } catch (error2) {
       throw new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
         hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
       });
     }
-    const holder = look(lock);
-    let blocked;
-    if (holder.state === "held") blocked = holder;
-    else if (holder.state === "dead") blocked = removeStale(lock, holder.text, holder.pid, owner);
+    if (result === "taken") break;
+    const blocked = result === "again" ? void 0 : result;
     const waited = performance.now() - started;
     if (waited >= waitMs && (blocked !== void 0 || waited >= waitMs + 1e3)) {
       const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
@@ -36557,29 +36556,90 @@ async function withLock(file, fn, options = {}) {
     }
     await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
   }
-  held.add(lock);
   try {
     return await fn();
   } finally {
-    held.delete(lock);
-    try {
-      if (import_node_fs3.default.readFileSync(lock, "utf8") === mine) import_node_fs3.default.unlinkSync(lock);
-    } catch {
-    }
+    release(lock, text);
   }
 }
-var import_node_fs3, LOCK_WAIT_MS, MAX_LOCK_BYTES, held, sleep;
+var import_node_fs3, import_node_os3, import_node_path4, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
 var init_lock = __esm({
-  "src/settings/lock.ts"() {
+  "src/lock.ts"() {
     "use strict";
     import_node_fs3 = __toESM(require("node:fs"), 1);
+    import_node_os3 = __toESM(require("node:os"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
-    init_process_identity();
-    LOCK_WAIT_MS = 15e3;
+    SETTINGS = { unnamed: "held", mode: 384 };
+    BATCH = { unnamed: "stale", mode: 420 };
     MAX_LOCK_BYTES = 4096;
     held = /* @__PURE__ */ new Set();
+    heldBy = (lock, why, hint = `remove it: rm ${lock}`) => ({ state: "held", blocked: { why, hint } });
+    lockText = () => `${JSON.stringify({ ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() })}
+`;
+    LOCK_WAIT_MS = 15e3;
     sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
+    HeldError = class extends UsageError {
+    };
+    FileLock = class _FileLock {
+      constructor(path20, text) {
+        this.path = path20;
+        this.text = text;
+      }
+      path;
+      text;
+      /** The lock file that guards `file`. */
+      static pathFor(file) {
+        return import_node_path4.default.join(import_node_path4.default.dirname(file), `.${import_node_path4.default.basename(file)}.lock`);
+      }
+      /** The live holder of `file`'s lock, if a live process holds it. */
+      static holder(file) {
+        const found2 = look(_FileLock.pathFor(file), BATCH);
+        return found2.state === "held" ? found2.blocked.holder : void 0;
+      }
+      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
+      static tryAcquire(file, what) {
+        try {
+          return _FileLock.acquire(file, what, "");
+        } catch (error2) {
+          if (error2 instanceof HeldError) return void 0;
+          throw error2;
+        }
+      }
+      /**
+       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
+       * holds it. `what` names the file for the message ("the journal big.journal").
+       */
+      static acquire(file, what, hint) {
+        const lock = _FileLock.pathFor(file);
+        const text = lockText();
+        for (let tries = 0; tries < 10; tries++) {
+          let result;
+          try {
+            result = attempt(lock, text, BATCH);
+          } catch (error2) {
+            throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, {
+              hint: "name a file in a folder you can write to"
+            });
+          }
+          if (result === "taken") return new _FileLock(lock, text);
+          if (result === "again") continue;
+          const other = result.holder;
+          if (other === void 0) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
+          const away = elsewhere(other);
+          const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+          throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+            hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
+          });
+        }
+        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
+      }
+      /** Gives the lock up (only if it is still ours). */
+      release() {
+        release(this.path, this.text);
+      }
+    };
   }
 });
 
@@ -36639,7 +36699,7 @@ function writeError(what, target2, error2) {
 }
 function ensureDir(dir) {
   const missing = [];
-  let at = import_node_path4.default.resolve(dir);
+  let at = import_node_path5.default.resolve(dir);
   for (; ; ) {
     let stat;
     try {
@@ -36656,7 +36716,7 @@ function ensureDir(dir) {
       break;
     }
     missing.unshift(at);
-    const parent = import_node_path4.default.dirname(at);
+    const parent = import_node_path5.default.dirname(at);
     if (parent === at) break;
     at = parent;
   }
@@ -36670,7 +36730,7 @@ function ensureDir(dir) {
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path4.default.dirname(file);
+  const dir = import_node_path5.default.dirname(file);
   ensureDir(dir);
   return withLock(
     file,
@@ -36700,12 +36760,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs4, import_node_path4, PROFILE_NAME;
+var import_node_fs4, import_node_path5, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36822,13 +36882,13 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path6.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
-    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
+  if (named) return { path: import_node_path6.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path6.default.resolve(cwd); ; ) {
+    const candidate = import_node_path6.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path5.default.dirname(dir);
+    const parent = import_node_path6.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
@@ -36841,12 +36901,12 @@ function exists(file) {
     return false;
   }
 }
-var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path6, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
 });
@@ -36854,13 +36914,6 @@ var init_find = __esm({
 // src/catalog/file.ts
 function currentUid() {
   return typeof process.getuid === "function" ? process.getuid() : void 0;
-}
-function isMine(stat) {
-  const uid = currentUid();
-  return uid === void 0 || stat.uid === uid;
-}
-function writableByOwnerOnly(stat) {
-  return process.platform === "win32" || (stat.mode & 18) === 0;
 }
 function loginName(uid) {
   try {
@@ -36932,15 +36985,15 @@ function checkHop(found2, hop, stat, dir, uid) {
     );
 }
 function inside(file, dir) {
-  const relative = import_node_path6.default.relative(dir, file);
-  return relative === "" || !relative.startsWith("..") && !import_node_path6.default.isAbsolute(relative);
+  const relative = import_node_path7.default.relative(dir, file);
+  return relative === "" || !relative.startsWith("..") && !import_node_path7.default.isAbsolute(relative);
 }
 function inWorkspace(file, env2) {
   const workspace = env2.GITHUB_WORKSPACE;
   if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
   try {
     const root = import_node_fs6.default.realpathSync(workspace);
-    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
+    return inside(import_node_path7.default.resolve(file), import_node_path7.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
   } catch {
     return false;
   }
@@ -36952,12 +37005,12 @@ function trustedTarget(found2, uid) {
     let dir;
     try {
       stat = import_node_fs6.default.lstatSync(hop);
-      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
       throw cannotRead(found2, error2);
     }
     checkHop(found2, hop, stat, dir, uid);
-    const inFolder2 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
     if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
     let target2;
     try {
@@ -36965,7 +37018,7 @@ function trustedTarget(found2, uid) {
     } catch (error2) {
       throw cannotRead(found2, error2);
     }
-    hop = import_node_path6.default.resolve(dir, target2);
+    hop = import_node_path7.default.resolve(dir, target2);
   }
   throw cannotRead(found2, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
@@ -36985,26 +37038,26 @@ function catalogTarget(file, options = {}) {
   return trustedTarget(file, uid);
 }
 function ownLinksTarget(named, uid) {
-  let hop = import_node_path6.default.resolve(named);
+  let hop = import_node_path7.default.resolve(named);
   for (let links = 0; links <= MAX_LINKS; links++) {
     let stat;
     let dir;
     try {
       stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
-      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
       throw cannotRead(named, error2);
     }
-    const inFolder2 = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
     if (stat === void 0) return { real: inFolder2 };
     if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
     if (stat.uid !== uid && stat.uid !== 0)
       throw new ConfigError(
-        `not changed: catalog ${printable(named)}${hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+        `not changed: catalog ${printable(named)}${hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
         { hint: "name the file it leads to with --catalog, if that is the one to change" }
       );
     try {
-      hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
+      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
     } catch (error2) {
       throw cannotRead(named, error2);
     }
@@ -37057,38 +37110,27 @@ function readAtMost(fd, file, size) {
   return buffer.toString("utf8", 0, length);
 }
 function readOwnFile(file, limit) {
-  let fd;
+  const opened = openMine(file);
+  if (opened === void 0) return void 0;
   try {
-    fd = import_node_fs6.default.openSync(file, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
-  } catch {
-    return void 0;
-  }
-  try {
-    const stat = import_node_fs6.default.fstatSync(fd);
-    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return void 0;
-    const buffer = Buffer.allocUnsafe(stat.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    return buffer.toString("utf8", 0, length);
+    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return void 0;
+    return import_node_fs6.default.readFileSync(opened.fd, "utf8");
   } catch {
     return void 0;
   } finally {
-    import_node_fs6.default.closeSync(fd);
+    import_node_fs6.default.closeSync(opened.fd);
   }
 }
-var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
+var import_node_fs6, import_node_path7, MAX_CATALOG_BYTES, MAX_LINKS, mode;
 var init_file = __esm({
   "src/catalog/file.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_render();
+    init_startup();
     MAX_CATALOG_BYTES = 16 * 1024 * 1024;
     MAX_LINKS = 40;
     mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
@@ -37381,7 +37423,7 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs7.default.mkdirSync(import_node_path8.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
 `, {
       mode: 384,
@@ -37414,12 +37456,12 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
     init_render();
@@ -37646,6 +37688,7 @@ __export(resolve_exports2, {
   readableKeyFileWarning: () => readableKeyFileWarning,
   resolveCommand: () => resolveCommand,
   resolveSettings: () => resolveSettings,
+  resolveWorld: () => resolveWorld,
   selectedProfile: () => selectedProfile,
   unknownProfile: () => unknownProfile
 });
@@ -37716,43 +37759,79 @@ function noBaseUrlError(profile) {
     hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
   });
 }
-function resolveSettings(options = {}) {
+function checkSettings(found2, options) {
   const env2 = options.env ?? process.env;
-  const found2 = findSettings(options);
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
-  if (explicit && !found2.stored) throw unknownProfile(profileName, configFile, config);
-  if (!key && options.requireKey !== false) throw noKeyError(found2.profile);
-  if (!url) throw noBaseUrlError(found2.profile);
-  const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
-  checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp);
+  const problems = [];
+  const attempt3 = (fn) => {
+    try {
+      return fn();
+    } catch (error2) {
+      if (!isTriggerError(error2)) throw error2;
+      problems.push(error2);
+      return void 0;
+    }
+  };
+  if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(noKeyError(found2.profile));
+  if (!url) problems.push(noBaseUrlError(found2.profile));
+  const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
+  if (!url || !baseUrl) return { settings: void 0, problems };
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
-  return {
-    warnings: [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0),
-    // A key in the credential store is read by loadSettings, which may wait for the store.
-    apiKey: key && key[1] !== "keychain" ? normalizeApiKey(key[0], key[2]) : void 0,
-    apiKeySource: key?.[1],
-    baseUrl,
-    baseUrlSource: url[1],
-    profile: profileName,
-    configFile
-  };
+  const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
+  return { settings, problems };
+}
+function resolveSettings(options = {}) {
+  const { settings, problems } = checkSettings(findSettings(options), options);
+  if (problems[0]) throw problems[0];
+  return settings;
+}
+async function resolveWorld(options = {}) {
+  const env2 = options.env ?? process.env;
+  const found2 = findSettings(options);
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] === "keychain") {
+    try {
+      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = key;
+      else found2.key = [key, "keychain", found2.key[2]];
+    } catch (error2) {
+      if (options.requireKey !== false) {
+        if (!isTriggerError(error2)) throw error2;
+        problems.push(error2);
+      }
+    }
+  }
+  const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
+  if (!where2) return { found: found2, settings, catalog: void 0, problems };
+  const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
+  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path9.default.join(configDir(env2), CATALOG_RECORD);
+  let loaded2;
+  try {
+    loaded2 = loadCatalog2(where2, { checkedRecord, env: env2 });
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    problems.push(error2);
+  }
+  const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
+  return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
 async function resolveCommand(options = {}) {
-  const settings = await loadSettings(options);
-  const found2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
-  if (!found2) return { settings, catalog: void 0 };
-  const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = import_node_path8.default.join(configDir(options.env ?? process.env), CATALOG_RECORD);
-  return { settings, catalog: new TriggerResolver2(loadCatalog2(found2, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
+  const world = await resolveWorld(options);
+  if (world.problems[0]) throw world.problems[0];
+  return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path9, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
+    import_node_path9 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37840,8 +37919,25 @@ var init_service = __esm({
 // src/commands/fire.ts
 var fire_exports = {};
 __export(fire_exports, {
+  command: () => command,
   fire: () => fire
 });
+function command(program2, { io, env: env2, cwd }) {
+  const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES);
+  return addServiceOptions(fireCommand).action(async (triggerId, userId, options, self2) => {
+    const extra = self2.args.slice(2);
+    if (extra.length > 0) {
+      const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
+      throw new UsageError(
+        `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
+        {
+          hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
+        }
+      );
+    }
+    await fire(triggerId, userId, options, io, env2, cwd);
+  });
+}
 async function fire(triggerId, userId, options, io, env2 = process.env, cwd = process.cwd()) {
   let event;
   try {
@@ -37868,31 +37964,7 @@ async function fire(triggerId, userId, options, io, env2 = process.env, cwd = pr
       if (deprecation) io.stderr(io.errColors.warn(deprecation));
       if (found2.trigger.id !== triggerId) event = eventOf(found2.trigger.id, userId, event.value);
     }
-    if (options.dryRun) {
-      const url = eventUrl(settings.baseUrl, event);
-      const curl = curlCommand(url, event.body, USER_AGENT);
-      if (options.json) {
-        const headers = {
-          // The key masked, as the contract shows a key; the curl command reads it from the environment.
-          authorization: `Bearer ${settings.apiKey ? maskKey(settings.apiKey) : "$TRIGGER_API_KEY"}`,
-          "content-type": "application/json",
-          accept: "application/json",
-          "user-agent": USER_AGENT
-        };
-        io.json(JSON.stringify({ ok: true, dryRun: true, method: "POST", url, headers, body: event.body, curl }));
-      } else {
-        io.stdout(curl);
-      }
-      if (settings.apiKeySource !== "env" && !env2.TRIGGER_API_KEY) {
-        const where2 = settings.apiKeySource === "flag" ? "was given with --api-key" : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : "is not set";
-        io.stderr(
-          io.errColors.dim(
-            `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where2}): export it before running it`
-          )
-        );
-      }
-      return;
-    }
+    if (options.dryRun) return printDryRun(settings, event, options, io, env2);
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
       spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose,
@@ -37934,6 +38006,22 @@ async function fire(triggerId, userId, options, io, env2 = process.env, cwd = pr
     throw error2;
   }
 }
+function printDryRun(settings, event, options, io, env2) {
+  const url = eventUrl(settings.baseUrl, event);
+  const headers = requestHeaders(settings.apiKey ? maskKey(settings.apiKey) : "$TRIGGER_API_KEY", parseTraceparent(env2.TRACEPARENT));
+  const curl = curlCommand(url, event.body, headers);
+  if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: "POST", url, headers, body: event.body, curl }));
+  else io.stdout(curl);
+  if (settings.apiKeySource !== "env" && !env2.TRIGGER_API_KEY) {
+    const where2 = settings.apiKeySource === "flag" ? "was given with --api-key" : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : "is not set";
+    io.stderr(
+      io.errColors.dim(
+        `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where2}): export it before running it`
+      )
+    );
+  }
+}
+var EXAMPLES;
 var init_fire = __esm({
   "src/commands/fire.ts"() {
     "use strict";
@@ -37948,6 +38036,1102 @@ var init_fire = __esm({
     init_service();
     init_shared();
     init_startup();
+    EXAMPLES = `
+Examples:
+  $ trigger fire purchase alice@example.com --value 9.99
+  $ trigger fire signup 'user/with?odd#chars'
+  $ trigger fire purchase bob --value 12345678901234567890 --json
+  $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
+  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
+
+${EXIT_CODES2}`;
+  }
+});
+
+// src/commands/prompt.ts
+async function readAll(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+function promptHidden(question, output) {
+  const input2 = process.stdin;
+  return new Promise((resolve2, reject) => {
+    let answer = "";
+    output.write(question);
+    input2.setRawMode(true);
+    input2.resume();
+    input2.setEncoding("utf8");
+    const finish = (error2) => {
+      input2.setRawMode(false);
+      input2.pause();
+      input2.removeListener("data", onData);
+      output.write("\n");
+      if (error2) reject(error2);
+      else resolve2(answer);
+    };
+    const onData = (chunk) => {
+      for (const char of chunk) {
+        if (char === "\r" || char === "\n" || char === "") return finish();
+        if (char === "") {
+          return finish(new TriggerError("interrupted", "cancelled; no key was saved"));
+        }
+        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
+        else answer += char;
+      }
+    };
+    input2.on("data", onData);
+  });
+}
+async function readSecret(question, output = process.stderr) {
+  if (process.stdin.isTTY) {
+    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+      if (answer.trim() !== "") return answer;
+    }
+  }
+  const text = await readAll(process.stdin);
+  if (text.trim() === "") {
+    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
+  }
+  return text;
+}
+var init_prompt = __esm({
+  "src/commands/prompt.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/commands/config.ts
+var config_exports = {};
+__export(config_exports, {
+  command: () => command2,
+  get: () => get,
+  list: () => list,
+  path: () => path10,
+  remove: () => remove,
+  setBaseUrl: () => setBaseUrl,
+  setKey: () => setKey,
+  unset: () => unset,
+  use: () => use
+});
+function settingName(name) {
+  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
+  if (normalized in NAMES) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
+}
+function profileFlag(name) {
+  return name === "default" ? "" : ` --profile ${name}`;
+}
+async function shown(name, profileName, profile) {
+  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
+    try {
+      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
+    } catch (error2) {
+      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
+    }
+  }
+  const value = profile?.[NAMES[name]];
+  if (typeof value !== "string") return void 0;
+  return name === "api-key" ? maskKey(value) : value;
+}
+function where(profile, file) {
+  return `profile "${profile}" (${file})`;
+}
+function target(options, env2) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const selected = selectedProfile(options, env2, config);
+  const lock = { waitMs: lockWaitMs(env2) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+}
+async function setKey(keyArgument, options, io, env2 = process.env) {
+  const { file, config, name, lock } = target(options, env2);
+  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
+  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
+  io.addSecret(key);
+  let inFile;
+  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
+  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
+  else {
+    const failure = await storeKey(name, key);
+    if (failure === void 0) {
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next = { ...profile, apiKeyStorage: "keychain" };
+          delete next.apiKey;
+          return next;
+        },
+        lock
+      );
+      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
+      warnIfOverridden(io, env2);
+      return;
+    }
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+  }
+  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  if (wasInStore) await deleteKey(name);
+  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
+  warnIfOverridden(io, env2);
+}
+function warnIfOverridden(io, env2) {
+  if (env2.TRIGGER_API_KEY) {
+    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+  }
+}
+async function setBaseUrl(url, options, io, env2 = process.env) {
+  const { file, name, lock } = target(options, env2);
+  const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, baseUrl: parsed.href };
+      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
+  if (env2.TRIGGER_BASE_URL) {
+    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
+  }
+}
+async function get(nameArgument, options, io, env2 = process.env) {
+  const { file, config, name: profileName, explicit, profile } = target(options, env2);
+  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
+  const values = /* @__PURE__ */ new Map();
+  for (const name of names) values.set(name, await shown(name, profileName, profile));
+  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  if (nameArgument !== void 0) {
+    const name = names[0];
+    const value = values.get(name);
+    if (value === void 0 && !overridden.length) {
+      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
+        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
+      });
+    }
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
+    else io.stdout(value ?? io.outColors.dim("(not set)"));
+  } else if (options.json) {
+    io.json(getJson(profileName, names, values, overridden));
+  } else {
+    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
+  }
+  for (const name of overridden) {
+    io.stderr(
+      io.errColors.warn(
+        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+      )
+    );
+  }
+}
+function getJson(profile, names, values, overridden) {
+  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
+}
+async function list(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profiles = config.profiles ?? {};
+  if (options.names) {
+    for (const name of Object.keys(profiles)) io.stdout(name);
+    return;
+  }
+  const active = selectedProfile({}, env2, config);
+  const rows2 = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    rows2.push({
+      profile: name,
+      active: name === active.name,
+      apiKey: await shown("api-key", name, profile) ?? null,
+      baseUrl: await shown("base-url", name, profile) ?? null
+    });
+  }
+  if (options.json) {
+    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
+    return;
+  }
+  if (rows2.length === 0) {
+    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
+    return;
+  }
+  for (const row of rows2) {
+    const mark = row.active ? io.outColors.success("* ") : "  ";
+    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
+    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+  }
+}
+async function unset(nameArgument, options, io, env2 = process.env) {
+  const name = settingName(nameArgument);
+  const { file, name: profileName, profile, lock } = target(options, env2);
+  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
+  if (profile?.[NAMES[name]] === void 0 && !inStore) {
+    io.stderr(`${name} was not set in ${where(profileName, file)}`);
+    return;
+  }
+  if (inStore) {
+    const failure = await deleteKey(profileName);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next = { ...current };
+      delete next[NAMES[name]];
+      if (name === "base-url") delete next.allowHttp;
+      if (name === "api-key") delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
+}
+function namedProfile(nameArgument, env2) {
+  const name = checkProfileName(nameArgument);
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profile = getProfile(config, name);
+  if (!profile) throw unknownProfile(name, file, config);
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
+}
+async function use(nameArgument, io, env2 = process.env) {
+  const { name, file, lock } = namedProfile(nameArgument, env2);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+      return { ...data, active: name };
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
+  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
+    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+  }
+}
+async function remove(nameArgument, io, env2 = process.env) {
+  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  if (profile.apiKeyStorage === "keychain") {
+    const failure = await deleteKey(name);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...data.profiles ?? {} };
+      delete profiles[name];
+      const next = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock
+  );
+  io.stdout(
+    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
+  );
+}
+function path10(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs9.default.existsSync(file) }));
+  else io.stdout(file);
+}
+function command2(program2, { io, env: env2 }) {
+  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger config set-key                        # hidden prompt
+  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
+  $ trigger config set-base-url https://api.example.com --profile staging
+  $ trigger config get base-url
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
+  );
+  const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
+  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
+  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
+  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
+  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
+  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
+  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
+  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path10(options, io, env2));
+  return config;
+}
+var import_node_fs9, NAMES, OVERRIDES;
+var init_config = __esm({
+  "src/commands/config.ts"() {
+    "use strict";
+    import_node_fs9 = __toESM(require("node:fs"), 1);
+    init_esm();
+    init_errors();
+    init_base_url_warning();
+    init_keychain();
+    init_lock();
+    init_paths();
+    init_resolve2();
+    init_store();
+    init_validate();
+    init_prompt();
+    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
+    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+  }
+});
+
+// src/commands/status.ts
+var status_exports = {};
+__export(status_exports, {
+  collectStatus: () => collectStatus,
+  command: () => command3,
+  status: () => status,
+  statusLines: () => statusLines
+});
+async function collectStatus(flags, env2 = process.env, where2 = {}) {
+  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
+  const { found: found2, settings, problems } = world;
+  const { profile, configFile } = found2;
+  const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
+  (found2.key && attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])));
+  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
+  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
+  const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
+  const catalog = world.catalog ? {
+    path: world.catalog.path,
+    source: world.catalog.source,
+    triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
+  } : null;
+  let mode2 = null;
+  try {
+    mode2 = (import_node_fs10.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+  } catch {
+    mode2 = null;
+  }
+  return {
+    ok: problems.length === 0,
+    profile: { name: profile.name, source: profile.source },
+    apiKey,
+    baseUrl,
+    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
+    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
+    // never its password, nor a lone token
+    catalog,
+    versions: { trigger: VERSION, node: process.version },
+    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
+  };
+}
+function attempt2(fn) {
+  try {
+    return fn();
+  } catch {
+    return void 0;
+  }
+}
+function statusLines(s, io) {
+  const c = io.outColors;
+  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
+  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
+  return [
+    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row(
+      "api key",
+      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
+    ),
+    row(
+      "base URL",
+      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
+    ),
+    row(
+      "config",
+      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
+    ),
+    row("proxy", s.proxy ?? c.dim("none")),
+    row(
+      "catalog",
+      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
+    ),
+    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
+  ];
+}
+async function status(options, io, env2 = process.env, cwd = process.cwd()) {
+  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
+  if (options.json) io.json(JSON.stringify(result));
+  else for (const line of statusLines(result, io)) io.stdout(line);
+  if (result.problems.length === 0) return;
+  for (const problem of result.problems)
+    io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
+  throw new ConfigError(result.problems[0].message, { reported: true });
+}
+function command3(program2, { io, env: env2, cwd }) {
+  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
+  ).action((options) => status(options, io, env2, cwd));
+}
+var import_node_fs10, SOURCE_WORDS, CATALOG_WORDS;
+var init_status = __esm({
+  "src/commands/status.ts"() {
+    "use strict";
+    import_node_fs10 = __toESM(require("node:fs"), 1);
+    init_undici();
+    init_errors();
+    init_render();
+    init_redact();
+    init_resolve2();
+    init_validate();
+    init_version();
+    init_shared();
+    SOURCE_WORDS = {
+      flag: "flag",
+      env: "environment",
+      profile: "profile (config file)",
+      keychain: "credential store"
+    };
+    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
+  }
+});
+
+// src/emulator/defaults.ts
+var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
+var init_defaults = __esm({
+  "src/emulator/defaults.ts"() {
+    "use strict";
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
+  }
+});
+
+// src/emulator/server.ts
+function sameKey(token, digest) {
+  return (0, import_node_crypto.timingSafeEqual)((0, import_node_crypto.createHash)("sha256").update(token).digest(), digest);
+}
+function generateKey() {
+  return `emu_${(0, import_node_crypto.randomBytes)(18).toString("base64url")}`;
+}
+function matchRoute(target2) {
+  const path20 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path20);
+  if (!m?.[1] || !m[2]) return "not-found";
+  try {
+    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
+  } catch {
+    return "bad-encoding";
+  }
+}
+function checkBody(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { error: "the body is not valid JSON" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
+  }
+  if (!("value" in parsed)) return {};
+  const value = parsed.value;
+  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
+  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
+  const valueText = valueTextIn(body, value);
+  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
+    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
+  return { value, valueText };
+}
+function sendJson(res, status2, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status2, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  });
+  res.end(text);
+}
+function checkEmulatorOptions(options) {
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
+  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
+  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
+    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
+  }
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
+    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
+  const { capacity, maxInFlight } = options;
+  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
+    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
+  }
+  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
+    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
+  }
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const keyDigest = (0, import_node_crypto.createHash)("sha256").update(key).digest();
+  const triggers = options.triggers ? new Set(options.triggers) : void 0;
+  const failRate = options.failRate ?? 0;
+  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
+  const latencyMs = options.latencyMs ?? 0;
+  const random = options.random ?? Math.random;
+  const keepEvents = options.keepEvents ?? true;
+  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
+  const maxInFlight = options.maxInFlight ?? Infinity;
+  let working = 0;
+  const events = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+  let logFd;
+  if (options.log) {
+    try {
+      logFd = openLog(options.log);
+    } catch (error2) {
+      if (error2.code === "ENXIO") {
+        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
+        });
+      }
+      const reason2 = errnoWords(error2, "writing");
+      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
+        hint: "check that its folder exists and is writable"
+      });
+    }
+  }
+  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
+    const send = () => {
+      if (admitted) working--;
+      if (!res.destroyed) {
+        if (closing) res.setHeader("connection", "close");
+        sendJson(res, status2, body, headers);
+      }
+      stats.requests++;
+      if (entry2.event) stats.recorded++;
+      else if (entry2.injected) stats.injected++;
+      else if (entry2.pushedBack) stats.pushedBack++;
+      else stats.rejected++;
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
+    };
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
+  const handle = (req, res, body, tooBig) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
+    const route = matchRoute(req.url ?? "");
+    if (route === "not-found")
+      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
+    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
+    if (failRate > 0 && random() < failRate) {
+      const error2 = `injected failure (--fail-rate ${failRate})`;
+      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
+      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
+    }
+    const auth = req.headers.authorization;
+    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
+    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
+    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
+    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
+    if (bucket) {
+      const waitMs = bucket.take();
+      if (waitMs > 0) {
+        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
+        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
+        return answer(
+          req,
+          res,
+          429,
+          { success: false, error: error2 },
+          { error: error2, injected: false, pushedBack: true },
+          { "retry-after": retryAfter }
+        );
+      }
+    }
+    if (working >= maxInFlight) {
+      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
+      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
+    }
+    working++;
+    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
+    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
+    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
+    const checked = checkBody(body);
+    if ("error" in checked) return refuse(400, checked.error);
+    if (triggers && !triggers.has(route.triggerId)) {
+      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
+      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+    }
+    const event = {
+      time: (/* @__PURE__ */ new Date()).toISOString(),
+      triggerId: route.triggerId,
+      userId: route.userId,
+      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+      requestId
+    };
+    if (logFd !== void 0) {
+      try {
+        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
+`);
+      } catch (error2) {
+        const reason2 = errnoWords(error2, "writing");
+        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
+        return refuse(500, `the emulator could not write its log (${reason2})`);
+      }
+    }
+    if (keepEvents) events.push(event);
+    ok(200, { success: true }, { event, injected: false });
+  };
+  const server = import_node_http.default.createServer((req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
+    req.on("error", () => res.destroy());
+  });
+  server.keepAliveTimeout = 5e3;
+  await new Promise((resolve2, reject) => {
+    const onError = (error2) => {
+      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
+      if (error2.code === "EADDRINUSE") {
+        reject(
+          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
+            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+          })
+        );
+      } else if (error2.code === "EACCES") {
+        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
+      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+      }
+    };
+    server.once("error", onError);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off("error", onError);
+      resolve2();
+    });
+  });
+  const { port } = server.address();
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
+  let closed;
+  return {
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    key,
+    keyGenerated,
+    events,
+    stats,
+    close({ force = false } = {}) {
+      closing = true;
+      if (force) server.closeAllConnections();
+      closed ??= new Promise((resolve2) => {
+        server.close(() => {
+          if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+          resolve2();
+        });
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.once("close", () => clearInterval(sweep));
+      });
+      return closed;
+    }
+  };
+}
+function openLog(file) {
+  let isFifo = false;
+  try {
+    isFifo = import_node_fs11.default.statSync(file).isFIFO();
+  } catch {
+  }
+  if (!isFifo) return import_node_fs11.default.openSync(file, "a");
+  const probe = import_node_fs11.default.openSync(file, import_node_fs11.default.constants.O_WRONLY | import_node_fs11.default.constants.O_NONBLOCK);
+  try {
+    return import_node_fs11.default.openSync(file, "a");
+  } finally {
+    import_node_fs11.default.closeSync(probe);
+  }
+}
+function eventJson(event) {
+  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
+  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
+}
+var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var init_server = __esm({
+  "src/emulator/server.ts"() {
+    "use strict";
+    import_node_crypto = require("node:crypto");
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_http = __toESM(require("node:http"), 1);
+    init_request();
+    init_errno();
+    init_errors();
+    init_clock();
+    init_defaults();
+    MAX_BODY = 1024 * 1024;
+    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+    TokenBucket = class {
+      #perMs;
+      #size;
+      #now;
+      #tokens;
+      #at;
+      constructor(perSecond, now) {
+        this.#perMs = perSecond / 1e3;
+        this.#size = Math.max(1, perSecond / 10);
+        this.#now = now;
+        this.#tokens = this.#size;
+        this.#at = now();
+      }
+      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
+      take() {
+        const now = this.#now();
+        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
+        this.#at = now;
+        if (this.#tokens >= 1) {
+          this.#tokens -= 1;
+          return 0;
+        }
+        return (1 - this.#tokens) / this.#perMs;
+      }
+    };
+  }
+});
+
+// src/commands/emulator.ts
+var emulator_exports = {};
+__export(emulator_exports, {
+  command: () => command4,
+  emulator: () => emulator,
+  eventLine: () => eventLine,
+  exposureWarning: () => exposureWarning,
+  rejectionLine: () => rejectionLine
+});
+function clock(date) {
+  return date.toISOString().slice(11, 23);
+}
+function showId(id) {
+  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+}
+function exposureWarning(host) {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
+  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
+  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
+}
+function eventLine(entry2, io) {
+  const c = io.outColors;
+  const event = entry2.event;
+  if (!event) return "";
+  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
+  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
+}
+function rejectionLine(entry2, io) {
+  const c = io.errColors;
+  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
+  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
+}
+async function catalogTriggers(options, env2, cwd) {
+  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
+  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+  if (!found2) return void 0;
+  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_load(), load_exports)),
+    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
+    Promise.resolve().then(() => (init_store(), store_exports)),
+    Promise.resolve().then(() => (init_paths(), paths_exports))
+  ]);
+  const catalog = loadCatalog2(found2, { env: env2 });
+  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+}
+async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
+  const fromCatalog = await catalogTriggers(options, env2, cwd);
+  const envKey = env2.TRIGGER_API_KEY;
+  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? envKey;
+  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
+  io.addSecret(givenKey);
+  const settings = {
+    port: options.port,
+    host: options.host,
+    key: givenKey,
+    triggers: fromCatalog?.ids ?? options.trigger,
+    log: options.log,
+    failRate: options.failRate,
+    failStatus: options.failStatus,
+    latencyMs: options.latency,
+    capacity: options.capacity,
+    maxInFlight: options.maxInFlight,
+    keepEvents: false,
+    onRequest(entry2) {
+      if (entry2.event) io.stdout(eventLine(entry2, io));
+      else io.stderr(rejectionLine(entry2, io));
+    },
+    onLogError(message) {
+      io.stderr(io.errColors.error(`error: ${message}`));
+    }
+  };
+  const server = await startEmulator(settings);
+  const c = io.errColors;
+  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
+  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const exposed = exposureWarning(server.host);
+  if (exposed) io.stderr(c.warn(exposed));
+  if (server.keyGenerated) {
+    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+  } else {
+    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+  }
+  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) {
+    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  }
+  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
+  io.stderr(c.dim("  Ctrl-C stops it."));
+  await new Promise((resolve2) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        void server.close({ force: true });
+        return;
+      }
+      stopping = true;
+      void server.close().then(() => {
+        process.removeListener("SIGINT", stop);
+        process.removeListener("SIGTERM", stop);
+        resolve2();
+      });
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+function command4(program2, { io, env: env2, cwd }) {
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
+    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
+  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+    "--key <key>",
+    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
+    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
+  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
+    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
+      wholeNumber(1, 1e6)
+    )
+  ).addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
+  ).action((options) => emulator(options, io, env2, cwd));
+}
+var init_emulator = __esm({
+  "src/commands/emulator.ts"() {
+    "use strict";
+    init_esm();
+    init_defaults();
+    init_parsers();
+    init_server();
+    init_render();
+    init_validate();
+  }
+});
+
+// src/commands/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  command: () => command5,
+  completionScript: () => completionScript
+});
+function completionScript(shell) {
+  switch (shell) {
+    case "bash":
+      return BASH;
+    case "zsh":
+      return ZSH;
+    case "fish":
+      return FISH;
+  }
+}
+function command5(program2, { io }) {
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+    "after",
+    `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
+  ).action((shell) => io.write(completionScript(shell)));
+}
+var BASH, ZSH, FISH;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    init_esm();
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
   }
 });
 
@@ -38006,7 +39190,7 @@ function failedHeader(kind, header, separator = ",") {
 function describeWriteError(error2) {
   return errnoWords(error2, "writing");
 }
-function running2(pid) {
+function running(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -38015,25 +39199,25 @@ function running2(pid) {
   }
 }
 function removeLeftovers(file) {
-  const prefix = `.${import_node_path9.default.basename(file)}.`;
+  const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs9.default.readdirSync(import_node_path9.default.dirname(file));
+    names = import_node_fs12.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running2(pid)) continue;
-    import_node_fs9.default.rmSync(import_node_path9.default.join(import_node_path9.default.dirname(file), name), { force: true });
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    import_node_fs12.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs9, import_node_path9, FLUSH_BYTES, FailedFile;
+var import_node_fs12, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path9 = __toESM(require("node:path"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
     init_formats();
     FLUSH_BYTES = 64 * 1024;
@@ -38077,20 +39261,20 @@ var init_failed = __esm({
         this.#header = header;
         let existing;
         try {
-          existing = import_node_fs9.default.statSync(file);
+          existing = import_node_fs12.default.statSync(file);
         } catch {
           existing = void 0;
         }
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path9.default.join(import_node_path9.default.dirname(file), `.${import_node_path9.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
       #open() {
         if (this.#opened) return;
         this.#opened = true;
-        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs12.default.openSync(this.#target, "w", this.#mode);
         if (!this.#inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -38140,14 +39324,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs12.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.#inPlace) {
             try {
-              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
+              import_node_fs12.default.ftruncateSync(this.#fd, import_node_fs12.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -38162,19 +39346,19 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+          if (!this.#inPlace && !this.error) import_node_fs12.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+        import_node_fs12.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs12.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
+        import_node_fs12.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs12.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -38182,19 +39366,19 @@ var init_failed = __esm({
 
 // src/batch/journal.ts
 async function fingerprint(file) {
-  const hash = (0, import_node_crypto.createHash)("sha256");
+  const hash = (0, import_node_crypto2.createHash)("sha256");
   let size = 0;
-  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs13.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     hash.update(chunk);
     size += chunk.length;
   }
-  return { path: import_node_path10.default.resolve(file), size, sha256: hash.digest("hex") };
+  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs13.default.readFileSync(file, "utf8");
   const end = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, end).split("\n");
   let header;
@@ -38259,15 +39443,15 @@ function load2(file) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
+    fd = import_node_fs13.default.openSync(file, "r");
     const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const text = buffer.subarray(0, import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
     const header = JSON.parse(text.slice(0, text.indexOf("\n")));
     return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs13.default.closeSync(fd);
   }
 }
 function plural(n, one, many = `${one}s`) {
@@ -38280,13 +39464,13 @@ function describeLoaded(j) {
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-var import_node_crypto, import_node_fs10, import_node_path10, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var import_node_crypto2, import_node_fs13, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
-    import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_failed();
     MAGIC = "trigger batch journal";
@@ -38353,7 +39537,7 @@ var init_journal = __esm({
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
         let loaded2;
-        if (import_node_fs10.default.existsSync(file)) {
+        if (import_node_fs13.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
           const was = loaded2.header.inputs ?? [input2];
@@ -38407,11 +39591,11 @@ var init_journal = __esm({
         let position;
         try {
           if (loaded2) {
-            fd = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd, loaded2.whole);
+            fd = import_node_fs13.default.openSync(file, "r+");
+            import_node_fs13.default.ftruncateSync(fd, loaded2.whole);
             position = loaded2.whole;
           } else {
-            fd = import_node_fs10.default.openSync(file, "wx", 384);
+            fd = import_node_fs13.default.openSync(file, "wx", 384);
             const header = {
               journal: MAGIC,
               version: VERSION2,
@@ -38422,9 +39606,9 @@ var init_journal = __esm({
               catalog: options.catalog ?? null,
               started: (/* @__PURE__ */ new Date()).toISOString()
             };
-            position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+            position = import_node_fs13.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-            import_node_fs10.default.fsyncSync(fd);
+            import_node_fs13.default.fsyncSync(fd);
           }
         } catch (error2) {
           if (error2 instanceof UsageError) throw error2;
@@ -38497,7 +39681,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs13.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -38514,7 +39698,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs13.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -38524,163 +39708,12 @@ var init_journal = __esm({
       close(complete2, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path10.default.resolve(failed) };
+        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
         if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs13.default.closeSync(this.#fd);
         this.#fd = void 0;
-      }
-    };
-  }
-});
-
-// src/batch/lock.ts
-function alive(holder) {
-  if (elsewhere(holder) !== void 0) return true;
-  if (holder.pid === process.pid) return true;
-  return stillRuns(holder.pid, holder.start);
-}
-function parse(text) {
-  try {
-    const holder = JSON.parse(text);
-    return Number.isSafeInteger(holder.pid) && typeof holder.host === "string" ? holder : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function readText(file) {
-  try {
-    return import_node_fs11.default.readFileSync(file, "utf8");
-  } catch (error2) {
-    if (error2.code === "ENOENT") return void 0;
-    throw error2;
-  }
-}
-var import_node_fs11, import_node_path11, HeldError, FileLock;
-var init_lock2 = __esm({
-  "src/batch/lock.ts"() {
-    "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_errno();
-    init_errors();
-    init_process_identity();
-    HeldError = class extends UsageError {
-    };
-    FileLock = class _FileLock {
-      path;
-      #text;
-      constructor(lockPath, text) {
-        this.path = lockPath;
-        this.#text = text;
-      }
-      /** The lock file that guards `file`. */
-      static pathFor(file) {
-        return import_node_path11.default.join(import_node_path11.default.dirname(file), `.${import_node_path11.default.basename(file)}.lock`);
-      }
-      /** The live holder of `file`'s lock, if a live process holds it. */
-      static holder(file) {
-        const text = readText(_FileLock.pathFor(file));
-        const holder = text === void 0 ? void 0 : parse(text);
-        return holder && alive(holder) ? holder : void 0;
-      }
-      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
-      static tryAcquire(file, what) {
-        try {
-          return _FileLock.acquire(file, what, "");
-        } catch (error2) {
-          if (error2 instanceof HeldError) return void 0;
-          throw error2;
-        }
-      }
-      /**
-       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
-       * holds it. `what` names the file for the message ("the journal big.journal").
-       */
-      static acquire(file, what, hint) {
-        const lockPath = _FileLock.pathFor(file);
-        const holder = { ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() };
-        const text = `${JSON.stringify(holder)}
-`;
-        const temp = `${lockPath}.${process.pid}.tmp`;
-        try {
-          for (let tries = 0; tries < 10; tries++) {
-            if (_FileLock.#create(lockPath, temp, text)) return new _FileLock(lockPath, text);
-            const found2 = readText(lockPath);
-            if (found2 === void 0) continue;
-            const other = parse(found2);
-            if (other && alive(other)) {
-              const away = elsewhere(other);
-              const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-              throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-                hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lockPath} (a lock made on another host or container cannot be checked from here)`
-              });
-            }
-            _FileLock.#takeOver(lockPath, found2);
-          }
-        } catch (error2) {
-          if (error2 instanceof UsageError) throw error2;
-          throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lockPath})`, {
-            hint: "name a file in a folder you can write to"
-          });
-        } finally {
-          import_node_fs11.default.rmSync(temp, { force: true });
-        }
-        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lockPath})`, { hint });
-      }
-      /** Puts the lock in place whole; false when one is there already. */
-      static #create(lockPath, temp, text) {
-        import_node_fs11.default.writeFileSync(temp, text, { mode: 420 });
-        try {
-          import_node_fs11.default.linkSync(temp, lockPath);
-          return true;
-        } catch (error2) {
-          const code = error2.code;
-          if (code === "EEXIST") return false;
-          if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
-        }
-        let fd;
-        try {
-          fd = import_node_fs11.default.openSync(lockPath, "wx", 420);
-        } catch (error2) {
-          if (error2.code === "EEXIST") return false;
-          throw error2;
-        }
-        try {
-          import_node_fs11.default.writeSync(fd, text);
-        } finally {
-          import_node_fs11.default.closeSync(fd);
-        }
-        return true;
-      }
-      /**
-       * Removes a dead holder's lock. It is first renamed to a name of ours, so that two runs taking
-       * over at once cannot each remove the other's fresh lock; if what was renamed is not the dead
-       * lock (another run took over first), it is put back.
-       */
-      static #takeOver(lockPath, dead) {
-        const aside = `${lockPath}.${process.pid}.stale`;
-        try {
-          import_node_fs11.default.renameSync(lockPath, aside);
-        } catch (error2) {
-          if (error2.code === "ENOENT") return;
-          throw error2;
-        }
-        if (readText(aside) !== dead) {
-          try {
-            import_node_fs11.default.linkSync(aside, lockPath);
-          } catch {
-          }
-        }
-        import_node_fs11.default.rmSync(aside, { force: true });
-      }
-      /** Gives the lock up (only if it is still ours). */
-      release() {
-        try {
-          if (readText(this.path) === this.#text) import_node_fs11.default.rmSync(this.path, { force: true });
-        } catch {
-        }
       }
     };
   }
@@ -38693,8 +39726,8 @@ function inFolder(cwd, file) {
 function sameFile2(a, b) {
   if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
   try {
-    const sa = import_node_fs12.default.statSync(a);
-    const sb = b === "-" ? import_node_fs12.default.fstatSync(0) : import_node_fs12.default.statSync(b);
+    const sa = import_node_fs14.default.statSync(a);
+    const sb = b === "-" ? import_node_fs14.default.fstatSync(0) : import_node_fs14.default.statSync(b);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -38702,8 +39735,8 @@ function sameFile2(a, b) {
 }
 function isStdout(file) {
   try {
-    const a = import_node_fs12.default.statSync(file);
-    const b = import_node_fs12.default.fstatSync(1);
+    const a = import_node_fs14.default.statSync(file);
+    const b = import_node_fs14.default.fstatSync(1);
     return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
@@ -38715,7 +39748,7 @@ function inInputFolder(file, folder) {
 }
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs12.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  const folders = sources.filter((s) => s !== "-" && import_node_fs14.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, name] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
@@ -38748,7 +39781,7 @@ function checkPaths(sources, options) {
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
   for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs12.default.statSync(source, { throwIfNoEntry: false });
+    const stat = source === "-" ? void 0 : import_node_fs14.default.statSync(source, { throwIfNoEntry: false });
     if (!stat?.isFile() && !stat?.isDirectory()) {
       throw new UsageError("--journal needs the input as a regular file, or files and folders", {
         hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
@@ -38762,7 +39795,7 @@ function checkPaths(sources, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs14.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -38782,7 +39815,7 @@ function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()
   const ext = failedExtension(shape.format);
   const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
-    import_node_fs12.default.accessSync(folder, import_node_fs12.default.constants.W_OK);
+    import_node_fs14.default.accessSync(folder, import_node_fs14.default.constants.W_OK);
   } catch (error2) {
     const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
     return {
@@ -38793,10 +39826,10 @@ function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs12.default.existsSync(name)) continue;
+    if (import_node_fs14.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs12.default.existsSync(name)) {
+    if (import_node_fs14.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -38812,7 +39845,7 @@ function nextFailedName(file) {
 function freeName(stem, ext, from) {
   for (let n = from; ; n++) {
     const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs12.default.existsSync(name) && !FileLock.holder(name)) return name;
+    if (!import_node_fs14.default.existsSync(name) && !FileLock.holder(name)) return name;
   }
 }
 function resumeCommand(input2, options) {
@@ -38826,7 +39859,7 @@ function resumeCommand(input2, options) {
   return args.join(" ");
 }
 function openFailed(file, shape) {
-  const regular = import_node_fs12.default.statSync(file, { throwIfNoEntry: false });
+  const regular = import_node_fs14.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
     return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
@@ -38854,18 +39887,18 @@ async function openJournal(input2, options, catalog = null) {
     resumeCommand: resumeCommand(input2, options)
   });
 }
-var import_node_fs12, import_node_path12;
+var import_node_fs14, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
     init_failed();
     init_formats();
     init_journal();
-    init_lock2();
+    init_lock();
   }
 });
 
@@ -38875,51 +39908,51 @@ function replayNames(file) {
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   const base = counted ? counted[1] : stem;
-  let mine;
+  let mine2;
   const same = (journal) => {
     const input2 = journalInput(journal);
     if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    mine ??= contentOf(file);
-    return mine !== void 0 && input2.size === mine.size && input2.sha256 === mine.sha256;
+    mine2 ??= contentOf(file);
+    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = journalNameFor(failed);
-    if (import_node_fs13.default.existsSync(journal)) {
+    if (import_node_fs15.default.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
-    if (!import_node_fs13.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    if (!import_node_fs15.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 function contentOf(file) {
   let fd;
   try {
-    fd = import_node_fs13.default.openSync(file, "r");
+    fd = import_node_fs15.default.openSync(file, "r");
   } catch {
     return void 0;
   }
   try {
-    const hash = (0, import_node_crypto2.createHash)("sha256");
+    const hash = (0, import_node_crypto3.createHash)("sha256");
     const buffer = Buffer.allocUnsafe(1024 * 1024);
     let size = 0;
-    for (let n; (n = import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    for (let n; (n = import_node_fs15.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
     return { size, sha256: hash.digest("hex") };
   } catch {
     return void 0;
   } finally {
-    import_node_fs13.default.closeSync(fd);
+    import_node_fs15.default.closeSync(fd);
   }
 }
-var import_node_crypto2, import_node_fs13, import_node_path13, journalNameFor;
+var import_node_crypto3, import_node_fs15, import_node_path13, journalNameFor;
 var init_replay = __esm({
   "src/batch/replay.ts"() {
     "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     import_node_path13 = __toESM(require("node:path"), 1);
     init_journal();
-    init_lock2();
+    init_lock();
     journalNameFor = (failed) => `${failed}.journal`;
   }
 });
@@ -39737,7 +40770,7 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs14.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs16.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -39754,11 +40787,11 @@ function finishBatch({ io, env: env2, options, input: input2, recorder, failed, 
     throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
   }
 }
-var import_node_fs14;
+var import_node_fs16;
 var init_finish = __esm({
   "src/batch/finish.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     init_errors();
     init_render();
     init_failed();
@@ -43915,7 +44948,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs15.default.fstatSync(0).isFile();
+    return import_node_fs17.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43978,21 +45011,21 @@ function filesOf(source, cwd) {
   const at = import_node_path14.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs15.default.statSync(at);
+    stat = import_node_fs17.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs15.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs15.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs17.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs17.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs15.default.promises.open(file.path, "r");
+    const handle = await import_node_fs17.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -44024,7 +45057,7 @@ async function openFile(file, options) {
   return { ...file, compression, format: format2 };
 }
 function streamOf(file) {
-  const raw = import_node_fs15.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs17.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFile(file, options) {
@@ -44039,13 +45072,13 @@ async function* rowsOfFile(file, options) {
   yield* reader.rows;
   return reader;
 }
-async function* rowsOfFiles(files, options) {
+async function* rowsOfFiles(files, options, named) {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
       for (const row of chunk) {
-        row.file = file.name;
+        if (named) row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -44079,7 +45112,7 @@ async function openInputs(sources, options = {}) {
     normalized,
     file: one && !one.compression && !parquet ? one.path : void 0,
     name: sources.join(" "),
-    read: (read) => single && one ? readRows(single.stream, single.format, read) : { format: "csv", rows: rowsOfFiles(files, read), header: noop },
+    read: (read) => single && one ? readRows(single.stream, single.format, read) : { format: "csv", rows: rowsOfFiles(files, read, !one), header: noop },
     stopReading: noop,
     close: noop,
     cut: void 0
@@ -44112,11 +45145,11 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs15, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, hex;
+var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
@@ -44566,7 +45599,24 @@ function answerOf(status2, timedOut) {
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, Pace;
+function randomShare(low, high, [minShare, maxShare], maxRatio) {
+  const [lowAnswers, lowRefused, lowPace] = low;
+  const [highAnswers, highRefused, highPace] = high;
+  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
+  const refused = lowRefused / lowAnswers;
+  const accepted = 1 - highRefused / highAnswers;
+  const expectedAtRandom = 1 - refused;
+  const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+  if (expectedAtRandom - accepted > Math.max(2.5 * error2, 0.05)) return -1;
+  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
+  if (refused < minShare || refused > maxShare) return 0;
+  const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+  if (ratio > maxRatio) return 0;
+  const expectedUnderALimit = expectedAtRandom * ratio;
+  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
+  return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+}
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -44590,6 +45640,9 @@ var init_pace = __esm({
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
+    DESCENT_ANSWERS = 10;
+    MAX_DESCENT_NOISE = 0.9;
+    MAX_DESCENT_RATIO = 0.5;
     MIN_NOISE = 0.02;
     TWO_AT_ONCE_SHARE = 0.2;
     MAX_NOISE = 0.25;
@@ -44611,6 +45664,9 @@ var init_pace = __esm({
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
     OUTAGE_MS = 1500;
+    PACE_SLACK_MS = 2;
+    PACE_GAIN = 1.1;
+    SLOW_START_GAIN = 2;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -44649,6 +45705,13 @@ var init_pace = __esm({
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
       #nextStart = 0;
+      /**
+       * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+       * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+       * paces, instead of in the bursts the answers come back in (0: not paced).
+       */
+      #spacingMs = 0;
+      #paced = false;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
@@ -44678,6 +45741,24 @@ var init_pace = __esm({
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
       #recent = new Uint8Array(TOLERANCE_ANSWERS);
       #recentPushBacks = 0;
+      /** The pace each of those was sent at, their sum, and how many the ring holds since it was cleared. */
+      #recentPace = new Float64Array(TOLERANCE_ANSWERS);
+      #recentPaceSum = 0;
+      #recentCount = 0;
+      /**
+       * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
+       * before it (from the ring) and the limit and slow start then, and the answers to requests sent
+       * since, with their push-backs and paces.
+       */
+      #descentStart = -1;
+      #beforeAnswers = 0;
+      #beforeRefused = 0;
+      #beforePace = 0;
+      #beforeValue = 0;
+      #beforeSlowStart = false;
+      #sinceAnswers = 0;
+      #sinceRefused = 0;
+      #sincePace = 0;
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -44748,7 +45829,8 @@ var init_pace = __esm({
           }
           const news = now - rttMs >= this.#cutAt;
           let tolerated = this.#tolerated(level);
-          if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+          if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
+          else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
             if (this.#counted > 0) {
               this.#levelAnswers[level] -= 1;
@@ -44756,6 +45838,7 @@ var init_pace = __esm({
               this.#levelPace[level] -= this.#counted;
             }
             const alone = this.limit === 1;
+            if (retryAfterMs < 0) this.#paced = true;
             this.#cut(now, true);
             if (!alone) return;
             const again = this.#acceptedCount === this.#acceptedAtRefusal;
@@ -44784,11 +45867,15 @@ var init_pace = __esm({
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
-        if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
         const now = this.#now();
-        if (now < this.pausedUntil || now < this.#nextStart) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+        else if (this.#spacingMs > 0) {
+          const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
+          this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+        }
         return true;
       }
       /**
@@ -44806,6 +45893,15 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
+        const pace = level / Math.max(rttMs, this.#gapMs);
+        this.#recentPaceSum += pace - this.#recentPace[slot];
+        this.#recentPace[slot] = pace;
+        if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
+        if (this.#descentStart >= 0 && sent >= this.#descentStart) {
+          this.#sinceAnswers++;
+          this.#sinceRefused += flag;
+          this.#sincePace += pace;
+        }
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
@@ -44815,7 +45911,7 @@ var init_pace = __esm({
           this.#levelPace[level] /= 2;
         }
         this.#levelPushBacks[level] += flag;
-        this.#counted = level / Math.max(rttMs, this.#gapMs);
+        this.#counted = pace;
         this.#levelPace[level] += this.#counted;
         return level;
       }
@@ -44876,27 +45972,56 @@ var init_pace = __esm({
           this.#ceiling = 0;
           return true;
         }
+        if (this.#noise > MAX_NOISE) return false;
         const halved = this.#noise / 2;
         this.#noise = found2 > 0 ? found2 : halved < MIN_NOISE / 2 ? 0 : halved;
         return false;
       }
+      /**
+       * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
+       * shared with others, who come down too) the share accepted rises as the pace falls; refusals
+       * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
+       * since the descent began (the lower pace) against those before it: refusals that did not follow
+       * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
+       * descent began (with its slow start). Refusals that did follow it end the descent, and what is
+       * tolerated comes down to what the lower pace was refused. Says whether they were random.
+       */
+      #judgeDescent(now) {
+        if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
+        if (this.#beforeAnswers < DESCENT_ANSWERS) {
+          [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+          this.#descentStart = now;
+          return false;
+        }
+        const since = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+        const before = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
+        const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        if (share > 0) {
+          this.#noise = Math.max(this.#noise, share);
+          this.#restart();
+          this.#slowStart = this.#beforeSlowStart;
+          this.#set(Math.max(this.#value, this.#beforeValue));
+          this.#lastPushBack = now;
+          return true;
+        }
+        if (share < 0) {
+          const left = this.#sinceRefused / this.#sinceAnswers;
+          if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
+          this.#descentStart = -1;
+        }
+        return false;
+      }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
       #noiseBetween(low, lowTop, high, highTop) {
-        const [lowAnswers, lowRefused, lowPace] = this.#levels(low, lowTop);
-        const [highAnswers, highRefused, highPace] = this.#levels(high, highTop);
-        if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
-        const refused = lowRefused / lowAnswers;
-        if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
-        const ratio = lowPace / lowAnswers / (highPace / highAnswers);
-        if (ratio > MAX_PACE_RATIO) return 0;
-        const expectedAtRandom = 1 - refused;
-        const expectedUnderALimit = expectedAtRandom * ratio;
-        const accepted = 1 - highRefused / highAnswers;
-        const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
-        const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
-        return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+        const lower = this.#levels(low, lowTop);
+        const higher = this.#levels(high, highTop);
+        if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
+        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
+        return share > 0 ? share : 0;
       }
       #decide(now) {
+        if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
         const accepted = this.#accepted;
         if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
@@ -44953,6 +46078,15 @@ var init_pace = __esm({
        * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
        */
       #cut(now, pushedBack) {
+        if (pushedBack && this.#descentStart < 0) {
+          this.#descentStart = now;
+          this.#beforeAnswers = this.#recentCount;
+          this.#beforeRefused = this.#recentPushBacks;
+          this.#beforePace = this.#recentPaceSum;
+          this.#beforeValue = this.#value;
+          this.#beforeSlowStart = this.#slowStart;
+          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+        }
         this.#slowStart = false;
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
@@ -44970,6 +46104,8 @@ var init_pace = __esm({
         if (this.limit > 1) {
           this.#recent.fill(0);
           this.#recentPushBacks = 0;
+          this.#recentPace.fill(0);
+          this.#recentPaceSum = this.#recentCount = 0;
         }
         this.#nextWindow(now);
       }
@@ -44987,6 +46123,7 @@ var init_pace = __esm({
         return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
+        this.#respace();
         this.#windowStart = now;
         this.#accepted = this.#rttSum = 0;
       }
@@ -45002,13 +46139,20 @@ var init_pace = __esm({
        * nothing of what it takes once it is back.
        */
       #restart() {
+        this.#descentStart = -1;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
       }
+      /** The spacing of starts for the limit and round trip now (see #spacingMs). */
+      #respace() {
+        const gain = !this.#paced ? 0 : this.#slowStart ? this.#value < this.max ? SLOW_START_GAIN : 0 : PACE_GAIN;
+        this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+      }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
+        this.#respace();
         const limit = Math.floor(this.#value);
         if (limit !== this.limit) {
           const i = this.#changes++ % CHANGES;
@@ -45218,7 +46362,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     await client?.destroy();
   }
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs16.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
     if (unchanged) failed?.discard();
     else failed?.finish();
     journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
@@ -45247,11 +46391,11 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs16, import_node_path15;
+var import_node_fs18, import_node_path15;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
@@ -45276,919 +46420,6 @@ var init_batch = __esm({
   }
 });
 
-// src/commands/prompt.ts
-async function readAll(stream) {
-  const chunks = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
-}
-function promptHidden(question, output) {
-  const input2 = process.stdin;
-  return new Promise((resolve2, reject) => {
-    let answer = "";
-    output.write(question);
-    input2.setRawMode(true);
-    input2.resume();
-    input2.setEncoding("utf8");
-    const finish = (error2) => {
-      input2.setRawMode(false);
-      input2.pause();
-      input2.removeListener("data", onData);
-      output.write("\n");
-      if (error2) reject(error2);
-      else resolve2(answer);
-    };
-    const onData = (chunk) => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n" || char === "") return finish();
-        if (char === "") {
-          return finish(new TriggerError("interrupted", "cancelled; no key was saved"));
-        }
-        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input2.on("data", onData);
-  });
-}
-async function readSecret(question, output = process.stderr) {
-  if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
-      if (answer.trim() !== "") return answer;
-    }
-  }
-  const text = await readAll(process.stdin);
-  if (text.trim() === "") {
-    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
-  }
-  return text;
-}
-var init_prompt = __esm({
-  "src/commands/prompt.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/commands/config.ts
-var config_exports = {};
-__export(config_exports, {
-  get: () => get,
-  list: () => list,
-  path: () => path16,
-  remove: () => remove,
-  setBaseUrl: () => setBaseUrl,
-  setKey: () => setKey,
-  unset: () => unset,
-  use: () => use
-});
-function settingName(name) {
-  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
-}
-function profileFlag(name) {
-  return name === "default" ? "" : ` --profile ${name}`;
-}
-async function shown(name, profileName, profile) {
-  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
-    try {
-      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
-    } catch (error2) {
-      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
-    }
-  }
-  const value = profile?.[NAMES[name]];
-  if (typeof value !== "string") return void 0;
-  return name === "api-key" ? maskKey(value) : value;
-}
-function where(profile, file) {
-  return `profile "${profile}" (${file})`;
-}
-function target(options, env2) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const selected = selectedProfile(options, env2, config);
-  const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
-}
-async function setKey(keyArgument, options, io, env2 = process.env) {
-  const { file, config, name, lock } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
-  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
-  io.addSecret(key);
-  let inFile;
-  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
-  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
-  else {
-    const failure = await storeKey(name, key);
-    if (failure === void 0) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next = { ...profile, apiKeyStorage: "keychain" };
-          delete next.apiKey;
-          return next;
-        },
-        lock
-      );
-      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env2);
-      return;
-    }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
-  }
-  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  if (wasInStore) await deleteKey(name);
-  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env2);
-}
-function warnIfOverridden(io, env2) {
-  if (env2.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
-  }
-}
-async function setBaseUrl(url, options, io, env2 = process.env) {
-  const { file, name, lock } = target(options, env2);
-  const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed.href };
-      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
-  const versioned = versionedBaseUrlWarning(parsed);
-  if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env2.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
-  }
-}
-async function get(nameArgument, options, io, env2 = process.env) {
-  const { file, config, name: profileName, explicit, profile } = target(options, env2);
-  if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
-  const values = /* @__PURE__ */ new Map();
-  for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
-  if (nameArgument !== void 0) {
-    const name = names[0];
-    const value = values.get(name);
-    if (value === void 0 && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim("(not set)"));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
-  } else {
-    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
-  }
-  for (const name of overridden) {
-    io.stderr(
-      io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
-      )
-    );
-  }
-}
-function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-async function list(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profiles = config.profiles ?? {};
-  if (options.names) {
-    for (const name of Object.keys(profiles)) io.stdout(name);
-    return;
-  }
-  const active = selectedProfile({}, env2, config);
-  const rows2 = [];
-  for (const [name, profile] of Object.entries(profiles)) {
-    rows2.push({
-      profile: name,
-      active: name === active.name,
-      apiKey: await shown("api-key", name, profile) ?? null,
-      baseUrl: await shown("base-url", name, profile) ?? null
-    });
-  }
-  if (options.json) {
-    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
-    return;
-  }
-  if (rows2.length === 0) {
-    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
-    return;
-  }
-  for (const row of rows2) {
-    const mark = row.active ? io.outColors.success("* ") : "  ";
-    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
-  }
-}
-async function unset(nameArgument, options, io, env2 = process.env) {
-  const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
-  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES[name]] === void 0 && !inStore) {
-    io.stderr(`${name} was not set in ${where(profileName, file)}`);
-    return;
-  }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next = { ...current };
-      delete next[NAMES[name]];
-      if (name === "base-url") delete next.allowHttp;
-      if (name === "api-key") delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
-}
-function namedProfile(nameArgument, env2) {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
-}
-async function use(nameArgument, io, env2 = process.env) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
-  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
-}
-async function remove(nameArgument, io, env2 = process.env) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
-  if (profile.apiKeyStorage === "keychain") {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
-  io.stdout(
-    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
-  );
-}
-function path16(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs17.default.existsSync(file) }));
-  else io.stdout(file);
-}
-var import_node_fs17, NAMES, OVERRIDES;
-var init_config = __esm({
-  "src/commands/config.ts"() {
-    "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    init_errors();
-    init_base_url_warning();
-    init_keychain();
-    init_lock();
-    init_paths();
-    init_resolve2();
-    init_store();
-    init_validate();
-    init_prompt();
-    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
-  }
-});
-
-// src/commands/status.ts
-var status_exports = {};
-__export(status_exports, {
-  collectStatus: () => collectStatus,
-  status: () => status,
-  statusLines: () => statusLines
-});
-async function collectStatus(flags, env2 = process.env, where2 = {}) {
-  const found2 = findSettings({ flags, env: env2 });
-  const problems = [];
-  const attempt = (fn) => {
-    try {
-      return fn();
-    } catch (error2) {
-      if (!isTriggerError(error2)) throw error2;
-      problems.push(error2);
-      return void 0;
-    }
-  };
-  const { profile, configFile } = found2;
-  if (profile.explicit && !found2.stored) problems.push(unknownProfile(profile.name, configFile, found2.config));
-  let apiKey = null;
-  if (found2.key) {
-    const [value, source, from] = found2.key;
-    let key;
-    if (source === "keychain") {
-      try {
-        key = await loadKey(profile.name);
-      } catch (error2) {
-        if (!isTriggerError(error2)) throw error2;
-        problems.push(error2);
-      }
-    } else {
-      key = value;
-    }
-    const checked = key === void 0 ? void 0 : attempt(() => normalizeApiKey(key, from));
-    if (checked !== void 0)
-      apiKey = { masked: maskKey(checked), source, from: source === "keychain" ? `profile "${profile.name}" in ${storeName()}` : from };
-  } else {
-    problems.push(noKeyError(profile));
-  }
-  let baseUrl = null;
-  let proxy;
-  if (found2.url) {
-    const [value, source, from] = found2.url;
-    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found2.allowHttp, source: from }));
-    if (parsed) {
-      proxy = proxyFor(parsed.origin, env2);
-      attempt(() => checkCleartext(parsed, proxy, found2.allowHttp));
-      baseUrl = { url: parsed.href, source, from };
-    }
-  } else {
-    problems.push(noBaseUrlError(profile));
-  }
-  let catalog = null;
-  const foundCatalog = findCatalog({ cwd: where2.cwd ?? process.cwd(), env: env2, flag: where2.catalog });
-  if (foundCatalog) {
-    const { loadCatalog: loadCatalog2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-    const loaded2 = attempt(() => loadCatalog2(foundCatalog, { env: env2 }));
-    catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded2 ? Object.keys(loaded2.data.triggers).length : null };
-  }
-  let mode2 = null;
-  try {
-    mode2 = (import_node_fs18.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
-  } catch {
-    mode2 = null;
-  }
-  return {
-    ok: problems.length === 0,
-    profile: { name: profile.name, source: profile.source },
-    apiKey,
-    baseUrl,
-    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
-    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
-    // never its password, nor a lone token
-    catalog,
-    versions: { trigger: VERSION, node: process.version },
-    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
-  };
-}
-function statusLines(s, io) {
-  const c = io.outColors;
-  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
-  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
-  return [
-    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      "api key",
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
-    ),
-    row(
-      "base URL",
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
-    ),
-    row(
-      "config",
-      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
-    ),
-    row("proxy", s.proxy ?? c.dim("none")),
-    row(
-      "catalog",
-      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
-    ),
-    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
-  ];
-}
-async function status(options, io, env2 = process.env, cwd = process.cwd()) {
-  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
-  if (options.json) io.json(JSON.stringify(result));
-  else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
-  for (const problem of result.problems)
-    io.stderr(
-      `${io.errColors.error("error:")} ${printable(problem.message)}${problem.hint ? io.errColors.dim(" \u2014 ") + io.errColors.hint(printable(problem.hint)) : ""}`
-    );
-  throw new ConfigError(result.problems[0].message, { reported: true });
-}
-var import_node_fs18, SOURCE_WORDS, CATALOG_WORDS;
-var init_status = __esm({
-  "src/commands/status.ts"() {
-    "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
-    init_undici();
-    init_errors();
-    init_redact();
-    init_render();
-    init_keychain();
-    init_resolve2();
-    init_validate();
-    init_version();
-    init_shared();
-    init_find();
-    SOURCE_WORDS = {
-      flag: "flag",
-      env: "environment",
-      profile: "profile (config file)",
-      keychain: "credential store"
-    };
-    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
-  }
-});
-
-// src/emulator/server.ts
-function sameKey(token, digest) {
-  return (0, import_node_crypto3.timingSafeEqual)((0, import_node_crypto3.createHash)("sha256").update(token).digest(), digest);
-}
-function generateKey() {
-  return `emu_${(0, import_node_crypto3.randomBytes)(18).toString("base64url")}`;
-}
-function matchRoute(target2) {
-  const path20 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path20);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
-function checkBody(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return { error: "the body is not valid JSON" };
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
-  }
-  if (!("value" in parsed)) return {};
-  const value = parsed.value;
-  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
-  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
-  const valueText = valueTextIn(body, value);
-  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
-    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
-  return { value, valueText };
-}
-function sendJson(res, status2, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status2, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers
-  });
-  res.end(text);
-}
-function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
-}
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const keyDigest = (0, import_node_crypto3.createHash)("sha256").update(key).digest();
-  const triggers = options.triggers ? new Set(options.triggers) : void 0;
-  const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
-  const latencyMs = options.latencyMs ?? 0;
-  const random = options.random ?? Math.random;
-  const keepEvents = options.keepEvents ?? true;
-  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
-  const maxInFlight = options.maxInFlight ?? Infinity;
-  let working = 0;
-  const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
-  let logFd;
-  if (options.log) {
-    try {
-      logFd = openLog(options.log);
-    } catch (error2) {
-      if (error2.code === "ENXIO") {
-        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
-        });
-      }
-      const reason2 = errnoWords(error2, "writing");
-      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
-        hint: "check that its folder exists and is writable"
-      });
-    }
-  }
-  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
-    const send = () => {
-      if (admitted) working--;
-      if (!res.destroyed) {
-        if (closing) res.setHeader("connection", "close");
-        sendJson(res, status2, body, headers);
-      }
-      stats.requests++;
-      if (entry2.event) stats.recorded++;
-      else if (entry2.injected) stats.injected++;
-      else if (entry2.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
-  };
-  const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
-    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
-    const route = matchRoute(req.url ?? "");
-    if (route === "not-found")
-      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
-    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
-    if (failRate > 0 && random() < failRate) {
-      const error2 = `injected failure (--fail-rate ${failRate})`;
-      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
-      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
-    }
-    const auth = req.headers.authorization;
-    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
-    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
-    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
-    if (bucket) {
-      const waitMs = bucket.take();
-      if (waitMs > 0) {
-        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
-        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
-        return answer(
-          req,
-          res,
-          429,
-          { success: false, error: error2 },
-          { error: error2, injected: false, pushedBack: true },
-          { "retry-after": retryAfter }
-        );
-      }
-    }
-    if (working >= maxInFlight) {
-      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
-      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
-    }
-    working++;
-    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
-    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
-    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
-    const checked = checkBody(body);
-    if ("error" in checked) return refuse(400, checked.error);
-    if (triggers && !triggers.has(route.triggerId)) {
-      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-    }
-    const event = {
-      time: (/* @__PURE__ */ new Date()).toISOString(),
-      triggerId: route.triggerId,
-      userId: route.userId,
-      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
-      requestId
-    };
-    if (logFd !== void 0) {
-      try {
-        import_node_fs19.default.writeSync(logFd, `${eventJson(event)}
-`);
-      } catch (error2) {
-        const reason2 = errnoWords(error2, "writing");
-        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
-        return refuse(500, `the emulator could not write its log (${reason2})`);
-      }
-    }
-    if (keepEvents) events.push(event);
-    ok(200, { success: true }, { event, injected: false });
-  };
-  const server = import_node_http.default.createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
-    req.on("error", () => res.destroy());
-  });
-  server.keepAliveTimeout = 5e3;
-  await new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
-      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
-      }
-    };
-    server.once("error", onError);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
-  const { port } = server.address();
-  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
-  let closed;
-  return {
-    url: `http://${urlHost}:${port}`,
-    host,
-    port,
-    key,
-    keyGenerated,
-    events,
-    stats,
-    close({ force = false } = {}) {
-      closing = true;
-      if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve2) => {
-        server.close(() => {
-          if (logFd !== void 0) import_node_fs19.default.closeSync(logFd);
-          resolve2();
-        });
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once("close", () => clearInterval(sweep));
-      });
-      return closed;
-    }
-  };
-}
-function openLog(file) {
-  let isFifo = false;
-  try {
-    isFifo = import_node_fs19.default.statSync(file).isFIFO();
-  } catch {
-  }
-  if (!isFifo) return import_node_fs19.default.openSync(file, "a");
-  const probe = import_node_fs19.default.openSync(file, import_node_fs19.default.constants.O_WRONLY | import_node_fs19.default.constants.O_NONBLOCK);
-  try {
-    return import_node_fs19.default.openSync(file, "a");
-  } finally {
-    import_node_fs19.default.closeSync(probe);
-  }
-}
-function eventJson(event) {
-  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
-  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
-}
-var import_node_crypto3, import_node_fs19, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
-var init_server = __esm({
-  "src/emulator/server.ts"() {
-    "use strict";
-    import_node_crypto3 = require("node:crypto");
-    import_node_fs19 = __toESM(require("node:fs"), 1);
-    import_node_http = __toESM(require("node:http"), 1);
-    init_request();
-    init_errno();
-    init_errors();
-    init_clock();
-    init_defaults();
-    MAX_BODY = 1024 * 1024;
-    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
-      }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
-        }
-        return (1 - this.#tokens) / this.#perMs;
-      }
-    };
-  }
-});
-
-// src/commands/emulator.ts
-var emulator_exports = {};
-__export(emulator_exports, {
-  emulator: () => emulator,
-  eventLine: () => eventLine,
-  exposureWarning: () => exposureWarning,
-  rejectionLine: () => rejectionLine
-});
-function clock(date) {
-  return date.toISOString().slice(11, 23);
-}
-function showId(id) {
-  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
-}
-function exposureWarning(host) {
-  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
-  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
-  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
-  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
-}
-function eventLine(entry2, io) {
-  const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
-  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
-}
-function rejectionLine(entry2, io) {
-  const c = io.errColors;
-  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
-}
-async function catalogTriggers(options, env2, cwd) {
-  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
-  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
-  if (!found2) return void 0;
-  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
-    Promise.resolve().then(() => (init_store(), store_exports)),
-    Promise.resolve().then(() => (init_paths(), paths_exports))
-  ]);
-  const catalog = loadCatalog2(found2, { env: env2 });
-  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
-}
-async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const envKey = env2.TRIGGER_API_KEY;
-  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? envKey;
-  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
-  io.addSecret(givenKey);
-  const settings = {
-    port: options.port,
-    host: options.host,
-    key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
-    latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
-    keepEvents: false,
-    onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
-      else io.stderr(rejectionLine(entry2, io));
-    },
-    onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
-    }
-  };
-  const server = await startEmulator(settings);
-  const c = io.errColors;
-  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
-  const exposed = exposureWarning(server.host);
-  if (exposed) io.stderr(c.warn(exposed));
-  if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve2) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener("SIGINT", stop);
-        process.removeListener("SIGTERM", stop);
-        resolve2();
-      });
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
-}
-var init_emulator = __esm({
-  "src/commands/emulator.ts"() {
-    "use strict";
-    init_server();
-    init_render();
-    init_validate();
-  }
-});
-
 // src/catalog/write.ts
 function reference(from, to) {
   const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
@@ -46204,7 +46435,7 @@ function packageSchema() {
   for (const start of starts) {
     for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
       try {
-        const manifest = JSON.parse(import_node_fs20.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
+        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
         if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
       } catch {
       }
@@ -46230,11 +46461,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs20.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs19.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs20.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs19.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -46264,7 +46495,7 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs20.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs19.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
@@ -46276,11 +46507,11 @@ function stillThere(file, was) {
 function defaultCatalogPath(cwd) {
   return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs20, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs19, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs20 = __toESM(require("node:fs"), 1);
+    import_node_fs19 = __toESM(require("node:fs"), 1);
     import_node_path16 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -46291,7 +46522,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs20.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs19.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -46449,7 +46680,7 @@ function lockTarget(options, ctx) {
 }
 function catalogToWrite(options, ctx) {
   const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs21.default.existsSync(where2.path))) {
+  if (where2 && (where2.source === "found" || import_node_fs20.default.existsSync(where2.path))) {
     const catalog = readFound(where2, ctx, true);
     return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
   }
@@ -46634,11 +46865,11 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs21, import_node_path17, CLEARABLE;
+var import_node_fs20, import_node_path17, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs21 = __toESM(require("node:fs"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
     import_node_path17 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
@@ -46656,126 +46887,6 @@ var init_triggers = __esm({
     init_resolve2();
     init_store();
     CLEARABLE = ["description", "min", "max", "deprecated"];
-  }
-});
-
-// src/commands/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  completionScript: () => completionScript
-});
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
-var BASH, ZSH, FISH;
-var init_completion = __esm({
-  "src/commands/completion.ts"() {
-    "use strict";
-    BASH = `# trigger completion for bash: source <(trigger completion bash)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local cur words cword line prefix directive=plain i
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    words=()
-    for ((i = 0; i <= COMP_CWORD; i++)); do
-      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
-        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
-      else
-        words+=("\${COMP_WORDS[i]}")
-      fi
-    done
-    cword=$((\${#words[@]} - 1))
-    cur=\${words[cword]}
-  fi
-  prefix=\${cur%"\${cur##*[=:]}"}
-  COMPREPLY=()
-  while IFS= read -r line; do
-    case $line in
-      :files) directive=files ;;
-      :plain) ;;
-      *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
-        ;;
-    esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
-  if [[ $directive == files ]]; then
-    compopt -o filenames 2>/dev/null
-    if declare -F _filedir >/dev/null 2>&1; then
-      _filedir
-    else
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
-    fi
-  fi
-}
-complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
-`;
-    ZSH = `#compdef trigger
-# trigger completion for zsh:
-#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
-#                                                      (fpath=(~/.zfunc $fpath) before compinit)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local -a lines candidates
-  local line value description directive=plain flag=''
-  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}=
-    compset -P '*='
-  fi
-  for line in $lines; do
-    case $line in
-      :files) directive=files ;;
-      :plain|'') ;;
-      *)
-        value=\${line%%$'\\t'*}
-        value=\${value#$flag}
-        description=''
-        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
-        ;;
-    esac
-  done
-  (( \${#candidates} )) && _describe -t values 'trigger' candidates
-  [[ $directive == files ]] && _files
-  return 0
-}
-if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
-  _trigger "$@"
-elif (( \${+functions[compdef]} )); then
-  compdef _trigger trigger
-else
-  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
-fi
-`;
-    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-function __trigger_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
-        switch $line
-            case :files
-                __fish_complete_path "$current"
-            case :plain
-            case '*'
-                printf '%s\\n' $line
-        end
-    end
-end
-complete -c trigger -e
-complete -c trigger -f -a '(__trigger_complete)'
-`;
   }
 });
 
@@ -46803,15 +46914,15 @@ function optionValues(option) {
   if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
   return void 0;
 }
-function visibleCommands(command) {
-  return command.createHelp().visibleCommands(command).filter((c) => c.name() !== "help");
+function visibleCommands(command6) {
+  return command6.createHelp().visibleCommands(command6).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command, root) {
-  const options = command.createHelp().visibleOptions(command);
+function visibleOptions(command6, root) {
+  const options = command6.createHelp().visibleOptions(command6);
   return root ? options : options.filter((o) => o.long !== "--version");
 }
-function findOption(command, word) {
-  const options = command.createHelp().visibleOptions(command).concat(command.options);
+function findOption(command6, word) {
+  const options = command6.createHelp().visibleOptions(command6).concat(command6.options);
   return options.find((o) => o.long === word || o.short === word);
 }
 function complete(program2, words, sources) {
@@ -46865,7 +46976,7 @@ function complete(program2, words, sources) {
   const values = (kind, prefix = "") => {
     if (kind === void 0) return { candidates: [], files: false };
     if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS : kind;
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
@@ -46951,7 +47062,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS, SETTINGS, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -46962,7 +47073,7 @@ var init_complete = __esm({
     init_load();
     CONTROL2 = /[\u0000-\u001f\u007f]/;
     CONTROLS = /[\u0000-\u001f\u007f]+/g;
-    SETTINGS = [
+    SETTINGS2 = [
       { value: "api-key", description: "the API key (printed masked)" },
       { value: "base-url", description: "the service base URL" }
     ];
@@ -47000,7 +47111,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto4 = require("node:crypto");
-var import_node_fs22 = __toESM(require("node:fs"), 1);
+var import_node_fs21 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path18 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -47164,12 +47275,16 @@ function usageWords(message) {
 init_validate();
 init_version();
 init_formats();
-init_defaults();
 init_startup();
-var COMMANDS = /* @__PURE__ */ new Set(["fire", "batch", "config", "status", "emulator", "triggers", "completion"]);
-var EXIT_CODES2 = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
-(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
-trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
+var COMMANDS = {
+  fire: () => Promise.resolve().then(() => (init_fire(), fire_exports)),
+  batch: async () => ({ command: batchCommand }),
+  config: () => Promise.resolve().then(() => (init_config(), config_exports)),
+  status: () => Promise.resolve().then(() => (init_status(), status_exports)),
+  emulator: () => Promise.resolve().then(() => (init_emulator(), emulator_exports)),
+  triggers: async () => ({ command: triggersCommand }),
+  completion: () => Promise.resolve().then(() => (init_completion(), completion_exports))
+};
 var EXAMPLES_MAIN = `
 Examples:
   $ trigger config set-key                    # paste the key at a hidden prompt
@@ -47181,64 +47296,39 @@ Examples:
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
 ${EXIT_CODES2}`;
-var EXAMPLES_FIRE = `
-Examples:
-  $ trigger fire purchase alice@example.com --value 9.99
-  $ trigger fire signup 'user/with?odd#chars'
-  $ trigger fire purchase bob --value 12345678901234567890 --json
-  $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
-  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
-
-${EXIT_CODES2}`;
-function buildProgram({ io, env: env2, cwd }, mode2 = { json: false, verbose: false }, only) {
-  const wanted = (name) => only === void 0 || only === name;
+async function buildProgram(context, mode2 = { json: false, verbose: false }, only) {
+  const { io, env: env2 } = context;
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
     writeErr: (text) => io.writeErr(text),
     outputError: (text, write) => write(usageWords(text))
-  }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", (_program, action) => {
+  }).addHelpText("after", EXAMPLES_MAIN).hook("preAction", async (_program, action) => {
     const options = action.opts();
     mode2.json = options.json === true;
     mode2.verbose = options.verbose === true;
+    await io.useColors(env2);
   });
-  if (wanted("fire")) {
-    const fire2 = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES_FIRE);
-    addServiceOptions(fire2).action(
-      async (triggerId, userId, options, command) => {
-        const extra = command.args.slice(2);
-        if (extra.length > 0) {
-          const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
-          throw new UsageError(
-            `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
-            {
-              hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
-            }
-          );
-        }
-        await io.useColors(env2);
-        const { fire: run2 } = await Promise.resolve().then(() => (init_fire(), fire_exports));
-        await run2(triggerId, userId, options, io, env2, cwd);
-      }
-    );
-  }
-  if (wanted("batch")) {
-    const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
-      new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
-    ).addOption(
-      new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
-        wholeNumber(1, 256)
-      )
-    ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
-      "--failed <file>",
-      "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-    ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-      new Option(
-        "--shard <i>/<n>",
-        "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-      ).argParser(shard)
-    ).addHelpText(
-      "after",
-      `
+  for (const [name, load3] of Object.entries(COMMANDS)) if (only === void 0 || only === name) (await load3()).command(program2, context);
+  return program2;
+}
+function batchCommand(program2, { io, env: env2, cwd }) {
+  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
+    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
+  ).addOption(
+    new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
+      wholeNumber(1, 256)
+    )
+  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+    "--failed <file>",
+    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
+    new Option(
+      "--shard <i>/<n>",
+      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
+    ).argParser(shard)
+  ).addHelpText(
+    "after",
+    `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
 
@@ -47254,100 +47344,20 @@ Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or 
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`
-    );
-    addServiceOptions(batch2);
-    const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
-    if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
-    batch2.action(async (source, options) => {
-      await io.useColors(env2);
-      const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
-      await run2(source, options, io, env2, cwd);
-    });
-  }
-  if (wanted("config")) {
-    const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
-      "after",
-      `
-Examples:
-  $ trigger config set-key                        # hidden prompt
-  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
-  $ trigger config set-base-url https://api.example.com --profile staging
-  $ trigger config get base-url
-  $ trigger config use staging                     # make a profile the active one
-  $ trigger config list
-
-The key goes to the system keychain where one answers (and CI is not set); else, or with
---insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
-    );
-    const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-    const configAction = (fn) => async (...args) => {
-      await io.useColors(env2);
-      await fn(await Promise.resolve().then(() => (init_config(), config_exports)), ...args);
-    };
-    config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action(
-      configAction(
-        (m, key, options) => m.setKey(key, options, io, env2)
-      )
-    );
-    config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action(configAction((m, url, options) => m.setBaseUrl(url, options, io, env2)));
-    config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action(configAction((m, name, options) => m.get(name, options, io, env2)));
-    config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action(configAction((m, options) => m.list(options, io, env2)));
-    config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action(configAction((m, name, options) => m.unset(name, options, io, env2)));
-    config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.use(name, io, env2)));
-    config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action(configAction((m, name) => m.remove(name, io, env2)));
-    config.command("path").description("print the config file path").option("--json", "print JSON").action(configAction((m, options) => m.path(options, io, env2)));
-  }
-  if (wanted("status")) {
-    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
-      "after",
-      `
-Examples:
-  $ trigger status
-  $ trigger status --json | jq .apiKey.source
-
-Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-    ).action(async (options) => {
-      await io.useColors(env2);
-      const { status: status2 } = await Promise.resolve().then(() => (init_status(), status_exports));
-      await status2(options, io, env2, cwd);
-    });
-  }
-  if (wanted("emulator")) {
-    const emulator2 = program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-      new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-    ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
-      "--key <key>",
-      "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-    ).option("--trigger <id...>", "known trigger ids; any other answers 404").option(
-      "--catalog <file>",
-      "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)"
-    ).option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-      new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-    ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(
-      new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)
-    ).addOption(
-      new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-        wholeNumber(1, 1e6)
-      )
-    ).addHelpText(
-      "after",
-      `
-Examples:
-  $ trigger emulator                               # prints the two export lines to use it
-  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
-  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-    );
-    emulator2.action(async (options) => {
-      await io.useColors(env2);
-      const { emulator: run2 } = await Promise.resolve().then(() => (init_emulator(), emulator_exports));
-      await run2(options, io, env2, cwd);
-    });
-  }
-  if (wanted("triggers")) {
-    const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
-      "after",
-      `
+  );
+  addServiceOptions(batch2);
+  const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
+  if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
+  batch2.action(async (source, options) => {
+    const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
+    await run2(source, options, io, env2, cwd);
+  });
+  return batch2;
+}
+function triggersCommand(program2, { io, env: env2, cwd }) {
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
+    "after",
+    `
 Examples:
   $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
   $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
@@ -47357,41 +47367,23 @@ Examples:
 
 The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
 With one, fire and batch refuse a trigger it does not know before sending anything.`
-    );
-    const triggersAction = (fn) => async (...args) => {
-      await io.useColors(env2);
-      await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
-    };
-    const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-    const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-    const entryOptions = (command) => command.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-    triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
-    triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
-    entryOptions(
-      triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-    ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
-    entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
-    triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-    triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-    triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
-  }
-  if (wanted("completion")) {
-    program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-      "after",
-      `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-    ).action(async (shell) => {
-      const { completionScript: completionScript2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
-      io.write(completionScript2(shell));
-    });
-  }
-  return program2;
+  );
+  const triggersAction = (fn) => async (...args) => {
+    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
+  };
+  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+  const entryOptions = (command6) => command6.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
+  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
+  entryOptions(
+    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
+  return triggers;
 }
 function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError) {
@@ -47431,8 +47423,8 @@ async function main(argv = process.argv, context = {}) {
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     const first = argv[2];
-    const only = first !== void 0 && COMMANDS.has(first) ? first : void 0;
-    const program2 = buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
+    const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
+    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;
@@ -47549,7 +47541,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs22.default.appendFileSync(file, text);
+  import_node_fs21.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -47646,13 +47638,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs22.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs21.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs22.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs21.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}

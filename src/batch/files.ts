@@ -10,7 +10,7 @@ import { describeWriteError, FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import type { Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
-import { FileLock } from './lock.js';
+import { FileLock } from '../lock.js';
 /** What the failed file is written as: the input's format and header, or normalized (input.ts). */
 export interface FailedShape {
   format: Format;

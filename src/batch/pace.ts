@@ -108,6 +108,18 @@ const TOLERANCE_ANSWERS = 100;
  * the lower pace a share refused of at least MIN_NOISE.
  */
 const NOISE_ANSWERS = 20;
+/**
+ * A descent is judged from this many answers on each side (fewer than NOISE_ANSWERS: a service
+ * that refuses half at random makes a batch crawl while it waits for more), and tolerates up to
+ * this share at random.
+ */
+const DESCENT_ANSWERS = 10;
+const MAX_DESCENT_NOISE = 0.9;
+/**
+ * And only once the pace came down to half or less: near a limit the pace moves by a few tenths,
+ * which the comparison of limits (#judgeNoise) is for.
+ */
+const MAX_DESCENT_RATIO = 0.5;
 const MIN_NOISE = 0.02;
 /**
  * At two at once, a push-back cuts (to one at a time, spacing the starts out) only when at least
@@ -168,6 +180,15 @@ const MAX_GAP_MS = 2_000;
  */
 const OUTAGE_REFUSALS = 5;
 const OUTAGE_MS = 1_500;
+/** How far paced starts may fall behind their schedule (see take). */
+const PACE_SLACK_MS = 2;
+/**
+ * Paced, the starts go at this much more than the limit over the round trip (so that the limit,
+ * not the pacing, is what holds them when all is well), and in slow start at twice it (BBR's
+ * start-up paces at 2.89): the doubling goes out over half a round trip, not in one burst.
+ */
+const PACE_GAIN = 1.1;
+const SLOW_START_GAIN = 2;
 
 export class Pace {
   readonly max: number;
@@ -208,6 +229,13 @@ export class Pace {
   /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
   #gapMs = 0;
   #nextStart = 0;
+  /**
+   * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
+   * least time between starts, which spreads them over the round trip (the limit over it), as BBR
+   * paces, instead of in the bursts the answers come back in (0: not paced).
+   */
+  #spacingMs = 0;
+  #paced = false;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
@@ -237,6 +265,24 @@ export class Pace {
   /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
   readonly #recent = new Uint8Array(TOLERANCE_ANSWERS);
   #recentPushBacks = 0;
+  /** The pace each of those was sent at, their sum, and how many the ring holds since it was cleared. */
+  readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
+  #recentPaceSum = 0;
+  #recentCount = 0;
+  /**
+   * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
+   * before it (from the ring) and the limit and slow start then, and the answers to requests sent
+   * since, with their push-backs and paces.
+   */
+  #descentStart = -1;
+  #beforeAnswers = 0;
+  #beforeRefused = 0;
+  #beforePace = 0;
+  #beforeValue = 0;
+  #beforeSlowStart = false;
+  #sinceAnswers = 0;
+  #sinceRefused = 0;
+  #sincePace = 0;
   /** Push-backs since the last accepted answer. */
   #pushedInARow = 0;
   /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -319,7 +365,8 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+      if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
+      else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (news && !tolerated) {
@@ -331,6 +378,9 @@ export class Pace {
           this.#levelPace[level]! -= this.#counted;
         }
         const alone = this.limit === 1;
+        // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
+        // at once or space them): from now on the starts are paced (see #spacingMs).
+        if (retryAfterMs < 0) this.#paced = true;
         this.#cut(now, true);
         if (!alone) return;
         // One at a time is still too many. Pushed back three times in a row with nothing accepted
@@ -366,12 +416,21 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
-    if (this.pausedUntil === 0 && this.#gapMs === 0) return true;
+    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
     const now = this.#now();
-    if (now < this.pausedUntil || now < this.#nextStart) return false;
+    // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
+    // in tests, never waits on a schedule that nothing in flight would move).
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+    else if (this.#spacingMs > 0) {
+      // On schedule, not from each start: a timer that fires late does not lower the pace. Behind by
+      // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
+      // without burst would refuse, and a few starts per timer keep timers from capping the pace.
+      const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
+      this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+    }
     return true;
   }
 
@@ -391,6 +450,15 @@ export class Pace {
     const oldest = Math.max(0, this.#changes - CHANGES);
     while (i > oldest && this.#changedAt[i % CHANGES]! > sent) i--;
     const level = this.#changedTo[i % CHANGES]!;
+    const pace = level / Math.max(rttMs, this.#gapMs);
+    this.#recentPaceSum += pace - this.#recentPace[slot]!;
+    this.#recentPace[slot] = pace;
+    if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
+    if (this.#descentStart >= 0 && sent >= this.#descentStart) {
+      this.#sinceAnswers++;
+      this.#sinceRefused += flag;
+      this.#sincePace += pace;
+    }
     // Sent within a round trip of the limit coming down: the requests sent before were still out,
     // so the service saw more than this limit. Not counted.
     this.#counted = 0;
@@ -403,7 +471,7 @@ export class Pace {
     }
     this.#levelPushBacks[level]! += flag;
     // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
-    this.#counted = level / Math.max(rttMs, this.#gapMs);
+    this.#counted = pace;
     this.#levelPace[level]! += this.#counted;
     return level;
   }
@@ -478,39 +546,64 @@ export class Pace {
     // Not seen again: what is tolerated comes down (to what was seen now, or by half when nothing
     // was), so that a service that has since got a limit, or lost its flaky backend, is not
     // pushed into for long.
+    // A share beyond what the limits can be compared by was found by a descent: not unseen here.
+    if (this.#noise > MAX_NOISE) return false;
     const halved = this.#noise / 2;
     this.#noise = found > 0 ? found : halved < MIN_NOISE / 2 ? 0 : halved;
     return false;
   }
 
+  /**
+   * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
+   * shared with others, who come down too) the share accepted rises as the pace falls; refusals
+   * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
+   * since the descent began (the lower pace) against those before it: refusals that did not follow
+   * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
+   * descent began (with its slow start). Refusals that did follow it end the descent, and what is
+   * tolerated comes down to what the lower pace was refused. Says whether they were random.
+   */
+  #judgeDescent(now: number): boolean {
+    if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
+    if (this.#beforeAnswers < DESCENT_ANSWERS) {
+      // It began before there were answers enough to compare with (the first round trips): the
+      // answers since become what the pace after is compared with.
+      [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+      this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+      this.#descentStart = now;
+      return false;
+    }
+    const since: [number, number, number] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
+    const before: [number, number, number] = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
+    const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+    if (share > 0) {
+      this.#noise = Math.max(this.#noise, share);
+      this.#restart();
+      this.#slowStart = this.#beforeSlowStart;
+      this.#set(Math.max(this.#value, this.#beforeValue));
+      this.#lastPushBack = now;
+      return true;
+    }
+    if (share < 0) {
+      // It followed the pace: a limit. What was tolerated as random comes down to what is left.
+      const left = this.#sinceRefused / this.#sinceAnswers;
+      if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
+      this.#descentStart = -1;
+    }
+    return false;
+  }
+
   /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
   #noiseBetween(low: number, lowTop: number, high: number, highTop: number): number {
-    const [lowAnswers, lowRefused, lowPace] = this.#levels(low, lowTop);
-    const [highAnswers, highRefused, highPace] = this.#levels(high, highTop);
-    if (lowAnswers < NOISE_ANSWERS || highAnswers < NOISE_ANSWERS) return 0;
-    const refused = lowRefused / lowAnswers;
-    if (refused < MIN_NOISE || refused > MAX_NOISE) return 0;
-    // The ratio of the two paces (requests a ms: the limit over the round trip). Too close to
-    // tell apart (on loopback, the round trip grows with the limit): no verdict.
-    const ratio = lowPace / lowAnswers / (highPace / highAnswers);
-    if (ratio > MAX_PACE_RATIO) return 0;
-    const expectedAtRandom = 1 - refused;
-    const expectedUnderALimit = expectedAtRandom * ratio;
-    const accepted = 1 - highRefused / highAnswers;
-    // Nearer what random refusals would give than what a limit would; the share refused at the
-    // higher pace at most a quarter larger (and 2 in 100); and the two no further apart than chance
-    // (1.5 standard errors): a higher pace accepted more is a service that changed (a limit that
-    // fell since the higher pace was tried), not one that refuses at random.
-    const error = Math.sqrt((refused * expectedAtRandom) / lowAnswers + (accepted * (1 - accepted)) / highAnswers);
-    const atRandom =
-      accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 &&
-      1 - accepted <= 1.25 * refused + 0.02 &&
-      Math.abs(expectedAtRandom - accepted) < 1.5 * error;
-    // What it refuses at random, at the least (so that a few answers do not make it tolerate much).
-    return atRandom ? Math.max(0, refused - Math.sqrt((refused * expectedAtRandom) / lowAnswers)) : 0;
+    const lower = this.#levels(low, lowTop);
+    const higher = this.#levels(high, highTop);
+    if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
+    const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
+    return share > 0 ? share : 0;
   }
 
   #decide(now: number): void {
+    // A calm spell ends a descent: the next cut starts another from what the answers are then.
+    if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
     const accepted = this.#accepted;
     if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
@@ -581,6 +674,15 @@ export class Pace {
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
    */
   #cut(now: number, pushedBack: boolean): void {
+    if (pushedBack && this.#descentStart < 0) {
+      this.#descentStart = now;
+      this.#beforeAnswers = this.#recentCount;
+      this.#beforeRefused = this.#recentPushBacks;
+      this.#beforePace = this.#recentPaceSum;
+      this.#beforeValue = this.#value;
+      this.#beforeSlowStart = this.#slowStart;
+      this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+    }
     this.#slowStart = false;
     this.#cutAt = now;
     // Cuts start a new round trip; what this one saw of the round trip still counts.
@@ -608,6 +710,8 @@ export class Pace {
     if (this.limit > 1) {
       this.#recent.fill(0);
       this.#recentPushBacks = 0;
+      this.#recentPace.fill(0);
+      this.#recentPaceSum = this.#recentCount = 0;
     }
     this.#nextWindow(now);
   }
@@ -627,6 +731,7 @@ export class Pace {
   }
 
   #nextWindow(now: number): void {
+    this.#respace();
     this.#windowStart = now;
     this.#accepted = this.#rttSum = 0;
   }
@@ -644,14 +749,26 @@ export class Pace {
    * nothing of what it takes once it is back.
    */
   #restart(): void {
+    this.#descentStart = -1;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
     this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
     this.#slowStart = true;
   }
 
+  /** The spacing of starts for the limit and round trip now (see #spacingMs). */
+  #respace(): void {
+    // Bursts are what a limit on requests at once, or one without burst, refuses even when it
+    // could take the same requests spaced out. A service that sends Retry-After has a bucket that
+    // takes bursts; pacing it, or a batch before any push-back, cost more than it brought (a
+    // service refusing 10% at random was taken down to one at a time in a simulated run).
+    const gain = !this.#paced ? 0 : this.#slowStart ? (this.#value < this.max ? SLOW_START_GAIN : 0) : PACE_GAIN;
+    this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+  }
+
   #set(value: number): void {
     this.#value = Math.min(this.max, Math.max(1, value));
+    this.#respace();
     const limit = Math.floor(this.#value);
     if (limit !== this.limit) {
       const i = this.#changes++ % CHANGES;
@@ -680,4 +797,45 @@ export function answerOf(status: number, timedOut: boolean): Answer {
   if (status >= 200 && status < 300) return Answer.Accepted;
   if (status === 429 || status === 503) return Answer.PushedBack;
   return timedOut ? Answer.TimedOut : Answer.Other;
+}
+
+/**
+ * The share of requests a service refuses at random whatever the pace, judged from answers at a
+ * lower pace against answers at a higher one ([answers, push-backs, sum of paces] each): more than
+ * 0 when random, -1 when the refusals clearly followed the pace (a limit), 0 when it cannot tell.
+ * Under a limit, the share accepted at the higher pace is that at the lower one times the ratio
+ * of the two paces (no more accepted per round trip); at random, the same.
+ */
+function randomShare(
+  low: [number, number, number],
+  high: [number, number, number],
+  [minShare, maxShare]: [number, number],
+  maxRatio: number,
+): number {
+  const [lowAnswers, lowRefused, lowPace] = low;
+  const [highAnswers, highRefused, highPace] = high;
+  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
+  const refused = lowRefused / lowAnswers;
+  const accepted = 1 - highRefused / highAnswers;
+  const expectedAtRandom = 1 - refused;
+  const error = Math.sqrt((refused * expectedAtRandom) / lowAnswers + (accepted * (1 - accepted)) / highAnswers);
+  // The lower pace accepted clearly more: the refusals followed the pace.
+  if (expectedAtRandom - accepted > Math.max(2.5 * error, 0.05)) return -1;
+  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
+  if (refused < minShare || refused > maxShare) return 0;
+  // The ratio of the two paces (requests a ms: the limit over the round trip). Too close to
+  // tell apart (on loopback, the round trip grows with the limit): no verdict.
+  const ratio = lowPace / lowAnswers / (highPace / highAnswers);
+  if (ratio > maxRatio) return 0;
+  const expectedUnderALimit = expectedAtRandom * ratio;
+  // Nearer what random refusals would give than what a limit would; the share refused at the
+  // higher pace at most a quarter larger (and 2 in 100); and the two no further apart than chance
+  // (1.5 standard errors): a higher pace accepted more is a service that changed (a limit that
+  // fell since the higher pace was tried), not one that refuses at random.
+  const atRandom =
+    accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 &&
+    1 - accepted <= 1.25 * refused + 0.02 &&
+    Math.abs(expectedAtRandom - accepted) < 1.5 * error;
+  // What it refuses at random, at the least (so that a few answers do not make it tolerate much).
+  return atRandom ? Math.max(0, refused - Math.sqrt((refused * expectedAtRandom) / lowAnswers)) : 0;
 }

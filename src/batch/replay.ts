@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { journalInput } from './journal.js';
-import { FileLock } from './lock.js';
+import { FileLock } from '../lock.js';
 
 export interface ReplayNames {
   failed: string;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable, shellQuote } from '../output/render.js';
+import { openMine, writableByOwnerOnly } from '../startup.js';
 import type { CatalogSource } from './find.js';
 
 /** The largest catalog read: far above any team's triggers, far below what a string can hold. */
@@ -41,22 +42,12 @@ export interface ReadCatalogOptions {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Owners and modes: the judgement shared by the catalog and the memory of checked catalogs.
+// Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
+// records are (src/startup.ts: mine, writableByOwnerOnly, openMine).
 
 /** The running user's uid, or undefined where files have no owners to compare (Windows). */
 export function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined;
-}
-
-/** Whether a file or folder is this user's (always, where there are no owners). */
-export function isMine(stat: fs.Stats): boolean {
-  const uid = currentUid();
-  return uid === undefined || stat.uid === uid;
-}
-
-/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
-export function writableByOwnerOnly(stat: fs.Stats): boolean {
-  return process.platform === 'win32' || (stat.mode & 0o022) === 0;
 }
 
 /** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
@@ -315,29 +306,17 @@ function readAtMost(fd: number, file: string, size: number): string {
 /**
  * A small file of this user's own that no one else can write (a record the tool keeps), as text;
  * undefined when it is missing, not a regular file, another user's, writable by others, reached
- * through a link, or larger than `limit` bytes.
+ * through a link, or larger than `limit` bytes. The code cache's records are judged so (startup.ts).
  */
 export function readOwnFile(file: string, limit: number): string | undefined {
-  let fd: number;
+  const opened = openMine(file);
+  if (opened === undefined) return undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || !isMine(stat) || !writableByOwnerOnly(stat) || stat.size > limit) return undefined;
-    const buffer = Buffer.allocUnsafe(stat.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    return buffer.toString('utf8', 0, length);
+    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return undefined;
+    return fs.readFileSync(opened.fd, 'utf8');
   } catch {
     return undefined;
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
 }

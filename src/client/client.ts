@@ -5,19 +5,26 @@
  */
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError } from '../errors.js';
-import { VERSION } from '../version.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
-import { prepareEvent, type EventInput, type PreparedEvent } from './request.js';
+import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
 import { headerValue, headersOf, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
 import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
-import { backoffMs, errorCodes, isConnectionNotMade, isRetryableStatus, parseRetryAfter } from './retry.js';
+import {
+  backoffMs,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+  errorCodes,
+  isConnectionNotMade,
+  isRetryableStatus,
+  parseRetryAfter,
+} from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { loadUndici, proxyFor } from './undici.js';
 import { monotonicMs } from '../clock.js';
 
-export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
+export { USER_AGENT } from './request.js';
 export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
 export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
 
@@ -47,8 +54,8 @@ export class TriggerClient {
       this.baseUrl = options.baseUrl;
     }
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.retries = options.retries ?? 2;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;
+    this.retries = options.retries ?? DEFAULT_RETRIES;
     if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
       throw new UsageError(`timeout must be a positive number of seconds`);
     }
@@ -56,13 +63,7 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
-    this.#requestHeaders = {
-      authorization: `Bearer ${this.#apiKey}`,
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-    };
-    if (options.traceparent) this.#requestHeaders.traceparent = options.traceparent;
+    this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
     this.#headerList = Object.entries(this.#requestHeaders).flat();
   }
 
@@ -209,21 +210,23 @@ export class TriggerClient {
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
   async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: { attempts: number; durationMs: number }) {
-    const signals = [options.signal, options.stopRetries].filter((s) => s !== undefined);
+    const { signal, stopRetries } = options;
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
-    if (signals.some((s) => s.aborted)) throw notSent();
+    if (signal?.aborted || stopRetries?.aborted) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        for (const s of signals) s.removeEventListener('abort', stop);
+        if (signal) unwatch(signal, stop);
+        if (stopRetries) unwatch(stopRetries, stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.add(stop);
-      for (const s of signals) s.addEventListener('abort', stop, { once: true });
+      if (signal) watch(signal, stop);
+      if (stopRetries) watch(stopRetries, stop);
     });
     if (interrupted) throw notSent();
   }
@@ -298,6 +301,35 @@ function isPermanent(error: unknown): boolean {
 }
 
 const SUCCESS_TEXT = '{"success":true}';
+
+/**
+ * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
+ * and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it
+ * (Node warns from 11: MaxListenersExceededWarning, even with --quiet). The signal gets one
+ * listener while any wait is on it, removed with the last.
+ */
+const watchers = new WeakMap<AbortSignal, { waits: Set<() => void>; listener: () => void }>();
+
+function watch(signal: AbortSignal, wake: () => void): void {
+  let entry = watchers.get(signal);
+  if (!entry) {
+    const waits = new Set<() => void>();
+    const listener = () => {
+      watchers.delete(signal);
+      for (const w of [...waits]) w();
+    };
+    watchers.set(signal, (entry = { waits, listener }));
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  entry.waits.add(wake);
+}
+
+function unwatch(signal: AbortSignal, wake: () => void): void {
+  const entry = watchers.get(signal);
+  if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
+  watchers.delete(signal);
+  signal.removeEventListener('abort', entry.listener);
+}
 
 function maskFor(key: string): Redactor {
   const mask = new Redactor();

@@ -3,6 +3,25 @@
  */
 import { UsageError } from '../errors.js';
 import { excerpt, quotedExcerpt } from '../output/excerpt.js';
+import { VERSION } from '../version.js';
+
+export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
+
+/**
+ * The headers of every request, in the order sent: the one table the client sends from and the dry
+ * run (its JSON and its curl command) shows. `authorization` carries what it is given: the key for
+ * the client, the masked key or `$TRIGGER_API_KEY` for display.
+ */
+export function requestHeaders(authorization: string, traceparent?: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${authorization}`,
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  if (traceparent) headers.traceparent = traceparent;
+  return headers;
+}
 
 /** A value as it goes on the wire: the JSON number text, built from the digits the user typed. */
 export interface EventValue {

@@ -4,6 +4,12 @@
  * status may come after the event was recorded, so those are never retried.
  */
 
+/** Retries when the event cannot have been recorded: the client's default and --retries'. */
+export const DEFAULT_RETRIES = 2;
+
+/** The time limit of each attempt: the client's default and --timeout's. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
 /** Error codes of a connection that could not be made (refused, no such host, unreachable, too slow). */
 export const CONNECT_FAILURES = [
   'ECONNREFUSED',

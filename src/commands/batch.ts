@@ -13,7 +13,7 @@ import { FORMAT_TABLE, type Format } from '../batch/formats.js';
 import { openInputs } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
 import type { Journal } from '../batch/journal.js';
-import type { FileLock } from '../batch/lock.js';
+import type { FileLock } from '../lock.js';
 import { BatchRecorder } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
 import { parseColumns } from '../batch/rows.js';

@@ -9,6 +9,9 @@
  *   zsh:   source <(trigger completion zsh)           (after compinit; or save it as _trigger in a folder of $fpath)
  *   fish:  trigger completion fish > ~/.config/fish/completions/trigger.fish
  */
+import { Argument, type Command } from 'commander';
+import type { Context } from './shared.js';
+
 export type Shell = 'bash' | 'zsh' | 'fish';
 
 // bash: the words come from bash-completion's _get_comp_words_by_ref where it is loaded (it keeps
@@ -128,4 +131,23 @@ export function completionScript(shell: Shell): string {
     case 'fish':
       return FISH;
   }
+}
+
+export function command(program: Command, { io }: Context): Command {
+  return program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`,
+    )
+    .action((shell: Shell) => io.write(completionScript(shell)));
 }

@@ -5,16 +5,18 @@
  * config file then records only that it is there. Every write to the file happens under its lock.
  */
 import fs from 'node:fs';
+import { Option, type Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
-import { lockWaitMs, type LockOptions } from '../settings/lock.js';
+import { lockWaitMs, type LockOptions } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
 import { maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
+import type { Context } from './shared.js';
 
 export interface ProfileOption {
   profile?: string;
@@ -318,4 +320,74 @@ export function path(options: { json?: boolean }, io: Output, env: NodeJS.Proces
   const file = configPath(env);
   if (options.json) io.json(JSON.stringify({ path: file, exists: fs.existsSync(file) }));
   else io.stdout(file);
+}
+
+export function command(program: Command, { io, env }: Context): Command {
+  const config = program
+    .command('config')
+    .description('store the API key and base URL, per profile')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger config set-key                        # hidden prompt
+  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
+  $ trigger config set-base-url https://api.example.com --profile staging
+  $ trigger config get base-url
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`,
+    );
+  const profileOption = () => new Option('--profile <name>', 'profile to use (default: the active one, or TRIGGER_PROFILE)');
+  config
+    .command('set-key')
+    .description('store the API key (argument, piped standard input, or a hidden prompt)')
+    .argument('[key]', 'the key; omit it to keep it out of your shell history')
+    .addOption(profileOption())
+    .option('--insecure-storage', 'store the key in the config file (mode 0600) even where a system keychain answers')
+    .action((key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => setKey(key, options, io, env));
+  config
+    .command('set-base-url')
+    .description('store the service base URL')
+    .argument('<url>', 'e.g. https://api.example.com (a path prefix is kept)')
+    .addOption(profileOption())
+    .option('--allow-http', 'allow plain http to a host other than loopback')
+    .action((url: string, options: { profile?: string; allowHttp?: boolean }) => setBaseUrl(url, options, io, env));
+  config
+    .command('get')
+    .description('print a stored setting (the key is masked)')
+    .argument('[name]', 'api-key or base-url; all when omitted')
+    .addOption(profileOption())
+    .option('--json', 'print JSON')
+    .action((name: string | undefined, options: { profile?: string; json?: boolean }) => get(name, options, io, env));
+  config
+    .command('list')
+    .description('print every profile (keys masked)')
+    .option('--json', 'print JSON')
+    .option('--names', 'print only the profile names, one a line (for scripts and shell completion)')
+    .action((options: { json?: boolean; names?: boolean }) => list(options, io, env));
+  config
+    .command('unset')
+    .description('remove a stored setting')
+    .argument('<name>', 'api-key or base-url')
+    .addOption(profileOption())
+    .action((name: string, options: { profile?: string }) => unset(name, options, io, env));
+  config
+    .command('use')
+    .description('make a profile the active one (--profile and TRIGGER_PROFILE still override it)')
+    .argument('<profile>', 'a profile in the config file')
+    .action((name: string) => use(name, io, env));
+  config
+    .command('delete')
+    .description('delete a profile, and its key from the system keychain')
+    .argument('<profile>', 'a profile in the config file')
+    .action((name: string) => remove(name, io, env));
+  config
+    .command('path')
+    .description('print the config file path')
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) => path(options, io, env));
+  return config;
 }

@@ -2,6 +2,10 @@
  * trigger emulator: runs the local stand-in until SIGINT or SIGTERM. Recorded events go to stdout,
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
+import { Option, type Command } from 'commander';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from '../emulator/defaults.js';
+import * as parse from './parsers.js';
+import type { Context } from './shared.js';
 import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
@@ -163,4 +167,46 @@ export async function emulator(
   io.stderr(
     `${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`,
   );
+}
+
+/** The command's definition: its options and help. */
+export function command(program: Command, { io, env, cwd }: Context): Command {
+  return program
+    .command('emulator')
+    .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
+    .addOption(
+      new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(DEFAULT_PORT),
+    )
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--key <key>',
+      'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not',
+    )
+    .option('--trigger <id...>', 'known trigger ids; any other answers 404')
+    .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
+    .option('--log <file>', 'append each recorded event to this file as NDJSON')
+    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
+    .addOption(
+      new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)')
+        .argParser(parse.wholeNumber(400, 599))
+        .default(DEFAULT_FAIL_STATUS),
+    )
+    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
+    .addOption(new Option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond').argParser(parse.rate))
+    .addOption(
+      new Option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond').argParser(
+        parse.wholeNumber(1, 1_000_000),
+      ),
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
+    )
+    .action((options: EmulatorCommandOptions) => emulator(options, io, env, cwd));
 }

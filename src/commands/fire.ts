@@ -1,21 +1,56 @@
 /**
- * trigger fire <triggerId> <userId> [--value <n>]
+ * trigger fire <triggerId> <userId> [--value <n>]: its definition (options, help) and its run.
  */
-import { eventUrl, USER_AGENT, type TriggerClient } from '../client/client.js';
-import { eventOf, prepareEvent, type PreparedEvent } from '../client/request.js';
+import type { Command } from 'commander';
+import { eventUrl, type TriggerClient } from '../client/client.js';
+import { eventOf, parseTraceparent, prepareEvent, requestHeaders, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
-import { resolveCommand } from '../settings/resolve.js';
+import { resolveCommand, type Settings } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
-import { settingsFlags, type ServiceOptions } from './shared.js';
+import { addServiceOptions, EXIT_CODES, settingsFlags, type Context, type ServiceOptions } from './shared.js';
 import { keepWasmOnBaselineTier } from '../startup.js';
 
 export interface FireCommandOptions extends ServiceOptions {
   value?: string;
+}
+
+const EXAMPLES = `
+Examples:
+  $ trigger fire purchase alice@example.com --value 9.99
+  $ trigger fire signup 'user/with?odd#chars'
+  $ trigger fire purchase bob --value 12345678901234567890 --json
+  $ TRIGGER_API_KEY=... trigger fire purchase bob --base-url https://api.example.com --quiet
+  $ trigger fire purchase bob --value 3 --dry-run   # print the curl command, send nothing
+
+${EXIT_CODES}`;
+
+export function command(program: Command, { io, env, cwd }: Context): Command {
+  const fireCommand = program
+    .command('fire')
+    .description('report one event for one user')
+    .argument('<triggerId>', 'the trigger id from the dashboard (type Custom)')
+    .argument('<userId>', 'the user the event is about (any string)')
+    .option('--value <number>', 'a decimal number sent with the event, e.g. 9.99')
+    .allowExcessArguments(true) // checked below, to suggest --value for `fire purchase alice 9.99`
+    .addHelpText('after', EXAMPLES);
+  return addServiceOptions(fireCommand).action(async (triggerId: string, userId: string, options: FireCommandOptions, self: Command) => {
+    const extra = self.args.slice(2);
+    if (extra.length > 0) {
+      const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
+      throw new UsageError(
+        `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(' ')})`,
+        {
+          hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it',
+        },
+      );
+    }
+    await fire(triggerId, userId, options, io, env, cwd);
+  });
 }
 
 export async function fire(
@@ -52,36 +87,7 @@ export async function fire(
       if (deprecation) io.stderr(io.errColors.warn(deprecation));
       if (found.trigger.id !== triggerId) event = eventOf(found.trigger.id, userId, event.value);
     }
-    if (options.dryRun) {
-      const url = eventUrl(settings.baseUrl, event);
-      const curl = curlCommand(url, event.body, USER_AGENT);
-      if (options.json) {
-        const headers = {
-          // The key masked, as the contract shows a key; the curl command reads it from the environment.
-          authorization: `Bearer ${settings.apiKey ? maskKey(settings.apiKey) : '$TRIGGER_API_KEY'}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': USER_AGENT,
-        };
-        io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
-      } else {
-        io.stdout(curl);
-      }
-      if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
-        const where =
-          settings.apiKeySource === 'flag'
-            ? 'was given with --api-key'
-            : settings.apiKey || settings.apiKeySource
-              ? `is in profile "${settings.profile}"`
-              : 'is not set';
-        io.stderr(
-          io.errColors.dim(
-            `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
-          ),
-        );
-      }
-      return;
-    }
+    if (options.dryRun) return printDryRun(settings, event, options, io, env);
     const spinner = startSpinner(
       `firing ${printable(triggerId)} for ${printable(userId)}`,
       spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose,
@@ -122,5 +128,28 @@ export async function fire(
         value: event?.value?.json,
       };
     throw error;
+  }
+}
+
+/** --dry-run: the request as the client would send it (its JSON, or a curl command), and nothing sent. */
+function printDryRun(settings: Settings, event: PreparedEvent, options: FireCommandOptions, io: Output, env: NodeJS.ProcessEnv): void {
+  const url = eventUrl(settings.baseUrl, event);
+  // The headers the client sends, the key masked as the contract shows a key (the curl command reads it from the environment).
+  const headers = requestHeaders(settings.apiKey ? maskKey(settings.apiKey) : '$TRIGGER_API_KEY', parseTraceparent(env.TRACEPARENT));
+  const curl = curlCommand(url, event.body, headers);
+  if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
+  else io.stdout(curl);
+  if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
+    const where =
+      settings.apiKeySource === 'flag'
+        ? 'was given with --api-key'
+        : settings.apiKey || settings.apiKeySource
+          ? `is in profile "${settings.profile}"`
+          : 'is not set';
+    io.stderr(
+      io.errColors.dim(
+        `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
+      ),
+    );
   }
 }

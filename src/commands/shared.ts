@@ -1,10 +1,26 @@
 /**
- * Options shared by the commands that call the service. Loaded by cli.ts for every command, so it
- * imports nothing of the client (service.ts turns the options into one).
+ * What every command is built with, and the options shared by the commands that call the service.
+ * Loaded by cli.ts for every command, so it imports nothing of the client at run time (service.ts
+ * turns the options into one).
  */
 import { Option, type Command } from 'commander';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../client/retry.js';
+import type { Output } from '../output/io.js';
 import * as parse from './parsers.js';
 import type { SettingsFlags } from '../settings/resolve.js';
+
+/** What the program runs with: where it writes, and the environment it reads. */
+export interface Context {
+  io: Output;
+  env: NodeJS.ProcessEnv;
+  /** The working folder, where the trigger catalog is looked for (tests pass their own instead of chdir). */
+  cwd: string;
+}
+
+/** What a command that calls the service can exit with (fire; the batch has its own line). */
+export const EXIT_CODES = `Exit codes: 0 accepted, 1 refused by the service (4xx, "success": false), 2 usage or settings error
+(nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
+trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 
 /** --catalog <file> (a path), --no-catalog (false), or neither. */
 export interface CatalogOptions {
@@ -32,11 +48,11 @@ export function addServiceOptions(command: Command): Command {
     .option('--api-key <key>', 'API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)')
     .option('--base-url <url>', 'service base URL, e.g. https://api.example.com')
     .option('--profile <name>', 'settings profile to use (default: "default", or TRIGGER_PROFILE)')
-    .addOption(new Option('--timeout <seconds>', 'time limit for each attempt').argParser(parse.seconds).default(30))
+    .addOption(new Option('--timeout <seconds>', 'time limit for each attempt').argParser(parse.seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .addOption(
       new Option('--retries <n>', 'retries when the event cannot have been recorded (no connection, 429, 503)')
         .argParser(parse.retries)
-        .default(2),
+        .default(DEFAULT_RETRIES),
     )
     .option('--allow-http', 'allow plain http to a host other than loopback (sends the key in clear text)')
     .option('--json', 'print one JSON object per result on stdout')

@@ -2,18 +2,19 @@
  * trigger status: what a command would use now, and why (as `gh auth status` answers it). Gathers the
  * settings without stopping at the first problem, then prints them; sends nothing.
  */
+import type { Command } from 'commander';
+import type { Context } from './shared.js';
 import fs from 'node:fs';
 import { proxyFor } from '../client/undici.js';
-import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
-import { printable } from '../output/render.js';
-import { loadKey, storeName } from '../settings/keychain.js';
-import { findSettings, noBaseUrlError, noKeyError, unknownProfile, type Source, type SettingsFlags } from '../settings/resolve.js';
-import { checkCleartext, maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
+import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
+import { maskKey, normalizeApiKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { settingsFlags, type CatalogOptions } from './shared.js';
-import { findCatalog, type CatalogSource } from '../catalog/find.js';
+import type { CatalogSource } from '../catalog/find.js';
 
 export interface StatusOptions extends SettingsFlags, CatalogOptions {
   json?: boolean;
@@ -41,69 +42,29 @@ export interface Status {
   problems: Array<{ message: string; hint: string | undefined }>;
 }
 
-/** The status, gathered; problems are collected, not thrown. */
+/** The status: the command's world (resolveWorld, as fire and batch resolve it) with every problem, not the first. */
 export async function collectStatus(
   flags: SettingsFlags,
   env: NodeJS.ProcessEnv = process.env,
   where: { cwd?: string; catalog?: string | boolean | undefined } = {},
 ): Promise<Status> {
-  const found = findSettings({ flags, env });
-  const problems: TriggerError[] = [];
-  const attempt = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (error) {
-      if (!isTriggerError(error)) throw error;
-      problems.push(error);
-      return undefined;
-    }
-  };
+  const world = await resolveWorld({ flags, env, cwd: where.cwd, catalog: where.catalog, rememberCatalog: false });
+  const { found, settings, problems } = world;
   const { profile, configFile } = found;
-  if (profile.explicit && !found.stored) problems.push(unknownProfile(profile.name, configFile, found.config));
-
-  let apiKey: Status['apiKey'] = null;
-  if (found.key) {
-    const [value, source, from] = found.key;
-    let key: string | undefined;
-    if (source === 'keychain') {
-      try {
-        key = await loadKey(profile.name);
-      } catch (error) {
-        if (!isTriggerError(error)) throw error;
-        problems.push(error);
+  const key =
+    settings?.apiKey ??
+    // Settings are not made without a base URL: the key as found then (one from the store is read into it).
+    (found.key && attempt(() => normalizeApiKey(found.key![0], found.key![2])));
+  const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
+  const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
+  const proxy = settings && proxyFor(settings.baseUrl.origin, env);
+  const catalog = world.catalog
+    ? {
+        path: world.catalog.path,
+        source: world.catalog.source,
+        triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null,
       }
-    } else {
-      key = value;
-    }
-    const checked = key === undefined ? undefined : attempt(() => normalizeApiKey(key, from));
-    if (checked !== undefined)
-      apiKey = { masked: maskKey(checked), source, from: source === 'keychain' ? `profile "${profile.name}" in ${storeName()}` : from };
-  } else {
-    problems.push(noKeyError(profile));
-  }
-
-  let baseUrl: Status['baseUrl'] = null;
-  let proxy: string | undefined;
-  if (found.url) {
-    const [value, source, from] = found.url;
-    const parsed = attempt(() => parseBaseUrl(value, { allowHttp: found.allowHttp, source: from }));
-    if (parsed) {
-      proxy = proxyFor(parsed.origin, env);
-      attempt(() => checkCleartext(parsed, proxy, found.allowHttp));
-      baseUrl = { url: parsed.href, source, from };
-    }
-  } else {
-    problems.push(noBaseUrlError(profile));
-  }
-
-  let catalog: Status['catalog'] = null;
-  const foundCatalog = findCatalog({ cwd: where.cwd ?? process.cwd(), env, flag: where.catalog });
-  if (foundCatalog) {
-    const { loadCatalog } = await import('../catalog/load.js');
-    const loaded = attempt(() => loadCatalog(foundCatalog, { env }));
-    catalog = { path: foundCatalog.path, source: foundCatalog.source, triggers: loaded ? Object.keys(loaded.data.triggers).length : null };
-  }
-
+    : null;
   let mode: string | null = null;
   try {
     mode = (fs.statSync(configFile).mode & 0o777).toString(8).padStart(4, '0');
@@ -121,6 +82,15 @@ export async function collectStatus(
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };
+}
+
+/** What fn returns, or undefined where it throws (the problem is in the world's list already). */
+function attempt<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
 }
 
 export function statusLines(s: Status, io: Output): string[] {
@@ -167,8 +137,29 @@ export async function status(
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
   for (const problem of result.problems)
-    io.stderr(
-      `${io.errColors.error('error:')} ${printable(problem.message)}${problem.hint ? io.errColors.dim(' — ') + io.errColors.hint(printable(problem.hint)) : ''}`,
-    );
+    io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
   throw new ConfigError(result.problems[0]!.message, { reported: true });
+}
+
+export function command(program: Command, { io, env, cwd }: Context): Command {
+  return program
+    .command('status')
+    .description('show the settings a command would use now, and where each came from (sends nothing)')
+    .option('--api-key <key>', 'API key, as the commands that send take it')
+    .option('--base-url <url>', 'service base URL')
+    .option('--profile <name>', 'settings profile')
+    .option('--allow-http', 'allow plain http to a host other than loopback')
+    .option('--json', 'print one JSON object')
+    .option('--catalog <file>', 'the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
+    )
+    .action((options: StatusOptions) => status(options, io, env, cwd));
 }

@@ -225,7 +225,7 @@ function checkNewId(id: string): void {
  * runs), so that two `triggers add` at once both land: each reads the file inside the lock.
  */
 async function locked(file: string, change: () => void): Promise<void> {
-  const { withLock } = await import('../settings/lock.js');
+  const { withLock } = await import('../lock.js');
   await withLock(file, async () => change());
 }
 

@@ -244,13 +244,17 @@ export function shellQuote(text: string, { always = false } = {}): string {
 }
 
 /** The request as a curl command; the key stays in $TRIGGER_API_KEY. */
-export function curlCommand(url: string, body: string, userAgent: string): string {
+export function curlCommand(url: string, body: string, headers: Record<string, string>): string {
+  // Each header as the client sends it (client/request.ts), the key read from the environment.
+  const lines = Object.entries(headers).map(([name, value]) => {
+    const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
+    return name === 'authorization'
+      ? `  -H "${title}: Bearer $TRIGGER_API_KEY"`
+      : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
+  });
   return [
     `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    `  -H "Authorization: Bearer $TRIGGER_API_KEY"`,
-    `  -H 'Content-Type: application/json'`,
-    `  -H 'Accept: application/json'`,
-    `  -H ${shellQuote(`User-Agent: ${userAgent}`, { always: true })}`,
+    ...lines,
     `  --data-raw ${shellQuote(body, { always: true })}`,
   ].join(' \\\n');
 }

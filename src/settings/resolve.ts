@@ -3,14 +3,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
 import { proxyFor } from '../client/undici.js';
 import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
-import { findCatalog } from '../catalog/find.js';
+import { findCatalog, type FoundCatalog } from '../catalog/find.js';
+import type { Catalog } from '../catalog/load.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
@@ -160,31 +161,44 @@ export function noBaseUrlError(profile: SelectedProfile): ConfigError {
   });
 }
 
-export function resolveSettings(options: ResolveOptions = {}): Settings {
+/**
+ * The settings as found, checked: every problem collected, in the order a command meets them (an
+ * unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the
+ * base URL could be read; the key from a credential store is read by resolveWorld.
+ */
+function checkSettings(found: FoundSettings, options: ResolveOptions): { settings: Settings | undefined; problems: TriggerError[] } {
   const env = options.env ?? process.env;
-  const found = findSettings(options);
   const { configFile, config, key, url, allowHttp } = found;
   const { name: profileName, explicit } = found.profile;
-  if (explicit && !found.stored) throw unknownProfile(profileName, configFile, config);
-
-  if (!key && options.requireKey !== false) throw noKeyError(found.profile);
-  if (!url) throw noBaseUrlError(found.profile);
-  const baseUrl = parseBaseUrl(url[0], { allowHttp, source: url[2] });
-  checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp);
-
+  const problems: TriggerError[] = [];
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isTriggerError(error)) throw error;
+      problems.push(error);
+      return undefined;
+    }
+  };
+  if (explicit && !found.stored) problems.push(unknownProfile(profileName, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(noKeyError(found.profile));
+  if (!url) problems.push(noBaseUrlError(found.profile));
+  const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
+  const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
+  if (!url || !baseUrl) return { settings: undefined, problems };
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
-  return {
-    warnings: [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined),
-    // A key in the credential store is read by loadSettings, which may wait for the store.
-    apiKey: key && key[1] !== 'keychain' ? normalizeApiKey(key[0], key[2]) : undefined,
-    apiKeySource: key?.[1],
-    baseUrl,
-    baseUrlSource: url[1],
-    profile: profileName,
-    configFile,
-  };
+  const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
+  return { settings, problems };
+}
+
+export function resolveSettings(options: ResolveOptions = {}): Settings {
+  const { settings, problems } = checkSettings(findSettings(options), options);
+  if (problems[0]) throw problems[0];
+  return settings!;
 }
 
 export interface CommandResolveOptions extends ResolveOptions {
@@ -204,15 +218,53 @@ export interface CommandWorld {
 }
 
 /**
- * The one resolution for `fire` and `batch`: settings (flag > env > profile) and the catalog in
- * effect, read for the active profile. Throws the first thing that stops the command (exit 2). The
- * catalog's code is loaded only when a catalog is found.
+ * A command's world, resolved once: the settings as found (with their sources) and checked, the key
+ * from the credential store, the catalog in effect and its resolver for the active profile, and every
+ * problem met on the way, in order. `fire` and `batch` stop at the first (resolveCommand); `status`
+ * shows them all. The catalog's code is loaded only when a catalog is found.
  */
-export async function resolveCommand(options: CommandResolveOptions = {}): Promise<CommandWorld> {
-  const settings = await loadSettings(options);
-  const found = findCatalog({ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, flag: options.catalog });
-  if (!found) return { settings, catalog: undefined };
+export interface World {
+  found: FoundSettings;
+  settings: Settings | undefined;
+  catalog: (FoundCatalog & { loaded: Catalog | undefined; resolver: TriggerResolver | undefined }) | undefined;
+  problems: TriggerError[];
+}
+
+export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
+  const env = options.env ?? process.env;
+  const found = findSettings(options);
+  const { settings, problems } = checkSettings(found, options);
+  if (found.key?.[1] === 'keychain') {
+    try {
+      const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
+      if (settings) settings.apiKey = key;
+      else found.key = [key, 'keychain', found.key[2]];
+    } catch (error) {
+      // --dry-run needs no key: a store that does not answer is not a reason to stop.
+      if (options.requireKey !== false) {
+        if (!isTriggerError(error)) throw error;
+        problems.push(error);
+      }
+    }
+  }
+  const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
+  if (!where) return { found, settings, catalog: undefined, problems };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
-  const checkedRecord = path.join(configDir(options.env ?? process.env), CATALOG_RECORD);
-  return { settings, catalog: new TriggerResolver(loadCatalog(found, { checkedRecord, env: options.env ?? process.env }), settings.profile) };
+  const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), CATALOG_RECORD);
+  let loaded: Catalog | undefined;
+  try {
+    loaded = loadCatalog(where, { checkedRecord, env });
+  } catch (error) {
+    if (!isTriggerError(error)) throw error;
+    problems.push(error);
+  }
+  const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
+  return { found, settings, catalog: { ...where, loaded, resolver }, problems };
+}
+
+/** The world of `fire` and `batch`: the first problem stops the command (exit 2). */
+export async function resolveCommand(options: CommandResolveOptions = {}): Promise<CommandWorld> {
+  const world = await resolveWorld(options);
+  if (world.problems[0]) throw world.problems[0];
+  return { settings: world.settings!, catalog: world.catalog?.resolver };
 }

@@ -2,7 +2,7 @@
  * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }.
  *
  * Reading is a plain JSON.parse, because every `trigger fire` pays for it. Writing replaces the file
- * whole (atomic-write.ts: temporary file, fsync, rename), with mode 0600, under the lock of lock.ts,
+ * whole (atomic-write.ts: temporary file, fsync, rename), with mode 0600, under the lock of ../lock.ts,
  * re-reading inside the lock. A file that cannot be parsed is reported with its path and
  * never written over.
  */
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
-import { withLock, type LockOptions } from './lock.js';
+import { withLock, type LockOptions } from '../lock.js';
 
 export interface Profile {
   apiKey?: string;

@@ -266,10 +266,11 @@ describe('everything a catalog holds is data: escaped in every human line and an
     triggers: {
       purchase: { name: 'Bought\u001b]0;TITLE\u0007', deprecated: 'old\n::warning::forged', description: 'x\u009b31mred' },
       'pro\u001b[2Jmo': { name: 'n\r::error::forged too', value: 'none' },
+      'gnp.exe': { name: 'evil\u202egnp.exe\u200b', deprecated: 'line\u2028::warning::forged 3' },
     },
   };
   // eslint-disable-next-line no-control-regex
-  const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+  const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u2028\u202e]/;
   /** No control character but the line breaks between lines, and no line a runner takes for a workflow command it did not mean. */
   function clean(text: string, annotations: RegExp | undefined = undefined): void {
     expect(text).not.toMatch(raw);
@@ -316,6 +317,9 @@ describe('everything a catalog holds is data: escaped in every human line and an
     const show = await trigger(['triggers', 'show', 'purchase']);
     expect(show.stdout).toContain('Bought\\x1b]0;TITLE\\x07');
     expect(show.stdout).toContain('x\\u009b31mred');
+    const list = await trigger(['triggers', 'list']);
+    expect(list.stdout).toContain('evil\\u202egnp.exe\\u200b'); // what is read is what the file says
+    expect(list.stdout).toContain('line\\u2028::warning::forged 3');
 
     // status of a catalog that cannot be used: its problem quotes a key with a C1 control (CSI), which JSON leaves raw.
     fs.writeFileSync(path.join(victim, 'triggers.json'), json({ triggers: { 'k\u009b2J': { colour: 'red' } } }), { mode: 0o644 });

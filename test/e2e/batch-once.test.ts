@@ -30,7 +30,7 @@ const file = (name: string, text: string | Buffer) => {
 const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<typeof run>[1]['onSpawn'] } = {}) =>
   run(['batch', ...args, ...(args.includes('--concurrency') ? [] : ['--concurrency', '4'])], {
     env: box.env,
-    timeoutMs: 60_000,
+    timeoutMs: 240_000,
     ...options,
   });
 const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
@@ -69,7 +69,7 @@ describe('one batch at a time per journal', () => {
     expect(refused.stderr).toMatch(/^error: the journal .*\/j is in use by another batch \(pid \d+, since /m);
     expect(refused.stderr).toContain('nothing was sent');
     expectEachOnce(users(400));
-  }, 60_000);
+  }, 300_000);
 
   it('a second --resume run 1 s after the first is refused; once the first is done it carries on with nothing to send', async () => {
     slowly(20);
@@ -89,7 +89,7 @@ describe('one batch at a time per journal', () => {
     expect(third.stdout).toContain('800 accepted in an earlier run');
     expectEachOnce(users(800));
     expect(fs.existsSync(at('.j.lock'))).toBe(false); // released at the end
-  }, 60_000);
+  }, 300_000);
 
   it('a holder killed with SIGKILL leaves its lock behind; the next --resume takes it over and nothing goes twice', async () => {
     slowly(5);
@@ -105,7 +105,7 @@ describe('one batch at a time per journal', () => {
     const got = received();
     expect(got.filter((u, i) => got.indexOf(u) !== i)).toEqual([]);
     expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(2000);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('one batch at a time per failed file', () => {
@@ -126,7 +126,7 @@ describe('one batch at a time per failed file', () => {
         .map((k) => k.user)
         .sort(),
     ).toEqual(users(300, 'a').sort());
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('the printed commands, followed', () => {
@@ -158,7 +158,7 @@ describe('the printed commands, followed', () => {
       const before = server.requests.length;
       const result = await run(args, {
         env: box.env,
-        timeoutMs: 60_000,
+        timeoutMs: 240_000,
         cwd: box.home,
         onSpawn: runs < 3 ? killAfter(server, before + 100, 'SIGINT') : undefined,
       });
@@ -202,7 +202,7 @@ describe('the printed commands, followed', () => {
     expect(replay.code).toBe(1); // the skipped rows are still not known to be accepted
     expect(replay.stdout + replay.stderr).toContain('skipped');
     expectEachOnce(users(20));
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('a pipe on stdin and a signal', () => {
@@ -337,7 +337,7 @@ describe('a journal on a full file system', () => {
     } finally {
       unmount();
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('a batch without --failed in a folder that cannot be written', () => {
@@ -369,7 +369,7 @@ describe('a batch without --failed in a folder that cannot be written', () => {
     } finally {
       spawnSync('umount', ['-l', folder]);
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('input and paths that are not what they should be', () => {

@@ -38,7 +38,7 @@ describe('trigger batch: input', () => {
       ].sort(),
     );
     expect(server.requests.every((r) => r.headers.authorization === `Bearer ${TEST_KEY}`)).toBe(true);
-    expect(result.stdout.trim()).toMatch(/^✔ 3 accepted of 3 rows in \d+ ms/);
+    expect(result.stdout.trim()).toMatch(/^✔ 3 accepted of 3 rows in (\d+ ms|[\d.]+ s)/); // a loaded machine takes over a second
     expect(result.stderr).toBe('');
     expectNoKey(result);
   });

@@ -46,13 +46,16 @@ describe('trigger config', () => {
 describe('profiles: concurrent writes', () => {
   it('20 set-key commands run at once on 20 profiles keep all 20', async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => cli(['config', 'set-key', `${TEST_KEY}_${i}`, '--profile', `p${i}`])),
+      Array.from({ length: 20 }, (_, i) =>
+        run(['config', 'set-key', `${TEST_KEY}_${i}`, '--profile', `p${i}`], { env: box.env, timeoutMs: 80_000 }),
+      ),
     );
     expect(results.map((r) => r.code)).toEqual(Array(20).fill(0));
     const profiles = stored().profiles;
     expect(Object.keys(profiles).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`).sort());
     expect(Array.from({ length: 20 }, (_, i) => profiles[`p${i}`]?.apiKey === `${TEST_KEY}_${i}`).every(Boolean)).toBe(true);
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
-    // Twenty Node start-ups at once: on a loaded 2-core machine that alone took over 20 s.
+    // Twenty Node start-ups at once: on a loaded 2-core machine they alone took over 20 s, and a
+    // run's default 15 s before SIGKILL was not enough for each.
   }, 90_000);
 });

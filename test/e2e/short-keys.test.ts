@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { type TestServer, useServer } from '../helpers/server.js';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -69,7 +69,7 @@ describe('a key shorter than 12 characters', () => {
   });
 
   it('12 characters is taken', async () => {
-    server.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}'));
+    server.handle((_req, res) => json(res, 200, { success: true }));
     const result = await run(['fire', 'purchase', 'u', '--json'], { env: { ...box.env, TRIGGER_API_KEY: 'abcdefghijkl' } });
     expect(result.code).toBe(0);
     expect(server.requests[0]?.headers.authorization).toBe('Bearer abcdefghijkl');

@@ -29,20 +29,24 @@ async function fire(env: NodeJS.ProcessEnv) {
 }
 
 describe('TRIGGER_NO_STARTUP_CACHE=1', () => {
-  it('runs every command as usual with no code cache read or written', async () => {
-    const off = { ...box.env, TRIGGER_NO_STARTUP_CACHE: '1' };
-    await fire(off);
-    await fire(off);
+  const off = () => ({ ...box.env, TRIGGER_NO_STARTUP_CACHE: '1' });
+
+  it('runs a fire as usual with no code cache read or written', async () => {
+    await fire(off());
+    await fire(off());
     expect(fs.existsSync(cacheDir())).toBe(false);
     expect(fs.existsSync(records())).toBe(false);
-    // The packages left out of the bundle still load (the keychain module, undici's index for a proxy).
-    const stored = await run(['config', 'set-base-url', server.url, '--allow-http'], { env: { ...off, TRIGGER_BASE_URL: undefined } });
+  });
+
+  it('still loads the packages left out of the bundle (the keychain module, undici for a proxy)', async () => {
+    const stored = await run(['config', 'set-base-url', server.url, '--allow-http'], { env: { ...off(), TRIGGER_BASE_URL: undefined } });
     expect(stored.stderr).toBe('');
     expect(stored.code).toBe(0);
-    await fire({ ...off, HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' });
+    await fire({ ...off(), HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' });
     expect(fs.existsSync(cacheDir())).toBe(false);
+  });
 
-    // The same run without the switch keeps the cache, so the assertions above mean something.
+  it('without it, the same run keeps the cache (so the assertions above mean something)', async () => {
     await fire(box.env);
     expect(fs.readdirSync(cacheDir()).filter((f) => f.endsWith('.v8cache'))).toHaveLength(1);
     expect(Object.keys(JSON.parse(fs.readFileSync(records(), 'utf8')) as object)).toHaveLength(1);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nextFailedName, replayCommand } from '../../src/batch/files.js';
 import { wideEncoding } from '../../src/batch/lines.js';
-import { FileLock } from '../../src/batch/lock.js';
+import { FileLock } from '../../src/lock.js';
 import { stopCause, unsentWords } from '../../src/batch/stop.js';
 import { UsageError } from '../../src/errors.js';
 

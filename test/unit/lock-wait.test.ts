@@ -1,6 +1,6 @@
 /**
  * How long a settings write waits for a lock it cannot take, on vitest's fake clock (performance.now
- * and setTimeout, which src/settings/lock.ts uses): exactly the wait asked for, 15 s by default from
+ * and setTimeout, which src/lock.ts uses): exactly the wait asked for, 15 s by default from
  * the command, with pauses between looks rather than a loop that spins. The end-to-end tests
  * (test/e2e/settings-lock.test.ts) check the same runs from a process, without timing them.
  */
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { LOCK_WAIT_MS, lockWaitMs, withLock } from '../../src/settings/lock.js';
+import { LOCK_WAIT_MS, lockWaitMs, withLock } from '../../src/lock.js';
 import { commandEnv, runCommand } from '../helpers/in-process.js';
 
 let dir: string;

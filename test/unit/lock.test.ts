@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { withLock } from '../../src/settings/lock.js';
+import { withLock } from '../../src/lock.js';
 import { needs } from '../helpers/needs.js';
 
 let dir: string;

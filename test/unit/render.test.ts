@@ -4,6 +4,7 @@ import { ServiceError, UsageError } from '../../src/errors.js';
 import { PLAIN } from '../../src/output/colors.js';
 import { capturingOutput } from '../helpers/in-process.js';
 import { Redactor } from '../../src/output/redact.js';
+import { requestHeaders } from '../../src/client/request.js';
 import { curlCommand, errorLine, failureJson, githubAnnotation, resultJson } from '../../src/output/render.js';
 
 describe('serverMessage', () => {
@@ -100,7 +101,7 @@ describe('githubAnnotation', () => {
 
 describe('curlCommand', () => {
   it('quotes for the shell, keeps the raw path and leaves the key in the environment', () => {
-    const text = curlCommand("https://h/v1/triggers/t/users/it's%2E%2E/events", '{"value":1}', 'ua');
+    const text = curlCommand("https://h/v1/triggers/t/users/it's%2E%2E/events", '{"value":1}', requestHeaders('$TRIGGER_API_KEY'));
     expect(text).toContain("'https://h/v1/triggers/t/users/it'\\''s%2E%2E/events'");
     expect(text).toContain('--path-as-is');
     expect(text).toContain('"Authorization: Bearer $TRIGGER_API_KEY"');

@@ -1,0 +1,373 @@
+/**
+ * One lock, for the settings file (withLock) and for a batch's journal and failed file (FileLock): a
+ * small file beside the one it guards that names its holder, by pid, host and the process's start
+ * time. It is judged by whether that process lives, never by a clock: a clock ahead of the file system
+ * (an NFS home, an NTP step) made mtime-based locks steal live ones, and concurrent writers then lost
+ * each other's profiles. A lock made on another host or container cannot be judged from here and
+ * counts as held.
+ *
+ * A lock is written whole to a temporary file and hard-linked into place: link() fails if the name
+ * exists, so exactly one taker wins and nobody reads a half-written lock. One left by a process that
+ * ended is removed under a second lock (`<lock>.break`), so that two takers that both found it stale
+ * cannot remove each other's fresh one.
+ *
+ * The rules differ by caller, as options: the settings wait for a live holder (with pauses, up to
+ * TRIGGER_LOCK_WAIT) and wait for a lock file that does not name its holder (an older trigger wrote
+ * it in two steps); a batch refuses at once and takes such a file over as stale.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { errnoWords } from './errno.js';
+import { ConfigError, UsageError } from './errors.js';
+
+/** A process as a lock records it. */
+export interface ProcessIdentity {
+  pid: number;
+  host: string;
+  /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it. */
+  start?: string | undefined;
+  /** Linux: the pid namespace, so a pid from another container is not judged here. */
+  pidns?: string | undefined;
+}
+
+interface Holder extends ProcessIdentity {
+  since?: string;
+}
+
+/** Linux: a process's state and start time from /proc (undefined elsewhere, or when hidden). */
+function procStat(pid: number): { state: string; start: string } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields 3 (state) and 22 (starttime); the command name before them may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, start: fields[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+let self: ProcessIdentity | undefined;
+
+/** This process, as a lock records it. */
+function thisProcess(): ProcessIdentity {
+  if (self) return self;
+  const identity: ProcessIdentity = { pid: process.pid, host: os.hostname() };
+  const start = procStat(process.pid)?.start;
+  if (start !== undefined) identity.start = start;
+  try {
+    identity.pidns = fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    // not Linux
+  }
+  return (self = identity);
+}
+
+/** Where a holder runs, when not where this process does: "on <host>" or "in another container". */
+function elsewhere(holder: Pick<ProcessIdentity, 'host' | 'pidns'>): string | undefined {
+  const here = thisProcess();
+  if (holder.host !== here.host) return `on ${holder.host}`;
+  if (holder.pidns !== undefined && here.pidns !== undefined && holder.pidns !== here.pidns) return 'in another container';
+  return undefined;
+}
+
+/**
+ * Whether a process on this machine is the one a lock names: it runs (a zombie has ended), and where
+ * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
+ * nothing either way, so the holder is taken to live.
+ */
+function stillRuns(pid: number, recordedStart: string | undefined): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // EPERM: it runs, as another user
+  }
+  const now = procStat(pid);
+  if (now === undefined) return true;
+  return now.state !== 'Z' && (recordedStart === undefined || now.start === recordedStart);
+}
+
+/** What stands between a taker and the lock; `holder` when it is a process that runs (or may). */
+interface Blocked {
+  why: string;
+  hint: string;
+  holder?: Holder | undefined;
+}
+
+type Look = { state: 'free' } | { state: 'held'; blocked: Blocked } | { state: 'dead'; text: string; left: string };
+
+/** A caller's rules: whether a lock file that names no holder is waited for or taken over; its mode. */
+interface Rules {
+  unnamed: 'held' | 'stale';
+  mode: number;
+}
+/** The settings' lock sits beside config.json, 0600 as every file there; a batch's may be shared. */
+const SETTINGS: Rules = { unnamed: 'held', mode: 0o600 };
+const BATCH: Rules = { unnamed: 'stale', mode: 0o644 };
+
+/** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
+const MAX_LOCK_BYTES = 4096;
+
+/** The locks this process holds now: our own pid in any other is a process that ended (pids repeat). */
+const held = new Set<string>();
+
+const heldBy = (lock: string, why: string, hint = `remove it: rm ${lock}`): Look => ({ state: 'held', blocked: { why, hint } });
+
+function look(lock: string, rules: Rules): Look {
+  let stat: fs.Stats;
+  let text = '';
+  try {
+    stat = fs.lstatSync(lock);
+    if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
+    if (!stat.isFile())
+      return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? 'a link' : 'not a regular file'}, not a lock file`);
+    if (stat.size <= MAX_LOCK_BYTES) text = fs.readFileSync(lock, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
+    return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`);
+  }
+  let holder: Partial<Holder> | undefined;
+  try {
+    holder = JSON.parse(text) as Partial<Holder>;
+  } catch {
+    holder = undefined;
+  }
+  if (
+    typeof holder !== 'object' ||
+    holder === null ||
+    !(Number.isSafeInteger(holder.pid) && holder.pid! > 0) ||
+    typeof holder.host !== 'string'
+  ) {
+    const why = `its lock ${lock} does not say which process holds it`;
+    if (rules.unnamed === 'stale') return { state: 'dead', text, left: 'does not say which process holds it' };
+    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  }
+  const pid = holder.pid!;
+  const where = elsewhere({ host: holder.host, pidns: holder.pidns });
+  if (where !== undefined) {
+    const hint = `if no trigger command is running there, remove it: rm ${lock}`;
+    return { state: 'held', blocked: { why: `its lock ${lock} is held by process ${pid} ${where}`, hint, holder: holder as Holder } };
+  }
+  const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, holder.start);
+  if (!alive) return { state: 'dead', text, left: `was left by process ${pid}, which has ended` };
+  const hint = `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`;
+  return { state: 'held', blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder: holder as Holder } };
+}
+
+/** Puts the lock in place whole; false when one is there already. Throws what the file system says. */
+function create(lock: string, text: string, mode: number): boolean {
+  const temp = `${lock}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temp, text, { mode });
+    fs.linkSync(temp, lock);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  // A file system without hard links: an exclusive create, then the text.
+  let fd: number;
+  try {
+    fd = fs.openSync(lock, 'wx', mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Removes a lock left by a process that ended, under a second lock, so that two takers that both found
+ * it stale cannot remove each other's fresh lock: the one that gets in re-reads it and removes it only
+ * if it is still the stale one. Returns what stands in the way, if something does.
+ */
+function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text: string, rules: Rules): Blocked | undefined {
+  const breaker = `${lock}.break`;
+  const cannot = (error: unknown) => ({
+    why: `its lock ${lock} ${dead.left}, and cannot be removed (${errnoWords(error, 'writing')})`,
+    hint: `remove it: rm ${lock}`,
+  });
+  try {
+    if (!create(breaker, text, rules.mode)) {
+      // A breaker whose process ended between two system calls: clear it so that a later look goes on.
+      const other = look(breaker, rules);
+      if (other.state === 'dead' && fs.readFileSync(breaker, 'utf8') === other.text) fs.unlinkSync(breaker);
+      return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
+    }
+  } catch (error) {
+    return cannot(error);
+  }
+  try {
+    if (fs.readFileSync(lock, 'utf8') === dead.text) fs.unlinkSync(lock); // else taken by someone else meanwhile
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : cannot(error);
+  } finally {
+    fs.rmSync(breaker, { force: true });
+  }
+}
+
+/** One try at the lock: taken, blocked (by what), or worth another try at once (freed meanwhile). */
+function attempt(lock: string, text: string, rules: Rules): 'taken' | 'again' | Blocked {
+  if (create(lock, text, rules.mode)) {
+    held.add(lock);
+    return 'taken';
+  }
+  const found = look(lock, rules);
+  if (found.state === 'held') return found.blocked;
+  if (found.state === 'dead') return removeStale(lock, found, text, rules) ?? 'again';
+  return 'again';
+}
+
+/** Gives up a lock, only if it is still ours: never one that another process holds now. */
+function release(lock: string, text: string): void {
+  held.delete(lock);
+  try {
+    if (fs.readFileSync(lock, 'utf8') === text) fs.unlinkSync(lock);
+  } catch {
+    // already gone, or cannot be removed: the next taker finds its holder gone
+  }
+}
+
+const lockText = () => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString() })}\n`;
+
+// The settings' rule: wait.
+
+/** How long a settings write waits for the lock by default. */
+export const LOCK_WAIT_MS = 15_000;
+
+export interface LockOptions {
+  /** How long to wait for a held lock before giving up (default LOCK_WAIT_MS). */
+  waitMs?: number | undefined;
+}
+
+/** The wait a command's environment asks for: TRIGGER_LOCK_WAIT in seconds, else the default. */
+export function lockWaitMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.TRIGGER_LOCK_WAIT;
+  if (raw === undefined || raw === '') return LOCK_WAIT_MS;
+  const seconds = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds)) {
+    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
+      hint: 'set it to e.g. 15, or unset it',
+    });
+  }
+  return seconds * 1000;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `fn` holding the lock `${file}.lock`, so that concurrent commands never lose each other's
+ * values (each re-reads the file inside the lock). Waits at most options.waitMs for a held lock.
+ */
+export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const lock = `${file}.lock`;
+  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
+  const text = lockText();
+  const started = performance.now();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    let result: ReturnType<typeof attempt>;
+    try {
+      result = attempt(lock, text, SETTINGS);
+    } catch (error) {
+      throw new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
+        hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+      });
+    }
+    if (result === 'taken') break;
+    // Every way round the loop pauses, so that nothing it meets can make it spin.
+    const blocked = result === 'again' ? undefined : result;
+    const waited = performance.now() - started;
+    // A lock found free or stale is tried again even when the wait is over (a second more at most).
+    if (waited >= waitMs && (blocked !== undefined || waited >= waitMs + 1000)) {
+      const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: 'try again' };
+      throw new ConfigError(`cannot write ${file}: ${why}; gave up after ${waitMs / 1000} s`, { hint });
+    }
+    // Released or removed meanwhile: try again after a moment; else wait longer each time.
+    await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
+  }
+  try {
+    return await fn();
+  } finally {
+    release(lock, text);
+  }
+}
+
+// A batch's rule: refuse at once.
+
+/** The lock is held by a live process (exit 2, naming it). */
+class HeldError extends UsageError {}
+
+/** One batch at a time per journal and per failed file: two would both send every row, or lose rows. */
+export class FileLock {
+  private constructor(
+    readonly path: string,
+    readonly text: string,
+  ) {}
+
+  /** The lock file that guards `file`. */
+  static pathFor(file: string): string {
+    return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
+  }
+
+  /** The live holder of `file`'s lock, if a live process holds it. */
+  static holder(file: string): Holder | undefined {
+    const found = look(FileLock.pathFor(file), BATCH);
+    return found.state === 'held' ? found.blocked.holder : undefined;
+  }
+
+  /** Takes the lock on `file` if no live process holds it; undefined if one does. */
+  static tryAcquire(file: string, what: string): FileLock | undefined {
+    try {
+      return FileLock.acquire(file, what, '');
+    } catch (error) {
+      if (error instanceof HeldError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
+   * holds it. `what` names the file for the message ("the journal big.journal").
+   */
+  static acquire(file: string, what: string, hint: string): FileLock {
+    const lock = FileLock.pathFor(file);
+    const text = lockText();
+    for (let tries = 0; tries < 10; tries++) {
+      let result: ReturnType<typeof attempt>;
+      try {
+        result = attempt(lock, text, BATCH);
+      } catch (error) {
+        throw new UsageError(`cannot write ${what}: ${errnoWords(error, 'writing')} (${lock})`, {
+          hint: 'name a file in a folder you can write to',
+        });
+      }
+      if (result === 'taken') return new FileLock(lock, text);
+      if (result === 'again') continue;
+      const other = result.holder;
+      if (other === undefined) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
+      const away = elsewhere(other);
+      const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+      throw new HeldError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
+        hint:
+          away === undefined
+            ? hint
+            : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`,
+      });
+    }
+    throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
+  }
+
+  /** Gives the lock up (only if it is still ours). */
+  release(): void {
+    release(this.path, this.text);
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * Simulated services where real gateways put their limits, and batches of one or more senders
+ * (each its own Pace, as the shards of a CI matrix are) against them, on a simulated clock. Used by
+ * test/unit/pace-limits.test.ts; no wall clock anywhere.
+ */
+import { Answer, Pace } from '../../src/batch/pace.js';
+
+export interface Verdict {
+  /** When the answer comes back to the client. */
+  at: number;
+  answer: Answer;
+  retryAfterMs?: number;
+}
+
+/** A service: told of a request sent at `t` (never decreasing) by sender `who`, says what it answers and when. */
+export type Service = (t: number, who: number) => Verdict;
+
+/** Numbers in [0, 1) from a seed: the same every run. */
+export function numbers(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+/**
+ * A limit on requests at once behind a network: `oneWayMs` each way (a delaying proxy, with up to
+ * `jitterMs` more at random), then an app with `slots` that holds a slot for `appMs` (nginx's
+ * limit_conn in front of it). Beyond the slots, 503 at once (nginx sends no Retry-After). A
+ * request holds its slot for only part of the round trip the client sees.
+ */
+export function networkedSlots(slots: number, appMs: number, { oneWayMs = 25, jitterMs = 0, seed = 1 } = {}): Service {
+  const random = numbers(seed * 31 + 7);
+  const ends: number[] = [];
+  return (t) => {
+    const arrival = t + oneWayMs + jitterMs * random();
+    const back = oneWayMs + jitterMs * random();
+    while (ends.length && ends[0]! <= arrival) ends.shift();
+    if (ends.length >= slots) return { at: arrival + back, answer: Answer.PushedBack };
+    ends.push(arrival + appMs);
+    ends.sort((a, b) => a - b);
+    return { at: arrival + appMs + back, answer: Answer.Accepted };
+  };
+}
+
+/**
+ * A strict rate limit without burst behind a network (nginx's limit_req without `burst`): a request
+ * that arrives sooner than 1/rate after the last one let through (in whole milliseconds, as nginx
+ * counts) is refused at once, 503 or 429, without Retry-After.
+ */
+export function strictRate(perSecond: number, { oneWayMs = 25, jitterMs = 0, seed = 1 } = {}): Service {
+  const random = numbers(seed * 37 + 11);
+  let last = -Infinity;
+  const spacing = 1000 / perSecond;
+  return (t) => {
+    const arrival = t + oneWayMs + jitterMs * random();
+    const back = arrival + oneWayMs + jitterMs * random();
+    if (Math.floor(arrival) - Math.floor(last) < spacing) return { at: back, answer: Answer.PushedBack };
+    last = arrival;
+    return { at: back, answer: Answer.Accepted };
+  };
+}
+
+/** A token bucket holding a tenth of a second, 429 with Retry-After beyond (the bench's rate limit). */
+export function tokenBucket(perSecond: number, latency = 50): Service {
+  const size = perSecond / 10;
+  let tokens = size;
+  let last = 0;
+  return (t) => {
+    tokens = Math.min(size, tokens + ((t - last) * perSecond) / 1000);
+    last = t;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return { at: t + latency, answer: Answer.Accepted };
+    }
+    return { at: t + latency, answer: Answer.PushedBack, retryAfterMs: 1000 };
+  };
+}
+
+/** Refuses `share` of requests at random whatever the pace (503 + Retry-After: 1, as the emulator's --fail-rate). */
+export function refusingAtRandom(share: number, seed: number, latency = 50): Service {
+  const random = numbers(seed);
+  return (t) => ({ at: t + latency, answer: random() < share ? Answer.PushedBack : Answer.Accepted, retryAfterMs: 1000 });
+}
+
+/**
+ * When the client sees an answer that reaches it at `t`. On a quiet machine, at once. On a loaded
+ * one: a fraction of a millisecond and more at random, and every 50-300 ms the event loop is held
+ * up for 2-12 ms, which delays every answer that arrives meanwhile.
+ */
+export function clientDelay(loaded: boolean, seed: number): (t: number) => number {
+  const random = numbers(seed * 7 + 1);
+  let stall = { start: 0, end: 0 };
+  let next = 0;
+  return (t: number) => {
+    if (!loaded) return t;
+    while (next <= t) {
+      stall = { start: next, end: next + 2 + 10 * random() };
+      next += 50 + 250 * random();
+    }
+    const late = t + 0.3 - 0.7 * Math.log(1 - random());
+    return stall.start <= t && t < stall.end ? Math.max(late, stall.end) : late;
+  };
+}
+
+export interface SenderResult {
+  accepted: number;
+  answers: number;
+  pushedBack: number;
+  /** Answers (and push-backs among them) from `from` ms on. */
+  answersLate: number;
+  pushedBackLate: number;
+  first: number;
+  last: number;
+  perSecond: number;
+  /** When each accepted answer came (for shares over a window). */
+  acceptedAt: number[];
+  lowest: number;
+  highest: number;
+}
+
+export interface SenderPlan {
+  rows: number;
+  /** When this sender starts, ms. */
+  startAt?: number;
+}
+
+/** A min-heap of events by time (ties in the order they were added). */
+class Events {
+  readonly #heap: Array<{ at: number; seq: number; run: () => void }> = [];
+  #seq = 0;
+  get size(): number {
+    return this.#heap.length;
+  }
+  push(at: number, run: () => void): void {
+    const h = this.#heap;
+    h.push({ at, seq: this.#seq++, run });
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.#less(h[p]!, h[i]!)) break;
+      [h[p], h[i]] = [h[i]!, h[p]!];
+      i = p;
+    }
+  }
+  pop(): { at: number; run: () => void } {
+    const h = this.#heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.#less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.#less(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[m], h[i]] = [h[i]!, h[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+  #less(a: { at: number; seq: number }, b: { at: number; seq: number }): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+}
+
+/**
+ * Sends each plan's rows through its own Pace (max 64) to one service; pushed-back rows are sent
+ * again. Senders share nothing but the service, as the shards of a matrix do.
+ */
+export function simulateSenders(
+  service: Service,
+  plans: SenderPlan[],
+  { loaded = false, seed = 42, from = 0, max = 64, limitMs = 600_000 } = {},
+): SenderResult[] {
+  let now = 0;
+  const events = new Events();
+  const results = plans.map((plan, who) => {
+    const random = numbers(seed * 101 + who);
+    const seen = clientDelay(loaded, seed * 13 + who);
+    const pace = new Pace({ max, now: () => now, random });
+    const result: SenderResult = {
+      ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
+      ...{ acceptedAt: [] as number[], lowest: 0, highest: 0 },
+    };
+    let left = plan.rows;
+    let inFlight = 0;
+    let wakeAt = -1;
+    const pump = () => {
+      while (left > 0 && !pace.stopReason && pace.take(inFlight)) {
+        left--;
+        inFlight++;
+        const sent = now;
+        const verdict = service(now, who);
+        events.push(seen(verdict.at), () => {
+          inFlight--;
+          result.answers++;
+          if (now >= from) result.answersLate++;
+          pace.answered(verdict.answer, now - sent, verdict.retryAfterMs);
+          if (verdict.answer === Answer.Accepted) {
+            result.accepted++;
+            result.acceptedAt.push(now);
+            if (result.first < 0) result.first = now;
+            result.last = now;
+          } else {
+            if (verdict.answer === Answer.PushedBack) {
+              result.pushedBack++;
+              if (now >= from) result.pushedBackLate++;
+            }
+            left++;
+          }
+          pump();
+        });
+      }
+      const wait = pace.pausedFor();
+      if (left > 0 && wait > 0 && wakeAt !== now + wait) {
+        wakeAt = now + wait;
+        events.push(wakeAt, pump);
+      }
+    };
+    events.push(plan.startAt ?? 0, pump);
+    return { result, pace };
+  });
+  while (events.size && now < limitMs) {
+    const next = events.pop();
+    now = next.at;
+    next.run();
+  }
+  return results.map(({ result, pace }) => {
+    result.perSecond = result.accepted > 1 ? ((result.accepted - 1) * 1000) / (result.last - result.first) : 0;
+    result.lowest = pace.lowest;
+    result.highest = pace.highest;
+    return result;
+  });
+}
+
+/** One sender's batch: its result. */
+export function simulate(service: Service, rows: number, options: { loaded?: boolean; seed?: number; from?: number } = {}): SenderResult {
+  return simulateSenders(service, [{ rows }], options)[0]!;
+}
+
+/**
+ * What --concurrency n does against the same service, as the client does it: n lanes, a push-back
+ * retried after its Retry-After (else the client's back-off: 0.5 s, doubling) up to `retries`
+ * times, then the row fails. Returns the wall time and the rows failed.
+ */
+export function fixedConcurrency(service: Service, rows: number, n: number, retries = 2): { wallMs: number; failed: number } {
+  let now = 0;
+  const events = new Events();
+  let next = 0;
+  let failed = 0;
+  let end = 0;
+  const lane = () => {
+    if (next >= rows) return;
+    next++;
+    const attempt = (k: number) => {
+      const sent = now;
+      const verdict = service(sent, 0);
+      events.push(verdict.at, () => {
+        end = now;
+        if (verdict.answer === Answer.Accepted) return lane();
+        if (k > retries) {
+          failed++;
+          return lane();
+        }
+        const wait = verdict.retryAfterMs ?? 500 * 2 ** (k - 1);
+        events.push(now + wait, () => attempt(k + 1));
+      });
+    };
+    attempt(1);
+  };
+  for (let i = 0; i < n; i++) events.push(0, lane);
+  while (events.size) {
+    const e = events.pop();
+    now = e.at;
+    e.run();
+  }
+  return { wallMs: end, failed };
+}
