@@ -70,6 +70,47 @@ describe('Parquet: the value column sent with its exact digits, whatever its typ
   });
 });
 
+describe('Parquet: a row group bigger than one slice of rows', () => {
+  it('hands on every row once, in order, with its row number and exact digits, across slices and pages', async () => {
+    // One row group of 40,000 rows in many small pages: the reader decodes it a slice at a time.
+    const rows = 40_000;
+    const file = at('big-group.parquet');
+    const { parquetWriteFile } = await import('hyparquet-writer');
+    parquetWriteFile({
+      filename: file,
+      rowGroupSize: rows,
+      pageSize: 4096,
+      schema: [
+        { name: 'root', num_children: 3 },
+        { name: 'user_id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'event_name', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        { name: 'amount', type: 'INT64', converted_type: 'DECIMAL', precision: 18, scale: 2, repetition_type: 'OPTIONAL' },
+      ],
+      columnData: [
+        // Row 16,385 (the first of the second slice) has no user: invalid, named by its row number.
+        { name: 'user_id', data: Array.from({ length: rows }, (_, i) => (i === 16_384 ? null : `u${i}`)) },
+        { name: 'event_name', data: Array.from({ length: rows }, (_, i) => (i % 2 ? 'refund' : 'purchase')) },
+        { name: 'amount', data: Array.from({ length: rows }, (_, i) => (i % 7 === 3 ? null : 900719925474099300n + BigInt(i))) },
+      ],
+    });
+    const result = await runCommand(['batch', file, '--columns', WAREHOUSE, '--dry-run', '--json'], sandbox.env);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(rows);
+    const wrong: string[] = [];
+    lines.forEach((text, i) => {
+      const amount = `${9007199254740993n + BigInt(Math.floor(i / 100))}.${String(i % 100).padStart(2, '0')}`;
+      const expected =
+        i === 16_384
+          ? `{"line":16385,"ok":false,`
+          : `{"line":${i + 1},"ok":true,"dryRun":true,"triggerId":"${i % 2 ? 'refund' : 'purchase'}","userId":"u${i}","value":${i % 7 === 3 ? 'null' : amount}}`;
+      if (!text.startsWith(expected)) wrong.push(`${expected} but got ${text}`);
+    });
+    expect(wrong.slice(0, 3)).toEqual([]);
+  });
+});
+
 describe('a folder of gzip part files', () => {
   it('reads its part files in name order, skips _SUCCESS and hidden files, and maps the columns', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
