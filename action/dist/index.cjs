@@ -44813,50 +44813,80 @@ async function planParquet(file, name, options) {
     rows: Number(metadata.num_rows)
   };
 }
+function groupCache(file) {
+  let kept = [];
+  return {
+    byteLength: file.byteLength,
+    keep(spans) {
+      kept = spans.map(([start, end]) => ({ start, end, bytes: Promise.resolve(file.slice(start, end)) }));
+    },
+    slice(start, end = file.byteLength) {
+      const hit = kept.find((k) => start >= k.start && end <= k.end);
+      return hit ? hit.bytes.then((b) => b.slice(start - hit.start, end - hit.start)) : file.slice(start, end);
+    }
+  };
+}
 function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
   async function* rows2() {
-    const { asyncBufferFromFile: asyncBufferFromFile2, parquetRead: parquetRead2 } = await Promise.resolve().then(() => (init_node(), node_exports));
-    const buffer = await asyncBufferFromFile2(plan2.file);
-    let start = 0;
-    for (const group of plan2.metadata.row_groups) {
-      const end = start + Number(group.num_rows);
-      let data = [];
-      try {
-        await parquetRead2({
-          file: buffer,
-          metadata: plan2.metadata,
-          columns: plan2.columns,
-          rowStart: start,
-          rowEnd: end,
-          compressors,
-          onComplete: (rows3) => data = rows3
-        });
-      } catch (error2) {
-        throw broken(plan2.name, `row ${start + 1} on: ${error2.message}`);
-      }
-      for (let i = 0; i < data.length; i += CHUNK_ROWS) {
-        const out = [];
-        for (let j = i; j < Math.min(i + CHUNK_ROWS, data.length); j++) {
-          const r = data[j];
-          let k = 0;
-          const triggerId = plan2.has.trigger ? text(r[k++]) : void 0;
-          const userId = text(r[k++]);
-          const value = plan2.has.value ? plan2.valueText(r[k]) : void 0;
-          const line = start + j + 1;
-          out.push(
-            makeRow(line, { format: "csv", fields: [triggerId ?? "", userId ?? "", value ?? ""] }, { triggerId, userId, value }, options)
-          );
-        }
-        yield out;
-      }
-      data = [];
-      start = end;
+    const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+    const file = groupCache(await asyncBufferFromFile2(plan2.file));
+    let scan;
+    try {
+      scan = await parquetScan2({ file, metadata: plan2.metadata, columns: plan2.columns, compressors, useOffsetIndex: false });
+    } catch (error2) {
+      throw broken(plan2.name, error2.message);
     }
+    let groupStart = 0;
+    const groups = plan2.metadata.row_groups.map((group) => {
+      const start = groupStart;
+      groupStart += Number(group.num_rows);
+      return { start, end: groupStart, group };
+    });
+    for (const range of scan.ranges) {
+      const { group } = groups.find((g) => range.rowStart >= g.start && range.rowStart < g.end);
+      file.keep(
+        group.columns.map((c) => c.meta_data).filter((m) => m !== void 0 && plan2.columns.includes(m.path_in_schema[0])).map((m) => {
+          const start = Number(m.dictionary_page_offset || m.data_page_offset);
+          return [start, start + Number(m.total_compressed_size)];
+        })
+      );
+      for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
+        const end = Math.min(start + SLICE_ROWS, range.rowEnd);
+        let columns;
+        try {
+          columns = await Promise.all(plan2.columns.map((column) => scan.readColumn({ column, rowStart: start, rowEnd: end })));
+        } catch (error2) {
+          throw broken(plan2.name, `row ${start + 1} on: ${error2.message}`);
+        }
+        let k = 0;
+        const triggers = plan2.has.trigger ? columns[k++] : void 0;
+        const users = columns[k++];
+        const values = plan2.has.value ? columns[k] : void 0;
+        for (let i = 0; i < end - start; i += CHUNK_ROWS) {
+          const out = [];
+          for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
+            const triggerId = triggers ? text(triggers[j]) : void 0;
+            const userId = text(users[j]);
+            const value = values ? plan2.valueText(values[j]) : void 0;
+            out.push(
+              makeRow(
+                start + j + 1,
+                { format: "csv", fields: [triggerId ?? "", userId ?? "", value ?? ""] },
+                { triggerId, userId, value },
+                options
+              )
+            );
+          }
+          yield out;
+        }
+      }
+    }
+    file.keep([]);
   }
   return { format: "parquet", rows: rows2(), header: () => void 0 };
 }
-var import_node_zlib, compressors, CHUNK_ROWS;
+var import_node_zlib, compressors, CHUNK_ROWS, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -44871,6 +44901,7 @@ var init_parquet = __esm({
       } : {}
     };
     CHUNK_ROWS = 1024;
+    SLICE_ROWS = 16384;
   }
 });
 
@@ -44962,9 +44993,9 @@ function noZstd(name) {
   );
 }
 function decompressor(compression, name) {
-  if (compression === "gzip") return import_node_zlib2.default.createGunzip();
+  if (compression === "gzip") return import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK });
   if (!zstd) throw noZstd(name);
-  return zstd();
+  return zstd({ chunkSize: INFLATED_CHUNK });
 }
 async function* decompressed(source, compression, name, stopped = () => false) {
   const inflate = decompressor(compression, name);
@@ -45145,7 +45176,7 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, hex;
+var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -45159,6 +45190,7 @@ var init_input = __esm({
     init_rows();
     MAX_HELD = 2 * 1024 * 1024;
     zstd = import_node_zlib2.default.createZstdDecompress;
+    INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
   }
 });
