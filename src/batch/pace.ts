@@ -26,6 +26,12 @@
  *   under each limit count for less as they age, and not at all above a limit cut to under half:
  *   the service may have changed). From two at once, a push-back cuts only when a large share
  *   of the answers at two pushed back, so that it does not get to one at a time first.
+ * - Paced (after a push-back without Retry-After), the pace is also held as a rate: a push-back
+ *   that cuts widens the spacing between starts by 5% from the one it was sent at (doubles it for
+ *   a service that has just gone down), and every 50 accepted answers without a push-back narrow
+ *   it by 1% (more after three in a row). Under 10 in flight, where one more or one fewer moves
+ *   the pace by a tenth, the count comes back up to what that rate keeps out (up to the ceiling):
+ *   the rate, not a whole number in flight, holds a strict rate limit of a few a round trip.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
  *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 2 s
