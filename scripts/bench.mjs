@@ -17,6 +17,8 @@
  *   catalog      issue 21's two figures, on this Node and on Node 24 when found: CPU time of trigger fire
  *                with a 1,000-trigger catalog against without one (20 rounds, alternating), and a
  *                100,000-row batch with that catalog against without (at least 5 rounds, alternating)
+ *   backfill     issue 30: 1,000,000 rows as plain CSV, 10 .csv.gz parts and one Parquet file, rates at
+ *                the server and peak RSS, Node 20 and 24 (scripts/bench-backfill.mjs)
  *   breakdown    with BENCH_BREAKDOWN=1: raw undici and trigger's client loop beside the batch, to see
  *                where the time goes
  *
@@ -35,6 +37,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { median, table, time } from './bench-lib.mjs';
 import { benchPace } from './bench-pace.mjs';
+import { benchBackfill } from './bench-backfill.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'trigger.cjs');
@@ -518,6 +521,9 @@ if (!skip.has('pace')) {
   const seconds = Number(process.env.BENCH_PACE_SECONDS ?? 8);
   results.push(...(await benchPace({ bin, env, work, log, seconds, rounds: Number(process.env.BENCH_PACE_ROUNDS ?? 1) })));
 }
+
+if (!skip.has('backfill'))
+  results.push(...(await benchBackfill({ bin, env, work, log, server, rounds: Number(process.env.BENCH_BACKFILL_ROUNDS ?? 3) })));
 
 server.stop();
 fs.rmSync(work, { recursive: true, force: true });

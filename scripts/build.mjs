@@ -50,7 +50,8 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20.19',
-  external: ['@napi-rs/keyring'],
+  // hyparquet (150 KB) is for Parquet input only: loaded from node_modules when a batch reads one.
+  external: ['@napi-rs/keyring', 'hyparquet'],
   // The licences go beside it (cli.cjs.LEGAL.txt): one non-ASCII letter in them made V8 hold all
   // 870 KB of source as two-byte text.
   legalComments: 'linked',

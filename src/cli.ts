@@ -85,9 +85,10 @@ function batchCommand(program: Command, { io, env, cwd }: Context): Command {
   const batch = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
-    .argument('<file|->', 'the input file, or - for standard input')
+    .argument('<file...>', 'the input files or folders (a folder: its files in name order), or - for standard input')
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
+    .option('--columns <map>', "the file's own column names: triggerId=<name>,userId=<name>,value=<name>")
     .addOption(
       new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
         .argParser(parse.concurrency)
@@ -134,7 +135,7 @@ marked so, and a replay skips them unless --retry-unknown).`,
   addServiceOptions(batch);
   const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
   if (batchDryRun) batchDryRun.description = 'check every row and send nothing (prints no curl commands)';
-  batch.action(async (source: string, options: BatchCommandOptions) => {
+  batch.action(async (source: string[], options: BatchCommandOptions) => {
     const { batch: run } = await import('./commands/batch.js');
     await run(source, options, io, env, cwd);
   });
@@ -215,6 +216,7 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
     .argument('[file...]', 'batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input')
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none')
+    .option('--columns <map>', "the files' own column names: triggerId=<name>,userId=<name>,value=<name>")
     .option('--json', 'print one JSON object')
     .addOption(new Option('--profile <name>', 'check against the ids of this profile (default: the active one)'))
     .addOption(catalogOption())
@@ -224,6 +226,7 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
     .description('add the distinct triggers of existing batch files to the catalog')
     .argument('<file...>', 'batch files (CSV or NDJSON)')
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
+    .option('--columns <map>', "the files' own column names: triggerId=<name>,userId=<name>,value=<name>")
     .addOption(catalogOption())
     .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.ImportOptions) => m.importFiles(files, options, ctx)));
   return triggers;

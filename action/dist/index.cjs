@@ -539,13 +539,13 @@ var init_excerpt = __esm({
 // src/settings/validate.ts
 function describeKeyCharacter(char) {
   const code = char.codePointAt(0);
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  const hex2 = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
   if (code === 32) return "a space";
-  if (code < 32 || code === 127 || code >= 128 && code <= 159) return `a control character (${hex})`;
-  if (/[\u200b-\u200f\u2060\ufeff\u00ad]/u.test(char)) return `an invisible character (${hex})`;
-  if (/\s/u.test(char)) return `white space (${hex})`;
-  if (/[\u2018\u2019\u201c\u201d]/u.test(char)) return `a curly quote (${hex}), as a word processor writes it`;
-  return `a non-ASCII character (${hex})`;
+  if (code < 32 || code === 127 || code >= 128 && code <= 159) return `a control character (${hex2})`;
+  if (/[\u200b-\u200f\u2060\ufeff\u00ad]/u.test(char)) return `an invisible character (${hex2})`;
+  if (/\s/u.test(char)) return `white space (${hex2})`;
+  if (/[\u2018\u2019\u201c\u201d]/u.test(char)) return `a curly quote (${hex2}), as a word processor writes it`;
+  return `a non-ASCII character (${hex2})`;
 }
 function normalizeApiKey(raw, source) {
   const key = raw.trim();
@@ -796,20 +796,20 @@ function pieceRanges(text, view2, secret, ranges) {
   }
 }
 function hexPieceRanges(view2, secret, ranges) {
-  const { hex } = secret;
+  const { hex: hex2 } = secret;
   const text = view2.lower;
   const grown = /* @__PURE__ */ new Map();
-  for (let s = 0; s + HEX_STRETCH <= hex.length; s += HEX_STRETCH) {
-    eachAt(text, hex.slice(s, s + HEX_STRETCH), (at) => {
+  for (let s = 0; s + HEX_STRETCH <= hex2.length; s += HEX_STRETCH) {
+    eachAt(text, hex2.slice(s, s + HEX_STRETCH), (at) => {
       const known = grown.get(at - s);
       if (known !== void 0 && at + HEX_STRETCH <= known) return;
       let start = at;
       let end = at + HEX_STRETCH;
-      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex[k]; k--) start--;
-      for (let k = s + HEX_STRETCH; k < hex.length && end < text.length && text[end] === hex[k]; k++) end++;
+      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex2[k]; k--) start--;
+      for (let k = s + HEX_STRETCH; k < hex2.length && end < text.length && text[end] === hex2[k]; k++) end++;
       grown.set(at - s, end);
       if (end - start < 2 * MIN_PIECE) return;
-      const whole = end - start === hex.length;
+      const whole = end - start === hex2.length;
       ranges.push(view2.at ? [view2.at[start], view2.at[end], whole] : [start, end, whole]);
     });
   }
@@ -2533,8 +2533,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path19 = require("node:path");
-    var fs22 = require("node:fs");
+    var path20 = require("node:path");
+    var fs23 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3528,7 +3528,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs22.existsSync(executableFile)) return;
+        if (fs23.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3546,11 +3546,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path19.resolve(baseDir, baseName);
-          if (fs22.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path19.extname(baseName))) return void 0;
+          const localBin = path20.resolve(baseDir, baseName);
+          if (fs23.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path20.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs22.existsSync(`${localBin}${ext}`)
+            (ext) => fs23.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3562,21 +3562,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs22.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs23.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path19.resolve(
-            path19.dirname(resolvedScriptPath),
+          executableDir = path20.resolve(
+            path20.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path19.basename(
+            const legacyName = path20.basename(
               this._scriptPath,
-              path19.extname(this._scriptPath)
+              path20.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3587,7 +3587,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path19.extname(executableFile));
+        launchWithNode = sourceExt.includes(path20.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4502,7 +4502,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path19.basename(filename, path19.extname(filename));
+        this._name = path20.basename(filename, path20.extname(filename));
         return this;
       }
       /**
@@ -4516,9 +4516,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path20) {
-        if (path20 === void 0) return this._executableDir;
-        this._executableDir = path20;
+      executableDir(path21) {
+        if (path21 === void 0) return this._executableDir;
+        this._executableDir = path21;
         return this;
       }
       /**
@@ -4838,7 +4838,7 @@ function hash32(text) {
   return hash;
 }
 function inShard(row, shard2) {
-  const key = row.userId ?? `\0line ${row.line}`;
+  const key = row.userId ?? `\0line ${row.at ?? row.line}`;
   return hash32(key) % shard2.count === shard2.index - 1;
 }
 async function* shardRows(rows2, shard2) {
@@ -4978,8 +4978,8 @@ function assembleStyles() {
       enumerable: false
     },
     hexToRgb: {
-      value(hex) {
-        const matches = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
+      value(hex2) {
+        const matches = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex2.toString(16));
         if (!matches) {
           return [0, 0, 0];
         }
@@ -4999,7 +4999,7 @@ function assembleStyles() {
       enumerable: false
     },
     hexToAnsi256: {
-      value: (hex) => styles.rgbToAnsi256(...styles.hexToRgb(hex)),
+      value: (hex2) => styles.rgbToAnsi256(...styles.hexToRgb(hex2)),
       enumerable: false
     },
     ansi256ToAnsi: {
@@ -5041,7 +5041,7 @@ function assembleStyles() {
       enumerable: false
     },
     hexToAnsi: {
-      value: (hex) => styles.ansi256ToAnsi(styles.hexToAnsi256(hex)),
+      value: (hex2) => styles.ansi256ToAnsi(styles.hexToAnsi256(hex2)),
       enumerable: false
     }
   });
@@ -5480,14 +5480,24 @@ var init_version = __esm({
 });
 
 // src/batch/formats.ts
-function formatFromName(file) {
+function compressionFromName(file) {
   const ext = import_node_path.default.extname(file).toLowerCase();
+  for (const [compression, c] of Object.entries(COMPRESSIONS)) {
+    if (c.extension === ext) return { compression, inner: file.slice(0, -ext.length) };
+  }
+  return { compression: void 0, inner: file };
+}
+function compressionOf(bytes) {
+  return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
+}
+function formatFromName(file) {
+  const ext = import_node_path.default.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
 function failedExtension(format2) {
   return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
 }
-var import_node_path, FORMAT_TABLE, FORMATS, IMPORT_FORMATS;
+var import_node_path, FORMAT_TABLE, COMPRESSIONS, FORMATS, IMPORT_FORMATS;
 var init_formats = __esm({
   "src/batch/formats.ts"() {
     "use strict";
@@ -5495,7 +5505,12 @@ var init_formats = __esm({
     FORMAT_TABLE = {
       csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
       ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
-      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false }
+      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false },
+      parquet: { kind: "parquet", extensions: [".parquet"], wording: "a Parquet file", failedAs: "csv", namesTriggers: true }
+    };
+    COMPRESSIONS = {
+      gzip: { extension: ".gz", magic: [31, 139] },
+      zstd: { extension: ".zst", magic: [40, 181, 47, 253] }
     };
     FORMATS = Object.keys(FORMAT_TABLE);
     IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
@@ -5635,7 +5650,7 @@ function valueFromInput(value, label = "value") {
   }
   return parseValue(value, label === "value" ? "--value" : label);
 }
-function valueTextIn(jsonText, value) {
+function valueTextIn(jsonText, value, member = "value") {
   let found2;
   let depth = 0;
   let expectKey = false;
@@ -5648,7 +5663,7 @@ function valueTextIn(jsonText, value) {
         expectKey = false;
         const raw = jsonText.slice(i + 1, end);
         const key = raw.includes("\\") ? JSON.parse(`"${raw}"`) : raw;
-        if (key === "value") {
+        if (key === member) {
           let at = end + 1;
           while (/[\s:]/.test(jsonText[at] ?? "")) at++;
           NUMBER_AT.lastIndex = at;
@@ -5884,7 +5899,7 @@ var init_attempt = __esm({
         this.#timeoutMs = timeoutMs;
         this.deadline = this.#started + timeoutMs;
         this.#signal = signal;
-        this.promise = new Promise((resolve) => this.#resolve = resolve);
+        this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
         else signal?.addEventListener("abort", this, { once: true });
@@ -7186,14 +7201,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -8028,9 +8043,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path19);
+          debugLog("sending request to %s %s%s", method, origin, path20);
         }
       );
     }
@@ -8048,14 +8063,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path19, origin },
+            request: { method, path: path20, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path19,
+            path20,
             statusCode
           );
         }
@@ -8064,23 +8079,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path19);
+          debugLog("trailers received from %s %s%s", method, origin, path20);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path19, origin },
+            request: { method, path: path20, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path19,
+            path20,
             error2.message
           );
         }
@@ -8195,7 +8210,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path20,
         method,
         body,
         headers,
@@ -8212,11 +8227,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path19 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -8291,7 +8306,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path19, query) : path19;
+        this.path = query ? serializePathWithQuery(path20, query) : path20;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -8823,9 +8838,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve(data);
+              return err ? reject(err) : resolve2(data);
             });
           });
         }
@@ -8863,9 +8878,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve(data);
+              return err2 ? reject(err2) : resolve2(data);
             });
           });
         }
@@ -10128,7 +10143,7 @@ var require_data_url = __commonJS({
     "use strict";
     var assert = require("node:assert");
     var { forgivingBase64, collectASequenceOfCodePoints, collectASequenceOfCodePointsFast, isomorphicDecode, removeASCIIWhitespace, removeChars } = require_infra();
-    var encoder = new TextEncoder();
+    var encoder2 = new TextEncoder();
     var HTTP_TOKEN_CODEPOINTS = /^[-!#$%&'*+.^_|~A-Za-z0-9]+$/u;
     var HTTP_WHITESPACE_REGEX = /[\u000A\u000D\u0009\u0020]/u;
     var HTTP_QUOTED_STRING_TOKENS = /^[\u0009\u0020-\u007E\u0080-\u00FF]+$/u;
@@ -10182,7 +10197,7 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function stringPercentDecode(input2) {
-      const bytes = encoder.encode(input2);
+      const bytes = encoder2.encode(input2);
       return percentDecode(bytes);
     }
     function isHexCharByte(byte) {
@@ -11110,7 +11125,7 @@ var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports2, module2) {
     "use strict";
     var { Transform } = require("node:stream");
-    var zlib2 = require("node:zlib");
+    var zlib4 = require("node:zlib");
     var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3();
     var { getGlobalOrigin } = require_global();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url();
@@ -11713,7 +11728,7 @@ var require_util2 = __commonJS({
             callback();
             return;
           }
-          this._inflateStream = (chunk[0] & 15) === 8 ? zlib2.createInflate(this.#zlibOptions) : zlib2.createInflateRaw(this.#zlibOptions);
+          this._inflateStream = (chunk[0] & 15) === 8 ? zlib4.createInflate(this.#zlibOptions) : zlib4.createInflateRaw(this.#zlibOptions);
           this._inflateStream.on("data", this.push.bind(this));
           this._inflateStream.on("end", () => this.push(null));
           this._inflateStream.on("error", (err) => this.destroy(err));
@@ -12045,7 +12060,7 @@ var require_formdata_parser = __commonJS({
     var assert = require("node:assert");
     var { isomorphicDecode } = require_infra();
     var dd = Buffer.from("--");
-    var decoder = new TextDecoder();
+    var decoder4 = new TextDecoder();
     var decoderIgnoreBOM = new TextDecoder("utf-8", { ignoreBOM: true });
     function isAsciiString(chars) {
       for (let i = 0; i < chars.length; ++i) {
@@ -12177,7 +12192,7 @@ var require_formdata_parser = __commonJS({
         headerValue2[4] !== 56) {
           throw parsingError("unknown encoding, expected utf-8''");
         }
-        value = decodeURIComponent(decoder.decode(headerValue2.subarray(7)));
+        value = decodeURIComponent(decoder4.decode(headerValue2.subarray(7)));
       } else if (input2[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -12190,7 +12205,7 @@ var require_formdata_parser = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value = decoder4.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -12198,7 +12213,7 @@ var require_formdata_parser = __commonJS({
           input2,
           position
         );
-        value = decoder.decode(tokenValue);
+        value = decoder4.decode(tokenValue);
       }
       return { name: attrNameStr, value, extended: isExtended };
     }
@@ -12371,8 +12386,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve, reject) => {
-        res = resolve;
+      const promise = new Promise((resolve2, reject) => {
+        res = resolve2;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -12406,7 +12421,7 @@ var require_body = __commonJS({
     var { utf8DecodeBytes } = require_encoding();
     var { runtimeFeatures } = require_runtime_features();
     var random = runtimeFeatures.has("crypto") ? require("node:crypto").randomInt : (max) => Math.floor(Math.random() * max);
-    var textEncoder = new TextEncoder();
+    var textEncoder2 = new TextEncoder();
     function noop() {
     }
     var streamRegistry = new FinalizationRegistry((weakRef) => {
@@ -12430,7 +12445,7 @@ var require_body = __commonJS({
             const iterator = result?.[Symbol.asyncIterator]?.();
             if (iterator == null) {
               if (result?.length && !isErrored(stream)) {
-                controller.enqueue(typeof result === "string" ? textEncoder.encode(result) : new Uint8Array(result));
+                controller.enqueue(typeof result === "string" ? textEncoder2.encode(result) : new Uint8Array(result));
               }
               queueMicrotask(() => readableStreamClose(controller));
               return;
@@ -12478,14 +12493,14 @@ Content-Disposition: form-data`;
         let hasUnknownSizeValue = false;
         for (const [name, value] of object) {
           if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
+            const chunk2 = textEncoder2.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
 \r
 ${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
+            const chunk2 = textEncoder2.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
@@ -12497,7 +12512,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             }
           }
         }
-        const chunk = textEncoder.encode(`--${boundary}--\r
+        const chunk = textEncoder2.encode(`--${boundary}--\r
 `);
         blobParts.push(chunk);
         length += chunk.byteLength;
@@ -13535,7 +13550,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path19, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path20, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13611,7 +13626,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path19} HTTP/1.1\r
+      let header = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -13798,12 +13813,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -14288,7 +14303,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14357,7 +14372,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path19;
+          headers[HTTP2_HEADER_PATH] = path20;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14409,7 +14424,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -14687,12 +14702,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -15009,16 +15024,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve;
+            this[kClosedResolve] = resolve2;
           } else {
-            resolve(null);
+            resolve2(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -15031,7 +15046,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve(null);
+            resolve2(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -15438,8 +15453,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          return new Promise((resolve2) => {
+            this[kClosedResolve] = resolve2;
           });
         }
       }
@@ -16561,7 +16576,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve, reject) => {
+        const socket = await new Promise((resolve2, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -16571,7 +16586,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve(socket2);
+              resolve2(socket2);
             }
           });
         });
@@ -16581,14 +16596,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve, reject) => {
+        await new Promise((resolve2, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve();
+            resolve2();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -16597,14 +16612,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve();
+            resolve2();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve, reject) => {
+        await new Promise((resolve2, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -16612,7 +16627,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve();
+            resolve2();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -16655,8 +16670,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve, reject) => {
-                      finalSocket.once("secureConnect", resolve);
+                    await new Promise((resolve2, reject) => {
+                      finalSocket.once("secureConnect", resolve2);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -16765,10 +16780,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -17789,7 +17804,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -17803,11 +17818,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve(null);
+                resolve2(null);
               }
             });
           } else {
-            this.on("close", resolve);
+            this.on("close", resolve2);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -17835,7 +17850,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolve2, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -17850,7 +17865,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve2,
               reject,
               length: 0,
               body: []
@@ -17924,18 +17939,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve, stream, length } = consume2;
+      const { type, body, resolve: resolve2, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve(chunksDecode(body, length, encoding));
+          resolve2(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve2(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve(chunksConcat(body, length).buffer);
+          resolve2(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve(new Blob(body, { type: stream[kContentType] }));
+          resolve2(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve(chunksConcat(body, length));
+          resolve2(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -18125,9 +18140,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -18339,9 +18354,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -18629,9 +18644,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -18724,9 +18739,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -18928,20 +18943,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path19.split("?", 3);
+      const pathSegments = path20.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path19;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path20);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18966,8 +18981,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path19)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path19), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path20), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -19006,19 +19021,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path19) {
-      while (path19.endsWith("/")) {
-        path19 = path19.slice(0, -1);
+    function removeTrailingSlash(path20) {
+      while (path20.endsWith("/")) {
+        path20 = path20.slice(0, -1);
       }
-      if (path19.length === 0) {
-        path19 = "/";
+      if (path20.length === 0) {
+        path20 = "/";
       }
-      return path19;
+      return path20;
     }
     function buildKey(opts) {
-      const { path: path19, method, body, headers, query } = opts;
+      const { path: path20, method, body, headers, query } = opts;
       return {
-        path: path19,
+        path: path20,
         method,
         body,
         headers,
@@ -19708,10 +19723,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19793,9 +19808,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path19, searchParams] = dispatchOpts.path.split("?");
+          const [path20, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path19}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -20000,7 +20015,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = require("node:fs/promises");
-    var { dirname, resolve } = require("node:path");
+    var { dirname, resolve: resolve2 } = require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -20196,12 +20211,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path19 = filePath || this.#snapshotPath;
-        if (!path19) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path19), "utf8");
+          const data = await readFile(resolve2(path20), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -20215,7 +20230,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path19}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error2 });
           }
         }
       }
@@ -20226,11 +20241,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path19 = filePath || this.#snapshotPath;
-        if (!path19) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve(path19);
+        const resolvedPath = resolve2(path20);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20871,15 +20886,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path19}`;
+        const path20 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path20}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22074,18 +22089,18 @@ var require_cache = __commonJS({
         }
       }
     }
-    function makeDeduplicationKey(cacheKey, excludeHeaders) {
+    function makeDeduplicationKey(cacheKey2, excludeHeaders) {
       const headers = {};
-      if (cacheKey.headers) {
-        const sortedHeaders = Object.keys(cacheKey.headers).sort();
+      if (cacheKey2.headers) {
+        const sortedHeaders = Object.keys(cacheKey2.headers).sort();
         for (const header of sortedHeaders) {
           if (excludeHeaders?.has(header.toLowerCase())) {
             continue;
           }
-          headers[header] = cacheKey.headers[header];
+          headers[header] = cacheKey2.headers[header];
         }
       }
-      return JSON.stringify([cacheKey.origin, cacheKey.method, cacheKey.path, headers]);
+      return JSON.stringify([cacheKey2.origin, cacheKey2.method, cacheKey2.path, headers]);
     }
     module2.exports = {
       makeCacheKey,
@@ -22677,7 +22692,7 @@ var require_cache_handler = __commonJS({
         }
       }
     }
-    function getSameOriginPath(cacheKey, location) {
+    function getSameOriginPath(cacheKey2, location) {
       if (typeof location !== "string") {
         return void 0;
       }
@@ -22685,8 +22700,8 @@ var require_cache_handler = __commonJS({
       let requestUrl;
       let locationUrl;
       try {
-        originUrl = new URL(cacheKey.origin);
-        requestUrl = new URL(cacheKey.path, originUrl);
+        originUrl = new URL(cacheKey2.origin);
+        requestUrl = new URL(cacheKey2.path, originUrl);
         locationUrl = new URL(location, requestUrl);
       } catch {
         return void 0;
@@ -22696,38 +22711,38 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path19) {
+    function deleteCachedUri(store, cacheKey2, path20) {
       deleteCachedValue(store, {
-        ...cacheKey,
-        path: path19
+        ...cacheKey2,
+        path: path20
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
-        if (method !== cacheKey.method) {
+        if (method !== cacheKey2.method) {
           deleteCachedValue(store, {
-            ...cacheKey,
+            ...cacheKey2,
             method,
-            path: path19
+            path: path20
           });
         }
       }
     }
-    function deleteLocationTargets(store, cacheKey, headerValue2) {
+    function deleteLocationTargets(store, cacheKey2, headerValue2) {
       if (headerValue2 === void 0) {
         return;
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path19 = getSameOriginPath(cacheKey, values[i]);
-        if (path19 !== void 0) {
-          deleteCachedUri(store, cacheKey, path19);
+        const path20 = getSameOriginPath(cacheKey2, values[i]);
+        if (path20 !== void 0) {
+          deleteCachedUri(store, cacheKey2, path20);
         }
       }
     }
-    function invalidateUnsafeRequest(store, cacheKey, resHeaders) {
-      deleteCachedUri(store, cacheKey, cacheKey.path);
-      deleteLocationTargets(store, cacheKey, resHeaders.location);
-      deleteLocationTargets(store, cacheKey, resHeaders["content-location"]);
+    function invalidateUnsafeRequest(store, cacheKey2, resHeaders) {
+      deleteCachedUri(store, cacheKey2, cacheKey2.path);
+      deleteLocationTargets(store, cacheKey2, resHeaders.location);
+      deleteLocationTargets(store, cacheKey2, resHeaders["content-location"]);
     }
     function requestCarriesCredentials(headers) {
       return headers != null && (Object.hasOwn(headers, "authorization") || Object.hasOwn(headers, "cookie") || Object.hasOwn(headers, "proxy-authorization"));
@@ -22775,11 +22790,11 @@ var require_cache_handler = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} cacheKey
        * @param {import('../../types/dispatcher.d.ts').default.DispatchHandler} handler
        */
-      constructor({ store, type, cacheByDefault }, cacheKey, handler) {
+      constructor({ store, type, cacheByDefault }, cacheKey2, handler) {
         this.#store = store;
         this.#cacheType = type;
         this.#cacheByDefault = cacheByDefault;
-        this.#cacheKey = cacheKey;
+        this.#cacheKey = cacheKey2;
         this.#handler = handler;
       }
       onRequestStart(controller, context) {
@@ -23089,15 +23104,15 @@ var require_cache_handler = __commonJS({
         this.#handler.onResponseError?.(controller, err);
       }
     };
-    function deleteCachedValue(store, cacheKey) {
+    function deleteCachedValue(store, cacheKey2) {
       try {
-        store.delete(cacheKey)?.catch?.(noop);
+        store.delete(cacheKey2)?.catch?.(noop);
       } catch {
       }
     }
-    function deleteCachedValueIfNotModified(statusCode, store, cacheKey) {
+    function deleteCachedValueIfNotModified(statusCode, store, cacheKey2) {
       if (statusCode === 304) {
-        deleteCachedValue(store, cacheKey);
+        deleteCachedValue(store, cacheKey2);
       }
     }
     function revalidationResponseDisallowsCachedReuse(cacheType, resHeaders, cacheControlDirectives) {
@@ -23757,9 +23772,9 @@ var require_cache2 = __commonJS({
       }
       return false;
     }
-    function deleteCachedValue(store, cacheKey) {
+    function deleteCachedValue(store, cacheKey2) {
       try {
-        store.delete(cacheKey)?.catch?.(nop);
+        store.delete(cacheKey2)?.catch?.(nop);
       } catch {
       }
     }
@@ -23786,13 +23801,13 @@ var require_cache2 = __commonJS({
       }
       return headers;
     }
-    function revalidationTargetMatchesCacheKey(cacheKey, context) {
+    function revalidationTargetMatchesCacheKey(cacheKey2, context) {
       const history = context?.history;
       if (!Array.isArray(history) || history.length === 0) {
         return true;
       }
       try {
-        const cachedUrl = new URL(cacheKey.path, cacheKey.origin);
+        const cachedUrl = new URL(cacheKey2.path, cacheKey2.origin);
         const responseUrl = history[history.length - 1];
         return responseUrl.origin === cachedUrl.origin && responseUrl.pathname === cachedUrl.pathname && responseUrl.search === cachedUrl.search;
       } catch {
@@ -23839,7 +23854,7 @@ var require_cache2 = __commonJS({
       const staleWhileRevalidateExpiry = result.staleAt + staleWhileRevalidate * 1e3;
       return now <= staleWhileRevalidateExpiry;
     }
-    function handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl) {
+    function handleUncachedResponse(dispatch, globalOpts, cacheKey2, handler, opts, reqCacheControl) {
       if (reqCacheControl?.["only-if-cached"]) {
         let aborted = false;
         try {
@@ -23867,7 +23882,7 @@ var require_cache2 = __commonJS({
         }
         return true;
       }
-      return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
+      return dispatch(opts, new CacheHandler(globalOpts, cacheKey2, handler));
     }
     function sendCachedValue(handler, opts, result, age, context, isStale2) {
       const stream = util.isStream(result.body) ? result.body : Readable2.from(result.body ?? []);
@@ -23938,20 +23953,20 @@ var require_cache2 = __commonJS({
         });
       }
     }
-    function handleResult(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl, result) {
+    function handleResult(dispatch, globalOpts, cacheKey2, handler, opts, reqCacheControl, result) {
       if (!result) {
-        return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
+        return handleUncachedResponse(dispatch, globalOpts, cacheKey2, handler, opts, reqCacheControl);
       }
       if (globalOpts.type === "shared" && Object.hasOwn(result.headers, "set-cookie")) {
         if (util.isStream(result.body)) {
           result.body.on("error", nop).destroy();
         }
-        deleteCachedValue(globalOpts.store, cacheKey);
-        return handleUncachedResponse(dispatch, globalOpts, cacheKey, handler, opts, reqCacheControl);
+        deleteCachedValue(globalOpts.store, cacheKey2);
+        return handleUncachedResponse(dispatch, globalOpts, cacheKey2, handler, opts, reqCacheControl);
       }
       const now = Date.now();
       if (now > result.deleteAt) {
-        return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
+        return dispatch(opts, new CacheHandler(globalOpts, cacheKey2, handler));
       }
       const age = Math.round((now - result.cachedAt) / 1e3);
       const requestMaxAgeExpired = reqCacheControl?.["max-age"] !== void 0 && age >= reqCacheControl["max-age"];
@@ -23959,7 +23974,7 @@ var require_cache2 = __commonJS({
       const revalidate = requestMaxAgeExpired || needsRevalidation(result, reqCacheControl, opts);
       if (stale || revalidate) {
         if (util.isStream(opts.body) && util.bodyLength(opts.body) !== 0) {
-          return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
+          return dispatch(opts, new CacheHandler(globalOpts, cacheKey2, handler));
         }
         if (!revalidate && withinStaleWhileRevalidateWindow(result, globalOpts.type)) {
           sendCachedValue(handler, opts, result, age, null, true);
@@ -23970,7 +23985,7 @@ var require_cache2 = __commonJS({
                 ...opts,
                 headers: headers2
               },
-              new CacheHandler(globalOpts, cacheKey, {
+              new CacheHandler(globalOpts, cacheKey2, {
                 // Silent handler that just updates the cache
                 onRequestStart() {
                 },
@@ -24001,8 +24016,8 @@ var require_cache2 = __commonJS({
           if (util.isStream(result.body)) {
             result.body.on("error", nop).destroy();
           }
-          deleteCachedValue(globalOpts.store, cacheKey);
-          return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
+          deleteCachedValue(globalOpts.store, cacheKey2);
+          return dispatch(opts, new CacheHandler(globalOpts, cacheKey2, handler));
         };
         return dispatch(
           {
@@ -24013,11 +24028,11 @@ var require_cache2 = __commonJS({
             (success2, context, statusCode, headers2) => {
               if (success2) {
                 if (statusCode === 304) {
-                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
+                  if (!revalidationTargetMatchesCacheKey(cacheKey2, context) || !revalidationEtagMatchesCachedValue(result, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
                     return refetch();
                   }
                   if (revalidationResponseUpdatesCacheControl(headers2)) {
-                    deleteCachedValue(globalOpts.store, cacheKey);
+                    deleteCachedValue(globalOpts.store, cacheKey2);
                   } else if (revalidationResponseAddsVary(result, headers2.vary ? parseVaryHeader(headers2.vary, opts.headers) : void 0)) {
                     return refetch();
                   }
@@ -24027,7 +24042,7 @@ var require_cache2 = __commonJS({
                 result.body.on("error", nop).destroy();
               }
             },
-            new CacheHandler(globalOpts, cacheKey, handler),
+            new CacheHandler(globalOpts, cacheKey2, handler),
             withinStaleIfErrorThreshold
           )
         );
@@ -24102,16 +24117,16 @@ var require_cache2 = __commonJS({
           if (reqCacheControl?.["no-store"]) {
             return dispatch(opts2, handler);
           }
-          const cacheKey = makeCacheKey(opts2);
+          const cacheKey2 = makeCacheKey(opts2);
           if (!arrayIncludes(util.safeHTTPMethods, opts2.method)) {
-            return dispatch(opts2, new CacheHandler(globalOpts, cacheKey, handler));
+            return dispatch(opts2, new CacheHandler(globalOpts, cacheKey2, handler));
           }
-          const result = store.get(cacheKey);
+          const result = store.get(cacheKey2);
           if (result && typeof result.then === "function") {
             return result.then((result2) => handleResult(
               dispatch,
               globalOpts,
-              cacheKey,
+              cacheKey2,
               handler,
               opts2,
               reqCacheControl,
@@ -24145,7 +24160,7 @@ var require_cache2 = __commonJS({
             return handleResult(
               dispatch,
               globalOpts,
-              cacheKey,
+              cacheKey2,
               handler,
               opts2,
               reqCacheControl,
@@ -24459,19 +24474,19 @@ var require_decompress = __commonJS({
        * @param {DecompressorStream} decompressor - The decompressor stream
        * @returns {void}
        */
-      #setupDecompressorEvents(decompressor) {
-        this.#finalDecompressor = decompressor;
-        decompressor.on("readable", () => this.#drainOutput());
-        decompressor.on("error", (error2) => this.#fail(error2));
+      #setupDecompressorEvents(decompressor2) {
+        this.#finalDecompressor = decompressor2;
+        decompressor2.on("readable", () => this.#drainOutput());
+        decompressor2.on("error", (error2) => this.#fail(error2));
       }
       /**
        * Sets up event handling for a single decompressor
        * @returns {void}
        */
       #setupSingleDecompressor() {
-        const decompressor = this.#decompressors[0];
-        this.#setupDecompressorEvents(decompressor);
-        decompressor.on("end", () => this.#onDecompressionEnd());
+        const decompressor2 = this.#decompressors[0];
+        this.#setupDecompressorEvents(decompressor2);
+        decompressor2.on("end", () => this.#onDecompressionEnd());
       }
       /**
        * Sets up event handling for multiple chained decompressors using pipeline
@@ -24492,8 +24507,8 @@ var require_decompress = __commonJS({
         });
       }
       #setupInputBackpressure() {
-        const decompressor = this.#decompressors[0];
-        decompressor.on("drain", () => {
+        const decompressor2 = this.#decompressors[0];
+        decompressor2.on("drain", () => {
           if (this.#terminated) {
             return;
           }
@@ -24609,8 +24624,8 @@ var require_decompress = __commonJS({
           return;
         }
         this.#terminated = true;
-        for (const decompressor of this.#decompressors) {
-          decompressor.destroy();
+        for (const decompressor2 of this.#decompressors) {
+          decompressor2.destroy();
         }
         this.#cleanupDecompressors();
         super.onResponseError(this.#controller, err);
@@ -25081,8 +25096,8 @@ var require_deduplicate = __commonJS({
               }
             }
           }
-          const cacheKey = makeCacheKey(opts2);
-          const dedupeKey = makeDeduplicationKey(cacheKey, excludeHeaderNamesSet);
+          const cacheKey2 = makeCacheKey(opts2);
+          const dedupeKey = makeDeduplicationKey(cacheKey2, excludeHeaderNamesSet);
           const pendingHandler = pendingRequests.get(dedupeKey);
           if (pendingHandler) {
             if (pendingHandler.addWaitingHandler(handler)) {
@@ -25740,7 +25755,7 @@ var require_headers = __commonJS({
         }
       }
     };
-    var Headers = class _Headers {
+    var Headers2 = class _Headers {
       #guard;
       /**
        * @type {HeadersList}
@@ -25881,13 +25896,13 @@ var require_headers = __commonJS({
         target2.#headersList = list3;
       }
     };
-    var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
-    Reflect.deleteProperty(Headers, "getHeadersGuard");
-    Reflect.deleteProperty(Headers, "setHeadersGuard");
-    Reflect.deleteProperty(Headers, "getHeadersList");
-    Reflect.deleteProperty(Headers, "setHeadersList");
-    iteratorMixin("Headers", Headers, headersListSortAndCombine, 0, 1);
-    Object.defineProperties(Headers.prototype, {
+    var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
+    Reflect.deleteProperty(Headers2, "getHeadersGuard");
+    Reflect.deleteProperty(Headers2, "setHeadersGuard");
+    Reflect.deleteProperty(Headers2, "getHeadersList");
+    Reflect.deleteProperty(Headers2, "setHeadersList");
+    iteratorMixin("Headers", Headers2, headersListSortAndCombine, 0, 1);
+    Object.defineProperties(Headers2.prototype, {
       append: kEnumerableProperty,
       delete: kEnumerableProperty,
       get: kEnumerableProperty,
@@ -25905,7 +25920,7 @@ var require_headers = __commonJS({
     webidl.converters.HeadersInit = function(V, prefix, argument) {
       if (webidl.util.Type(V) === webidl.util.Types.OBJECT) {
         const iterator = Reflect.get(V, Symbol.iterator);
-        if (!util.types.isProxy(V) && iterator === Headers.prototype.entries) {
+        if (!util.types.isProxy(V) && iterator === Headers2.prototype.entries) {
           try {
             return getHeadersList(V).entriesList;
           } catch {
@@ -25926,7 +25941,7 @@ var require_headers = __commonJS({
       fill,
       // for test.
       compareHeaderName,
-      Headers,
+      Headers: Headers2,
       HeadersList,
       getHeadersGuard,
       setHeadersGuard,
@@ -25940,7 +25955,7 @@ var require_headers = __commonJS({
 var require_response = __commonJS({
   "node_modules/undici/lib/web/fetch/response.js"(exports2, module2) {
     "use strict";
-    var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
+    var { Headers: Headers2, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
     var util = require_util();
     var nodeUtil = require("node:util");
@@ -25961,7 +25976,7 @@ var require_response = __commonJS({
     var { kConstruct } = require_symbols();
     var assert = require("node:assert");
     var { isomorphicEncode, serializeJavascriptValueToJSONString } = require_infra();
-    var textEncoder = new TextEncoder("utf-8");
+    var textEncoder2 = new TextEncoder("utf-8");
     var Response = class _Response {
       /** @type {Headers} */
       #headers;
@@ -25977,7 +25992,7 @@ var require_response = __commonJS({
         if (init !== null) {
           init = webidl.converters.ResponseInit(init);
         }
-        const bytes = textEncoder.encode(
+        const bytes = textEncoder2.encode(
           serializeJavascriptValueToJSONString(data)
         );
         const body = extractBody(bytes);
@@ -26016,7 +26031,7 @@ var require_response = __commonJS({
         }
         init = webidl.converters.ResponseInit(init);
         this.#state = makeResponse({});
-        this.#headers = new Headers(kConstruct);
+        this.#headers = new Headers2(kConstruct);
         setHeadersGuard(this.#headers, "response");
         setHeadersList(this.#headers, this.#state.headersList);
         let bodyWithType = null;
@@ -26291,7 +26306,7 @@ var require_response = __commonJS({
     function fromInnerResponse(innerResponse, guard) {
       const response = new Response(kConstruct);
       setResponseState(response, innerResponse);
-      const headers = new Headers(kConstruct);
+      const headers = new Headers2(kConstruct);
       setResponseHeaders(response, headers);
       setHeadersList(headers, innerResponse.headersList);
       setHeadersGuard(headers, guard);
@@ -26363,7 +26378,7 @@ var require_request2 = __commonJS({
   "node_modules/undici/lib/web/fetch/request.js"(exports2, module2) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
-    var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
+    var { Headers: Headers2, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
     var util = require_util();
     var nodeUtil = require("node:util");
     var {
@@ -26632,7 +26647,7 @@ var require_request2 = __commonJS({
             requestFinalizer.register(ac, { signal, abort }, abort);
           }
         }
-        this.#headers = new Headers(kConstruct);
+        this.#headers = new Headers2(kConstruct);
         setHeadersList(this.#headers, request.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode2 === "no-cors") {
@@ -26973,7 +26988,7 @@ var require_request2 = __commonJS({
       setRequestState(request, innerRequest);
       setRequestDispatcher(request, dispatcher);
       setRequestSignal(request, signal);
-      const headers = new Headers(kConstruct);
+      const headers = new Headers2(kConstruct);
       setRequestHeaders(request, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
@@ -27266,7 +27281,7 @@ var require_fetch = __commonJS({
     } = require_response();
     var { HeadersList } = require_headers();
     var { Request, cloneRequest, getRequestDispatcher, getRequestState } = require_request2();
-    var zlib2 = require("node:zlib");
+    var zlib4 = require("node:zlib");
     var {
       makePolicyContainer,
       clonePolicyContainer,
@@ -28208,11 +28223,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path19 = url.pathname + url.search;
+        const path20 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve, reject) => agent.dispatch(
+        return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path19}?` : path19,
+            path: hasTrailingQuestionMark ? `${path20}?` : path20,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -28267,28 +28282,28 @@ var require_fetch = __commonJS({
                 for (let i = codings.length - 1; i >= 0; --i) {
                   const coding = codings[i].trim();
                   if (coding === "x-gzip" || coding === "gzip") {
-                    decoders.push(zlib2.createGunzip({
+                    decoders.push(zlib4.createGunzip({
                       // Be less strict when decoding compressed responses, since sometimes
                       // servers send slightly invalid responses that are still accepted
                       // by common browsers.
                       // Always using Z_SYNC_FLUSH is what cURL does.
-                      flush: zlib2.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib2.constants.Z_SYNC_FLUSH
+                      flush: zlib4.constants.Z_SYNC_FLUSH,
+                      finishFlush: zlib4.constants.Z_SYNC_FLUSH
                     }));
                   } else if (coding === "deflate") {
                     decoders.push(createInflate({
-                      flush: zlib2.constants.Z_SYNC_FLUSH,
-                      finishFlush: zlib2.constants.Z_SYNC_FLUSH
+                      flush: zlib4.constants.Z_SYNC_FLUSH,
+                      finishFlush: zlib4.constants.Z_SYNC_FLUSH
                     }));
                   } else if (coding === "br") {
-                    decoders.push(zlib2.createBrotliDecompress({
-                      flush: zlib2.constants.BROTLI_OPERATION_FLUSH,
-                      finishFlush: zlib2.constants.BROTLI_OPERATION_FLUSH
+                    decoders.push(zlib4.createBrotliDecompress({
+                      flush: zlib4.constants.BROTLI_OPERATION_FLUSH,
+                      finishFlush: zlib4.constants.BROTLI_OPERATION_FLUSH
                     }));
                   } else if (coding === "zstd" && hasZstd) {
-                    decoders.push(zlib2.createZstdDecompress({
-                      flush: zlib2.constants.ZSTD_e_continue,
-                      finishFlush: zlib2.constants.ZSTD_e_end
+                    decoders.push(zlib4.createZstdDecompress({
+                      flush: zlib4.constants.ZSTD_e_continue,
+                      finishFlush: zlib4.constants.ZSTD_e_end
                     }));
                   } else {
                     decoders.length = 0;
@@ -28298,7 +28313,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
-              resolve({
+              resolve2({
                 status: status2,
                 statusText: statusText2,
                 headersList,
@@ -28351,7 +28366,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve({
+              resolve2({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -28375,7 +28390,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve({
+              resolve2({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -29159,9 +29174,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i = 0; i < path19.length; ++i) {
-        const code = path19.charCodeAt(i);
+    function validateCookiePath(path20) {
+      for (let i = 0; i < path20.length; ++i) {
+        const code = path20.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -29454,8 +29469,8 @@ var require_cookies = __commonJS({
     var { parseSetCookie } = require_parse();
     var { stringify } = require_util4();
     var { webidl } = require_webidl();
-    var { Headers } = require_headers();
-    var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
+    var { Headers: Headers2 } = require_headers();
+    var brandChecks = webidl.brandCheckMultiple([Headers2, globalThis.Headers].filter(Boolean));
     function getCookies(headers) {
       webidl.argumentLengthCheck(arguments, 1, "getCookies");
       brandChecks(headers);
@@ -30196,7 +30211,7 @@ var require_connection = __commonJS({
     var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5();
     var { makeRequest } = require_request2();
     var { fetching } = require_fetch();
-    var { Headers, getHeadersList } = require_headers();
+    var { Headers: Headers2, getHeadersList } = require_headers();
     var { getDecodeSplit } = require_util2();
     var { WebsocketFrameSend } = require_frame();
     var assert = require("node:assert");
@@ -30218,7 +30233,7 @@ var require_connection = __commonJS({
         useURLCredentials: true
       });
       if (options.headers) {
-        const headersList = getHeadersList(new Headers(options.headers));
+        const headersList = getHeadersList(new Headers2(options.headers));
         request.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
@@ -32597,11 +32612,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path20 = `/${path20}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path19);
+          url = new URL(util.parseOrigin(url).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33035,13 +33050,13 @@ var init_client = __esm({
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
         this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
-        const interrupted = await new Promise((resolve) => {
+        const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
             if (signal) unwatch(signal, stop);
             if (stopRetries) unwatch(stopRetries, stop);
-            resolve(value);
+            resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
@@ -36564,12 +36579,12 @@ var init_lock = __esm({
     lockText = () => `${JSON.stringify({ ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() })}
 `;
     LOCK_WAIT_MS = 15e3;
-    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
     HeldError = class extends UsageError {
     };
     FileLock = class _FileLock {
-      constructor(path19, text) {
-        this.path = path19;
+      constructor(path20, text) {
+        this.path = path20;
         this.text = text;
       }
       path;
@@ -36995,8 +37010,8 @@ function trustedTarget(found2, uid) {
       throw cannotRead(found2, error2);
     }
     checkHop(found2, hop, stat, dir, uid);
-    const inFolder3 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
+    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
     let target2;
     try {
       target2 = import_node_fs6.default.readlinkSync(hop);
@@ -37033,9 +37048,9 @@ function ownLinksTarget(named, uid) {
     } catch (error2) {
       throw cannotRead(named, error2);
     }
-    const inFolder3 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (stat === void 0) return { real: inFolder3 };
-    if (!stat.isSymbolicLink()) return { real: inFolder3, stat };
+    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
+    if (stat === void 0) return { real: inFolder2 };
+    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
     if (stat.uid !== uid && stat.uid !== 0)
       throw new ConfigError(
         `not changed: catalog ${printable(named)}${hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
@@ -38041,7 +38056,7 @@ async function readAll(stream) {
 }
 function promptHidden(question, output) {
   const input2 = process.stdin;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve2, reject) => {
     let answer = "";
     output.write(question);
     input2.setRawMode(true);
@@ -38053,7 +38068,7 @@ function promptHidden(question, output) {
       input2.removeListener("data", onData);
       output.write("\n");
       if (error2) reject(error2);
-      else resolve(answer);
+      else resolve2(answer);
     };
     const onData = (chunk) => {
       for (const char of chunk) {
@@ -38530,8 +38545,8 @@ function generateKey() {
   return `emu_${(0, import_node_crypto.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path19 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path19);
+  const path20 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path20);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -38717,7 +38732,7 @@ async function startEmulator(options = {}) {
     req.on("error", () => res.destroy());
   });
   server.keepAliveTimeout = 5e3;
-  await new Promise((resolve, reject) => {
+  await new Promise((resolve2, reject) => {
     const onError = (error2) => {
       if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
       const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
@@ -38740,7 +38755,7 @@ async function startEmulator(options = {}) {
     server.once("error", onError);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
       server.off("error", onError);
-      resolve();
+      resolve2();
     });
   });
   const { port } = server.address();
@@ -38758,10 +38773,10 @@ async function startEmulator(options = {}) {
     close({ force = false } = {}) {
       closing = true;
       if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve) => {
+      closed ??= new Promise((resolve2) => {
         server.close(() => {
           if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
-          resolve();
+          resolve2();
         });
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -38928,7 +38943,7 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
   if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
   if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
   io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve) => {
+  await new Promise((resolve2) => {
     let stopping = false;
     const stop = () => {
       if (stopping) {
@@ -38939,7 +38954,7 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
       void server.close().then(() => {
         process.removeListener("SIGINT", stop);
         process.removeListener("SIGTERM", stop);
-        resolve();
+        resolve2();
       });
     };
     process.on("SIGINT", stop);
@@ -39229,6 +39244,8 @@ var init_failed = __esm({
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
       /** True once the file was opened (a lazy one, only when a row needed keeping). */
       #opened = false;
       #mode;
@@ -39238,6 +39255,7 @@ var init_failed = __esm({
        */
       constructor(file, format2, header, options = {}) {
         this.path = file;
+        this.#normalized = options.normalized;
         this.#format = format2;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
@@ -39277,17 +39295,25 @@ var init_failed = __esm({
           this.notKept++;
           return false;
         }
-        this.#buffer += failedLine(row, reason2, this.#header(), this.#separator);
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
         this.#bufferedRows++;
         this.rows++;
         if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
         return !this.error;
       }
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
+      }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
       #writeHeader(kind) {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -39514,18 +39540,28 @@ var init_journal = __esm({
         if (import_node_fs13.default.existsSync(file)) {
           loaded2 = load2(file);
           const input2 = loaded2.header.input;
+          const was = loaded2.header.inputs ?? [input2];
+          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
           if (!options.resume) {
-            const what = loaded2.done ? `a completed batch of ${input2.path} (${describeLoaded(loaded2)})` : `a batch of ${input2.path} that did not finish (${describeLoaded(loaded2)})`;
-            throw new UsageError(`the journal ${file} already records ${what}; nothing was sent`, {
+            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
+            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
               hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
             });
           }
-          if (input2.sha256 !== options.input.sha256 || input2.size !== options.input.size) {
+          const now = options.inputs;
+          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+          if (was.length !== now.length)
             throw new UsageError(
-              `the journal ${file} was made for another input (${input2.path}, ${plural(input2.size, "byte")}); ${options.input.path} is not the same file content`,
-              {
-                hint: "resume with the input the journal was made for, or name a new --journal for this one"
-              }
+              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
+              hint
+            );
+          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+          if (changed >= 0) {
+            const w = was[changed];
+            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+            throw new UsageError(
+              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+              hint
             );
           }
           if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
@@ -39536,13 +39572,13 @@ var init_journal = __esm({
               }
             );
           }
-          const was = loaded2.header.catalog;
-          const now = options.catalog ?? null;
-          if (was !== void 0 && (was?.sha256 ?? null) !== (now?.sha256 ?? null)) {
-            const then = was ? `the catalog ${was.path}` : "no catalog";
-            const changed = was && now && was.path === now.path ? `${then}, which has changed since` : `${then}, not ${now ? `the catalog ${now.path}` : "without one"}`;
-            throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
-              hint: was ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+          const before = loaded2.header.catalog;
+          const catalog = options.catalog ?? null;
+          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+            const then = before ? `the catalog ${before.path}` : "no catalog";
+            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
             });
           }
           if (loaded2.header.format !== options.format) {
@@ -39563,7 +39599,8 @@ var init_journal = __esm({
             const header = {
               journal: MAGIC,
               version: VERSION2,
-              input: options.input,
+              input: options.inputs[0],
+              inputs: options.inputs.length > 1 ? options.inputs : void 0,
               format: options.format,
               shard: options.shard,
               catalog: options.catalog ?? null,
@@ -39705,8 +39742,13 @@ function isStdout(file) {
     return false;
   }
 }
-function checkPaths(source, options) {
-  const input2 = source === "-" ? "the file behind standard input" : "the input file";
+function inInputFolder(file, folder) {
+  const name = import_node_path12.default.basename(file);
+  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs14.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, name] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
@@ -39721,20 +39763,33 @@ function checkPaths(source, options) {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
     });
   }
-  if (options.failed && sameFile2(options.failed, source)) {
+  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
     throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
       hint: "write the failed rows to another file"
     });
   }
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+  }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (source === "-" || !import_node_fs14.default.statSync(source, { throwIfNoEntry: false })?.isFile()) {
-    throw new UsageError("--journal needs the input as a regular file", {
-      hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-    });
+  for (const source of sources) {
+    const stat = source === "-" ? void 0 : import_node_fs14.default.statSync(source, { throwIfNoEntry: false });
+    if (!stat?.isFile() && !stat?.isDirectory()) {
+      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+      });
+    }
+    if (sameFile2(options.journal, source))
+      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
   }
-  if (sameFile2(options.journal, source))
-    throw new UsageError(`--journal ${options.journal} is the input file`, { hint: "name a new file for the journal" });
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
@@ -39754,11 +39809,11 @@ function replayCommand(file, format2, trigger, next = { failed: nextFailedName(f
   if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
-function openDefaultFailed(reader, folder = ".", now = /* @__PURE__ */ new Date()) {
+function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(reader.format);
-  const open = (name) => new FailedFile(name, reader.format, reader.header, { lazy: true });
+  const ext = failedExtension(shape.format);
+  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
     import_node_fs14.default.accessSync(folder, import_node_fs14.default.constants.W_OK);
   } catch (error2) {
@@ -39794,18 +39849,20 @@ function freeName(stem, ext, from) {
   }
 }
 function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", shellQuote(input2.name), "--journal", shellQuote(options.journal), "--resume"];
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push("--failed", shellQuote(options.failed));
-  if (formatFromName(input2.name) !== input2.format) args.push("--format", input2.format);
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
-function openFailed(file, reader) {
+function openFailed(file, shape) {
   const regular = import_node_fs14.default.statSync(file, { throwIfNoEntry: false });
   const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
   try {
-    return { failed: new FailedFile(file, reader.format, reader.header), lock };
+    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
   } catch (error2) {
     lock?.release();
     throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
@@ -39824,7 +39881,7 @@ async function openJournal(input2, options, catalog = null) {
   return Journal.open(options.journal, {
     catalog,
     resume: options.resume === true,
-    input: await fingerprint(input2.file),
+    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
     format: input2.format,
     shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
     resumeCommand: resumeCommand(input2, options)
@@ -40131,6 +40188,21 @@ var init_lines = __esm({
 });
 
 // src/batch/rows.ts
+function parseColumns(text) {
+  const names = { ...DEFAULT_COLUMNS };
+  for (const part of text.split(",")) {
+    const eq = part.indexOf("=");
+    const key = part.slice(0, eq).trim();
+    const name = part.slice(eq + 1).trim();
+    if (eq < 0 || !Object.hasOwn(DEFAULT_COLUMNS, key) || name === "") {
+      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, {
+        hint: "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount"
+      });
+    }
+    names[key] = name;
+  }
+  return names;
+}
 function makeRow(line, record, fields, options, valueText) {
   const triggerId = fields.triggerId === void 0 || fields.triggerId === "" ? options.trigger : fields.triggerId;
   const given = fields.value;
@@ -40186,6 +40258,7 @@ function readCsv(stream, options, format2 = "csv") {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
   let columns;
+  const names = options.columns ?? DEFAULT_COLUMNS;
   const readHeader = (fields, line) => {
     header = fields;
     const seen = /* @__PURE__ */ new Set();
@@ -40196,22 +40269,31 @@ function readCsv(stream, options, format2 = "csv") {
       seen.add(key);
     }
     columns = {
-      trigger: columnIndex(header, "triggerId"),
-      user: columnIndex(header, "userId"),
-      value: columnIndex(header, "value"),
+      trigger: columnIndex(header, names.triggerId),
+      user: columnIndex(header, names.userId),
+      value: columnIndex(header, names.value),
       error: columnIndex(header, "error")
     };
-    if (columns.user < 0) {
-      const shown2 = header.join(",");
-      throw new UsageError(
-        `the CSV header (line ${line}) has no userId column: ${shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2}`,
-        {
-          hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
-        }
+    const shown2 = header.join(separator);
+    const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
+    if (options.columns) {
+      const missing = Object.keys(names).find(
+        (key) => names[key] !== key && columnIndex(header, names[key]) < 0
       );
+      if (missing)
+        throw new UsageError(
+          `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
+        );
+    }
+    if (columns.user < 0) {
+      throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
+        hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
+      });
     }
     if (columns.trigger < 0 && !options.trigger) {
-      throw new UsageError("the CSV has no triggerId column", { hint: "add one, or pass --trigger <id> for every row" });
+      throw new UsageError(`the CSV has no ${names.triggerId} column`, {
+        hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
+      });
     }
   };
   const toRow = (fields, line, out) => {
@@ -40312,7 +40394,7 @@ function readCsv(stream, options, format2 = "csv") {
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
@@ -40329,10 +40411,15 @@ async function* mapLines(stream, toRow) {
     if (out.length) yield out;
   }
 }
+function numberTextOf(text, member) {
+  const at = text.indexOf(`${JSON.stringify(member)}`);
+  return at < 0 ? void 0 : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
+}
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 function readNdjson(stream, options, format2 = "ndjson") {
+  const names = options.columns ?? DEFAULT_COLUMNS;
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
@@ -40347,10 +40434,10 @@ function readNdjson(stream, options, format2 = "ndjson") {
       return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed)}`);
     }
     const object = parsed;
-    const { triggerId, userId, value, error: error2 } = object;
-    const valueText = typeof value === "number" ? valueTextIn(text, value) : void 0;
+    const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
+    const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"triggerId" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"userId" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"value" must be a number, not ${describe2(value)}` : void 0;
+    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
@@ -40398,9 +40485,14 @@ function readLineIds(stream, options, format2 = "lines") {
   return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
-  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
+  const kind = FORMAT_TABLE[format2].kind;
+  if (kind === "parquet")
+    throw new UsageError("a Parquet file is read from its footer, so it cannot come through standard input", {
+      hint: "give the file by its name: trigger batch export.parquet"
+    });
+  return READERS[kind](stream, options, format2);
 }
-var UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -40409,6 +40501,7 @@ var init_rows = __esm({
     init_csv();
     init_formats();
     init_lines();
+    DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
@@ -40461,7 +40554,7 @@ var init_stop = __esm({
 
 // src/batch/report.ts
 function rowJson(row, outcome, mask) {
-  const lead = { line: row.line };
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case "accepted":
@@ -40512,7 +40605,7 @@ function failureReason(outcome, mask) {
   }
 }
 function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} line ${line}: ${printable(reason2)}`;
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
 }
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
@@ -40709,6 +40802,4078 @@ var init_finish = __esm({
   }
 });
 
+// node_modules/hyparquet/src/constants.js
+var ParquetTypes, Encodings, FieldRepetitionTypes, ConvertedTypes, CompressionCodecs, PageTypes, BoundaryOrders, EdgeInterpolationAlgorithms;
+var init_constants = __esm({
+  "node_modules/hyparquet/src/constants.js"() {
+    ParquetTypes = [
+      "BOOLEAN",
+      "INT32",
+      "INT64",
+      "INT96",
+      // deprecated
+      "FLOAT",
+      "DOUBLE",
+      "BYTE_ARRAY",
+      "FIXED_LEN_BYTE_ARRAY"
+    ];
+    Encodings = [
+      "PLAIN",
+      "GROUP_VAR_INT",
+      // deprecated
+      "PLAIN_DICTIONARY",
+      "RLE",
+      "BIT_PACKED",
+      // deprecated
+      "DELTA_BINARY_PACKED",
+      "DELTA_LENGTH_BYTE_ARRAY",
+      "DELTA_BYTE_ARRAY",
+      "RLE_DICTIONARY",
+      "BYTE_STREAM_SPLIT",
+      "ALP"
+    ];
+    FieldRepetitionTypes = [
+      "REQUIRED",
+      "OPTIONAL",
+      "REPEATED"
+    ];
+    ConvertedTypes = [
+      "UTF8",
+      "MAP",
+      "MAP_KEY_VALUE",
+      "LIST",
+      "ENUM",
+      "DECIMAL",
+      "DATE",
+      "TIME_MILLIS",
+      "TIME_MICROS",
+      "TIMESTAMP_MILLIS",
+      "TIMESTAMP_MICROS",
+      "UINT_8",
+      "UINT_16",
+      "UINT_32",
+      "UINT_64",
+      "INT_8",
+      "INT_16",
+      "INT_32",
+      "INT_64",
+      "JSON",
+      "BSON",
+      "INTERVAL"
+    ];
+    CompressionCodecs = [
+      "UNCOMPRESSED",
+      "SNAPPY",
+      "GZIP",
+      "LZO",
+      "BROTLI",
+      "LZ4",
+      "ZSTD",
+      "LZ4_RAW"
+    ];
+    PageTypes = [
+      "DATA_PAGE",
+      "INDEX_PAGE",
+      "DICTIONARY_PAGE",
+      "DATA_PAGE_V2"
+    ];
+    BoundaryOrders = [
+      "UNORDERED",
+      "ASCENDING",
+      "DESCENDING"
+    ];
+    EdgeInterpolationAlgorithms = [
+      "SPHERICAL",
+      "VINCENTY",
+      "THOMAS",
+      "ANDOYER",
+      "KARNEY"
+    ];
+  }
+});
+
+// node_modules/hyparquet/src/wkb.js
+function wkbToGeojson(reader) {
+  const flags = getFlags(reader);
+  if (flags.type === 1) {
+    return { type: "Point", coordinates: readPosition(reader, flags) };
+  } else if (flags.type === 2) {
+    return { type: "LineString", coordinates: readLine(reader, flags) };
+  } else if (flags.type === 3) {
+    return { type: "Polygon", coordinates: readPolygon(reader, flags) };
+  } else if (flags.type === 4) {
+    const points = [];
+    for (let i = 0; i < flags.count; i++) {
+      points.push(readPosition(reader, getFlags(reader)));
+    }
+    return { type: "MultiPoint", coordinates: points };
+  } else if (flags.type === 5) {
+    const lines = [];
+    for (let i = 0; i < flags.count; i++) {
+      lines.push(readLine(reader, getFlags(reader)));
+    }
+    return { type: "MultiLineString", coordinates: lines };
+  } else if (flags.type === 6) {
+    const polygons = [];
+    for (let i = 0; i < flags.count; i++) {
+      polygons.push(readPolygon(reader, getFlags(reader)));
+    }
+    return { type: "MultiPolygon", coordinates: polygons };
+  } else if (flags.type === 7) {
+    const geometries = [];
+    for (let i = 0; i < flags.count; i++) {
+      geometries.push(wkbToGeojson(reader));
+    }
+    return { type: "GeometryCollection", geometries };
+  } else {
+    throw new Error(`Unsupported geometry type: ${flags.type}`);
+  }
+}
+function getFlags(reader) {
+  const { view: view2 } = reader;
+  const littleEndian = view2.getUint8(reader.offset++) === 1;
+  const rawType = view2.getUint32(reader.offset, littleEndian);
+  reader.offset += 4;
+  const type = rawType % 1e3;
+  const flags = Math.floor(rawType / 1e3);
+  let count2 = 0;
+  if (type > 1 && type <= 7) {
+    count2 = view2.getUint32(reader.offset, littleEndian);
+    reader.offset += 4;
+  }
+  let dim2 = 2;
+  if (flags) dim2++;
+  if (flags === 3) dim2++;
+  return { littleEndian, type, dim: dim2, count: count2 };
+}
+function readPosition(reader, flags) {
+  const points = [];
+  for (let i = 0; i < flags.dim; i++) {
+    const coord = reader.view.getFloat64(reader.offset, flags.littleEndian);
+    reader.offset += 8;
+    points.push(coord);
+  }
+  return points;
+}
+function readLine(reader, flags) {
+  const points = [];
+  for (let i = 0; i < flags.count; i++) {
+    points.push(readPosition(reader, flags));
+  }
+  return points;
+}
+function readPolygon(reader, flags) {
+  const { view: view2 } = reader;
+  const rings = [];
+  for (let r = 0; r < flags.count; r++) {
+    const count2 = view2.getUint32(reader.offset, flags.littleEndian);
+    reader.offset += 4;
+    rings.push(readLine(reader, { ...flags, count: count2 }));
+  }
+  return rings;
+}
+var init_wkb = __esm({
+  "node_modules/hyparquet/src/wkb.js"() {
+  }
+});
+
+// node_modules/hyparquet/src/convert.js
+function convertWithDictionary(data, dictionary, encoding, columnDecoder) {
+  if (dictionary && encoding.endsWith("_DICTIONARY")) {
+    let output = data;
+    if (data instanceof Uint8Array && !(dictionary instanceof Uint8Array)) {
+      output = new dictionary.constructor(data.length);
+    }
+    for (let i = 0; i < data.length; i++) {
+      output[i] = dictionary[data[i]];
+    }
+    return output;
+  } else {
+    return convert(data, columnDecoder);
+  }
+}
+function convert(data, columnDecoder) {
+  const { element, parsers, utf8 = true, schemaPath } = columnDecoder;
+  const { type, converted_type: ctype, logical_type: ltype } = element;
+  const nullable = element.repetition_type !== "REQUIRED";
+  if (type === "BYTE_ARRAY" && element.name === "inline" && schemaPath?.at(-2)?.element.logical_type?.type === "FILE") {
+    return data;
+  }
+  const isVariant = schemaPath?.some((s) => s.element.logical_type?.type === "VARIANT");
+  if (isVariant && type === "BYTE_ARRAY" && ctype !== "UTF8" && ltype?.type !== "STRING") {
+    return data;
+  }
+  if (ctype === "DECIMAL") {
+    const scale = element.scale || 0;
+    const factor = 10 ** scale;
+    const arr = new Array(data.length);
+    for (let i = 0; i < arr.length; i++) {
+      if (data[i] instanceof Uint8Array) {
+        arr[i] = scale > 308 ? parseDecimal(data[i]) * 10 ** -scale : parseDecimal(data[i]) / factor;
+      } else {
+        arr[i] = Number(data[i]) / factor;
+      }
+    }
+    return arr;
+  }
+  if (!ctype && type === "INT96") {
+    return Array.from(data).map((v) => parsers.timestampFromNanoseconds(parseInt96Nanos(v)));
+  }
+  if (ctype === "DATE") {
+    return Array.from(data).map((v) => parsers.dateFromDays(v));
+  }
+  if (ctype === "TIMESTAMP_MILLIS") {
+    return Array.from(data).map((v) => parsers.timestampFromMilliseconds(v));
+  }
+  if (ctype === "TIMESTAMP_MICROS") {
+    return Array.from(data).map((v) => parsers.timestampFromMicroseconds(v));
+  }
+  if (ctype === "JSON") {
+    return data.map((v) => parsers.jsonFromBytes(v));
+  }
+  if (ctype === "BSON") {
+    throw new Error("parquet bson not supported");
+  }
+  if (ctype === "INTERVAL") {
+    throw new Error("parquet interval not supported");
+  }
+  if (ltype?.type === "GEOMETRY") {
+    return data.map((v) => parsers.geometryFromBytes(v));
+  }
+  if (ltype?.type === "GEOGRAPHY") {
+    return data.map((v) => parsers.geographyFromBytes(v));
+  }
+  if (ltype?.type === "UUID") {
+    return data.map((v) => parsers.uuidFromBytes(v));
+  }
+  if (ctype === "UTF8" || ltype?.type === "STRING" || utf8 && type === "BYTE_ARRAY") {
+    return data.map((v) => parsers.stringFromBytes(v));
+  }
+  if (ctype === "UINT_64" || ltype?.type === "INTEGER" && ltype.bitWidth === 64 && !ltype.isSigned) {
+    if (data instanceof BigInt64Array) return new BigUint64Array(data.buffer, data.byteOffset, data.length);
+    const arr = nullable ? new Array(data.length) : new BigUint64Array(data.length);
+    for (let i = 0; i < arr.length; i++) arr[i] = data[i];
+    return arr;
+  }
+  if (ctype === "UINT_32" || ltype?.type === "INTEGER" && ltype.bitWidth === 32 && !ltype.isSigned) {
+    if (data instanceof Int32Array) return new Uint32Array(data.buffer, data.byteOffset, data.length);
+    const arr = nullable ? new Array(data.length) : new Uint32Array(data.length);
+    for (let i = 0; i < arr.length; i++) {
+      arr[i] = data[i] < 0 ? 4294967296 + data[i] : data[i];
+    }
+    return arr;
+  }
+  if (ltype?.type === "FLOAT16") {
+    return Array.from(data).map(parseFloat16);
+  }
+  if (ltype?.type === "TIMESTAMP") {
+    const { unit } = ltype;
+    let parser = parsers.timestampFromMilliseconds;
+    if (unit === "MICROS") parser = parsers.timestampFromMicroseconds;
+    if (unit === "NANOS") parser = parsers.timestampFromNanoseconds;
+    const arr = new Array(data.length);
+    for (let i = 0; i < arr.length; i++) {
+      arr[i] = parser(data[i]);
+    }
+    return arr;
+  }
+  return data;
+}
+function parseDecimal(bytes) {
+  if (!bytes.length) return 0;
+  let value = 0n;
+  for (const byte of bytes) {
+    value = value * 256n + BigInt(byte);
+  }
+  const bits = bytes.length * 8;
+  if (value >= 2n ** BigInt(bits - 1)) {
+    value -= 2n ** BigInt(bits);
+  }
+  return Number(value);
+}
+function parseInt96Nanos(value) {
+  const days = (value >> 64n) - 2440588n;
+  const nano = value & 0xffffffffffffffffn;
+  return days * 86400000000000n + nano;
+}
+function parseFloat16(bytes) {
+  if (!bytes) return void 0;
+  const int16 = bytes[1] << 8 | bytes[0];
+  const sign = int16 >> 15 ? -1 : 1;
+  const exp = int16 >> 10 & 31;
+  const frac = int16 & 1023;
+  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
+}
+var decoder, DEFAULT_PARSERS;
+var init_convert = __esm({
+  "node_modules/hyparquet/src/convert.js"() {
+    init_wkb();
+    decoder = new TextDecoder();
+    DEFAULT_PARSERS = {
+      timestampFromMilliseconds(millis) {
+        return new Date(Number(millis));
+      },
+      timestampFromMicroseconds(micros) {
+        return new Date(Number(micros / 1000n));
+      },
+      timestampFromNanoseconds(nanos) {
+        return new Date(Number(nanos / 1000000n));
+      },
+      dateFromDays(days) {
+        return new Date(days * 864e5);
+      },
+      stringFromBytes(bytes) {
+        return bytes && decoder.decode(bytes);
+      },
+      jsonFromBytes(bytes) {
+        return bytes && JSON.parse(decoder.decode(bytes));
+      },
+      geometryFromBytes(bytes) {
+        return bytes && wkbToGeojson({ view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 });
+      },
+      geographyFromBytes(bytes) {
+        return bytes && wkbToGeojson({ view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 });
+      },
+      uuidFromBytes(bytes) {
+        if (!bytes) return void 0;
+        const hex2 = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+        return hex2.slice(0, 8) + "-" + hex2.slice(8, 12) + "-" + hex2.slice(12, 16) + "-" + hex2.slice(16, 20) + "-" + hex2.slice(20, 32);
+      }
+    };
+  }
+});
+
+// node_modules/hyparquet/src/schema.js
+function schemaTree(schema, rootIndex, path20) {
+  const element = schema[rootIndex];
+  const children = [];
+  let count2 = 1;
+  if (element.num_children) {
+    while (children.length < element.num_children) {
+      const childElement = schema[rootIndex + count2];
+      const child = schemaTree(schema, rootIndex + count2, [...path20, childElement.name]);
+      count2 += child.count;
+      children.push(child);
+    }
+  }
+  return { count: count2, element, children, path: path20 };
+}
+function getSchemaPath(schema, name) {
+  return getTreePath(schemaTree(schema, 0, []), name);
+}
+function getTreePath(tree, name) {
+  const path20 = [tree];
+  for (const part of name) {
+    const child = tree.children.find((child2) => child2.element.name === part);
+    if (!child) throw new Error(`parquet schema element not found: ${name}`);
+    path20.push(child);
+    tree = child;
+  }
+  return path20;
+}
+function getPhysicalColumns(schemaTree2) {
+  const columns = [];
+  function traverse(node2) {
+    if (node2.children.length) {
+      for (const child of node2.children) {
+        traverse(child);
+      }
+    } else {
+      columns.push(node2.path.join("."));
+    }
+  }
+  traverse(schemaTree2);
+  return columns;
+}
+function getMaxRepetitionLevel(schemaPath) {
+  let maxLevel = 0;
+  for (const { element } of schemaPath) {
+    if (element.repetition_type === "REPEATED") {
+      maxLevel++;
+    }
+  }
+  return maxLevel;
+}
+function getMaxDefinitionLevel(schemaPath) {
+  let maxLevel = 0;
+  for (const { element } of schemaPath.slice(1)) {
+    if (element.repetition_type !== "REQUIRED") {
+      maxLevel++;
+    }
+  }
+  return maxLevel;
+}
+function isListLike(schema) {
+  if (!schema) return false;
+  if (schema.element.converted_type !== "LIST") return false;
+  if (schema.children.length > 1) return false;
+  const firstChild = schema.children[0];
+  if (firstChild.children.length > 1) return false;
+  if (firstChild.element.repetition_type !== "REPEATED") return false;
+  return true;
+}
+function isMapLike(schema) {
+  if (!schema) return false;
+  if (schema.element.converted_type !== "MAP") return false;
+  if (schema.children.length > 1) return false;
+  const firstChild = schema.children[0];
+  if (firstChild.children.length !== 2) return false;
+  if (firstChild.element.repetition_type !== "REPEATED") return false;
+  const keyChild = firstChild.children.find((child) => child.element.name === "key");
+  if (keyChild?.element.repetition_type === "REPEATED") return false;
+  const valueChild = firstChild.children.find((child) => child.element.name === "value");
+  if (valueChild?.element.repetition_type === "REPEATED") return false;
+  return true;
+}
+function isFlatColumn(schemaPath) {
+  if (schemaPath.length !== 2) return false;
+  const [, column] = schemaPath;
+  if (column.element.repetition_type === "REPEATED") return false;
+  if (column.children.length) return false;
+  return true;
+}
+var init_schema = __esm({
+  "node_modules/hyparquet/src/schema.js"() {
+  }
+});
+
+// node_modules/hyparquet/src/thrift.js
+function deserializeTCompactProtocol(reader) {
+  const value = {};
+  let fid = 0;
+  while (true) {
+    if (reader.offset >= reader.view.byteLength) throw new Error("thrift struct ended without STOP");
+    const byte = reader.view.getUint8(reader.offset++);
+    const type = byte & 15;
+    if (type === STOP) break;
+    const delta = byte >> 4;
+    fid = delta ? fid + delta : readZigZag(reader);
+    value[`field_${fid}`] = readElement(reader, type);
+  }
+  return value;
+}
+function readElement(reader, type) {
+  switch (type) {
+    case TRUE:
+      return true;
+    case FALSE:
+      return false;
+    case BYTE:
+      return reader.view.getInt8(reader.offset++);
+    case I16:
+    case I32:
+      return readZigZag(reader);
+    case I64:
+      return readZigZagBigInt(reader);
+    case DOUBLE: {
+      const value = reader.view.getFloat64(reader.offset, true);
+      reader.offset += 8;
+      return value;
+    }
+    case BINARY: {
+      const stringLength = readVarInt(reader);
+      if (reader.offset + stringLength > reader.view.byteLength) {
+        throw new Error(`thrift binary length ${stringLength} exceeds remaining ${reader.view.byteLength - reader.offset} bytes`);
+      }
+      const strBytes = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, stringLength);
+      reader.offset += stringLength;
+      return strBytes;
+    }
+    case LIST: {
+      const byte = reader.view.getUint8(reader.offset++);
+      const elemType = byte & 15;
+      let listSize = byte >> 4;
+      if (listSize === 15) {
+        listSize = readVarInt(reader);
+      }
+      const boolType = elemType === TRUE || elemType === FALSE;
+      const values = new Array(listSize);
+      for (let i = 0; i < listSize; i++) {
+        values[i] = boolType ? readElement(reader, BYTE) === 1 : readElement(reader, elemType);
+      }
+      return values;
+    }
+    case STRUCT:
+      return deserializeTCompactProtocol(reader);
+    default:
+      throw new Error(`thrift unhandled type: ${type}`);
+  }
+}
+function readVarInt(reader) {
+  let result = 0;
+  let shift = 0;
+  while (true) {
+    const byte = reader.view.getUint8(reader.offset++);
+    result |= (byte & 127) << shift;
+    if (!(byte & 128)) {
+      return result;
+    }
+    shift += 7;
+  }
+}
+function readVarBigInt(reader) {
+  let result = 0n;
+  let shift = 0n;
+  while (true) {
+    const byte = reader.view.getUint8(reader.offset++);
+    result |= BigInt(byte & 127) << shift;
+    if (!(byte & 128)) {
+      return result;
+    }
+    shift += 7n;
+  }
+}
+function readZigZag(reader) {
+  const zigzag = readVarInt(reader);
+  return zigzag >>> 1 ^ -(zigzag & 1);
+}
+function readZigZagBigInt(reader) {
+  const zigzag = readVarBigInt(reader);
+  return zigzag >> 1n ^ -(zigzag & 1n);
+}
+var STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, STRUCT;
+var init_thrift = __esm({
+  "node_modules/hyparquet/src/thrift.js"() {
+    STOP = 0;
+    TRUE = 1;
+    FALSE = 2;
+    BYTE = 3;
+    I16 = 4;
+    I32 = 5;
+    I64 = 6;
+    DOUBLE = 7;
+    BINARY = 8;
+    LIST = 9;
+    STRUCT = 12;
+  }
+});
+
+// node_modules/hyparquet/src/geoparquet.js
+function markGeoColumns(schema, key_value_metadata) {
+  const columns = /* @__PURE__ */ new Map();
+  const geo = key_value_metadata?.find(({ key }) => key === "geo")?.value;
+  const decodedColumns = (geo && JSON.parse(geo)?.columns) ?? {};
+  for (const [name, column] of Object.entries(decodedColumns)) {
+    if (column.encoding !== "WKB") continue;
+    const type = column.edges === "spherical" ? "GEOGRAPHY" : "GEOMETRY";
+    const id = column.crs?.id ?? column.crs?.ids?.[0];
+    const crs = id ? `${id.authority}:${id.code.toString()}` : void 0;
+    columns.set(name, { type, crs });
+  }
+  for (let i = 1; i < schema.length; i++) {
+    const { logical_type, name, num_children, type } = schema[i];
+    if (num_children) {
+      i += num_children;
+      continue;
+    }
+    if (type === "BYTE_ARRAY" && !logical_type) {
+      schema[i].logical_type = columns.get(name);
+    }
+  }
+}
+var init_geoparquet = __esm({
+  "node_modules/hyparquet/src/geoparquet.js"() {
+  }
+});
+
+// node_modules/hyparquet/src/metadata.js
+function decode2(value) {
+  return value && decoder2.decode(value);
+}
+async function parquetMetadataAsync(asyncBuffer, { parsers, initialFetchSize = defaultInitialFetchSize, geoparquet = true } = {}) {
+  if (!asyncBuffer || !(asyncBuffer.byteLength >= 0)) throw new Error("parquet expected AsyncBuffer");
+  const footerOffset = Math.max(0, asyncBuffer.byteLength - initialFetchSize);
+  const footerBuffer = await asyncBuffer.slice(footerOffset, asyncBuffer.byteLength);
+  const footerView = new DataView(footerBuffer);
+  if (footerView.getUint32(footerBuffer.byteLength - 4, true) !== 827474256) {
+    throw new Error("parquet file invalid (footer != PAR1)");
+  }
+  const metadataLength = footerView.getUint32(footerBuffer.byteLength - 8, true);
+  if (metadataLength > asyncBuffer.byteLength - 8) {
+    throw new Error(`parquet metadata length ${metadataLength} exceeds available buffer ${asyncBuffer.byteLength - 8}`);
+  }
+  if (metadataLength + 8 > initialFetchSize) {
+    const metadataOffset = asyncBuffer.byteLength - metadataLength - 8;
+    const metadataBuffer = await asyncBuffer.slice(metadataOffset, footerOffset);
+    const combinedBuffer = new ArrayBuffer(metadataLength + 8);
+    const combinedView = new Uint8Array(combinedBuffer);
+    combinedView.set(new Uint8Array(metadataBuffer));
+    combinedView.set(new Uint8Array(footerBuffer), footerOffset - metadataOffset);
+    return parquetMetadata(combinedBuffer, { parsers, geoparquet });
+  } else {
+    return parquetMetadata(footerBuffer, { parsers, geoparquet });
+  }
+}
+function parquetMetadata(arrayBuffer, { parsers, geoparquet = true } = {}) {
+  let view2;
+  if (arrayBuffer instanceof ArrayBuffer) {
+    view2 = new DataView(arrayBuffer);
+  } else if (arrayBuffer instanceof Uint8Array) {
+    view2 = new DataView(arrayBuffer.buffer, arrayBuffer.byteOffset, arrayBuffer.byteLength);
+  } else {
+    throw new Error("parquet expected ArrayBuffer or Uint8Array");
+  }
+  const allParsers = { ...DEFAULT_PARSERS, ...parsers };
+  if (view2.byteLength < 8) {
+    throw new Error("parquet file is too short");
+  }
+  if (view2.getUint32(view2.byteLength - 4, true) !== 827474256) {
+    throw new Error("parquet file invalid (footer != PAR1)");
+  }
+  const metadataLengthOffset = view2.byteLength - 8;
+  const metadataLength = view2.getUint32(metadataLengthOffset, true);
+  if (metadataLength > view2.byteLength - 8) {
+    throw new Error(`parquet metadata length ${metadataLength} exceeds available buffer ${view2.byteLength - 8}`);
+  }
+  const metadataOffset = metadataLengthOffset - metadataLength;
+  const reader = { view: view2, offset: metadataOffset };
+  const metadata = deserializeTCompactProtocol(reader);
+  const version = metadata.field_1;
+  const schema = metadata.field_2.map((field2) => ({
+    type: ParquetTypes[field2.field_1],
+    type_length: field2.field_2,
+    repetition_type: FieldRepetitionTypes[field2.field_3],
+    name: decode2(field2.field_4),
+    num_children: field2.field_5,
+    converted_type: ConvertedTypes[field2.field_6],
+    scale: field2.field_7,
+    precision: field2.field_8,
+    field_id: field2.field_9,
+    logical_type: logicalType(field2.field_10)
+  }));
+  const columnSchema = schema.filter((e) => e.type);
+  const num_rows = metadata.field_3;
+  const row_groups = metadata.field_4.map((rowGroup) => ({
+    columns: rowGroup.field_1.map((column, columnIndex2) => ({
+      file_path: decode2(column.field_1),
+      file_offset: column.field_2,
+      meta_data: column.field_3 && {
+        type: ParquetTypes[column.field_3.field_1],
+        encodings: column.field_3.field_2?.map((e) => Encodings[e]),
+        path_in_schema: column.field_3.field_3.map(decode2),
+        codec: CompressionCodecs[column.field_3.field_4],
+        num_values: column.field_3.field_5,
+        total_uncompressed_size: column.field_3.field_6,
+        total_compressed_size: column.field_3.field_7,
+        key_value_metadata: column.field_3.field_8?.map((kv) => ({
+          key: decode2(kv.field_1),
+          value: decode2(kv.field_2)
+        })),
+        data_page_offset: column.field_3.field_9,
+        index_page_offset: column.field_3.field_10,
+        dictionary_page_offset: column.field_3.field_11,
+        statistics: convertStats(column.field_3.field_12, columnSchema[columnIndex2], allParsers),
+        encoding_stats: column.field_3.field_13?.map((encodingStat) => ({
+          page_type: PageTypes[encodingStat.field_1],
+          encoding: Encodings[encodingStat.field_2],
+          count: encodingStat.field_3
+        })),
+        bloom_filter_offset: column.field_3.field_14,
+        bloom_filter_length: column.field_3.field_15,
+        size_statistics: column.field_3.field_16 && {
+          unencoded_byte_array_data_bytes: column.field_3.field_16.field_1,
+          repetition_level_histogram: column.field_3.field_16.field_2,
+          definition_level_histogram: column.field_3.field_16.field_3
+        },
+        geospatial_statistics: column.field_3.field_17 && {
+          bbox: column.field_3.field_17.field_1 && {
+            xmin: column.field_3.field_17.field_1.field_1,
+            xmax: column.field_3.field_17.field_1.field_2,
+            ymin: column.field_3.field_17.field_1.field_3,
+            ymax: column.field_3.field_17.field_1.field_4,
+            zmin: column.field_3.field_17.field_1.field_5,
+            zmax: column.field_3.field_17.field_1.field_6,
+            mmin: column.field_3.field_17.field_1.field_7,
+            mmax: column.field_3.field_17.field_1.field_8
+          },
+          geospatial_types: column.field_3.field_17.field_2
+        }
+      },
+      offset_index_offset: column.field_4,
+      offset_index_length: column.field_5,
+      column_index_offset: column.field_6,
+      column_index_length: column.field_7,
+      crypto_metadata: column.field_8,
+      encrypted_column_metadata: column.field_9
+    })),
+    total_byte_size: rowGroup.field_2,
+    num_rows: rowGroup.field_3,
+    sorting_columns: rowGroup.field_4?.map((sortingColumn) => ({
+      column_idx: sortingColumn.field_1,
+      descending: sortingColumn.field_2,
+      nulls_first: sortingColumn.field_3
+    })),
+    file_offset: rowGroup.field_5,
+    total_compressed_size: rowGroup.field_6,
+    ordinal: rowGroup.field_7
+  }));
+  const key_value_metadata = metadata.field_5?.map((kv) => ({
+    key: decode2(kv.field_1),
+    value: decode2(kv.field_2)
+  }));
+  const created_by = decode2(metadata.field_6);
+  if (geoparquet) {
+    markGeoColumns(schema, key_value_metadata);
+  }
+  return {
+    version,
+    schema,
+    num_rows,
+    row_groups,
+    key_value_metadata,
+    created_by,
+    metadata_length: metadataLength
+  };
+}
+function parquetSchema({ schema }) {
+  return getSchemaPath(schema, [])[0];
+}
+function logicalType(logicalType2) {
+  if (logicalType2?.field_1) return { type: "STRING" };
+  if (logicalType2?.field_2) return { type: "MAP" };
+  if (logicalType2?.field_3) return { type: "LIST" };
+  if (logicalType2?.field_4) return { type: "ENUM" };
+  if (logicalType2?.field_5) return {
+    type: "DECIMAL",
+    scale: logicalType2.field_5.field_1,
+    precision: logicalType2.field_5.field_2
+  };
+  if (logicalType2?.field_6) return { type: "DATE" };
+  if (logicalType2?.field_7) return {
+    type: "TIME",
+    isAdjustedToUTC: logicalType2.field_7.field_1,
+    unit: timeUnit(logicalType2.field_7.field_2)
+  };
+  if (logicalType2?.field_8) return {
+    type: "TIMESTAMP",
+    isAdjustedToUTC: logicalType2.field_8.field_1,
+    unit: timeUnit(logicalType2.field_8.field_2)
+  };
+  if (logicalType2?.field_10) return {
+    type: "INTEGER",
+    bitWidth: logicalType2.field_10.field_1,
+    isSigned: logicalType2.field_10.field_2
+  };
+  if (logicalType2?.field_11) return { type: "NULL" };
+  if (logicalType2?.field_12) return { type: "JSON" };
+  if (logicalType2?.field_13) return { type: "BSON" };
+  if (logicalType2?.field_14) return { type: "UUID" };
+  if (logicalType2?.field_15) return { type: "FLOAT16" };
+  if (logicalType2?.field_16) return {
+    type: "VARIANT",
+    specification_version: logicalType2.field_16.field_1
+  };
+  if (logicalType2?.field_17) return {
+    type: "GEOMETRY",
+    crs: decode2(logicalType2.field_17.field_1)
+  };
+  if (logicalType2?.field_18) return {
+    type: "GEOGRAPHY",
+    crs: decode2(logicalType2.field_18.field_1),
+    algorithm: EdgeInterpolationAlgorithms[logicalType2.field_18.field_2]
+  };
+  if (logicalType2?.field_19) return { type: "FILE" };
+  return logicalType2;
+}
+function timeUnit(unit) {
+  if (unit.field_1) return "MILLIS";
+  if (unit.field_2) return "MICROS";
+  if (unit.field_3) return "NANOS";
+  throw new Error("parquet time unit required");
+}
+function convertStats(stats, schema, parsers) {
+  return stats && {
+    max: convertMetadata(stats.field_1, schema, parsers),
+    min: convertMetadata(stats.field_2, schema, parsers),
+    null_count: stats.field_3,
+    distinct_count: stats.field_4,
+    max_value: convertMetadata(stats.field_5, schema, parsers),
+    min_value: convertMetadata(stats.field_6, schema, parsers),
+    is_max_value_exact: stats.field_7,
+    is_min_value_exact: stats.field_8
+  };
+}
+function convertMetadata(value, schema, parsers) {
+  const { type, converted_type, logical_type } = schema;
+  if (value === void 0) return value;
+  if (type === "BOOLEAN") return value[0] === 1;
+  if (type === "BYTE_ARRAY") return parsers.stringFromBytes(value);
+  const view2 = new DataView(value.buffer, value.byteOffset, value.byteLength);
+  if (type === "FLOAT" && view2.byteLength === 4) return view2.getFloat32(0, true);
+  if (type === "DOUBLE" && view2.byteLength === 8) return view2.getFloat64(0, true);
+  if (type === "INT32" && converted_type === "DECIMAL" && view2.byteLength === 4) {
+    return view2.getInt32(0, true) / 10 ** (schema.scale || 0);
+  }
+  if (type === "INT64" && converted_type === "DECIMAL" && view2.byteLength === 8) {
+    return Number(view2.getBigInt64(0, true)) / 10 ** (schema.scale || 0);
+  }
+  if (type === "INT32" && converted_type === "DATE") return parsers.dateFromDays(view2.getInt32(0, true));
+  if (type === "INT64" && converted_type === "TIMESTAMP_MILLIS") return parsers.timestampFromMilliseconds(view2.getBigInt64(0, true));
+  if (type === "INT64" && converted_type === "TIMESTAMP_MICROS") return parsers.timestampFromMicroseconds(view2.getBigInt64(0, true));
+  if (type === "INT64" && logical_type?.type === "TIMESTAMP" && logical_type?.unit === "NANOS") return parsers.timestampFromNanoseconds(view2.getBigInt64(0, true));
+  if (type === "INT64" && logical_type?.type === "TIMESTAMP" && logical_type?.unit === "MICROS") return parsers.timestampFromMicroseconds(view2.getBigInt64(0, true));
+  if (type === "INT64" && logical_type?.type === "TIMESTAMP") return parsers.timestampFromMilliseconds(view2.getBigInt64(0, true));
+  const unsigned = converted_type?.startsWith("UINT_") || logical_type?.type === "INTEGER" && !logical_type.isSigned;
+  if (type === "INT32" && unsigned && view2.byteLength === 4) return view2.getUint32(0, true);
+  if (type === "INT64" && unsigned && view2.byteLength === 8) return view2.getBigUint64(0, true);
+  if (type === "INT32" && view2.byteLength === 4) return view2.getInt32(0, true);
+  if (type === "INT64" && view2.byteLength === 8) return view2.getBigInt64(0, true);
+  if (converted_type === "DECIMAL") {
+    const scale = schema.scale || 0;
+    return scale > 308 ? parseDecimal(value) * 10 ** -scale : parseDecimal(value) / 10 ** scale;
+  }
+  if (logical_type?.type === "FLOAT16") return parseFloat16(value);
+  if (logical_type?.type === "UUID") return parsers.uuidFromBytes(value);
+  if (type === "FIXED_LEN_BYTE_ARRAY") return value;
+  return value;
+}
+var defaultInitialFetchSize, decoder2;
+var init_metadata = __esm({
+  "node_modules/hyparquet/src/metadata.js"() {
+    init_constants();
+    init_convert();
+    init_schema();
+    init_thrift();
+    init_geoparquet();
+    defaultInitialFetchSize = 1 << 19;
+    decoder2 = new TextDecoder();
+  }
+});
+
+// node_modules/hyparquet/src/indexes.js
+function readColumnIndex(reader, schema, parsers = void 0) {
+  const allParsers = { ...DEFAULT_PARSERS, ...parsers };
+  const thrift = deserializeTCompactProtocol(reader);
+  return {
+    null_pages: thrift.field_1,
+    min_values: thrift.field_2.map((m) => convertMetadata(m, schema, allParsers)),
+    max_values: thrift.field_3.map((m) => convertMetadata(m, schema, allParsers)),
+    boundary_order: BoundaryOrders[thrift.field_4],
+    null_counts: thrift.field_5,
+    repetition_level_histograms: thrift.field_6,
+    definition_level_histograms: thrift.field_7
+  };
+}
+function readOffsetIndex(reader) {
+  const thrift = deserializeTCompactProtocol(reader);
+  return {
+    // @ts-ignore
+    page_locations: thrift.field_1.map((loc) => ({
+      offset: loc.field_1,
+      compressed_page_size: loc.field_2,
+      first_row_index: loc.field_3
+    })),
+    unencoded_byte_array_data_bytes: thrift.field_2
+  };
+}
+var init_indexes = __esm({
+  "node_modules/hyparquet/src/indexes.js"() {
+    init_constants();
+    init_convert();
+    init_metadata();
+    init_thrift();
+  }
+});
+
+// node_modules/hyparquet/src/xxhash.js
+function rotl64(x, r) {
+  return (x << r | x >> 64n - r) & MASK;
+}
+function round(acc, val) {
+  acc = acc + val * PRIME2 & MASK;
+  acc = rotl64(acc, 31n);
+  return acc * PRIME1 & MASK;
+}
+function mergeRound(acc, val) {
+  acc ^= round(0n, val);
+  return acc * PRIME1 + PRIME4 & MASK;
+}
+function xxhash64(input2, seed = 0n) {
+  const view2 = new DataView(input2.buffer, input2.byteOffset, input2.byteLength);
+  const len = input2.byteLength;
+  let offset = 0;
+  let h64;
+  if (len >= 32) {
+    let v1 = seed + PRIME1 + PRIME2 & MASK;
+    let v2 = seed + PRIME2 & MASK;
+    let v3 = seed;
+    let v4 = seed - PRIME1 & MASK;
+    while (offset + 32 <= len) {
+      v1 = round(v1, view2.getBigUint64(offset, true));
+      offset += 8;
+      v2 = round(v2, view2.getBigUint64(offset, true));
+      offset += 8;
+      v3 = round(v3, view2.getBigUint64(offset, true));
+      offset += 8;
+      v4 = round(v4, view2.getBigUint64(offset, true));
+      offset += 8;
+    }
+    h64 = rotl64(v1, 1n) + rotl64(v2, 7n) + rotl64(v3, 12n) + rotl64(v4, 18n) & MASK;
+    h64 = mergeRound(h64, v1);
+    h64 = mergeRound(h64, v2);
+    h64 = mergeRound(h64, v3);
+    h64 = mergeRound(h64, v4);
+  } else {
+    h64 = seed + PRIME5 & MASK;
+  }
+  h64 = h64 + BigInt(len) & MASK;
+  while (offset + 8 <= len) {
+    h64 ^= round(0n, view2.getBigUint64(offset, true));
+    h64 = rotl64(h64, 27n) * PRIME1 + PRIME4 & MASK;
+    offset += 8;
+  }
+  if (offset + 4 <= len) {
+    h64 ^= BigInt(view2.getUint32(offset, true)) * PRIME1 & MASK;
+    h64 = rotl64(h64, 23n) * PRIME2 + PRIME3 & MASK;
+    offset += 4;
+  }
+  while (offset < len) {
+    h64 ^= BigInt(view2.getUint8(offset)) * PRIME5 & MASK;
+    h64 = rotl64(h64, 11n) * PRIME1 & MASK;
+    offset += 1;
+  }
+  h64 ^= h64 >> 33n;
+  h64 = h64 * PRIME2 & MASK;
+  h64 ^= h64 >> 29n;
+  h64 = h64 * PRIME3 & MASK;
+  h64 ^= h64 >> 32n;
+  return h64;
+}
+var MASK, PRIME1, PRIME2, PRIME3, PRIME4, PRIME5;
+var init_xxhash = __esm({
+  "node_modules/hyparquet/src/xxhash.js"() {
+    MASK = 0xffffffffffffffffn;
+    PRIME1 = 0x9e3779b185ebca87n;
+    PRIME2 = 0xc2b2ae3d27d4eb4fn;
+    PRIME3 = 0x165667b19e3779f9n;
+    PRIME4 = 0x85ebca77c2b2ae63n;
+    PRIME5 = 0x27d4eb2f165667c5n;
+  }
+});
+
+// node_modules/hyparquet/src/bloom.js
+function blockIndex(hash, numBlocks) {
+  return Number((hash >> 32n) * BigInt(numBlocks) >> 32n);
+}
+function blockMask(hash) {
+  const m = new Uint32Array(8);
+  const low = Number(hash & 0xffffffffn) | 0;
+  for (let i = 0; i < 8; i++) {
+    m[i] = 1 << (Math.imul(low, SALT[i]) >>> 27);
+  }
+  return m;
+}
+function sbbfContains(blocks, hash) {
+  const offset = blockIndex(hash, blocks.length >> 3) << 3;
+  const m = blockMask(hash);
+  for (let i = 0; i < 8; i++) {
+    if ((blocks[offset + i] & m[i]) === 0) return false;
+  }
+  return true;
+}
+function readBloomFilter(reader) {
+  const header = deserializeTCompactProtocol(reader);
+  const numBytes = header.field_1;
+  if (typeof numBytes !== "number" || numBytes <= 0 || numBytes % 32 !== 0) return void 0;
+  if (!header.field_2?.field_1) return void 0;
+  if (!header.field_3?.field_1) return void 0;
+  if (!header.field_4?.field_1) return void 0;
+  const { view: view2, offset } = reader;
+  if (offset + numBytes > view2.byteLength) {
+    throw new Error(`parquet bloom filter truncated: need ${numBytes} bytes, have ${view2.byteLength - offset}`);
+  }
+  const blocks = new Uint32Array(numBytes >> 2);
+  for (let i = 0; i < blocks.length; i++) {
+    blocks[i] = view2.getUint32(offset + i * 4, true);
+  }
+  reader.offset = offset + numBytes;
+  return { numBytes, blocks };
+}
+function hashParquetValue(value, element) {
+  if (value === null || value === void 0) return void 0;
+  const { type, converted_type, logical_type } = element;
+  if (type === "BOOLEAN") {
+    if (typeof value !== "boolean") return void 0;
+    return xxhash64(new Uint8Array([value ? 1 : 0]));
+  }
+  if (type === "FLOAT") {
+    if (typeof value !== "number") return void 0;
+    const buf = new ArrayBuffer(4);
+    new DataView(buf).setFloat32(0, value, true);
+    return xxhash64(new Uint8Array(buf));
+  }
+  if (type === "DOUBLE") {
+    if (typeof value !== "number") return void 0;
+    const buf = new ArrayBuffer(8);
+    new DataView(buf).setFloat64(0, value, true);
+    return xxhash64(new Uint8Array(buf));
+  }
+  if (type === "INT32") {
+    if (converted_type === "DATE" || converted_type === "DECIMAL" || converted_type === "TIME_MILLIS") return void 0;
+    if (logical_type?.type === "DATE" || logical_type?.type === "TIME" || logical_type?.type === "DECIMAL") return void 0;
+    if (typeof value !== "number" || !Number.isInteger(value)) return void 0;
+    const buf = new ArrayBuffer(4);
+    new DataView(buf).setInt32(0, value | 0, true);
+    return xxhash64(new Uint8Array(buf));
+  }
+  if (type === "INT64") {
+    if (converted_type === "TIMESTAMP_MILLIS" || converted_type === "TIMESTAMP_MICROS") return void 0;
+    if (converted_type === "TIME_MICROS" || converted_type === "DECIMAL") return void 0;
+    if (logical_type?.type === "TIMESTAMP" || logical_type?.type === "TIME" || logical_type?.type === "DECIMAL") return void 0;
+    let bigValue;
+    if (typeof value === "bigint") bigValue = value;
+    else if (typeof value === "number" && Number.isSafeInteger(value)) bigValue = BigInt(value);
+    else return void 0;
+    const buf = new ArrayBuffer(8);
+    new DataView(buf).setBigUint64(0, BigInt.asUintN(64, bigValue), true);
+    return xxhash64(new Uint8Array(buf));
+  }
+  if (type === "BYTE_ARRAY") {
+    if (converted_type === "JSON" || converted_type === "BSON" || converted_type === "DECIMAL") return void 0;
+    if (logical_type?.type === "JSON" || logical_type?.type === "BSON" || logical_type?.type === "VARIANT") return void 0;
+    if (logical_type?.type === "GEOMETRY" || logical_type?.type === "GEOGRAPHY") return void 0;
+    if (typeof value === "string") return xxhash64(textEncoder.encode(value));
+    if (value instanceof Uint8Array) return xxhash64(value);
+    return void 0;
+  }
+  if (type === "FIXED_LEN_BYTE_ARRAY") {
+    if (converted_type === "DECIMAL" || converted_type === "INTERVAL") return void 0;
+    if (logical_type?.type === "DECIMAL" || logical_type?.type === "UUID" || logical_type?.type === "FLOAT16") return void 0;
+    if (logical_type?.type === "GEOMETRY" || logical_type?.type === "GEOGRAPHY") return void 0;
+    if (value instanceof Uint8Array) return xxhash64(value);
+    return void 0;
+  }
+  return void 0;
+}
+function bloomEligibleColumns(filter) {
+  const out = /* @__PURE__ */ new Set();
+  walkBloomEligible(filter, out);
+  return out;
+}
+function walkBloomEligible(filter, out) {
+  if (!filter) return;
+  if ("$and" in filter && Array.isArray(filter.$and)) {
+    for (const sub of filter.$and) walkBloomEligible(sub, out);
+    return;
+  }
+  if ("$or" in filter && Array.isArray(filter.$or)) {
+    for (const sub of filter.$or) walkBloomEligible(sub, out);
+    return;
+  }
+  if ("$nor" in filter) return;
+  for (const [field2, condition] of Object.entries(filter)) {
+    if (field2.startsWith("$")) continue;
+    if (typeof condition === "object" && condition !== null && !Array.isArray(condition)) {
+      if ("$eq" in condition || "$in" in condition) out.add(field2);
+    } else {
+      out.add(field2);
+    }
+  }
+}
+var textEncoder, SALT;
+var init_bloom = __esm({
+  "node_modules/hyparquet/src/bloom.js"() {
+    init_thrift();
+    init_xxhash();
+    textEncoder = new TextEncoder();
+    SALT = new Uint32Array([
+      1203114875,
+      1150766481,
+      2284105051,
+      2729912477,
+      1884591559,
+      770785867,
+      2667333959,
+      1550580529
+    ]);
+  }
+});
+
+// node_modules/hyparquet/src/utils.js
+function toJson2(obj) {
+  if (obj === void 0) return null;
+  if (typeof obj === "bigint") return Number(obj);
+  if (Object.is(obj, -0)) return 0;
+  if (Array.isArray(obj)) return obj.map(toJson2);
+  if (obj instanceof Uint8Array) return Array.from(obj);
+  if (obj instanceof Date) return obj.toISOString();
+  if (obj instanceof Object) {
+    const newObj = {};
+    for (const key of Object.keys(obj)) {
+      if (obj[key] === void 0) continue;
+      newObj[key] = toJson2(obj[key]);
+    }
+    return newObj;
+  }
+  return obj;
+}
+function concat(aaa, bbb) {
+  const chunk = 1e4;
+  for (let i = 0; i < bbb.length; i += chunk) {
+    aaa.push(...bbb.slice(i, i + chunk));
+  }
+}
+function equals(a, b, strict2 = true) {
+  if (strict2 ? a === b : a == b) return true;
+  if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] !== b[i]) return false;
+    }
+    return true;
+  }
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (!equals(a[i], b[i], strict2)) return false;
+    }
+    return true;
+  }
+  const aKeys = Object.keys(a);
+  if (aKeys.length !== Object.keys(b).length) return false;
+  for (const k of aKeys) {
+    if (!equals(a[k], b[k], strict2)) return false;
+  }
+  return true;
+}
+async function byteLengthFromUrlUsingGet(url, requestInit = {}, fetchFn = globalThis.fetch) {
+  const controller = new AbortController();
+  const headers = new Headers(requestInit.headers);
+  headers.set("Range", "bytes=0-0");
+  const res = await fetchFn(url, {
+    ...requestInit,
+    headers,
+    signal: controller.signal
+  });
+  if (!res.ok) throw new Error(`fetch with range failed ${res.status}`);
+  if (res.status === 206) {
+    const contentRange = res.headers.get("Content-Range");
+    if (!contentRange) throw new Error("missing content-range header");
+    const match = contentRange.match(/bytes \d+-\d+\/(\d+)/);
+    if (!match) throw new Error(`invalid content-range header: ${contentRange}`);
+    return parseInt(match[1]);
+  }
+  if (res.status === 200) {
+    const contentLength = res.headers.get("Content-Length");
+    controller.abort();
+    if (contentLength) return parseInt(contentLength);
+  }
+  throw new Error("server does not support range requests and missing content-length");
+}
+async function byteLengthFromUrl(url, requestInit, customFetch) {
+  const fetch = customFetch ?? globalThis.fetch;
+  const res = await fetch(url, { ...requestInit, method: "HEAD" });
+  if (res.status === 403) {
+    return byteLengthFromUrlUsingGet(url, requestInit, fetch);
+  }
+  if (!res.ok) throw new Error(`fetch head failed ${res.status}`);
+  const length = res.headers.get("Content-Length");
+  if (!length) {
+    return byteLengthFromUrlUsingGet(url, requestInit, fetch);
+  }
+  return parseInt(length);
+}
+async function asyncBufferFromUrl({ url, byteLength, requestInit, fetch: customFetch }) {
+  if (!url) throw new Error("missing url");
+  const fetch = customFetch ?? globalThis.fetch;
+  byteLength ??= await byteLengthFromUrl(url, requestInit, fetch);
+  let buffer = void 0;
+  const init = requestInit || {};
+  return {
+    byteLength,
+    async slice(start, end) {
+      if (buffer) {
+        return buffer.then((buffer2) => buffer2.slice(start, end));
+      }
+      const headers = new Headers(init.headers);
+      const endStr = end === void 0 ? "" : end - 1;
+      headers.set("Range", `bytes=${start}-${endStr}`);
+      const res = await fetch(url, { ...init, headers });
+      if (!res.ok || !res.body) throw new Error(`fetch failed ${res.status}`);
+      if (res.status === 200) {
+        buffer = res.arrayBuffer();
+        return buffer.then((buffer2) => buffer2.slice(start, end));
+      } else if (res.status === 206) {
+        return res.arrayBuffer();
+      } else {
+        throw new Error(`fetch received unexpected status code ${res.status}`);
+      }
+    }
+  };
+}
+function cachedAsyncBuffer({ byteLength, slice }, { minSize = defaultInitialFetchSize } = {}) {
+  if (byteLength < minSize) {
+    const buffer = slice(0, byteLength);
+    return {
+      byteLength,
+      async slice(start, end) {
+        return (await buffer).slice(start, end);
+      }
+    };
+  }
+  const cache = /* @__PURE__ */ new Map();
+  return {
+    byteLength,
+    /**
+     * @param {number} start
+     * @param {number} [end]
+     * @returns {Awaitable<ArrayBuffer>}
+     */
+    slice(start, end) {
+      const key = cacheKey(start, end, byteLength);
+      const cached = cache.get(key);
+      if (cached) return cached;
+      const promise = slice(start, end);
+      cache.set(key, promise);
+      return promise;
+    }
+  };
+}
+function cacheKey(start, end, size) {
+  if (start < 0) {
+    if (end !== void 0) throw new Error(`invalid suffix range [${start}, ${end}]`);
+    if (size === void 0) return `${start},`;
+    return `${size + start},${size}`;
+  } else if (end !== void 0) {
+    if (start > end) throw new Error(`invalid empty range [${start}, ${end}]`);
+    return `${start},${end}`;
+  } else if (size === void 0) {
+    return `${start},`;
+  } else {
+    return `${start},${size}`;
+  }
+}
+function flatten(chunks) {
+  if (!chunks) return [];
+  if (chunks.length === 1) return chunks[0];
+  const output = [];
+  for (const chunk of chunks) {
+    concat(output, chunk);
+  }
+  return output;
+}
+var init_utils = __esm({
+  "node_modules/hyparquet/src/utils.js"() {
+    init_metadata();
+  }
+});
+
+// node_modules/hyparquet/src/filter.js
+function pathsNeededForFilter(filter) {
+  if (!filter) return [];
+  const paths = [];
+  if ("$and" in filter && Array.isArray(filter.$and)) {
+    paths.push(...filter.$and.flatMap(pathsNeededForFilter));
+  } else if ("$or" in filter && Array.isArray(filter.$or)) {
+    paths.push(...filter.$or.flatMap(pathsNeededForFilter));
+  } else if ("$nor" in filter && Array.isArray(filter.$nor)) {
+    paths.push(...filter.$nor.flatMap(pathsNeededForFilter));
+  } else {
+    paths.push(...Object.keys(filter));
+  }
+  return [...new Set(paths)];
+}
+function columnsNeededForFilter(filter) {
+  return [...new Set(pathsNeededForFilter(filter).map((path20) => path20.split(".")[0]))];
+}
+function matchFilter(record, filter, strict2 = true) {
+  if ("$and" in filter && Array.isArray(filter.$and)) {
+    return filter.$and.every((subQuery) => matchFilter(record, subQuery, strict2));
+  }
+  if ("$or" in filter && Array.isArray(filter.$or)) {
+    return filter.$or.some((subQuery) => matchFilter(record, subQuery, strict2));
+  }
+  if ("$nor" in filter && Array.isArray(filter.$nor)) {
+    return !filter.$nor.some((subQuery) => matchFilter(record, subQuery, strict2));
+  }
+  return Object.entries(filter).every(([field2, condition]) => {
+    const value = resolve(record, field2);
+    if (typeof condition !== "object" || condition === null || Array.isArray(condition)) {
+      return equals(value, condition, strict2);
+    }
+    return Object.entries(condition || {}).every(([operator, target2]) => {
+      if (operator === "$gt") return value !== null && value !== void 0 && value > target2;
+      if (operator === "$gte") return value !== null && value !== void 0 && value >= target2;
+      if (operator === "$lt") return value !== null && value !== void 0 && value < target2;
+      if (operator === "$lte") return value !== null && value !== void 0 && value <= target2;
+      if (operator === "$eq") return equals(value, target2, strict2);
+      if (operator === "$ne") return !equals(value, target2, strict2);
+      if (operator === "$in") return Array.isArray(target2) && matchesIn(value, target2, strict2);
+      if (operator === "$nin") return Array.isArray(target2) && !matchesIn(value, target2, strict2);
+      if (operator === "$not") return !matchFilter({ value }, { value: target2 }, strict2);
+      return true;
+    });
+  });
+}
+function matchesIn(value, targets, strict2) {
+  return targets.some((target2) => equals(value, target2, strict2) || Array.isArray(value) && value.some((element) => equals(element, target2, strict2)));
+}
+function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = true, bloomFilters, schemaElements }) {
+  if (!filter) return false;
+  if ("$and" in filter && Array.isArray(filter.$and)) {
+    return filter.$and.some((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict2, bloomFilters, schemaElements }));
+  }
+  if ("$or" in filter && Array.isArray(filter.$or)) {
+    return filter.$or.every((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict2, bloomFilters, schemaElements }));
+  }
+  if ("$nor" in filter && Array.isArray(filter.$nor)) {
+    return false;
+  }
+  for (const [field2, condition] of Object.entries(filter)) {
+    const columnIndex2 = physicalColumns.indexOf(field2);
+    if (columnIndex2 === -1) continue;
+    const stats = rowGroup.columns[columnIndex2].meta_data?.statistics;
+    const { min, max, min_value, max_value, null_count: nullCount } = stats || {};
+    const minVal = min_value !== void 0 ? min_value : min;
+    const maxVal = max_value !== void 0 ? max_value : max;
+    const haveStats = minVal !== void 0 && maxVal !== void 0;
+    const bloom = bloomFilters?.[field2];
+    const element = schemaElements?.[field2];
+    const matchingNulls = matchFilter({ value: null }, { value: condition }, strict2) && (nullCount === void 0 || nullCount > 0);
+    if (haveStats && !matchingNulls && canSkipStats(condition, minVal, maxVal, strict2, element)) {
+      return true;
+    }
+    for (const [operator, target2] of Object.entries(condition || {})) {
+      if (bloom && element) {
+        if (operator === "$eq") {
+          const hash = hashParquetValue(target2, element);
+          if (hash !== void 0 && !sbbfContains(bloom.blocks, hash)) return true;
+        }
+        if (operator === "$in" && Array.isArray(target2) && target2.length > 0) {
+          let allAbsent = true;
+          for (const v of target2) {
+            const h = hashParquetValue(v, element);
+            if (h === void 0 || sbbfContains(bloom.blocks, h)) {
+              allAbsent = false;
+              break;
+            }
+          }
+          if (allAbsent) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+function canSkipStats(condition, minVal, maxVal, strict2, element) {
+  if (minVal === void 0 || maxVal === void 0) return false;
+  const mayContainNaN = element?.type === "FLOAT" || element?.type === "DOUBLE" || element?.logical_type?.type === "FLOAT16";
+  for (const [operator, target2] of Object.entries(condition || {})) {
+    const minComparison = compareParquetValues(minVal, target2, strict2, element);
+    const maxComparison = compareParquetValues(maxVal, target2, strict2, element);
+    const binaryBounds = minVal instanceof Uint8Array || maxVal instanceof Uint8Array;
+    const relationalBoundsAreSafe = !binaryBounds && (element?.type !== "BYTE_ARRAY" || typeof target2 === "string" && [...target2].every((character) => character.charCodeAt(0) <= 127));
+    if (operator === "$gt" && relationalBoundsAreSafe && maxComparison !== void 0 && maxComparison <= 0) return true;
+    if (operator === "$gte" && relationalBoundsAreSafe && maxComparison !== void 0 && maxComparison < 0) return true;
+    if (operator === "$lt" && relationalBoundsAreSafe && minComparison !== void 0 && minComparison >= 0) return true;
+    if (operator === "$lte" && relationalBoundsAreSafe && minComparison !== void 0 && minComparison > 0) return true;
+    if (operator === "$eq") {
+      const targetMinComparison = compareParquetValues(target2, minVal, strict2, element);
+      const targetMaxComparison = compareParquetValues(target2, maxVal, strict2, element);
+      if (targetMinComparison !== void 0 && targetMinComparison < 0 || targetMaxComparison !== void 0 && targetMaxComparison > 0) return true;
+    }
+    if (operator === "$ne" && !mayContainNaN && equals(minVal, maxVal, strict2) && equals(minVal, target2, strict2)) return true;
+    if (operator === "$in" && Array.isArray(target2) && target2.every((value) => {
+      const valueMinComparison = compareParquetValues(value, minVal, strict2, element);
+      const valueMaxComparison = compareParquetValues(value, maxVal, strict2, element);
+      return valueMinComparison !== void 0 && valueMinComparison < 0 || valueMaxComparison !== void 0 && valueMaxComparison > 0;
+    })) return true;
+    if (operator === "$nin" && !mayContainNaN && Array.isArray(target2) && equals(minVal, maxVal, strict2) && target2.some((value) => equals(minVal, value, strict2))) return true;
+  }
+  return false;
+}
+function compareParquetValues(a, b, strict2, element) {
+  if (element?.type === "BYTE_ARRAY") {
+    if (typeof a !== "string" || typeof b !== "string") return void 0;
+    return compareBytes(encoder.encode(a), encoder.encode(b));
+  }
+  if (a instanceof Uint8Array || b instanceof Uint8Array) {
+    if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array)) return void 0;
+    return compareBytes(a, b);
+  }
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (equals(a, b, strict2)) return 0;
+  return void 0;
+}
+function compareBytes(a, b) {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    if (a[i] < b[i]) return -1;
+    if (a[i] > b[i]) return 1;
+  }
+  if (a.length < b.length) return -1;
+  if (a.length > b.length) return 1;
+  return 0;
+}
+function matchesNull(condition, strict2) {
+  return matchFilter({ value: null }, { value: condition }, strict2);
+}
+function filterPageRanges(filter, columnPages, groupRows, strict2 = true) {
+  if (!filter) return void 0;
+  if ("$and" in filter && Array.isArray(filter.$and)) {
+    let ranges;
+    for (const subFilter of filter.$and) {
+      ranges = intersectRanges(ranges, filterPageRanges(subFilter, columnPages, groupRows, strict2));
+    }
+    return ranges;
+  }
+  if ("$or" in filter && Array.isArray(filter.$or)) {
+    let ranges = [];
+    for (const subFilter of filter.$or) {
+      const subRanges = filterPageRanges(subFilter, columnPages, groupRows, strict2);
+      if (!subRanges) return void 0;
+      ranges = unionRanges(ranges, subRanges);
+    }
+    return ranges;
+  }
+  if ("$nor" in filter && Array.isArray(filter.$nor)) {
+    return void 0;
+  }
+  let result;
+  for (const [field2, condition] of Object.entries(filter)) {
+    const pages = columnPages[field2];
+    if (!pages) continue;
+    const nullCanMatch = matchesNull(condition, strict2);
+    const keep = [];
+    for (let i = 0; i < pages.pageStarts.length; i++) {
+      const start = pages.pageStarts[i];
+      const end = i + 1 < pages.pageStarts.length ? pages.pageStarts[i + 1] : groupRows;
+      const nullCount = pages.nullCounts?.[i];
+      const matchingNulls = nullCanMatch && (nullCount === void 0 || nullCount > 0);
+      const skip = !pages.nullPages[i] && !matchingNulls && canSkipStats(condition, pages.minValues[i], pages.maxValues[i], strict2, pages.element);
+      if (!skip) {
+        const last = keep[keep.length - 1];
+        if (last && last[1] === start) last[1] = end;
+        else keep.push([start, end]);
+      }
+    }
+    result = intersectRanges(result, keep);
+  }
+  return result;
+}
+function intersectRanges(a, b) {
+  if (!a) return b;
+  if (!b) return a;
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const start = Math.max(a[i][0], b[j][0]);
+    const end = Math.min(a[i][1], b[j][1]);
+    if (start < end) out.push([start, end]);
+    if (a[i][1] < b[j][1]) i++;
+    else j++;
+  }
+  return out;
+}
+function unionRanges(a, b) {
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || i < a.length && a[i][0] <= b[j][0] ? a[i++] : b[j++];
+    const last = out[out.length - 1];
+    if (last && next[0] <= last[1]) last[1] = Math.max(last[1], next[1]);
+    else out.push([next[0], next[1]]);
+  }
+  return out;
+}
+function resolve(record, path20) {
+  let value = record;
+  for (const part of path20.split(".")) {
+    value = value?.[part];
+  }
+  return value;
+}
+var encoder;
+var init_filter = __esm({
+  "node_modules/hyparquet/src/filter.js"() {
+    init_bloom();
+    init_utils();
+    encoder = new TextEncoder();
+  }
+});
+
+// node_modules/hyparquet/src/plan.js
+function parquetPlan(options) {
+  const { metadata, rowStart = 0, columns, useOffsetIndex = false } = options;
+  if (!metadata) throw new Error("parquetPlan requires metadata");
+  const groups = [];
+  const fetches = [];
+  const indexes = [];
+  const scanPlan = parquetPlanGroups(options);
+  for (const group of scanPlan.groups) {
+    const groupPlan = parquetPlanGroup({ ...group, columns, useOffsetIndex });
+    groups.push(...groupPlan.groups);
+    fetches.push(...groupPlan.fetches);
+    indexes.push(...groupPlan.indexes);
+  }
+  fetches.push(...indexes);
+  return { metadata, rowStart, rowEnd: scanPlan.rowEnd, columns, fetches, groups };
+}
+function parquetPlanGroups({ metadata, rowStart = 0, rowEnd = Infinity, columns, filter, filterStrict = true, bloomFiltersByGroup, schemaElements, pageRangesByGroup, pageLocationsByGroup }) {
+  if (!metadata) throw new Error("parquetPlan requires metadata");
+  const schemaTree2 = parquetSchema(metadata);
+  const physicalColumns = getPhysicalColumns(schemaTree2);
+  const elementsByPath = filter ? {
+    ...physicalSchemaElements(schemaTree2),
+    ...schemaElements
+  } : schemaElements;
+  const groups = [];
+  let groupStart = 0;
+  for (let groupIndex = 0; groupIndex < metadata.row_groups.length; groupIndex++) {
+    const rowGroup = metadata.row_groups[groupIndex];
+    const groupRows = Number(rowGroup.num_rows);
+    const groupEnd = groupStart + groupRows;
+    if (groupRows > 0 && groupEnd > rowStart && groupStart < rowEnd && !canSkipRowGroup({
+      rowGroup,
+      physicalColumns,
+      filter,
+      strict: filterStrict,
+      bloomFilters: bloomFiltersByGroup?.[groupIndex],
+      schemaElements: elementsByPath
+    })) {
+      const selectStart = Math.max(rowStart - groupStart, 0);
+      const selectEnd = Math.min(rowEnd - groupStart, groupRows);
+      const pageRanges = pageRangesByGroup?.[groupIndex];
+      const pageLocations = pageLocationsByGroup?.[groupIndex];
+      let ranges = pageRanges ? pageRanges.map(([start, end]) => {
+        const range = [Math.max(start, selectStart), Math.min(end, selectEnd)];
+        return range;
+      }).filter(([start, end]) => start < end) : [[selectStart, selectEnd]];
+      if (ranges.length > 1) {
+        const canSplit = rowGroup.columns.every((chunk) => {
+          const columnName = chunk.meta_data?.path_in_schema[0];
+          const columnPath = chunk.meta_data?.path_in_schema.join(".");
+          if (columns && columnName && !columns.includes(columnName)) return true;
+          return !!(chunk.offset_index_offset && chunk.offset_index_length) || !!(columnPath && pageLocations?.[columnPath]);
+        });
+        ranges = canSplit ? coalesceOverlappingPageRanges(ranges, rowGroup, columns, pageLocations) : [[ranges[0][0], ranges[ranges.length - 1][1]]];
+      }
+      if (ranges.length) {
+        groups.push({ rowGroup, groupIndex, groupStart, groupRows, ranges, pageRanges, pageLocations });
+      }
+    }
+    groupStart = groupEnd;
+  }
+  return { groups, rowEnd: isFinite(rowEnd) ? rowEnd : groupStart };
+}
+function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns, useOffsetIndex = false, pageRanges, pageLocations }) {
+  const chunks = [];
+  const fetches = [];
+  const indexes = [];
+  const narrowed = ranges.length > 1 || ranges[0][0] > 0 || ranges[0][1] < groupRows;
+  for (const chunk of rowGroup.columns) {
+    const meta = chunk.meta_data;
+    if (chunk.file_path) throw new Error("parquet file_path not supported");
+    if (!meta) throw new Error("parquet column metadata is undefined");
+    if (columns && !columns.includes(meta.path_in_schema[0])) continue;
+    const columnOffset = meta.dictionary_page_offset || meta.data_page_offset;
+    const startByte = Number(columnOffset);
+    const endByte = Number(columnOffset + meta.total_compressed_size);
+    const chunkPageLocations = pageLocations?.[meta.path_in_schema.join(".")];
+    if (chunkPageLocations && narrowed) {
+      chunks.push({ columnMetadata: meta, pageLocations: chunkPageLocations, range: { startByte, endByte } });
+    } else if ((useOffsetIndex || pageRanges) && chunk.offset_index_offset && chunk.offset_index_length && narrowed) {
+      const startByte2 = Number(chunk.offset_index_offset);
+      chunks.push({
+        columnMetadata: meta,
+        offsetIndex: { startByte: startByte2, endByte: startByte2 + chunk.offset_index_length },
+        range: { startByte: Number(columnOffset), endByte }
+      });
+    } else {
+      chunks.push({ columnMetadata: meta, range: { startByte, endByte } });
+    }
+  }
+  const columnRanges = [];
+  let run2;
+  for (const chunk of chunks) {
+    if ("pageLocations" in chunk) continue;
+    if ("offsetIndex" in chunk) {
+      indexes.push(chunk.offsetIndex);
+    } else if (columns) {
+      columnRanges.push(chunk.range);
+    } else if (run2 && chunk.range.endByte - run2.startByte <= runLimit) {
+      run2.endByte = chunk.range.endByte;
+    } else {
+      if (run2) fetches.push(run2);
+      run2 = { ...chunk.range };
+    }
+  }
+  if (run2) fetches.push(run2);
+  fetches.push(...coalesceByteRanges(columnRanges, columnGapLimit, runLimit));
+  const groups = ranges.map(([selectStart, selectEnd]) => ({
+    chunks,
+    rowGroup,
+    groupStart,
+    groupRows,
+    selectStart,
+    selectEnd
+  }));
+  return { groups, fetches, indexes };
+}
+function coalesceOverlappingPageRanges(ranges, rowGroup, columns, pageLocations) {
+  const selectedPageLayouts = rowGroup.columns.filter((chunk) => !columns || columns.includes(chunk.meta_data?.path_in_schema[0] || "")).map((chunk) => pageLocations?.[chunk.meta_data?.path_in_schema.join(".") || ""]);
+  const merged = [];
+  for (const range of ranges) {
+    const last = merged[merged.length - 1];
+    const overlapsPage = last && selectedPageLayouts.some((pages) => {
+      if (!pages) return true;
+      const lastPages = pagesForRange(last, pages, Number(rowGroup.num_rows));
+      const rangePages = pagesForRange(range, pages, Number(rowGroup.num_rows));
+      return lastPages[0] <= rangePages[1] && rangePages[0] <= lastPages[1];
+    });
+    if (last && overlapsPage) last[1] = range[1];
+    else merged.push([...range]);
+  }
+  return merged;
+}
+function pagesForRange([rangeStart, rangeEnd], pages, groupRows) {
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < pages.length; i++) {
+    const pageStart = Number(pages[i].first_row_index);
+    const pageEnd = i + 1 < pages.length ? Number(pages[i + 1].first_row_index) : groupRows;
+    if (pageEnd > rangeStart && pageStart < rangeEnd) {
+      first = Math.min(first, i);
+      last = i;
+    }
+  }
+  return [first, last];
+}
+async function prefetchBloomFilters({ file, metadata, filter, filterStrict = true }) {
+  const result = metadata.row_groups.map(() => (
+    /** @type {Record<string, BloomFilter>} */
+    {}
+  ));
+  const eligibleCols = bloomEligibleColumns(filter);
+  if (eligibleCols.size === 0) return result;
+  const physicalColumns = getPhysicalColumns(parquetSchema(metadata));
+  const tasks = [];
+  metadata.row_groups.forEach((rowGroup, rgIdx) => {
+    if (canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: filterStrict })) return;
+    for (const colName of eligibleCols) {
+      const columnIdx = physicalColumns.indexOf(colName);
+      if (columnIdx === -1) continue;
+      const meta = rowGroup.columns[columnIdx]?.meta_data;
+      if (!meta?.bloom_filter_offset || !meta.bloom_filter_length) continue;
+      const start = Number(meta.bloom_filter_offset);
+      const end = start + meta.bloom_filter_length;
+      tasks.push((async () => {
+        const buffer = await file.slice(start, end);
+        const bloom = readBloomFilter({ view: new DataView(buffer), offset: 0 });
+        if (bloom) result[rgIdx][colName] = bloom;
+      })());
+    }
+  });
+  if (tasks.length) await Promise.all(tasks);
+  return result;
+}
+async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true, rowStart = 0, rowEnd = Infinity, columns, bloomFiltersByGroup, schemaElements, parsers }) {
+  const pageRangesByGroup = metadata.row_groups.map(() => void 0);
+  const pageLocationsByGroup = metadata.row_groups.map(() => (
+    /** @type {Record<string, PageLocation[]>} */
+    {}
+  ));
+  if (filter && "$nor" in filter && Array.isArray(filter.$nor)) {
+    return { pageRangesByGroup, pageLocationsByGroup };
+  }
+  const filterColumns = pathsNeededForFilter(filter);
+  if (!filterColumns.length) return { pageRangesByGroup, pageLocationsByGroup };
+  const schemaTree2 = parquetSchema(metadata);
+  const physicalColumns = getPhysicalColumns(schemaTree2);
+  const elementsByPath = {
+    ...physicalSchemaElements(schemaTree2),
+    ...schemaElements
+  };
+  const indexRanges = [];
+  const indexTasks = [];
+  const candidateGroups = [];
+  let groupStart = 0;
+  metadata.row_groups.forEach((rowGroup, rgIdx) => {
+    const groupRows = Number(rowGroup.num_rows);
+    const groupEnd = groupStart + groupRows;
+    const overlaps = groupRows > 0 && groupEnd > rowStart && groupStart < rowEnd;
+    groupStart = groupEnd;
+    if (!overlaps) return;
+    if (canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: filterStrict, bloomFilters: bloomFiltersByGroup?.[rgIdx], schemaElements: elementsByPath })) return;
+    const columnPages = {};
+    let columnTaskCount = 0;
+    const scheduledOffsetPaths = /* @__PURE__ */ new Set();
+    let hasFilterIndex = false;
+    for (const columnName of filterColumns) {
+      const columnIdx = physicalColumns.indexOf(columnName);
+      if (columnIdx === -1) continue;
+      const chunk = rowGroup.columns[columnIdx];
+      const meta = chunk?.meta_data;
+      if (!meta) continue;
+      if (!chunk.column_index_offset || !chunk.column_index_length) continue;
+      if (!chunk.offset_index_offset || !chunk.offset_index_length) continue;
+      const element = elementsByPath[columnName];
+      if (!element) continue;
+      hasFilterIndex = true;
+      scheduledOffsetPaths.add(columnName);
+      const columnIndexStart = Number(chunk.column_index_offset);
+      const offsetIndexStart = Number(chunk.offset_index_offset);
+      const columnIndexEnd = columnIndexStart + chunk.column_index_length;
+      const offsetIndexEnd = offsetIndexStart + chunk.offset_index_length;
+      indexRanges.push(
+        { startByte: columnIndexStart, endByte: columnIndexEnd },
+        { startByte: offsetIndexStart, endByte: offsetIndexEnd }
+      );
+      columnTaskCount++;
+      indexTasks.push(async (prefetchedFile) => {
+        const [columnIndexBuffer, offsetIndexBuffer] = await Promise.all([
+          prefetchedFile.slice(columnIndexStart, columnIndexEnd),
+          prefetchedFile.slice(offsetIndexStart, offsetIndexEnd)
+        ]);
+        const columnIndex2 = readColumnIndex({ view: new DataView(columnIndexBuffer), offset: 0 }, element, parsers);
+        const offsetIndex = readOffsetIndex({ view: new DataView(offsetIndexBuffer), offset: 0 });
+        pageLocationsByGroup[rgIdx][columnName] = offsetIndex.page_locations;
+        columnPages[columnName] = {
+          minValues: columnIndex2.min_values,
+          maxValues: columnIndex2.max_values,
+          nullPages: columnIndex2.null_pages,
+          nullCounts: columnIndex2.null_counts,
+          pageStarts: offsetIndex.page_locations.map((page) => Number(page.first_row_index)),
+          element
+        };
+      });
+    }
+    if (hasFilterIndex) {
+      for (const chunk of rowGroup.columns) {
+        const meta = chunk.meta_data;
+        if (!meta) continue;
+        const columnName = meta.path_in_schema[0];
+        const columnPath = meta.path_in_schema.join(".");
+        if (columns && !columns.includes(columnName)) continue;
+        if (scheduledOffsetPaths.has(columnPath)) continue;
+        if (!chunk.offset_index_offset || !chunk.offset_index_length) continue;
+        scheduledOffsetPaths.add(columnPath);
+        const offsetIndexStart = Number(chunk.offset_index_offset);
+        const offsetIndexEnd = offsetIndexStart + chunk.offset_index_length;
+        indexRanges.push({ startByte: offsetIndexStart, endByte: offsetIndexEnd });
+        columnTaskCount++;
+        indexTasks.push(async (prefetchedFile) => {
+          const offsetIndexBuffer = await prefetchedFile.slice(offsetIndexStart, offsetIndexEnd);
+          const offsetIndex = readOffsetIndex({ view: new DataView(offsetIndexBuffer), offset: 0 });
+          pageLocationsByGroup[rgIdx][columnPath] = offsetIndex.page_locations;
+        });
+      }
+    }
+    if (columnTaskCount) {
+      candidateGroups.push({ rgIdx, groupRows, columnPages });
+    }
+  });
+  if (indexTasks.length) {
+    const prefetchedFile = prefetchAsyncBuffer(file, { fetches: coalesceByteRanges(indexRanges) });
+    await Promise.all(indexTasks.map((task) => task(prefetchedFile)));
+    for (const { rgIdx, groupRows, columnPages } of candidateGroups) {
+      pageRangesByGroup[rgIdx] = filterPageRanges(filter, columnPages, groupRows, filterStrict);
+    }
+  }
+  return { pageRangesByGroup, pageLocationsByGroup };
+}
+function coalesceByteRanges(ranges, maxGap = 0, maxSize = Infinity) {
+  const sorted = ranges.map((range) => ({ ...range })).sort((a, b) => a.startByte - b.startByte || a.endByte - b.endByte);
+  const merged = [];
+  for (const range of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && range.startByte <= last.endByte + maxGap && Math.max(last.endByte, range.endByte) - last.startByte <= maxSize) {
+      last.endByte = Math.max(last.endByte, range.endByte);
+    } else {
+      merged.push(range);
+    }
+  }
+  return merged;
+}
+function physicalSchemaElements(schemaTree2) {
+  const elements = {};
+  function traverse(node2) {
+    if (node2.children.length) {
+      for (const child of node2.children) traverse(child);
+    } else {
+      elements[node2.path.join(".")] = node2.element;
+    }
+  }
+  traverse(schemaTree2);
+  return elements;
+}
+function prefetchAsyncBuffer(file, { fetches }) {
+  const promises = fetches.map(({ startByte, endByte }) => file.slice(startByte, endByte));
+  return {
+    byteLength: file.byteLength,
+    slice(start, end = file.byteLength) {
+      const index = fetches.findIndex(({ startByte, endByte }) => startByte <= start && end <= endByte);
+      if (index < 0) {
+        return file.slice(start, end);
+      }
+      if (fetches[index].startByte !== start || fetches[index].endByte !== end) {
+        const startOffset = start - fetches[index].startByte;
+        const endOffset = end - fetches[index].startByte;
+        if (promises[index] instanceof Promise) {
+          return promises[index].then((buffer) => buffer.slice(startOffset, endOffset));
+        } else {
+          return promises[index].slice(startOffset, endOffset);
+        }
+      } else {
+        return promises[index];
+      }
+    }
+  };
+}
+var runLimit, columnGapLimit;
+var init_plan = __esm({
+  "node_modules/hyparquet/src/plan.js"() {
+    init_bloom();
+    init_filter();
+    init_indexes();
+    init_metadata();
+    init_schema();
+    runLimit = 1 << 21;
+    columnGapLimit = 1 << 13;
+  }
+});
+
+// node_modules/hyparquet/src/variant.js
+function decodeVariantColumn(value, parsers = DEFAULT_PARSERS) {
+  if (Array.isArray(value)) {
+    return value.map((entry2) => decodeVariantColumn(entry2, parsers));
+  }
+  if (typeof value !== "object") return value;
+  if ("metadata" in value) {
+    const metadata = parseVariantMetadata(value.metadata);
+    const shreddedFields = value.typed_value && decodeTypedValue(value.typed_value, metadata, parsers);
+    const binaryValue = value.value && readVariant(makeReader(value.value), metadata, parsers);
+    if (shreddedFields && binaryValue) {
+      return { ...binaryValue, ...shreddedFields };
+    }
+    return shreddedFields ?? binaryValue;
+  }
+  return value;
+}
+function decodeTypedValue(typedValue, metadata, parsers) {
+  if (typedValue instanceof Date) return typedValue;
+  if (typedValue && typeof typedValue === "object" && !Array.isArray(typedValue) && !(typedValue instanceof Uint8Array)) {
+    if ("typed_value" in typedValue && typedValue.typed_value !== null && typedValue.typed_value !== void 0) {
+      return decodeTypedValue(typedValue.typed_value, metadata, parsers);
+    }
+    if ("value" in typedValue && typedValue.value instanceof Uint8Array) {
+      return readVariant(makeReader(typedValue.value), metadata, parsers);
+    }
+    if ("typed_value" in typedValue || "value" in typedValue) {
+      return null;
+    }
+    const result = {};
+    for (const [key, field2] of Object.entries(typedValue)) {
+      if (!metadata.dictionary.includes(key)) continue;
+      result[key] = decodeTypedValue(field2, metadata, parsers);
+    }
+    return result;
+  }
+  if (typedValue instanceof Uint8Array) {
+    return readVariant(makeReader(typedValue), metadata, parsers);
+  }
+  if (Array.isArray(typedValue)) {
+    return typedValue.map((element) => decodeTypedValue(element, metadata, parsers));
+  }
+  return typedValue;
+}
+function makeReader(bytes) {
+  return { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+}
+function parseVariantMetadata(bytes) {
+  let bufferCache = metadataCache.get(bytes.buffer);
+  if (!bufferCache) {
+    bufferCache = /* @__PURE__ */ new Map();
+    metadataCache.set(bytes.buffer, bufferCache);
+  }
+  const key = `${bytes.byteOffset}:${bytes.byteLength}`;
+  const cached = bufferCache.get(key);
+  if (cached) return cached;
+  const reader = makeReader(bytes);
+  const header = reader.view.getUint8(reader.offset++);
+  const version = header & 15;
+  if (version !== 1) throw new Error(`parquet unsupported variant metadata version: ${version}`);
+  const sorted = (header >> 4 & 1) === 1;
+  const offsetSize = (header >> 6 & 3) + 1;
+  const dictionarySize = readUnsigned(reader, offsetSize);
+  const offsets = new Array(dictionarySize + 1);
+  for (let i = 0; i < offsets.length; i++) {
+    offsets[i] = readUnsigned(reader, offsetSize);
+  }
+  const base = reader.offset;
+  const dictionary = new Array(dictionarySize);
+  for (let i = 0; i < dictionarySize; i++) {
+    const start = offsets[i];
+    const end = offsets[i + 1];
+    const strBytes = new Uint8Array(bytes.buffer, bytes.byteOffset + base + start, end - start);
+    dictionary[i] = decoder3.decode(strBytes);
+  }
+  const metadata = { dictionary, sorted };
+  bufferCache.set(key, metadata);
+  return metadata;
+}
+function readUnsigned(reader, byteWidth2) {
+  let value = 0;
+  for (let i = 0; i < byteWidth2; i++) {
+    value |= reader.view.getUint8(reader.offset + i) << i * 8;
+  }
+  reader.offset += byteWidth2;
+  return value;
+}
+function readVariant(reader, metadata, parsers) {
+  const typeByte = reader.view.getUint8(reader.offset++);
+  const basicType = typeByte & 3;
+  const header = typeByte >> 2;
+  if (basicType === 0) return readVariantPrimitive(reader, header, parsers);
+  if (basicType === 2) return readVariantObject(reader, header, metadata, parsers);
+  if (basicType === 3) return readVariantArray(reader, header, metadata, parsers);
+  const bytes = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, header);
+  reader.offset += header;
+  return decoder3.decode(bytes);
+}
+function readVariantPrimitive(reader, typeId, parsers) {
+  switch (typeId) {
+    case 0:
+      return null;
+    case 1:
+      return true;
+    case 2:
+      return false;
+    case 3: {
+      const value = reader.view.getInt8(reader.offset);
+      reader.offset += 1;
+      return value;
+    }
+    case 4: {
+      const value = reader.view.getInt16(reader.offset, true);
+      reader.offset += 2;
+      return value;
+    }
+    case 5: {
+      const value = reader.view.getInt32(reader.offset, true);
+      reader.offset += 4;
+      return value;
+    }
+    case 6: {
+      const value = reader.view.getBigInt64(reader.offset, true);
+      reader.offset += 8;
+      return value;
+    }
+    case 7: {
+      const value = reader.view.getFloat64(reader.offset, true);
+      reader.offset += 8;
+      return value;
+    }
+    case 8:
+      return readVariantDecimal(reader, 4);
+    case 9:
+      return readVariantDecimal(reader, 8);
+    case 10:
+      return readVariantDecimal(reader, 16);
+    case 11: {
+      const value = reader.view.getInt32(reader.offset, true);
+      reader.offset += 4;
+      return parsers.dateFromDays(value);
+    }
+    case 12:
+    // timestamp_micros (utc)
+    case 13: {
+      const value = reader.view.getBigInt64(reader.offset, true);
+      reader.offset += 8;
+      return parsers.timestampFromMicroseconds(value);
+    }
+    case 14: {
+      const value = reader.view.getFloat32(reader.offset, true);
+      reader.offset += 4;
+      return value;
+    }
+    case 15:
+      return readVariantBinary(reader);
+    case 16: {
+      const bytes = readVariantBinary(reader);
+      return decoder3.decode(bytes);
+    }
+    case 17: {
+      const value = reader.view.getBigInt64(reader.offset, true);
+      reader.offset += 8;
+      return value;
+    }
+    case 18:
+    // timestamp_nanos (utc)
+    case 19: {
+      const value = reader.view.getBigInt64(reader.offset, true);
+      reader.offset += 8;
+      return parsers.timestampFromNanoseconds(value);
+    }
+    case 20: {
+      const bytes = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, 16);
+      reader.offset += 16;
+      const hex2 = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      return `${hex2.slice(0, 8)}-${hex2.slice(8, 12)}-${hex2.slice(12, 16)}-${hex2.slice(16, 20)}-${hex2.slice(20)}`;
+    }
+    default:
+      throw new Error(`parquet unsupported variant primitive type: ${typeId}`);
+  }
+}
+function readVariantObject(reader, header, metadata, parsers) {
+  const offsetWidth = (header & 3) + 1;
+  const idWidth = (header >> 2 & 3) + 1;
+  const isLarge = header >> 4 & 1;
+  const numElements = isLarge ? readUnsigned(reader, 4) : reader.view.getUint8(reader.offset++);
+  const fieldIds = new Array(numElements);
+  for (let i = 0; i < numElements; i++) {
+    fieldIds[i] = readUnsigned(reader, idWidth);
+  }
+  const offsets = new Array(numElements + 1);
+  for (let i = 0; i < offsets.length; i++) {
+    offsets[i] = readUnsigned(reader, offsetWidth);
+  }
+  const out = {};
+  for (let i = 0; i < numElements; i++) {
+    const key = metadata.dictionary[fieldIds[i]];
+    const valueReader2 = {
+      view: reader.view,
+      offset: reader.offset + offsets[i]
+    };
+    out[key] = readVariant(valueReader2, metadata, parsers);
+  }
+  reader.offset += offsets[offsets.length - 1];
+  return out;
+}
+function readVariantArray(reader, header, metadata, parsers) {
+  const fieldOffsetSize = header & 3;
+  const isLarge = header >> 2 & 1;
+  const offsetWidth = fieldOffsetSize + 1;
+  const numElements = readUnsigned(reader, isLarge ? 4 : 1);
+  const offsets = new Array(numElements + 1);
+  for (let i = 0; i < offsets.length; i++) {
+    offsets[i] = readUnsigned(reader, offsetWidth);
+  }
+  const valuesStart = reader.offset;
+  const result = new Array(numElements);
+  for (let i = 0; i < numElements; i++) {
+    const valueReader2 = {
+      view: reader.view,
+      offset: valuesStart + offsets[i]
+    };
+    result[i] = readVariant(valueReader2, metadata, parsers);
+  }
+  reader.offset = valuesStart + offsets[offsets.length - 1];
+  return result;
+}
+function readVariantDecimal(reader, width) {
+  const scale = reader.view.getUint8(reader.offset);
+  reader.offset += 1;
+  let unscaled;
+  if (width === 4) {
+    unscaled = BigInt(reader.view.getInt32(reader.offset, true));
+    reader.offset += 4;
+  } else if (width === 8) {
+    unscaled = reader.view.getBigInt64(reader.offset, true);
+    reader.offset += 8;
+  } else {
+    const low = reader.view.getBigUint64(reader.offset, true);
+    const high = reader.view.getBigInt64(reader.offset + 8, true);
+    unscaled = high << 64n | low;
+    reader.offset += 16;
+  }
+  return Number(unscaled) / 10 ** scale;
+}
+function readVariantBinary(reader) {
+  const length = reader.view.getUint32(reader.offset, true);
+  reader.offset += 4;
+  const bytes = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, length);
+  reader.offset += length;
+  return bytes;
+}
+var decoder3, metadataCache;
+var init_variant = __esm({
+  "node_modules/hyparquet/src/variant.js"() {
+    init_convert();
+    decoder3 = new TextDecoder();
+    metadataCache = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// node_modules/hyparquet/src/assemble.js
+function assembleLists(output, definitionLevels, repetitionLevels, values, schemaPath) {
+  const maxDefinitionLevel = getMaxDefinitionLevel(schemaPath);
+  if (!definitionLevels?.length && !repetitionLevels.length) {
+    if (!maxDefinitionLevel || !values.length) return values;
+    definitionLevels = new Array(values.length).fill(maxDefinitionLevel);
+  }
+  const n = definitionLevels?.length || repetitionLevels.length;
+  const repetitionPath = schemaPath.map(({ element }) => element.repetition_type);
+  let valueIndex = 0;
+  const containerStack = [output];
+  let currentContainer = output;
+  let currentDepth = 0;
+  let currentDefLevel = 0;
+  let currentRepLevel = 0;
+  if (repetitionLevels[0]) {
+    while (currentDepth < repetitionPath.length - 2 && currentRepLevel < repetitionLevels[0]) {
+      currentDepth++;
+      if (repetitionPath[currentDepth] !== "REQUIRED") {
+        currentContainer = currentContainer.at(-1);
+        containerStack.push(currentContainer);
+        currentDefLevel++;
+      }
+      if (repetitionPath[currentDepth] === "REPEATED") currentRepLevel++;
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const def = definitionLevels?.length ? definitionLevels[i] : maxDefinitionLevel;
+    const rep = repetitionLevels[i];
+    while (currentDepth && (rep < currentRepLevel || repetitionPath[currentDepth] !== "REPEATED")) {
+      if (repetitionPath[currentDepth] !== "REQUIRED") {
+        containerStack.pop();
+        currentDefLevel--;
+      }
+      if (repetitionPath[currentDepth] === "REPEATED") currentRepLevel--;
+      currentDepth--;
+    }
+    currentContainer = containerStack.at(-1);
+    while ((currentDepth < repetitionPath.length - 2 || repetitionPath[currentDepth + 1] === "REPEATED") && (currentDefLevel < def || repetitionPath[currentDepth + 1] === "REQUIRED")) {
+      currentDepth++;
+      if (repetitionPath[currentDepth] !== "REQUIRED") {
+        const newList = [];
+        currentContainer.push(newList);
+        currentContainer = newList;
+        containerStack.push(newList);
+        currentDefLevel++;
+      }
+      if (repetitionPath[currentDepth] === "REPEATED") currentRepLevel++;
+    }
+    if (def === maxDefinitionLevel) {
+      currentContainer.push(values[valueIndex++]);
+    } else if (currentDepth === repetitionPath.length - 2) {
+      currentContainer.push(repetitionPath[currentDepth + 1] === "REPEATED" ? [] : null);
+    } else {
+      currentContainer.push([]);
+    }
+  }
+  if (!output.length) {
+    for (let i = 0; i < maxDefinitionLevel; i++) {
+      const newList = [];
+      currentContainer.push(newList);
+      currentContainer = newList;
+    }
+  }
+  return output;
+}
+function assembleNested(subcolumnData, schema, parsers, depth = 0) {
+  const path20 = schema.path.join(".");
+  const optional = schema.element.repetition_type === "OPTIONAL";
+  const nextDepth = optional ? depth + 1 : depth;
+  if (isListLike(schema)) {
+    let sublist = schema.children[0];
+    let subDepth = nextDepth;
+    if (sublist.children.length === 1) {
+      sublist = sublist.children[0];
+      subDepth++;
+    }
+    assembleNested(subcolumnData, sublist, parsers, subDepth);
+    const subcolumn = sublist.path.join(".");
+    const values = subcolumnData.get(subcolumn);
+    if (!values) throw new Error("parquet list column missing values");
+    if (optional) flattenAtDepth(values, depth);
+    subcolumnData.set(path20, values);
+    subcolumnData.delete(subcolumn);
+    return;
+  }
+  if (isMapLike(schema)) {
+    const mapName = schema.children[0].element.name;
+    assembleNested(subcolumnData, schema.children[0].children[0], parsers, nextDepth + 1);
+    assembleNested(subcolumnData, schema.children[0].children[1], parsers, nextDepth + 1);
+    const keys = subcolumnData.get(`${path20}.${mapName}.key`);
+    const values = subcolumnData.get(`${path20}.${mapName}.value`);
+    if (!keys) throw new Error("parquet map column missing keys");
+    if (!values) throw new Error("parquet map column missing values");
+    if (keys.length !== values.length) {
+      throw new Error("parquet map column key/value length mismatch");
+    }
+    const out = assembleMaps(keys, values, nextDepth);
+    if (optional) flattenAtDepth(out, depth);
+    subcolumnData.delete(`${path20}.${mapName}.key`);
+    subcolumnData.delete(`${path20}.${mapName}.value`);
+    subcolumnData.set(path20, out);
+    return;
+  }
+  if (schema.children.length) {
+    const invertDepth = schema.element.repetition_type === "REQUIRED" ? depth : depth + 1;
+    const struct = {};
+    for (const child of schema.children) {
+      assembleNested(subcolumnData, child, parsers, invertDepth);
+      const childData = subcolumnData.get(child.path.join("."));
+      if (!childData) throw new Error("parquet struct missing child data");
+      struct[child.element.name] = childData;
+    }
+    for (const child of schema.children) {
+      subcolumnData.delete(child.path.join("."));
+    }
+    let inverted = invertStruct(struct, invertDepth);
+    if (schema.element.logical_type?.type === "VARIANT") {
+      inverted = decodeVariantColumn(inverted, parsers);
+    }
+    if (optional) flattenAtDepth(inverted, depth);
+    subcolumnData.set(path20, inverted);
+  }
+}
+function flattenAtDepth(arr, depth) {
+  for (let i = 0; i < arr.length; i++) {
+    if (depth) {
+      flattenAtDepth(arr[i], depth - 1);
+    } else {
+      arr[i] = arr[i].length ? arr[i][0] : null;
+    }
+  }
+}
+function assembleMaps(keys, values, depth) {
+  const out = [];
+  for (let i = 0; i < keys.length; i++) {
+    if (depth) {
+      out.push(assembleMaps(keys[i], values[i], depth - 1));
+    } else {
+      if (keys[i]) {
+        const obj = {};
+        for (let j = 0; j < keys[i].length; j++) {
+          const value = values[i][j];
+          obj[keys[i][j]] = value === void 0 ? null : value;
+        }
+        out.push(obj);
+      } else {
+        out.push(void 0);
+      }
+    }
+  }
+  return out;
+}
+function invertStruct(struct, depth) {
+  const keys = Object.keys(struct);
+  const length = struct[keys[0]]?.length;
+  const out = [];
+  for (let i = 0; i < length; i++) {
+    const obj = {};
+    for (const key of keys) {
+      if (struct[key].length !== length) throw new Error("parquet struct parsing error");
+      obj[key] = struct[key][i];
+    }
+    if (depth) {
+      out.push(invertStruct(obj, depth - 1));
+    } else {
+      out.push(obj);
+    }
+  }
+  return out;
+}
+var init_assemble = __esm({
+  "node_modules/hyparquet/src/assemble.js"() {
+    init_schema();
+    init_variant();
+  }
+});
+
+// node_modules/hyparquet/src/alp.js
+function alpDecode(reader, count2, type) {
+  if (type === "FLOAT") {
+    return alpDecodeFloat(reader, count2);
+  } else if (type === "DOUBLE") {
+    return alpDecodeDouble(reader, count2);
+  } else {
+    throw new Error(`ALP encoding unsupported type: ${type}`);
+  }
+}
+function readAlpHeader(reader) {
+  const { view: view2 } = reader;
+  const compressionMode = view2.getUint8(reader.offset++);
+  if (compressionMode !== 0) {
+    throw new Error(`ALP unsupported compression mode: ${compressionMode}`);
+  }
+  const integerEncoding = view2.getUint8(reader.offset++);
+  if (integerEncoding !== 0) {
+    throw new Error(`ALP unsupported integer encoding: ${integerEncoding}`);
+  }
+  const logVectorSize = view2.getUint8(reader.offset++);
+  if (logVectorSize < 3 || logVectorSize > 15) {
+    throw new Error(`ALP invalid log_vector_size: ${logVectorSize}`);
+  }
+  const vectorSize = 1 << logVectorSize;
+  const numElements = view2.getInt32(reader.offset, true);
+  reader.offset += 4;
+  const numVectors = Math.ceil(numElements / vectorSize);
+  const offsetArrayStart = reader.offset;
+  reader.offset += numVectors * 4;
+  return { vectorSize, numElements, numVectors, offsetArrayStart };
+}
+function alpDecodeFloat(reader, count2) {
+  const { view: view2 } = reader;
+  const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
+  if (numElements !== count2) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  }
+  const output = new Float32Array(count2);
+  const outputBytes = new Uint8Array(output.buffer);
+  for (let v = 0; v < numVectors; v++) {
+    reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
+    const outputOffset = v * vectorSize;
+    const n = Math.min(vectorSize, numElements - outputOffset);
+    const exponent = view2.getUint8(reader.offset++);
+    const factor = view2.getUint8(reader.offset++);
+    const numExceptions = view2.getUint16(reader.offset, true);
+    reader.offset += 2;
+    const frameOfReference = view2.getInt32(reader.offset, true);
+    reader.offset += 4;
+    const bitWidth2 = view2.getUint8(reader.offset++);
+    const deltas = unpackBits(reader, n, bitWidth2);
+    const mulFactor = POW10F[factor];
+    const mulExponent = POW10F_NEG[exponent];
+    for (let i = 0; i < n; i++) {
+      const encoded = deltas[i] + frameOfReference | 0;
+      output[outputOffset + i] = Math.fround(Math.fround(encoded) * mulFactor) * mulExponent;
+    }
+    patchExceptions(reader, numExceptions, 4, outputBytes, outputOffset);
+  }
+  return output;
+}
+function alpDecodeDouble(reader, count2) {
+  const { view: view2 } = reader;
+  const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
+  if (numElements !== count2) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  }
+  const output = new Float64Array(count2);
+  const outputBytes = new Uint8Array(output.buffer);
+  for (let v = 0; v < numVectors; v++) {
+    reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
+    const outputOffset = v * vectorSize;
+    const n = Math.min(vectorSize, numElements - outputOffset);
+    const exponent = view2.getUint8(reader.offset++);
+    const factor = view2.getUint8(reader.offset++);
+    const numExceptions = view2.getUint16(reader.offset, true);
+    reader.offset += 2;
+    const frameOfReference = view2.getBigInt64(reader.offset, true);
+    reader.offset += 8;
+    const bitWidth2 = view2.getUint8(reader.offset++);
+    const mulFactor = POW10[factor];
+    const mulExponent = POW10_NEG[exponent];
+    const forNumber = Number(frameOfReference);
+    if (bitWidth2 <= 32 && Number.isSafeInteger(forNumber)) {
+      const deltas = unpackBits(reader, n, bitWidth2);
+      for (let i = 0; i < n; i++) {
+        output[outputOffset + i] = (deltas[i] + forNumber) * mulFactor * mulExponent;
+      }
+    } else {
+      const deltas = unpackBitsBig(reader, n, bitWidth2);
+      for (let i = 0; i < n; i++) {
+        const encoded = BigInt.asIntN(64, deltas[i] + frameOfReference);
+        output[outputOffset + i] = Number(encoded) * mulFactor * mulExponent;
+      }
+    }
+    patchExceptions(reader, numExceptions, 8, outputBytes, outputOffset);
+  }
+  return output;
+}
+function patchExceptions(reader, numExceptions, byteSize, outputBytes, outputOffset) {
+  if (!numExceptions) return;
+  const { view: view2 } = reader;
+  const positionsStart = reader.offset;
+  const valuesStart = positionsStart + numExceptions * 2;
+  const source = new Uint8Array(view2.buffer, view2.byteOffset + valuesStart, numExceptions * byteSize);
+  for (let e = 0; e < numExceptions; e++) {
+    const pos = view2.getUint16(positionsStart + e * 2, true);
+    const dest = (outputOffset + pos) * byteSize;
+    outputBytes.set(source.subarray(e * byteSize, (e + 1) * byteSize), dest);
+  }
+  reader.offset = valuesStart + numExceptions * byteSize;
+}
+function unpackBits(reader, count2, bitWidth2) {
+  const output = new Uint32Array(count2);
+  if (!bitWidth2) return output;
+  const { view: view2 } = reader;
+  const start = reader.offset;
+  const modulus = 2 ** bitWidth2;
+  let bitPos = 0;
+  for (let i = 0; i < count2; i++) {
+    let byteIndex = start + (bitPos >>> 3);
+    const shift = bitPos & 7;
+    let value = view2.getUint8(byteIndex++) >>> shift;
+    let bits = 8 - shift;
+    while (bits < bitWidth2) {
+      value += view2.getUint8(byteIndex++) * 2 ** bits;
+      bits += 8;
+    }
+    output[i] = value % modulus;
+    bitPos += bitWidth2;
+  }
+  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  return output;
+}
+function unpackBitsBig(reader, count2, bitWidth2) {
+  const output = new BigUint64Array(count2);
+  if (!bitWidth2) return output;
+  const { view: view2 } = reader;
+  const start = reader.offset;
+  const mask = (1n << BigInt(bitWidth2)) - 1n;
+  let buffer = 0n;
+  let bitsInBuffer = 0;
+  let byteIndex = start;
+  for (let i = 0; i < count2; i++) {
+    while (bitsInBuffer < bitWidth2) {
+      buffer |= BigInt(view2.getUint8(byteIndex++)) << BigInt(bitsInBuffer);
+      bitsInBuffer += 8;
+    }
+    output[i] = buffer & mask;
+    buffer >>= BigInt(bitWidth2);
+    bitsInBuffer -= bitWidth2;
+  }
+  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  return output;
+}
+var POW10, POW10_NEG, POW10F, POW10F_NEG;
+var init_alp = __esm({
+  "node_modules/hyparquet/src/alp.js"() {
+    POW10 = [
+      1,
+      10,
+      100,
+      1e3,
+      1e4,
+      1e5,
+      1e6,
+      1e7,
+      1e8,
+      1e9,
+      1e10,
+      1e11,
+      1e12,
+      1e13,
+      1e14,
+      1e15,
+      1e16,
+      1e17,
+      1e18
+    ];
+    POW10_NEG = [
+      1,
+      0.1,
+      0.01,
+      1e-3,
+      1e-4,
+      1e-5,
+      1e-6,
+      1e-7,
+      1e-8,
+      1e-9,
+      1e-10,
+      1e-11,
+      1e-12,
+      1e-13,
+      1e-14,
+      1e-15,
+      1e-16,
+      1e-17,
+      1e-18
+    ];
+    POW10F = POW10.slice(0, 11).map(Math.fround);
+    POW10F_NEG = POW10_NEG.slice(0, 11).map(Math.fround);
+  }
+});
+
+// node_modules/hyparquet/src/delta.js
+function deltaBinaryUnpack(reader, count2, output) {
+  if (output instanceof Int32Array) {
+    deltaBinaryUnpackInt32(reader, count2, output);
+    return;
+  }
+  const blockSize = readVarInt(reader);
+  const miniblockPerBlock = readVarInt(reader);
+  readVarInt(reader);
+  let value = readZigZagBigInt(reader);
+  let outputIndex = 0;
+  output[outputIndex++] = value;
+  const valuesPerMiniblock = blockSize / miniblockPerBlock;
+  while (outputIndex < count2) {
+    const minDelta = readZigZagBigInt(reader);
+    const bitWidths = new Uint8Array(miniblockPerBlock);
+    for (let i = 0; i < miniblockPerBlock; i++) {
+      bitWidths[i] = reader.view.getUint8(reader.offset++);
+    }
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+      const bitWidth2 = bitWidths[i];
+      if (bitWidth2) {
+        let bitpackPos = 0;
+        let miniblockCount = valuesPerMiniblock;
+        const mask = (1n << BigInt(bitWidth2)) - 1n;
+        while (miniblockCount && outputIndex < count2) {
+          let bits = BigInt(reader.view.getUint32(reader.offset, true) >>> bitpackPos) & mask;
+          bitpackPos += bitWidth2;
+          while (bitpackPos >= 32) {
+            bitpackPos -= 32;
+            reader.offset += 4;
+            if (bitpackPos) {
+              bits |= BigInt(reader.view.getUint32(reader.offset, true)) << BigInt(bitWidth2 - bitpackPos) & mask;
+            }
+          }
+          const delta = minDelta + bits;
+          value += delta;
+          output[outputIndex++] = value;
+          miniblockCount--;
+        }
+        if (miniblockCount) {
+          reader.offset += Math.ceil((miniblockCount * bitWidth2 + bitpackPos) / 8);
+        }
+      } else {
+        for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+          value += minDelta;
+          output[outputIndex++] = value;
+        }
+      }
+    }
+  }
+}
+function deltaBinaryUnpackInt32(reader, count2, output) {
+  const blockSize = readVarInt(reader);
+  const miniblockPerBlock = readVarInt(reader);
+  readVarInt(reader);
+  let value = readZigZag(reader);
+  let outputIndex = 0;
+  output[outputIndex++] = value;
+  const valuesPerMiniblock = blockSize / miniblockPerBlock;
+  const { view: view2 } = reader;
+  while (outputIndex < count2) {
+    const minDelta = readZigZagInt33(reader);
+    const bitWidthsOffset = reader.offset;
+    let offset = bitWidthsOffset + miniblockPerBlock;
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+      const bitWidth2 = view2.getUint8(bitWidthsOffset + i);
+      const end = offset + valuesPerMiniblock * bitWidth2 / 8;
+      let bitOffset = 0;
+      for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+        let residual = 0;
+        let bitsRead = 0;
+        while (bitsRead < bitWidth2) {
+          const bitsToRead = Math.min(8 - bitOffset, bitWidth2 - bitsRead);
+          if (bitsRead < 32) {
+            residual |= (view2.getUint8(offset) >>> bitOffset & (1 << bitsToRead) - 1) << bitsRead;
+          }
+          bitsRead += bitsToRead;
+          bitOffset += bitsToRead;
+          if (bitOffset === 8) {
+            bitOffset = 0;
+            offset++;
+          }
+        }
+        value = value + minDelta + residual | 0;
+        output[outputIndex++] = value;
+      }
+      offset = end;
+    }
+    reader.offset = offset;
+  }
+}
+function readZigZagInt33(reader) {
+  const start = reader.offset;
+  const low = readVarInt(reader);
+  const high = reader.offset - start === 5 ? reader.view.getUint8(start + 4) >>> 4 & 1 : 0;
+  return (low >>> 1 | high << 31) ^ -(low & 1);
+}
+function deltaLengthByteArray(reader, count2, output) {
+  const lengths = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, lengths);
+  for (let i = 0; i < count2; i++) {
+    output[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, lengths[i]);
+    reader.offset += lengths[i];
+  }
+}
+function deltaByteArray(reader, count2, output) {
+  const prefixData = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, prefixData);
+  const suffixData = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, suffixData);
+  for (let i = 0; i < count2; i++) {
+    const suffix = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, suffixData[i]);
+    if (prefixData[i]) {
+      output[i] = new Uint8Array(prefixData[i] + suffixData[i]);
+      output[i].set(output[i - 1].subarray(0, prefixData[i]));
+      output[i].set(suffix, prefixData[i]);
+    } else {
+      output[i] = suffix;
+    }
+    reader.offset += suffixData[i];
+  }
+}
+var init_delta = __esm({
+  "node_modules/hyparquet/src/delta.js"() {
+    init_thrift();
+  }
+});
+
+// node_modules/hyparquet/src/encoding.js
+function readRleBitPackedHybrid(reader, width, output, length) {
+  if (length === void 0) {
+    length = reader.view.getUint32(reader.offset, true);
+    reader.offset += 4;
+  }
+  const startOffset = reader.offset;
+  let seen = 0;
+  while (seen < output.length) {
+    const header = readVarInt(reader);
+    if (header & 1) {
+      seen = readBitPacked(reader, header, width, output, seen);
+    } else {
+      const count2 = header >>> 1;
+      readRle(reader, count2, width, output, seen);
+      seen += count2;
+    }
+  }
+  reader.offset = startOffset + length;
+}
+function readRle(reader, count2, bitWidth2, output, seen) {
+  const width = bitWidth2 + 7 >> 3;
+  let value = 0;
+  for (let i = 0; i < width; i++) {
+    value |= reader.view.getUint8(reader.offset++) << (i << 3);
+  }
+  for (let i = 0; i < count2; i++) {
+    output[seen + i] = value;
+  }
+}
+function readBitPacked(reader, header, bitWidth2, output, seen) {
+  let count2 = header >> 1 << 3;
+  const mask = (1 << bitWidth2) - 1;
+  let data = 0;
+  if (reader.offset < reader.view.byteLength) {
+    data = reader.view.getUint8(reader.offset++);
+  } else if (mask) {
+    throw new Error(`parquet bitpack offset ${reader.offset} out of range`);
+  }
+  let left = 8;
+  let right = 0;
+  while (count2) {
+    if (right > 8) {
+      right -= 8;
+      left -= 8;
+      data >>>= 8;
+    } else if (left - right < bitWidth2) {
+      data |= reader.view.getUint8(reader.offset) << left;
+      reader.offset++;
+      left += 8;
+    } else {
+      if (seen < output.length) {
+        output[seen++] = data >> right & mask;
+      }
+      count2--;
+      right += bitWidth2;
+    }
+  }
+  return seen;
+}
+function byteStreamSplit(reader, count2, type, typeLength) {
+  const width = byteWidth(type, typeLength);
+  const bytes = new Uint8Array(count2 * width);
+  for (let b = 0; b < width; b++) {
+    for (let i = 0; i < count2; i++) {
+      bytes[i * width + b] = reader.view.getUint8(reader.offset++);
+    }
+  }
+  if (type === "FLOAT") return new Float32Array(bytes.buffer);
+  else if (type === "DOUBLE") return new Float64Array(bytes.buffer);
+  else if (type === "INT32") return new Int32Array(bytes.buffer);
+  else if (type === "INT64") return new BigInt64Array(bytes.buffer);
+  else if (type === "FIXED_LEN_BYTE_ARRAY") {
+    const split = new Array(count2);
+    for (let i = 0; i < count2; i++) {
+      split[i] = bytes.subarray(i * width, (i + 1) * width);
+    }
+    return split;
+  }
+  throw new Error(`parquet byte_stream_split unsupported type: ${type}`);
+}
+function byteWidth(type, typeLength) {
+  switch (type) {
+    case "INT32":
+    case "FLOAT":
+      return 4;
+    case "INT64":
+    case "DOUBLE":
+      return 8;
+    case "FIXED_LEN_BYTE_ARRAY":
+      if (!typeLength) throw new Error("parquet byteWidth missing type_length");
+      return typeLength;
+    default:
+      throw new Error(`parquet unsupported type: ${type}`);
+  }
+}
+var init_encoding = __esm({
+  "node_modules/hyparquet/src/encoding.js"() {
+    init_thrift();
+  }
+});
+
+// node_modules/hyparquet/src/plain.js
+function readPlain(reader, type, count2, fixedLength) {
+  if (count2 === 0) return [];
+  if (type === "BOOLEAN") {
+    return readPlainBoolean(reader, count2);
+  } else if (type === "INT32") {
+    return readPlainInt32(reader, count2);
+  } else if (type === "INT64") {
+    return readPlainInt64(reader, count2);
+  } else if (type === "INT96") {
+    return readPlainInt96(reader, count2);
+  } else if (type === "FLOAT") {
+    return readPlainFloat(reader, count2);
+  } else if (type === "DOUBLE") {
+    return readPlainDouble(reader, count2);
+  } else if (type === "BYTE_ARRAY") {
+    return readPlainByteArray(reader, count2);
+  } else if (type === "FIXED_LEN_BYTE_ARRAY") {
+    if (!fixedLength) throw new Error("parquet missing fixed length");
+    return readPlainByteArrayFixed(reader, count2, fixedLength);
+  } else {
+    throw new Error(`parquet unhandled type: ${type}`);
+  }
+}
+function readPlainBoolean(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
+    const byteOffset = reader.offset + (i / 8 | 0);
+    const bitOffset = i % 8;
+    const byte = reader.view.getUint8(byteOffset);
+    values[i] = (byte & 1 << bitOffset) !== 0;
+  }
+  reader.offset += Math.ceil(count2 / 8);
+  return values;
+}
+function readPlainInt32(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 4;
+  return values;
+}
+function readPlainInt64(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 8;
+  return values;
+}
+function readPlainInt96(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
+    const low = reader.view.getBigInt64(reader.offset + i * 12, true);
+    const high = reader.view.getInt32(reader.offset + i * 12 + 8, true);
+    values[i] = BigInt(high) << 64n | low;
+  }
+  reader.offset += count2 * 12;
+  return values;
+}
+function readPlainFloat(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 4;
+  return values;
+}
+function readPlainDouble(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 8;
+  return values;
+}
+function readPlainByteArray(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
+    const length = reader.view.getUint32(reader.offset, true);
+    reader.offset += 4;
+    values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, length);
+    reader.offset += length;
+  }
+  return values;
+}
+function readPlainByteArrayFixed(reader, count2, fixedLength) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
+    values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, fixedLength);
+    reader.offset += fixedLength;
+  }
+  return values;
+}
+function align(buffer, offset, size) {
+  const aligned = new ArrayBuffer(size);
+  new Uint8Array(aligned).set(new Uint8Array(buffer, offset, size));
+  return aligned;
+}
+var init_plain = __esm({
+  "node_modules/hyparquet/src/plain.js"() {
+  }
+});
+
+// node_modules/hyparquet/src/snappy.js
+function copyBytes(fromArray, fromPos, toArray, toPos, length) {
+  for (let i = 0; i < length; i++) {
+    toArray[toPos + i] = fromArray[fromPos + i];
+  }
+}
+function snappyUncompress(input2, output) {
+  const inputLength = input2.byteLength;
+  const outputLength = output.byteLength;
+  let pos = 0;
+  let outPos = 0;
+  while (pos < inputLength) {
+    const c = input2[pos];
+    pos++;
+    if (c < 128) {
+      break;
+    }
+  }
+  if (outputLength && pos >= inputLength) {
+    throw new Error("invalid snappy length header");
+  }
+  while (pos < inputLength) {
+    const c = input2[pos];
+    let len = 0;
+    pos++;
+    if (pos >= inputLength) {
+      throw new Error("missing eof marker");
+    }
+    if ((c & 3) === 0) {
+      let len2 = (c >>> 2) + 1;
+      if (len2 > 60) {
+        if (pos + 3 >= inputLength) {
+          throw new Error("snappy error literal pos + 3 >= inputLength");
+        }
+        const lengthSize = len2 - 60;
+        len2 = input2[pos] + (input2[pos + 1] << 8) + (input2[pos + 2] << 16) + (input2[pos + 3] << 24);
+        len2 = (len2 & WORD_MASK[lengthSize]) + 1;
+        pos += lengthSize;
+      }
+      if (pos + len2 > inputLength) {
+        throw new Error("snappy error literal exceeds input length");
+      }
+      copyBytes(input2, pos, output, outPos, len2);
+      pos += len2;
+      outPos += len2;
+    } else {
+      let offset = 0;
+      switch (c & 3) {
+        case 1:
+          len = (c >>> 2 & 7) + 4;
+          offset = input2[pos] + (c >>> 5 << 8);
+          pos++;
+          break;
+        case 2:
+          if (inputLength <= pos + 1) {
+            throw new Error("snappy error end of input");
+          }
+          len = (c >>> 2) + 1;
+          offset = input2[pos] + (input2[pos + 1] << 8);
+          pos += 2;
+          break;
+        case 3:
+          if (inputLength <= pos + 3) {
+            throw new Error("snappy error end of input");
+          }
+          len = (c >>> 2) + 1;
+          offset = input2[pos] + (input2[pos + 1] << 8) + (input2[pos + 2] << 16) + (input2[pos + 3] << 24);
+          pos += 4;
+          break;
+        default:
+          break;
+      }
+      if (offset === 0 || isNaN(offset)) {
+        throw new Error(`invalid offset ${offset} pos ${pos} inputLength ${inputLength}`);
+      }
+      if (offset > outPos) {
+        throw new Error("cannot copy from before start of buffer");
+      }
+      copyBytes(output, outPos - offset, output, outPos, len);
+      outPos += len;
+    }
+  }
+  if (outPos !== outputLength) throw new Error("premature end of input");
+}
+var WORD_MASK;
+var init_snappy = __esm({
+  "node_modules/hyparquet/src/snappy.js"() {
+    WORD_MASK = [0, 255, 65535, 16777215, 4294967295];
+  }
+});
+
+// node_modules/hyparquet/src/datapage.js
+function readDataPage(bytes, daph, { type, element, schemaPath }) {
+  const view2 = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = { view: view2, offset: 0 };
+  let dataPage;
+  const repetitionLevels = readRepetitionLevels(reader, daph, schemaPath);
+  const { definitionLevels, numNulls } = readDefinitionLevels(reader, daph, schemaPath);
+  const nValues = daph.num_values - numNulls;
+  if (daph.encoding === "PLAIN") {
+    dataPage = readPlain(reader, type, nValues, element.type_length);
+  } else if (daph.encoding === "PLAIN_DICTIONARY" || daph.encoding === "RLE_DICTIONARY" || daph.encoding === "RLE") {
+    const bitWidth2 = type === "BOOLEAN" ? 1 : view2.getUint8(reader.offset++);
+    if (bitWidth2) {
+      dataPage = new Array(nValues);
+      if (type === "BOOLEAN") {
+        readRleBitPackedHybrid(reader, bitWidth2, dataPage);
+        dataPage = dataPage.map((x) => !!x);
+      } else {
+        readRleBitPackedHybrid(reader, bitWidth2, dataPage, view2.byteLength - reader.offset);
+      }
+    } else {
+      dataPage = new Uint8Array(nValues);
+    }
+  } else if (daph.encoding === "BYTE_STREAM_SPLIT") {
+    dataPage = byteStreamSplit(reader, nValues, type, element.type_length);
+  } else if (daph.encoding === "ALP") {
+    dataPage = alpDecode(reader, nValues, type);
+  } else if (daph.encoding === "DELTA_BINARY_PACKED") {
+    const int32 = type === "INT32";
+    dataPage = int32 ? new Int32Array(nValues) : new BigInt64Array(nValues);
+    deltaBinaryUnpack(reader, nValues, dataPage);
+  } else if (daph.encoding === "DELTA_LENGTH_BYTE_ARRAY") {
+    dataPage = new Array(nValues);
+    deltaLengthByteArray(reader, nValues, dataPage);
+  } else if (daph.encoding === "DELTA_BYTE_ARRAY") {
+    dataPage = new Array(nValues);
+    deltaByteArray(reader, nValues, dataPage);
+  } else {
+    throw new Error(`parquet unsupported encoding: ${daph.encoding}`);
+  }
+  return { definitionLevels, repetitionLevels, dataPage };
+}
+function readRepetitionLevels(reader, daph, schemaPath) {
+  if (schemaPath.length > 1) {
+    const maxRepetitionLevel = getMaxRepetitionLevel(schemaPath);
+    if (maxRepetitionLevel) {
+      const values = new Array(daph.num_values);
+      readRleBitPackedHybrid(reader, bitWidth(maxRepetitionLevel), values);
+      return values;
+    }
+  }
+  return [];
+}
+function readDefinitionLevels(reader, daph, schemaPath) {
+  const maxDefinitionLevel = getMaxDefinitionLevel(schemaPath);
+  if (!maxDefinitionLevel) return { definitionLevels: [], numNulls: 0 };
+  const definitionLevels = new Array(daph.num_values);
+  readRleBitPackedHybrid(reader, bitWidth(maxDefinitionLevel), definitionLevels);
+  let numNulls = daph.num_values;
+  for (const def of definitionLevels) {
+    if (def === maxDefinitionLevel) numNulls--;
+  }
+  if (numNulls === 0) definitionLevels.length = 0;
+  return { definitionLevels, numNulls };
+}
+function decompressPage(compressedBytes, uncompressed_page_size, codec, compressors2) {
+  let page;
+  const customDecompressor = compressors2?.[codec];
+  if (codec === "UNCOMPRESSED") {
+    page = compressedBytes;
+  } else if (customDecompressor) {
+    page = customDecompressor(compressedBytes, uncompressed_page_size);
+  } else if (codec === "SNAPPY") {
+    page = new Uint8Array(uncompressed_page_size);
+    snappyUncompress(compressedBytes, page);
+  } else {
+    throw new Error(`parquet unsupported compression codec: ${codec}`);
+  }
+  if (page?.length !== uncompressed_page_size) {
+    throw new Error(`parquet decompressed page length ${page?.length} does not match header ${uncompressed_page_size}`);
+  }
+  return page;
+}
+function readDataPageV2(compressedBytes, ph, columnDecoder) {
+  const view2 = new DataView(compressedBytes.buffer, compressedBytes.byteOffset, compressedBytes.byteLength);
+  const reader = { view: view2, offset: 0 };
+  const { type, element, schemaPath, codec, compressors: compressors2 } = columnDecoder;
+  const daph2 = ph.data_page_header_v2;
+  if (!daph2) throw new Error("parquet data page header v2 is undefined");
+  const repetitionLevels = readRepetitionLevelsV2(reader, daph2, schemaPath);
+  reader.offset = daph2.repetition_levels_byte_length;
+  const definitionLevels = readDefinitionLevelsV2(reader, daph2, schemaPath);
+  const uncompressedPageSize = ph.uncompressed_page_size - daph2.definition_levels_byte_length - daph2.repetition_levels_byte_length;
+  let page = compressedBytes.subarray(reader.offset);
+  if (daph2.is_compressed !== false && uncompressedPageSize) {
+    page = decompressPage(page, uncompressedPageSize, codec, compressors2);
+  }
+  const pageView = new DataView(page.buffer, page.byteOffset, page.byteLength);
+  const pageReader = { view: pageView, offset: 0 };
+  let dataPage;
+  const nValues = daph2.num_values - daph2.num_nulls;
+  if (daph2.encoding === "PLAIN") {
+    dataPage = readPlain(pageReader, type, nValues, element.type_length);
+  } else if (daph2.encoding === "RLE") {
+    dataPage = new Array(nValues);
+    readRleBitPackedHybrid(pageReader, 1, dataPage);
+    dataPage = dataPage.map((x) => !!x);
+  } else if (daph2.encoding === "PLAIN_DICTIONARY" || daph2.encoding === "RLE_DICTIONARY") {
+    const bitWidth2 = pageView.getUint8(pageReader.offset++);
+    dataPage = new Array(nValues);
+    readRleBitPackedHybrid(pageReader, bitWidth2, dataPage, uncompressedPageSize - 1);
+  } else if (daph2.encoding === "DELTA_BINARY_PACKED") {
+    const int32 = type === "INT32";
+    dataPage = int32 ? new Int32Array(nValues) : new BigInt64Array(nValues);
+    deltaBinaryUnpack(pageReader, nValues, dataPage);
+  } else if (daph2.encoding === "DELTA_LENGTH_BYTE_ARRAY") {
+    dataPage = new Array(nValues);
+    deltaLengthByteArray(pageReader, nValues, dataPage);
+  } else if (daph2.encoding === "DELTA_BYTE_ARRAY") {
+    dataPage = new Array(nValues);
+    deltaByteArray(pageReader, nValues, dataPage);
+  } else if (daph2.encoding === "BYTE_STREAM_SPLIT") {
+    dataPage = byteStreamSplit(pageReader, nValues, type, element.type_length);
+  } else if (daph2.encoding === "ALP") {
+    dataPage = alpDecode(pageReader, nValues, type);
+  } else {
+    throw new Error(`parquet unsupported encoding: ${daph2.encoding}`);
+  }
+  return { definitionLevels, repetitionLevels, dataPage };
+}
+function readRepetitionLevelsV2(reader, daph2, schemaPath) {
+  const maxRepetitionLevel = getMaxRepetitionLevel(schemaPath);
+  if (!maxRepetitionLevel) return [];
+  const values = new Array(daph2.num_values);
+  readRleBitPackedHybrid(reader, bitWidth(maxRepetitionLevel), values, daph2.repetition_levels_byte_length);
+  return values;
+}
+function readDefinitionLevelsV2(reader, daph2, schemaPath) {
+  const maxDefinitionLevel = getMaxDefinitionLevel(schemaPath);
+  if (maxDefinitionLevel) {
+    const values = new Array(daph2.num_values);
+    readRleBitPackedHybrid(reader, bitWidth(maxDefinitionLevel), values, daph2.definition_levels_byte_length);
+    return values;
+  }
+}
+function bitWidth(value) {
+  return 32 - Math.clz32(value);
+}
+var init_datapage = __esm({
+  "node_modules/hyparquet/src/datapage.js"() {
+    init_alp();
+    init_delta();
+    init_encoding();
+    init_plain();
+    init_schema();
+    init_snappy();
+  }
+});
+
+// node_modules/hyparquet/src/column.js
+function readColumn(reader, { groupStart, selectStart, selectEnd }, columnDecoder, onPage) {
+  const { pathInSchema, schemaPath } = columnDecoder;
+  const isFlat = isFlatColumn(schemaPath);
+  const chunks = [];
+  let dictionary = void 0;
+  let lastChunk = void 0;
+  let rowCount = 0;
+  let skipped = 0;
+  const emitLastChunk = onPage && (() => {
+    lastChunk && onPage({
+      pathInSchema,
+      columnData: lastChunk,
+      rowStart: groupStart + rowCount - lastChunk.length,
+      rowEnd: groupStart + rowCount
+    });
+  });
+  while (isFlat ? rowCount < selectEnd : reader.offset < reader.view.byteLength - 1) {
+    if (reader.offset >= reader.view.byteLength - 1) break;
+    const header = parquetHeader(reader);
+    if (header.type === "DICTIONARY_PAGE") {
+      const { data } = readPage(reader, header, columnDecoder, dictionary, void 0, 0);
+      if (data) dictionary = convert(data, columnDecoder);
+    } else {
+      const lastChunkLength = lastChunk?.length || 0;
+      const result = readPage(reader, header, columnDecoder, dictionary, lastChunk, selectStart - rowCount);
+      if (result.skipped) {
+        if (!chunks.length) {
+          skipped += result.skipped;
+        }
+        rowCount += result.skipped;
+      } else if (result.data && lastChunk === result.data) {
+        rowCount += result.data.length - lastChunkLength;
+      } else if (result.data && result.data.length) {
+        emitLastChunk?.();
+        chunks.push(result.data);
+        rowCount += result.data.length;
+        lastChunk = result.data;
+      }
+    }
+  }
+  emitLastChunk?.();
+  return { data: chunks, skipped };
+}
+function readPage(reader, header, columnDecoder, dictionary, previousChunk, pageStart) {
+  const { type, element, schemaPath, codec, compressors: compressors2 } = columnDecoder;
+  const compressedBytes = new Uint8Array(
+    reader.view.buffer,
+    reader.view.byteOffset + reader.offset,
+    header.compressed_page_size
+  );
+  reader.offset += header.compressed_page_size;
+  if (header.type === "DATA_PAGE") {
+    const daph = header.data_page_header;
+    if (!daph) throw new Error("parquet data page header is undefined");
+    if (pageStart > daph.num_values && isFlatColumn(schemaPath)) {
+      return { skipped: daph.num_values };
+    }
+    const page = decompressPage(compressedBytes, Number(header.uncompressed_page_size), codec, compressors2);
+    const { definitionLevels, repetitionLevels, dataPage } = readDataPage(page, daph, columnDecoder);
+    const values = convertWithDictionary(dataPage, dictionary, daph.encoding, columnDecoder);
+    const output = Array.isArray(previousChunk) ? previousChunk : [];
+    const assembled = assembleLists(output, definitionLevels, repetitionLevels, values, schemaPath);
+    return { skipped: 0, data: assembled };
+  } else if (header.type === "DATA_PAGE_V2") {
+    const daph2 = header.data_page_header_v2;
+    if (!daph2) throw new Error("parquet data page header v2 is undefined");
+    if (pageStart > daph2.num_rows) {
+      return { skipped: daph2.num_rows };
+    }
+    const { definitionLevels, repetitionLevels, dataPage } = readDataPageV2(compressedBytes, header, columnDecoder);
+    const values = convertWithDictionary(dataPage, dictionary, daph2.encoding, columnDecoder);
+    const output = Array.isArray(previousChunk) ? previousChunk : [];
+    const assembled = assembleLists(output, definitionLevels, repetitionLevels, values, schemaPath);
+    return { skipped: 0, data: assembled };
+  } else if (header.type === "DICTIONARY_PAGE") {
+    const diph = header.dictionary_page_header;
+    if (!diph) throw new Error("parquet dictionary page header is undefined");
+    const page = decompressPage(
+      compressedBytes,
+      Number(header.uncompressed_page_size),
+      codec,
+      compressors2
+    );
+    const reader2 = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    const dictArray = readPlain(reader2, type, diph.num_values, element.type_length);
+    return { skipped: 0, data: dictArray };
+  } else {
+    throw new Error(`parquet unsupported page type: ${header.type}`);
+  }
+}
+function parquetHeader(reader) {
+  const header = deserializeTCompactProtocol(reader);
+  const type = PageTypes[header.field_1];
+  const uncompressed_page_size = header.field_2;
+  const compressed_page_size = header.field_3;
+  const crc = header.field_4;
+  const data_page_header = header.field_5 && {
+    num_values: header.field_5.field_1,
+    encoding: Encodings[header.field_5.field_2],
+    definition_level_encoding: Encodings[header.field_5.field_3],
+    repetition_level_encoding: Encodings[header.field_5.field_4],
+    statistics: pageStatistics(header.field_5.field_5)
+  };
+  const index_page_header = header.field_6;
+  const dictionary_page_header = header.field_7 && {
+    num_values: header.field_7.field_1,
+    encoding: Encodings[header.field_7.field_2],
+    is_sorted: header.field_7.field_3
+  };
+  const data_page_header_v2 = header.field_8 && {
+    num_values: header.field_8.field_1,
+    num_nulls: header.field_8.field_2,
+    num_rows: header.field_8.field_3,
+    encoding: Encodings[header.field_8.field_4],
+    definition_levels_byte_length: header.field_8.field_5,
+    repetition_levels_byte_length: header.field_8.field_6,
+    is_compressed: header.field_8.field_7 === void 0 ? true : header.field_8.field_7,
+    // default true
+    statistics: pageStatistics(header.field_8.field_8)
+  };
+  return {
+    type,
+    uncompressed_page_size,
+    compressed_page_size,
+    crc,
+    data_page_header,
+    index_page_header,
+    dictionary_page_header,
+    data_page_header_v2
+  };
+}
+function pageStatistics(stats) {
+  return stats && {
+    max: stats.field_1,
+    min: stats.field_2,
+    null_count: stats.field_3,
+    distinct_count: stats.field_4,
+    max_value: stats.field_5,
+    min_value: stats.field_6,
+    is_max_value_exact: stats.field_7,
+    is_min_value_exact: stats.field_8
+  };
+}
+var init_column = __esm({
+  "node_modules/hyparquet/src/column.js"() {
+    init_assemble();
+    init_constants();
+    init_convert();
+    init_datapage();
+    init_plain();
+    init_schema();
+    init_thrift();
+  }
+});
+
+// node_modules/hyparquet/src/rowgroup.js
+function readRowGroup(options, { metadata }, groupPlan) {
+  const asyncColumns = [];
+  const schemaTree2 = parquetSchema(metadata);
+  for (const chunk of groupPlan.chunks) {
+    const { path_in_schema: pathInSchema } = chunk.columnMetadata;
+    const schemaPath = getTreePath(schemaTree2, pathInSchema);
+    const columnDecoder = {
+      pathInSchema,
+      element: schemaPath[schemaPath.length - 1].element,
+      schemaPath,
+      ...options,
+      ...chunk.columnMetadata,
+      // merge after options, so a partial parsers object keeps the defaults
+      parsers: { ...DEFAULT_PARSERS, ...options.parsers }
+    };
+    const { startByte, endByte } = chunk.range;
+    if ("pageLocations" in chunk) {
+      asyncColumns.push({
+        pathInSchema,
+        data: readSelectedPages(options, groupPlan, chunk, chunk.pageLocations, columnDecoder)
+      });
+    } else if ("offsetIndex" in chunk) {
+      asyncColumns.push({
+        pathInSchema,
+        // fetch offset index
+        data: Promise.resolve(options.file.slice(chunk.offsetIndex.startByte, chunk.offsetIndex.endByte)).then((arrayBuffer) => {
+          const pages = readOffsetIndex({ view: new DataView(arrayBuffer), offset: 0 }).page_locations;
+          return readSelectedPages(options, groupPlan, chunk, pages, columnDecoder);
+        })
+      });
+    } else {
+      asyncColumns.push({
+        pathInSchema,
+        data: Promise.resolve(options.file.slice(startByte, endByte)).then((buffer) => {
+          const reader = { view: new DataView(buffer), offset: 0 };
+          return readColumn(reader, groupPlan, columnDecoder, options.onPage);
+        })
+      });
+    }
+  }
+  return {
+    groupStart: groupPlan.groupStart,
+    groupRows: groupPlan.groupRows,
+    selectStart: groupPlan.selectStart,
+    selectEnd: groupPlan.selectEnd,
+    asyncColumns
+  };
+}
+async function readSelectedPages(options, groupPlan, chunk, pages, columnDecoder) {
+  const { data_page_offset, dictionary_page_offset } = chunk.columnMetadata;
+  const { selectStart, selectEnd } = groupPlan;
+  let { startByte, endByte } = chunk.range;
+  let skipped = -1;
+  const hasDict = dictionary_page_offset || data_page_offset < pages[0].offset;
+  for (let i = 0; i < pages.length; i++) {
+    const page = pages[i];
+    const pageStart = Number(page.first_row_index);
+    const pageEnd = i + 1 < pages.length ? Number(pages[i + 1].first_row_index) : groupPlan.groupRows;
+    if (skipped < 0 && pageEnd > selectStart) {
+      startByte = Number(page.offset);
+      skipped = pageStart;
+    }
+    if (pageStart < selectEnd) {
+      endByte = Number(page.offset) + page.compressed_page_size;
+    }
+  }
+  if (skipped < 0) skipped = 0;
+  let view2;
+  if (hasDict && skipped) {
+    const dictLength = Number(pages[0].offset) - chunk.range.startByte;
+    const [dictBuffer, dataBuffer] = await Promise.all([
+      options.file.slice(chunk.range.startByte, Number(pages[0].offset)),
+      options.file.slice(startByte, endByte)
+    ]);
+    const combined = new Uint8Array(dictLength + dataBuffer.byteLength);
+    combined.set(new Uint8Array(dictBuffer, 0, dictLength));
+    combined.set(new Uint8Array(dataBuffer), dictLength);
+    view2 = new DataView(combined.buffer);
+  } else if (hasDict) {
+    view2 = new DataView(await options.file.slice(chunk.range.startByte, endByte));
+  } else {
+    view2 = new DataView(await options.file.slice(startByte, endByte));
+  }
+  const reader = { view: view2, offset: 0 };
+  const adjustedGroupPlan = skipped ? {
+    ...groupPlan,
+    groupStart: groupPlan.groupStart + skipped,
+    selectStart: groupPlan.selectStart - skipped,
+    selectEnd: groupPlan.selectEnd - skipped
+  } : groupPlan;
+  const { data, skipped: columnSkipped } = readColumn(reader, adjustedGroupPlan, columnDecoder, options.onPage);
+  return {
+    data,
+    skipped: skipped + columnSkipped
+  };
+}
+async function asyncGroupToRows({ asyncColumns }, selectStart, selectEnd, columns, rowFormat) {
+  const asyncPages = await Promise.all(asyncColumns.map(
+    (column) => column.data.then(({ skipped, data }) => ({ skipped, data: flatten(data) }))
+  ));
+  const selectCount = selectEnd - selectStart;
+  if (rowFormat === "object") {
+    const groupData2 = Array(selectCount);
+    for (let selectRow = 0; selectRow < selectCount; selectRow++) {
+      const rowData = {};
+      for (let i = 0; i < asyncColumns.length; i++) {
+        const { data, skipped } = asyncPages[i];
+        rowData[asyncColumns[i].pathInSchema[0]] = data[selectStart + selectRow - skipped];
+      }
+      groupData2[selectRow] = rowData;
+    }
+    return groupData2;
+  }
+  const includedColumnNames = asyncColumns.map((child) => child.pathInSchema[0]).filter((name) => !columns || columns.includes(name));
+  const columnOrder = columns ?? includedColumnNames;
+  const columnIndexes = columnOrder.map((name) => asyncColumns.findIndex((column) => column.pathInSchema[0] === name));
+  const groupData = Array(selectCount);
+  for (let selectRow = 0; selectRow < selectCount; selectRow++) {
+    const rowData = Array(asyncColumns.length);
+    for (let i = 0; i < columnOrder.length; i++) {
+      const colIdx = columnIndexes[i];
+      if (colIdx < 0) throw new Error(`parquet column not found: ${columnOrder[i]}`);
+      const { data, skipped } = asyncPages[colIdx];
+      rowData[i] = data[selectStart + selectRow - skipped];
+    }
+    groupData[selectRow] = rowData;
+  }
+  return groupData;
+}
+function assembleAsync(asyncRowGroup, schemaTree2, parsers) {
+  const { asyncColumns } = asyncRowGroup;
+  const allParsers = { ...DEFAULT_PARSERS, ...parsers };
+  const assembled = [];
+  for (const child of schemaTree2.children) {
+    if (child.children.length) {
+      const childColumns = asyncColumns.filter((column) => column.pathInSchema[0] === child.element.name);
+      if (!childColumns.length) continue;
+      assembled.push({
+        pathInSchema: child.path,
+        data: (async () => {
+          const resolved = await Promise.all(childColumns.map((c) => c.data));
+          const subcolumnData = /* @__PURE__ */ new Map();
+          const flattened = resolved.map(({ data }) => flatten(data));
+          const skipped = Math.max(asyncRowGroup.selectStart ?? 0, ...resolved.map((result) => result.skipped));
+          const end = Math.min(asyncRowGroup.selectEnd ?? Infinity, ...resolved.map((result, i) => result.skipped + flattened[i].length));
+          for (let i = 0; i < childColumns.length; i++) {
+            const start = skipped - resolved[i].skipped;
+            const length = Math.max(0, end - skipped);
+            subcolumnData.set(
+              childColumns[i].pathInSchema.join("."),
+              flattened[i].slice(start, start + length)
+            );
+          }
+          assembleNested(subcolumnData, child, allParsers);
+          const assembled2 = subcolumnData.get(child.element.name);
+          if (!assembled2) throw new Error("parquet column data not assembled");
+          return { data: [assembled2], skipped };
+        })()
+      });
+    } else {
+      const asyncColumn = asyncColumns.find((column) => column.pathInSchema[0] === child.element.name);
+      if (asyncColumn) assembled.push(asyncColumn);
+    }
+  }
+  return { ...asyncRowGroup, asyncColumns: assembled };
+}
+var init_rowgroup = __esm({
+  "node_modules/hyparquet/src/rowgroup.js"() {
+    init_assemble();
+    init_column();
+    init_convert();
+    init_indexes();
+    init_metadata();
+    init_schema();
+    init_utils();
+  }
+});
+
+// node_modules/hyparquet/src/scan.js
+async function parquetScan(options) {
+  options.metadata ??= await parquetMetadataAsync(options.file, options);
+  const { pruningFilter, ...readOptions } = options;
+  let { columns } = readOptions;
+  if (columns && pruningFilter) {
+    const selectedColumns = new Set(columns);
+    const extraColumns = columnsNeededForFilter(pruningFilter).filter((column) => !selectedColumns.has(column));
+    if (extraColumns.length) columns = [...columns, ...extraColumns];
+  }
+  const preparedOptions = await prepareParquetOptions({
+    ...readOptions,
+    columns,
+    filter: pruningFilter,
+    useOffsetIndex: readOptions.useOffsetIndex ?? true
+  });
+  const { metadata } = preparedOptions;
+  if (!metadata) throw new Error("parquet requires metadata");
+  const schemaTree2 = parquetSchema(metadata);
+  const availableColumns = new Set(columns ?? schemaTree2.children.map((child) => child.element.name));
+  const plan2 = parquetPlanGroups(preparedOptions);
+  const candidates = plan2.groups.flatMap((group) => group.ranges.map(([selectStart, selectEnd]) => ({
+    rowStart: group.groupStart + selectStart,
+    rowEnd: group.groupStart + selectEnd,
+    group
+  })));
+  const ranges = candidates.map(({ rowStart, rowEnd }) => ({ rowStart, rowEnd }));
+  const cache = /* @__PURE__ */ new Map();
+  function readColumn2({ column, rowStart, rowEnd }) {
+    if (!availableColumns.has(column)) {
+      throw new Error(`parquet column not found in scan: ${column}`);
+    }
+    validateRange(rowStart, rowEnd);
+    if (rowStart === rowEnd) return Promise.resolve([]);
+    const candidateIndex = findCandidate(candidates, rowStart, rowEnd);
+    if (candidateIndex < 0) {
+      throw new RangeError(`parquet row range [${rowStart}, ${rowEnd}) is outside scan ranges`);
+    }
+    const { group } = candidates[candidateIndex];
+    const cached = cache.get(column);
+    if (cached && rowStart >= cached.rowStart && rowEnd <= cached.rowEnd) {
+      return cached.data.then((data2) => sliceDecodedArray(
+        data2,
+        rowStart - cached.rowStart,
+        rowEnd - cached.rowStart
+      ));
+    }
+    const data = readColumnRange({
+      options: preparedOptions,
+      schemaTree: schemaTree2,
+      group,
+      column,
+      rowStart,
+      rowEnd
+    });
+    cache.set(column, { rowStart, rowEnd, data });
+    return data;
+  }
+  return {
+    metadata,
+    ranges,
+    readColumn: readColumn2
+  };
+}
+async function prepareParquetRead(options) {
+  const prepared = await prepareParquetOptions(options);
+  return {
+    options: prepared,
+    plan: parquetPlan(prepared)
+  };
+}
+async function prepareParquetOptions(options) {
+  const metadata = options.metadata ?? await parquetMetadataAsync(options.file, options);
+  const schemaColumns = parquetSchema(metadata).children.map((child) => child.element.name);
+  const filterColumns = columnsNeededForFilter(options.filter);
+  const missingFilterColumns = filterColumns.filter((column) => !schemaColumns.includes(column));
+  if (missingFilterColumns.length) {
+    throw new Error(`parquet filter columns not found: ${missingFilterColumns.join(", ")}`);
+  }
+  if (options.columns) {
+    const missingColumns = options.columns.filter((column) => !schemaColumns.includes(column));
+    if (missingColumns.length) throw new Error(`parquet column not found: ${missingColumns[0]}`);
+  }
+  let prepared = { ...options, metadata };
+  prepared = await withBloomFilters(prepared);
+  prepared = await withPageIndexes(prepared);
+  return prepared;
+}
+function readParquetPlan(options, plan2) {
+  const readOptions = { ...options, file: prefetchAsyncBuffer(options.file, plan2) };
+  return plan2.groups.map((group) => readRowGroup(readOptions, plan2, group));
+}
+async function readColumnRange({ options, schemaTree: schemaTree2, group, column, rowStart, rowEnd }) {
+  const columnOptions = {
+    ...options,
+    columns: [column],
+    filter: void 0,
+    rowStart,
+    rowEnd,
+    useBloomFilters: false,
+    useOffsetIndex: options.useOffsetIndex ?? true,
+    usePageIndex: false,
+    pageRangesByGroup: void 0
+  };
+  const columnPlan = planCandidateColumn({ options, group, column, rowStart, rowEnd });
+  const [asyncGroup] = readParquetPlan(columnOptions, columnPlan);
+  if (!asyncGroup) throw new Error("parquet scan range not planned");
+  const assembled = assembleAsync(asyncGroup, schemaTree2, options.parsers);
+  const asyncColumn = assembled.asyncColumns.find((child) => child.pathInSchema[0] === column);
+  if (!asyncColumn) throw new Error(`parquet column not found: ${column}`);
+  const result = await asyncColumn.data;
+  const data = flatten(result.data);
+  const selectStart = assembled.selectStart ?? rowStart - assembled.groupStart;
+  const selectEnd = assembled.selectEnd ?? rowEnd - assembled.groupStart;
+  return sliceDecodedArray(data, selectStart - result.skipped, selectEnd - result.skipped);
+}
+function planCandidateColumn({ options, group, column, rowStart, rowEnd }) {
+  if (!options.metadata) throw new Error("parquet requires metadata");
+  const localPlan = parquetPlanGroup({
+    rowGroup: group.rowGroup,
+    groupStart: group.groupStart,
+    groupRows: group.groupRows,
+    ranges: [[rowStart - group.groupStart, rowEnd - group.groupStart]],
+    columns: [column],
+    useOffsetIndex: options.useOffsetIndex ?? true,
+    pageLocations: group.pageLocations
+  });
+  const [localGroupPlan] = localPlan.groups;
+  if (!localGroupPlan) throw new Error(`parquet column not found: ${column}`);
+  return {
+    metadata: options.metadata,
+    rowStart,
+    rowEnd,
+    columns: [column],
+    fetches: [...localPlan.fetches, ...localPlan.indexes],
+    groups: [localGroupPlan]
+  };
+}
+function findCandidate(candidates, rowStart, rowEnd) {
+  let low = 0;
+  let high = candidates.length - 1;
+  while (low <= high) {
+    const middle = Math.floor((low + high) / 2);
+    const candidate = candidates[middle];
+    if (rowStart < candidate.rowStart) {
+      high = middle - 1;
+    } else if (rowStart >= candidate.rowEnd) {
+      low = middle + 1;
+    } else {
+      return rowEnd <= candidate.rowEnd ? middle : -1;
+    }
+  }
+  return -1;
+}
+function validateRange(rowStart, rowEnd) {
+  if (!Number.isSafeInteger(rowStart) || rowStart < 0) {
+    throw new RangeError("parquet rowStart must be a non-negative safe integer");
+  }
+  if (!Number.isSafeInteger(rowEnd) || rowEnd < rowStart) {
+    throw new RangeError("parquet rowEnd must be a safe integer greater than or equal to rowStart");
+  }
+}
+function sliceDecodedArray(data, start, end) {
+  if (start === 0 && end === data.length) return data;
+  return Array.isArray(data) ? data.slice(start, end) : data.subarray(start, end);
+}
+async function withBloomFilters(options) {
+  if (!options.useBloomFilters || !options.filter || !options.metadata) return options;
+  const schemaTree2 = parquetSchema(options.metadata);
+  const schemaElements = {};
+  for (const child of schemaTree2.children) schemaElements[child.element.name] = child.element;
+  const bloomFiltersByGroup = await prefetchBloomFilters({
+    file: options.file,
+    metadata: options.metadata,
+    filter: options.filter,
+    filterStrict: options.filterStrict
+  });
+  return { ...options, bloomFiltersByGroup, schemaElements };
+}
+async function withPageIndexes(options) {
+  if (!options.usePageIndex || !options.filter || !options.metadata) return options;
+  const { pageRangesByGroup, pageLocationsByGroup } = await prefetchPageIndexes({
+    file: options.file,
+    metadata: options.metadata,
+    filter: options.filter,
+    filterStrict: options.filterStrict,
+    rowStart: options.rowStart,
+    rowEnd: options.rowEnd,
+    columns: options.columns,
+    bloomFiltersByGroup: options.bloomFiltersByGroup,
+    schemaElements: options.schemaElements,
+    parsers: options.parsers
+  });
+  return { ...options, pageRangesByGroup, pageLocationsByGroup };
+}
+var init_scan = __esm({
+  "node_modules/hyparquet/src/scan.js"() {
+    init_filter();
+    init_metadata();
+    init_plan();
+    init_rowgroup();
+    init_utils();
+  }
+});
+
+// node_modules/hyparquet/src/read.js
+async function parquetRead(options) {
+  options.metadata ??= await parquetMetadataAsync(options.file, options);
+  const { rowStart = 0, rowEnd, columns, onChunk, onComplete, rowFormat, filter, filterStrict = true } = options;
+  if (filter && rowFormat !== "object") {
+    throw new Error('parquet filter requires rowFormat: "object"');
+  }
+  if (options.includeRowIndex && rowFormat !== "object") {
+    throw new Error('parquet includeRowIndex requires rowFormat: "object"');
+  }
+  const filterColumns = columnsNeededForFilter(filter);
+  let readColumns = columns;
+  if (columns && filterColumns.length) {
+    const selectedColumns = new Set(columns);
+    const extraColumns = filterColumns.filter((column) => !selectedColumns.has(column));
+    if (extraColumns.length) readColumns = [...columns, ...extraColumns];
+  }
+  const readOptions = readColumns === columns ? options : { ...options, columns: readColumns };
+  const prepared = await prepareParquetRead(readOptions);
+  const preparedOptions = prepared.options;
+  const requiresProjection = readColumns !== columns;
+  const asyncGroups = readParquetPlan(preparedOptions, prepared.plan);
+  if (!onComplete && !onChunk) {
+    await awaitAllColumns(asyncGroups);
+    return;
+  }
+  if (!preparedOptions.metadata) throw new Error("parquet requires metadata");
+  const schemaTree2 = parquetSchema(preparedOptions.metadata);
+  const assembled = asyncGroups.map((arg) => assembleAsync(arg, schemaTree2, options.parsers));
+  if (onChunk) {
+    for (const asyncGroup of assembled) {
+      for (const asyncColumn of asyncGroup.asyncColumns) {
+        asyncColumn.data.then(({ data, skipped }) => {
+          let rowStart2 = asyncGroup.groupStart + skipped;
+          for (const columnData of data) {
+            onChunk({
+              columnName: asyncColumn.pathInSchema[0],
+              columnData,
+              rowStart: rowStart2,
+              rowEnd: rowStart2 + columnData.length
+            });
+            rowStart2 += columnData.length;
+          }
+        }, () => {
+        });
+      }
+    }
+  }
+  if (onComplete) {
+    await awaitAllColumns(assembled);
+    const rows2 = [];
+    for (const asyncGroup of assembled) {
+      const selectStart = asyncGroup.selectStart ?? Math.max(rowStart - asyncGroup.groupStart, 0);
+      const selectEnd = asyncGroup.selectEnd ?? Math.min((rowEnd ?? Infinity) - asyncGroup.groupStart, asyncGroup.groupRows);
+      const groupData = rowFormat === "object" ? await asyncGroupToRows(asyncGroup, selectStart, selectEnd, readColumns, "object") : await asyncGroupToRows(asyncGroup, selectStart, selectEnd, columns, "array");
+      if (options.includeRowIndex) {
+        for (let i = 0; i < groupData.length; i++) {
+          Object.defineProperty(groupData[i], rowIndex, {
+            value: asyncGroup.groupStart + selectStart + i
+          });
+        }
+      }
+      if (filter) {
+        for (
+          const row of
+          /** @type {Record<string, any>[]} */
+          groupData
+        ) {
+          if (matchFilter(row, filter, filterStrict)) {
+            if (requiresProjection && columns) {
+              for (const col of filterColumns) {
+                if (!columns.includes(col)) delete row[col];
+              }
+            }
+            rows2.push(row);
+          }
+        }
+      } else {
+        concat(rows2, groupData);
+      }
+    }
+    onComplete(rows2);
+  } else {
+    await awaitAllColumns(assembled);
+  }
+}
+async function awaitAllColumns(asyncGroups) {
+  const all = asyncGroups.flatMap((g) => g.asyncColumns.map((c) => c.data));
+  const results = await Promise.allSettled(all);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+async function parquetReadColumn(options) {
+  if (options.columns?.length !== 1) {
+    throw new Error("parquetReadColumn expected columns: [columnName]");
+  }
+  options.metadata ??= await parquetMetadataAsync(options.file, options);
+  const column = options.columns[0];
+  const prepared = await prepareParquetRead(options);
+  const asyncGroups = readParquetPlan(prepared.options, prepared.plan);
+  if (!prepared.options.metadata) throw new Error("parquet requires metadata");
+  const schemaTree2 = parquetSchema(prepared.options.metadata);
+  const assembled = asyncGroups.map((group) => assembleAsync(group, schemaTree2, options.parsers));
+  await awaitAllColumns(assembled);
+  const columnData = [];
+  for (const group of assembled) {
+    const asyncColumn = group.asyncColumns.find((candidate) => candidate.pathInSchema[0] === column);
+    if (!asyncColumn) throw new Error(`parquet column not found: ${column}`);
+    const { data } = await asyncColumn.data;
+    for (const chunk of data) concat(columnData, chunk);
+  }
+  return columnData;
+}
+function parquetReadObjects(options) {
+  return new Promise((onComplete, reject) => {
+    parquetRead({
+      ...options,
+      rowFormat: "object",
+      // force object output
+      onComplete
+    }).catch(reject);
+  });
+}
+var rowIndex;
+var init_read = __esm({
+  "node_modules/hyparquet/src/read.js"() {
+    init_filter();
+    init_metadata();
+    init_rowgroup();
+    init_scan();
+    init_utils();
+    rowIndex = /** @type {typeof import('../src/types.js').rowIndex} */
+    /* @__PURE__ */ Symbol("rowIndex");
+  }
+});
+
+// node_modules/hyparquet/src/query.js
+async function parquetQuery(options) {
+  if (!options.file || !(options.file.byteLength >= 0)) {
+    throw new Error("parquet expected AsyncBuffer");
+  }
+  options.metadata ??= await parquetMetadataAsync(options.file, options);
+  const { metadata, rowStart = 0, columns, orderBy, filter } = options;
+  if (rowStart < 0) throw new Error("parquet rowStart must be positive");
+  const rowEnd = options.rowEnd ?? Number(metadata.num_rows);
+  if (orderBy) {
+    const allColumns = parquetSchema(options.metadata).children.map((c) => c.element.name);
+    if (!allColumns.includes(orderBy)) {
+      throw new Error(`parquet orderBy column not found: ${orderBy}`);
+    }
+  }
+  if (filter && !orderBy && rowEnd < metadata.num_rows) {
+    const filteredRows = [];
+    let groupStart = 0;
+    for (const group of metadata.row_groups) {
+      const groupEnd = groupStart + Number(group.num_rows);
+      const groupData = await parquetReadObjects({
+        ...options,
+        rowStart: groupStart,
+        rowEnd: groupEnd
+      });
+      filteredRows.push(...groupData);
+      if (filteredRows.length >= rowEnd) break;
+      groupStart = groupEnd;
+    }
+    return filteredRows.slice(rowStart, rowEnd);
+  } else if (filter && orderBy) {
+    const readColumns = columns && !columns.includes(orderBy) ? [...columns, orderBy] : columns;
+    const results = await parquetReadObjects({
+      ...options,
+      rowStart: void 0,
+      rowEnd: void 0,
+      columns: readColumns
+    });
+    results.sort((a, b) => compare(a[orderBy], b[orderBy]));
+    if (readColumns !== columns) {
+      for (const row of results) {
+        delete row[orderBy];
+      }
+    }
+    return results.slice(rowStart, rowEnd);
+  } else if (filter) {
+    const results = await parquetReadObjects({
+      ...options,
+      rowStart: void 0,
+      rowEnd: void 0
+    });
+    return results.slice(rowStart, rowEnd);
+  } else if (typeof orderBy === "string") {
+    const orderColumn = await parquetReadColumn({
+      ...options,
+      rowStart: void 0,
+      rowEnd: void 0,
+      columns: [orderBy]
+    });
+    const sortedIndices = Array.from(orderColumn, (_, index) => index).sort((a, b) => compare(orderColumn[a], orderColumn[b])).slice(rowStart, rowEnd);
+    const sparseData = await parquetReadRows({ ...options, rows: sortedIndices });
+    const data = sortedIndices.map((index) => sparseData[index]);
+    return data;
+  } else {
+    return await parquetReadObjects(options);
+  }
+}
+async function parquetReadRows(options) {
+  const { file, rows: rows2 } = options;
+  options.metadata ??= await parquetMetadataAsync(file, options);
+  const { row_groups: rowGroups } = options.metadata;
+  const groupIncluded = Array(rowGroups.length).fill(false);
+  let groupStart = 0;
+  const groupEnds = rowGroups.map((group) => groupStart += Number(group.num_rows));
+  for (const index of rows2) {
+    const groupIndex = groupEnds.findIndex((end) => index < end);
+    groupIncluded[groupIndex] = true;
+  }
+  const rowRanges = [];
+  let rangeStart;
+  groupStart = 0;
+  for (let i = 0; i < groupIncluded.length; i++) {
+    const groupEnd = groupStart + Number(rowGroups[i].num_rows);
+    if (groupIncluded[i]) {
+      if (rangeStart === void 0) {
+        rangeStart = groupStart;
+      }
+    } else {
+      if (rangeStart !== void 0) {
+        rowRanges.push([rangeStart, groupStart]);
+        rangeStart = void 0;
+      }
+    }
+    groupStart = groupEnd;
+  }
+  if (rangeStart !== void 0) {
+    rowRanges.push([rangeStart, groupStart]);
+  }
+  const sparseData = Array(Number(options.metadata.num_rows));
+  for (const [rangeStart2, rangeEnd] of rowRanges) {
+    const groupData = await parquetReadObjects({ ...options, rowStart: rangeStart2, rowEnd: rangeEnd });
+    for (let i = rangeStart2; i < rangeEnd; i++) {
+      sparseData[i] = { __index__: i, ...groupData[i - rangeStart2] };
+      if (options.includeRowIndex) {
+        Object.defineProperty(sparseData[i], rowIndex, { value: groupData[i - rangeStart2][rowIndex] });
+      }
+    }
+  }
+  return sparseData;
+}
+function compare(a, b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  return 0;
+}
+var init_query = __esm({
+  "node_modules/hyparquet/src/query.js"() {
+    init_metadata();
+    init_read();
+  }
+});
+
+// node_modules/hyparquet/src/index.js
+var init_src = __esm({
+  "node_modules/hyparquet/src/index.js"() {
+    init_indexes();
+    init_metadata();
+    init_read();
+    init_scan();
+    init_query();
+    init_snappy();
+    init_utils();
+  }
+});
+
+// node_modules/hyparquet/src/node.js
+var node_exports = {};
+__export(node_exports, {
+  asyncBufferFromFile: () => asyncBufferFromFile,
+  asyncBufferFromUrl: () => asyncBufferFromUrl,
+  byteLengthFromUrl: () => byteLengthFromUrl,
+  cachedAsyncBuffer: () => cachedAsyncBuffer,
+  flatten: () => flatten,
+  parquetMetadata: () => parquetMetadata,
+  parquetMetadataAsync: () => parquetMetadataAsync,
+  parquetQuery: () => parquetQuery,
+  parquetRead: () => parquetRead,
+  parquetReadObjects: () => parquetReadObjects,
+  parquetScan: () => parquetScan,
+  parquetSchema: () => parquetSchema,
+  readColumnIndex: () => readColumnIndex,
+  readOffsetIndex: () => readOffsetIndex,
+  rowIndex: () => rowIndex,
+  snappyUncompress: () => snappyUncompress,
+  toJson: () => toJson2
+});
+async function asyncBufferFromFile(filename) {
+  const { size } = await import_fs.promises.stat(filename);
+  return {
+    byteLength: size,
+    slice(start, end) {
+      if (start === end) return Promise.resolve(new ArrayBuffer(0));
+      const reader = (0, import_fs.createReadStream)(filename, { start, end: end === void 0 ? void 0 : end - 1 });
+      return new Promise((resolve2, reject) => {
+        const chunks = [];
+        reader.on("data", (chunk) => chunks.push(chunk));
+        reader.on("error", reject);
+        reader.on("end", () => {
+          const buffer = Buffer.concat(chunks);
+          if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) {
+            resolve2(buffer.buffer);
+          } else {
+            resolve2(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength));
+          }
+        });
+      });
+    }
+  };
+}
+var import_fs;
+var init_node = __esm({
+  "node_modules/hyparquet/src/node.js"() {
+    import_fs = require("fs");
+    init_src();
+  }
+});
+
+// src/batch/parquet.ts
+var parquet_exports = {};
+__export(parquet_exports, {
+  decimalText: () => decimalText,
+  planParquet: () => planParquet,
+  readParquet: () => readParquet
+});
+function float32Text(x) {
+  for (let p = 1; p < 9; p++) {
+    const text = String(Number(x.toPrecision(p)));
+    if (Math.fround(Number(text)) === x) return text;
+  }
+  return String(x);
+}
+function bigIntOf(bytes) {
+  let n = 0n;
+  for (const byte of bytes) n = n << 8n | BigInt(byte);
+  return bytes.length && bytes[0] & 128 ? n - (1n << BigInt(bytes.length * 8)) : n;
+}
+function decimalText(unscaled, scale) {
+  const negative = unscaled < 0n;
+  const digits = (negative ? -unscaled : unscaled).toString();
+  if (scale <= 0) return `${negative ? "-" : ""}${digits}${"0".repeat(-scale)}`;
+  const padded = digits.padStart(scale + 1, "0");
+  return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+}
+function valueReader(element) {
+  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
+  if (decimal2) {
+    const scale = element.scale ?? element.logical_type?.scale ?? 0;
+    return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
+  }
+  if (element.type === "FLOAT") return (raw) => typeof raw === "number" ? float32Text(raw) : void 0;
+  return (raw) => {
+    if (raw === null || raw === void 0) return void 0;
+    if (typeof raw === "number") return Number.isFinite(raw) ? String(raw) : String(raw);
+    if (typeof raw === "bigint" || typeof raw === "string") return String(raw);
+    return JSON.stringify(raw) ?? String(raw);
+  };
+}
+function broken(name, why) {
+  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, {
+    hint: "check that the export finished and the file was copied whole (a Parquet file ends with its footer)"
+  });
+}
+async function planParquet(file, name, options) {
+  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+  let metadata;
+  try {
+    const buffer = await asyncBufferFromFile2(file);
+    if (buffer.byteLength < 12) throw new Error(`it is only ${buffer.byteLength} bytes`);
+    metadata = await parquetMetadataAsync2(buffer);
+  } catch (error2) {
+    throw broken(name, error2.message.replace(/^parquet /, ""));
+  }
+  const names = options.columns ?? DEFAULT_COLUMNS;
+  const top = metadata.schema.slice(1).filter((e) => !e.num_children);
+  const find = (wanted) => top.find((e) => e.name === wanted) ?? top.find((e) => e.name.toLowerCase() === wanted.toLowerCase());
+  const user = find(names.userId);
+  const trigger = find(names.triggerId);
+  const value = find(names.value);
+  const listed = top.map((e) => e.name).join(", ");
+  if (!user)
+    throw new UsageError(`${name} has no column ${names.userId} (its columns: ${listed})`, {
+      hint: "name it with --columns userId=<name>"
+    });
+  if (!trigger && !options.trigger)
+    throw new UsageError(`${name} has no column ${names.triggerId} (its columns: ${listed})`, {
+      hint: "name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
+    });
+  if (options.columns && names.value !== "value" && !value)
+    throw new UsageError(`${name} has no column ${names.value} (its columns: ${listed})`, {
+      hint: "name another with --columns value=<name>"
+    });
+  if (value && (value.converted_type === "DECIMAL" || value.logical_type?.type === "DECIMAL")) {
+    const plain2 = { ...value, converted_type: void 0, logical_type: void 0 };
+    metadata = { ...metadata, schema: metadata.schema.map((e) => e === value ? plain2 : e) };
+  }
+  return {
+    file,
+    name,
+    metadata,
+    columns: [trigger?.name, user.name, value?.name].filter((c) => c !== void 0),
+    has: { trigger: trigger !== void 0, value: value !== void 0 },
+    valueText: value ? valueReader(value) : () => void 0,
+    rows: Number(metadata.num_rows)
+  };
+}
+function readParquet(plan2, options) {
+  const text = (v) => v === null || v === void 0 ? void 0 : String(v);
+  async function* rows2() {
+    const { asyncBufferFromFile: asyncBufferFromFile2, parquetRead: parquetRead2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+    const buffer = await asyncBufferFromFile2(plan2.file);
+    let start = 0;
+    for (const group of plan2.metadata.row_groups) {
+      const end = start + Number(group.num_rows);
+      let data = [];
+      try {
+        await parquetRead2({
+          file: buffer,
+          metadata: plan2.metadata,
+          columns: plan2.columns,
+          rowStart: start,
+          rowEnd: end,
+          compressors,
+          onComplete: (rows3) => data = rows3
+        });
+      } catch (error2) {
+        throw broken(plan2.name, `row ${start + 1} on: ${error2.message}`);
+      }
+      for (let i = 0; i < data.length; i += CHUNK_ROWS) {
+        const out = [];
+        for (let j = i; j < Math.min(i + CHUNK_ROWS, data.length); j++) {
+          const r = data[j];
+          let k = 0;
+          const triggerId = plan2.has.trigger ? text(r[k++]) : void 0;
+          const userId = text(r[k++]);
+          const value = plan2.has.value ? plan2.valueText(r[k]) : void 0;
+          const line = start + j + 1;
+          out.push(
+            makeRow(line, { format: "csv", fields: [triggerId ?? "", userId ?? "", value ?? ""] }, { triggerId, userId, value }, options)
+          );
+        }
+        yield out;
+      }
+      data = [];
+      start = end;
+    }
+  }
+  return { format: "parquet", rows: rows2(), header: () => void 0 };
+}
+var import_node_zlib, compressors, CHUNK_ROWS;
+var init_parquet = __esm({
+  "src/batch/parquet.ts"() {
+    "use strict";
+    import_node_zlib = __toESM(require("node:zlib"), 1);
+    init_errors();
+    init_rows();
+    compressors = {
+      GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
+      BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
+      ..."zstdDecompressSync" in import_node_zlib.default ? {
+        ZSTD: (input2) => new Uint8Array(import_node_zlib.default.zstdDecompressSync(input2))
+      } : {}
+    };
+    CHUNK_ROWS = 1024;
+  }
+});
+
 // src/batch/input.ts
 function stoppable(source) {
   let stopRequested = false;
@@ -40735,7 +44900,7 @@ function stoppable(source) {
     for (; ; ) {
       let chunk;
       while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve) => wake = resolve);
+        await new Promise((resolve2) => wake = resolve2);
         wake = void 0;
       }
       if (failure !== void 0) throw failure;
@@ -40788,58 +44953,213 @@ function stdinIsFile() {
     return false;
   }
 }
-async function openInput(source, options = {}) {
-  let stream;
-  let file;
-  let stdin;
-  if (source === "-") {
-    const given = options.stdin ?? process.stdin;
-    const isFile2 = given === process.stdin && stdinIsFile();
-    if (isFile2) stream = given;
-    else {
-      stdin = stoppable(given);
-      stream = stdin.stream;
+function noZstd(name) {
+  return new UsageError(
+    `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`,
+    {
+      hint: `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`
     }
-  } else {
-    file = source;
-    let handle;
-    try {
-      handle = await import_node_fs17.default.promises.open(source, "r");
-      const stat = await handle.stat();
-      if (stat.isDirectory()) {
-        await handle.close();
-        throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      }
-    } catch (error2) {
-      const reason2 = errnoWords(error2, "reading");
-      throw new UsageError(`cannot read ${source}: ${reason2}`, { hint: "give a CSV or NDJSON file, or - for standard input" });
+  );
+}
+function decompressor(compression, name) {
+  if (compression === "gzip") return import_node_zlib2.default.createGunzip();
+  if (!zstd) throw noZstd(name);
+  return zstd();
+}
+async function* decompressed(source, compression, name, stopped = () => false) {
+  const inflate = decompressor(compression, name);
+  let tail = Buffer.alloc(0);
+  try {
+    for await (const chunk of source.pipe(inflate)) {
+      const all = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+      const end = all.lastIndexOf(10) + 1;
+      tail = Buffer.from(all.subarray(end));
+      if (end > 0) yield all.subarray(0, end);
     }
-    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+    if (tail.length) yield tail;
+  } catch (error2) {
+    if (stopped()) return;
+    throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
+      hint: "check that the file was copied whole; the rows after the damage are not in the batch"
+    });
+  } finally {
+    source.destroy();
   }
-  const known = options.format ?? (file ? formatFromName(file) : void 0);
-  const sniffed = known ? { format: known, stream } : await sniff(stream);
+}
+async function* sniffedStdin(source, stopped) {
+  const chunks = source[Symbol.asyncIterator]();
+  let first = await chunks.next();
+  if (first.done) return;
+  let head = Buffer.from(first.value);
+  const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
+  const partOfMagic = () => magics.some((m) => head.every((b, i) => i >= m.length || m[i] === b));
+  while (head.length < 4 && partOfMagic() && !(first = await chunks.next()).done) head = Buffer.concat([head, Buffer.from(first.value)]);
+  if (head.subarray(0, 4).toString("latin1") === "PAR1") {
+    throw new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
+      hint: "give the file by its name: trigger batch export.parquet"
+    });
+  }
+  async function* all() {
+    yield head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield Buffer.from(next.value);
+  }
+  const compression = compressionOf(head);
+  if (!compression) return yield* all();
+  yield* decompressed(import_node_stream.Readable.from(all(), { objectMode: false }), compression, "standard input", stopped);
+}
+function filesOf(source, cwd) {
+  const at = import_node_path14.default.resolve(cwd, source);
+  let stat;
+  try {
+    stat = import_node_fs17.default.statSync(at);
+  } catch (error2) {
+    throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
+      hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
+    });
+  }
+  if (!stat.isDirectory()) return [{ path: at, name: source }];
+  return import_node_fs17.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs17.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+}
+async function openFile(file, options) {
+  const { compression, inner } = compressionFromName(file.name);
+  const format2 = options.format ?? formatFromName(inner);
+  const head = Buffer.alloc(4);
+  try {
+    const handle = await import_node_fs17.default.promises.open(file.path, "r");
+    try {
+      await handle.read(head, 0, 4, 0);
+    } finally {
+      await handle.close();
+    }
+  } catch (error2) {
+    throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
+  }
+  const found2 = compressionOf(head);
+  const isParquet = head.toString("latin1") === "PAR1";
+  const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+  if (compression && found2 !== compression)
+    throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
+  if (compression === "zstd" && !zstd) throw noZstd(file.name);
+  if (!compression && found2)
+    throw new UsageError(
+      `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
+      {
+        hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
+      }
+    );
+  if (format2 === "parquet" || format2 === void 0 && isParquet) {
+    if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
+    if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
+    const { planParquet: planParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+    return { ...file, compression, format: "parquet", parquet: await planParquet2(file.path, file.name, options.read ?? {}) };
+  }
+  if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
+  return { ...file, compression, format: format2 };
+}
+function streamOf(file) {
+  const raw = import_node_fs17.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
+}
+async function* rowsOfFile(file, options) {
+  if (file.parquet) {
+    const { readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+    const reader2 = readParquet2(file.parquet, options);
+    yield* reader2.rows;
+    return reader2;
+  }
+  const known = file.format ? { format: file.format, stream: streamOf(file) } : await sniff(streamOf(file));
+  const reader = readRows(known.stream, known.format, options);
+  yield* reader.rows;
+  return reader;
+}
+async function* rowsOfFiles(files, options, named) {
+  let base = 0;
+  for (const file of files) {
+    let last = 0;
+    for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
+      for (const row of chunk) {
+        if (named) row.file = file.name;
+        row.at = base + row.line;
+        last = row.line;
+      }
+      yield chunk;
+    }
+    base += last;
+  }
+}
+async function openInputs(sources, options = {}) {
+  const columns = options.read?.columns !== void 0;
+  if (sources.includes("-")) {
+    if (sources.length > 1)
+      throw new UsageError("- (standard input) cannot be read with other files", { hint: "give the files, or pipe them all in" });
+    return openStdin(options, columns);
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const files = [];
+  for (const source of sources) for (const file of filesOf(source, cwd)) files.push(await openFile(file, options));
+  if (files.length === 0)
+    throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
+  const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
+  const parquet = files.some((f) => f.parquet);
+  let single;
+  if (one && !parquet) single = one.format ? { format: one.format, stream: streamOf(one) } : await sniff(streamOf(one));
+  const normalized = !single || columns ? { file: !one } : void 0;
+  const noop = () => void 0;
   return {
-    stream: sniffed.stream,
-    format: sniffed.format,
-    file,
-    name: file ?? "stdin",
-    stopReading: () => stdin?.stop(),
+    files,
+    sources,
+    format: normalized ? "csv" : single.format,
+    normalized,
+    file: one && !one.compression && !parquet ? one.path : void 0,
+    name: sources.join(" "),
+    read: (read) => single && one ? readRows(single.stream, single.format, read) : { format: "csv", rows: rowsOfFiles(files, read, !one), header: noop },
+    stopReading: noop,
+    close: noop,
+    cut: void 0
+  };
+}
+async function openStdin(options, columns) {
+  const given = options.stdin ?? process.stdin;
+  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
+  let stopped = false;
+  const stream = import_node_stream.Readable.from(
+    sniffedStdin(stdin?.stream ?? given, () => stopped),
+    { objectMode: false }
+  );
+  const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
+  return {
+    files: [],
+    sources: ["-"],
+    format: columns ? "csv" : sniffed.format,
+    normalized: columns ? { file: false } : void 0,
+    file: void 0,
+    name: "stdin",
+    read: (read) => readRows(sniffed.stream, sniffed.format, read),
+    stopReading: () => {
+      stopped = true;
+      stdin?.stop();
+    },
     close: () => stdin?.close(),
     get cut() {
       return stdin?.cut();
     }
   };
 }
-var import_node_fs17, import_node_stream, MAX_HELD;
+var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
     import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
+    import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
     init_errors();
     init_formats();
+    init_rows();
     MAX_HELD = 2 * 1024 * 1024;
+    zstd = import_node_zlib2.default.createZstdDecompress;
+    hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
   }
 });
 
@@ -40887,6 +45207,7 @@ var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
+    init_render();
     init_breaker();
     init_report();
     init_stop();
@@ -40932,7 +45253,7 @@ var init_recorder = __esm({
         this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}; ${rest}`));
       }
       before(row) {
-        const prior = this.#o.journal?.prior(row.line);
+        const prior = this.#o.journal?.prior(row.at ?? row.line);
         if (prior?.kind === "accepted") return { kind: "earlier" };
         if (prior?.kind === "failed") return { kind: "failed", reason: prior.reason };
         if (this.#o.retryUnknown) return void 0;
@@ -40947,12 +45268,12 @@ var init_recorder = __esm({
         const journal = this.#o.journal;
         if (!journal) return true;
         try {
-          journal.starting(row.line);
+          journal.starting(row.at ?? row.line);
         } catch (error2) {
           this.stopWith({ kind: "journal", path: journal.path, error: error2 });
           return false;
         }
-        this.#sent.add(row.line);
+        this.#sent.add(row.at ?? row.line);
         return true;
       }
       outcome(row, outcome) {
@@ -40967,17 +45288,18 @@ var init_recorder = __esm({
         if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
-          this.#o.stderr(failureLine(row.line, reason2, this.#o.io.errColors));
+          this.#o.stderr(failureLine(row.file === void 0 ? row.line : `${printable(row.file)}:${row.line}`, reason2, this.#o.io.errColors));
         }
         return drained;
       }
       #journal(row, outcome) {
         const journal = this.#o.journal;
-        if (!journal || !this.#sent.delete(row.line)) return;
-        if (outcome.kind === "accepted") journal.accepted(row.line);
-        else if (outcome.kind === "failed") journal.failed(row.line, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
-        else if (outcome.kind === "unknown") journal.unknown(row.line);
-        else if (outcome.kind === "unsent") journal.notSent(row.line);
+        const at = row.at ?? row.line;
+        if (!journal || !this.#sent.delete(at)) return;
+        if (outcome.kind === "accepted") journal.accepted(at);
+        else if (outcome.kind === "failed") journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
+        else if (outcome.kind === "unknown") journal.unknown(at);
+        else if (outcome.kind === "unsent") journal.notSent(at);
       }
       #failedFileBroken() {
         const failed = this.#o.failed;
@@ -40988,11 +45310,11 @@ var init_recorder = __esm({
         this.#o.beforeStdout?.();
         if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const done = () => {
             this.#stdout.off("drain", done);
             this.#stdout.off("error", done);
-            resolve();
+            resolve2();
           };
           this.#stdout.on("drain", done);
           this.#stdout.on("error", done);
@@ -41064,7 +45386,7 @@ var init_runner = __esm({
         this.#timers = options.timers ?? systemTimers;
         this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
         this.#interval = options.rate ? 1e3 / options.rate : 0;
-        this.#firstSettled = new Promise((resolve) => this.#markFirstSettled = resolve);
+        this.#firstSettled = new Promise((resolve2) => this.#markFirstSettled = resolve2);
       }
       #unsent() {
         const reason2 = this.#options.stop.reason;
@@ -41173,7 +45495,7 @@ var init_runner = __esm({
             this.inFlight++;
             return true;
           }
-          if (this.inFlight >= pace.limit) await (this.#slot ??= new Promise((resolve) => this.#wakeSlot = resolve));
+          if (this.inFlight >= pace.limit) await (this.#slot ??= new Promise((resolve2) => this.#wakeSlot = resolve2));
           else await this.#pause(Math.max(1, pace.pausedFor()));
         }
         return false;
@@ -41240,11 +45562,11 @@ var init_runner = __esm({
         const stop = this.#options.stop;
         if (stop.aborted) return Promise.resolve();
         const timers = this.#timers;
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const done = () => {
             timers.clearTimeout(timer);
             this.#sleepers.delete(done);
-            resolve();
+            resolve2();
           };
           const timer = timers.setTimeout(done, ms);
           this.#sleepers.add(done);
@@ -41899,8 +46221,8 @@ var batch_exports = {};
 __export(batch_exports, {
   batch: () => batch
 });
-async function batch(source, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
-  source = inFolder(cwd, source);
+async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
@@ -41909,7 +46231,8 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
       hint: "drop one of them"
     });
   }
-  checkPaths(source, options);
+  checkPaths(sources, options);
+  const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const auto = options.concurrency === "auto";
   const maxConcurrency = auto ? options.maxConcurrency ?? 64 : options.concurrency;
   const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
@@ -41923,12 +46246,14 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   io.addSecret(settings.apiKey);
   for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
-  if (source === "-" && stdin.isTTY) {
+  if (sources[0] === "-" && stdin.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
-  const input2 = await openInput(source, { format: options.format, stdin });
-  const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
+  const read = { trigger: options.trigger, check: check2, columns };
+  const input2 = await openInputs(sources, { format: options.format, stdin, read });
+  const reader = input2.read(read);
+  const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   const locks = [];
   let failed;
@@ -41936,7 +46261,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
   try {
     if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, "."));
+      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, inFolder(cwd, "."));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
@@ -42037,7 +46362,7 @@ async function batch(source, options, io, env2 = process.env, cwd = process.cwd(
     await client?.destroy();
   }
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path14.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
     if (unchanged) failed?.discard();
     else failed?.finish();
     journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
@@ -42066,12 +46391,12 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs18, import_node_path14;
+var import_node_fs18, import_node_path15;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
     import_node_fs18 = __toESM(require("node:fs"), 1);
-    import_node_path14 = __toESM(require("node:path"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
@@ -42097,21 +46422,21 @@ var init_batch = __esm({
 
 // src/catalog/write.ts
 function reference(from, to) {
-  const relative = import_node_path15.default.relative(from, to).split(import_node_path15.default.sep).join("/");
+  const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 function packageSchema() {
   const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path15.default.dirname(__filename));
+  if (typeof __filename === "string") starts.push(import_node_path16.default.dirname(__filename));
   try {
-    if (typeof require === "function") starts.push(import_node_path15.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+    if (typeof require === "function") starts.push(import_node_path16.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
   } catch {
   }
   for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path15.default.dirname(dir)) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
       try {
-        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path15.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path15.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path15.default.join(dir, SCHEMA_FILE_NAME);
+        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
       } catch {
       }
     }
@@ -42119,16 +46444,16 @@ function packageSchema() {
   return void 0;
 }
 function schemaFor(file, ownSchema = packageSchema()) {
-  const folder = import_node_path15.default.dirname(import_node_path15.default.resolve(file));
+  const folder = import_node_path16.default.dirname(import_node_path16.default.resolve(file));
   for (let dir = folder; ; ) {
-    const installed = import_node_path15.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    const installed = import_node_path16.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path15.default.dirname(dir);
+    const parent = import_node_path16.default.dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
   if (ownSchema === void 0) return { ref: void 0 };
-  const copyTo = import_node_path15.default.join(folder, SCHEMA_FILE_NAME);
+  const copyTo = import_node_path16.default.join(folder, SCHEMA_FILE_NAME);
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
 function newCatalog(plan2) {
@@ -42180,14 +46505,14 @@ function stillThere(file, was) {
   );
 }
 function defaultCatalogPath(cwd) {
-  return import_node_path15.default.join(cwd, CATALOG_FILE_NAME);
+  return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs19, import_node_path15, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs19, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
     import_node_fs19 = __toESM(require("node:fs"), 1);
-    import_node_path15 = __toESM(require("node:path"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -42232,7 +46557,7 @@ function requireCatalog(options, ctx, write = false) {
   return readFound(where2, ctx, write);
 }
 function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path16.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
+  return shown2 !== void 0 && import_node_path17.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
 }
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
@@ -42482,15 +46807,15 @@ async function check(files, options, ctx) {
   const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
   for (const source of files) {
-    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
-    const reader = readRows(input2.stream, input2.format, { trigger: options.trigger, check: check2 });
     try {
-      for await (const chunk of reader.rows) {
+      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
+      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+      for await (const chunk of input2.read(read).rows) {
         for (const row of chunk) {
           rows2++;
-          if (row.invalid !== void 0) problems.push({ file: name, line: row.line, message: row.invalid });
+          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
         }
       }
     } catch (error2) {
@@ -42503,15 +46828,15 @@ async function check(files, options, ctx) {
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-function inFolder2(source, cwd) {
-  return source === "-" ? source : import_node_path16.default.resolve(cwd, source);
+function columnsOf(options) {
+  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const input2 = await openInput(inFolder2(source, ctx.cwd), { format: options.format });
-    const reader = readRows(input2.stream, input2.format, {});
-    for await (const chunk of reader.rows) {
+    const read = { columns: columnsOf(options) };
+    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+    for await (const chunk of input2.read(read).rows) {
       for (const row of chunk) {
         const id = row.triggerId;
         if (id !== void 0 && id.trim() !== "") seen.add(id);
@@ -42540,12 +46865,12 @@ function importLocked(ids, options, ctx) {
   if (added.size > 0)
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
 }
-var import_node_fs20, import_node_path16, CLEARABLE;
+var import_node_fs20, import_node_path17, CLEARABLE;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
     import_node_fs20 = __toESM(require("node:fs"), 1);
-    import_node_path16 = __toESM(require("node:path"), 1);
+    import_node_path17 = __toESM(require("node:path"), 1);
     init_input();
     init_rows();
     init_request();
@@ -42572,10 +46897,10 @@ __export(complete_exports, {
   completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path19, argument) {
+function argumentValues(path20, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path19} ${name}`];
+  const known = ARGUMENT_VALUES[`${path20} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -42788,7 +47113,7 @@ init_render();
 var import_node_crypto4 = require("node:crypto");
 var import_node_fs21 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path17 = __toESM(require("node:path"), 1);
+var import_node_path18 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -42987,7 +47312,7 @@ async function buildProgram(context, mode2 = { json: false, verbose: false }, on
   return program2;
 }
 function batchCommand(program2, { io, env: env2, cwd }) {
-  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file|->", "the input file, or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").addOption(
+  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
   ).addOption(
     new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
@@ -43056,8 +47381,8 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
   ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
   entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
   triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
   return triggers;
 }
 function report(error2, io, mode2, env2 = process.env) {
@@ -43186,7 +47511,7 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const settingsDir = import_node_path17.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const settingsDir = import_node_path18.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
   const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
   delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
@@ -43317,7 +47642,7 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
-    await new Promise((resolve) => results.end(resolve));
+    await new Promise((resolve2) => results.end(resolve2));
   } finally {
     import_node_fs21.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }

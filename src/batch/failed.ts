@@ -131,6 +131,8 @@ export class FailedFile {
   #bufferedRows = 0;
   #headerDone = false;
 
+  /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+  readonly #normalized: { file: boolean } | undefined;
   /** True once the file was opened (a lazy one, only when a row needed keeping). */
   #opened = false;
   readonly #mode: number;
@@ -139,8 +141,14 @@ export class FailedFile {
    * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
    * default failed file, when --failed is not given) is made only once there is a row to keep.
    */
-  constructor(file: string, format: Format, header: () => readonly string[] | undefined, options: { lazy?: boolean } = {}) {
+  constructor(
+    file: string,
+    format: Format,
+    header: () => readonly string[] | undefined,
+    options: { lazy?: boolean; normalized?: { file: boolean } | undefined } = {},
+  ) {
     this.path = file;
+    this.#normalized = options.normalized;
     this.#format = format;
     this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
     this.#header = header;
@@ -182,18 +190,28 @@ export class FailedFile {
       this.notKept++;
       return false;
     }
-    this.#buffer += failedLine(row, reason, this.#header(), this.#separator);
+    this.#buffer += this.#normalized ? this.#normalizedLine(row, reason) : failedLine(row, reason, this.#header(), this.#separator);
     this.#bufferedRows++;
     this.rows++;
     if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
     return !this.error;
   }
 
+  /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+  #normalizedLine(row: Row, reason: string): string {
+    const raw =
+      row.record.format === 'csv' ? row.record.raw : row.record.format === 'ndjson' && !row.record.object ? row.record.raw : undefined;
+    const error = `line ${row.line}: ${reason}${raw === undefined ? '' : ` (as read: ${raw})`}`;
+    const file = this.#normalized!.file ? [row.file ?? ''] : [];
+    return csvLine([row.triggerId ?? '', row.userId ?? '', row.value ?? '', ...file, error]);
+  }
+
   /** The header goes out on its own, so that a file cut short by a full disk still replays. */
   #writeHeader(kind: Row['record']['format']): void {
     if (this.#headerDone) return;
     this.#headerDone = true;
-    this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? '';
+    if (this.#normalized) this.#buffer += csvLine(['triggerId', 'userId', 'value', ...(this.#normalized.file ? ['file'] : []), 'error']);
+    else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? '';
     this.#flush();
   }
 
@@ -224,7 +242,7 @@ export class FailedFile {
   /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
     if (!this.#opened) return;
-    this.#writeHeader(FORMAT_TABLE[this.#format].kind); // a file with no rows still replays (as zero rows)
+    this.#writeHeader(FORMAT_TABLE[this.#format].kind as Row['record']['format']); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;
     this.#fd = undefined;

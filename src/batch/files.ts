@@ -11,7 +11,12 @@ import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './fo
 import type { Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
-import type { RowSource } from './rows.js';
+/** What the failed file is written as: the input's format and header, or normalized (input.ts). */
+export interface FailedShape {
+  format: Format;
+  header: () => readonly string[] | undefined;
+  normalized?: { file: boolean } | undefined;
+}
 import type { Shard } from './shard.js';
 
 /** The options that name files, and what the commands printed for the user must repeat. */
@@ -21,6 +26,8 @@ export interface BatchFiles {
   resume?: boolean | undefined;
   trigger?: string | undefined;
   shard?: Shard | undefined;
+  format?: Format | undefined;
+  columns?: string | undefined;
 }
 
 /**
@@ -54,8 +61,15 @@ function isStdout(file: string): boolean {
   }
 }
 
-export function checkPaths(source: string, options: BatchFiles & { json?: boolean | undefined }): void {
-  const input = source === '-' ? 'the file behind standard input' : 'the input file';
+/** True when `file` would be read as part of the folder `folder` (a file in it, not hidden). */
+function inInputFolder(file: string, folder: string): boolean {
+  const name = path.basename(file);
+  return !name.startsWith('.') && !name.startsWith('_') && path.resolve(path.dirname(file)) === path.resolve(folder);
+}
+
+export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
+  const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
+  const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, name] of [
     ['--failed', options.failed],
     ['--journal', options.journal],
@@ -71,20 +85,33 @@ export function checkPaths(source: string, options: BatchFiles & { json?: boolea
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false',
     });
   }
-  if (options.failed && sameFile(options.failed, source)) {
+  if (options.failed && sources.some((source) => sameFile(options.failed!, source))) {
     throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
       hint: 'write the failed rows to another file',
     });
   }
+  for (const [flag, file] of [
+    ['--failed', options.failed],
+    ['--journal', options.journal],
+  ] as const) {
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: 'write it outside the folder',
+      });
+  }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
-  if (source === '-' || !fs.statSync(source, { throwIfNoEntry: false })?.isFile()) {
-    throw new UsageError('--journal needs the input as a regular file', {
-      hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
-    });
+  for (const source of sources) {
+    const stat = source === '-' ? undefined : fs.statSync(source, { throwIfNoEntry: false });
+    if (!stat?.isFile() && !stat?.isDirectory()) {
+      throw new UsageError('--journal needs the input as a regular file, or files and folders', {
+        hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
+      });
+    }
+    if (sameFile(options.journal, source))
+      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: 'name a new file for the journal' });
   }
-  if (sameFile(options.journal, source))
-    throw new UsageError(`--journal ${options.journal} is the input file`, { hint: 'name a new file for the journal' });
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }
@@ -126,14 +153,14 @@ export function replayCommand(
  * lock is taken on the way, so two runs never pick the same one).
  */
 export function openDefaultFailed(
-  reader: RowSource,
+  shape: FailedShape,
   folder = '.',
   now = new Date(),
 ): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(reader.format);
-  const open = (name: string) => new FailedFile(name, reader.format, reader.header, { lazy: true });
+  const ext = failedExtension(shape.format);
+  const open = (name: string) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
     fs.accessSync(folder, fs.constants.W_OK);
   } catch (error) {
@@ -177,10 +204,12 @@ function freeName(stem: string, ext: string, from: number): string {
 
 /** The command that carries a journaled batch on. */
 export function resumeCommand(input: Input, options: BatchFiles): string {
-  const args = ['trigger', 'batch', shellQuote(input.name), '--journal', shellQuote(options.journal!), '--resume'];
+  const args = ['trigger', 'batch', ...input.sources.map((s) => shellQuote(s)), '--journal', shellQuote(options.journal!), '--resume'];
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push('--failed', shellQuote(options.failed)); // the resumed run rewrites it whole
-  if (formatFromName(input.name) !== input.format) args.push('--format', input.format);
+  const format = input.files.length === 1 && !input.normalized ? input.format : options.format;
+  if (format && formatFromName(input.files[0]?.name ?? input.name) !== format) args.push('--format', format);
+  if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   return args.join(' ');
 }
@@ -189,14 +218,14 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
  * Opens the failed file, locked for this run (a device or FIFO is written in place and not locked).
  * A `lazy` one (the default name) is made only when there is a row to keep.
  */
-export function openFailed(file: string, reader: RowSource): { failed: FailedFile; lock: FileLock | undefined } {
+export function openFailed(file: string, shape: FailedShape): { failed: FailedFile; lock: FileLock | undefined } {
   const regular = fs.statSync(file, { throwIfNoEntry: false });
   const lock =
     regular === undefined || regular.isFile()
       ? FileLock.acquire(file, `the failed file ${file}`, 'name another --failed file, or wait for that batch to finish')
       : undefined;
   try {
-    return { failed: new FailedFile(file, reader.format, reader.header), lock };
+    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
   } catch (error) {
     lock?.release();
     throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, {
@@ -219,7 +248,7 @@ export async function openJournal(input: Input, options: BatchFiles, catalog: Ca
   return Journal.open(options.journal!, {
     catalog,
     resume: options.resume === true,
-    input: await fingerprint(input.file!),
+    inputs: await Promise.all(input.files.map((f) => fingerprint(f.path))),
     format: input.format,
     shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
     resumeCommand: resumeCommand(input, options),

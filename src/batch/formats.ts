@@ -7,8 +7,11 @@
  */
 import path from 'node:path';
 
-/** How rows are read and written back: fields under a header, one JSON object a line, one user id a line. */
-export type FormatKind = 'csv' | 'ndjson' | 'lines';
+/**
+ * How rows are read and written back: fields under a header, one JSON object a line, one user id a
+ * line, or the columns of a Parquet file (read by row group from the file, never from a pipe).
+ */
+export type FormatKind = 'csv' | 'ndjson' | 'lines' | 'parquet';
 
 export interface FormatEntry {
   kind: FormatKind;
@@ -24,22 +27,45 @@ export interface FormatEntry {
   namesTriggers: boolean;
 }
 
-export type Format = 'csv' | 'ndjson' | 'lines';
+export type Format = 'csv' | 'ndjson' | 'lines' | 'parquet';
 
 // prettier-ignore
 export const FORMAT_TABLE: Readonly<Record<Format, FormatEntry>> = {
   csv: { kind: 'csv', extensions: ['.csv'], separator: ',', wording: 'CSV, a header row first', failedAs: 'csv', namesTriggers: true },
   ndjson: { kind: 'ndjson', extensions: ['.ndjson', '.jsonl', '.json'], wording: 'one JSON object a line', failedAs: 'ndjson', namesTriggers: true },
   lines: { kind: 'lines', extensions: [], wording: 'one user id a line', failedAs: 'csv', namesTriggers: false },
+  parquet: { kind: 'parquet', extensions: ['.parquet'], wording: 'a Parquet file', failedAs: 'csv', namesTriggers: true },
 };
+
+/** Compressed input, told by the last extension or (standard input) by the first bytes; streamed. */
+export type Compression = 'gzip' | 'zstd';
+// prettier-ignore
+export const COMPRESSIONS: Readonly<Record<Compression, { extension: string; magic: readonly number[] }>> = {
+  gzip: { extension: '.gz', magic: [0x1f, 0x8b] },
+  zstd: { extension: '.zst', magic: [0x28, 0xb5, 0x2f, 0xfd] },
+};
+
+/** The compression a file's name says, and the name without its extension. */
+export function compressionFromName(file: string): { compression: Compression | undefined; inner: string } {
+  const ext = path.extname(file).toLowerCase();
+  for (const [compression, c] of Object.entries(COMPRESSIONS)) {
+    if (c.extension === ext) return { compression: compression as Compression, inner: file.slice(0, -ext.length) };
+  }
+  return { compression: undefined, inner: file };
+}
+
+/** The compression these first bytes are, if any. */
+export function compressionOf(bytes: Uint8Array): Compression | undefined {
+  return (Object.keys(COMPRESSIONS) as Compression[]).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
+}
 
 export const FORMATS = Object.keys(FORMAT_TABLE) as Format[];
 /** What `triggers import` reads: the formats that name their triggers. */
 export const IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
 
-/** The format a file's name says, if any. */
+/** The format a file's name says, if any (`part-0.csv.gz` is CSV). */
 export function formatFromName(file: string): Format | undefined {
-  const ext = path.extname(file).toLowerCase();
+  const ext = path.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
 

@@ -1,23 +1,61 @@
 /**
- * Opening a batch input (a file or `-` for stdin) and deciding its format: --format, else the file's
+ * Opening a batch's input: files, folders (their regular files in name order, hidden ones skipped)
+ * or `-` for stdin, each maybe compressed, and deciding each one's format: --format, else the file's
  * extension, else a look at its first bytes ("{" means NDJSON, anything else CSV with a header).
+ * Every file is looked at before a row is sent: a file that is not what its name says stops the
+ * batch before it starts.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
-
-import { formatFromName, type Format } from './formats.js';
+import {
+  COMPRESSIONS,
+  compressionFromName,
+  compressionOf,
+  FORMAT_TABLE,
+  formatFromName,
+  type Compression,
+  type Format,
+} from './formats.js';
+import type { ParquetPlan } from './parquet.js';
+import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 export type { Format } from './formats.js';
 
-export interface Input {
-  stream: Readable;
-  format: Format;
-  /** The file's path, or undefined for stdin. */
-  file: string | undefined;
-  /** Display name: the path, or "stdin". */
+/** One file of the input. */
+export interface InputFile {
+  /** Where it is read from. */
+  path: string;
+  /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
   name: string;
+  compression: Compression | undefined;
+  /** From --format or its name; undefined: decided from its first bytes. */
+  format: Format | undefined;
+  /** A Parquet file's footer, read when it was opened. */
+  parquet?: ParquetPlan | undefined;
+}
+
+export interface Input {
+  /** The files read, in order (none for stdin). */
+  files: InputFile[];
+  /** The sources as given (files, folders or "-"). */
+  sources: string[];
+  /** The format the failed file is written in: the input's own, or CSV for a normalized one. */
+  format: Format;
+  /**
+   * Set when the failed file cannot be the input's own format (several files, Parquet, --columns):
+   * it is then a CSV of triggerId,userId,value (and file, for several files) and error.
+   */
+  normalized: { file: boolean } | undefined;
+  /** The one file's path (for its line count), or undefined. */
+  file: string | undefined;
+  /** Display name: the sources, or "stdin". */
+  name: string;
+  /** The rows of every file in turn (a row of several files names its file). */
+  read(options: ReadOptions): RowSource;
   /**
    * Stops reading standard input (the first signal): what was already read is still handed on, up to
    * its last whole line, and then the input ends. A file is always read to its end.
@@ -124,44 +162,245 @@ function stdinIsFile(): boolean {
   }
 }
 
-export async function openInput(source: string, options: { format?: Format | undefined; stdin?: Readable } = {}): Promise<Input> {
-  let stream: Readable;
-  let file: string | undefined;
-  let stdin: ReturnType<typeof stoppable> | undefined;
-  if (source === '-') {
-    const given = options.stdin ?? process.stdin;
-    // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
-    // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
-    const isFile = given === process.stdin && stdinIsFile();
-    if (isFile) stream = given;
-    else {
-      stdin = stoppable(given);
-      stream = stdin.stream;
+const zstd = (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
+
+function noZstd(name: string): UsageError {
+  return new UsageError(
+    `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`,
+    {
+      hint: `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`,
+    },
+  );
+}
+
+function decompressor(compression: Compression, name: string): NodeJS.ReadWriteStream {
+  if (compression === 'gzip') return zlib.createGunzip();
+  if (!zstd) throw noZstd(name);
+  return zstd();
+}
+
+/** Bytes as hex, for a message. */
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+
+/**
+ * A decompressed stream whose errors name the file (a .gz cut short, or not gzip after all): found
+ * midway, the rows read before are kept, and the message says which file could not be read on. When
+ * reading stops early (`stopped`, standard input at a signal), the compressed bytes end mid-stream:
+ * what was decompressed is handed on up to its last newline, never a row cut short.
+ */
+async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
+  const inflate = decompressor(compression, name);
+  let tail = Buffer.alloc(0);
+  try {
+    for await (const chunk of source.pipe(inflate) as AsyncIterable<Buffer>) {
+      const all = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+      const end = all.lastIndexOf(10) + 1;
+      tail = Buffer.from(all.subarray(end));
+      if (end > 0) yield all.subarray(0, end);
     }
-  } else {
-    file = source;
-    let handle: fs.promises.FileHandle;
-    try {
-      handle = await fs.promises.open(source, 'r');
-      const stat = await handle.stat();
-      if (stat.isDirectory()) {
-        await handle.close();
-        throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      }
-    } catch (error) {
-      const reason = errnoWords(error, 'reading');
-      throw new UsageError(`cannot read ${source}: ${reason}`, { hint: 'give a CSV or NDJSON file, or - for standard input' });
-    }
-    stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+    if (tail.length) yield tail;
+  } catch (error) {
+    if (stopped()) return;
+    throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
+      hint: 'check that the file was copied whole; the rows after the damage are not in the batch',
+    });
+  } finally {
+    source.destroy();
   }
-  const known = options.format ?? (file ? formatFromName(file) : undefined);
-  const sniffed = known ? { format: known, stream } : await sniff(stream);
+}
+
+/** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
+async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  let first = await chunks.next();
+  if (first.done) return;
+  let head = Buffer.from(first.value);
+  // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
+  const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
+  const partOfMagic = () => magics.some((m) => head.every((b, i) => i >= m.length || m[i] === b));
+  while (head.length < 4 && partOfMagic() && !(first = await chunks.next()).done) head = Buffer.concat([head, Buffer.from(first.value)]);
+  if (head.subarray(0, 4).toString('latin1') === 'PAR1') {
+    throw new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
+      hint: 'give the file by its name: trigger batch export.parquet',
+    });
+  }
+  async function* all(): AsyncGenerator<Buffer> {
+    yield head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield Buffer.from(next.value);
+  }
+  const compression = compressionOf(head);
+  if (!compression) return yield* all();
+  yield* decompressed(Readable.from(all(), { objectMode: false }), compression, 'standard input', stopped);
+}
+
+/** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */
+function filesOf(source: string, cwd: string): Array<{ path: string; name: string }> {
+  const at = path.resolve(cwd, source);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(at);
+  } catch (error) {
+    throw new UsageError(`cannot read ${source}: ${errnoWords(error, 'reading')}`, {
+      hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input',
+    });
+  }
+  if (!stat.isDirectory()) return [{ path: at, name: source }];
+  // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
+  // hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
+  return fs
+    .readdirSync(at, { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.') && !e.name.startsWith('_'))
+    .map((e) => e.name)
+    .sort()
+    .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
+    .filter((f) => fs.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+}
+
+/** Looks at a file's first bytes: what its name says must be what it is. */
+async function openFile(file: { path: string; name: string }, options: OpenOptions): Promise<InputFile> {
+  const { compression, inner } = compressionFromName(file.name);
+  const format = options.format ?? formatFromName(inner);
+  const head = Buffer.alloc(4);
+  try {
+    const handle = await fs.promises.open(file.path, 'r');
+    try {
+      await handle.read(head, 0, 4, 0);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read ${file.name}: ${errnoWords(error, 'reading')}`);
+  }
+  const found = compressionOf(head);
+  const isParquet = head.toString('latin1') === 'PAR1';
+  const notWhatItSays = (what: string, hint: string) =>
+    new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+  if (compression && found !== compression)
+    throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
+  if (compression === 'zstd' && !zstd) throw noZstd(file.name);
+  if (!compression && found)
+    throw new UsageError(
+      `${file.name} is ${found}-compressed, but its name does not end in ${COMPRESSIONS[found].extension}; nothing was sent`,
+      {
+        hint: `rename it to ${file.name}${COMPRESSIONS[found].extension}`,
+      },
+    );
+  if (format === 'parquet' || (format === undefined && isParquet)) {
+    if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
+    if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
+    const { planParquet } = await import('./parquet.js');
+    return { ...file, compression, format: 'parquet', parquet: await planParquet(file.path, file.name, options.read ?? {}) };
+  }
+  if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
+  return { ...file, compression, format };
+}
+
+export interface OpenOptions {
+  format?: Format | undefined;
+  stdin?: Readable | undefined;
+  /** The folder the sources are named in (default: this process's). */
+  cwd?: string | undefined;
+  /** How rows will be read: a Parquet file's columns are found when it is opened. */
+  read?: ReadOptions | undefined;
+}
+
+/** A file's bytes, decompressed. */
+function streamOf(file: InputFile): Readable {
+  const raw = fs.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  return file.compression ? Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
+}
+
+/** The rows of one file: its format's reader over its bytes, or a Parquet file's row groups. */
+async function* rowsOfFile(file: InputFile, options: ReadOptions): AsyncGenerator<Row[], RowSource | undefined> {
+  if (file.parquet) {
+    const { readParquet } = await import('./parquet.js');
+    const reader = readParquet(file.parquet, options);
+    yield* reader.rows;
+    return reader;
+  }
+  const known = file.format ? { format: file.format, stream: streamOf(file) } : await sniff(streamOf(file));
+  const reader = readRows(known.stream, known.format, options);
+  yield* reader.rows;
+  return reader;
+}
+
+/** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
+async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boolean): AsyncGenerator<Row[]> {
+  let base = 0;
+  for (const file of files) {
+    let last = 0;
+    for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
+      for (const row of chunk) {
+        if (named) row.file = file.name;
+        row.at = base + row.line;
+        last = row.line;
+      }
+      yield chunk;
+    }
+    base += last;
+  }
+}
+
+export async function openInput(source: string, options: OpenOptions = {}): Promise<Input> {
+  return openInputs([source], options);
+}
+
+export async function openInputs(sources: string[], options: OpenOptions = {}): Promise<Input> {
+  const columns = options.read?.columns !== undefined;
+  if (sources.includes('-')) {
+    if (sources.length > 1)
+      throw new UsageError('- (standard input) cannot be read with other files', { hint: 'give the files, or pipe them all in' });
+    return openStdin(options, columns);
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const files: InputFile[] = [];
+  for (const source of sources) for (const file of filesOf(source, cwd)) files.push(await openFile(file, options));
+  if (files.length === 0)
+    throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
+  const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
+  const parquet = files.some((f) => f.parquet);
+  let single: { format: Format; stream: Readable } | undefined;
+  if (one && !parquet) single = one.format ? { format: one.format, stream: streamOf(one) } : await sniff(streamOf(one));
+  const normalized = !single || columns ? { file: !one } : undefined;
+  const noop = () => undefined;
   return {
-    stream: sniffed.stream,
-    format: sniffed.format,
-    file,
-    name: file ?? 'stdin',
-    stopReading: () => stdin?.stop(),
+    files,
+    sources,
+    format: normalized ? 'csv' : single!.format,
+    normalized,
+    file: one && !one.compression && !parquet ? one.path : undefined,
+    name: sources.join(' '),
+    read: (read) =>
+      single && one ? readRows(single.stream, single.format, read) : { format: 'csv', rows: rowsOfFiles(files, read, !one), header: noop },
+    stopReading: noop,
+    close: noop,
+    cut: undefined,
+  };
+}
+
+async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
+  const given = options.stdin ?? process.stdin;
+  // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
+  // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
+  const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given);
+  let stopped = false;
+  const stream = Readable.from(
+    sniffedStdin(stdin?.stream ?? given, () => stopped),
+    { objectMode: false },
+  );
+  const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
+  return {
+    files: [],
+    sources: ['-'],
+    format: columns ? 'csv' : sniffed.format,
+    normalized: columns ? { file: false } : undefined,
+    file: undefined,
+    name: 'stdin',
+    read: (read) => readRows(sniffed.stream, sniffed.format, read),
+    stopReading: () => {
+      stopped = true;
+      stdin?.stop();
+    },
     close: () => stdin?.close(),
     get cut() {
       return stdin?.cut();

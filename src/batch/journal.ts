@@ -75,7 +75,10 @@ class States {
 interface Header {
   journal: string;
   version: number;
+  /** The first input file (every journal has it; one of a single file has nothing else). */
   input: InputFingerprint;
+  /** Every input file in order, when there are several. */
+  inputs?: InputFingerprint[] | undefined;
   format: Format;
   /** "i/n" with --shard. */
   shard?: string | undefined;
@@ -203,7 +206,7 @@ function describeLoaded(j: Loaded): string {
 
 export interface JournalOptions {
   resume: boolean;
-  input: InputFingerprint;
+  inputs: InputFingerprint[];
   format: Format;
   shard?: string | undefined;
   /** The catalog this run checks rows against (null: none). */
@@ -255,22 +258,32 @@ export class Journal {
     if (fs.existsSync(file)) {
       loaded = load(file);
       const input = loaded.header.input;
+      const was = loaded.header.inputs ?? [input];
+      const what = was.length === 1 ? input.path : `${was.length} files from ${input.path} on`;
       if (!options.resume) {
-        const what = loaded.done
-          ? `a completed batch of ${input.path} (${describeLoaded(loaded)})`
-          : `a batch of ${input.path} that did not finish (${describeLoaded(loaded)})`;
-        throw new UsageError(`the journal ${file} already records ${what}; nothing was sent`, {
+        const batch = loaded.done
+          ? `a completed batch of ${what} (${describeLoaded(loaded)})`
+          : `a batch of ${what} that did not finish (${describeLoaded(loaded)})`;
+        throw new UsageError(`the journal ${file} already records ${batch}; nothing was sent`, {
           hint: loaded.done
             ? `sending it again would double those events; to do so on purpose, delete ${file} first`
             : `carry it on with: ${options.resumeCommand}`,
         });
       }
-      if (input.sha256 !== options.input.sha256 || input.size !== options.input.size) {
+      const now = options.inputs;
+      const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
+      if (was.length !== now.length)
         throw new UsageError(
-          `the journal ${file} was made for another input (${input.path}, ${plural(input.size, 'byte')}); ${options.input.path} is not the same file content`,
-          {
-            hint: 'resume with the input the journal was made for, or name a new --journal for this one',
-          },
+          `the journal ${file} was made for ${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}; nothing was sent`,
+          hint,
+        );
+      const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
+      if (changed >= 0) {
+        const w = was[changed]!;
+        const whose = was.length === 1 ? '' : ` (file ${changed + 1} of ${was.length})`;
+        throw new UsageError(
+          `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`,
+          hint,
         );
       }
       if ((loaded.header.shard ?? '') !== (options.shard ?? '')) {
@@ -281,17 +294,17 @@ export class Journal {
           },
         );
       }
-      const was = loaded.header.catalog;
-      const now = options.catalog ?? null;
-      if (was !== undefined && (was?.sha256 ?? null) !== (now?.sha256 ?? null)) {
+      const before = loaded.header.catalog;
+      const catalog = options.catalog ?? null;
+      if (before !== undefined && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
         // Rows kept as invalid (or sent) under one catalog would be judged by another.
-        const then = was ? `the catalog ${was.path}` : 'no catalog';
+        const then = before ? `the catalog ${before.path}` : 'no catalog';
         const changed =
-          was && now && was.path === now.path
+          before && catalog && before.path === catalog.path
             ? `${then}, which has changed since`
-            : `${then}, not ${now ? `the catalog ${now.path}` : 'without one'}`;
+            : `${then}, not ${catalog ? `the catalog ${catalog.path}` : 'without one'}`;
         throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
-          hint: was ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
+          hint: before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
         });
       }
       if (loaded.header.format !== options.format) {
@@ -312,7 +325,8 @@ export class Journal {
         const header: Header = {
           journal: MAGIC,
           version: VERSION,
-          input: options.input,
+          input: options.inputs[0]!,
+          inputs: options.inputs.length > 1 ? options.inputs : undefined,
           format: options.format,
           shard: options.shard,
           catalog: options.catalog ?? null,

@@ -5,6 +5,7 @@
  * the runner then settles every unsent row with that reason, and they come back here.
  */
 import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
 import { Breaker } from './breaker.js';
 import type { FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
@@ -95,7 +96,7 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   before(row: Row): Outcome | undefined {
-    const prior = this.#o.journal?.prior(row.line);
+    const prior = this.#o.journal?.prior(row.at ?? row.line);
     if (prior?.kind === 'accepted') return { kind: 'earlier' };
     if (prior?.kind === 'failed') return { kind: 'failed', reason: prior.reason };
     if (this.#o.retryUnknown) return undefined;
@@ -111,12 +112,12 @@ export class BatchRecorder implements OutcomeSink {
     const journal = this.#o.journal;
     if (!journal) return true;
     try {
-      journal.starting(row.line);
+      journal.starting(row.at ?? row.line);
     } catch (error) {
       this.stopWith({ kind: 'journal', path: journal.path, error });
       return false;
     }
-    this.#sent.add(row.line);
+    this.#sent.add(row.at ?? row.line);
     return true;
   }
 
@@ -133,18 +134,19 @@ export class BatchRecorder implements OutcomeSink {
     if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
-      this.#o.stderr(failureLine(row.line, reason, this.#o.io.errColors));
+      this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
     }
     return drained;
   }
 
   #journal(row: Row, outcome: Outcome): void {
     const journal = this.#o.journal;
-    if (!journal || !this.#sent.delete(row.line)) return; // only rows sent in this run are new to it
-    if (outcome.kind === 'accepted') journal.accepted(row.line);
-    else if (outcome.kind === 'failed') journal.failed(row.line, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)!));
-    else if (outcome.kind === 'unknown') journal.unknown(row.line);
-    else if (outcome.kind === 'unsent') journal.notSent(row.line);
+    const at = row.at ?? row.line;
+    if (!journal || !this.#sent.delete(at)) return; // only rows sent in this run are new to it
+    if (outcome.kind === 'accepted') journal.accepted(at);
+    else if (outcome.kind === 'failed') journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)!));
+    else if (outcome.kind === 'unknown') journal.unknown(at);
+    else if (outcome.kind === 'unsent') journal.notSent(at);
   }
 
   #failedFileBroken(): void {

@@ -16,7 +16,7 @@ export const formatCount = (n: number): string => (number ??= new Intl.NumberFor
 
 /** One NDJSON line for a row, with its input line number first; what the server said is masked with `mask`. */
 export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
-  const lead = { line: row.line };
+  const lead = row.file === undefined ? { line: row.line } : { file: row.file, line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   switch (outcome.kind) {
     case 'accepted':
@@ -78,7 +78,7 @@ export function failureReason(outcome: Outcome, mask: ServerMask): string | unde
  * recorder's, and the GitHub Action's, which reads the same rows from --json.
  */
 export function failureLine(line: number | string, reason: string, c: Palette): string {
-  return `${c.error('✖')} line ${line}: ${printable(reason)}`;
+  return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 }
 
 export function rateOf(counts: Counts, elapsedMs: number): number {

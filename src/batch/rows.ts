@@ -20,8 +20,12 @@ export type RowRecord =
   | { format: 'lines'; triggerId: string | undefined; userId: string };
 
 export interface Row {
-  /** The input line the row starts on (1-based). */
+  /** The input line the row starts on (1-based; a Parquet file's row number). */
   line: number;
+  /** The file it came from, when the batch reads several. */
+  file?: string | undefined;
+  /** Its place in the whole input, for the journal and the shard (default: `line`). */
+  at?: number | undefined;
   record: RowRecord;
   triggerId: string | undefined;
   userId: string | undefined;
@@ -43,7 +47,36 @@ export interface RowSource {
   header(): string[] | undefined;
 }
 
+/** The file's own names of the three columns (--columns). */
+export interface ColumnNames {
+  triggerId: string;
+  userId: string;
+  value: string;
+}
+export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
+
+/** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order). */
+export function parseColumns(text: string): ColumnNames {
+  const names = { ...DEFAULT_COLUMNS };
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim() as keyof ColumnNames;
+    const name = part.slice(eq + 1).trim();
+    if (eq < 0 || !Object.hasOwn(DEFAULT_COLUMNS, key) || name === '') {
+      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, {
+        hint: "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount",
+      });
+    }
+    names[key] = name;
+  }
+  return names;
+}
+
 export interface ReadOptions {
+  /** An input with no header and no rows has no rows (a part file of a folder), not an error. */
+  emptyIsNoRows?: boolean | undefined;
+  /** The file's names of the columns (default: triggerId, userId, value). */
+  columns?: ColumnNames | undefined;
   /** The trigger for rows that have none (and for every row with --format lines). */
   trigger?: string | undefined;
   /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
@@ -145,6 +178,7 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
   let header: string[] | undefined;
   let columns: { trigger: number; user: number; value: number; error: number } | undefined;
 
+  const names = options.columns ?? DEFAULT_COLUMNS;
   const readHeader = (fields: string[], line: number) => {
     header = fields;
     const seen = new Set<string>();
@@ -155,22 +189,31 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
       seen.add(key);
     }
     columns = {
-      trigger: columnIndex(header, 'triggerId'),
-      user: columnIndex(header, 'userId'),
-      value: columnIndex(header, 'value'),
+      trigger: columnIndex(header, names.triggerId),
+      user: columnIndex(header, names.userId),
+      value: columnIndex(header, names.value),
       error: columnIndex(header, 'error'),
     };
-    if (columns.user < 0) {
-      const shown = header.join(',');
-      throw new UsageError(
-        `the CSV header (line ${line}) has no userId column: ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}`,
-        {
-          hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
-        },
+    const shown = header.join(separator);
+    const headerText = shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
+    if (options.columns) {
+      const missing = (Object.keys(names) as Array<keyof ColumnNames>).find(
+        (key) => names[key] !== key && columnIndex(header!, names[key]) < 0,
       );
+      if (missing)
+        throw new UsageError(
+          `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`,
+        );
+    }
+    if (columns.user < 0) {
+      throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
+        hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
+      });
     }
     if (columns.trigger < 0 && !options.trigger) {
-      throw new UsageError('the CSV has no triggerId column', { hint: 'add one, or pass --trigger <id> for every row' });
+      throw new UsageError(`the CSV has no ${names.triggerId} column`, {
+        hint: 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
+      });
     }
   };
 
@@ -283,7 +326,7 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });
@@ -303,11 +346,18 @@ async function* mapLines(stream: Readable, toRow: (line: number, text: string | 
   }
 }
 
+/** The number text of a member, as written in the JSON text (for the message). */
+function numberTextOf(text: string, member: string): string | undefined {
+  const at = text.indexOf(`${JSON.stringify(member)}`);
+  return at < 0 ? undefined : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
+}
+
 function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
 export function readNdjson(stream: Readable, options: ReadOptions, format: Format = 'ndjson'): RowSource {
+  const names = options.columns ?? DEFAULT_COLUMNS;
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, '') : item;
@@ -322,18 +372,18 @@ export function readNdjson(stream: Readable, options: ReadOptions, format: Forma
       return invalidNdjson(line, withoutCr(text), undefined, `expected a JSON object, got ${describe(parsed)}`);
     }
     const object = parsed as Record<string, unknown>;
-    const { triggerId, userId, value, error } = object;
-    const valueText = typeof value === 'number' ? valueTextIn(text, value) : undefined;
+    const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
+    const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;
     const record: RowRecord = { format: 'ndjson', object, valueText, raw: withoutCr(text) };
     const problem =
       triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
-        ? `"triggerId" must be a string, not ${describe(triggerId)}`
+        ? `"${names.triggerId}" must be a string, not ${describe(triggerId)}`
         : typeof userId === 'number' && !Number.isSafeInteger(userId)
-          ? `"userId" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "userId":"${text.match(/"userId"\s*:\s*(-?[\d.eE+-]+)/)?.[1] ?? userId}"`
+          ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"`
           : userId !== undefined && typeof userId !== 'string' && typeof userId !== 'number'
-            ? `"userId" must be a string, not ${describe(userId)}`
+            ? `"${names.userId}" must be a string, not ${describe(userId)}`
             : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
-              ? `"value" must be a number, not ${describe(value)}`
+              ? `"${names.value}" must be a number, not ${describe(value)}`
               : undefined;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
@@ -388,5 +438,10 @@ export function readLineIds(stream: Readable, options: ReadOptions, format: Form
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
 export function readRows(stream: Readable, format: Format, options: ReadOptions): RowSource {
-  return READERS[FORMAT_TABLE[format].kind](stream, options, format);
+  const kind = FORMAT_TABLE[format].kind;
+  if (kind === 'parquet')
+    throw new UsageError('a Parquet file is read from its footer, so it cannot come through standard input', {
+      hint: 'give the file by its name: trigger batch export.parquet',
+    });
+  return READERS[kind](stream, options, format);
 }

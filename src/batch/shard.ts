@@ -33,7 +33,7 @@ export function hash32(text: string): number {
 
 /** Whether a row belongs to the shard; a row with no user id (unreadable) goes by its line number. */
 export function inShard(row: Row, shard: Shard): boolean {
-  const key = row.userId ?? `\u0000line ${row.line}`;
+  const key = row.userId ?? `\u0000line ${row.at ?? row.line}`;
   return hash32(key) % shard.count === shard.index - 1;
 }
 

@@ -100,7 +100,7 @@ const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  * digits survive. Only members of the outermost object count (a nested "value" is another field's),
  * and the last one wins, as in JSON.parse.
  */
-export function valueTextIn(jsonText: string, value: number): string {
+export function valueTextIn(jsonText: string, value: number, member = 'value'): string {
   let found: string | undefined;
   let depth = 0;
   let expectKey = false;
@@ -113,7 +113,7 @@ export function valueTextIn(jsonText: string, value: number): string {
         expectKey = false;
         const raw = jsonText.slice(i + 1, end);
         const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-        if (key === 'value') {
+        if (key === member) {
           let at = end + 1;
           while (/[\s:]/.test(jsonText[at] ?? '')) at++;
           NUMBER_AT.lastIndex = at;

@@ -10,13 +10,13 @@ import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openF
 import { catalogFingerprint } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
 import { FORMAT_TABLE, type Format } from '../batch/formats.js';
-import { openInput } from '../batch/input.js';
+import { openInputs } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
 import type { Journal } from '../batch/journal.js';
 import type { FileLock } from '../lock.js';
 import { BatchRecorder } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
-import { readRows } from '../batch/rows.js';
+import { parseColumns } from '../batch/rows.js';
 import { Runner } from '../batch/runner.js';
 import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
@@ -35,6 +35,8 @@ import { capYoungGeneration } from '../startup.js';
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
+  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
+  columns?: string;
   trigger?: string;
   /** A fixed number, or auto (the default): found from the service's answers. */
   concurrency: number | 'auto';
@@ -49,7 +51,7 @@ export interface BatchCommandOptions extends ServiceOptions {
 }
 
 export async function batch(
-  source: string,
+  given: string | string[],
   options: BatchCommandOptions,
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
@@ -57,7 +59,7 @@ export async function batch(
   stdin: Readable = process.stdin,
 ): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
-  source = inFolder(cwd, source);
+  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   const dryRun = options.dryRun === true;
@@ -66,7 +68,8 @@ export async function batch(
       hint: 'drop one of them',
     });
   }
-  checkPaths(source, options);
+  checkPaths(sources, options);
+  const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const auto = options.concurrency === 'auto';
   const maxConcurrency = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
   const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
@@ -80,12 +83,14 @@ export async function batch(
   io.addSecret(settings.apiKey);
   for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
-  if (source === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+  if (sources[0] === '-' && (stdin as { isTTY?: boolean }).isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
-  const input = await openInput(source, { format: options.format, stdin });
-  const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
+  const read = { trigger: options.trigger, check, columns };
+  const input = await openInputs(sources, { format: options.format, stdin, read });
+  const reader = input.read(read);
+  const shape = { format: input.format, header: reader.header, normalized: input.normalized };
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
@@ -98,7 +103,7 @@ export async function batch(
     // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
     // current folder, made only if there is something to keep (a dry run sends nothing: none).
     if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, reader) : openDefaultFailed(reader, inFolder(cwd, '.'));
+      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, inFolder(cwd, '.'));
       failed = opened.failed;
       if (opened.lock) locks.push(opened.lock);
       if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));

@@ -4,8 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openInput, type Format } from '../batch/input.js';
-import { readRows } from '../batch/rows.js';
+import type { Readable } from 'node:stream';
+import { openInputs, type Format } from '../batch/input.js';
+import { parseColumns } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
@@ -34,6 +35,8 @@ export interface TriggersContext {
   io: Output;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Standard input, for a `-` source (default: the process's). */
+  stdin?: Readable | undefined;
 }
 
 export interface CatalogFlag {
@@ -372,6 +375,7 @@ function removeLocked(id: string, options: CatalogFlag, ctx: TriggersContext): v
 export interface CheckOptions extends CatalogFlag {
   json?: boolean;
   format?: Format;
+  columns?: string;
   trigger?: string;
 }
 
@@ -422,15 +426,15 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   const resolver = new TriggerResolver(catalog, activeProfile(options, env));
   let rows = 0;
   for (const source of files) {
-    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
     const name = source === '-' ? 'stdin' : source; // as the user wrote it, for file:line
     const check = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
-    const reader = readRows(input.stream, input.format, { trigger: options.trigger, check });
     try {
-      for await (const chunk of reader.rows) {
+      const read = { trigger: options.trigger, check, columns: columnsOf(options) };
+      const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+      for await (const chunk of input.read(read).rows) {
         for (const row of chunk) {
           rows++;
-          if (row.invalid !== undefined) problems.push({ file: name, line: row.line, message: row.invalid });
+          if (row.invalid !== undefined) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
         }
       }
     } catch (error) {
@@ -445,13 +449,14 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
 }
 
-/** A file named relative to the command's working folder. */
-function inFolder(source: string, cwd: string): string {
-  return source === '-' ? source : path.resolve(cwd, source);
+/** --columns, parsed (the batch inputs' own column names). */
+function columnsOf(options: { columns?: string }) {
+  return options.columns === undefined ? undefined : parseColumns(options.columns);
 }
 
 export interface ImportOptions extends CatalogFlag {
   format?: Format;
+  columns?: string;
 }
 
 /** Adds the distinct triggers of existing batch files to the catalog (created here when there is none). */
@@ -459,9 +464,9 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   // The files are read first; the catalog is read and changed under its lock.
   const seen = new Set<string>();
   for (const source of files) {
-    const input = await openInput(inFolder(source, ctx.cwd), { format: options.format });
-    const reader = readRows(input.stream, input.format, {});
-    for await (const chunk of reader.rows) {
+    const read = { columns: columnsOf(options) };
+    const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+    for await (const chunk of input.read(read).rows) {
       for (const row of chunk) {
         const id = row.triggerId;
         if (id !== undefined && id.trim() !== '') seen.add(id);

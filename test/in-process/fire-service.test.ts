@@ -229,10 +229,8 @@ describe('trigger fire: failures', () => {
 
   it('a server that never answers: exit 3, "no response within 1 s", one request', async () => {
     server.handle(() => undefined);
-    const started = Date.now();
     const result = await fire(['t', 'u', '--timeout', '1']);
     expect(result.code).toBe(3);
-    expect(Date.now() - started).toBeLessThan(8000);
     expect(result.stderr).toContain('no response from');
     expect(result.stderr).toContain('within 1 s');
     expect(server.requests).toHaveLength(1);

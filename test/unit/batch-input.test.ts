@@ -165,7 +165,7 @@ describe('NDJSON and lines', () => {
 describe('standard input stopped by a signal', () => {
   const readAll = async (input: Awaited<ReturnType<typeof openInput>>) => {
     const rows: Row[] = [];
-    for await (const chunk of readRows(input.stream, input.format, {}).rows) rows.push(...chunk);
+    for await (const chunk of input.read({}).rows) rows.push(...chunk);
     return rows;
   };
 
@@ -184,7 +184,7 @@ describe('standard input stopped by a signal', () => {
     const pipe = new PassThrough();
     const input = await openInput('-', { format: 'lines', stdin: pipe });
     pipe.write('a\n');
-    const rows = readRows(input.stream, 'lines', { trigger: 't' }).rows[Symbol.asyncIterator]();
+    const rows = input.read({ trigger: 't' }).rows[Symbol.asyncIterator]();
     expect((await rows.next()).value?.map((r: Row) => r.userId)).toEqual(['a']);
     const next = rows.next(); // waits: nothing more has come
     input.stopReading();

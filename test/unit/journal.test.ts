@@ -18,7 +18,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 const input: InputFingerprint = { path: '/data/big.csv', size: 1234, sha256: 'a'.repeat(64) };
 const options = (over: Partial<Parameters<typeof Journal.open>[1]> = {}) => ({
   resume: false,
-  input,
+  inputs: [input],
   format: 'csv' as const,
   resumeCommand: 'trigger batch big.csv --journal j --resume',
   ...over,
@@ -69,7 +69,7 @@ describe('the journal', () => {
       /already records a batch of \/data\/big\.csv that did not finish/,
     );
     expect(
-      refusal(() => Journal.open(file, options({ resume: true, shard: '1/2', input: { ...input, sha256: 'b'.repeat(64) } }))),
+      refusal(() => Journal.open(file, options({ resume: true, shard: '1/2', inputs: [{ ...input, sha256: 'b'.repeat(64) }] }))),
     ).toContain('was made for another input');
     expect(refusal(() => Journal.open(file, options({ resume: true, shard: '2/2' })))).toContain('is for shard 1/2, not shard 2/2');
     expect(refusal(() => Journal.open(file, options({ resume: true })))).toContain('is for shard 1/2, not the whole input');

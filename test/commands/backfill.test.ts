@@ -1,0 +1,242 @@
+/**
+ * Backfills as warehouses export them, in-process against a real server on 127.0.0.1: folders of
+ * gzip part files, Parquet with every numeric type (fixtures written by hyparquet-writer, see
+ * test/fixtures/backfill/make.mjs), zstd, --columns, rows named by file and line, files that are not
+ * what their names say.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { json, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let sandbox: CommandSandbox;
+useCommandServer((s, b) => ([server, sandbox] = [s, b]));
+
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'backfill');
+const fixture = (name: string) => path.join(FIXTURES, name);
+const at = (name: string) => path.join(sandbox.home, name);
+const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
+const received = () => server.requests.map((r) => `${userOf(r.url)} ${r.body}`).sort();
+const WAREHOUSE = 'userId=user_id,triggerId=event_name,value=amount';
+
+describe('Parquet: the value column sent with its exact digits, whatever its type', () => {
+  it.each([
+    ['i32', ['{"value":2147483647}', '{"value":-2147483648}', '{"value":0}', '{"value":7}']],
+    ['i64', ['{"value":9007199254740993}', '{"value":-9223372036854775808}', '{"value":9223372036854775807}', '{"value":0}']],
+    ['u64', ['{"value":18446744073709551615}', '{"value":1}', '{"value":0}', '{"value":42}']],
+    ['f32', ['{"value":0.1}', '{"value":1.5}', '{"value":-3.25}', '{"value":16777216}']],
+    ['f64', ['{"value":0.1}', '{"value":1e+21}', '{"value":-5e-324}', '{"value":123456789.125}']],
+    [
+      'dec38',
+      [
+        '{"value":12345678901234567890123456789.012345678}',
+        '{"value":-99999999999999999999999999999.999999999}',
+        '{"value":0.000000001}',
+        '{"value":1.500000000}',
+      ],
+    ],
+    ['dec18', ['{"value":9999999999999999.99}', '{"value":-0.01}', '{"value":0.00}', '{"value":123.45}']],
+    ['dec9', ['{"value":123456.789}', '{"value":-0.005}', '{"value":0.000}', '{"value":1.000}']],
+  ])('%s: every row of three row groups, a null sends {}', async (column, values) => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const result = await runCommand(
+      ['batch', fixture('numbers.parquet'), '--columns', `userId=user_id,triggerId=event_name,value=${column}`, '--concurrency', '2'],
+      sandbox.env,
+    );
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(5);
+    const byUser = Object.fromEntries(server.requests.map((r) => [userOf(r.url), r.body]));
+    expect([byUser.u1, byUser.u2, byUser.u3, byUser.u4]).toEqual(values);
+    expect(byUser.u5).toBe('{}');
+    expect(server.requests.find((r) => userOf(r.url) === 'u3')!.url).toContain('/triggers/refund/');
+  });
+
+  it('a truncated footer: exit 2 naming the file, nothing sent', async () => {
+    const result = await runCommand(['batch', fixture('export'), fixture('truncated.parquet'), '--columns', WAREHOUSE], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${fixture('truncated.parquet')} is not a readable Parquet file`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a column --columns names that the file lacks: exit 2 listing its columns', async () => {
+    const result = await runCommand(['batch', fixture('numbers.parquet'), '--columns', 'userId=user,triggerId=event_name'], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/has no column user \(its columns: user_id, event_name, i32/);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('a folder of gzip part files', () => {
+  it('reads its part files in name order, skips _SUCCESS and hidden files, and maps the columns', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const result = await runCommand(['batch', fixture('export'), '--columns', WAREHOUSE, '--concurrency', '1'], sandbox.env);
+    expect(result.code).toBe(0);
+    expect(server.requests.map((r) => `${userOf(r.url)} ${r.body}`)).toEqual([
+      'alice {"value":9.99}',
+      'bob {"value":12345678901234567890.5}',
+      'carol {}',
+      'dave {"value":1}',
+    ]);
+  });
+
+  it('names each row by file and line: the failed file has a file column, --json a file field', async () => {
+    server.handle((req, res) => (userOf(req.url) === 'bob' ? json(res, 422, { error: 'no' }) : json(res, 200, { success: true })));
+    const second = at('more.csv');
+    fs.writeFileSync(second, 'user_id,event_name,amount\nerin,purchase,abc\n');
+    const failed = at('failed.csv');
+    const result = await runCommand(
+      ['batch', fixture('export'), second, '--columns', WAREHOUSE, '--json', '--failed', failed],
+      sandbox.env,
+    );
+    expect(result.code).toBe(1);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file?: string; line: number; ok: boolean });
+    expect(lines.find((l) => !l.ok && l.line === 3 && l.file === path.join(fixture('export'), 'part-00000.csv.gz'))).toBeDefined();
+    expect(lines.find((l) => !l.ok && l.line === 2 && l.file === second)).toBeDefined();
+    expect(lines.every((l) => typeof l.file === 'string')).toBe(true);
+    const kept = fs.readFileSync(failed, 'utf8').trim().split('\n');
+    expect(kept[0]).toBe('triggerId,userId,value,file,error');
+    expect(kept.slice(1).sort()).toEqual([
+      `purchase,bob,12345678901234567890.5,${path.join(fixture('export'), 'part-00000.csv.gz')},line 3: the service refused the event: 422 Unprocessable Content: no`,
+      `purchase,erin,abc,${second},"line 2: invalid, not sent: value must be a decimal number such as 9.99, -3 or 1e3; got ""abc"""`,
+    ]);
+    // The failed file replays as it is, without --columns.
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const before = server.requests.length;
+    const replay = await runCommand(['batch', failed, '--failed', at('again.csv')], sandbox.env);
+    expect(server.requests.slice(before).map((r) => userOf(r.url))).toEqual(['bob']);
+    expect(replay.code).toBe(1); // erin's value is still not a number
+  });
+
+  it('a .gz that is not gzip: exit 2 naming the file, nothing sent', async () => {
+    const result = await runCommand(['batch', fixture('export'), fixture('not-gzip.csv.gz'), '--columns', WAREHOUSE], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${fixture('not-gzip.csv.gz')} is not gzip data (its first bytes are 74 72 69 67)`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('gzip data hidden behind a .csv name: exit 2 saying what it is', async () => {
+    const hidden = at('part.csv');
+    fs.writeFileSync(hidden, zlib.gzipSync('triggerId,userId\nt,a\n'));
+    const result = await runCommand(['batch', hidden], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${hidden} is gzip-compressed, but its name does not end in .gz`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('damage found midway: the rows before it are sent, the error names the file, exit 2', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const rows = Array.from({ length: 5000 }, (_, i) => `t,u${i}`).join('\n');
+    const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
+    const cut = at('cut.csv.gz');
+    fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+    const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${cut}: the gzip data cannot be read on`);
+    const users = server.requests.map((r) => userOf(r.url));
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.length).toBeLessThan(5000);
+    expect(new Set(users).size).toBe(users.length);
+  });
+});
+
+describe('zstd', () => {
+  const hasZstd = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function';
+  it.runIf(hasZstd)('a .ndjson.zst file is read (its exact digits kept)', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const result = await runCommand(['batch', fixture('rows.ndjson.zst'), '--columns', WAREHOUSE], sandbox.env);
+    expect(result.code).toBe(0);
+    expect(received()).toEqual(['zed {"value":9007199254740993}', 'zoe {"value":0.1}']);
+  });
+  it.runIf(!hasZstd)('a Node without zstd says so and which Node has it: exit 2, nothing sent', async () => {
+    const result = await runCommand(['batch', fixture('rows.ndjson.zst'), '--columns', WAREHOUSE], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it)`);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('the command folder', () => {
+  it('relative inputs, failed file and journal are the cwd given, not the process folder', async () => {
+    server.handle((_req, res) => json(res, 422, { error: 'no' }));
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'work-'));
+    fs.writeFileSync(path.join(folder, 'rows.csv'), 'triggerId,userId\nt,a\n');
+    const result = await runCommand(['batch', 'rows.csv', '--failed', 'kept.csv', '--journal', 'b.journal'], sandbox.env, folder);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(fs.readFileSync(path.join(folder, 'kept.csv'), 'utf8')).toContain('t,a,line 2: the service refused the event: 422');
+    expect(fs.existsSync(path.join(folder, 'b.journal'))).toBe(true);
+  });
+
+  it('--failed inside the input folder is refused: a later run would read it as input', async () => {
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'exp-'));
+    fs.writeFileSync(path.join(folder, 'part-0.csv'), 'triggerId,userId\nt,a\n');
+    const result = await runCommand(['batch', folder, '--failed', path.join(folder, 'failed.csv')], sandbox.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is in the input folder');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('the journal across files', () => {
+  it('--resume refuses a changed file list and a changed file', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'exp-'));
+    fs.writeFileSync(path.join(folder, 'part-0.csv'), 'triggerId,userId\nt,a\n');
+    fs.writeFileSync(path.join(folder, 'part-1.csv'), 'triggerId,userId\nt,b\n');
+    const journal = at('b.journal');
+    expect((await runCommand(['batch', folder, '--journal', journal], sandbox.env)).code).toBe(0);
+    fs.writeFileSync(path.join(folder, 'part-2.csv'), 'triggerId,userId\nt,c\n');
+    const more = await runCommand(['batch', folder, '--journal', journal, '--resume'], sandbox.env);
+    expect(more.code).toBe(2);
+    expect(more.stderr).toContain('was made for 2 files');
+    fs.rmSync(path.join(folder, 'part-2.csv'));
+    fs.writeFileSync(path.join(folder, 'part-1.csv'), 'triggerId,userId\nt,B\n');
+    const changed = await runCommand(['batch', folder, '--journal', journal, '--resume'], sandbox.env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain('(file 2 of 2)');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('--shard splits the rows of all files: two shards send each row once', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'exp-'));
+    for (let p = 0; p < 3; p++)
+      fs.writeFileSync(
+        path.join(folder, `part-${p}.csv.gz`),
+        zlib.gzipSync(`triggerId,userId\n${Array.from({ length: 50 }, (_, i) => `t,p${p}u${i}`).join('\n')}\n`),
+      );
+    const one = await runCommand(['batch', folder, '--shard', '1/2'], sandbox.env);
+    const firstShard = server.requests.length;
+    const two = await runCommand(['batch', folder, '--shard', '2/2'], sandbox.env);
+    expect([one.code, two.code]).toEqual([0, 0]);
+    const users = server.requests.map((r) => userOf(r.url));
+    expect(new Set(users).size).toBe(150);
+    expect(users).toHaveLength(150);
+    expect(firstShard).toBeGreaterThan(30);
+    expect(firstShard).toBeLessThan(120);
+  });
+});
+
+describe('triggers check and import take the same inputs', () => {
+  it('check names file:line for a folder with --columns; import reads Parquet', async () => {
+    const catalog = at('triggers.json');
+    const imported = await runCommand(
+      ['triggers', 'import', fixture('numbers.parquet'), '--columns', 'userId=user_id,triggerId=event_name', '--catalog', catalog],
+      sandbox.env,
+    );
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/imported 2 triggers/);
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'exp-'));
+    fs.writeFileSync(path.join(folder, 'part-0.csv.gz'), zlib.gzipSync('user_id,event_name,amount\na,purchase,1\nb,nope,2\n'));
+    const checked = await runCommand(['triggers', 'check', folder, '--columns', WAREHOUSE, '--catalog', catalog], sandbox.env);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(`${path.join(folder, 'part-0.csv.gz')}:3:`);
+  });
+});
