@@ -72,8 +72,8 @@ describe('Parquet: the value column sent with its exact digits, whatever its typ
 
 describe('Parquet: a row group bigger than one slice of rows', () => {
   it('hands on every row once, in order, with its row number and exact digits, across slices and pages', async () => {
-    // One row group of 40,000 rows in many small pages: the reader decodes it a slice at a time.
-    const rows = 40_000;
+    // One row group of 70,000 rows in many small pages: the reader decodes it a slice at a time.
+    const rows = 70_000;
     const file = at('big-group.parquet');
     const { parquetWriteFile } = await import('hyparquet-writer');
     parquetWriteFile({
@@ -87,8 +87,8 @@ describe('Parquet: a row group bigger than one slice of rows', () => {
         { name: 'amount', type: 'INT64', converted_type: 'DECIMAL', precision: 18, scale: 2, repetition_type: 'OPTIONAL' },
       ],
       columnData: [
-        // Row 16,385 (the first of the second slice) has no user: invalid, named by its row number.
-        { name: 'user_id', data: Array.from({ length: rows }, (_, i) => (i === 16_384 ? null : `u${i}`)) },
+        // Row 65,537 (the first of the second slice) has no user: invalid, named by its row number.
+        { name: 'user_id', data: Array.from({ length: rows }, (_, i) => (i === 65_536 ? null : `u${i}`)) },
         { name: 'event_name', data: Array.from({ length: rows }, (_, i) => (i % 2 ? 'refund' : 'purchase')) },
         { name: 'amount', data: Array.from({ length: rows }, (_, i) => (i % 7 === 3 ? null : 900719925474099300n + BigInt(i))) },
       ],
@@ -102,8 +102,8 @@ describe('Parquet: a row group bigger than one slice of rows', () => {
     lines.forEach((text, i) => {
       const amount = `${9007199254740993n + BigInt(Math.floor(i / 100))}.${String(i % 100).padStart(2, '0')}`;
       const expected =
-        i === 16_384
-          ? `{"line":16385,"ok":false,`
+        i === 65_536
+          ? `{"line":65537,"ok":false,`
           : `{"line":${i + 1},"ok":true,"dryRun":true,"triggerId":"${i % 2 ? 'refund' : 'purchase'}","userId":"u${i}","value":${i % 7 === 3 ? 'null' : amount}}`;
       if (!text.startsWith(expected)) wrong.push(`${expected} but got ${text}`);
     });
