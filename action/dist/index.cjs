@@ -44901,7 +44901,7 @@ var init_parquet = __esm({
       } : {}
     };
     CHUNK_ROWS = 1024;
-    SLICE_ROWS = 16384;
+    SLICE_ROWS = 65536;
   }
 });
 
@@ -45648,7 +45648,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -45699,6 +45699,10 @@ var init_pace = __esm({
     PACE_SLACK_MS = 2;
     PACE_GAIN = 1.1;
     SLOW_START_GAIN = 2;
+    RATE_WIDEN = 1.05;
+    RATE_NARROW = 0.01;
+    RATE_NARROW_ANSWERS = 50;
+    RATE_HOLDS_BELOW = 10;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -45744,6 +45748,15 @@ var init_pace = __esm({
        */
       #spacingMs = 0;
       #paced = false;
+      /**
+       * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
+       * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
+       * without one (see RATE_WIDEN).
+       */
+      #rateGapMs = 0;
+      /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
+      #rateAnswers = 0;
+      #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
@@ -45871,7 +45884,10 @@ var init_pace = __esm({
             }
             const alone = this.limit === 1;
             if (retryAfterMs < 0) this.#paced = true;
+            const spacing = this.#spacingMs;
+            const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
             this.#cut(now, true);
+            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
             if (!alone) return;
             const again = this.#acceptedCount === this.#acceptedAtRefusal;
             this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
@@ -46053,6 +46069,14 @@ var init_pace = __esm({
         return share > 0 ? share : 0;
       }
       #decide(now) {
+        if (this.#rateGapMs > 0 && this.#accepted > 0) {
+          if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
+          else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
+            this.#rateAnswers = 0;
+            const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+            this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
+          }
+        }
         if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
         const accepted = this.#accepted;
         if (accepted > 0) {
@@ -46173,6 +46197,7 @@ var init_pace = __esm({
       #restart() {
         this.#descentStart = -1;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+        this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
@@ -46181,6 +46206,20 @@ var init_pace = __esm({
       #respace() {
         const gain = !this.#paced ? 0 : this.#slowStart ? this.#value < this.max ? SLOW_START_GAIN : 0 : PACE_GAIN;
         this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+        if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
+      }
+      /**
+       * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
+       * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
+       * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
+       * trip falls between two whole numbers). `down`: the service has just gone down.
+       */
+      #holdRate(spacing, down) {
+        this.#rateAnswers = this.#rateNarrowings = 0;
+        this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+        if (down) return this.#respace();
+        const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+        if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
       }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
