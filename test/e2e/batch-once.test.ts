@@ -93,7 +93,9 @@ describe('one batch at a time per journal', () => {
 
   it('a holder killed with SIGKILL leaves its lock behind; the next --resume takes it over and nothing goes twice', async () => {
     slowly(5);
-    const input = file('in.csv', csvRows(2000));
+    // 1,000 rows (once 2,000), killed at the 200th request: 800 rows, at least a second of sending at
+    // 4 in flight, are still to go, so the kill lands mid-batch as before.
+    const input = file('in.csv', csvRows(1000));
     const args = [input, '--journal', at('j'), '--failed', at('failed.csv')];
     const killed = await batch(args, { onSpawn: killAfter(server, 200, 'SIGKILL') });
     expect(killed.signal).toBe('SIGKILL');
@@ -104,7 +106,7 @@ describe('one batch at a time per journal', () => {
     expect(unknown.length).toBeGreaterThan(0);
     const got = received();
     expect(got.filter((u, i) => got.indexOf(u) !== i)).toEqual([]);
-    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(2000);
+    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(1000);
   }, 300_000);
 });
 
