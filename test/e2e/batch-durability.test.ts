@@ -1,5 +1,5 @@
 /**
- * `trigger batch` under the faults of real backfills: signals, kill -9 with a journal, broken input,
+ * `trigger batch` under the faults of real backfills: signals, kill -9 with a journal, stdin,
  * a failed file that cannot be written, and the replay command after all of them. The built binary
  * against a real node:http server on 127.0.0.1, asserting what the server received.
  */
@@ -176,7 +176,8 @@ describe('signals', () => {
   });
 });
 
-describe('broken input', () => {});
+// Broken input, a journal with nothing in it yet, a leftover temporary file and --rate run in-process:
+// test/in-process/batch-durability.test.ts.
 
 describe('the failed file', () => {
   it('is refused when it is the file behind stdin, and the input is untouched', async () => {
