@@ -373,7 +373,9 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     read: (read) =>
       single && one ? readRows(single.stream, single.format, read) : { format: 'csv', rows: rowsOfFiles(files, read, !one), header: noop },
     stopReading: noop,
-    close: noop,
+    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened; an
+    // open still under way may end after its file is gone, which is no longer anyone's error.
+    close: () => single?.stream.on('error', noop).destroy(),
     cut: undefined,
   };
 }

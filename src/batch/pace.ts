@@ -26,6 +26,12 @@
  *   under each limit count for less as they age, and not at all above a limit cut to under half:
  *   the service may have changed). From two at once, a push-back cuts only when a large share
  *   of the answers at two pushed back, so that it does not get to one at a time first.
+ * - Paced (after a push-back without Retry-After), the pace is also held as a rate: a push-back
+ *   that cuts widens the spacing between starts by 5% from the one it was sent at (doubles it for
+ *   a service that has just gone down), and every 50 accepted answers without a push-back narrow
+ *   it by 1% (more after three in a row). Under 10 in flight, where one more or one fewer moves
+ *   the pace by a tenth, the count comes back up to what that rate keeps out (up to the ceiling):
+ *   the rate, not a whole number in flight, holds a strict rate limit of a few a round trip.
  * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
  *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
  *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 2 s
@@ -189,6 +195,20 @@ const PACE_SLACK_MS = 2;
  */
 const PACE_GAIN = 1.1;
 const SLOW_START_GAIN = 2;
+/**
+ * Paced and pushed back, the spacing between starts widens by this factor (the multiplicative
+ * decrease of AIMD, in rate), and narrows by RATE_NARROW every RATE_NARROW_ANSWERS accepted
+ * without a push-back (twice as much each time after NARROWINGS_BEFORE_FASTER in a row).
+ */
+const RATE_WIDEN = 1.05;
+const RATE_NARROW = 0.01;
+const RATE_NARROW_ANSWERS = 50;
+/**
+ * Below this many in flight, one more or one fewer moves the pace by a tenth or more: there the
+ * count comes back up to what the rate keeps out and the rate alone holds the pace. Above, the
+ * count holds as well (what the service took, as a limit on requests at once wants).
+ */
+const RATE_HOLDS_BELOW = 10;
 
 export class Pace {
   readonly max: number;
@@ -236,6 +256,15 @@ export class Pace {
    */
   #spacingMs = 0;
   #paced = false;
+  /**
+   * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
+   * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
+   * without one (see RATE_WIDEN).
+   */
+  #rateGapMs = 0;
+  /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
+  #rateAnswers = 0;
+  #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
@@ -381,7 +410,11 @@ export class Pace {
         // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
         // at once or space them): from now on the starts are paced (see #spacingMs).
         if (retryAfterMs < 0) this.#paced = true;
+        const spacing = this.#spacingMs;
+        // Nothing sent since the last cut was accepted: the service has just gone down (see #cut).
+        const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
         this.#cut(now, true);
+        if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (!alone) return;
         // One at a time is still too many. Pushed back three times in a row with nothing accepted
         // for a while (a pause does not count): the service takes nothing now, so every sender
@@ -602,6 +635,16 @@ export class Pace {
   }
 
   #decide(now: number): void {
+    // Held as a rate: every RATE_NARROW_ANSWERS accepted without a push-back narrow the spacing a
+    // little, and more once that kept holding (the limit may have gone).
+    if (this.#rateGapMs > 0 && this.#accepted > 0) {
+      if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
+      else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
+        this.#rateAnswers = 0;
+        const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+        this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
+      }
+    }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
     if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
     const accepted = this.#accepted;
@@ -751,6 +794,7 @@ export class Pace {
   #restart(): void {
     this.#descentStart = -1;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+    this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
     this.#slowStart = true;
@@ -764,6 +808,22 @@ export class Pace {
     // service refusing 10% at random was taken down to one at a time in a simulated run).
     const gain = !this.#paced ? 0 : this.#slowStart ? (this.#value < this.max ? SLOW_START_GAIN : 0) : PACE_GAIN;
     this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+    if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
+  }
+
+  /**
+   * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
+   * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
+   * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
+   * trip falls between two whole numbers). `down`: the service has just gone down.
+   */
+  #holdRate(spacing: number, down: boolean): void {
+    this.#rateAnswers = this.#rateNarrowings = 0;
+    // A service that has just gone down: halved, in rate as in count.
+    this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+    if (down) return this.#respace();
+    const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+    if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
   }
 
   #set(value: number): void {

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ROOT, TEST_KEY, expectNoKey, run, sandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { installForOtherUser, type OtherUserInstall } from '../helpers/other-user.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let box: Sandbox;
@@ -30,9 +31,9 @@ const MALLORY = 65533;
 const MALLORY_CATALOG = { triggers: { purchase: { name: 'Purchase completed', ids: { default: 'mallory-trigger' } } } };
 
 /** The built binary run as another user, with an explicit environment. */
-function runAs(uid: number, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<RunResult> {
+function runAs(install: OtherUserInstall, uid: number, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd, uid, gid: uid, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(install.node, [install.bin, ...args], { env, cwd, uid, gid: uid, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -49,7 +50,10 @@ function runAs(uid: number, args: string[], env: NodeJS.ProcessEnv, cwd: string)
 describe('a catalog another user wrote, as a user who is not root', () => {
   it.skipIf(!asRoot)(
     "the issue's case: another user's triggers.json in a 1777 folder above is refused (exit 2, nothing sent); --catalog trusts it; the user's own and root's are used",
-    async () => {
+    async (ctx) => {
+      // The victim cannot read a clone in a 0700 folder: it runs a copy it can read.
+      const install = installForOtherUser({ uid: VICTIM, gid: VICTIM });
+      if ('why' in install) return ctx.skip(install.why);
       // /tmp/ww as the issue has it: made by mallory, mode 1777; the victim's folder inside.
       const base = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-ww-'));
       try {
@@ -69,7 +73,7 @@ describe('a catalog another user wrote, as a user who is not root', () => {
         }
         const env = { ...box.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), TRIGGER_CONFIG_DIR: path.join(home, 'config') };
 
-        const fire = await runAs(VICTIM, ['fire', 'purchase', 'alice', '--value', '5'], env, victim);
+        const fire = await runAs(install, VICTIM, ['fire', 'purchase', 'alice', '--value', '5'], env, victim);
         expect(fire.code).toBe(2);
         expect(fire.stdout).toBe('');
         expect(fire.stderr).toContain(
@@ -77,13 +81,13 @@ describe('a catalog another user wrote, as a user who is not root', () => {
         );
         expect(fire.stderr).toContain(`--catalog ${shared}`);
         expect(fire.stderr.trim().split('\n')).toHaveLength(1);
-        const status = await runAs(VICTIM, ['status'], env, victim);
+        const status = await runAs(install, VICTIM, ['status'], env, victim);
         expect(status.code).toBe(2);
         expect(status.stdout).toContain(`catalog   ${shared} (cannot be used`);
         expect(status.stderr).toContain('is not trusted');
         expect(server.requests).toEqual([]);
 
-        const named = await runAs(VICTIM, ['fire', 'purchase', 'alice', '--value', '5', '--catalog', shared], env, victim);
+        const named = await runAs(install, VICTIM, ['fire', 'purchase', 'alice', '--value', '5', '--catalog', shared], env, victim);
         expect(named.code).toBe(0);
         expect(server.requests.map((r) => r.url)).toEqual(['/v1/triggers/mallory-trigger/users/alice/events']);
 
@@ -91,12 +95,12 @@ describe('a catalog another user wrote, as a user who is not root', () => {
         const own = path.join(victim, 'triggers.json');
         fs.writeFileSync(own, JSON.stringify({ triggers: { purchase: {} } }), { mode: 0o644 });
         fs.chownSync(own, VICTIM, VICTIM);
-        expect((await runAs(VICTIM, ['fire', 'purchase', 'bob'], env, victim)).code).toBe(0);
+        expect((await runAs(install, VICTIM, ['fire', 'purchase', 'bob'], env, victim)).code).toBe(0);
         fs.rmSync(own);
         const rootsFolder = path.join(base, 'root-owned');
         fs.mkdirSync(path.join(rootsFolder, 'jobs'), { recursive: true, mode: 0o755 });
         fs.writeFileSync(path.join(rootsFolder, 'triggers.json'), JSON.stringify({ triggers: { purchase: {} } }), { mode: 0o644 });
-        expect((await runAs(VICTIM, ['fire', 'purchase', 'carol'], env, path.join(rootsFolder, 'jobs'))).code).toBe(0);
+        expect((await runAs(install, VICTIM, ['fire', 'purchase', 'carol'], env, path.join(rootsFolder, 'jobs'))).code).toBe(0);
         expect(server.requests.map((r) => r.url).slice(1)).toEqual([
           '/v1/triggers/purchase/users/bob/events',
           '/v1/triggers/purchase/users/carol/events',
@@ -104,6 +108,7 @@ describe('a catalog another user wrote, as a user who is not root', () => {
         for (const r of [fire, status, named]) expectNoKey(r);
       } finally {
         fs.rmSync(base, { recursive: true, force: true });
+        install.cleanup();
       }
     },
     30_000,

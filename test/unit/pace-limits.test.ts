@@ -45,6 +45,21 @@ describe.each(machines)('on the simulated clock (loaded: $loaded, seed $seed)', 
     expect(result.pushedBackLate / result.answersLate).toBeLessThan(0.05);
   });
 
+  it('a strict 100/s without burst behind 25 ms each way: held as a rate, at least 75/s from 5 s on (before: 66-77/s), at most 3% pushed back', () => {
+    // 100/s at 50 ms falls between 4 and 5 in flight: a count alone held 65-70/s.
+    const result = simulate(strictRate(100, { jitterMs, seed }), 1_500, { loaded, seed, from: 5_000 });
+    const late = result.acceptedAt.filter((t) => t >= 5_000).length;
+    expect(result.accepted).toBe(1_500);
+    expect((late * 1000) / (result.last - 5_000)).toBeGreaterThan(75);
+    expect(result.perSecond).toBeGreaterThan(72);
+    expect(result.pushedBackLate / result.answersLate).toBeLessThan(0.03);
+  });
+
+  it('12 slots behind 25 ms each way, the app taking 50 ms: at least 80% of 240/s once the pace is held as a rate (before: 78-80%)', () => {
+    const result = simulate(networkedSlots(12, 50, { jitterMs, seed }), 2_400, { loaded, seed });
+    expect(result.perSecond).toBeGreaterThan(0.8 * 240);
+  });
+
   it('a strict 20/s without burst (nginx limit_req, no burst): at least 90% of it, at most 8% pushed back after the first 5 s', () => {
     const result = simulate(strictRate(20, { jitterMs, seed }), 300, { loaded, seed, from: 5_000 });
     expect(result.accepted).toBe(300);
