@@ -1,5 +1,5 @@
 /**
- * `trigger batch` under the faults of real backfills: signals, kill -9 with a journal, broken input,
+ * `trigger batch` under the faults of real backfills: signals, kill -9 with a journal, stdin,
  * a failed file that cannot be written, and the replay command after all of them. The built binary
  * against a real node:http server on 127.0.0.1, asserting what the server received.
  */
@@ -31,17 +31,20 @@ const slowly = (ms: number) => answerSlowly(server, ms);
 describe('kill -9 with a journal, then --resume', () => {
   it('sends no row twice across the two runs, and accounts for every row', async () => {
     slowly(2);
-    const input = file('big.csv', csvRows(20_000));
+    // 4,000 rows killed at the 1,000th request (once 20,000 at the 5,000th): the kill still lands
+    // mid-batch with 8 in flight (3,000 rows, at least 0.75 s of sending, are still to go), so the
+    // journal, the refusals and the resume are tested as before, on a fifth of the sending.
+    const input = file('big.csv', csvRows(4_000));
     const journal = at('big.journal');
     const killed = await run(['batch', input, '--concurrency', '8', '--journal', journal, '--failed', at('failed.csv')], {
       env: box.env,
       timeoutMs: 60_000,
-      onSpawn: killAfter(server, 5000, 'SIGKILL'),
+      onSpawn: killAfter(server, 1000, 'SIGKILL'),
     });
     expect(killed.signal).toBe('SIGKILL');
     const firstRun = server.requests.length;
-    expect(firstRun).toBeGreaterThanOrEqual(5000);
-    expect(firstRun).toBeLessThan(20_000);
+    expect(firstRun).toBeGreaterThanOrEqual(1000);
+    expect(firstRun).toBeLessThan(4_000);
     expect(fs.readFileSync(journal, 'utf8')).not.toContain(TEST_KEY);
 
     // The journal is never ignored: without --resume nothing is sent.
@@ -50,7 +53,7 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(again.stderr).toMatch(/already records a batch of .*big\.csv that did not finish/);
     expect(again.stderr).toContain(`--journal ${journal} --resume`);
     // Nor with another input.
-    const other = file('other.csv', csvRows(20_000, 'x'));
+    const other = file('other.csv', csvRows(4_000, 'x'));
     const wrong = await batch([other, '--journal', journal, '--resume']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('was made for another input');
@@ -69,7 +72,7 @@ describe('kill -9 with a journal, then --resume', () => {
     const resumedUsers = users.slice(firstRun);
     expect(kept.filter((k) => resumedUsers.includes(k.user))).toEqual([]);
     // Every row was received exactly once, or kept: the kept ones were received once too.
-    expect(new Set([...users, ...kept.map((k) => k.user)]).size).toBe(20_000);
+    expect(new Set([...users, ...kept.map((k) => k.user)]).size).toBe(4_000);
     expect(resumed.stdout).toMatch(/accepted in an earlier run/);
 
     // A completed batch guards against sending the backfill twice.
@@ -83,17 +86,6 @@ describe('kill -9 with a journal, then --resume', () => {
     expect(replay.stdout + replay.stderr).toContain('outcome unknown');
     expectNoKey(resumed);
   }, 600_000);
-
-  it('--journal --resume with no journal yet starts the batch, so one command can be run again and again', async () => {
-    const input = file('small.csv', csvRows(30));
-    const journal = at('j');
-    const first = await batch([input, '--journal', journal, '--resume']);
-    expect(first.code).toBe(0);
-    const second = await batch([input, '--journal', journal, '--resume']);
-    expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/0 accepted · 30 accepted in an earlier run/);
-    expect(server.requests).toHaveLength(30);
-  });
 
   // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
   it('refuses a journal for stdin, and --resume without --journal', async () => {
@@ -184,57 +176,8 @@ describe('signals', () => {
   });
 });
 
-describe('broken input', () => {
-  it('an unterminated quote early in 20,000 rows costs that row only', async () => {
-    const lines = csvRows(20_000).trimEnd().split('\n');
-    lines.splice(11, 0, 't,"no closing quote,9');
-    const result = await batch([file('q.csv', `${lines.join('\n')}\n`), '--failed', at('q-failed.csv')]);
-    expect(result.code).toBe(1);
-    expect(server.requests).toHaveLength(20_000);
-    expect(result.stdout).toMatch(/20,000 accepted · 0 failed · 1 invalid of 20,001 rows/);
-    expect(read('q-failed.csv')).toBe(
-      'triggerId,userId,error\nt,"no closing quote,9,"line 12: invalid, not sent: a quoted field opens on this line and never closes"\n',
-    );
-  }, 300_000);
-
-  it('a 2 MB row is one invalid row; invalid UTF-8 is never sent; a nested value does not change the digits', async () => {
-    const csv = file(
-      'odd.csv',
-      Buffer.concat([
-        Buffer.from(`triggerId,userId,value\nt,${'x'.repeat(2_000_000)},1\nt,after,2\nt,Jos`),
-        Buffer.from([0xe9]),
-        Buffer.from(',3\n'),
-      ]),
-    );
-    const result = await batch([csv, '--failed', at('odd-failed.csv')]);
-    expect(result.code).toBe(1);
-    expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/t/users/after/events {"value":2}']);
-    expect(result.stderr).toContain('line 2: invalid, not sent: the line is 2,000,0');
-    expect(result.stderr).toContain('line 4: invalid, not sent: not valid UTF-8 text at byte 6 (0xE9)');
-
-    server.requests.length = 0;
-    const nd = file('nested.ndjson', '{"triggerId":"t","userId":"n","meta":{"value":1.25},"value":12345678901234567890}\n');
-    expect((await batch([nd])).code).toBe(0);
-    expect(server.requests.map((r) => r.body)).toEqual(['{"value":12345678901234567890}']);
-  });
-
-  it('a 50 MB NDJSON line is one invalid row, in flat memory', async () => {
-    const big = at('huge.ndjson');
-    const fd = fs.openSync(big, 'w');
-    fs.writeSync(fd, '{"triggerId":"t","userId":"');
-    const block = Buffer.alloc(1024 * 1024, 'y');
-    for (let i = 0; i < 50; i++) fs.writeSync(fd, block);
-    fs.writeSync(fd, '"}\n{"triggerId":"t","userId":"next"}\n');
-    fs.closeSync(fd);
-    // Time and peak RSS for this case are measured by `npm run bench`; here, what the user sees.
-    const result = await batch([big, '--failed', at('huge-failed.ndjson')]);
-    expect(result.code).toBe(1);
-    expect(server.requests.map((r) => userOf(r.url))).toEqual(['next']);
-    const kept = JSON.parse(read('huge-failed.ndjson')) as { error: string; input: string };
-    expect(kept.error).toMatch(/^line 1: invalid, not sent: the line is 52,428,8\d\d bytes, over the 1 MiB limit/);
-    expect(kept.input).toHaveLength(1024);
-  });
-});
+// Broken input, a journal with nothing in it yet, a leftover temporary file and --rate run in-process:
+// test/in-process/batch-durability.test.ts.
 
 describe('the failed file', () => {
   it('is refused when it is the file behind stdin, and the input is untouched', async () => {
@@ -251,15 +194,6 @@ describe('the failed file', () => {
     expect(result.stderr).toContain('is the file behind standard input; it would be overwritten');
     expect(read('in.csv')).toBe(csvRows(5));
     expect(server.requests).toHaveLength(0);
-  });
-
-  it('a temporary file left by a run that was killed is cleared by the next run', async () => {
-    const leftover = at('.failed.csv.999999.tmp'); // a pid that is not running
-    fs.writeFileSync(leftover, 'triggerId,userId,error\nt,half');
-    const result = await batch([file('ok.csv', csvRows(2)), '--failed', at('failed.csv')]);
-    expect(result.code).toBe(0);
-    expect(fs.existsSync(leftover)).toBe(false);
-    expect(read('failed.csv')).toBe('triggerId,userId,error\n');
   });
 
   it('is written in place when it is not a regular file (a FIFO)', async () => {
@@ -307,17 +241,5 @@ describe('the failed file', () => {
     } finally {
       if (mounted) spawnSync('umount', [dir]);
     }
-  });
-});
-
-describe('--rate', () => {
-  it('--rate 1000 sends every row once and ends as usual', async () => {
-    // Its schedule (each start on its slot, late timers made up, within 3% of the rate over 2,000
-    // requests) is asserted on a virtual clock: test/unit/batch-time.test.ts. Not timed here.
-    const result = await batch([file('r.csv', csvRows(500)), '--rate', '1000']);
-    expect(result.code).toBe(0);
-    const users = server.requests.map((r) => userOf(r.url));
-    expect(new Set(users).size).toBe(500);
-    expect(users).toHaveLength(500);
   });
 });

@@ -4,10 +4,12 @@
  * inside a grace period, a stdout that cannot be written, a journal on a full file system, and the
  * small ones (--failed -, --failed /dev/stdout --json, ids that are not UTF-8, UTF-16 input).
  * The built binary against a real node:http server on 127.0.0.1 that records what it received.
+ * The printed replay after time-outs and 5xx, and --failed /dev/stdout with --json, run in-process:
+ * test/in-process/batch-once.test.ts. (The default failed file stays here: in-process the summary
+ * names it from the test's own folder, not the command's.)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli.js';
@@ -93,7 +95,9 @@ describe('one batch at a time per journal', () => {
 
   it('a holder killed with SIGKILL leaves its lock behind; the next --resume takes it over and nothing goes twice', async () => {
     slowly(5);
-    const input = file('in.csv', csvRows(2000));
+    // 1,000 rows (once 2,000), killed at the 200th request: 800 rows, at least a second of sending at
+    // 4 in flight, are still to go, so the kill lands mid-batch as before.
+    const input = file('in.csv', csvRows(1000));
     const args = [input, '--journal', at('j'), '--failed', at('failed.csv')];
     const killed = await batch(args, { onSpawn: killAfter(server, 200, 'SIGKILL') });
     expect(killed.signal).toBe('SIGKILL');
@@ -104,7 +108,7 @@ describe('one batch at a time per journal', () => {
     expect(unknown.length).toBeGreaterThan(0);
     const got = received();
     expect(got.filter((u, i) => got.indexOf(u) !== i)).toEqual([]);
-    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(2000);
+    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(1000);
   }, 300_000);
 });
 
@@ -177,32 +181,6 @@ describe('the printed commands, followed', () => {
     expect(runs).toBe(3);
     expectEachOnce(all);
   }, 120_000);
-
-  it('after time-outs, 500, 502, 504 and a connection closed after reading, following the printed replay sends no row twice', async () => {
-    // Each answer below comes after the server recorded the event: a replay of any of them would double it.
-    const broken: Record<string, (res: ServerResponse) => void> = {
-      u1: (res) => setTimeout(() => json(res, 200, { success: true }), 2500), // after --timeout 1
-      u2: (res) => json(res, 500, { error: 'boom' }),
-      u3: (res) => json(res, 502, { error: 'bad gateway' }),
-      u4: (res) => json(res, 504, { error: 'gateway timeout' }),
-      u5: (res) => res.socket?.destroy(),
-    };
-    server.handle((req, res) => (broken[userOf(req.url)] ?? ((r) => json(r, 200, { success: true })))(res));
-    const first = await batch([file('in.csv', csvRows(20)), '--timeout', '1', '--retries', '2']);
-    expect(first.code).toBe(1);
-    const next = printed(first)!;
-    expect(next).toContain('--failed');
-    const failedFile = next[1]!;
-    const marked = kept(failedFile);
-    expect(marked.map((k) => k.user).sort()).toEqual(Object.keys(broken).sort());
-    expect(marked.every((k) => k.error.includes('outcome unknown'))).toBe(true);
-
-    server.handle((_req, res) => json(res, 200, { success: true }));
-    const replay = await run(next, { env: box.env, cwd: box.home });
-    expect(replay.code).toBe(1); // the skipped rows are still not known to be accepted
-    expect(replay.stdout + replay.stderr).toContain('skipped');
-    expectEachOnce(users(20));
-  }, 300_000);
 });
 
 describe('a pipe on stdin and a signal', () => {
@@ -373,15 +351,6 @@ describe('a batch without --failed in a folder that cannot be written', () => {
 });
 
 describe('input and paths that are not what they should be', () => {
-  // Refusals that check only a message and an exit code run in-process: test/commands/batch-usage.test.ts.
-  it('--failed naming standard output is refused with --json (the NDJSON stream is there)', async () => {
-    const result = await batch([file('in.csv', csvRows(2)), '--json', '--failed', '/dev/stdout']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('is standard output, where --json writes one result per row');
-    expect(result.stdout).toContain('"ok":false'); // the --json error object, and no CSV
-    expect(server.requests).toHaveLength(0);
-  });
-
   it('ids that are not valid UTF-8 are refused, in fire (exit 2) and in batch (an invalid row), never sent as U+FFFD', async () => {
     // bash passes the two bytes as they are: Node's argv has them as U+FFFD U+FFFD.
     const fire = await run(['-c', `exec "${process.execPath}" "${BIN}" fire t $'\\xff\\xfe'`], { env: box.env, command: 'bash' });
