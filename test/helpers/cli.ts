@@ -75,6 +75,9 @@ export function run(args: string[], options: RunOptions): Promise<RunResult> {
       resolve({ code, signal, stdout, stderr });
     });
     options.onSpawn?.(child);
+    // A run that ends before reading its input (refused at once) closes the pipe: EPIPE here is the
+    // child's doing, judged by its exit code and output, not an error of the test run.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
