@@ -4,8 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import type * as TriggersCommands from './commands/triggers.js';
-import * as parse from './commands/parsers.js';
-import { addServiceOptions, EXIT_CODES, type Context } from './commands/shared.js';
+import { EXIT_CODES, type Context } from './commands/shared.js';
 import { exitCodeFor, isTriggerError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
@@ -13,7 +12,6 @@ import { usageWords } from './output/usage.js';
 import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
 import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
-import type { BatchCommandOptions } from './commands/batch.js';
 // For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
 export { restoreV8Flags } from './startup.js';
 export type { Context } from './commands/shared.js';
@@ -31,7 +29,7 @@ export interface Mode {
  */
 const COMMANDS: Record<string, () => Promise<{ command: (program: Command, context: Context) => Command }>> = {
   fire: () => import('./commands/fire.js'),
-  batch: async () => ({ command: batchCommand }),
+  batch: () => import('./commands/batch.js'),
   config: () => import('./commands/config.js'),
   status: () => import('./commands/status.js'),
   emulator: () => import('./commands/emulator.js'),
@@ -78,68 +76,6 @@ export async function buildProgram(
     });
   for (const [name, load] of Object.entries(COMMANDS)) if (only === undefined || only === name) (await load()).command(program, context);
   return program;
-}
-
-// Until batch and triggers own their definitions (after the batch and catalog work lands).
-function batchCommand(program: Command, { io, env, cwd }: Context): Command {
-  const batch = program
-    .command('batch')
-    .description('report many events from a CSV or NDJSON file, or a list of user ids')
-    .argument('<file...>', 'the input files or folders (a folder: its files in name order), or - for standard input')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
-    .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
-    .option('--columns <map>', "the file's own column names: triggerId=<name>,userId=<name>,value=<name>")
-    .addOption(
-      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
-        .argParser(parse.concurrency)
-        .default('auto'),
-    )
-    .addOption(
-      new Option('--max-concurrency <n>', 'with --concurrency auto, never more than this many at once (default: 64)').argParser(
-        parse.wholeNumber(1, 256),
-      ),
-    )
-    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
-    .option(
-      '--failed <file>',
-      'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
-    )
-    .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
-    .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
-    .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
-    .addOption(
-      new Option(
-        '--shard <i>/<n>',
-        'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file',
-      ).argParser(parse.shard),
-    )
-    .addHelpText(
-      'after',
-      `
-Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
-({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
-
-Examples:
-  $ trigger batch events.csv --failed failed.csv
-  $ trigger batch failed.csv --failed failed-again.csv          # send the failed rows again
-  $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
-  $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
-  $ trigger batch events.csv --dry-run                           # check every row, send nothing
-  $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
-
-Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
-journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
-SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
-marked so, and a replay skips them unless --retry-unknown).`,
-    );
-  addServiceOptions(batch);
-  const batchDryRun = batch.options.find((o) => o.long === '--dry-run');
-  if (batchDryRun) batchDryRun.description = 'check every row and send nothing (prints no curl commands)';
-  batch.action(async (source: string[], options: BatchCommandOptions) => {
-    const { batch: run } = await import('./commands/batch.js');
-    await run(source, options, io, env, cwd);
-  });
-  return batch;
 }
 
 function triggersCommand(program: Command, { io, env, cwd }: Context): Command {

@@ -1,46 +1,50 @@
 /**
- * trigger batch <file|->: many events from CSV, NDJSON or a list of user ids, over one pool of
- * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file,
- * NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
+ * trigger batch <file...>: its definition (options, help) and its run. Many events from CSV, NDJSON
+ * or a list of user ids, over one pool of kept-alive connections. Rows flow one way: reader → runner
+ * → recorder (journal, failed file, NDJSON, stderr). Every row ends in exactly one place, whatever
+ * ends the run.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { Option, type Command } from 'commander';
 import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
-import { catalogFingerprint } from '../batch/journal.js';
+import { catalogFingerprint, type Journal } from '../batch/journal.js';
 import { finishBatch } from '../batch/finish.js';
-import { FORMAT_TABLE, type Format } from '../batch/formats.js';
-import { openInputs } from '../batch/input.js';
+import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
+import { openInputs, type Input } from '../batch/input.js';
 import type { FailedFile } from '../batch/failed.js';
-import type { Journal } from '../batch/journal.js';
 import type { FileLock } from '../lock.js';
-import { BatchRecorder } from '../batch/recorder.js';
+import { BatchRecorder, type Counts } from '../batch/recorder.js';
 import { progressLine } from '../batch/report.js';
-import { parseColumns } from '../batch/rows.js';
-import { Runner } from '../batch/runner.js';
+import { parseColumns, type Row } from '../batch/rows.js';
+import { Runner, type RunResult } from '../batch/runner.js';
 import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
+import type { TriggerClient } from '../client/client.js';
 import { UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
-import type { StopReason } from '../batch/stop.js';
 import type { RowCheck, TriggerResolver } from '../catalog/resolve.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
 import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
+import * as parse from './parsers.js';
 import { clientFor } from './service.js';
-import { settingsFlags, type ServiceOptions } from './shared.js';
+import { addServiceOptions, settingsFlags, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
+
+/** --concurrency auto finds the service's pace, up to --max-concurrency. */
+export const DEFAULT_CONCURRENCY = 'auto';
+export const DEFAULT_MAX_CONCURRENCY = 64;
 
 export interface BatchCommandOptions extends ServiceOptions {
   format?: Format;
   /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string;
   trigger?: string;
-  /** A fixed number, or auto (the default): found from the service's answers. */
   concurrency: number | 'auto';
-  /** With auto, the most at once (default 64). */
   maxConcurrency?: number;
   rate?: number;
   failed?: string;
@@ -48,6 +52,69 @@ export interface BatchCommandOptions extends ServiceOptions {
   resume?: boolean;
   retryUnknown?: boolean;
   shard?: Shard;
+}
+
+const HELP = `
+Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
+({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
+
+Examples:
+  $ trigger batch events.csv --failed failed.csv
+  $ trigger batch failed.csv --failed failed-again.csv          # send the failed rows again
+  $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
+  $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
+  $ trigger batch events.csv --dry-run                           # check every row, send nothing
+  $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
+
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
+journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
+SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
+marked so, and a replay skips them unless --retry-unknown).`;
+
+export function command(program: Command, { io, env, cwd }: Context): Command {
+  const batchCommand = program
+    .command('batch')
+    .description('report many events from a CSV or NDJSON file, or a list of user ids')
+    .argument('<file...>', 'the input files or folders (a folder: its files in name order), or - for standard input')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
+    .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
+    .option('--columns <map>', "the file's own column names: triggerId=<name>,userId=<name>,value=<name>")
+    .addOption(
+      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
+        .argParser(parse.concurrency)
+        .default(DEFAULT_CONCURRENCY),
+    )
+    .addOption(
+      new Option(
+        '--max-concurrency <n>',
+        `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
+      ).argParser(parse.wholeNumber(1, 256)),
+    )
+    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
+    .option(
+      '--failed <file>',
+      'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
+    )
+    .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
+    .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
+    .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
+    .addOption(
+      new Option(
+        '--shard <i>/<n>',
+        'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file',
+      ).argParser(parse.shard),
+    )
+    .addHelpText('after', HELP);
+  addServiceOptions(batchCommand);
+  batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
+  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd));
+}
+
+/** The files a batch writes besides stdout, and the locks that keep other runs off them. */
+interface Written {
+  failed: FailedFile | undefined;
+  journal: Journal | undefined;
+  locks: FileLock[];
 }
 
 export async function batch(
@@ -62,7 +129,6 @@ export async function batch(
   const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
-  const dryRun = options.dryRun === true;
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
       hint: 'drop one of them',
@@ -70,9 +136,7 @@ export async function batch(
   }
   checkPaths(sources, options);
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
-  const auto = options.concurrency === 'auto';
-  const maxConcurrency = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
-  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
+  const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
     flags: settingsFlags(options),
     requireKey: !dryRun,
@@ -90,94 +154,98 @@ export async function batch(
   const read = { trigger: options.trigger, check, columns };
   const input = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input.read(read);
-  const shape = { format: input.format, header: reader.header, normalized: input.normalized };
+  const auto = options.concurrency === 'auto';
+  const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
+  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
-  const locks: FileLock[] = [];
-  let failed: FailedFile | undefined;
-  let journal: Journal | undefined;
+  let written: Written;
   try {
-    // The journal first: a second run of the same batch is refused for what it shares with the first.
-    if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
-    // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
-    // current folder, made only if there is something to keep (a dry run sends nothing: none).
-    if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, inFolder(cwd, '.'));
-      failed = opened.failed;
-      if (opened.lock) locks.push(opened.lock);
-      if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
-    }
-    if (options.journal && !dryRun)
-      journal = await openJournal(input, { ...options, failed: failed?.path }, catalogFingerprint(catalog?.catalog));
+    const shape = { format: input.format, header: reader.header, normalized: input.normalized };
+    written = await openWritten(options, shape, input, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), io);
   } catch (error) {
-    failed?.discard();
-    for (const lock of locks) lock.release();
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
     throw error;
   }
-  if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
+  if (written.journal?.resumed)
+    io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
+  await send({ io, env, options, input, rows: reader.rows, client, pace, maxConcurrency, ...written });
+}
 
+async function openWritten(
+  options: BatchCommandOptions,
+  shape: Parameters<typeof openFailed>[1],
+  input: Input,
+  catalog: ReturnType<typeof catalogFingerprint>,
+  folder: string,
+  io: Output,
+): Promise<Written> {
+  const dryRun = options.dryRun === true;
+  const written: Written = { failed: undefined, journal: undefined, locks: [] };
+  try {
+    // The journal first: a second run of the same batch is refused for what it shares with the first.
+    if (options.journal && !dryRun) written.locks.push(lockJournal(options.journal));
+    // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
+    // current folder, made only if there is something to keep (a dry run sends nothing: none).
+    if (options.failed || !dryRun) {
+      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, folder);
+      written.failed = opened.failed;
+      if (opened.lock) written.locks.push(opened.lock);
+      if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
+    }
+    if (options.journal && !dryRun) written.journal = await openJournal(input, { ...options, failed: written.failed?.path }, catalog);
+  } catch (error) {
+    written.failed?.discard();
+    for (const lock of written.locks) lock.release();
+    throw error;
+  }
+  return written;
+}
+
+interface Run extends Written {
+  io: Output;
+  env: NodeJS.ProcessEnv;
+  options: BatchCommandOptions;
+  input: Input;
+  rows: AsyncIterable<Row[]>;
+  client: TriggerClient | undefined;
+  pace: Pace | undefined;
+  maxConcurrency: number;
+}
+
+/** Sends the rows, settles the failed file and the journal, and reports. */
+async function send(run: Run): Promise<void> {
+  const { io, options, input, client, pace, failed, journal } = run;
   const stop = new AbortController();
-  let progress: Progress | undefined;
+  const progress = progressFor(run, () => ({ counts: recorder.counts, inFlight: runner.inFlight, stopped: stop.signal.aborted }));
   const stderr = (line: string) => {
     progress?.clear();
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : maxConcurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : run.maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
-  // The same for every row: one object, not one per row. With auto, every attempt is told to the
-  // pace, a push-back comes back here to be sent again, and retries wait for the shared pause.
-  const fireOptions = pace
-    ? {
-        stopRetries: stop.signal,
-        throwPushBack: true,
-        gate: pace,
-        onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
-          pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
-      }
-    : { stopRetries: stop.signal };
+  const fireOptions = fireOptionsFor(pace, stop.signal);
   const runner = new Runner({
-    rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
+    rows: options.shard ? shardRows(run.rows, options.shard) : run.rows,
     send: client ? (event) => client.fire(event, fireOptions) : undefined,
-    concurrency: maxConcurrency,
+    concurrency: run.maxConcurrency,
     pace,
     halt: (reason) => recorder.stopWith(reason),
     rate: options.rate,
     stop: stop.signal,
     sink: recorder,
   });
-
-  const started = performance.now();
-  let total: number | undefined;
-  const live = { inFlight: 0, pushedBack: 0, stopped: false };
-  const render = () => {
-    live.inFlight = runner.inFlight;
-    live.pushedBack = pace?.pushedBack ?? 0;
-    live.stopped = stop.signal.aborted;
-    return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
-  };
-  const terminal = spinnerWanted(env, io.terminal);
-  if (!options.quiet && !options.verbose) {
-    // Without a terminal (CI, a log), a plain line every 10 s: a long job's log never goes silent.
-    progress = new Progress(io, render, { plain: !terminal });
-    if (input.file && !options.shard)
-      void countLines(input.file).then(
-        (n) => (total = Math.max(0, n - (FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0))),
-        () => undefined,
-      );
-  }
-
   let stoppedBy: StopSignal | undefined;
   const removeSignals = onStopSignals((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
-      stop.abort({ kind: 'signal', signal } satisfies StopReason);
+      stop.abort({ kind: 'signal', signal });
       // A file ends, so its unsent rows are all read and kept; a pipe may not end before the grace
       // period does, so reading it stops here (what was read is kept, the rest is the producer's).
       input.stopReading();
@@ -192,10 +260,9 @@ export async function batch(
       if (count === 2) stderr(io.errColors.warn('cancelling the requests in flight; their outcome is unknown'));
     }
   });
-
   progress?.start();
   const stopCapping = capYoungGeneration();
-  let result;
+  let result: RunResult;
   try {
     result = await runner.run().catch((error: unknown) => {
       // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
@@ -207,7 +274,7 @@ export async function batch(
     if (recorder.counts.rows === 0) failed?.discard();
     else failed?.finish();
     journal?.close(false);
-    for (const lock of locks) lock.release();
+    for (const lock of run.locks) lock.release();
     input.close();
     throw error;
   } finally {
@@ -217,31 +284,61 @@ export async function batch(
     recorder.close();
     await client?.destroy();
   }
+  settleWritten(run, input.cut === undefined && recorder.counts.unsent === 0);
+  finishBatch({ ...run, options: { ...options, failed: failed?.path }, recorder, result, signal: stoppedBy, stderr });
+}
+
+/**
+ * What every row is sent with: one object, not one per row. With auto, every attempt is told to the
+ * pace, a push-back comes back to the runner to be sent again, and retries wait for the shared pause.
+ */
+function fireOptionsFor(pace: Pace | undefined, stopRetries: AbortSignal) {
+  if (!pace) return { stopRetries };
+  return {
+    stopRetries,
+    throwPushBack: true,
+    gate: pace,
+    onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
+      pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
+  };
+}
+
+/**
+ * The progress line on stderr (not started), unless --quiet or --verbose: redrawn on a terminal,
+ * without one (CI, a log) a plain line every 10 s, so that a long job's log never goes silent.
+ */
+function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; stopped: boolean }): Progress | undefined {
+  const { io, options, input, pace } = run;
+  if (options.quiet || options.verbose) return undefined;
+  const started = performance.now();
+  let total: number | undefined;
+  const render = () => {
+    const { counts, inFlight, stopped } = now();
+    return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
+  };
+  if (input.file && !options.shard) {
+    const header = FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0;
+    void countLines(input.file).then(
+      (n) => (total = Math.max(0, n - header)),
+      () => undefined,
+    );
+  }
+  return new Progress(io, render, { plain: !spinnerWanted(run.env, io.terminal) });
+}
+
+/** Puts the failed file in place and closes the journal, `complete` when every row was accounted for. */
+function settleWritten({ failed, journal, locks }: Written, complete: boolean): void {
   try {
     // A journal that had accounted for every row, and a run that sent nothing: the failed file that
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
     // another order, and a replay of it already run would no longer match it: see batch/replay.ts).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
-    if (unchanged) failed?.discard();
+    if (unchanged) failed.discard();
     else failed?.finish();
-    journal?.close(input.cut === undefined && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : undefined);
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
   } finally {
     for (const lock of locks) lock.release();
   }
-
-  finishBatch({
-    io,
-    env,
-    options: { ...options, failed: failed?.path },
-    input,
-    recorder,
-    failed,
-    journal,
-    result,
-    signal: stoppedBy,
-    stderr,
-    pace,
-  });
 }
 
 /**
