@@ -21,6 +21,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { describeWriteError } from './failed.js';
 import type { Format } from './input.js';
+import { formatCount, plural } from './report.js';
 
 const MAGIC = 'trigger batch journal';
 const VERSION = 1;
@@ -31,25 +32,30 @@ export interface InputFingerprint {
   sha256: string;
 }
 
-/** Reads the whole input once, for the fingerprint a resumed run must match. */
-export async function fingerprint(file: string): Promise<InputFingerprint> {
+/** Reads the whole input once, for the fingerprint a resumed run must match (and a replay recognises). */
+export function fingerprint(file: string): InputFingerprint {
   const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const fd = fs.openSync(file, 'r');
   let size = 0;
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    size += chunk.length;
+  try {
+    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
   }
   return { path: path.resolve(file), size, sha256: hash.digest('hex') };
 }
 
 /** What an earlier run did with a line. */
-export type Prior = { kind: 'accepted' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+type Prior = { kind: 'accepted' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
 
 const NONE = 0;
 const STARTED = 1;
 const ACCEPTED = 2;
 const FAILED = 3;
 const UNKNOWN = 4;
+/** The state each record letter sets (see above). */
+const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
 
 /** Line states, one byte a line, grown as needed: a million lines cost a megabyte. */
 class States {
@@ -109,15 +115,26 @@ interface Loaded {
   whole: number;
 }
 
+function parsed<T>(text: string, otherwise: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return otherwise;
+  }
+}
+
+/** The header line, if it is a journal's. */
+function headerOf(line: string): Header | undefined {
+  const header = parsed<Partial<Header> | null>(line, null);
+  return header?.journal === MAGIC && typeof header.input?.sha256 === 'string' ? (header as Header) : undefined;
+}
+
 function load(file: string): Loaded {
   const text = fs.readFileSync(file, 'utf8');
-  const end = text.lastIndexOf('\n') + 1;
-  const lines = text.slice(0, end).split('\n');
-  let header: Header;
-  try {
-    header = JSON.parse(lines[0] ?? '') as Header;
-    if (header.journal !== MAGIC || typeof header.input?.sha256 !== 'string') throw new Error('not a journal');
-  } catch {
+  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+  const [first, ...records] = whole.split('\n');
+  const header = headerOf(first ?? '');
+  if (!header) {
     throw new UsageError(`${file} is not a trigger batch journal`, {
       hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote',
     });
@@ -127,50 +144,29 @@ function load(file: string): Loaded {
       hint: 'finish that batch with the trigger that started it',
     });
   }
-  const states = new States();
-  const reasons = new Map<number, string>();
-  let done = false;
-  let failed: string | undefined;
-  for (let i = 1; i < lines.length; i++) {
-    const record = lines[i]!;
-    if (record === '') continue;
+  const loaded: Loaded = {
+    header,
+    states: new States(),
+    reasons: new Map(),
+    done: false,
+    failed: undefined,
+    whole: Buffer.byteLength(whole),
+  };
+  for (const record of records) {
     if (record.startsWith('done')) {
-      done = true;
-      try {
-        const said = (JSON.parse(record.slice(5)) as { failed?: unknown }).failed;
-        failed = typeof said === 'string' ? said : undefined;
-      } catch {
-        failed = undefined;
-      }
+      loaded.done = true;
+      const said = parsed<{ failed?: unknown } | null>(record.slice(5), null)?.failed;
+      loaded.failed = typeof said === 'string' ? said : undefined;
       continue;
     }
     const space = record.indexOf(' ', 2);
     const line = Number(record.slice(2, space < 0 ? undefined : space));
-    if (!Number.isSafeInteger(line) || line < 1) continue;
-    switch (record[0]) {
-      case 's':
-        states.set(line, STARTED);
-        break;
-      case 'a':
-        states.set(line, ACCEPTED);
-        break;
-      case 'n':
-        states.set(line, NONE);
-        break;
-      case 'u':
-        states.set(line, UNKNOWN);
-        break;
-      case 'f':
-        states.set(line, FAILED);
-        try {
-          reasons.set(line, JSON.parse(record.slice(space + 1)) as string);
-        } catch {
-          reasons.set(line, 'failed in an earlier run');
-        }
-        break;
-    }
+    const state = RECORDS[record[0] ?? ''];
+    if (!Number.isSafeInteger(line) || line < 1 || state === undefined) continue;
+    loaded.states.set(line, state);
+    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), 'failed in an earlier run'));
   }
-  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+  return loaded;
 }
 
 /**
@@ -183,8 +179,7 @@ export function journalInput(file: string): InputFingerprint | undefined {
     fd = fs.openSync(file, 'r');
     const buffer = Buffer.alloc(64 * 1024);
     const text = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
-    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as Partial<Header>;
-    return header.journal === MAGIC && typeof header.input?.sha256 === 'string' ? header.input : undefined;
+    return headerOf(text.slice(0, text.indexOf('\n')))?.input;
   } catch {
     return undefined;
   } finally {
@@ -192,19 +187,15 @@ export function journalInput(file: string): InputFingerprint | undefined {
   }
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
-
 function describeLoaded(j: Loaded): string {
   return [
     `${plural(j.states.count(ACCEPTED), 'row')} accepted`,
-    `${j.states.count(FAILED).toLocaleString('en-US')} failed`,
+    `${formatCount(j.states.count(FAILED))} failed`,
     `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`,
   ].join(', ');
 }
 
-export interface JournalOptions {
+interface JournalOptions {
   resume: boolean;
   inputs: InputFingerprint[];
   format: Format;
@@ -213,6 +204,60 @@ export interface JournalOptions {
   catalog?: CatalogFingerprint | null;
   /** The command that carries the batch on, for the messages. */
   resumeCommand: string;
+}
+
+/** Throws unless this run may carry on the batch `loaded` records: with --resume, and the same input, shard, catalog and format. */
+function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions): void {
+  const { header } = loaded;
+  const was = header.inputs ?? [header.input];
+  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
+  if (!options.resume) {
+    const batch = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
+    throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, {
+      hint: loaded.done
+        ? `sending it again would double those events; to do so on purpose, delete ${file} first`
+        : `carry it on with: ${options.resumeCommand}`,
+    });
+  }
+  const now = options.inputs;
+  const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
+  if (was.length !== now.length) {
+    const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
+    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
+  }
+  const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
+  if (changed >= 0) {
+    const w = was[changed]!;
+    const whose = was.length === 1 ? '' : ` (file ${changed + 1} of ${was.length})`;
+    throw new UsageError(
+      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`,
+      hint,
+    );
+  }
+  if ((header.shard ?? '') !== (options.shard ?? '')) {
+    const shard = (s: string | undefined) => (s ? `shard ${s}` : 'the whole input');
+    throw new UsageError(`the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`, {
+      hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard',
+    });
+  }
+  const before = header.catalog;
+  const catalog = options.catalog ?? null;
+  if (before !== undefined && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+    // Rows kept as invalid (or sent) under one catalog would be judged by another.
+    const then = before ? `the catalog ${before.path}` : 'no catalog';
+    const changed =
+      before && catalog && before.path === catalog.path
+        ? `${then}, which has changed since`
+        : `${then}, not ${catalog ? `the catalog ${catalog.path}` : 'without one'}`;
+    throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
+      hint: before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
+    });
+  }
+  if (header.format !== options.format) {
+    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
+      hint: `pass --format ${header.format}`,
+    });
+  }
 }
 
 export class Journal {
@@ -241,9 +286,10 @@ export class Journal {
   /** Where the next record goes (writes are positioned: the file may have been cut back). */
   #position = 0;
 
-  private constructor(file: string, fd: number, loaded: Loaded | undefined) {
+  private constructor(file: string, fd: number, position: number, loaded: Loaded | undefined) {
     this.path = file;
     this.#fd = fd;
+    this.#position = position;
     this.resumed = loaded !== undefined;
     this.completedWith = loaded?.done ? loaded.failed : undefined;
     this.#states = loaded?.states ?? new States();
@@ -254,96 +300,33 @@ export class Journal {
 
   /** Opens the journal, refusing one that exists without --resume and one made for another input. */
   static open(file: string, options: JournalOptions): Journal {
-    let loaded: Loaded | undefined;
-    if (fs.existsSync(file)) {
-      loaded = load(file);
-      const input = loaded.header.input;
-      const was = loaded.header.inputs ?? [input];
-      const what = was.length === 1 ? input.path : `${was.length} files from ${input.path} on`;
-      if (!options.resume) {
-        const batch = loaded.done
-          ? `a completed batch of ${what} (${describeLoaded(loaded)})`
-          : `a batch of ${what} that did not finish (${describeLoaded(loaded)})`;
-        throw new UsageError(`the journal ${file} already records ${batch}; nothing was sent`, {
-          hint: loaded.done
-            ? `sending it again would double those events; to do so on purpose, delete ${file} first`
-            : `carry it on with: ${options.resumeCommand}`,
-        });
-      }
-      const now = options.inputs;
-      const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
-      if (was.length !== now.length)
-        throw new UsageError(
-          `the journal ${file} was made for ${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}; nothing was sent`,
-          hint,
-        );
-      const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
-      if (changed >= 0) {
-        const w = was[changed]!;
-        const whose = was.length === 1 ? '' : ` (file ${changed + 1} of ${was.length})`;
-        throw new UsageError(
-          `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`,
-          hint,
-        );
-      }
-      if ((loaded.header.shard ?? '') !== (options.shard ?? '')) {
-        throw new UsageError(
-          `the journal ${file} is for ${loaded.header.shard ? `shard ${loaded.header.shard}` : 'the whole input'}, not ${options.shard ? `shard ${options.shard}` : 'the whole input'}`,
-          {
-            hint: loaded.header.shard ? `pass --shard ${loaded.header.shard}` : 'resume without --shard',
-          },
-        );
-      }
-      const before = loaded.header.catalog;
-      const catalog = options.catalog ?? null;
-      if (before !== undefined && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-        // Rows kept as invalid (or sent) under one catalog would be judged by another.
-        const then = before ? `the catalog ${before.path}` : 'no catalog';
-        const changed =
-          before && catalog && before.path === catalog.path
-            ? `${then}, which has changed since`
-            : `${then}, not ${catalog ? `the catalog ${catalog.path}` : 'without one'}`;
-        throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
-          hint: before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
-        });
-      }
-      if (loaded.header.format !== options.format) {
-        throw new UsageError(`the journal ${file} read its input as ${loaded.header.format}, not ${options.format}`, {
-          hint: `pass --format ${loaded.header.format}`,
-        });
-      }
-    }
-    let fd: number;
-    let position: number;
+    const loaded = fs.existsSync(file) ? load(file) : undefined;
+    if (loaded) refuseToCarryOn(file, loaded, options);
     try {
       if (loaded) {
-        fd = fs.openSync(file, 'r+');
+        const fd = fs.openSync(file, 'r+');
         fs.ftruncateSync(fd, loaded.whole); // a record torn by the kill is cut off
-        position = loaded.whole;
-      } else {
-        fd = fs.openSync(file, 'wx', 0o600);
-        const header: Header = {
-          journal: MAGIC,
-          version: VERSION,
-          input: options.inputs[0]!,
-          inputs: options.inputs.length > 1 ? options.inputs : undefined,
-          format: options.format,
-          shard: options.shard,
-          catalog: options.catalog ?? null,
-          started: new Date().toISOString(),
-        };
-        position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
-        fs.fsyncSync(fd);
+        return new Journal(file, fd, loaded.whole, loaded);
       }
+      const fd = fs.openSync(file, 'wx', 0o600);
+      const header: Header = {
+        journal: MAGIC,
+        version: VERSION,
+        input: options.inputs[0]!,
+        inputs: options.inputs.length > 1 ? options.inputs : undefined,
+        format: options.format,
+        shard: options.shard,
+        catalog: options.catalog ?? null,
+        started: new Date().toISOString(),
+      };
+      const position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
+      fs.fsyncSync(fd);
+      return new Journal(file, fd, position, undefined);
     } catch (error) {
-      if (error instanceof UsageError) throw error;
       throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error)}`, {
         hint: 'name a file in a folder you can write to',
       });
     }
-    const journal = new Journal(file, fd, loaded);
-    journal.#position = position;
-    return journal;
   }
 
   /** What an earlier run did with this line, if anything. */

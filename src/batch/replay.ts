@@ -10,62 +10,36 @@
  * whose journal was made for exactly this failed file (a replay of it that already ran, was killed,
  * or is running now). A pair in use for anything else is passed over.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { journalInput } from './journal.js';
+import { fingerprint, journalInput, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 
-export interface ReplayNames {
-  failed: string;
-  journal: string;
-}
-
-/** The journal a replay writing `failed` uses: beside it, named after it (never the same name). */
-export const journalNameFor = (failed: string): string => `${failed}.journal`;
-
 /** The failed file and journal for a replay of `file` (see above). */
-export function replayNames(file: string): ReplayNames {
+export function replayNames(file: string): { failed: string; journal: string } {
   const ext = path.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   // A short counter is the one a replay added; six digits are the time of a default name.
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   const base = counted ? counted[1]! : stem;
-  let mine: { size: number; sha256: string } | undefined;
+  let mine: InputFingerprint | undefined;
   const same = (journal: string): boolean => {
     const input = journalInput(journal);
     if (input?.path !== path.resolve(file)) return false;
-    mine ??= contentOf(file);
-    return mine !== undefined && input.size === mine.size && input.sha256 === mine.sha256;
+    try {
+      mine ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input.size === mine.size && input.sha256 === mine.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
-    const journal = journalNameFor(failed);
+    const journal = `${failed}.journal`; // beside it, named after it (never the same name)
     if (fs.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
     if (!fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-
-/** The size and SHA-256 of a file, as the journal records its input; undefined if it cannot be read. */
-function contentOf(file: string): { size: number; sha256: string } | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let size = 0;
-    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-    return { size, sha256: hash.digest('hex') };
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -18,39 +18,14 @@ export const formatCount = (n: number): string => (number ??= new Intl.NumberFor
 export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   const lead = row.file === undefined ? { line: row.line } : { file: row.file, line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  switch (outcome.kind) {
-    case 'accepted':
-      return resultJson(outcome.result, mask, lead);
-    case 'failed':
-      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-      break;
-    case 'checked':
-      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-    case 'earlier':
-      return toJson({
-        ...lead,
-        ok: true,
-        status: null,
-        ...event,
-        value: rawJson(row.value),
-        attempts: 0,
-        durationMs: 0,
-        requestId: null,
-        earlier: true,
-      });
-  }
-  const error = { kind: outcome.kind, message: failureReason(outcome, mask) };
-  return toJson({
-    ...lead,
-    ok: false,
-    status: null,
-    ...event,
-    value: outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value),
-    attempts: 0,
-    durationMs: 0,
-    requestId: null,
-    error,
-  });
+  if (outcome.kind === 'accepted') return resultJson(outcome.result, mask, lead);
+  if (outcome.kind === 'failed' && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  if (outcome.kind === 'checked') return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+  // Not sent by this run: no status, no attempts, no request id.
+  const value = outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value);
+  const notSent = { ...lead, ok: outcome.kind === 'earlier', status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
+  if (outcome.kind === 'earlier') return toJson({ ...notSent, earlier: true });
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
 }
 
 /**
@@ -61,16 +36,20 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
 export function failureReason(outcome: Outcome, mask: ServerMask): string | undefined {
   switch (outcome.kind) {
     case 'failed':
-      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+      return serverWords(outcome, mask);
     case 'unsent':
       return unsentWords(outcome.stop);
     case 'invalid':
       return `invalid, not sent: ${outcome.reason}`;
     case 'unknown': // a 500 quotes the server too
-      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
+      return `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`;
     default:
       return undefined;
   }
+}
+
+function serverWords(outcome: { reason: string; error?: unknown }, mask: ServerMask): string {
+  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
 }
 
 /**
@@ -81,7 +60,7 @@ export function failureLine(line: number | string, reason: string, c: Palette): 
   return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 }
 
-export function rateOf(counts: Counts, elapsedMs: number): number {
+function rateOf(counts: Counts, elapsedMs: number): number {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
 }
@@ -137,7 +116,12 @@ export interface SummaryInput {
   pace?: PaceUsed | undefined;
 }
 
-const rows = (n: number) => `${formatCount(n)} ${n === 1 ? 'row' : 'rows'}`;
+/** "1 row", "1,024 rows". */
+export function plural(n: number, one: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+}
+
+const rows = (n: number) => plural(n, 'row');
 
 export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
@@ -167,8 +151,7 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
   if (s.notReadAfter !== undefined) {
     const { line, dropped } = s.notReadAfter;
-    const partial =
-      dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? 'byte' : 'bytes'} after it was dropped)` : '';
+    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
     lines.push(
       line === 0 && dropped === 0
         ? '  nothing was read from standard input'
@@ -217,7 +200,7 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
     const next = s.next
       ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
       : '';
-    lines.push(`  ${kept === 1 ? '1 row' : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {
     lines.push(
@@ -238,34 +221,23 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
 
 /** A Markdown table for $GITHUB_STEP_SUMMARY. */
 export function stepSummary(name: string, s: SummaryInput): string {
-  const { counts } = s;
+  const { counts, pace } = s;
   const title = s.dryRun
     ? `trigger batch ${name} (dry run)`
     : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
-  const rows: Array<[string, string]> = [
-    ['rows', formatCount(counts.rows)],
-    [s.dryRun ? 'valid (not sent)' : 'accepted', formatCount(s.dryRun ? counts.checked : counts.accepted)],
-    ...(counts.earlier ? [['accepted in an earlier run', formatCount(counts.earlier)] as [string, string]] : []),
-    ['failed', formatCount(counts.failed)],
-    ['invalid', formatCount(counts.invalid)],
-    ['not sent', formatCount(counts.unsent)],
-    ['outcome unknown', formatCount(counts.unknown)],
-    ['time', formatMs(Math.round(s.elapsedMs))],
-    ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
-    ...(s.pace
-      ? [
-          ['concurrency (auto)', s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}–${s.pace.highest}`] as [
-            string,
-            string,
-          ],
-          ...(s.pace.widestGapMs > 0
-            ? [['starts spaced (auto)', `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`] as [string, string]]
-            : []),
-          ['pushed back (429/503)', formatCount(s.pace.pushedBack)] as [string, string],
-        ]
-      : []),
+  const rows: Array<[string, number | string]> = [
+    ['rows', counts.rows],
+    s.dryRun ? ['valid (not sent)', counts.checked] : ['accepted', counts.accepted],
   ];
-  const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
+  if (counts.earlier) rows.push(['accepted in an earlier run', counts.earlier]);
+  rows.push(['failed', counts.failed], ['invalid', counts.invalid], ['not sent', counts.unsent], ['outcome unknown', counts.unknown]);
+  rows.push(['time', formatMs(Math.round(s.elapsedMs))], ['rate', `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (pace) {
+    rows.push(['concurrency (auto)', pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}–${pace.highest}`]);
+    if (pace.widestGapMs > 0) rows.push(['starts spaced (auto)', `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
+    rows.push(['pushed back (429/503)', pace.pushedBack]);
+  }
+  const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${typeof v === 'number' ? formatCount(v) : v} |`)].join('\n');
   const kept =
     s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0
       ? `\nRows not accepted are in \`${s.failedFile}\`.\n`

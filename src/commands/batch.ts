@@ -8,21 +8,33 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Option, type Command } from 'commander';
-import { checkPaths, countLines, inFolder, lockJournal, openDefaultFailed, openFailed, openJournal } from '../batch/files.js';
+import {
+  checkPaths,
+  countLines,
+  inFolder,
+  lockJournal,
+  openDefaultFailed,
+  openFailed,
+  openJournal,
+  replayCommand,
+  resumeCommand,
+} from '../batch/files.js';
+import { replayNames } from '../batch/replay.js';
+import { stopCause } from '../batch/stop.js';
+import { githubAnnotation } from '../output/render.js';
 import { catalogFingerprint, type Journal } from '../batch/journal.js';
-import { finishBatch } from '../batch/finish.js';
 import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
-import type { FailedFile } from '../batch/failed.js';
+import { describeWriteError, type FailedFile } from '../batch/failed.js';
 import type { FileLock } from '../lock.js';
 import { BatchRecorder, type Counts } from '../batch/recorder.js';
-import { progressLine } from '../batch/report.js';
+import { formatCount, progressLine, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { parseColumns, type Row } from '../batch/rows.js';
 import { Runner, type RunResult } from '../batch/runner.js';
 import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
 import type { TriggerClient } from '../client/client.js';
-import { UsageError, type StopSignal } from '../errors.js';
+import { TriggerError, UsageError, type StopSignal } from '../errors.js';
 import { shardRows, type Shard } from '../batch/shard.js';
 import type { RowCheck, TriggerResolver } from '../catalog/resolve.js';
 import type { Output } from '../output/io.js';
@@ -285,7 +297,7 @@ async function send(run: Run): Promise<void> {
     await client?.destroy();
   }
   settleWritten(run, input.cut === undefined && recorder.counts.unsent === 0);
-  finishBatch({ ...run, options: { ...options, failed: failed?.path }, recorder, result, signal: stoppedBy, stderr });
+  finish(run, recorder, result, stoppedBy, stderr);
 }
 
 /**
@@ -339,6 +351,66 @@ function settleWritten({ failed, journal, locks }: Written, complete: boolean): 
   } finally {
     for (const lock of locks) lock.release();
   }
+}
+
+/**
+ * The end of a batch: the summary (stdout, or stderr under --json, --quiet or a signal), the GitHub
+ * step summary and annotation, the command that carries the batch on, and a reported error for the
+ * exit code when it did not all go well.
+ */
+function finish(
+  { io, env, options, input, failed, journal, pace }: Run,
+  recorder: BatchRecorder,
+  result: RunResult,
+  signal: StopSignal | undefined,
+  stderr: (line: string) => void,
+): void {
+  const { counts } = recorder;
+  const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
+  // A journal that could not be written is behind this run: carrying on from it would count rows
+  // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : undefined;
+  const resume = journal !== undefined && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
+  const summary: SummaryInput = {
+    counts,
+    elapsedMs: result.elapsedMs,
+    dryRun: options.dryRun === true,
+    signal,
+    halted: signal || !stopReason || stopReason.kind === 'signal' ? undefined : stopCause(stopReason),
+    failedFile: failed?.path,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
+    next: resume
+      ? { command: resumeCommand(input, { ...options, failed: failed?.path }), resume }
+      : failed && !failed.inPlace
+        ? { command: replayCommand(failed.path, input.format, options.trigger, replayNames(failed.path)), resume }
+        : undefined,
+    notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
+    journalBehind,
+    pace,
+  };
+  const notAccepted = recorder.notAccepted;
+  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
+  if (options.json || (options.quiet && notAccepted > 0) || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  else if (!options.quiet) for (const line of lines) io.stdout(line);
+  if (env.GITHUB_STEP_SUMMARY) {
+    try {
+      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input.name, summary)));
+    } catch (error) {
+      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
+    }
+  }
+  if (signal) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal });
+  if (notAccepted === 0) return;
+  if (env.GITHUB_ACTIONS === 'true') {
+    const kept = failed ? ` (kept in ${failed.path})` : '';
+    io.stderr(
+      githubAnnotation(`trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
+    );
+  }
+  throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
 }
 
 /**
