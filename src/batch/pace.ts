@@ -168,6 +168,9 @@ export class Pace {
    */
   #spacingMs = 0;
   #paced = false;
+  /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
+  #startsInARow = 0;
+  #sentInBursts = false;
   /**
    * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
    * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
@@ -259,6 +262,7 @@ export class Pace {
    */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
+    this.#startsInARow = 0;
     // The client's round trips are whole milliseconds: on loopback most read 0, which would make
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
@@ -313,11 +317,19 @@ export class Pace {
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
         // at once or space them): from now on the starts are paced (see #spacingMs).
+        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
         // Nothing sent since the last cut was accepted: the service has just gone down (see #cut).
         const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
         this.#cut(now, true);
+        if (burst) {
+          // Refused in a burst (slow start before pacing): says what the service takes in bursts,
+          // not paced. No ceiling from it; slow start goes on, paced (see #respace).
+          this.#ceiling = 0;
+          this.#slowStart = true;
+          this.#respace();
+        }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (!alone) return;
         // One at a time is still too many. Pushed back three times in a row with nothing accepted
@@ -353,11 +365,15 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
+    if (++this.#startsInARow > 1) this.#sentInBursts = true;
     if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
     const now = this.#now();
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
-    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
+      this.#startsInARow--;
+      return false;
+    }
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
@@ -390,7 +406,9 @@ export class Pace {
     const oldest = Math.max(0, this.#changes - CHANGES);
     while (i > oldest && this.#changedAt[i % CHANGES]! > sent) i--;
     const level = this.#changedTo[i % CHANGES]!;
-    const pace = level / Math.max(rttMs, this.#gapMs);
+    // Paced, the spacing may hold the pace below the limit over the round trip: the lower of the two.
+    const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
+    const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
     this.#recentPaceSum += pace - this.#recentPace[slot]!;
     this.#recentPace[slot] = pace;
     if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
@@ -693,12 +711,13 @@ export class Pace {
    * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
    * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
    * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-   * trip falls between two whole numbers). `down`: the service has just gone down.
+   * trip falls between two whole numbers). `down`: the service has just gone down, and the count
+   * was halved. The rate is not: the spacing a request was sent at is already the pace of the
+   * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
    */
   #holdRate(spacing: number, down: boolean): void {
     this.#rateAnswers = this.#rateNarrowings = 0;
-    // A service that has just gone down: halved, in rate as in count.
-    this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+    this.#rateGapMs = spacing * RATE_WIDEN;
     if (down) return this.#respace();
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));

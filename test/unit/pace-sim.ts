@@ -173,7 +173,14 @@ class Events {
 export function simulateSenders(
   service: Service,
   plans: SenderPlan[],
-  { loaded = false, seed = 42, from = 0, max = 64, limitMs = 600_000, trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined } = {},
+  {
+    loaded = false,
+    seed = 42,
+    from = 0,
+    max = 64,
+    limitMs = 600_000,
+    trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined,
+  } = {},
 ): SenderResult[] {
   let now = 0;
   const events = new Events();
