@@ -331,25 +331,7 @@ export class Pace {
           this.#respace();
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-        if (!alone) return;
-        // One at a time is still too many. Pushed back three times in a row with nothing accepted
-        // for a while (a pause does not count): the service takes nothing now, so every sender
-        // waits. Else it takes less than one at a time allows (10/s at 50 ms, or 400/s on
-        // loopback): the starts are spaced out.
-        const again = this.#acceptedCount === this.#acceptedAtRefusal;
-        this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-        if (!again) this.#refusedSince = now;
-        this.#acceptedAtRefusal = this.#acceptedCount;
-        const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
-        else {
-          // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
-          const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-          this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
-          this.#narrowings = 0;
-          if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
-        }
+        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -357,6 +339,27 @@ export class Pace {
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /**
+   * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
+   * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
+   * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
+   * spaced out.
+   */
+  #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
+    const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+    if (!again) this.#refusedSince = now;
+    this.#acceptedAtRefusal = this.#acceptedCount;
+    const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+    // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
+    const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+    this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+    this.#narrowings = 0;
+    if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
   }
 
   /**
