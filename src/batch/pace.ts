@@ -325,8 +325,8 @@ export class Pace {
         this.#cut(now, true);
         if (burst) {
           // Refused in a burst (slow start before pacing): says what the service takes in bursts,
-          // not paced. No ceiling from it; slow start goes on, paced (see #respace).
-          this.#ceiling = 0;
+          // not paced. Slow start goes on, paced (see #respace), past that ceiling while the round
+          // trip holds; once it no longer does (a loaded machine), the ceiling paces the climb.
           this.#slowStart = true;
           this.#respace();
         }

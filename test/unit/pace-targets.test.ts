@@ -46,7 +46,7 @@ describe('slow start refused in a burst', () => {
     return { pace, clock, inFlight };
   }
 
-  it('a push-back without Retry-After to requests sent together sets no ceiling: slow start goes on, paced', () => {
+  it('a push-back without Retry-After to requests sent together does not end slow start: it goes on, paced, past where the burst was refused', () => {
     const { pace, clock, inFlight } = started(8);
     expect(inFlight).toBe(8); // eight at once: a burst
     clock.now = 50;
