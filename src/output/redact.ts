@@ -113,8 +113,9 @@ class Secret {
   readonly base64: Base64Needle[];
   /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
   readonly hex: string;
-  /** The hex, its bytes also apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`). */
-  readonly hexForms: RegExp;
+  /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
+  readonly hexApart: RegExp;
+  readonly apart: string[];
   /**
    * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
    * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
@@ -142,10 +143,11 @@ class Secret {
     );
     this.base64 = this.short ? [] : base64Needles(key);
     this.hex = Buffer.from(key, 'latin1').toString('hex');
-    this.hexForms = new RegExp(this.hex.replace(/..(?!$)/g, '$&[-: ]?'), 'g');
+    this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, '$&[-: ]'), 'g');
+    this.apart = [':', '-', ' '].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
     // One case-insensitive search (wider than base64 needs: a net never narrower than the forms).
     const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
-    this.#maybe = new RegExp([...forms, this.hexForms.source, '%', '\\\\', '&'].join('|'), 'i');
+    this.#maybe = new RegExp([...forms, this.hex, ...this.apart, '%', '\\\\', '&'].join('|'), 'i');
     this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
     this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
     this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
@@ -180,6 +182,13 @@ interface View {
   lower: string;
   /** Where decoded character i starts in the text, and (at the end) the text's length; undefined when nothing was decoded. */
   at: Int32Array | undefined;
+  /** Whether decoding made an escape character, so that another pass may find more. */
+  again?: boolean;
+  /**
+   * The text as it is beside its decoded views: only the key itself (raw, JSON-escaped,
+   * percent-encoded) and its pieces are looked for here, for a key holding `%`, `\` or `&`.
+   */
+  raw?: boolean;
 }
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x23, 0x3b];
@@ -254,6 +263,7 @@ function decodeOnce(text: string, references: boolean, outer: Int32Array | undef
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
   let n = 0;
+  let again = false;
   for (let i = 0; i < text.length; n++) {
     let unit = text.charCodeAt(i);
     let length = 1;
@@ -269,20 +279,23 @@ function decodeOnce(text: string, references: boolean, outer: Int32Array | undef
       const reference = referenceAt(text, i);
       if (reference) [unit, length] = reference;
     }
+    // An escape that stands for `%`, `\` or `&` may start another: the text is decoded again.
+    if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
     units[n] = unit;
     at[n] = outer ? outer[i]! : i;
     i += length;
   }
   at[n] = outer ? outer[text.length]! : text.length;
   const decoded = Buffer.from(units.buffer, 0, n * 2).toString('utf16le');
-  return { text: decoded, lower: asciiLower(decoded), at };
+  return { text: decoded, lower: asciiLower(decoded), at, again };
 }
 
 /** The text decoded, and decoded again while escapes are left, up to DECODE_PASSES times: each pass a view. */
 function decode(text: string, references: boolean): View[] {
   const passes: View[] = [];
-  let last: View = { text, lower: '', at: undefined };
-  while (passes.length < DECODE_PASSES && ESCAPES.test(last.text)) {
+  if (!ESCAPES.test(text)) return passes;
+  let last: View = { text, lower: '', at: undefined, again: true };
+  while (last.again && passes.length < DECODE_PASSES) {
     const next = decodeOnce(last.text, references, last.at);
     if (next.text === last.text) break;
     passes.push((last = next));
@@ -299,6 +312,7 @@ function views(text: string, secret: Secret): View[] {
   const plain: View = { text, lower: asciiLower(text), at: undefined };
   const decoded = decode(text, true);
   if (decoded.length === 0) return [plain];
+  plain.raw = true;
   if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
   return [plain, ...decoded];
 }
@@ -318,7 +332,12 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
   };
   eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
   if (!view.at) for (const form of secret.literal) eachAt(view.lower, form, (at) => add(at, at + form.length));
-  for (const m of view.lower.matchAll(secret.hexForms)) add(m.index, m.index + m[0].length);
+  if (view.raw) return;
+  eachAt(view.lower, secret.hex, (at) => add(at, at + secret.hex.length));
+  // The hex with its bytes apart is told by how it starts: a literal search is faster than the expression.
+  if (secret.apart.some((start) => view.lower.includes(start))) {
+    for (const m of view.lower.matchAll(secret.hexApart)) add(m.index, m.index + m[0].length);
+  }
   for (const needle of secret.base64) {
     eachAt(view.text, needle.text, (at) => {
       let start = at;
@@ -333,6 +352,7 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
 /** The ranges of `text` that are runs of MIN_PIECE or more characters of the key (or of its hex or base64). */
 function pieceRanges(view: View, secret: Secret, ranges: Range[]): void {
   grownRuns(view.lower, secret.lower, secret.pieces, MIN_PIECE, view.at, ranges);
+  if (view.raw) return;
   grownRuns(view.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view.at, ranges);
   for (const needle of secret.base64) grownRuns(view.text, needle.text, needle.pieces, BASE64_PIECE, view.at, ranges);
 }
