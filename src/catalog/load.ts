@@ -347,11 +347,14 @@ function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) 
   return problems;
 }
 
+/** JSON text, a byte order mark at its start passed over (editors on Windows write one). */
+const parseJson = (text: string): unknown => JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /** Parses and checks catalog text: the data, or the problems that make it unusable. */
 export function parseCatalog(text: string): { data: CatalogData; problems: [] } | { data: undefined; problems: CatalogProblem[] } {
   let data: unknown;
   try {
-    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    data = parseJson(text);
   } catch (error) {
     return { data: undefined, problems: [syntaxProblem(text, error as Error)] };
   }
@@ -409,10 +412,9 @@ function identityOf(stat: fs.Stats): string {
  */
 function remembered(record: string): Record<string, string> {
   const text = readOwnFile(record, MAX_RECORD_BYTES);
-  if (text === undefined) return {};
   try {
-    const data = JSON.parse(text) as unknown;
-    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, string>) : {};
+    const data = JSON.parse(text ?? '{}') as unknown;
+    return isObject(data) ? (data as Record<string, string>) : {};
   } catch {
     return {};
   }
@@ -447,7 +449,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   const identity = identityOf(stat);
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as CatalogData };
+      return { path: file, text, data: parseJson(text) as CatalogData };
     } catch {
       // not what was checked after all: check it
     }
