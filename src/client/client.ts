@@ -7,8 +7,8 @@ import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
-import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { headerValue, headersOf, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
+import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
+import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
 import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import {
@@ -145,8 +145,8 @@ export class TriggerClient {
       }
       throw error;
     }
-    const { status, rawHeaders, json, text } = outcome;
-    const requestId = requestIdOf(rawHeaders);
+    const { status, json, text } = outcome;
+    const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
       return {
@@ -164,7 +164,7 @@ export class TriggerClient {
         response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json),
       };
     }
-    const headers = this.#maskedHeaders(headersOf(rawHeaders));
+    const headers = this.#maskedHeaders(outcome.headers);
     if (isRetryableStatus(status) && canRetry && !throwPushBack) {
       const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -263,8 +263,8 @@ export class TriggerClient {
     if (!onEvent) return current.promise;
     return current.promise.then((outcome) => {
       if (outcome.kind === 'answer') {
-        const { status, rawHeaders, text, truncated, ms } = outcome;
-        onEvent({ type: 'response', attempt, status, headers: headersOf(rawHeaders), body: text, truncated, ms });
+        const { status, headers, text, truncated, ms } = outcome;
+        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
       } else {
         const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
         onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
@@ -299,8 +299,6 @@ function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
   return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
 }
-
-const SUCCESS_TEXT = '{"success":true}';
 
 /**
  * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
@@ -344,7 +342,7 @@ function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['on
   if (outcome.kind === 'failed') return onAttempt(0, outcome.ms, outcome.timedOut, -1);
   const status = outcome.status;
   // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
-  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), 'retry-after')) : undefined;
+  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
   onAttempt(status, outcome.ms, false, retryAfter ?? -1);
 }
 

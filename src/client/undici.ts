@@ -6,6 +6,7 @@
  */
 import type * as Undici from 'undici';
 import type { Dispatcher, Pool } from 'undici';
+import type { AnswerHeaders } from './response.js';
 import { asProxyError, parseProxy, proxyChoice, proxyConfigured, type ProxyChoice } from './proxy.js';
 
 export { proxyConfigured, proxyFor } from './proxy.js';
@@ -113,52 +114,47 @@ export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<
  */
 function proxied(agent: Dispatcher, choice: ProxyChoice): Dispatcher {
   const wrapper = {
-    dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) =>
-      agent.dispatch(options, new ThroughProxy(handler as LegacyHandler, choice) as unknown as Dispatcher.DispatchHandler),
+    dispatch: (options: Dispatcher.DispatchOptions, handler: Handler) => agent.dispatch(options, new ThroughProxy(handler, choice)),
     close: () => agent.close(),
     destroy: () => agent.destroy(),
   };
   return wrapper as unknown as Dispatcher;
 }
 
-/** undici's own handler interface, which Attempt implements. */
-interface LegacyHandler {
-  onConnect(abort: (error?: Error) => void): void;
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: Buffer[] | null): void;
-  onError(error: Error): void;
-}
+/** The handler methods Attempt has. */
+type Handler = Required<
+  Pick<Dispatcher.DispatchHandler, 'onRequestStart' | 'onResponseStart' | 'onResponseData' | 'onResponseEnd' | 'onResponseError'>
+>;
 
 /** Passes everything on, and turns a failure at the proxy into a ProxyError. */
-class ThroughProxy implements LegacyHandler {
-  readonly #handler: LegacyHandler;
+class ThroughProxy implements Dispatcher.DispatchHandler {
+  readonly #handler: Handler;
   readonly #choice: ProxyChoice;
   #connected = false;
 
-  constructor(handler: LegacyHandler, choice: ProxyChoice) {
+  constructor(handler: Handler, choice: ProxyChoice) {
     this.#handler = handler;
     this.#choice = choice;
   }
 
-  onConnect(abort: (error?: Error) => void): void {
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
     this.#connected = true;
-    this.#handler.onConnect(abort);
+    this.#handler.onRequestStart(controller, context);
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText);
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHeaders, statusMessage?: string): void {
+    this.#handler.onResponseStart(controller, statusCode, headers, statusMessage);
   }
 
-  onData(chunk: Buffer): boolean {
-    return this.#handler.onData(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#handler.onResponseData(controller, chunk);
   }
 
-  onComplete(trailers: Buffer[] | null): void {
-    this.#handler.onComplete(trailers);
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: AnswerHeaders): void {
+    this.#handler.onResponseEnd(controller, trailers);
   }
 
-  onError(error: Error): void {
-    this.#handler.onError(asProxyError(error, this.#choice, this.#connected) ?? error);
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.#handler.onResponseError(controller, asProxyError(error, this.#choice, this.#connected) ?? error);
   }
 }
