@@ -21,11 +21,11 @@ import {
   parseRetryAfter,
 } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
-import { loadUndici, proxyFor } from './undici.js';
+import { openDispatcher, proxyFor } from './undici.js';
+import { asProxyError, type ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
-export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
 export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
 
 export class TriggerClient {
@@ -35,6 +35,8 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
+  /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
+  #proxy: ProxyChoice | undefined;
   /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
   /** Interrupts for the waits before a retry (see abortAll). */
@@ -74,23 +76,23 @@ export class TriggerClient {
 
   async #pool(): Promise<Dispatcher> {
     if (!this.#dispatcher) {
-      const create = await loadUndici(this.#options.env);
-      this.#dispatcher = create(this.baseUrl.origin, {
-        connections: this.#options.connections ?? 1,
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 4_000,
-        // Node's default (what undici would read from node:http, which is then not loaded at all).
-        maxHeaderSize: 16 * 1024,
-      });
+      const { dispatcher, proxy } = await openDispatcher(
+        this.baseUrl.origin,
+        {
+          connections: this.#options.connections ?? 1,
+          connect: { timeout: this.timeoutMs },
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          keepAliveTimeout: 4_000,
+          // Node's default (what undici would read from node:http, which is then not loaded at all).
+          maxHeaderSize: 16 * 1024,
+        },
+        this.#options.env,
+      );
+      this.#dispatcher = dispatcher;
+      this.#proxy = proxy;
     }
     return this.#dispatcher;
-  }
-
-  /** The full URL of an event, as sent (never normalised). */
-  urlOf(event: PreparedEvent): string {
-    return eventUrl(this.baseUrl, event);
   }
 
   /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
@@ -245,7 +247,14 @@ export class TriggerClient {
     const dispatcher = this.#dispatcher;
     if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
     const onEvent = this.#options.onEvent;
-    onEvent?.({ type: 'request', attempt, method: 'POST', url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+    onEvent?.({
+      type: 'request',
+      attempt,
+      method: 'POST',
+      url: eventUrl(this.baseUrl, event),
+      headers: this.displayHeaders(),
+      body: event.body,
+    });
 
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
     if (!current.done) {
@@ -260,8 +269,10 @@ export class TriggerClient {
         current,
       );
     }
-    if (!onEvent) return current.promise;
-    return current.promise.then((outcome) => {
+    const proxy = this.#proxy;
+    const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
+    if (!onEvent) return ended;
+    return ended.then((outcome) => {
       if (outcome.kind === 'answer') {
         const { status, headers, text, truncated, ms } = outcome;
         onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
@@ -336,6 +347,13 @@ function maskFor(key: string): Redactor {
 }
 
 const msSince = (started: number): number => Math.round(monotonicMs() - started);
+
+/** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */
+function viaProxy(outcome: AttemptOutcome, proxy: ProxyChoice): AttemptOutcome {
+  if (outcome.kind === 'answer') return outcome;
+  const error = asProxyError(outcome.error, proxy, outcome.sent);
+  return error ? { ...outcome, error } : outcome;
+}
 
 /** Tells an observer how an attempt ended, in numbers (see FireOptions.onAttempt). */
 function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['onAttempt']>): void {

@@ -13,13 +13,6 @@ export interface ProxyChoice {
   variable: string;
 }
 
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-
-/** Whether requests may need to go through a proxy (as curl decides, from the environment). */
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return PROXY_VARIABLES.some((name) => Boolean(env[name]?.trim()));
-}
-
 function firstSet(env: NodeJS.ProcessEnv, names: string[]): ProxyChoice | undefined {
   for (const name of names) {
     const value = env[name]?.trim();
