@@ -393,38 +393,9 @@ function headerValue(headers, name) {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-function requestIdOf(rawHeaders) {
-  const id = rawHeader(rawHeaders, "x-request-id") ?? rawHeader(rawHeaders, "request-id");
+function requestIdOf(headers) {
+  const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
   return id === void 0 ? void 0 : excerpt(id, 200);
-}
-function headersOf(raw) {
-  const headers = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toString("latin1").toLowerCase();
-    const value = raw[i + 1].toString("latin1");
-    const earlier = Object.hasOwn(headers, name) ? headers[name] : void 0;
-    if (earlier === void 0) {
-      if (name === "__proto__") Object.defineProperty(headers, name, { value, enumerable: true, configurable: true, writable: true });
-      else headers[name] = value;
-    } else if (Array.isArray(earlier)) earlier.push(value);
-    else headers[name] = [earlier, value];
-  }
-  return headers;
-}
-function isNamed(key, name) {
-  if (key.length !== name.length) return false;
-  if (typeof key === "string") return key.toLowerCase() === name;
-  for (let i = 0; i < name.length; i++) {
-    const byte = key[i];
-    if ((byte >= 65 && byte <= 90 ? byte + 32 : byte) !== name.charCodeAt(i)) return false;
-  }
-  return true;
-}
-function rawHeader(raw, name) {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (isNamed(raw[i], name)) return raw[i + 1].toString("latin1");
-  }
-  return void 0;
 }
 var MAX_BODY_BYTES, CONTROL, ENTITIES, HTML_READ;
 var init_response = __esm({
@@ -1032,9 +1003,6 @@ var init_redact = __esm({
 });
 
 // src/client/proxy.ts
-function proxyConfigured(env2 = process.env) {
-  return PROXY_VARIABLES.some((name) => Boolean(env2[name]?.trim()));
-}
 function firstSet(env2, names) {
   for (const name of names) {
     const value = env2[name]?.trim();
@@ -1149,7 +1117,7 @@ function asProxyError(error2, choice, connected) {
   if (typeof code === "string" && CONNECTION_CODES.has(code)) return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
   return void 0;
 }
-var import_node_net, PROXY_VARIABLES, unbracket, ProxyError, CONNECTION_CODES;
+var import_node_net, unbracket, ProxyError, CONNECTION_CODES;
 var init_proxy = __esm({
   "src/client/proxy.ts"() {
     "use strict";
@@ -1157,7 +1125,6 @@ var init_proxy = __esm({
     init_errors();
     init_redact();
     init_retry();
-    PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
     unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
     ProxyError = class extends Error {
       code;
@@ -5860,7 +5827,7 @@ function isSuccessBody(body) {
   for (let i = 0; i < body.length; i++) if (body[i] !== SUCCESS_BYTES[i]) return false;
   return true;
 }
-var SUCCESS_TEXT, SUCCESS_BYTES, Attempt, MIN_QUEUE_LIMIT, Deadlines;
+var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, MIN_QUEUE_LIMIT, Deadlines;
 var init_attempt = __esm({
   "src/client/attempt.ts"() {
     "use strict";
@@ -5869,6 +5836,7 @@ var init_attempt = __esm({
     init_clock();
     SUCCESS_TEXT = '{"success":true}';
     SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
+    NO_HEADERS = {};
     Attempt = class {
       promise;
       /** monotonicMs() after which the attempt has taken too long. */
@@ -5878,9 +5846,9 @@ var init_attempt = __esm({
       #timeoutMs;
       #signal;
       #resolve;
-      #abort;
+      #controller;
       #status = 0;
-      #rawHeaders = [];
+      #headers = NO_HEADERS;
       #first;
       #more;
       #size = 0;
@@ -5912,29 +5880,25 @@ var init_attempt = __esm({
         if (this.done) return;
         this.done = true;
         this.#signal?.removeEventListener("abort", this);
-        this.#abort = void 0;
+        this.#controller = void 0;
         this.#first = void 0;
         this.#more = void 0;
         this.#decoder?.destroy();
         this.#decoder = void 0;
         this.#resolve(outcome);
       }
-      #answer() {
-        if (this.#decoder) return this.#decoder.end();
-        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: this.#truncated, error: this.#undecodable });
-        const first = this.#first;
-        let text;
-        let json;
-        if (!this.#more && first !== void 0 && isSuccessBody(first)) {
-          text = SUCCESS_TEXT;
-          json = { success: true };
-        } else {
-          text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
-          json = parseJsonBody(text);
-        }
+      #answered(text, json, truncated) {
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
-        this.#finish({ kind: "answer", status: this.#status, rawHeaders: this.#rawHeaders, text, json, truncated: this.#truncated, ms, ended });
+        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+      }
+      #answer() {
+        if (this.#decoder) return this.#decoder.end();
+        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+        const first = this.#first;
+        if (!this.#more && first !== void 0 && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
+        const text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
+        this.#answered(text, parseJsonBody(text), this.#truncated);
       }
       /**
        * The answer from a decoded body. One that could not be decoded is a malformed answer when its
@@ -5944,26 +5908,14 @@ var init_attempt = __esm({
         if (this.done) return;
         if (!this.#bodyEnded) {
           this.#bodyEnded = true;
-          this.#abort?.(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
+          this.#controller?.abort(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
         }
         if (error2 && this.#status >= 200 && this.#status < 300) return this.#failed(error2);
         const text = body.toString("utf8");
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
-        const json = parseJsonBody(text);
-        this.#finish({
-          kind: "answer",
-          status: this.#status,
-          rawHeaders: this.#rawHeaders,
-          text,
-          json,
-          truncated: this.#truncated || truncated,
-          ms,
-          ended
-        });
+        this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
       }
       #stop(reason2) {
-        this.#abort?.(reason2);
+        this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
       #failed(error2) {
@@ -5981,23 +5933,19 @@ var init_attempt = __esm({
         this.#interrupted = true;
         this.#stop(new Error("interrupted"));
       }
-      // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
-      // an adapter that copies each answer's headers into an object, which showed at batch rates. Here
-      // they stay as undici read them, and are looked at only when needed.
-      // undici calls onConnect on a connected socket just before it writes the request: an attempt that
-      // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
-      onConnect(abort) {
-        this.#abort = abort;
-        if (this.done) abort(new Error("the attempt already ended"));
+      // undici calls onRequestStart on a connected socket just before it writes the request: an attempt
+      // that ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
+      onRequestStart(controller) {
+        this.#controller = controller;
+        if (this.done) controller.abort(new Error("the attempt already ended"));
         else this.#sent = true;
       }
-      onHeaders(statusCode, rawHeaders) {
-        if (statusCode < 200) return true;
+      onResponseStart(_controller, statusCode, headers) {
+        if (statusCode < 200) return;
         this.#status = statusCode;
-        this.#rawHeaders = rawHeaders;
-        const encoding = rawHeader(rawHeaders, "content-encoding");
+        this.#headers = headers;
+        const encoding = headerValue(headers, "content-encoding");
         if (encoding !== void 0) this.#decodeAs(encoding);
-        return true;
       }
       /** A compressed answer: its body is decoded as it comes (see decode.ts). */
       #decodeAs(encoding) {
@@ -6009,8 +5957,8 @@ var init_attempt = __esm({
         }
         this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
       }
-      onData(chunk) {
-        if (this.done || this.#bodyEnded) return true;
+      onResponseData(_controller, chunk) {
+        if (this.done || this.#bodyEnded) return;
         const room = MAX_BODY_BYTES - this.#size;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         this.#size += part.length;
@@ -6020,17 +5968,16 @@ var init_attempt = __esm({
         if (chunk.length > room) {
           this.#truncated = true;
           this.#bodyEnded = true;
-          const abort = this.#abort;
+          const controller = this.#controller;
           this.#answer();
-          abort?.(new Error("response body over 1 MiB"));
+          controller?.abort(new Error("response body over 1 MiB"));
         }
-        return true;
       }
-      onComplete() {
+      onResponseEnd() {
         this.#bodyEnded = true;
         this.#answer();
       }
-      onError(error2) {
+      onResponseError(_controller, error2) {
         if (this.#bodyEnded) return;
         this.#failed(error2);
       }
@@ -32744,81 +32691,48 @@ function patchParser(socket) {
 function interop(module2) {
   return module2.default ?? module2;
 }
-function connectorFor(buildConnector, options) {
+function poolOf(PoolClass, buildConnector, origin, options) {
   const connect = options.connect;
   const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
-  return skipUnaskedContinue(base);
+  return new PoolClass(origin, { ...options, connect: skipUnaskedContinue(base) });
 }
-async function loadUndici(env2 = process.env) {
-  if (proxyConfigured(env2)) {
-    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (origin, options) => {
-      const choice = proxyChoice(origin, env2);
-      const pool = (to, more) => new undici.Pool(to, { ...options, ...more, connect: connectorFor(undici.buildConnector, { ...options, ...more }) });
-      if (!choice) return pool(origin, {});
-      const url = parseProxy(choice);
-      const agent = new undici.ProxyAgent({
-        ...options,
-        uri: url.href,
-        proxyTunnel: false,
-        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
-        requestTls: VERIFIED,
-        proxyTls: VERIFIED,
-        factory: (to, more) => pool(String(to), more)
-      });
-      return proxied(agent, choice);
-    };
+async function openDispatcher(origin, options, env2 = process.env) {
+  const proxy = proxyChoice(origin, env2);
+  if (!proxy) {
+    const [PoolClass, buildConnector] = await loadPool();
+    return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
   }
+  const url = parseProxy(proxy);
+  const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+  const dispatcher = new undici.ProxyAgent({
+    ...options,
+    uri: url.href,
+    proxyTunnel: false,
+    // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+    requestTls: VERIFIED,
+    proxyTls: VERIFIED,
+    factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...more })
+  });
+  return { dispatcher, proxy };
+}
+async function loadPool() {
   try {
     const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
     const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
     if (typeof PoolClass?.prototype?.dispatch !== "function" || typeof buildConnector !== "function") throw new Error("layout changed");
-    return (origin, options) => new PoolClass(origin, { ...options, connect: connectorFor(buildConnector, options) });
+    return [PoolClass, buildConnector];
   } catch {
-    const { Pool: IndexPool, buildConnector } = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (origin, options) => new IndexPool(origin, { ...options, connect: connectorFor(buildConnector, options) });
+    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+    return [undici.Pool, undici.buildConnector];
   }
 }
-function proxied(agent, choice) {
-  const wrapper = {
-    dispatch: (options, handler) => agent.dispatch(options, new ThroughProxy(handler, choice)),
-    close: () => agent.close(),
-    destroy: () => agent.destroy()
-  };
-  return wrapper;
-}
-var VERIFIED, ThroughProxy;
+var VERIFIED;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
     init_proxy();
     init_proxy();
     VERIFIED = { rejectUnauthorized: true };
-    ThroughProxy = class {
-      #handler;
-      #choice;
-      #connected = false;
-      constructor(handler, choice) {
-        this.#handler = handler;
-        this.#choice = choice;
-      }
-      onConnect(abort) {
-        this.#connected = true;
-        this.#handler.onConnect(abort);
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusText2) {
-        return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText2);
-      }
-      onData(chunk) {
-        return this.#handler.onData(chunk);
-      }
-      onComplete(trailers) {
-        this.#handler.onComplete(trailers);
-      }
-      onError(error2) {
-        this.#handler.onError(asProxyError(error2, this.#choice, this.#connected) ?? error2);
-      }
-    };
   }
 });
 
@@ -32851,10 +32765,15 @@ function maskFor(key) {
   mask.add(key);
   return mask;
 }
+function viaProxy(outcome, proxy) {
+  if (outcome.kind === "answer") return outcome;
+  const error2 = asProxyError(outcome.error, proxy, outcome.sent);
+  return error2 ? { ...outcome, error: error2 } : outcome;
+}
 function observe(outcome, onAttempt) {
   if (outcome.kind === "failed") return onAttempt(0, outcome.ms, outcome.timedOut, -1);
   const status2 = outcome.status;
-  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), "retry-after")) : void 0;
+  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
   onAttempt(status2, outcome.ms, false, retryAfter ?? -1);
 }
 function eventUrl(baseUrl, event) {
@@ -32863,7 +32782,7 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, SUCCESS_TEXT2, watchers, msSince;
+var TriggerClient, watchers, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32876,9 +32795,9 @@ var init_client = __esm({
     init_messages();
     init_retry();
     init_undici();
+    init_proxy();
     init_clock();
     init_request();
-    init_messages();
     TriggerClient = class {
       baseUrl;
       timeoutMs;
@@ -32886,6 +32805,8 @@ var init_client = __esm({
       #apiKey;
       #options;
       #dispatcher;
+      /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
+      #proxy;
       /** The attempts in flight and their time limits. */
       #deadlines = new Deadlines();
       /** Interrupts for the waits before a retry (see abortAll). */
@@ -32922,22 +32843,23 @@ var init_client = __esm({
       }
       async #pool() {
         if (!this.#dispatcher) {
-          const create2 = await loadUndici(this.#options.env);
-          this.#dispatcher = create2(this.baseUrl.origin, {
-            connections: this.#options.connections ?? 1,
-            connect: { timeout: this.timeoutMs },
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-            keepAliveTimeout: 4e3,
-            // Node's default (what undici would read from node:http, which is then not loaded at all).
-            maxHeaderSize: 16 * 1024
-          });
+          const { dispatcher, proxy } = await openDispatcher(
+            this.baseUrl.origin,
+            {
+              connections: this.#options.connections ?? 1,
+              connect: { timeout: this.timeoutMs },
+              headersTimeout: this.timeoutMs,
+              bodyTimeout: this.timeoutMs,
+              keepAliveTimeout: 4e3,
+              // Node's default (what undici would read from node:http, which is then not loaded at all).
+              maxHeaderSize: 16 * 1024
+            },
+            this.#options.env
+          );
+          this.#dispatcher = dispatcher;
+          this.#proxy = proxy;
         }
         return this.#dispatcher;
-      }
-      /** The full URL of an event, as sent (never normalised). */
-      urlOf(event) {
-        return eventUrl(this.baseUrl, event);
       }
       /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
       async ready() {
@@ -32985,8 +32907,8 @@ var init_client = __esm({
           }
           throw error2;
         }
-        const { status: status2, rawHeaders, json, text } = outcome;
-        const requestId = requestIdOf(rawHeaders);
+        const { status: status2, json, text } = outcome;
+        const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           return {
@@ -33001,10 +32923,10 @@ var init_client = __esm({
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
             // sees the server's echo of the key either.
-            response: text === SUCCESS_TEXT2 ? json : this.#responseOf(text, json)
+            response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json)
           };
         }
-        const headers = this.#maskedHeaders(headersOf(rawHeaders));
+        const headers = this.#maskedHeaders(outcome.headers);
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -33079,7 +33001,14 @@ var init_client = __esm({
         const dispatcher = this.#dispatcher;
         if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
-        onEvent?.({ type: "request", attempt: attempt3, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+        onEvent?.({
+          type: "request",
+          attempt: attempt3,
+          method: "POST",
+          url: eventUrl(this.baseUrl, event),
+          headers: this.displayHeaders(),
+          body: event.body
+        });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
         if (!current.done) {
           dispatcher.dispatch(
@@ -33093,11 +33022,13 @@ var init_client = __esm({
             current
           );
         }
-        if (!onEvent) return current.promise;
-        return current.promise.then((outcome) => {
+        const proxy = this.#proxy;
+        const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
+        if (!onEvent) return ended;
+        return ended.then((outcome) => {
           if (outcome.kind === "answer") {
-            const { status: status2, rawHeaders, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt3, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
+            const { status: status2, headers, text, truncated, ms } = outcome;
+            onEvent({ type: "response", attempt: attempt3, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
             onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
@@ -33116,7 +33047,6 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
-    SUCCESS_TEXT2 = '{"success":true}';
     watchers = /* @__PURE__ */ new WeakMap();
     msSince = (started) => Math.round(monotonicMs() - started);
   }
