@@ -8,7 +8,8 @@ import * as parse from './parsers.js';
 import type { Context } from './shared.js';
 import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
-import { printable } from '../output/render.js';
+import { errorLine, printable } from '../output/render.js';
+import { ConfigError } from '../errors.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
 export interface EmulatorCommandOptions {
@@ -114,7 +115,7 @@ export async function emulator(
       else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
+      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     },
   };
   const server = await startEmulator(settings);
