@@ -38653,16 +38653,8 @@ function take(route, body, tooBig, requestId, rules) {
   }
   return { status: 200, event, injected: false };
 }
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const port = options.port ?? DEFAULT_PORT;
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const latencyMs = options.latencyMs ?? 0;
-  const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
-  const rules = {
+function rulesFor(options, key, logFd) {
+  return {
     keyDigest: (0, import_node_crypto.createHash)("sha256").update(key).digest(),
     triggers: options.triggers ? new Set(options.triggers) : void 0,
     failRate: options.failRate ?? 0,
@@ -38674,6 +38666,31 @@ async function startEmulator(options = {}) {
     working: 0,
     log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
   };
+}
+function bodyReadingServer(handle) {
+  const server = import_node_http.default.createServer((req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
+    req.on("error", () => res.destroy());
+  });
+  server.keepAliveTimeout = 5e3;
+  return server;
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
   const events = [];
   const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
   let closing = false;
@@ -38696,27 +38713,13 @@ async function startEmulator(options = {}) {
         if (closing) res.setHeader("connection", "close");
         sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
       }
-      stats.requests++;
-      if (entry2.event) stats.recorded++;
-      else if (entry2.injected) stats.injected++;
-      else if (entry2.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
+      tally(stats, entry2);
       options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
     };
     if (latencyMs > 0) setTimeout(send, latencyMs);
     else send();
   };
-  const server = import_node_http.default.createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
-    req.on("error", () => res.destroy());
-  });
-  server.keepAliveTimeout = 5e3;
+  const server = bodyReadingServer(handle);
   try {
     await listen(server, host, port);
   } catch (error2) {
@@ -38748,6 +38751,13 @@ async function startEmulator(options = {}) {
       return closed;
     }
   };
+}
+function tally(stats, entry2) {
+  stats.requests++;
+  if (entry2.event) stats.recorded++;
+  else if (entry2.injected) stats.injected++;
+  else if (entry2.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
 }
 function reachableUrl(host, port) {
   const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
@@ -38851,7 +38861,12 @@ var init_server = __esm({
         return (1 - this.#tokens) / this.#perMs;
       }
     };
-    refused = (status2, error2, headers) => ({ status: status2, error: error2, injected: false, headers });
+    refused = (status2, error2, headers) => ({
+      status: status2,
+      error: error2,
+      injected: false,
+      headers
+    });
   }
 });
 
@@ -38903,22 +38918,15 @@ async function catalogTriggers(options, env2, cwd) {
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
   const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const envKey = env2.TRIGGER_API_KEY;
-  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? envKey;
+  const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
   io.addSecret(givenKey);
-  const settings = {
-    port: options.port,
-    host: options.host,
+  const server = await startEmulator({
+    ...options,
     key: givenKey,
     triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
     latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry2) {
       if (entry2.event) io.stdout(eventLine(entry2, io));
@@ -38927,32 +38935,40 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     onLogError(message) {
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
-  };
-  const server = await startEmulator(settings);
+  });
+  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  await untilStopped(server);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+function bannerLines(server, options, keySource, fromCatalog, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
-  if (exposed) io.stderr(c.warn(exposed));
+  if (exposed) lines.push(c.warn(exposed));
   if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
   } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
   }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve2) => {
+  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
+  lines.push(c.dim("  Ctrl-C stops it."));
+  return lines;
+}
+function untilStopped(server) {
+  return new Promise((resolve2) => {
     let stopping = false;
     const stop = () => {
       if (stopping) {
@@ -38969,11 +38985,6 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
 }
 function command4(program2, { io, env: env2, cwd }) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
@@ -47041,89 +47052,52 @@ function findOption(command7, word) {
   const options = command7.createHelp().visibleOptions(command7).concat(command7.options);
   return options.find((o) => o.long === word || o.short === word);
 }
-function complete(program2, words, sources) {
-  const partial = words.length > 0 ? words[words.length - 1] : "";
-  const done = words.slice(0, -1);
-  let level = { command: program2, path: "" };
-  const typed2 = { options: /* @__PURE__ */ new Map() };
-  let positional = 0;
-  let expecting;
-  let variadic;
-  let onlyArguments = false;
+function walk(program2, done) {
+  const at = {
+    level: { command: program2, path: "" },
+    typed: { options: /* @__PURE__ */ new Map() },
+    positional: 0,
+    expecting: void 0,
+    variadic: void 0,
+    onlyArguments: false
+  };
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed2.options.set(key, [...typed2.options.get(key) ?? [], value]);
+    at.typed.options.set(key, [...at.typed.options.get(key) ?? [], value]);
   };
   for (const word of done) {
-    if (expecting) {
-      note(expecting, word);
-      if (expecting.variadic) variadic = expecting;
-      expecting = void 0;
-      continue;
-    }
-    if (!onlyArguments && word === "--") {
-      onlyArguments = true;
-      variadic = void 0;
-      continue;
-    }
-    if (!onlyArguments && word.startsWith("-") && word !== "-") {
-      variadic = void 0;
-      const [flag, inline] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word];
-      const option = findOption(level.command, flag);
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.level.command, flag);
       if (!option) continue;
       if (inline !== void 0) note(option, inline);
-      else if (option.required) expecting = option;
+      else if (option.required) at.expecting = option;
       else note(option, "");
-      continue;
-    }
-    if (variadic) {
-      note(variadic, word);
-      continue;
-    }
-    const sub = onlyArguments ? void 0 : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub && positional === 0) {
-      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
-      continue;
-    }
-    positional++;
-  }
-  const root = level.command === program2;
-  const given = (option) => typed2.options.has(option.long ?? option.short ?? option.flags);
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return { candidates: [], files: false };
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: visibleOptions(level.command, root).filter((o) => o.long && (o.variadic || !given(o))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  let answer;
-  if (expecting) {
-    answer = values(optionValues(expecting));
-  } else if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const flag = partial.slice(0, partial.indexOf("="));
-    const option = findOption(level.command, flag);
-    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
-    answer.files = false;
-  } else if (!onlyArguments && partial.startsWith("-")) {
-    answer = options();
-  } else if (variadic) {
-    answer = values(optionValues(variadic));
-  } else {
-    const subs = visibleCommands(level.command);
-    if (subs.length > 0 && positional === 0 && !onlyArguments) {
-      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else if (at.variadic) {
+      note(at.variadic, word);
     } else {
-      const args = level.command.registeredArguments;
-      const last = args[args.length - 1];
-      const argument = args[positional] ?? (last?.variadic ? last : void 0);
-      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
-      const missing = args.slice(positional).some((a) => a.required);
-      if (!argument || answer.candidates.length === 0 && !answer.files && !missing) answer = options();
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      else at.positional++;
     }
   }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function complete(program2, words, sources) {
+  const partial = words.at(-1) ?? "";
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL2.test(c.value)) return false;
@@ -47131,6 +47105,37 @@ function complete(program2, words, sources) {
     return true;
   });
   return { candidates, files: answer.files };
+}
+function answerAt(at, partial, program2, sources) {
+  const { level, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.options.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(level.command, flag);
+    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(level.command);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = level.command.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
 }
 function completionText(completion) {
   const oneLine = (text) => text.replace(CONTROLS, " ").trim();
@@ -47178,7 +47183,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -47205,6 +47210,7 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
+    NOTHING = { candidates: [], files: false };
     lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });

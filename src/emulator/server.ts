@@ -291,16 +291,8 @@ function take(route: { triggerId: string; userId: string }, body: string, tooBig
   return { status: 200, event, injected: false };
 }
 
-export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  checkEmulatorOptions(options);
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? DEFAULT_PORT;
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const latencyMs = options.latencyMs ?? 0;
-  const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === undefined ? undefined : openLogOrExplain(options.log);
-  const rules: Rules = {
+function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefined): Rules {
+  return {
     keyDigest: createHash('sha256').update(key).digest(),
     triggers: options.triggers ? new Set(options.triggers) : undefined,
     failRate: options.failRate ?? 0,
@@ -312,6 +304,36 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     working: 0,
     log: logFd === undefined ? undefined : { fd: logFd, file: options.log!, onError: options.onLogError },
   };
+}
+
+/** A server that reads each body (up to MAX_BODY, the rest counted) before handing the request on. */
+function bodyReadingServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => void,
+): http.Server {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk); // past the limit the rest is counted, not kept
+    });
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8'), size > MAX_BODY));
+    req.on('error', () => res.destroy());
+  });
+  server.keepAliveTimeout = 5_000;
+  return server;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  checkEmulatorOptions(options);
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === undefined ? undefined : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
   const events: RecordedEvent[] = [];
   const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
   let closing = false;
@@ -337,28 +359,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         if (closing) res.setHeader('connection', 'close');
         sendJson(res, entry.status, entry.event ? { success: true } : { success: false, error: entry.error }, headers);
       }
-      stats.requests++;
-      if (entry.event) stats.recorded++;
-      else if (entry.injected) stats.injected++;
-      else if (entry.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
+      tally(stats, entry);
       options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', ...entry });
     };
     if (latencyMs > 0) setTimeout(send, latencyMs);
     else send();
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk); // past the limit the rest is counted, not kept
-    });
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8'), size > MAX_BODY));
-    req.on('error', () => res.destroy());
-  });
-  server.keepAliveTimeout = 5_000;
+  const server = bodyReadingServer(handle);
   try {
     await listen(server, host, port);
   } catch (error) {
@@ -392,6 +400,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return closed;
     },
   };
+}
+
+function tally(stats: Emulator['stats'], entry: Answer): void {
+  stats.requests++;
+  if (entry.event) stats.recorded++;
+  else if (entry.injected) stats.injected++;
+  else if (entry.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
 }
 
 /** Listening on every address: clients on this machine reach it on loopback (which needs no --allow-http). */
