@@ -10,15 +10,13 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig } from '../settings/store.js';
 import { selectedProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
 
-/** A control character: a value with one would break the line protocol and the shells' lists. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 
@@ -175,13 +173,20 @@ function splitInline(word: string): [string, string | undefined] {
 
 const NOTHING: Completion = { candidates: [], files: false };
 
+/**
+ * Whether a value can be offered as it is: one with a control character would break the line
+ * protocol and the shells' lists, and one with an escape or an invisible (Cf) character would reach
+ * the terminal raw; escaped, it would complete to another id, so it is not offered at all.
+ */
+const isPrintable = (value: string) => printable(value) === value;
+
 /** The completion of `words` (the last one partial) for the program. */
 export function complete(program: Command, words: string[], sources: Sources): Completion {
   const partial = words.at(-1) ?? '';
   const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, sources);
   const seen = new Set<string>();
   const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL.test(c.value)) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
     seen.add(c.value);
     return true;
   });
@@ -227,7 +232,7 @@ function answerAt(at: Walked, partial: string, program: Command, sources: Source
 
 /** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:plain`. */
 export function completionText(completion: Completion): string {
-  const oneLine = (text: string) => text.replace(CONTROLS, ' ').trim();
+  const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
   const lines = completion.candidates.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
   lines.push(completion.files ? ':files' : ':plain');
   return `${lines.join('\n')}\n`;
