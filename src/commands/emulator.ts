@@ -3,10 +3,9 @@
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from '../emulator/defaults.js';
 import * as parse from './parsers.js';
 import type { Context } from './shared.js';
-import { startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';

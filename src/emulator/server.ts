@@ -14,7 +14,6 @@ import { valueTextIn } from '../client/request.js';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { monotonicMs } from '../clock.js';
-import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './defaults.js';
 
 export interface EmulatorOptions {
   /** Default 8787; 0 picks a free port. */
@@ -94,6 +93,9 @@ export interface Emulator {
   close(options?: { force?: boolean }): Promise<void>;
 }
 
+/** Where the emulator listens, and what an injected failure answers, unless told otherwise. */
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_FAIL_STATUS = 503;
 const MAX_BODY = 1024 * 1024;
 const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
 
