@@ -375,10 +375,14 @@ export function capYoungGeneration(): () => void {
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, '--semi-space-growth-factor=2');
   };
+  // The old generation grows by 5% past what survived a full collection, not V8's up to 4x: a batch
+  // promotes much short-lived data (a Parquet slice's strings), and the default let its peak pass 150 MB.
+  setV8Flags('--heap-growing-percent=5', '--heap-growing-percent=0');
   const timer = setInterval(check, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
+    setV8Flags('--heap-growing-percent=0', '--heap-growing-percent=0');
     if (holding) setV8Flags('--semi-space-growth-factor=2', '--semi-space-growth-factor=2');
   };
 }
