@@ -25,5 +25,6 @@ afterAll(() => box.cleanup());
 it('offers only the ids a terminal shows as they are, and escapes the names it describes them with', async () => {
   const result = await runCommand(['__complete', 'fire', 'p'], box.env, box.home);
   expect(result).toEqual({ code: 0, stdout: 'plain-id\tPlain \\u202egnp.exe\n:plain\n', stderr: '' });
+  // eslint-disable-next-line no-control-regex
   expect(result.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u200b\u202e\ufeff]/);
 });
