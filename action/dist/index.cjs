@@ -1658,11 +1658,11 @@ var require_help = __commonJS({
        * @returns {number}
        */
       longestSubcommandTermLength(cmd, helper) {
-        return helper.visibleCommands(cmd).reduce((max, command6) => {
+        return helper.visibleCommands(cmd).reduce((max, command7) => {
           return Math.max(
             max,
             this.displayWidth(
-              helper.styleSubcommandTerm(helper.subcommandTerm(command6))
+              helper.styleSubcommandTerm(helper.subcommandTerm(command7))
             )
           );
         }, 0);
@@ -2595,8 +2595,8 @@ var require_command = __commonJS({
        */
       _getCommandAndAncestors() {
         const result = [];
-        for (let command6 = this; command6; command6 = command6.parent) {
-          result.push(command6);
+        for (let command7 = this; command7; command7 = command7.parent) {
+          result.push(command7);
         }
         return result;
       }
@@ -3037,22 +3037,22 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {Command} command
        * @private
        */
-      _registerCommand(command6) {
+      _registerCommand(command7) {
         const knownBy = (cmd) => {
           return [cmd.name()].concat(cmd.aliases());
         };
-        const alreadyUsed = knownBy(command6).find(
+        const alreadyUsed = knownBy(command7).find(
           (name) => this._findCommand(name)
         );
         if (alreadyUsed) {
           const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-          const newCmd = knownBy(command6).join("|");
+          const newCmd = knownBy(command7).join("|");
           throw new Error(
             `cannot add command '${newCmd}' as already have command '${existingCmd}'`
           );
         }
-        this._initCommandGroup(command6);
-        this.commands.push(command6);
+        this._initCommandGroup(command7);
+        this.commands.push(command7);
       }
       /**
        * Add an option.
@@ -4224,12 +4224,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (flag.startsWith("--") && this._showSuggestionAfterError) {
           let candidateFlags = [];
-          let command6 = this;
+          let command7 = this;
           do {
-            const moreFlags = command6.createHelp().visibleOptions(command6).filter((option) => option.long).map((option) => option.long);
+            const moreFlags = command7.createHelp().visibleOptions(command7).filter((option) => option.long).map((option) => option.long);
             candidateFlags = candidateFlags.concat(moreFlags);
-            command6 = command6.parent;
-          } while (command6 && !command6._enablePositionalOptions);
+            command7 = command7.parent;
+          } while (command7 && !command7._enablePositionalOptions);
           suggestion = suggestSimilar(flag, candidateFlags);
         }
         const message = `error: unknown option '${flag}'${suggestion}`;
@@ -4259,9 +4259,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (this._showSuggestionAfterError) {
           const candidateNames = [];
-          this.createHelp().visibleCommands(this).forEach((command6) => {
-            candidateNames.push(command6.name());
-            if (command6.alias()) candidateNames.push(command6.alias());
+          this.createHelp().visibleCommands(this).forEach((command7) => {
+            candidateNames.push(command7.name());
+            if (command7.alias()) candidateNames.push(command7.alias());
           });
           suggestion = suggestSimilar(unknownName, candidateNames);
         }
@@ -4332,11 +4332,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        */
       alias(alias) {
         if (alias === void 0) return this._aliases[0];
-        let command6 = this;
+        let command7 = this;
         if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
-          command6 = this.commands[this.commands.length - 1];
+          command7 = this.commands[this.commands.length - 1];
         }
-        if (alias === command6._name)
+        if (alias === command7._name)
           throw new Error("Command alias can't be the same as its name");
         const matchingCommand = this.parent?._findCommand(alias);
         if (matchingCommand) {
@@ -4345,7 +4345,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
           );
         }
-        command6._aliases.push(alias);
+        command7._aliases.push(alias);
         return this;
       }
       /**
@@ -4557,7 +4557,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           write: outputContext.write,
           command: this
         };
-        this._getCommandAndAncestors().reverse().forEach((command6) => command6.emit("beforeAllHelp", eventContext));
+        this._getCommandAndAncestors().reverse().forEach((command7) => command7.emit("beforeAllHelp", eventContext));
         this.emit("beforeHelp", eventContext);
         let helpInformation = this.helpInformation({ error: outputContext.error });
         if (deprecatedCallback) {
@@ -4572,7 +4572,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         this.emit("afterHelp", eventContext);
         this._getCommandAndAncestors().forEach(
-          (command6) => command6.emit("afterAllHelp", eventContext)
+          (command7) => command7.emit("afterAllHelp", eventContext)
         );
       }
       /**
@@ -4870,11 +4870,11 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command6) {
-  return command6.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addCatalogOptions(command7) {
+  return command7.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
 }
-function addServiceOptions(command6) {
-  return addCatalogOptions(command6).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+function addServiceOptions(command7) {
+  return addCatalogOptions(command7).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
@@ -16356,11 +16356,11 @@ var require_socks5_client = __commonJS({
       /**
        * Build a SOCKS5 request
        */
-      buildConnectRequest(command6, address, port) {
+      buildConnectRequest(command7, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
         const request = Buffer2.alloc(4 + addressBuffer.length + 2);
         request[0] = SOCKS_VERSION;
-        request[1] = command6;
+        request[1] = command7;
         request[2] = 0;
         request[3] = addressType;
         addressBuffer.copy(request, 4);
@@ -38530,127 +38530,74 @@ function checkEmulatorOptions(options) {
     throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
   }
 }
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const keyDigest = (0, import_node_crypto.createHash)("sha256").update(key).digest();
-  const triggers = options.triggers ? new Set(options.triggers) : void 0;
-  const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
-  const latencyMs = options.latencyMs ?? 0;
-  const random = options.random ?? Math.random;
-  const keepEvents = options.keepEvents ?? true;
-  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
-  const maxInFlight = options.maxInFlight ?? Infinity;
-  let working = 0;
-  const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
-  let logFd;
-  if (options.log) {
+function screen(req, rules) {
+  const route = matchRoute(req.url ?? "");
+  if (route === "not-found")
+    return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
+  if (rules.failRate > 0 && rules.random() < rules.failRate) {
+    const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
+    return { ...refused(rules.failStatus, `injected failure (--fail-rate ${rules.failRate})`, headers), injected: true };
+  }
+  const auth = req.headers.authorization;
+  if (!auth) return refused(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+  const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
+  if (scheme.toLowerCase() !== "bearer" || !sameKey(token, rules.keyDigest)) return refused(401, "invalid API key");
+  const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/json") return refused(415, `Content-Type must be application/json, not ${type || "missing"}`);
+  const waitMs = rules.bucket?.take() ?? 0;
+  if (waitMs > 0) {
+    const error2 = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
+    return { ...refused(429, error2, { "retry-after": String(Math.max(1, Math.ceil(waitMs / 1e3))) }), pushedBack: true };
+  }
+  if (rules.working >= rules.maxInFlight) {
+    const error2 = `overloaded: ${rules.maxInFlight} requests already in progress (--max-in-flight)`;
+    return { ...refused(503, error2, { "retry-after": "1" }), pushedBack: true };
+  }
+  return route;
+}
+function take(route, body, tooBig, requestId, rules) {
+  if (tooBig) return refused(413, "the body is larger than 1 MiB");
+  const checked = checkBody(body);
+  if ("error" in checked) return refused(400, checked.error);
+  if (rules.triggers && !rules.triggers.has(route.triggerId)) {
+    const known = rules.triggers.size === 0 ? "no triggers" : [...rules.triggers].map((t) => `"${t}"`).join(", ");
+    return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+  }
+  const event = {
+    time: (/* @__PURE__ */ new Date()).toISOString(),
+    ...route,
+    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+    requestId
+  };
+  if (rules.log) {
     try {
-      logFd = openLog(options.log);
+      import_node_fs11.default.writeSync(rules.log.fd, `${eventJson(event)}
+`);
     } catch (error2) {
-      if (error2.code === "ENXIO") {
-        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
-        });
-      }
       const reason2 = errnoWords(error2, "writing");
-      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
-        hint: "check that its folder exists and is writable"
-      });
+      rules.log.onError?.(`cannot write the log ${rules.log.file}: ${reason2}; the event was answered 500 and not recorded`);
+      return refused(500, `the emulator could not write its log (${reason2})`);
     }
   }
-  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
-    const send = () => {
-      if (admitted) working--;
-      if (!res.destroyed) {
-        if (closing) res.setHeader("connection", "close");
-        sendJson(res, status2, body, headers);
-      }
-      stats.requests++;
-      if (entry2.event) stats.recorded++;
-      else if (entry2.injected) stats.injected++;
-      else if (entry2.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
+  return { status: 200, event, injected: false };
+}
+function rulesFor(options, key, logFd) {
+  return {
+    keyDigest: (0, import_node_crypto.createHash)("sha256").update(key).digest(),
+    triggers: options.triggers ? new Set(options.triggers) : void 0,
+    failRate: options.failRate ?? 0,
+    failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
+    random: options.random ?? Math.random,
+    capacity: options.capacity,
+    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    maxInFlight: options.maxInFlight ?? Infinity,
+    working: 0,
+    log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
   };
-  const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
-    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
-    const route = matchRoute(req.url ?? "");
-    if (route === "not-found")
-      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
-    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
-    if (failRate > 0 && random() < failRate) {
-      const error2 = `injected failure (--fail-rate ${failRate})`;
-      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
-      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
-    }
-    const auth = req.headers.authorization;
-    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
-    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
-    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
-    if (bucket) {
-      const waitMs = bucket.take();
-      if (waitMs > 0) {
-        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
-        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
-        return answer(
-          req,
-          res,
-          429,
-          { success: false, error: error2 },
-          { error: error2, injected: false, pushedBack: true },
-          { "retry-after": retryAfter }
-        );
-      }
-    }
-    if (working >= maxInFlight) {
-      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
-      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
-    }
-    working++;
-    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
-    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
-    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
-    const checked = checkBody(body);
-    if ("error" in checked) return refuse(400, checked.error);
-    if (triggers && !triggers.has(route.triggerId)) {
-      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-    }
-    const event = {
-      time: (/* @__PURE__ */ new Date()).toISOString(),
-      triggerId: route.triggerId,
-      userId: route.userId,
-      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
-      requestId
-    };
-    if (logFd !== void 0) {
-      try {
-        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
-`);
-      } catch (error2) {
-        const reason2 = errnoWords(error2, "writing");
-        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
-        return refuse(500, `the emulator could not write its log (${reason2})`);
-      }
-    }
-    if (keepEvents) events.push(event);
-    ok(200, { success: true }, { event, injected: false });
-  };
+}
+function bodyReadingServer(handle) {
   const server = import_node_http.default.createServer((req, res) => {
     const chunks = [];
     let size = 0;
@@ -38662,40 +38609,59 @@ async function startEmulator(options = {}) {
     req.on("error", () => res.destroy());
   });
   server.keepAliveTimeout = 5e3;
-  await new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
-      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+  return server;
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
+  const events = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+  const handle = (req, res, body, tooBig) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const screened = screen(req, rules);
+    let answer;
+    if ("status" in screened) answer = screened;
+    else {
+      rules.working++;
+      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+    }
+    if (answer.event && keepEvents) events.push(answer.event);
+    const send = () => {
+      const { headers, admitted, ...entry2 } = answer;
+      if (admitted) rules.working--;
+      if (!res.destroyed) {
+        if (closing) res.setHeader("connection", "close");
+        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
       }
+      tally(stats, entry2);
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
     };
-    server.once("error", onError);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
-  const { port } = server.address();
-  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
+  const server = bodyReadingServer(handle);
+  try {
+    await listen(server, host, port);
+  } catch (error2) {
+    if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+    throw error2;
+  }
+  const bound2 = server.address().port;
   let closed;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: reachableUrl(host, bound2),
     host,
-    port,
+    port: bound2,
     key,
     keyGenerated,
     events,
@@ -38716,6 +38682,58 @@ async function startEmulator(options = {}) {
     }
   };
 }
+function tally(stats, entry2) {
+  stats.requests++;
+  if (entry2.event) stats.recorded++;
+  else if (entry2.injected) stats.injected++;
+  else if (entry2.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
+}
+function reachableUrl(host, port) {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+}
+function listen(server, host, port) {
+  return new Promise((resolve2, reject) => {
+    const onError = (error2) => {
+      const where2 = `${host}:${port}`;
+      if (error2.code === "EADDRINUSE") {
+        reject(
+          new UsageError(`port ${port} on ${host} is already in use`, {
+            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+          })
+        );
+      } else if (error2.code === "EACCES") {
+        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
+      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+      }
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve2();
+    });
+  });
+}
+function openLogOrExplain(file) {
+  try {
+    return openLog(file);
+  } catch (error2) {
+    if (error2.code === "ENXIO") {
+      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`
+      });
+    }
+    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
+      hint: "check that its folder exists and is writable"
+    });
+  }
+}
 function openLog(file) {
   let isFifo = false;
   try {
@@ -38734,7 +38752,7 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
@@ -38773,6 +38791,12 @@ var init_server = __esm({
         return (1 - this.#tokens) / this.#perMs;
       }
     };
+    refused = (status2, error2, headers) => ({
+      status: status2,
+      error: error2,
+      injected: false,
+      headers
+    });
   }
 });
 
@@ -38824,56 +38848,57 @@ async function catalogTriggers(options, env2, cwd) {
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
   const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const envKey = env2.TRIGGER_API_KEY;
-  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? envKey;
+  const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
   io.addSecret(givenKey);
-  const settings = {
-    port: options.port,
-    host: options.host,
+  const server = await startEmulator({
+    ...options,
     key: givenKey,
     triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
     latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry2) {
       if (entry2.event) io.stdout(eventLine(entry2, io));
       else io.stderr(rejectionLine(entry2, io));
     },
     onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
+      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
-  };
-  const server = await startEmulator(settings);
+  });
+  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  await untilStopped(server);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+function bannerLines(server, options, keySource, fromCatalog, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
-  if (exposed) io.stderr(c.warn(exposed));
+  if (exposed) lines.push(c.warn(exposed));
   if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
   } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
   }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve2) => {
+  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
+  lines.push(c.dim("  Ctrl-C stops it."));
+  return lines;
+}
+function untilStopped(server) {
+  return new Promise((resolve2) => {
     let stopping = false;
     const stop = () => {
       if (stopping) {
@@ -38890,11 +38915,6 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
 }
 function command4(program2, { io, env: env2, cwd }) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
@@ -38926,964 +38946,8 @@ var init_emulator = __esm({
     init_parsers();
     init_server();
     init_render();
+    init_errors();
     init_validate();
-  }
-});
-
-// src/commands/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  command: () => command5,
-  completionScript: () => completionScript
-});
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
-function command5(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-    "after",
-    `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
-}
-var BASH, ZSH, FISH;
-var init_completion = __esm({
-  "src/commands/completion.ts"() {
-    "use strict";
-    init_esm();
-    BASH = `# trigger completion for bash: source <(trigger completion bash)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local cur words cword line prefix directive=plain i
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    words=()
-    for ((i = 0; i <= COMP_CWORD; i++)); do
-      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
-        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
-      else
-        words+=("\${COMP_WORDS[i]}")
-      fi
-    done
-    cword=$((\${#words[@]} - 1))
-    cur=\${words[cword]}
-  fi
-  prefix=\${cur%"\${cur##*[=:]}"}
-  COMPREPLY=()
-  while IFS= read -r line; do
-    case $line in
-      :files) directive=files ;;
-      :plain) ;;
-      *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
-        ;;
-    esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
-  if [[ $directive == files ]]; then
-    compopt -o filenames 2>/dev/null
-    if declare -F _filedir >/dev/null 2>&1; then
-      _filedir
-    else
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
-    fi
-  fi
-}
-complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
-`;
-    ZSH = `#compdef trigger
-# trigger completion for zsh:
-#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
-#                                                      (fpath=(~/.zfunc $fpath) before compinit)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local -a lines candidates
-  local line value description directive=plain flag=''
-  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}=
-    compset -P '*='
-  fi
-  for line in $lines; do
-    case $line in
-      :files) directive=files ;;
-      :plain|'') ;;
-      *)
-        value=\${line%%$'\\t'*}
-        value=\${value#$flag}
-        description=''
-        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
-        ;;
-    esac
-  done
-  (( \${#candidates} )) && _describe -t values 'trigger' candidates
-  [[ $directive == files ]] && _files
-  return 0
-}
-if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
-  _trigger "$@"
-elif (( \${+functions[compdef]} )); then
-  compdef _trigger trigger
-else
-  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
-fi
-`;
-    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-function __trigger_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
-        switch $line
-            case :files
-                __fish_complete_path "$current"
-            case :plain
-            case '*'
-                printf '%s\\n' $line
-        end
-    end
-end
-complete -c trigger -e
-complete -c trigger -f -a '(__trigger_complete)'
-`;
-  }
-});
-
-// src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
-function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
-  const record = row.record;
-  switch (record.format) {
-    case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
-      const fields = [...record.fields];
-      const width = header?.length ?? fields.length;
-      while (fields.length < width) fields.push("");
-      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
-      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
-      else fields.push(reason2);
-      return csvLine(fields, separator);
-    }
-    case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
-`;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
-        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
-`;
-      }
-      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
-        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
-        return `${JSON.stringify(key)}:${text}`;
-      });
-      members.push(`"error":${JSON.stringify(reason2)}`);
-      return `{${members.join(",")}}
-`;
-    }
-    case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
-  }
-}
-function failedHeader(kind, header, separator = ",") {
-  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
-  if (kind === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
-  }
-  return void 0;
-}
-function describeWriteError(error2) {
-  return errnoWords(error2, "writing");
-}
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs12.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs12.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
-}
-var import_node_fs12, import_node_path10, FLUSH_BYTES, FailedFile;
-var init_failed = __esm({
-  "src/batch/failed.ts"() {
-    "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
-    init_errno();
-    init_formats();
-    FLUSH_BYTES = 64 * 1024;
-    FailedFile = class {
-      path;
-      /** Rows written (or waiting in the buffer to be). */
-      rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
-      notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
-      error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
-      #separator;
-      #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-      #target;
-      #inPlace;
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      get inPlace() {
-        return this.#inPlace;
-      }
-      #fd;
-      #buffer = "";
-      #bufferedRows = 0;
-      #headerDone = false;
-      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
-      #normalized;
-      /** True once the file was opened (a lazy one, only when a row needed keeping). */
-      #opened = false;
-      #mode;
-      /**
-       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
-       * default failed file, when --failed is not given) is made only once there is a row to keep.
-       */
-      constructor(file, format2, header, options = {}) {
-        this.path = file;
-        this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
-        this.#header = header;
-        let existing;
-        try {
-          existing = import_node_fs12.default.statSync(file);
-        } catch {
-          existing = void 0;
-        }
-        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
-        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        if (this.#opened) return;
-        this.#opened = true;
-        this.#fd = import_node_fs12.default.openSync(this.#target, "w", this.#mode);
-        if (!this.#inPlace) removeLeftovers(this.path);
-      }
-      /** Writes one row's line; false when the file is broken and the row could not be kept. */
-      write(row, reason2) {
-        if (!this.#opened && !this.error) {
-          try {
-            this.#open();
-          } catch (error2) {
-            this.error = error2;
-          }
-        }
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#writeHeader(row.record.format);
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
-        this.#bufferedRows++;
-        this.rows++;
-        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
-        return !this.error;
-      }
-      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
-      #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
-        const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
-      }
-      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
-        if (this.#headerDone) return;
-        this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
-        this.#flush();
-      }
-      #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
-        let done = 0;
-        try {
-          while (done < bytes.length) done += import_node_fs12.default.writeSync(this.#fd, bytes, done);
-        } catch (error2) {
-          this.error = error2;
-          this.notKept += rows2;
-          this.rows -= rows2;
-          if (done > 0 && !this.#inPlace) {
-            try {
-              import_node_fs12.default.ftruncateSync(this.#fd, import_node_fs12.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
-        }
-      }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (!this.#opened) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        try {
-          if (!this.#inPlace && !this.error) import_node_fs12.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs12.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs12.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        import_node_fs12.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs12.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
-// src/batch/journal.ts
-async function fingerprint(file) {
-  const hash = (0, import_node_crypto2.createHash)("sha256");
-  let size = 0;
-  for await (const chunk of import_node_fs13.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
-}
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
-}
-function load2(file) {
-  const text = import_node_fs13.default.readFileSync(file, "utf8");
-  const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split("\n");
-  let header;
-  try {
-    header = JSON.parse(lines[0] ?? "");
-    if (header.journal !== MAGIC || typeof header.input?.sha256 !== "string") throw new Error("not a journal");
-  } catch {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
-  }
-  if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
-  }
-  const states = new States();
-  const reasons = /* @__PURE__ */ new Map();
-  let done = false;
-  let failed;
-  for (let i = 1; i < lines.length; i++) {
-    const record = lines[i];
-    if (record === "") continue;
-    if (record.startsWith("done")) {
-      done = true;
-      try {
-        const said = JSON.parse(record.slice(5)).failed;
-        failed = typeof said === "string" ? said : void 0;
-      } catch {
-        failed = void 0;
-      }
-      continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
-    if (!Number.isSafeInteger(line) || line < 1) continue;
-    switch (record[0]) {
-      case "s":
-        states.set(line, STARTED);
-        break;
-      case "a":
-        states.set(line, ACCEPTED);
-        break;
-      case "n":
-        states.set(line, NONE2);
-        break;
-      case "u":
-        states.set(line, UNKNOWN);
-        break;
-      case "f":
-        states.set(line, FAILED);
-        try {
-          reasons.set(line, JSON.parse(record.slice(space + 1)));
-        } catch {
-          reasons.set(line, "failed in an earlier run");
-        }
-        break;
-    }
-  }
-  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
-}
-function journalInput(file) {
-  let fd;
-  try {
-    fd = import_node_fs13.default.openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
-    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
-    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
-  } catch {
-    return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs13.default.closeSync(fd);
-  }
-}
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-}
-function describeLoaded(j) {
-  return [
-    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
-    `${j.states.count(FAILED).toLocaleString("en-US")} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
-  ].join(", ");
-}
-var import_node_crypto2, import_node_fs13, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
-var init_journal = __esm({
-  "src/batch/journal.ts"() {
-    "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs13 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_failed();
-    MAGIC = "trigger batch journal";
-    VERSION2 = 1;
-    NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
-    States = class {
-      #bytes = new Uint8Array(1024);
-      get(line) {
-        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
-      }
-      set(line, state) {
-        if (line >= this.#bytes.length) {
-          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-          grown.set(this.#bytes);
-          this.#bytes = grown;
-        }
-        this.#bytes[line] = state;
-      }
-      count(state) {
-        let n = 0;
-        for (const s of this.#bytes) if (s === state) n++;
-        return n;
-      }
-    };
-    Journal = class _Journal {
-      path;
-      /** True when this run carries on an earlier one. */
-      resumed;
-      /**
-       * When the journal already accounted for every row as this run opened it: the failed file that
-       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
-       */
-      completedWith;
-      /** Whether this run has sent a row. */
-      sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
-      error;
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-      onError;
-      #states;
-      #reasons;
-      #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
-      #pending = "";
-      #dirty = false;
-      #timer;
-      #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, loaded2) {
-        this.path = file;
-        this.#fd = fd;
-        this.resumed = loaded2 !== void 0;
-        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new States();
-        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
-      }
-      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        let loaded2;
-        if (import_node_fs13.default.existsSync(file)) {
-          loaded2 = load2(file);
-          const input2 = loaded2.header.input;
-          const was = loaded2.header.inputs ?? [input2];
-          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
-          if (!options.resume) {
-            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
-            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
-              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-            });
-          }
-          const now = options.inputs;
-          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-          if (was.length !== now.length)
-            throw new UsageError(
-              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
-              hint
-            );
-          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-          if (changed >= 0) {
-            const w = was[changed];
-            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-            throw new UsageError(
-              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-              hint
-            );
-          }
-          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
-            throw new UsageError(
-              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
-              {
-                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
-              }
-            );
-          }
-          const before = loaded2.header.catalog;
-          const catalog = options.catalog ?? null;
-          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-            const then = before ? `the catalog ${before.path}` : "no catalog";
-            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-            });
-          }
-          if (loaded2.header.format !== options.format) {
-            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
-              hint: `pass --format ${loaded2.header.format}`
-            });
-          }
-        }
-        let fd;
-        let position;
-        try {
-          if (loaded2) {
-            fd = import_node_fs13.default.openSync(file, "r+");
-            import_node_fs13.default.ftruncateSync(fd, loaded2.whole);
-            position = loaded2.whole;
-          } else {
-            fd = import_node_fs13.default.openSync(file, "wx", 384);
-            const header = {
-              journal: MAGIC,
-              version: VERSION2,
-              input: options.inputs[0],
-              inputs: options.inputs.length > 1 ? options.inputs : void 0,
-              format: options.format,
-              shard: options.shard,
-              catalog: options.catalog ?? null,
-              started: (/* @__PURE__ */ new Date()).toISOString()
-            };
-            position = import_node_fs13.default.writeSync(fd, `${JSON.stringify(header)}
-`);
-            import_node_fs13.default.fsyncSync(fd);
-          }
-        } catch (error2) {
-          if (error2 instanceof UsageError) throw error2;
-          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
-        }
-        const journal = new _Journal(file, fd, loaded2);
-        journal.#position = position;
-        return journal;
-      }
-      /** What an earlier run did with this line, if anything. */
-      prior(line) {
-        switch (this.#states.get(line)) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
-        }
-      }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
-       */
-      starting(line) {
-        this.sentHere = true;
-        this.#pending += `s ${line}
-`;
-        this.#write();
-        if (this.error) throw this.error;
-      }
-      accepted(line) {
-        this.#later(`a ${line}
-`);
-      }
-      failed(line, reason2) {
-        this.#later(`f ${line} ${JSON.stringify(reason2)}
-`);
-      }
-      notSent(line) {
-        this.#later(`n ${line}
-`);
-      }
-      unknown(line) {
-        this.#later(`u ${line}
-`);
-      }
-      /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
-       */
-      #later(record) {
-        this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
-      }
-      #write() {
-        if (this.#fd === void 0 || this.error || this.#pending === "") return;
-        const bytes = Buffer.from(this.#pending);
-        this.#pending = "";
-        try {
-          let done = 0;
-          while (done < bytes.length) done += import_node_fs13.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
-          this.#dirty = true;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      #failed(error2) {
-        if (this.error) return;
-        this.error = error2;
-        this.onError?.(error2);
-      }
-      /** Writes waiting records and syncs them to disk (every second, and at the end). */
-      sync() {
-        this.#write();
-        if (this.#fd === void 0 || !this.#dirty) return;
-        try {
-          import_node_fs13.default.fdatasyncSync(this.#fd);
-          this.#dirty = false;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
-        clearInterval(this.#timer);
-        this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
-`;
-        this.sync();
-        if (this.#fd !== void 0) import_node_fs13.default.closeSync(this.#fd);
-        this.#fd = void 0;
-      }
-    };
-  }
-});
-
-// src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
-}
-function sameFile2(a, b) {
-  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
-  try {
-    const sa = import_node_fs14.default.statSync(a);
-    const sb = b === "-" ? import_node_fs14.default.fstatSync(0) : import_node_fs14.default.statSync(b);
-    return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function isStdout(file) {
-  try {
-    const a = import_node_fs14.default.statSync(file);
-    const b = import_node_fs14.default.fstatSync(1);
-    return a.ino === b.ino && a.dev === b.dev;
-  } catch {
-    return false;
-  }
-}
-function inInputFolder(file, folder) {
-  const name = import_node_path12.default.basename(file);
-  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
-}
-function checkPaths(sources, options) {
-  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs14.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, name] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (name === "-" || name === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
-  }
-  if (options.failed && options.json && isStdout(options.failed)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
-      hint: "write the failed rows to another file"
-    });
-  }
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    const folder = file && folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
-  }
-  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
-  if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs14.default.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-      });
-    }
-    if (sameFile2(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
-  }
-  if (options.failed && sameFile2(options.journal, options.failed))
-    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
-}
-async function countLines(file) {
-  let n = 0;
-  for await (const chunk of import_node_fs14.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
-  const written = FORMAT_TABLE[format2].failedAs;
-  const args = ["trigger", "batch", shellQuote(file)];
-  if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(next.failed));
-  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
-}
-function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
-  try {
-    import_node_fs14.default.accessSync(folder, import_node_fs14.default.constants.W_OK);
-  } catch (error2) {
-    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
-    return {
-      failed: open(name),
-      lock: void 0,
-      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    };
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs14.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs14.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    return { failed: open(name), lock };
-  }
-}
-function nextFailedName(file) {
-  const ext = import_node_path12.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
-}
-function freeName(stem, ext, from) {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs14.default.existsSync(name) && !FileLock.holder(name)) return name;
-  }
-}
-function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
-  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push("--failed", shellQuote(options.failed));
-  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
-  if (options.columns) args.push("--columns", shellQuote(options.columns));
-  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return args.join(" ");
-}
-function openFailed(file, shape) {
-  const regular = import_node_fs14.default.statSync(file, { throwIfNoEntry: false });
-  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
-  try {
-    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
-  } catch (error2) {
-    lock?.release();
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
-      hint: "name a file in a folder that exists and that you can write to"
-    });
-  }
-}
-function lockJournal(file) {
-  return FileLock.acquire(
-    file,
-    `the journal ${file}`,
-    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
-  );
-}
-async function openJournal(input2, options, catalog = null) {
-  return Journal.open(options.journal, {
-    catalog,
-    resume: options.resume === true,
-    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-    format: input2.format,
-    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-    resumeCommand: resumeCommand(input2, options)
-  });
-}
-var import_node_fs14, import_node_path12;
-var init_files = __esm({
-  "src/batch/files.ts"() {
-    "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
-    import_node_path12 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_formats();
-    init_journal();
-    init_lock();
-  }
-});
-
-// src/batch/replay.ts
-function replayNames(file) {
-  const ext = import_node_path13.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    mine2 ??= contentOf(file);
-    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = journalNameFor(failed);
-    if (import_node_fs15.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs15.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-function contentOf(file) {
-  let fd;
-  try {
-    fd = import_node_fs15.default.openSync(file, "r");
-  } catch {
-    return void 0;
-  }
-  try {
-    const hash = (0, import_node_crypto3.createHash)("sha256");
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let size = 0;
-    for (let n; (n = import_node_fs15.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-    return { size, sha256: hash.digest("hex") };
-  } catch {
-    return void 0;
-  } finally {
-    import_node_fs15.default.closeSync(fd);
-  }
-}
-var import_node_crypto3, import_node_fs15, import_node_path13, journalNameFor;
-var init_replay = __esm({
-  "src/batch/replay.ts"() {
-    "use strict";
-    import_node_crypto3 = require("node:crypto");
-    import_node_fs15 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
-    init_journal();
-    init_lock();
-    journalNameFor = (failed) => `${failed}.journal`;
   }
 });
 
@@ -40437,298 +39501,6 @@ var init_rows = __esm({
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
-  }
-});
-
-// src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
-}
-function stopCause(reason2) {
-  switch (reason2.kind) {
-    case "signal":
-      return `it was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `${reason2.failures} failures in a row: ${reason2.answer}`;
-    case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
-    case "failed-file":
-      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "journal":
-      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "retry-after":
-      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
-    case "pushed-back":
-      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
-  }
-}
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  switch (reason2.kind) {
-    case "signal":
-      return `not sent: the batch was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `not sent: the batch stopped after ${stopCause(reason2)}`;
-    case "failed-file":
-      return "not sent: the batch stopped because the failed file could not be written";
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason2)}`;
-  }
-}
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_failed();
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  switch (outcome.kind) {
-    case "accepted":
-      return resultJson(outcome.result, mask, lead);
-    case "failed":
-      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-      break;
-    case "checked":
-      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-    case "earlier":
-      return toJson({
-        ...lead,
-        ok: true,
-        status: null,
-        ...event,
-        value: rawJson(row.value),
-        attempts: 0,
-        durationMs: 0,
-        requestId: null,
-        earlier: true
-      });
-  }
-  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
-  return toJson({
-    ...lead,
-    ok: false,
-    status: null,
-    ...event,
-    value: outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value),
-    attempts: 0,
-    durationMs: 0,
-    requestId: null,
-    error: error2
-  });
-}
-function failureReason(outcome, mask) {
-  switch (outcome.kind) {
-    case "failed":
-      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-    case "unsent":
-      return unsentWords(outcome.stop);
-    case "invalid":
-      return `invalid, not sent: ${outcome.reason}`;
-    case "unknown":
-      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
-    default:
-      return void 0;
-  }
-}
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function paceRange(pace) {
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
-  }
-  if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", formatCount(counts.rows)],
-    [s.dryRun ? "valid (not sent)" : "accepted", formatCount(s.dryRun ? counts.checked : counts.accepted)],
-    ...counts.earlier ? [["accepted in an earlier run", formatCount(counts.earlier)]] : [],
-    ["failed", formatCount(counts.failed)],
-    ["invalid", formatCount(counts.invalid)],
-    ["not sent", formatCount(counts.unsent)],
-    ["outcome unknown", formatCount(counts.unknown)],
-    ["time", formatMs(Math.round(s.elapsedMs))],
-    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
-    ...s.pace ? [
-      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
-      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
-      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
-    ] : []
-  ];
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}
-`;
-}
-var number, formatCount, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_rows();
-    init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
-    rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
-  }
-});
-
-// src/batch/finish.ts
-function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
-  const { counts } = recorder;
-  const stoppedBy = signal;
-  const dryRun = options.dryRun === true;
-  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
-  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
-  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
-  const stopReason = recorder.stopReason;
-  const summary = {
-    counts,
-    elapsedMs: result.elapsedMs,
-    dryRun,
-    signal: stoppedBy,
-    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
-    failedFile: failed?.path,
-    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
-    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
-    journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
-  };
-  const notAccepted = recorder.notAccepted;
-  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
-  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
-  else if (!options.quiet) for (const line of lines) io.stdout(line);
-  if (env2.GITHUB_STEP_SUMMARY) {
-    try {
-      import_node_fs16.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
-    } catch (error2) {
-      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
-    }
-  }
-  if (stoppedBy) throw new TriggerError("interrupted", "interrupted", { reported: true, signal: stoppedBy });
-  if (notAccepted > 0) {
-    if (env2.GITHUB_ACTIONS === "true") {
-      io.stderr(
-        githubAnnotation(
-          `trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ""}`
-        )
-      );
-    }
-    throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
-  }
-}
-var import_node_fs16;
-var init_finish = __esm({
-  "src/batch/finish.ts"() {
-    "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_files();
-    init_replay();
-    init_report();
-    init_stop();
   }
 });
 
@@ -44854,7 +43626,7 @@ function stoppable(source) {
       wakeUp();
     });
     let held2;
-    const take = (chunk) => {
+    const take2 = (chunk) => {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
     };
@@ -44865,9 +43637,9 @@ function stoppable(source) {
         wake = void 0;
       }
       if (failure !== void 0) throw failure;
-      if (chunk !== null) take(chunk);
+      if (chunk !== null) take2(chunk);
       if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        for (let more = source.read(); more !== null; more = source.read()) take2(more);
         const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
         cut2 = { dropped: (held2?.length ?? 0) - end2 };
         source.destroy();
@@ -44909,7 +43681,7 @@ async function sniff(stream) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs17.default.fstatSync(0).isFile();
+    return import_node_fs12.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -44969,24 +43741,24 @@ async function* sniffedStdin(source, stopped) {
   yield* decompressed(import_node_stream.Readable.from(all(), { objectMode: false }), compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path14.default.resolve(cwd, source);
+  const at = import_node_path10.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs17.default.statSync(at);
+    stat = import_node_fs12.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs17.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs17.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path10.default.join(at, name), name: import_node_path10.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs17.default.promises.open(file.path, "r");
+    const handle = await import_node_fs12.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -45018,7 +43790,7 @@ async function openFile(file, options) {
   return { ...file, compression, format: format2 };
 }
 function streamOf(file) {
-  const raw = import_node_fs17.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFile(file, options) {
@@ -45108,12 +43880,12 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs12, import_node_path10, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path14 = __toESM(require("node:path"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
@@ -45124,6 +43896,1758 @@ var init_input = __esm({
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+  }
+});
+
+// src/catalog/write.ts
+function reference(from, to) {
+  const relative = import_node_path11.default.relative(from, to).split(import_node_path11.default.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+function packageSchema() {
+  const starts = [];
+  if (typeof __filename === "string") starts.push(import_node_path11.default.dirname(__filename));
+  try {
+    if (typeof require === "function") starts.push(import_node_path11.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path11.default.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(import_node_fs13.default.readFileSync(import_node_path11.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path11.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path11.default.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+      }
+    }
+  }
+  return void 0;
+}
+function schemaFor(file, ownSchema = packageSchema()) {
+  const folder = import_node_path11.default.dirname(import_node_path11.default.resolve(file));
+  for (let dir = folder; ; ) {
+    const installed = import_node_path11.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = import_node_path11.default.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === void 0) return { ref: void 0 };
+  const copyTo = import_node_path11.default.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+function newCatalog(plan2) {
+  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+}
+function writeSchemaCopy(plan2) {
+  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
+  const text = import_node_fs13.default.readFileSync(plan2.copyFrom, "utf8");
+  const title = JSON.parse(text).title;
+  if (isFile(plan2.copyTo)) {
+    try {
+      const existing = JSON.parse(import_node_fs13.default.readFileSync(plan2.copyTo, "utf8"));
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan2.copyTo, text, { follow: false });
+  return true;
+}
+function catalogText(data) {
+  return `${JSON.stringify(data, null, 2)}
+`;
+}
+function saveCatalog(file, data, was) {
+  const text = catalogText(data);
+  const problems = catalogProblems(data, text);
+  if (problems.length > 0) {
+    const error2 = catalogError(file, problems);
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
+  }
+  try {
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
+      hint: "name another with --catalog <file>"
+    });
+  }
+}
+function stillThere(file, was) {
+  const now = import_node_fs13.default.lstatSync(file, { throwIfNoEntry: false });
+  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
+    {
+      hint: "look at it, then run the command again"
+    }
+  );
+}
+function defaultCatalogPath(cwd) {
+  return import_node_path11.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_fs13, import_node_path11, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var init_write = __esm({
+  "src/catalog/write.ts"() {
+    "use strict";
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
+    init_atomic_write();
+    init_errno();
+    init_errors();
+    init_render();
+    init_file();
+    init_find();
+    init_load();
+    SCHEMA_FILE_NAME = "triggers.schema.json";
+    PACKAGE_NAME = "trigger-cli";
+    isFile = (file) => import_node_fs13.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  }
+});
+
+// src/commands/triggers.ts
+var triggers_exports = {};
+__export(triggers_exports, {
+  add: () => add,
+  check: () => check,
+  command: () => command5,
+  edit: () => edit,
+  importFiles: () => importFiles,
+  list: () => list2,
+  remove: () => remove2,
+  show: () => show
+});
+function found(options, ctx) {
+  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+}
+function noCatalog() {
+  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
+  });
+}
+function readFound(where2, ctx, write = false) {
+  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
+  const parsed = parseCatalog(file.text);
+  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+  return { path: where2.path, text: file.text, data: parsed.data, file };
+}
+function requireCatalog(options, ctx, write = false) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  return readFound(where2, ctx, write);
+}
+function changedFile(file, shown2) {
+  return shown2 !== void 0 && import_node_path12.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
+}
+function activeProfile(options, env2) {
+  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+}
+function view(key, entry2, profile) {
+  return {
+    id: idIn(key, entry2, profile),
+    key,
+    name: entry2.name ?? null,
+    value: entry2.value ?? "optional",
+    min: entry2.min ?? null,
+    max: entry2.max ?? null,
+    deprecated: entry2.deprecated ?? null,
+    description: entry2.description ?? null,
+    ids: entry2.ids ?? {}
+  };
+}
+function ruleText(t) {
+  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
+  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
+}
+function list2(options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
+    return;
+  }
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
+  );
+  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const c = io.outColors;
+  for (const v of views2) {
+    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+  }
+}
+function lookUp(catalog, profile, given) {
+  const resolution = new TriggerResolver(catalog, profile).resolve(given);
+  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
+  return resolution.trigger.key;
+}
+function show(id, options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const key = lookUp(catalog, profile, id);
+  const v = view(key, catalog.data.triggers[key], profile);
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
+    return;
+  }
+  const c = io.outColors;
+  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
+  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
+  if (v.name !== null) row("name", v.name);
+  row("value", ruleText(v).replace(/^value /, ""));
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  if (v.deprecated !== null) row("deprecated", v.deprecated);
+  if (v.description !== null) row("description", v.description);
+  row("catalog", catalog.path);
+}
+function bound(text, flag) {
+  const json = parseValue(text, flag).json;
+  const n = Number(json);
+  if (compareDecimal(String(n), json) !== 0)
+    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
+      hint: "give at most 17 significant digits"
+    });
+  return n;
+}
+function applyFields(entry2, options) {
+  const next = { ...entry2 };
+  if (options.name !== void 0) {
+    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
+    next.name = options.name;
+  }
+  if (options.value !== void 0) {
+    if (!VALUE_RULES.includes(options.value))
+      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
+    next.value = options.value;
+  }
+  if (options.min !== void 0) next.min = bound(options.min, "--min");
+  if (options.max !== void 0) next.max = bound(options.max, "--max");
+  if (options.description !== void 0) next.description = options.description;
+  if (options.deprecated !== void 0) {
+    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
+    next.deprecated = options.deprecated;
+  }
+  const ordered = {};
+  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
+    if (next[field2] !== void 0) ordered[field2] = next[field2];
+  }
+  return ordered;
+}
+function checkNewId(id) {
+  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
+  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
+}
+async function locked(file, change) {
+  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
+  await withLock2(file, async () => change());
+}
+async function add(id, options, ctx) {
+  checkNewId(id);
+  if (options.name === void 0)
+    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
+      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
+    });
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+function lockTarget(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
+}
+function catalogToWrite(options, ctx) {
+  const where2 = found(options, ctx);
+  if (where2 && (where2.source === "found" || import_node_fs14.default.existsSync(where2.path))) {
+    const catalog = readFound(where2, ctx, true);
+    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
+  }
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+}
+function writeSchema(target2, io) {
+  if (!target2.schema) return;
+  try {
+    if (writeSchemaCopy(target2.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+  } catch (error2) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+      )
+    );
+  }
+}
+function addLocked(id, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data, created } = target2;
+  if (Object.hasOwn(data.triggers, id))
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
+      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+    });
+  const entry2 = applyFields({}, options);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
+  const { io } = ctx;
+  const c = io.outColors;
+  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
+  writeSchema(target2, io);
+  io.stdout("");
+  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+  );
+}
+function editable(options, ctx) {
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
+}
+async function edit(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
+}
+function editLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
+  let entry2 = applyFields(data.triggers[key], options);
+  for (const field2 of options.clear ?? []) {
+    if (!CLEARABLE.includes(field2))
+      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+    delete entry2[field2];
+  }
+  if (options.id !== void 0) {
+    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+    checkNewId(options.id);
+    const ids = { ...entry2.ids ?? {} };
+    if (options.id === key) delete ids[options.profile];
+    else ids[options.profile] = options.id;
+    entry2 = { ...entry2, ids };
+    if (Object.keys(ids).length === 0) delete entry2.ids;
+  } else if (options.profile) {
+    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+  }
+  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
+  if (!changed)
+    throw new UsageError(`nothing to change for ${key}`, {
+      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+    });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
+}
+async function remove2(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
+}
+function removeLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable(options, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
+  const triggers = { ...data.triggers };
+  delete triggers[key];
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
+}
+function annotation(level, p) {
+  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+}
+async function check(files, options, ctx) {
+  const { io, env: env2 } = ctx;
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
+  const parsed = parseCatalog(text);
+  const problems = [];
+  const warnings = [];
+  const print = () => {
+    const gha = env2.GITHUB_ACTIONS === "true";
+    for (const w of warnings) {
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      if (gha) io.stderr(annotation("warning", w));
+    }
+    if (options.json) {
+      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
+    } else {
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+    }
+    if (gha) for (const p of problems) io.stderr(annotation("error", p));
+  };
+  if (!parsed.data) {
+    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
+    print();
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    const error2 = new ConfigError(message, { reported: true });
+    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
+    throw error2;
+  }
+  const catalog = { path: where2.path, text, data: parsed.data };
+  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
+  let rows2 = 0;
+  for (const source of files) {
+    const name = source === "-" ? "stdin" : source;
+    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
+    try {
+      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
+      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+      for await (const chunk of input2.read(read).rows) {
+        for (const row of chunk) {
+          rows2++;
+          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
+        }
+      }
+    } catch (error2) {
+      if (!(error2 instanceof UsageError)) throw error2;
+      problems.push({ file: name, line: null, message: error2.message });
+    }
+  }
+  print();
+  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
+  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
+}
+function columnsOf(options) {
+  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
+}
+async function importFiles(files, options, ctx) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of files) {
+    const read = { columns: columnsOf(options) };
+    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+    for await (const chunk of input2.read(read).rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== void 0 && id.trim() !== "") seen.add(id);
+      }
+    }
+  }
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
+}
+function importLocked(ids, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data } = target2;
+  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
+  const added = /* @__PURE__ */ new Map();
+  let known = 0;
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
+  }
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
+  const { io } = ctx;
+  io.stdout(
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
+  );
+  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target2, io);
+  if (added.size > 0)
+    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+}
+function entryOptions(command7) {
+  return command7.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+}
+function command5(program2, ctx) {
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
+  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
+  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
+  entryOptions(
+    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+  ).action((id, options) => add(id, options, ctx));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
+  return triggers;
+}
+var import_node_fs14, import_node_path12, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var init_triggers = __esm({
+  "src/commands/triggers.ts"() {
+    "use strict";
+    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_esm();
+    init_formats();
+    init_input();
+    init_rows();
+    init_request();
+    init_errors();
+    init_find();
+    init_file();
+    init_load();
+    init_decimal();
+    init_resolve();
+    init_write();
+    init_errno();
+    init_render();
+    init_paths();
+    init_resolve2();
+    init_store();
+    CLEARABLE = ["description", "min", "max", "deprecated"];
+    EXAMPLES2 = `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`;
+    COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
+    catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+  }
+});
+
+// src/commands/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  command: () => command6,
+  completionScript: () => completionScript
+});
+function completionScript(shell) {
+  switch (shell) {
+    case "bash":
+      return BASH;
+    case "zsh":
+      return ZSH;
+    case "fish":
+      return FISH;
+  }
+}
+function command6(program2, { io }) {
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+    "after",
+    `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
+  ).action((shell) => io.write(completionScript(shell)));
+}
+var BASH, ZSH, FISH;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    init_esm();
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
+  }
+});
+
+// src/batch/failed.ts
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
+`;
+}
+function failedLine(row, error2, header, separator = ",") {
+  const reason2 = `line ${row.line}: ${error2}`;
+  const record = row.record;
+  switch (record.format) {
+    case "csv": {
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
+`;
+      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
+      const fields = [...record.fields];
+      const width = header?.length ?? fields.length;
+      while (fields.length < width) fields.push("");
+      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
+      else fields.push(reason2);
+      return csvLine(fields, separator);
+    }
+    case "ndjson": {
+      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+`;
+      if (!("error" in record.object)) {
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
+`;
+      }
+      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
+        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
+        return `${JSON.stringify(key)}:${text}`;
+      });
+      members.push(`"error":${JSON.stringify(reason2)}`);
+      return `{${members.join(",")}}
+`;
+    }
+    case "lines":
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
+  }
+}
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
+  }
+  return void 0;
+}
+function describeWriteError(error2) {
+  return errnoWords(error2, "writing");
+}
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+function removeLeftovers(file) {
+  const prefix = `.${import_node_path13.default.basename(file)}.`;
+  let names;
+  try {
+    names = import_node_fs15.default.readdirSync(import_node_path13.default.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -".tmp".length));
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    import_node_fs15.default.rmSync(import_node_path13.default.join(import_node_path13.default.dirname(file), name), { force: true });
+  }
+}
+var import_node_fs15, import_node_path13, FLUSH_BYTES, FailedFile;
+var init_failed = __esm({
+  "src/batch/failed.ts"() {
+    "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_formats();
+    FLUSH_BYTES = 64 * 1024;
+    FailedFile = class {
+      path;
+      /** Rows written (or waiting in the buffer to be). */
+      rows = 0;
+      /** Rows that could not be kept because the file could not be written. */
+      notKept = 0;
+      /** The write error, once there was one; nothing more is written after it. */
+      error;
+      #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
+      #header;
+      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+      #target;
+      #inPlace;
+      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+      get inPlace() {
+        return this.#inPlace;
+      }
+      #fd;
+      #buffer = "";
+      #bufferedRows = 0;
+      #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
+      /** True once the file was opened (a lazy one, only when a row needed keeping). */
+      #opened = false;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
+        this.path = file;
+        this.#normalized = options.normalized;
+        this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#header = header;
+        let existing;
+        try {
+          existing = import_node_fs15.default.statSync(file);
+        } catch {
+          existing = void 0;
+        }
+        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
+        this.#inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.#inPlace ? file : import_node_path13.default.join(import_node_path13.default.dirname(file), `.${import_node_path13.default.basename(file)}.${process.pid}.tmp`);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
+      }
+      #open() {
+        if (this.#opened) return;
+        this.#opened = true;
+        this.#fd = import_node_fs15.default.openSync(this.#target, "w", this.#mode);
+        if (!this.#inPlace) removeLeftovers(this.path);
+      }
+      /** Writes one row's line; false when the file is broken and the row could not be kept. */
+      write(row, reason2) {
+        if (!this.#opened && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
+          }
+        }
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#writeHeader(row.record.format);
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
+        this.#bufferedRows++;
+        this.rows++;
+        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+        return !this.error;
+      }
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
+      }
+      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
+      #writeHeader(kind) {
+        if (this.#headerDone) return;
+        this.#headerDone = true;
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        this.#flush();
+      }
+      #flush() {
+        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const bytes = Buffer.from(this.#buffer);
+        const rows2 = this.#bufferedRows;
+        this.#buffer = "";
+        this.#bufferedRows = 0;
+        let done = 0;
+        try {
+          while (done < bytes.length) done += import_node_fs15.default.writeSync(this.#fd, bytes, done);
+        } catch (error2) {
+          this.error = error2;
+          this.notKept += rows2;
+          this.rows -= rows2;
+          if (done > 0 && !this.#inPlace) {
+            try {
+              import_node_fs15.default.ftruncateSync(this.#fd, import_node_fs15.default.fstatSync(this.#fd).size - done);
+            } catch {
+            }
+          }
+        }
+      }
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
+      finish() {
+        if (!this.#opened) return;
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
+        this.#flush();
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        try {
+          if (!this.#inPlace && !this.error) import_node_fs15.default.fsyncSync(fd);
+        } catch {
+        }
+        import_node_fs15.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs15.default.renameSync(this.#target, this.path);
+      }
+      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+      discard() {
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        import_node_fs15.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs15.default.rmSync(this.#target, { force: true });
+      }
+    };
+  }
+});
+
+// src/batch/journal.ts
+async function fingerprint(file) {
+  const hash = (0, import_node_crypto2.createHash)("sha256");
+  let size = 0;
+  for await (const chunk of import_node_fs16.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { path: import_node_path14.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+}
+function load2(file) {
+  const text = import_node_fs16.default.readFileSync(file, "utf8");
+  const end = text.lastIndexOf("\n") + 1;
+  const lines = text.slice(0, end).split("\n");
+  let header;
+  try {
+    header = JSON.parse(lines[0] ?? "");
+    if (header.journal !== MAGIC || typeof header.input?.sha256 !== "string") throw new Error("not a journal");
+  } catch {
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
+    });
+  }
+  if (header.version !== VERSION2) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: "finish that batch with the trigger that started it"
+    });
+  }
+  const states = new States();
+  const reasons = /* @__PURE__ */ new Map();
+  let done = false;
+  let failed;
+  for (let i = 1; i < lines.length; i++) {
+    const record = lines[i];
+    if (record === "") continue;
+    if (record.startsWith("done")) {
+      done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
+      continue;
+    }
+    const space = record.indexOf(" ", 2);
+    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    if (!Number.isSafeInteger(line) || line < 1) continue;
+    switch (record[0]) {
+      case "s":
+        states.set(line, STARTED);
+        break;
+      case "a":
+        states.set(line, ACCEPTED);
+        break;
+      case "n":
+        states.set(line, NONE2);
+        break;
+      case "u":
+        states.set(line, UNKNOWN);
+        break;
+      case "f":
+        states.set(line, FAILED);
+        try {
+          reasons.set(line, JSON.parse(record.slice(space + 1)));
+        } catch {
+          reasons.set(line, "failed in an earlier run");
+        }
+        break;
+    }
+  }
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs16.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs16.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs16.default.closeSync(fd);
+  }
+}
+function plural(n, one, many = `${one}s`) {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+function describeLoaded(j) {
+  return [
+    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
+    `${j.states.count(FAILED).toLocaleString("en-US")} failed`,
+    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
+  ].join(", ");
+}
+var import_node_crypto2, import_node_fs16, import_node_path14, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var init_journal = __esm({
+  "src/batch/journal.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_failed();
+    MAGIC = "trigger batch journal";
+    VERSION2 = 1;
+    NONE2 = 0;
+    STARTED = 1;
+    ACCEPTED = 2;
+    FAILED = 3;
+    UNKNOWN = 4;
+    States = class {
+      #bytes = new Uint8Array(1024);
+      get(line) {
+        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
+      }
+      set(line, state) {
+        if (line >= this.#bytes.length) {
+          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
+          grown.set(this.#bytes);
+          this.#bytes = grown;
+        }
+        this.#bytes[line] = state;
+      }
+      count(state) {
+        let n = 0;
+        for (const s of this.#bytes) if (s === state) n++;
+        return n;
+      }
+    };
+    Journal = class _Journal {
+      path;
+      /** True when this run carries on an earlier one. */
+      resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
+      /** Set when the journal cannot be written: nothing more may be sent. */
+      error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
+      #states;
+      #reasons;
+      #fd;
+      /** Outcome records not yet written; they go out with the next "s" or within a second. */
+      #pending = "";
+      #dirty = false;
+      #timer;
+      #flushScheduled = false;
+      /** Where the next record goes (writes are positioned: the file may have been cut back). */
+      #position = 0;
+      constructor(file, fd, loaded2) {
+        this.path = file;
+        this.#fd = fd;
+        this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
+        this.#states = loaded2?.states ?? new States();
+        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
+        this.#timer = setInterval(() => this.sync(), 1e3);
+        this.#timer.unref();
+      }
+      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+      static open(file, options) {
+        let loaded2;
+        if (import_node_fs16.default.existsSync(file)) {
+          loaded2 = load2(file);
+          const input2 = loaded2.header.input;
+          const was = loaded2.header.inputs ?? [input2];
+          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
+          if (!options.resume) {
+            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
+            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
+              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+            });
+          }
+          const now = options.inputs;
+          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+          if (was.length !== now.length)
+            throw new UsageError(
+              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
+              hint
+            );
+          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+          if (changed >= 0) {
+            const w = was[changed];
+            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+            throw new UsageError(
+              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+              hint
+            );
+          }
+          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
+            throw new UsageError(
+              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
+              {
+                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
+              }
+            );
+          }
+          const before = loaded2.header.catalog;
+          const catalog = options.catalog ?? null;
+          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+            const then = before ? `the catalog ${before.path}` : "no catalog";
+            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+            });
+          }
+          if (loaded2.header.format !== options.format) {
+            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
+              hint: `pass --format ${loaded2.header.format}`
+            });
+          }
+        }
+        let fd;
+        let position;
+        try {
+          if (loaded2) {
+            fd = import_node_fs16.default.openSync(file, "r+");
+            import_node_fs16.default.ftruncateSync(fd, loaded2.whole);
+            position = loaded2.whole;
+          } else {
+            fd = import_node_fs16.default.openSync(file, "wx", 384);
+            const header = {
+              journal: MAGIC,
+              version: VERSION2,
+              input: options.inputs[0],
+              inputs: options.inputs.length > 1 ? options.inputs : void 0,
+              format: options.format,
+              shard: options.shard,
+              catalog: options.catalog ?? null,
+              started: (/* @__PURE__ */ new Date()).toISOString()
+            };
+            position = import_node_fs16.default.writeSync(fd, `${JSON.stringify(header)}
+`);
+            import_node_fs16.default.fsyncSync(fd);
+          }
+        } catch (error2) {
+          if (error2 instanceof UsageError) throw error2;
+          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
+            hint: "name a file in a folder you can write to"
+          });
+        }
+        const journal = new _Journal(file, fd, loaded2);
+        journal.#position = position;
+        return journal;
+      }
+      /** What an earlier run did with this line, if anything. */
+      prior(line) {
+        switch (this.#states.get(line)) {
+          case ACCEPTED:
+            return { kind: "accepted" };
+          case FAILED:
+            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
+          case STARTED:
+          case UNKNOWN:
+            return { kind: "unknown" };
+          default:
+            return void 0;
+        }
+      }
+      /**
+       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
+       * cannot be written: the row must then not be sent.
+       */
+      starting(line) {
+        this.sentHere = true;
+        this.#pending += `s ${line}
+`;
+        this.#write();
+        if (this.error) throw this.error;
+      }
+      accepted(line) {
+        this.#later(`a ${line}
+`);
+      }
+      failed(line, reason2) {
+        this.#later(`f ${line} ${JSON.stringify(reason2)}
+`);
+      }
+      notSent(line) {
+        this.#later(`n ${line}
+`);
+      }
+      unknown(line) {
+        this.#later(`u ${line}
+`);
+      }
+      /**
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+       * all that settled together, and never more than a turn behind (a kill then leaves at most the
+       * requests in flight of unknown outcome).
+       */
+      #later(record) {
+        this.#pending += record;
+        if (this.#flushScheduled) return;
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#write();
+        });
+      }
+      #write() {
+        if (this.#fd === void 0 || this.error || this.#pending === "") return;
+        const bytes = Buffer.from(this.#pending);
+        this.#pending = "";
+        try {
+          let done = 0;
+          while (done < bytes.length) done += import_node_fs16.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          this.#position += bytes.length;
+          this.#dirty = true;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
+      }
+      /** Writes waiting records and syncs them to disk (every second, and at the end). */
+      sync() {
+        this.#write();
+        if (this.#fd === void 0 || !this.#dirty) return;
+        try {
+          import_node_fs16.default.fdatasyncSync(this.#fd);
+          this.#dirty = false;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
+        clearInterval(this.#timer);
+        this.onError = void 0;
+        const said = failed === void 0 ? {} : { failed: import_node_path14.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+`;
+        this.sync();
+        if (this.#fd !== void 0) import_node_fs16.default.closeSync(this.#fd);
+        this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path15.default.isAbsolute(file) || import_node_path15.default.resolve(file) === import_node_path15.default.resolve(cwd, file) ? file : import_node_path15.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  if (b !== "-" && import_node_path15.default.resolve(a) === import_node_path15.default.resolve(b)) return true;
+  try {
+    const sa = import_node_fs17.default.statSync(a);
+    const sb = b === "-" ? import_node_fs17.default.fstatSync(0) : import_node_fs17.default.statSync(b);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function isStdout(file) {
+  try {
+    const a = import_node_fs17.default.statSync(file);
+    const b = import_node_fs17.default.fstatSync(1);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+function inInputFolder(file, folder) {
+  const name = import_node_path15.default.basename(file);
+  return !name.startsWith(".") && !name.startsWith("_") && import_node_path15.default.resolve(import_node_path15.default.dirname(file)) === import_node_path15.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs17.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  for (const [flag, name] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (name === "-" || name === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+  }
+  if (options.failed && options.json && isStdout(options.failed)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
+  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
+    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
+      hint: "write the failed rows to another file"
+    });
+  }
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+  }
+  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
+  if (!options.journal) return;
+  for (const source of sources) {
+    const stat = source === "-" ? void 0 : import_node_fs17.default.statSync(source, { throwIfNoEntry: false });
+    if (!stat?.isFile() && !stat?.isDirectory()) {
+      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+      });
+    }
+    if (sameFile2(options.journal, source))
+      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
+  }
+  if (options.failed && sameFile2(options.journal, options.failed))
+    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
+}
+async function countLines(file) {
+  let n = 0;
+  for await (const chunk of import_node_fs17.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
+  const args = ["trigger", "batch", shellQuote(file)];
+  if (formatFromName(file) !== written) args.push("--format", written);
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
+  return args.join(" ");
+}
+function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = failedExtension(shape.format);
+  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
+  try {
+    import_node_fs17.default.accessSync(folder, import_node_fs17.default.constants.W_OK);
+  } catch (error2) {
+    const name = import_node_path15.default.join(folder, `trigger-failed-${stamp}${ext}`);
+    return {
+      failed: open(name),
+      lock: void 0,
+      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    };
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path15.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs17.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (import_node_fs17.default.existsSync(name)) {
+      lock.release();
+      continue;
+    }
+    return { failed: open(name), lock };
+  }
+}
+function nextFailedName(file) {
+  const ext = import_node_path15.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+}
+function freeName(stem, ext, from) {
+  for (let n = from; ; n++) {
+    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    if (!import_node_fs17.default.existsSync(name) && !FileLock.holder(name)) return name;
+  }
+}
+function resumeCommand(input2, options) {
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.failed) args.push("--failed", shellQuote(options.failed));
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return args.join(" ");
+}
+function openFailed(file, shape) {
+  const regular = import_node_fs17.default.statSync(file, { throwIfNoEntry: false });
+  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
+  try {
+    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
+  } catch (error2) {
+    lock?.release();
+    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
+      hint: "name a file in a folder that exists and that you can write to"
+    });
+  }
+}
+function lockJournal(file) {
+  return FileLock.acquire(
+    file,
+    `the journal ${file}`,
+    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
+  );
+}
+async function openJournal(input2, options, catalog = null) {
+  return Journal.open(options.journal, {
+    catalog,
+    resume: options.resume === true,
+    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
+    format: input2.format,
+    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+    resumeCommand: resumeCommand(input2, options)
+  });
+}
+var import_node_fs17, import_node_path15;
+var init_files = __esm({
+  "src/batch/files.ts"() {
+    "use strict";
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_render();
+    init_failed();
+    init_formats();
+    init_journal();
+    init_lock();
+  }
+});
+
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path16.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path16.default.resolve(file)) return false;
+    mine2 ??= contentOf(file);
+    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs18.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs18.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs18.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto3.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs18.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs18.default.closeSync(fd);
+  }
+}
+var import_node_crypto3, import_node_fs18, import_node_path16, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock();
+    journalNameFor = (failed) => `${failed}.journal`;
+  }
+});
+
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function stopCause(reason2) {
+  switch (reason2.kind) {
+    case "signal":
+      return `it was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `${reason2.failures} failures in a row: ${reason2.answer}`;
+    case "stdout":
+      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
+    case "failed-file":
+      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "journal":
+      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "retry-after":
+      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
+    case "pushed-back":
+      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
+  }
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  switch (reason2.kind) {
+    case "signal":
+      return `not sent: the batch was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `not sent: the batch stopped after ${stopCause(reason2)}`;
+    case "failed-file":
+      return "not sent: the batch stopped because the failed file could not be written";
+    default:
+      return `not sent: the batch stopped because ${stopCause(reason2)}`;
+  }
+}
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_failed();
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  switch (outcome.kind) {
+    case "accepted":
+      return resultJson(outcome.result, mask, lead);
+    case "failed":
+      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+      break;
+    case "checked":
+      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+    case "earlier":
+      return toJson({
+        ...lead,
+        ok: true,
+        status: null,
+        ...event,
+        value: rawJson(row.value),
+        attempts: 0,
+        durationMs: 0,
+        requestId: null,
+        earlier: true
+      });
+  }
+  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
+  return toJson({
+    ...lead,
+    ok: false,
+    status: null,
+    ...event,
+    value: outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value),
+    attempts: 0,
+    durationMs: 0,
+    requestId: null,
+    error: error2
+  });
+}
+function failureReason(outcome, mask) {
+  switch (outcome.kind) {
+    case "failed":
+      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+    case "unsent":
+      return unsentWords(outcome.stop);
+    case "invalid":
+      return `invalid, not sent: ${outcome.reason}`;
+    case "unknown":
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
+    default:
+      return void 0;
+  }
+}
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  if (s.dryRun) {
+    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    return [
+      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      ...keptLines(s, c)
+    ];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function paceRange(pace) {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
+      )
+    );
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
+      )
+    );
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts } = s;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", formatCount(counts.rows)],
+    [s.dryRun ? "valid (not sent)" : "accepted", formatCount(s.dryRun ? counts.checked : counts.accepted)],
+    ...counts.earlier ? [["accepted in an earlier run", formatCount(counts.earlier)]] : [],
+    ["failed", formatCount(counts.failed)],
+    ["invalid", formatCount(counts.invalid)],
+    ["not sent", formatCount(counts.unsent)],
+    ["outcome unknown", formatCount(counts.unknown)],
+    ["time", formatMs(Math.round(s.elapsedMs))],
+    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
+    ...s.pace ? [
+      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
+      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
+      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
+    ] : []
+  ];
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}
+`;
+}
+var number, formatCount, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_rows();
+    init_stop();
+    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
+  }
+});
+
+// src/batch/finish.ts
+function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
+  const { counts } = recorder;
+  const stoppedBy = signal;
+  const dryRun = options.dryRun === true;
+  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
+  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
+  const summary = {
+    counts,
+    elapsedMs: result.elapsedMs,
+    dryRun,
+    signal: stoppedBy,
+    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
+    failedFile: failed?.path,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
+    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
+    journalBehind,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
+  };
+  const notAccepted = recorder.notAccepted;
+  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
+  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
+  else if (!options.quiet) for (const line of lines) io.stdout(line);
+  if (env2.GITHUB_STEP_SUMMARY) {
+    try {
+      import_node_fs19.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+    } catch (error2) {
+      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
+    }
+  }
+  if (stoppedBy) throw new TriggerError("interrupted", "interrupted", { reported: true, signal: stoppedBy });
+  if (notAccepted > 0) {
+    if (env2.GITHUB_ACTIONS === "true") {
+      io.stderr(
+        githubAnnotation(
+          `trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ""}`
+        )
+      );
+    }
+    throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
+  }
+}
+var import_node_fs19;
+var init_finish = __esm({
+  "src/batch/finish.ts"() {
+    "use strict";
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    init_errors();
+    init_render();
+    init_failed();
+    init_files();
+    init_replay();
+    init_report();
+    init_stop();
   }
 });
 
@@ -45567,18 +46091,18 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
   if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
-  const refused = lowRefused / lowAnswers;
+  const refused2 = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
-  const expectedAtRandom = 1 - refused;
-  const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+  const expectedAtRandom = 1 - refused2;
+  const error2 = Math.sqrt(refused2 * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
   if (expectedAtRandom - accepted > Math.max(2.5 * error2, 0.05)) return -1;
-  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
-  if (refused < minShare || refused > maxShare) return 0;
+  if (lowAnswers < NOISE_ANSWERS && refused2 < 0.3) return 0;
+  if (refused2 < minShare || refused2 > maxShare) return 0;
   const ratio = lowPace / lowAnswers / (highPace / highAnswers);
   if (ratio > maxRatio) return 0;
   const expectedUnderALimit = expectedAtRandom * ratio;
-  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
-  return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
+  return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
 var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
 var init_pace = __esm({
@@ -45898,14 +46422,14 @@ var init_pace = __esm({
       /** The answers counted under the limits from..to, the push-backs among them, and their paces. */
       #levels(from, to) {
         let answers = 0;
-        let refused = 0;
+        let refused2 = 0;
         let pace = 0;
         for (let l = from; l <= to; l++) {
           answers += this.#levelAnswers[l];
-          refused += this.#levelPushBacks[l];
+          refused2 += this.#levelPushBacks[l];
           pace += this.#levelPace[l];
         }
-        return [answers, refused, pace];
+        return [answers, refused2, pace];
       }
       /** Forgets the answers counted under the limits above `limit`. */
       #forgetAbove(limit) {
@@ -46365,7 +46889,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     await client?.destroy();
   }
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path17.default.resolve(failed.path) && !journal.sentHere && import_node_fs20.default.existsSync(failed.path);
     if (unchanged) failed?.discard();
     else failed?.finish();
     journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
@@ -46394,12 +46918,12 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs18, import_node_path15;
+var import_node_fs20, import_node_path17;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
-    import_node_path15 = __toESM(require("node:path"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
+    import_node_path17 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
@@ -46420,476 +46944,6 @@ var init_batch = __esm({
     init_service();
     init_shared();
     init_startup();
-  }
-});
-
-// src/catalog/write.ts
-function reference(from, to) {
-  const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
-  return relative.startsWith("../") ? relative : `./${relative}`;
-}
-function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path16.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path16.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
-    }
-  }
-  return void 0;
-}
-function schemaFor(file, ownSchema = packageSchema()) {
-  const folder = import_node_path16.default.dirname(import_node_path16.default.resolve(file));
-  for (let dir = folder; ; ) {
-    const installed = import_node_path16.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
-    if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path16.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  if (ownSchema === void 0) return { ref: void 0 };
-  const copyTo = import_node_path16.default.join(folder, SCHEMA_FILE_NAME);
-  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
-}
-function newCatalog(plan2) {
-  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
-}
-function writeSchemaCopy(plan2) {
-  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs19.default.readFileSync(plan2.copyFrom, "utf8");
-  const title = JSON.parse(text).title;
-  if (isFile(plan2.copyTo)) {
-    try {
-      const existing = JSON.parse(import_node_fs19.default.readFileSync(plan2.copyTo, "utf8"));
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan2.copyTo, text, { follow: false });
-  return true;
-}
-function catalogText(data) {
-  return `${JSON.stringify(data, null, 2)}
-`;
-}
-function saveCatalog(file, data, was) {
-  const text = catalogText(data);
-  const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
-  try {
-    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
-  } catch (error2) {
-    if (error2 instanceof ConfigError) throw error2;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
-      hint: "name another with --catalog <file>"
-    });
-  }
-}
-function stillThere(file, was) {
-  const now = import_node_fs19.default.lstatSync(file, { throwIfNoEntry: false });
-  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
-  throw new ConfigError(
-    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
-  );
-}
-function defaultCatalogPath(cwd) {
-  return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
-}
-var import_node_fs19, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
-var init_write = __esm({
-  "src/catalog/write.ts"() {
-    "use strict";
-    import_node_fs19 = __toESM(require("node:fs"), 1);
-    import_node_path16 = __toESM(require("node:path"), 1);
-    init_atomic_write();
-    init_errno();
-    init_errors();
-    init_render();
-    init_file();
-    init_find();
-    init_load();
-    SCHEMA_FILE_NAME = "triggers.schema.json";
-    PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs19.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  }
-});
-
-// src/commands/triggers.ts
-var triggers_exports = {};
-__export(triggers_exports, {
-  add: () => add,
-  check: () => check,
-  edit: () => edit,
-  importFiles: () => importFiles,
-  list: () => list2,
-  remove: () => remove2,
-  show: () => show
-});
-function found(options, ctx) {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-function noCatalog() {
-  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
-    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
-  });
-}
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed = parseCatalog(file.text);
-  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-  return { path: where2.path, text: file.text, data: parsed.data, file };
-}
-function requireCatalog(options, ctx, write = false) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  return readFound(where2, ctx, write);
-}
-function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path17.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
-}
-function activeProfile(options, env2) {
-  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
-}
-function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
-}
-function ruleText(t) {
-  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
-  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
-}
-function list2(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
-    return;
-  }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
-  );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
-  const c = io.outColors;
-  for (const v of views2) {
-    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
-  }
-}
-function lookUp(catalog, profile, given) {
-  const resolution = new TriggerResolver(catalog, profile).resolve(given);
-  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
-  return resolution.trigger.key;
-}
-function show(id, options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const key = lookUp(catalog, profile, id);
-  const v = view(key, catalog.data.triggers[key], profile);
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
-    return;
-  }
-  const c = io.outColors;
-  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
-  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
-  if (v.name !== null) row("name", v.name);
-  row("value", ruleText(v).replace(/^value /, ""));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
-  if (v.deprecated !== null) row("deprecated", v.deprecated);
-  if (v.description !== null) row("description", v.description);
-  row("catalog", catalog.path);
-}
-function bound(text, flag) {
-  const json = parseValue(text, flag).json;
-  const n = Number(json);
-  if (compareDecimal(String(n), json) !== 0)
-    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
-      hint: "give at most 17 significant digits"
-    });
-  return n;
-}
-function applyFields(entry2, options) {
-  const next = { ...entry2 };
-  if (options.name !== void 0) {
-    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
-    next.name = options.name;
-  }
-  if (options.value !== void 0) {
-    if (!VALUE_RULES.includes(options.value))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value;
-  }
-  if (options.min !== void 0) next.min = bound(options.min, "--min");
-  if (options.max !== void 0) next.max = bound(options.max, "--max");
-  if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) {
-    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
-  const ordered = {};
-  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
-    if (next[field2] !== void 0) ordered[field2] = next[field2];
-  }
-  return ordered;
-}
-function checkNewId(id) {
-  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
-  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
-}
-async function locked(file, change) {
-  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(file, async () => change());
-}
-async function add(id, options, ctx) {
-  checkNewId(id);
-  if (options.name === void 0)
-    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
-      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
-    });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-function lockTarget(options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
-}
-function catalogToWrite(options, ctx) {
-  const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs20.default.existsSync(where2.path))) {
-    const catalog = readFound(where2, ctx, true);
-    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
-}
-function writeSchema(target2, io) {
-  if (!target2.schema) return;
-  try {
-    if (writeSchemaCopy(target2.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
-  } catch (error2) {
-    io.stderr(
-      io.errColors.warn(
-        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
-      )
-    );
-  }
-}
-function addLocked(id, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data, created } = target2;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-    });
-  const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
-  writeSchema(target2, io);
-  io.stdout("");
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-  );
-}
-function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
-async function edit(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-function editLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
-  let entry2 = applyFields(data.triggers[key], options);
-  for (const field2 of options.clear ?? []) {
-    if (!CLEARABLE.includes(field2))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-    delete entry2[field2];
-  }
-  if (options.id !== void 0) {
-    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
-    checkNewId(options.id);
-    const ids = { ...entry2.ids ?? {} };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry2 = { ...entry2, ids };
-    if (Object.keys(ids).length === 0) delete entry2.ids;
-  } else if (options.profile) {
-    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
-  }
-  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
-}
-async function remove2(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-function removeLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
-}
-function annotation(level, p) {
-  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
-}
-async function check(files, options, ctx) {
-  const { io, env: env2 } = ctx;
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
-  const parsed = parseCatalog(text);
-  const problems = [];
-  const warnings = [];
-  const print = () => {
-    const gha = env2.GITHUB_ACTIONS === "true";
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation("warning", w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation("error", p));
-  };
-  if (!parsed.data) {
-    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-    if (!options.json) io.stderr(`${io.errColors.error("error:")} ${message}`);
-    throw new ConfigError(message, { reported: true });
-  }
-  const catalog = { path: where2.path, text, data: parsed.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
-  let rows2 = 0;
-  for (const source of files) {
-    const name = source === "-" ? "stdin" : source;
-    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
-    try {
-      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
-      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input2.read(read).rows) {
-        for (const row of chunk) {
-          rows2++;
-          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
-      }
-    } catch (error2) {
-      if (!(error2 instanceof UsageError)) throw error2;
-      problems.push({ file: name, line: null, message: error2.message });
-    }
-  }
-  print();
-  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
-  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
-}
-function columnsOf(options) {
-  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
-}
-async function importFiles(files, options, ctx) {
-  const seen = /* @__PURE__ */ new Set();
-  for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input2.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== void 0 && id.trim() !== "") seen.add(id);
-      }
-    }
-  }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-function importLocked(ids, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data } = target2;
-  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
-  const added = /* @__PURE__ */ new Map();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target2, io);
-  if (added.size > 0)
-    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
-}
-var import_node_fs20, import_node_path17, CLEARABLE;
-var init_triggers = __esm({
-  "src/commands/triggers.ts"() {
-    "use strict";
-    import_node_fs20 = __toESM(require("node:fs"), 1);
-    import_node_path17 = __toESM(require("node:path"), 1);
-    init_input();
-    init_rows();
-    init_request();
-    init_errors();
-    init_find();
-    init_file();
-    init_load();
-    init_decimal();
-    init_resolve();
-    init_write();
-    init_errno();
-    init_render();
-    init_paths();
-    init_resolve2();
-    init_store();
-    CLEARABLE = ["description", "min", "max", "deprecated"];
   }
 });
 
@@ -46917,100 +46971,63 @@ function optionValues(option) {
   if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
   return void 0;
 }
-function visibleCommands(command6) {
-  return command6.createHelp().visibleCommands(command6).filter((c) => c.name() !== "help");
+function visibleCommands(command7) {
+  return command7.createHelp().visibleCommands(command7).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command6, root) {
-  const options = command6.createHelp().visibleOptions(command6);
+function visibleOptions(command7, root) {
+  const options = command7.createHelp().visibleOptions(command7);
   return root ? options : options.filter((o) => o.long !== "--version");
 }
-function findOption(command6, word) {
-  const options = command6.createHelp().visibleOptions(command6).concat(command6.options);
+function findOption(command7, word) {
+  const options = command7.createHelp().visibleOptions(command7).concat(command7.options);
   return options.find((o) => o.long === word || o.short === word);
 }
-function complete(program2, words, sources) {
-  const partial = words.length > 0 ? words[words.length - 1] : "";
-  const done = words.slice(0, -1);
-  let level = { command: program2, path: "" };
-  const typed2 = { options: /* @__PURE__ */ new Map() };
-  let positional = 0;
-  let expecting;
-  let variadic;
-  let onlyArguments = false;
+function walk(program2, done) {
+  const at = {
+    level: { command: program2, path: "" },
+    typed: { options: /* @__PURE__ */ new Map() },
+    positional: 0,
+    expecting: void 0,
+    variadic: void 0,
+    onlyArguments: false
+  };
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed2.options.set(key, [...typed2.options.get(key) ?? [], value]);
+    at.typed.options.set(key, [...at.typed.options.get(key) ?? [], value]);
   };
   for (const word of done) {
-    if (expecting) {
-      note(expecting, word);
-      if (expecting.variadic) variadic = expecting;
-      expecting = void 0;
-      continue;
-    }
-    if (!onlyArguments && word === "--") {
-      onlyArguments = true;
-      variadic = void 0;
-      continue;
-    }
-    if (!onlyArguments && word.startsWith("-") && word !== "-") {
-      variadic = void 0;
-      const [flag, inline] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word];
-      const option = findOption(level.command, flag);
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.level.command, flag);
       if (!option) continue;
       if (inline !== void 0) note(option, inline);
-      else if (option.required) expecting = option;
+      else if (option.required) at.expecting = option;
       else note(option, "");
-      continue;
-    }
-    if (variadic) {
-      note(variadic, word);
-      continue;
-    }
-    const sub = onlyArguments ? void 0 : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub && positional === 0) {
-      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
-      continue;
-    }
-    positional++;
-  }
-  const root = level.command === program2;
-  const given = (option) => typed2.options.has(option.long ?? option.short ?? option.flags);
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return { candidates: [], files: false };
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: visibleOptions(level.command, root).filter((o) => o.long && (o.variadic || !given(o))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  let answer;
-  if (expecting) {
-    answer = values(optionValues(expecting));
-  } else if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const flag = partial.slice(0, partial.indexOf("="));
-    const option = findOption(level.command, flag);
-    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
-    answer.files = false;
-  } else if (!onlyArguments && partial.startsWith("-")) {
-    answer = options();
-  } else if (variadic) {
-    answer = values(optionValues(variadic));
-  } else {
-    const subs = visibleCommands(level.command);
-    if (subs.length > 0 && positional === 0 && !onlyArguments) {
-      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else if (at.variadic) {
+      note(at.variadic, word);
     } else {
-      const args = level.command.registeredArguments;
-      const last = args[args.length - 1];
-      const argument = args[positional] ?? (last?.variadic ? last : void 0);
-      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
-      const missing = args.slice(positional).some((a) => a.required);
-      if (!argument || answer.candidates.length === 0 && !answer.files && !missing) answer = options();
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      else at.positional++;
     }
   }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function complete(program2, words, sources) {
+  const partial = words.at(-1) ?? "";
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL2.test(c.value)) return false;
@@ -47018,6 +47035,37 @@ function complete(program2, words, sources) {
     return true;
   });
   return { candidates, files: answer.files };
+}
+function answerAt(at, partial, program2, sources) {
+  const { level, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.options.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(level.command, flag);
+    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(level.command);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = level.command.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
 }
 function completionText(completion) {
   const oneLine = (text) => text.replace(CONTROLS, " ").trim();
@@ -47065,7 +47113,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -47092,6 +47140,7 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
+    NOTHING = { candidates: [], files: false };
     lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });
@@ -47285,7 +47334,7 @@ var COMMANDS = {
   config: () => Promise.resolve().then(() => (init_config(), config_exports)),
   status: () => Promise.resolve().then(() => (init_status(), status_exports)),
   emulator: () => Promise.resolve().then(() => (init_emulator(), emulator_exports)),
-  triggers: async () => ({ command: triggersCommand }),
+  triggers: () => Promise.resolve().then(() => (init_triggers(), triggers_exports)),
   completion: () => Promise.resolve().then(() => (init_completion(), completion_exports))
 };
 var EXAMPLES_MAIN = `
@@ -47356,37 +47405,6 @@ marked so, and a replay skips them unless --retry-unknown).`
     await run2(source, options, io, env2, cwd);
   });
   return batch2;
-}
-function triggersCommand(program2, { io, env: env2, cwd }) {
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
-  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
-  $ trigger triggers list
-  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
-  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
-
-The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
-With one, fire and batch refuse a trigger it does not know before sending anything.`
-  );
-  const triggersAction = (fn) => async (...args) => {
-    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
-  };
-  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-  const entryOptions = (command6) => command6.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
-  entryOptions(
-    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
-  return triggers;
 }
 function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError) {
