@@ -420,13 +420,11 @@ var init_response = __esm({
 });
 
 // src/client/retry.ts
+function* causes(error2) {
+  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
+}
 function errorCodes(error2) {
-  const codes = [];
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    const code = e.code;
-    if (typeof code === "string") codes.push(code);
-  }
-  return codes;
+  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
 }
 function isConnectionNotMade(error2) {
   return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
@@ -621,9 +619,13 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
+function stretches(form, length, step = 1) {
+  const result = [];
+  for (let s = 0; s + length <= form.length; s += step) result.push([s, form.slice(s, s + length)]);
+  return result;
+}
 function base64Needles(key) {
   const needles = [];
-  const seen = /* @__PURE__ */ new Set();
   for (const lead of [0, 2, 1]) {
     const whole = Math.floor((key.length - lead) / 3) * 3;
     if (whole < 3) continue;
@@ -634,9 +636,9 @@ function base64Needles(key) {
       [standard, STANDARD],
       [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
     ]) {
-      if (seen.has(text)) continue;
-      seen.add(text);
-      needles.push({ text, alphabet, ...around });
+      if (needles.some((needle) => needle.text === text)) continue;
+      const pieces = stretches(text, BASE64_PIECE, Math.max(1, text.length - BASE64_PIECE));
+      needles.push({ text, alphabet, pieces, ...around });
     }
   }
   return needles;
@@ -661,7 +663,7 @@ function referenceAt(text, at) {
   if (!m) return void 0;
   const closed = m[0].endsWith(";");
   const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
-  const unit = NAMED[name];
+  const unit = NAMED.get(name);
   if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
   return [unit, m[0].length + 1];
 }
@@ -677,11 +679,11 @@ function hexAt(text, at, length) {
   }
   return value;
 }
-function decode(text, references = true) {
-  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
+function decodeOnce(text, references, outer) {
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
   let n = 0;
+  let again = false;
   for (let i = 0; i < text.length; n++) {
     let unit = text.charCodeAt(i);
     let length = 1;
@@ -697,13 +699,33 @@ function decode(text, references = true) {
       const reference2 = referenceAt(text, i);
       if (reference2) [unit, length] = reference2;
     }
+    if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
     units[n] = unit;
-    at[n] = i;
+    at[n] = outer ? outer[i] : i;
     i += length;
   }
-  at[n] = text.length;
+  at[n] = outer ? outer[text.length] : text.length;
   const decoded = Buffer.from(units.buffer, 0, n * 2).toString("utf16le");
-  return { text: decoded, lower: asciiLower(decoded), at };
+  return { text: decoded, lower: asciiLower(decoded), at, again };
+}
+function decode(text, references) {
+  const passes = [];
+  if (!ESCAPES.test(text)) return passes;
+  let last = { text, lower: "", at: void 0, again: true };
+  while (last.again && passes.length < DECODE_PASSES) {
+    const next = decodeOnce(last.text, references, last.at);
+    if (next.text === last.text) break;
+    passes.push(last = next);
+  }
+  return passes;
+}
+function views(text, secret) {
+  const plain2 = { text, lower: asciiLower(text), at: void 0 };
+  const decoded = decode(text, true);
+  if (decoded.length === 0) return [plain2];
+  plain2.raw = true;
+  if (secret.ampersand && text.includes("&")) decoded.push(...decode(text, false));
+  return [plain2, ...decoded];
 }
 function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
@@ -715,15 +737,11 @@ function wholeRanges(text, view2, secret, ranges) {
     ranges.push([from, to, true]);
   };
   eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
+  if (!view2.at) for (const form of secret.literal) eachAt(view2.lower, form, (at) => add2(at, at + form.length));
+  if (view2.raw) return;
   eachAt(view2.lower, secret.hex, (at) => add2(at, at + secret.hex.length));
-  if (view2.at) {
-    const lower = asciiLower(text);
-    for (const form of secret.literal) {
-      eachAt(lower, form, (at) => {
-        if (!(secret.short && (WORD.test(text[at - 1] ?? "") || WORD.test(text[at + form.length] ?? ""))))
-          ranges.push([at, at + form.length, true]);
-      });
-    }
+  if (secret.apart.some((start) => view2.lower.includes(start))) {
+    for (const m of view2.lower.matchAll(secret.hexApart)) add2(m.index, m.index + m[0].length);
   }
   for (const needle of secret.base64) {
     eachAt(view2.text, needle.text, (at) => {
@@ -731,57 +749,30 @@ function wholeRanges(text, view2, secret, ranges) {
       let end = at + needle.text.length;
       for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view2.text[start - 1]); n++) start--;
       for (let n = 0; n < needle.after && end < view2.text.length && needle.alphabet.test(view2.text[end]); n++) end++;
-      ranges.push(view2.at ? [view2.at[start], view2.at[end], true] : [start, end, true]);
+      add2(start, end);
     });
   }
 }
-function pieceRanges(text, view2, secret, ranges) {
-  let grown = /* @__PURE__ */ new Map();
-  const grow = (haystack, form, at, s, length, map) => {
-    const known = grown.get(at - s);
-    if (known && known[0] <= at && at + length <= known[1]) return;
-    let start = at;
-    let end = at + length;
-    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
-    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
-    const whole = end - start === form.length;
-    grown.set(at - s, [start, end]);
-    ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
-  };
-  for (const [s, piece] of secret.pieces) {
-    eachAt(view2.lower, piece, (at) => grow(view2.lower, secret.lower, at, s, MIN_PIECE, view2.at));
-  }
-  if (view2.at) {
-    const lower = asciiLower(text);
-    grown = /* @__PURE__ */ new Map();
-    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
-  }
-  hexPieceRanges(view2, secret, ranges);
-  for (const needle of secret.base64) {
-    if (needle.text.length < BASE64_PIECE) continue;
-    grown = /* @__PURE__ */ new Map();
-    const tail = needle.text.length - BASE64_PIECE;
-    for (const s of tail === 0 ? [0] : [0, tail]) {
-      eachAt(view2.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view2.text, needle.text, at, s, BASE64_PIECE, view2.at));
-    }
-  }
+function pieceRanges(view2, secret, ranges) {
+  grownRuns(view2.lower, secret.lower, secret.pieces, MIN_PIECE, view2.at, ranges);
+  if (view2.raw) return;
+  grownRuns(view2.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view2.at, ranges);
+  for (const needle of secret.base64) grownRuns(view2.text, needle.text, needle.pieces, BASE64_PIECE, view2.at, ranges);
 }
-function hexPieceRanges(view2, secret, ranges) {
-  const { hex: hex2 } = secret;
-  const text = view2.lower;
+function grownRuns(haystack, form, found2, minimum, map, ranges) {
   const grown = /* @__PURE__ */ new Map();
-  for (let s = 0; s + HEX_STRETCH <= hex2.length; s += HEX_STRETCH) {
-    eachAt(text, hex2.slice(s, s + HEX_STRETCH), (at) => {
+  for (const [s, stretch] of found2) {
+    eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
-      if (known !== void 0 && at + HEX_STRETCH <= known) return;
+      if (known && known[0] <= at && at + stretch.length <= known[1]) return;
       let start = at;
-      let end = at + HEX_STRETCH;
-      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex2[k]; k--) start--;
-      for (let k = s + HEX_STRETCH; k < hex2.length && end < text.length && text[end] === hex2[k]; k++) end++;
-      grown.set(at - s, end);
-      if (end - start < 2 * MIN_PIECE) return;
-      const whole = end - start === hex2.length;
-      ranges.push(view2.at ? [view2.at[start], view2.at[end], whole] : [start, end, whole]);
+      let end = at + stretch.length;
+      for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
+      for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+      grown.set(at - s, [start, end]);
+      if (end - start < minimum) return;
+      const whole = end - start === form.length;
+      ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
     });
   }
 }
@@ -803,10 +794,6 @@ function applyRanges(text, ranges, mask) {
   }
   return result + text.slice(last);
 }
-function views(text, secret) {
-  const view2 = decode(text);
-  return secret.ampersand && view2.at !== void 0 && text.includes("&") ? [view2, decode(text, false)] : [view2];
-}
 function maskStrings(json, names, mask) {
   return json.replace(MEMBER_OR_STRING, (literal, colon) => {
     if (colon !== void 0 && !names) return literal;
@@ -825,7 +812,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMES, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -834,6 +821,7 @@ var init_redact = __esm({
     HEX_STRETCH = MIN_PIECE;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
+    DECODE_PASSES = 2;
     WORD = /[A-Za-z0-9_-]/;
     ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
@@ -853,10 +841,18 @@ var init_redact = __esm({
       base64;
       /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
       hex;
-      /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+      /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
+      hexApart;
+      apart;
+      /**
+       * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
+       * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
+       */
       literal;
-      /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
-      pieces = [];
+      /** Runs of MIN_PIECE characters of the lowered key (any piece in server text holds one). */
+      pieces;
+      /** Stretches of the hex at every HEX_STRETCH digits (any hex piece in server text holds one). */
+      hexPieces;
       /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
       #maybe;
       /** Matches wherever a piece might be (in server text). */
@@ -869,26 +865,25 @@ var init_redact = __esm({
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
         this.ampersand = key.includes("&");
-        this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
+        this.literal = [.../* @__PURE__ */ new Set([JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])].filter(
+          (f) => f !== this.lower
+        );
         this.base64 = this.short ? [] : base64Needles(key);
         this.hex = Buffer.from(key, "latin1").toString("hex");
-        this.#maybe = new RegExp(
-          [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"),
-          "i"
-        );
+        this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, "$&[-: ]"), "g");
+        this.apart = [":", "-", " "].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
+        const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
+        this.#maybe = new RegExp([...forms, this.hex, ...this.apart, "%", "\\\\", "&"].join("|"), "i");
         this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
+        this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
+        this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
         if (this.short) return;
-        const seen = /* @__PURE__ */ new Set();
-        for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
-          const piece = this.lower.slice(s, s + MIN_PIECE);
-          if (!seen.has(piece)) this.pieces.push([s, piece]);
-          seen.add(piece);
-        }
-        const stretches = [];
-        for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
-        for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
-        const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
-        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
+        const anchors = [
+          ...stretches(this.lower, 5, 5).map(([, text]) => text),
+          ...this.hexPieces.map(([, text]) => text),
+          ...this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : [])
+        ];
+        this.#maybePiece = new RegExp([...new Set(anchors)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
       }
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -899,51 +894,14 @@ var init_redact = __esm({
       }
     };
     [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
-    NAMED = {
-      amp: 38,
-      lt: 60,
-      gt: 62,
-      quot: 34,
-      apos: 39,
-      excl: 33,
-      num: 35,
-      dollar: 36,
-      percnt: 37,
-      lpar: 40,
-      rpar: 41,
-      ast: 42,
-      midast: 42,
-      plus: 43,
-      comma: 44,
-      period: 46,
-      sol: 47,
-      colon: 58,
-      semi: 59,
-      equals: 61,
-      quest: 63,
-      commat: 64,
-      lsqb: 91,
-      lbrack: 91,
-      bsol: 92,
-      rsqb: 93,
-      rbrack: 93,
-      hat: 94,
-      lowbar: 95,
-      underbar: 95,
-      grave: 96,
-      diacriticalgrave: 96,
-      lcub: 123,
-      lbrace: 123,
-      verbar: 124,
-      vert: 124,
-      verticalline: 124,
-      rcub: 125,
-      rbrace: 125,
-      tilde: 126,
-      dash: 8208,
-      hyphen: 8208,
-      nbsp: 160
-    };
+    NAMES = `
+  amp & lt < gt > quot " apos '
+  excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
+  equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
+  grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
+  dash \u2010 hyphen \u2010 nbsp \xA0`.split(/[ \n]+/).filter(Boolean);
+    NAMED = /* @__PURE__ */ new Map();
+    for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     NAME_AT = /[A-Za-z]{2,20};?/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
@@ -959,25 +917,22 @@ var init_redact = __esm({
       }
       /** Text with every form of the whole key masked: for anything written, the user's own data included. */
       text(input2) {
-        let text = input2;
-        for (const secret of this.#secrets) {
-          if (!secret.mayHold(text)) continue;
-          const ranges = [];
-          for (const view2 of views(text, secret)) wholeRanges(text, view2, secret, ranges);
-          text = applyRanges(text, ranges, secret.mask);
-        }
-        return text;
+        return this.#mask(input2, false);
       }
       /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
       server(input2) {
+        return this.#mask(input2, true);
+      }
+      #mask(input2, pieces) {
         let text = input2;
         for (const secret of this.#secrets) {
           const whole = secret.mayHold(text);
-          if (!whole && !secret.mayHoldPiece(text)) continue;
+          const piece = pieces && !secret.short && secret.mayHoldPiece(text);
+          if (!whole && !piece) continue;
           const ranges = [];
           for (const view2 of views(text, secret)) {
             if (whole) wholeRanges(text, view2, secret, ranges);
-            if (!secret.short) pieceRanges(text, view2, secret, ranges);
+            if (piece) pieceRanges(view2, secret, ranges);
           }
           text = applyRanges(text, ranges, secret.mask);
         }
@@ -1003,25 +958,15 @@ var init_redact = __esm({
 });
 
 // src/client/proxy.ts
-function firstSet(env2, names) {
-  for (const name of names) {
-    const value = env2[name]?.trim();
-    if (value) return { url: value, variable: name };
-  }
-  return void 0;
-}
 function withScheme(proxy) {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 function proxyChoice(origin, env2 = process.env) {
   const url = new URL(origin);
-  const found2 = firstSet(
-    env2,
-    url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"]
-  );
-  if (!found2) return void 0;
-  if (bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
-  return { url: withScheme(found2.url), variable: found2.variable };
+  const names = url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"];
+  const variable = names.find((name) => env2[name]?.trim());
+  if (!variable || bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
+  return { url: withScheme(env2[variable].trim()), variable };
 }
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
@@ -1100,10 +1045,7 @@ function parseProxy(choice) {
   return url;
 }
 function proxyErrorOf(error2) {
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (e instanceof ProxyError) return e;
-  }
-  return void 0;
+  return [...causes(error2)].find((e) => e instanceof ProxyError);
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
@@ -1213,42 +1155,32 @@ function networkError(error2, timedOut, context, info2) {
   }
   const proxy = proxyErrorOf(error2);
   if (proxy) return proxyNetworkError(proxy, context, info2, tries);
-  const code = codes.find((c) => !c.startsWith("UND_ERR_")) ?? codes[0];
+  const code = mainCode(error2);
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
-  if (code === "ERR_BODY_DECODE") {
-    return new NetworkError("network", `the answer from ${context.where} could not be read: ${reason2}${tries}`, {
-      ...info2,
-      code,
-      hint: 'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
-      cause: error2
-    });
-  }
-  return new NetworkError("network", `cannot reach ${context.where}: ${reason2}${tries}`, {
-    ...info2,
-    code,
-    hint: networkHint(codes, code, context, notMade),
-    cause: error2
-  });
+  const [message, hint] = code === "ERR_BODY_DECODE" ? [
+    `the answer from ${context.where} could not be read: ${reason2}`,
+    'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried'
+  ] : [`cannot reach ${context.where}: ${reason2}`, networkHint(codes, code, context, notMade)];
+  return new NetworkError("network", `${message}${tries}`, { ...info2, code, hint, cause: error2 });
+}
+function mainCode(error2) {
+  const codes = errorCodes(error2);
+  return codes.find((c) => !c.startsWith("UND_ERR_")) ?? codes[0];
 }
 function proxyNetworkError(proxy, context, info2, tries) {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
   const host = context.where.replace(/^[a-z]+:\/\//, "");
-  let message;
-  let hint;
+  const direct = host.replace(/:\d+$/, "");
+  let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
+  let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
-    message = `${named} asked for credentials: 407 Proxy Authentication Required${tries}`;
+    message = `${named} asked for credentials: 407 Proxy Authentication Required`;
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === "ERR_PROXY_REFUSED") {
-    const label = `${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim();
-    message = `${named} would not open the way to ${context.where}: ${label}${tries}`;
-    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${host.replace(/:\d+$/, "")} to NO_PROXY if it can be reached directly`;
-  } else {
-    const causeCode = errorCodes(proxy.cause).find((c) => !c.startsWith("UND_ERR_")) ?? errorCodes(proxy.cause)[0];
-    const reason2 = describeNetworkError(causeCode, proxy.cause?.message ?? "");
-    message = `cannot reach ${named}: ${reason2}${tries}`;
-    hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${host.replace(/:\d+$/, "")} to NO_PROXY to go direct)`;
+    message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim()}`;
+    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
-  return new NetworkError("network", message, { ...info2, code: proxy.code, hint, cause: proxy });
+  return new NetworkError("network", `${message}${tries}`, { ...info2, code: proxy.code, hint, cause: proxy });
 }
 function networkHint(codes, code, context, notMade) {
   if (code === "EMFILE" || code === "ENFILE") {
@@ -1264,41 +1196,15 @@ function networkHint(codes, code, context, notMade) {
   return "the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried";
 }
 function describeNetworkError(code, message) {
-  switch (code) {
-    case "ECONNREFUSED":
-      return "connection refused";
-    case "ENOTFOUND":
-    case "EAI_NONAME":
-      return "host not found (DNS)";
-    case "EAI_AGAIN":
-      return "DNS lookup failed, temporarily";
-    case "UND_ERR_CONNECT_TIMEOUT":
-      return "connection timed out";
-    case "ECONNRESET":
-    case "UND_ERR_SOCKET":
-      if (/bad response/i.test(message)) return "its answer could not be read (an unexpected 1xx or a malformed response)";
-      return "connection closed by the other side before it answered";
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-      return "network unreachable";
-    case "EMFILE":
-      return "too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit";
-    case "ENFILE":
-      return "too many open files on the system (ENFILE): lower --concurrency";
-    case "ERR_BODY_DECODE":
-      return message;
-    case "UND_ERR_INFO":
-    case "HPE_INVALID_CONSTANT":
-      return "the answer could not be read (an unexpected 1xx or malformed response)";
-    default:
-      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
-      return code ? `${message.split("\n")[0]} (${code})` : message;
-  }
+  if (code === void 0 || code === "ERR_BODY_DECODE") return message;
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
+    return "its answer could not be read (an unexpected 1xx or a malformed response)";
+  return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
 function isTlsCode(code) {
   return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
-var MAX_RETRY_AFTER_MS, STATUS_TEXT;
+var MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -1334,6 +1240,23 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
+    UNREADABLE = "the answer could not be read (an unexpected 1xx or malformed response)";
+    CLOSED = "connection closed by the other side before it answered";
+    REASONS = /* @__PURE__ */ new Map([
+      ["ECONNREFUSED", "connection refused"],
+      ["ENOTFOUND", "host not found (DNS)"],
+      ["EAI_NONAME", "host not found (DNS)"],
+      ["EAI_AGAIN", "DNS lookup failed, temporarily"],
+      ["UND_ERR_CONNECT_TIMEOUT", "connection timed out"],
+      ["ECONNRESET", CLOSED],
+      ["UND_ERR_SOCKET", CLOSED],
+      ["EHOSTUNREACH", "network unreachable"],
+      ["ENETUNREACH", "network unreachable"],
+      ["EMFILE", "too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit"],
+      ["ENFILE", "too many open files on the system (ENFILE): lower --concurrency"],
+      ["UND_ERR_INFO", UNREADABLE],
+      ["HPE_INVALID_CONSTANT", UNREADABLE]
+    ]);
   }
 });
 
@@ -5449,10 +5372,8 @@ var init_version = __esm({
 // src/batch/formats.ts
 function compressionFromName(file) {
   const ext = import_node_path.default.extname(file).toLowerCase();
-  for (const [compression, c] of Object.entries(COMPRESSIONS)) {
-    if (c.extension === ext) return { compression, inner: file.slice(0, -ext.length) };
-  }
-  return { compression: void 0, inner: file };
+  const compression = Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].extension === ext);
+  return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
 function compressionOf(bytes) {
   return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
@@ -5552,10 +5473,12 @@ function capYoungGeneration() {
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
   };
+  setV8Flags("--heap-growing-percent=5", "--heap-growing-percent=0");
   const timer = setInterval(check2, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
+    setV8Flags("--heap-growing-percent=0", "--heap-growing-percent=0");
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
@@ -32176,7 +32099,7 @@ var require_eventsource = __commonJS({
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
     var OPEN = 1;
-    var CLOSED = 2;
+    var CLOSED2 = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
     var EventSource = class _EventSource extends EventTarget {
@@ -32277,7 +32200,7 @@ var require_eventsource = __commonJS({
         return this.#withCredentials;
       }
       #connect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         const fetchParams = {
           request: this.#request,
@@ -32339,7 +32262,7 @@ var require_eventsource = __commonJS({
        * @returns {void}
        */
       #reconnect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
         setTimeout(() => {
@@ -32356,8 +32279,8 @@ var require_eventsource = __commonJS({
        */
       close() {
         webidl.brandCheck(this, _EventSource);
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CLOSED;
+        if (this.#readyState === CLOSED2) return;
+        this.#readyState = CLOSED2;
         this.#controller.abort();
         this.#request = null;
       }
@@ -32426,7 +32349,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: CLOSED,
+        value: CLOSED2,
         writable: false
       }
     };
@@ -36876,7 +36799,7 @@ function cannotRead(file, error2) {
   });
 }
 function untrusted(found2, hop, problem, fix) {
-  const through = hop === found2 ? "" : ` (through the link to ${printable(hop)})`;
+  const through = hop === import_node_path7.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
   return new ConfigError(
     `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
@@ -36928,29 +36851,28 @@ function inWorkspace(file, env2) {
     return false;
   }
 }
-function trustedTarget(found2, uid) {
-  let hop = found2;
+function follow(file, check2, missing = false) {
+  let hop = import_node_path7.default.resolve(file);
   for (let links = 0; links <= MAX_LINKS; links++) {
     let stat;
     let dir;
     try {
-      stat = import_node_fs6.default.lstatSync(hop);
+      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
       dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
-      throw cannotRead(found2, error2);
+      throw cannotRead(file, error2);
     }
-    checkHop(found2, hop, stat, dir, uid);
-    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
-    let target2;
+    const real = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
+    if (stat === void 0) return { real };
+    check2(hop, stat, dir);
+    if (!stat.isSymbolicLink()) return { real, stat };
     try {
-      target2 = import_node_fs6.default.readlinkSync(hop);
+      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
     } catch (error2) {
-      throw cannotRead(found2, error2);
+      throw cannotRead(file, error2);
     }
-    hop = import_node_path7.default.resolve(dir, target2);
   }
-  throw cannotRead(found2, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+  throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
 function realPath(file) {
   try {
@@ -36964,35 +36886,16 @@ function catalogTarget(file, options = {}) {
   const env2 = options.env ?? process.env;
   if (uid === void 0) return { real: realPath(file) };
   if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
-    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
-  return trustedTarget(file, uid);
+    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
+  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
-function ownLinksTarget(named, uid) {
-  let hop = import_node_path7.default.resolve(named);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat;
-    let dir;
-    try {
-      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
-      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
-    } catch (error2) {
-      throw cannotRead(named, error2);
-    }
-    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (stat === void 0) return { real: inFolder2 };
-    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
-    if (stat.uid !== uid && stat.uid !== 0)
-      throw new ConfigError(
-        `not changed: catalog ${printable(named)}${hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-        { hint: "name the file it leads to with --catalog, if that is the one to change" }
-      );
-    try {
-      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
-    } catch (error2) {
-      throw cannotRead(named, error2);
-    }
-  }
-  throw cannotRead(named, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+function notOthersLink(named, hop, stat, uid) {
+  if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
+  const through = hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
+  throw new ConfigError(
+    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    { hint: "name the file it leads to with --catalog, if that is the one to change" }
+  );
 }
 function sameFile(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
@@ -37070,16 +36973,13 @@ var init_file = __esm({
 // src/catalog/load.ts
 var load_exports = {};
 __export(load_exports, {
-  ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
   catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
   idIn: () => idIn,
   isPlainValid: () => isPlainValid,
-  lineColumn: () => lineColumn,
   loadCatalog: () => loadCatalog,
   parseCatalog: () => parseCatalog,
-  readCatalogText: () => readCatalogText,
   triggerIdsFor: () => triggerIdsFor
 });
 function describe(value) {
@@ -37212,104 +37112,110 @@ function isPlainValid(data) {
   return true;
 }
 function catalogProblems(data, text = "") {
-  const problems = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  const lineOfKey = (_text, key) => (lines ??= keyLines(text))(key);
   let lines;
+  const lineOfKey = (key) => (lines ??= keyLines(text))(key);
+  const problems = [];
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
-      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field2) });
+      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(field2) });
   }
   if (data.$schema !== void 0 && typeof data.$schema !== "string") problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
   if (!isObject(triggers)) {
-    problems.push({
-      message: triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`,
-      line: 1
-    });
-    return problems;
+    const message = triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`;
+    return [...problems, { message, line: 1 }];
   }
-  const profiles = /* @__PURE__ */ new Set();
   for (const [key, entry2] of Object.entries(triggers)) {
     let line = null;
-    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? line = lineOfKey(text, key) : line });
-    if (key.trim() === "") at("an empty trigger id");
-    if (!isObject(entry2)) {
-      at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
-      continue;
-    }
-    for (const field2 of Object.keys(entry2)) {
-      if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
-    }
-    for (const field2 of ["name", "description", "deprecated"]) {
-      const value = entry2[field2];
-      if (value === void 0) continue;
-      if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
-      else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
-    }
-    const rule = entry2.value;
-    if (rule !== void 0 && !VALUE_RULES.includes(rule))
-      at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
-    for (const bound2 of ["min", "max"]) {
-      const value = entry2[bound2];
-      if (value === void 0) continue;
-      if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
-      else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
-      else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
-    }
-    if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
-      at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
-    const ids = entry2.ids;
-    if (ids === void 0) continue;
-    if (!isObject(ids)) {
-      at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
-      continue;
-    }
-    for (const [profile, id] of Object.entries(ids)) {
-      profiles.add(profile);
-      if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
-      if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
-      else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
-    }
+    entryProblems(key, entry2, (message) => {
+      line = line === null ? lineOfKey(key) : line;
+      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+    });
   }
+  problems.push(...underflowProblems(triggers, text));
   if (problems.length > 0) return problems;
-  const data_ = data;
-  const keys = Object.keys(data_.triggers);
+  return idProblems(triggers, lineOfKey);
+}
+function entryProblems(key, entry2, at) {
+  if (key.trim() === "") at("an empty trigger id");
+  if (!isObject(entry2)) return at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
+  for (const field2 of Object.keys(entry2)) {
+    if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
+  }
+  for (const field2 of ["name", "description", "deprecated"]) {
+    const value = entry2[field2];
+    if (value === void 0) continue;
+    if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
+    else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
+  }
+  const rule = entry2.value;
+  if (rule !== void 0 && !VALUE_RULES.includes(rule))
+    at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
+  for (const bound2 of ["min", "max"]) {
+    const value = entry2[bound2];
+    if (value === void 0) continue;
+    if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
+    else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
+    else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
+  }
+  if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
+    at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
+  const ids = entry2.ids;
+  if (ids === void 0) return;
+  if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
+  for (const [profile, id] of Object.entries(ids)) {
+    if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
+    if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
+    else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
+  }
+}
+function underflowProblems(triggers, text) {
+  if (!/[eE]-\d|0{100}/.test(text)) return [];
+  if (!Object.values(triggers).some((entry2) => isObject(entry2) && (entry2.min === 0 || entry2.max === 0))) return [];
+  const problems = [];
+  for (const m of text.matchAll(STRING_OR_NUMBER)) {
+    const number2 = m[0];
+    if (number2.startsWith('"') || Number(number2) !== 0 || !/[1-9]/.test(number2.split(/[eE]/)[0])) continue;
+    const { line } = lineColumn(text, m.index);
+    problems.push({ message: `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+  }
+  return problems;
+}
+function idProblems(triggers, lineOfKey) {
+  const problems = [];
+  const keys = Object.keys(triggers);
   const index = new Map(keys.map((key, i) => [key, i]));
   const withOwnId = /* @__PURE__ */ new Map();
   keys.forEach((key, i) => {
-    for (const profile of Object.keys(data_.triggers[key].ids ?? {})) {
+    for (const profile of Object.keys(triggers[key].ids ?? {})) {
       let list3 = withOwnId.get(profile);
       if (!list3) withOwnId.set(profile, list3 = []);
       list3.push(i);
     }
   });
-  for (const profile of /* @__PURE__ */ new Set(["default", ...profiles])) {
+  for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
     const involved = new Set(own);
     for (const i of own) {
-      const named = index.get(data_.triggers[keys[i]].ids[profile]);
+      const named = index.get(triggers[keys[i]].ids[profile]);
       if (named !== void 0) involved.add(named);
     }
     const sent = /* @__PURE__ */ new Map();
     for (const i of [...involved].sort((a, b) => a - b)) {
       const key = keys[i];
-      const id = idIn(key, data_.triggers[key], profile);
+      const id = idIn(key, triggers[key], profile);
       const other = sent.get(id);
       if (other !== void 0) {
-        problems.push({
-          message: `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`,
-          line: lineOfKey(text, key)
-        });
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
         continue;
       }
       sent.set(id, key);
       if (index.has(id) && id !== key) {
-        problems.push({
-          message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
-          line: lineOfKey(text, key)
-        });
+        const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
+        problems.push({ message, line: lineOfKey(key) });
       }
     }
   }
@@ -37318,11 +37224,11 @@ function catalogProblems(data, text = "") {
 function parseCatalog(text) {
   let data;
   try {
-    data = JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
+    data = parseJson(text);
   } catch (error2) {
     return { data: void 0, problems: [syntaxProblem(text, error2)] };
   }
-  const problems = isPlainValid(data) ? [] : catalogProblems(data, text);
+  const problems = isPlainValid(data) ? underflowProblems(data.triggers, text) : catalogProblems(data, text);
   return problems.length === 0 ? { data, problems: [] } : { data: void 0, problems };
 }
 function catalogError(file, problems) {
@@ -37333,18 +37239,14 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function readCatalogText(file, env2 = process.env) {
-  return readCatalogFile(pathOf(file), { source: sourceOf(file), env: env2 }).text;
-}
 function identityOf(stat) {
   return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
   const text = readOwnFile(record, MAX_RECORD_BYTES);
-  if (text === void 0) return {};
   try {
-    const data = JSON.parse(text);
-    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+    const data = JSON.parse(text ?? "{}");
+    return isObject(data) ? data : {};
   } catch {
     return {};
   }
@@ -37371,7 +37273,7 @@ function loadCatalog(found2, options = {}) {
   const identity = identityOf(stat);
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text) };
+      return { path: file, text, data: parseJson(text) };
     } catch {
     }
   }
@@ -37386,7 +37288,7 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -37402,6 +37304,8 @@ var init_load = __esm({
     TOP_FIELDS = ["$schema", "triggers"];
     MAX_KEY_RESCANS = 64;
     NON_BLANK = /\S/;
+    STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+    parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     pathOf = (file) => typeof file === "string" ? file : file.path;
     sourceOf = (file) => typeof file === "string" ? "flag" : file.source;
     MAX_RECORD_BYTES = 64 * 1024;
@@ -37470,9 +37374,6 @@ function editDistance(a, b) {
   }
   return rows2[a.length][b.length];
 }
-function numberText(n) {
-  return n === void 0 ? void 0 : String(n);
-}
 function rowChecker(resolver, warn) {
   const warned = /* @__PURE__ */ new Set();
   return (given, value, line) => {
@@ -37509,7 +37410,7 @@ var init_resolve = __esm({
       }
       trigger(key) {
         const entry2 = this.catalog.data.triggers[key];
-        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: numberText(entry2.min), max: numberText(entry2.max) };
+        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: entry2.min?.toString(), max: entry2.max?.toString() };
       }
       /**
        * The catalog trigger a name given on the command line or in a row stands for. A key is found
@@ -38047,8 +37948,8 @@ __export(config_exports, {
 });
 function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
+  if (normalized in NAMES2) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
 }
 function profileFlag(name) {
   return name === "default" ? "" : ` --profile ${name}`;
@@ -38061,7 +37962,7 @@ async function shown(name, profileName, profile) {
       return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
     }
   }
-  const value = profile?.[NAMES[name]];
+  const value = profile?.[NAMES2[name]];
   if (typeof value !== "string") return void 0;
   return name === "api-key" ? maskKey(value) : value;
 }
@@ -38147,7 +38048,7 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
 async function get(nameArgument, options, io, env2 = process.env) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
+  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env2[OVERRIDES[name]]);
@@ -38175,8 +38076,8 @@ async function get(nameArgument, options, io, env2 = process.env) {
   }
 }
 function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
   return JSON.stringify({ profile, ...settings, overriddenBy });
 }
 async function list(options, io, env2 = process.env) {
@@ -38217,7 +38118,7 @@ async function unset(nameArgument, options, io, env2 = process.env) {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES[name]] === void 0 && !inStore) {
+  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
@@ -38233,7 +38134,7 @@ async function unset(nameArgument, options, io, env2 = process.env) {
     profileName,
     (current) => {
       const next = { ...current };
-      delete next[NAMES[name]];
+      delete next[NAMES2[name]];
       if (name === "base-url") delete next.allowHttp;
       if (name === "api-key") delete next.apiKeyStorage;
       return next;
@@ -38320,7 +38221,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path10(options, io, env2));
   return config;
 }
-var import_node_fs9, NAMES, OVERRIDES;
+var import_node_fs9, NAMES2, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
@@ -38335,7 +38236,7 @@ var init_config = __esm({
     init_store();
     init_validate();
     init_prompt();
-    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
+    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
     OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
   }
 });
@@ -38454,16 +38355,6 @@ var init_status = __esm({
       keychain: "credential store"
     };
     CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
-  }
-});
-
-// src/emulator/defaults.ts
-var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
-var init_defaults = __esm({
-  "src/emulator/defaults.ts"() {
-    "use strict";
-    DEFAULT_PORT = 8787;
-    DEFAULT_FAIL_STATUS = 503;
   }
 });
 
@@ -38752,7 +38643,7 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto, import_node_fs11, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
@@ -38763,7 +38654,8 @@ var init_server = __esm({
     init_errno();
     init_errors();
     init_clock();
-    init_defaults();
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
     TokenBucket = class {
@@ -38942,7 +38834,6 @@ var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
     init_esm();
-    init_defaults();
     init_parsers();
     init_server();
     init_render();
@@ -39070,105 +38961,67 @@ function wideEncoding(bytes) {
   if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
   return void 0;
 }
+function refuseWideText(bytes) {
+  const wide = wideEncoding(bytes);
+  if (wide) {
+    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
+    });
+  }
+}
+function wholeLines(bytes, line, items) {
+  try {
+    const lines = strict.decode(bytes).split("\n");
+    for (const text of lines) items.push(text);
+    return lines.length;
+  } catch {
+    let n = 0;
+    for (let from = 0; from <= bytes.length; n++) {
+      let end = bytes.indexOf(10, from);
+      if (end < 0) end = bytes.length;
+      items.push(decodeLine(bytes.subarray(from, end), line + n));
+      from = end + 1;
+    }
+    return n;
+  }
+}
 async function* readLines(stream) {
   let next = 1;
-  let pending = [];
-  let pendingBytes = 0;
-  let longBytes = -1;
-  let longStart;
-  const longLine = (total, start) => ({
-    line: next,
-    reason: `the line is ${total.toLocaleString("en-US")} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
-    raw: lenient.decode(start.subarray(0, KEPT_OF_LONG_LINE))
-  });
-  const finishPending = (tail) => {
-    if (longBytes >= 0) {
-      const bad = longLine(longBytes + tail.length, longStart);
-      longBytes = -1;
-      longStart = void 0;
-      return bad;
-    }
-    const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
-    pending = [];
-    pendingBytes = 0;
-    if (bytes.length > MAX_LINE_BYTES) return longLine(bytes.length, bytes);
-    return decodeLine(bytes, next);
-  };
-  const hold = (bytes) => {
-    if (bytes.length === 0) return;
-    if (longBytes >= 0) {
-      longBytes += bytes.length;
-      return;
-    }
-    if (pendingBytes + bytes.length > MAX_LINE_BYTES) {
-      longStart = Buffer.from(Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-      longBytes = pendingBytes + bytes.length;
-      pending = [];
-      pendingBytes = 0;
-      return;
-    }
-    pending.push(Buffer.from(bytes));
-    pendingBytes += bytes.length;
-  };
+  const partial = new PartialLine();
   let first = true;
   for await (const chunk of stream) {
     const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    if (first) {
-      first = false;
-      const wide = wideEncoding(all);
-      if (wide) {
-        throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-          hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
-        });
-      }
-    }
+    if (first) refuseWideText(all);
+    first = false;
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
       if (firstNewline < 0) {
-        hold(slice);
+        partial.hold(slice);
         continue;
       }
       const chunkFirst = next;
       const items = [];
       let start = 0;
-      if (pendingBytes > 0 || longBytes >= 0) {
-        items.push(finishPending(slice.subarray(0, firstNewline)));
-        next++;
+      if (!partial.empty) {
+        items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
       const lastNewline = slice.lastIndexOf(10);
       if (lastNewline >= start) {
-        const block = slice.subarray(start, lastNewline);
-        let text;
-        try {
-          text = strict.decode(block);
-        } catch {
-          text = void 0;
-        }
-        if (text !== void 0) {
-          const lines = text.split("\n");
-          for (const line of lines) items.push(line);
-          next += lines.length;
-        } else {
-          for (let from = start; from <= lastNewline; ) {
-            const end = slice.indexOf(10, from);
-            items.push(decodeLine(slice.subarray(from, end), next++));
-            from = end + 1;
-          }
-        }
+        next += wholeLines(slice.subarray(start, lastNewline), next, items);
         start = lastNewline + 1;
       }
-      hold(slice.subarray(start));
+      partial.hold(slice.subarray(start));
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (pendingBytes > 0 || longBytes >= 0) yield { first: next, items: [finishPending(new Uint8Array(0))] };
+  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
-var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient;
+var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient, PartialLine;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
@@ -39178,6 +39031,40 @@ var init_lines = __esm({
     SLICE_BYTES = 4 * 1024;
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+    PartialLine = class {
+      #pending = [];
+      #bytes = 0;
+      /** Set once the line is known to be too long: its start only, for the failed file. */
+      #longStart;
+      get empty() {
+        return this.#bytes === 0;
+      }
+      hold(bytes) {
+        if (bytes.length === 0) return;
+        this.#bytes += bytes.length;
+        if (this.#longStart) return;
+        if (this.#bytes > MAX_LINE_BYTES) {
+          this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
+          this.#pending = [];
+          return;
+        }
+        this.#pending.push(Buffer.from(bytes));
+      }
+      /** The whole line, ended by `tail`, as line number `line`. */
+      finish(tail, line) {
+        const total = this.#bytes + tail.length;
+        const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+        this.#pending = [];
+        this.#bytes = 0;
+        this.#longStart = void 0;
+        if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
+        return {
+          line,
+          reason: `the line is ${total.toLocaleString("en-US")} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+          raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE))
+        };
+      }
+    };
   }
 });
 
@@ -39248,123 +39135,72 @@ function plainFields(line, separator) {
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
+function csvColumns(header, line, options, separator) {
+  const names = options.columns ?? DEFAULT_COLUMNS;
+  const seen = /* @__PURE__ */ new Set();
+  for (const name of header) {
+    const key = name.trim().toLowerCase();
+    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
+    seen.add(key);
+  }
+  const shown2 = header.join(separator);
+  const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
+  if (options.columns) {
+    const missing = Object.keys(names).find(
+      (key) => names[key] !== key && columnIndex(header, names[key]) < 0
+    );
+    if (missing)
+      throw new UsageError(
+        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
+      );
+  }
+  const columns = {
+    header,
+    trigger: columnIndex(header, names.triggerId),
+    user: columnIndex(header, names.userId),
+    value: columnIndex(header, names.value),
+    error: columnIndex(header, "error")
+  };
+  if (columns.user < 0) {
+    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
+      hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
+    });
+  }
+  if (columns.trigger < 0 && !options.trigger) {
+    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
+      hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
+    });
+  }
+  return columns;
+}
+function csvRow(fields, line, columns, options) {
+  const record = { format: "csv", fields };
+  if (fields.length !== columns.header.length) {
+    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  }
+  const field2 = (at) => at >= 0 ? fields[at] : void 0;
+  return makeRow(
+    line,
+    record,
+    { triggerId: field2(columns.trigger), userId: fields[columns.user], value: field2(columns.value), error: field2(columns.error) },
+    options
+  );
+}
 function readCsv(stream, options, format2 = "csv") {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
-  let header;
   let columns;
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const readHeader = (fields, line) => {
-    header = fields;
-    const seen = /* @__PURE__ */ new Set();
-    for (const name of header) {
-      const key = name.trim().toLowerCase();
-      if (seen.has(key))
-        throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
-      seen.add(key);
-    }
-    columns = {
-      trigger: columnIndex(header, names.triggerId),
-      user: columnIndex(header, names.userId),
-      value: columnIndex(header, names.value),
-      error: columnIndex(header, "error")
-    };
-    const shown2 = header.join(separator);
-    const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
-    if (options.columns) {
-      const missing = Object.keys(names).find(
-        (key) => names[key] !== key && columnIndex(header, names[key]) < 0
-      );
-      if (missing)
-        throw new UsageError(
-          `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
-        );
-    }
-    if (columns.user < 0) {
-      throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-        hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
-      });
-    }
-    if (columns.trigger < 0 && !options.trigger) {
-      throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-        hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-      });
-    }
-  };
   const toRow = (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (!header || !columns) return readHeader(fields, line);
-    const record2 = { format: "csv", fields };
-    if (fields.length !== header.length) {
-      out.push(invalidRow(line, record2, `expected ${header.length} fields as in the header, got ${fields.length}`));
-      return;
-    }
-    out.push(
-      makeRow(
-        line,
-        record2,
-        {
-          triggerId: columns.trigger >= 0 ? fields[columns.trigger] : void 0,
-          userId: fields[columns.user],
-          value: columns.value >= 0 ? fields[columns.value] : void 0,
-          error: columns.error >= 0 ? fields[columns.error] : void 0
-        },
-        options
-      )
-    );
+    if (columns) out.push(csvRow(fields, line, columns, options));
+    else columns = csvColumns(fields, line, options, separator);
   };
-  let queue = [];
-  let head = 0;
-  let record;
-  let recordLine = 0;
-  let recordItems = [];
-  const abandon = (reason2, out) => {
-    const first = recordItems[0];
-    out.push(invalidRow(recordLine, { format: "csv", raw: withoutCr(first.item) }, reason2));
-    queue = [...recordItems.slice(1), ...queue.slice(head)];
-    head = 0;
-    record = void 0;
-    recordItems = [];
-  };
-  const drain = (out, atEnd) => {
-    for (; ; ) {
-      while (head < queue.length) {
-        if (out.length >= MAX_CHUNK_ROWS) return;
-        const next = queue[head++];
-        if (typeof next.item !== "string") {
-          if (record) {
-            head--;
-            abandon("a quoted field opens on this line and never closes", out);
-            continue;
-          }
-          out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-          continue;
-        }
-        if (!record) {
-          record = new CsvRecord(separator);
-          recordLine = next.line;
-        }
-        recordItems.push(next);
-        if (record.feed(next.item)) {
-          const done = record;
-          record = void 0;
-          recordItems = [];
-          toRow(done.fields, recordLine, out);
-        } else if (record.size > MAX_LINE_BYTES) {
-          abandon("a quoted field opens on this line and does not close within 1 MiB", out);
-        }
-      }
-      queue = [];
-      head = 0;
-      if (!atEnd || !record) return;
-      abandon("a quoted field opens on this line and never closes", out);
-    }
-  };
+  const quoted = new QuotedLines(separator, toRow);
   async function* drained(atEnd) {
-    do {
+    for (let more = true; more; ) {
       const out = [];
-      drain(out, atEnd);
+      more = quoted.read(out, atEnd);
       if (out.length) yield out;
-    } while (head < queue.length || atEnd && record);
+    }
   }
   async function* rows2() {
     for await (const chunk of readLines(stream)) {
@@ -39373,13 +39209,9 @@ function readCsv(stream, options, format2 = "csv") {
         const line = chunk.first + i;
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        if (head >= queue.length && !record && typeof item === "string" && !item.includes('"')) {
+        if (!quoted.busy && typeof item === "string" && !item.includes('"')) {
           toRow(plainFields(item, separator), line, out);
-          continue;
-        }
-        queue.push({ line, item });
-        drain(out, false);
-        if (out.length >= MAX_CHUNK_ROWS) {
+        } else if (quoted.read(out, false, { line, item })) {
           yield out;
           out = [];
         }
@@ -39388,12 +39220,12 @@ function readCsv(stream, options, format2 = "csv") {
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header && !options.emptyIsNoRows)
+    if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: format2, rows: rows2(), header: () => header };
+  return { format: format2, rows: rows2(), header: () => columns?.header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -39486,7 +39318,7 @@ function readRows(stream, format2, options) {
     });
   return READERS[kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, QuotedLines, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -39500,6 +39332,61 @@ var init_rows = __esm({
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
+    QuotedLines = class {
+      constructor(separator, toRow) {
+        this.separator = separator;
+        this.toRow = toRow;
+      }
+      separator;
+      toRow;
+      /** Lines waiting to be read: a given-up record's lines go back here after its first. */
+      #queue = [];
+      #head = 0;
+      #open;
+      /** Whether a record is open or lines wait: the next line must then come through here. */
+      get busy() {
+        return this.#open !== void 0 || this.#head < this.#queue.length;
+      }
+      /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
+      read(out, atEnd, item) {
+        if (item) this.#queue.push(item);
+        for (; ; ) {
+          if (out.length >= MAX_CHUNK_ROWS) return true;
+          const next = this.#queue[this.#head++];
+          if (next) {
+            this.#readLine(next, out);
+            continue;
+          }
+          this.#queue = [];
+          this.#head = 0;
+          if (!atEnd || !this.#open) return false;
+          this.#giveUp("a quoted field opens on this line and never closes", out);
+        }
+      }
+      #readLine(next, out) {
+        if (typeof next.item !== "string") {
+          if (!this.#open) return void out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+          this.#head--;
+          return this.#giveUp("a quoted field opens on this line and never closes", out);
+        }
+        const open = this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] };
+        open.items.push(next);
+        if (open.record.feed(next.item)) {
+          this.#open = void 0;
+          this.toRow(open.record.fields, open.line, out);
+        } else if (open.record.size > MAX_LINE_BYTES) {
+          this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+        }
+      }
+      /** Gives up the open record: its first line is invalid, the others are read again. */
+      #giveUp(reason2, out) {
+        const [first, ...rest] = this.#open.items;
+        out.push(invalidRow(this.#open.line, { format: "csv", raw: withoutCr(first.item) }, reason2));
+        this.#queue = [...rest, ...this.#queue.slice(this.#head)];
+        this.#head = 0;
+        this.#open = void 0;
+      }
+    };
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -43462,9 +43349,7 @@ function valueReader(element) {
   if (element.type === "FLOAT") return (raw) => typeof raw === "number" ? float32Text(raw) : void 0;
   return (raw) => {
     if (raw === null || raw === void 0) return void 0;
-    if (typeof raw === "number") return Number.isFinite(raw) ? String(raw) : String(raw);
-    if (typeof raw === "bigint" || typeof raw === "string") return String(raw);
-    return JSON.stringify(raw) ?? String(raw);
+    return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : String(raw);
   };
 }
 function broken(name, why) {
@@ -43509,82 +43394,51 @@ async function planParquet(file, name, options) {
     file,
     name,
     metadata,
-    columns: [trigger?.name, user.name, value?.name].filter((c) => c !== void 0),
-    has: { trigger: trigger !== void 0, value: value !== void 0 },
+    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
     valueText: value ? valueReader(value) : () => void 0,
     rows: Number(metadata.num_rows)
   };
 }
-function groupCache(file) {
-  let kept = [];
-  return {
-    byteLength: file.byteLength,
-    keep(spans) {
-      kept = spans.map(([start, end]) => ({ start, end, bytes: Promise.resolve(file.slice(start, end)) }));
-    },
-    slice(start, end = file.byteLength) {
-      const hit = kept.find((k) => start >= k.start && end <= k.end);
-      return hit ? hit.bytes.then((b) => b.slice(start - hit.start, end - hit.start)) : file.slice(start, end);
-    }
-  };
-}
 function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
+  const { trigger, user, value } = plan2.columns;
   async function* rows2() {
     const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
-    const file = groupCache(await asyncBufferFromFile2(plan2.file));
+    const file = await asyncBufferFromFile2(plan2.file);
     let scan;
     try {
-      scan = await parquetScan2({ file, metadata: plan2.metadata, columns: plan2.columns, compressors, useOffsetIndex: false });
+      scan = await parquetScan2({
+        file,
+        metadata: plan2.metadata,
+        columns: [trigger, user, value].filter((c) => c !== void 0),
+        compressors
+      });
     } catch (error2) {
       throw broken(plan2.name, error2.message);
     }
-    let groupStart = 0;
-    const groups = plan2.metadata.row_groups.map((group) => {
-      const start = groupStart;
-      groupStart += Number(group.num_rows);
-      return { start, end: groupStart, group };
-    });
+    const read = async (column, rowStart, rowEnd) => {
+      try {
+        return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
+      } catch (error2) {
+        throw broken(plan2.name, `row ${rowStart + 1} on: ${error2.message}`);
+      }
+    };
     for (const range of scan.ranges) {
-      const { group } = groups.find((g) => range.rowStart >= g.start && range.rowStart < g.end);
-      file.keep(
-        group.columns.map((c) => c.meta_data).filter((m) => m !== void 0 && plan2.columns.includes(m.path_in_schema[0])).map((m) => {
-          const start = Number(m.dictionary_page_offset || m.data_page_offset);
-          return [start, start + Number(m.total_compressed_size)];
-        })
-      );
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        let columns;
-        try {
-          columns = await Promise.all(plan2.columns.map((column) => scan.readColumn({ column, rowStart: start, rowEnd: end })));
-        } catch (error2) {
-          throw broken(plan2.name, `row ${start + 1} on: ${error2.message}`);
-        }
-        let k = 0;
-        const triggers = plan2.has.trigger ? columns[k++] : void 0;
-        const users = columns[k++];
-        const values = plan2.has.value ? columns[k] : void 0;
+        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
         for (let i = 0; i < end - start; i += CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const triggerId = triggers ? text(triggers[j]) : void 0;
-            const userId = text(users[j]);
-            const value = values ? plan2.valueText(values[j]) : void 0;
+            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && plan2.valueText(values[j]) };
             out.push(
-              makeRow(
-                start + j + 1,
-                { format: "csv", fields: [triggerId ?? "", userId ?? "", value ?? ""] },
-                { triggerId, userId, value },
-                options
-              )
+              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options)
             );
           }
           yield out;
         }
       }
     }
-    file.keep([]);
   }
   return { format: "parquet", rows: rows2(), header: () => void 0 };
 }
@@ -43668,16 +43522,26 @@ function stoppable(source) {
     cut: () => cut2
   };
 }
-async function sniff(stream) {
-  const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
+async function peek(source, more = () => false) {
+  const chunks = source[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  let done = false;
+  do {
+    const next = await chunks.next();
+    if (next.done) done = true;
+    else head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!done && more(head));
   async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    if (head.length) yield head;
+    if (done) return;
+    for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+  return { head, stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+}
+async function sniff(source) {
+  const { head, stream } = await peek(source);
+  const text = head.toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  return { format: text.startsWith("{") ? "ndjson" : "csv", stream };
 }
 function stdinIsFile() {
   try {
@@ -43720,25 +43584,19 @@ async function* decompressed(source, compression, name, stopped = () => false) {
   }
 }
 async function* sniffedStdin(source, stopped) {
-  const chunks = source[Symbol.asyncIterator]();
-  let first = await chunks.next();
-  if (first.done) return;
-  let head = Buffer.from(first.value);
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
-  const partOfMagic = () => magics.some((m) => head.every((b, i) => i >= m.length || m[i] === b));
-  while (head.length < 4 && partOfMagic() && !(first = await chunks.next()).done) head = Buffer.concat([head, Buffer.from(first.value)]);
+  const { head, stream } = await peek(
+    source,
+    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b))
+  );
   if (head.subarray(0, 4).toString("latin1") === "PAR1") {
     throw new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
       hint: "give the file by its name: trigger batch export.parquet"
     });
   }
-  async function* all() {
-    yield head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield Buffer.from(next.value);
-  }
   const compression = compressionOf(head);
-  if (!compression) return yield* all();
-  yield* decompressed(import_node_stream.Readable.from(all(), { objectMode: false }), compression, "standard input", stopped);
+  if (!compression) return yield* stream;
+  yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
   const at = import_node_path10.default.resolve(cwd, source);
@@ -45151,13 +45009,18 @@ function inInputFolder(file, folder) {
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
   const folders = sources.filter((s) => s !== "-" && import_node_fs17.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, name] of [
+  for (const [flag, file] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
   ]) {
-    if (name === "-" || name === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
+    if (file === "-" || file === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
       });
   }
   if (options.failed && options.json && isStdout(options.failed)) {
@@ -45169,16 +45032,6 @@ function checkPaths(sources, options) {
     throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
       hint: "write the failed rows to another file"
     });
-  }
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    const folder = file && folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
@@ -46082,6 +45935,9 @@ var init_runner = __esm({
 });
 
 // src/batch/pace.ts
+function halve(at) {
+  for (let k = 0; k < 3; k++) at[k] /= 2;
+}
 function answerOf(status2, timedOut) {
   if (status2 >= 200 && status2 < 300) return Answer.Accepted;
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
@@ -46104,7 +45960,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -46129,11 +45985,11 @@ var init_pace = __esm({
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
     DESCENT_ANSWERS = 10;
+    MIN_NOISE = 0.02;
+    MAX_NOISE = 0.25;
     MAX_DESCENT_NOISE = 0.9;
     MAX_DESCENT_RATIO = 0.5;
-    MIN_NOISE = 0.02;
     TWO_AT_ONCE_SHARE = 0.2;
-    MAX_NOISE = 0.25;
     NOISE_BAND = 0.8;
     MAX_PACE_RATIO = 0.8;
     LEVEL_MEMORY = 400;
@@ -46204,6 +46060,9 @@ var init_pace = __esm({
        */
       #spacingMs = 0;
       #paced = false;
+      /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
+      #startsInARow = 0;
+      #sentInBursts = false;
       /**
        * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
        * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
@@ -46252,23 +46111,16 @@ var init_pace = __esm({
        * since, with their push-backs and paces.
        */
       #descentStart = -1;
-      #beforeAnswers = 0;
-      #beforeRefused = 0;
-      #beforePace = 0;
+      #before = [0, 0, 0];
       #beforeValue = 0;
       #beforeSlowStart = false;
-      #sinceAnswers = 0;
-      #sinceRefused = 0;
-      #sincePace = 0;
+      #since = [0, 0, 0];
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
       #noise = 0;
-      /** Per limit: the answers to requests sent at it, and the push-backs among them. */
-      #levelAnswers;
-      #levelPushBacks;
-      /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
-      #levelPace;
+      /** Per limit: the answers to requests sent at it (see Tally). */
+      #level;
       /** The pace the last answer was counted with under its limit (0: it was not counted). */
       #counted = 0;
       /** When the answers counted under every limit were last halved. */
@@ -46287,9 +46139,7 @@ var init_pace = __esm({
         this.#stallMs = options.stallMs ?? 3e4;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
-        this.#levelAnswers = new Float64Array(this.max + 1);
-        this.#levelPushBacks = new Float64Array(this.max + 1);
-        this.#levelPace = new Float64Array(this.max + 1);
+        this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
@@ -46301,6 +46151,7 @@ var init_pace = __esm({
        */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
+        this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         if (answer === Answer.Accepted) {
@@ -46334,30 +46185,23 @@ var init_pace = __esm({
           else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
             if (this.#counted > 0) {
-              this.#levelAnswers[level] -= 1;
-              this.#levelPushBacks[level] -= 1;
-              this.#levelPace[level] -= this.#counted;
+              const at = this.#level[level];
+              at[0] -= 1;
+              at[1] -= 1;
+              at[2] -= this.#counted;
             }
             const alone = this.limit === 1;
+            const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
             if (retryAfterMs < 0) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
             this.#cut(now, true);
-            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-            if (!alone) return;
-            const again = this.#acceptedCount === this.#acceptedAtRefusal;
-            this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-            if (!again) this.#refusedSince = now;
-            this.#acceptedAtRefusal = this.#acceptedCount;
-            const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-            const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-            if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
-            else {
-              const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-              this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
-              this.#narrowings = 0;
-              if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+            if (burst) {
+              this.#slowStart = true;
+              this.#respace();
             }
+            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
+            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -46366,14 +46210,37 @@ var init_pace = __esm({
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
       /**
+       * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
+       * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
+       * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
+       * spaced out.
+       */
+      #refusedAlone(now, rttMs, retryAfterMs) {
+        const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+        if (!again) this.#refusedSince = now;
+        this.#acceptedAtRefusal = this.#acceptedCount;
+        const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+        const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+        this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+        this.#narrowings = 0;
+        if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+      }
+      /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
        * one at a time) the gap since the last start kept. A caller that gets true starts a request.
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
+        if (++this.#startsInARow > 1) this.#sentInBursts = true;
         if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
         const now = this.#now();
-        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) {
+          this.#startsInARow--;
+          return false;
+        }
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
         else if (this.#spacingMs > 0) {
@@ -46387,7 +46254,10 @@ var init_pace = __esm({
        * answers, and under the limit it was sent at. Returns that limit.
        */
       #count(sent, pushedBack, rttMs) {
-        if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) this.#age(sent + rttMs);
+        if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
+          this.#agedAt = sent + rttMs;
+          this.#level.forEach(halve);
+        }
         const slot = this.#answers++ % TOLERANCE_ANSWERS;
         const flag = pushedBack ? 1 : 0;
         this.#recentPushBacks += flag - this.#recent[slot];
@@ -46397,54 +46267,31 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
-        const pace = level / Math.max(rttMs, this.#gapMs);
+        const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
+        const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
         this.#recentPaceSum += pace - this.#recentPace[slot];
         this.#recentPace[slot] = pace;
         if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
         if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-          this.#sinceAnswers++;
-          this.#sinceRefused += flag;
-          this.#sincePace += pace;
+          this.#since[0]++;
+          this.#since[1] += flag;
+          this.#since[2] += pace;
         }
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
-        if ((this.#levelAnswers[level] += 1) >= LEVEL_MEMORY) {
-          this.#levelAnswers[level] /= 2;
-          this.#levelPushBacks[level] /= 2;
-          this.#levelPace[level] /= 2;
-        }
-        this.#levelPushBacks[level] += flag;
+        const at = this.#level[level];
+        if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
+        at[1] += flag;
         this.#counted = pace;
-        this.#levelPace[level] += this.#counted;
+        at[2] += this.#counted;
         return level;
       }
-      /** The answers counted under the limits from..to, the push-backs among them, and their paces. */
+      /** The answers counted under the limits from..to, summed. */
       #levels(from, to) {
-        let answers = 0;
-        let refused2 = 0;
-        let pace = 0;
-        for (let l = from; l <= to; l++) {
-          answers += this.#levelAnswers[l];
-          refused2 += this.#levelPushBacks[l];
-          pace += this.#levelPace[l];
-        }
-        return [answers, refused2, pace];
-      }
-      /** Forgets the answers counted under the limits above `limit`. */
-      #forgetAbove(limit) {
-        this.#levelAnswers.fill(0, limit + 1);
-        this.#levelPushBacks.fill(0, limit + 1);
-        this.#levelPace.fill(0, limit + 1);
-      }
-      /** Halves the answers counted under every limit (a few hundred numbers, every few seconds). */
-      #age(now) {
-        this.#agedAt = now;
-        for (let l = 1; l <= this.max; l++) {
-          this.#levelAnswers[l] /= 2;
-          this.#levelPushBacks[l] /= 2;
-          this.#levelPace[l] /= 2;
-        }
+        const sum = [0, 0, 0];
+        for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => sum[k] += v);
+        return sum;
       }
       /**
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
@@ -46457,7 +46304,8 @@ var init_pace = __esm({
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
         if (level !== 2 || this.#pushedInARow > 1) return false;
-        return this.#levelPushBacks[2] / (this.#levelAnswers[2] + 4) < TWO_AT_ONCE_SHARE;
+        const [answers, refused2] = this.#level[2];
+        return refused2 / (answers + 4) < TWO_AT_ONCE_SHARE;
       }
       /**
        * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
@@ -46491,16 +46339,14 @@ var init_pace = __esm({
        * tolerated comes down to what the lower pace was refused. Says whether they were random.
        */
       #judgeDescent(now) {
-        if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
-        if (this.#beforeAnswers < DESCENT_ANSWERS) {
-          [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+        if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
+        if (this.#before[0] < DESCENT_ANSWERS) {
+          this.#before = this.#since;
+          this.#since = [0, 0, 0];
           this.#descentStart = now;
           return false;
         }
-        const since = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-        const before = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
-        const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
         if (share > 0) {
           this.#noise = Math.max(this.#noise, share);
           this.#restart();
@@ -46510,7 +46356,7 @@ var init_pace = __esm({
           return true;
         }
         if (share < 0) {
-          const left = this.#sinceRefused / this.#sinceAnswers;
+          const left = this.#since[1] / this.#since[0];
           if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
           this.#descentStart = -1;
         }
@@ -46592,12 +46438,10 @@ var init_pace = __esm({
       #cut(now, pushedBack) {
         if (pushedBack && this.#descentStart < 0) {
           this.#descentStart = now;
-          this.#beforeAnswers = this.#recentCount;
-          this.#beforeRefused = this.#recentPushBacks;
-          this.#beforePace = this.#recentPaceSum;
+          this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
           this.#beforeValue = this.#value;
           this.#beforeSlowStart = this.#slowStart;
-          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+          this.#since = [0, 0, 0];
         }
         this.#slowStart = false;
         this.#cutAt = now;
@@ -46607,7 +46451,7 @@ var init_pace = __esm({
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
           this.#set(Math.min(this.#value, this.#ceiling - 1, took));
-          if (2 * this.limit < this.#ceiling) this.#forgetAbove(this.limit);
+          if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
         } else {
           this.#set(this.#value / 2);
         }
@@ -46668,11 +46512,13 @@ var init_pace = __esm({
        * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
        * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
        * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-       * trip falls between two whole numbers). `down`: the service has just gone down.
+       * trip falls between two whole numbers). `down`: the service has just gone down, and the count
+       * was halved. The rate is not: the spacing a request was sent at is already the pace of the
+       * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
        */
       #holdRate(spacing, down) {
         this.#rateAnswers = this.#rateNarrowings = 0;
-        this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+        this.#rateGapMs = spacing * RATE_WIDEN;
         if (down) return this.#respace();
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
@@ -47030,7 +46876,7 @@ function complete(program2, words, sources) {
   const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL2.test(c.value)) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
     seen.add(c.value);
     return true;
   });
@@ -47068,7 +46914,7 @@ function answerAt(at, partial, program2, sources) {
   return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
 }
 function completionText(completion) {
-  const oneLine = (text) => text.replace(CONTROLS, " ").trim();
+  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
   const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
   lines.push(completion.files ? ":files" : ":plain");
   return `${lines.join("\n")}
@@ -47113,16 +46959,16 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, lastValue;
+var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, isPrintable, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
+    init_render();
     init_paths();
     init_store();
     init_resolve2();
     init_find();
     init_load();
-    CONTROL2 = /[\u0000-\u001f\u007f]/;
     CONTROLS = /[\u0000-\u001f\u007f]+/g;
     SETTINGS2 = [
       { value: "api-key", description: "the API key (printed masked)" },
@@ -47141,6 +46987,7 @@ var init_complete = __esm({
     };
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
+    isPrintable = (value) => printable(value) === value;
     lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });
