@@ -60,3 +60,22 @@ export function writeFileAtomic(target: string, text: string, options: AtomicWri
     throw error;
   }
 }
+
+/**
+ * Makes a folder and the missing ones above it, each 0700; a folder that exists keeps its mode. Throws
+ * the file-system error where one cannot be made. Not mkdirSync's `recursive`, which never returns
+ * under /proc (its mkdir answers ENOENT for ever).
+ */
+export function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  for (let folder = path.resolve(dir); !fs.existsSync(folder) && path.dirname(folder) !== folder; folder = path.dirname(folder)) {
+    missing.unshift(folder);
+  }
+  for (const folder of missing) {
+    try {
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
