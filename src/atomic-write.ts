@@ -24,7 +24,7 @@ export interface AtomicWriteOptions {
  * Replaces `file` with `text`. Throws the file-system error (ENOENT, EACCES, ENOSPC...) as it came,
  * after removing the temporary file; the caller says it in words (errno.ts).
  */
-export function writeFileAtomic(target: string, text: string, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(target: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
   let file = target;
   if (options.follow !== false) {

@@ -110,10 +110,9 @@ function runWithCodeCache(file: string): Cli {
 }
 
 /**
- * Writes new cache data: to a temporary file renamed into place, so a reader never sees half of one;
- * the files of earlier builds of the same bundle are removed then (those for other flags are kept: a
- * job may alternate them). V8 rejects data made under other flags than the ones it is used with, so
- * the flags the command changed are set back first.
+ * Writes new cache data whole, with its record; the files of earlier builds of the same bundle are
+ * removed then (those for other flags are kept: a job may alternate them). V8 rejects data made under
+ * other flags than the ones it is used with, so the flags the command changed are set back first.
  */
 function writeCache(
   cli: Cli,
@@ -122,18 +121,12 @@ function writeCache(
   cacheFile: string,
   names: Record<'bundle' | 'build' | 'name' | 'madeFor', string>,
 ) {
-  const temp = `${cacheFile}.${process.pid}.tmp`;
-  let out: number | undefined;
-  let renamed = false;
   try {
     cli.restoreV8Flags?.();
     if (!privateFolder(dir, true) || !recordsWritable()) return;
-    out = fs.openSync(temp, 'wx', 0o600);
-    fs.writeFileSync(out, script.createCachedData());
-    fs.renameSync(temp, cacheFile);
-    renamed = true;
+    writeFileAtomic(cacheFile, script.createCachedData(), { mode: 0o600, forceMode: true, follow: false });
     // Taken after the rename, which moves the change time.
-    const identity = fileIdentity(fs.fstatSync(out, { bigint: true }));
+    const identity = fileIdentity(fs.lstatSync(cacheFile, { bigint: true }));
     const present = new Set(fs.readdirSync(dir));
     for (const other of present) {
       if (other.startsWith(`${names.bundle}-`) && !other.startsWith(`${names.build}-`) && other.endsWith('.v8cache')) {
@@ -148,12 +141,10 @@ function writeCache(
   } catch {
     try {
       // A file without its record would only be written again by every run.
-      fs.rmSync(renamed ? cacheFile : temp, { force: true });
+      fs.rmSync(cacheFile, { force: true });
     } catch {
-      // the folder could not be made
+      // nothing to remove where nothing could be written
     }
-  } finally {
-    if (out !== undefined) fs.closeSync(out);
   }
 }
 
@@ -182,19 +173,13 @@ export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
  * (an existing folder keeps its mode): the cache is not used, a slower start.
  */
 function privateFolder(dir: string, make: boolean): boolean {
-  let stat: fs.Stats;
   try {
-    stat = fs.lstatSync(dir);
+    if (make) makeFolders(dir);
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
   } catch {
-    if (!make) return false;
-    try {
-      makeFolders(dir);
-      stat = fs.lstatSync(dir);
-    } catch {
-      return false;
-    }
+    return false;
   }
-  return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
 }
 
 /** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
@@ -262,9 +247,8 @@ function recordsWritable(): boolean {
   }
 }
 
-/** Writes the records, 0600, replacing the file whole; throws if it cannot. */
+/** Writes the records (0600, in the folder recordsWritable made), replacing the file whole; throws if it cannot. */
 function writeRecords(records: Record<string, unknown>): void {
-  makeFolders(path.dirname(recordsFile()));
   writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
 }
 
