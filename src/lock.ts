@@ -157,19 +157,13 @@ function create(lock: string, text: string, mode: number): boolean {
     fs.rmSync(temp, { force: true });
   }
   // A file system without hard links: an exclusive create, then the text.
-  let fd: number;
   try {
-    fd = fs.openSync(lock, 'wx', mode);
+    fs.writeFileSync(lock, text, { flag: 'wx', mode });
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-  try {
-    fs.writeSync(fd, text);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
 }
 
 /**
