@@ -114,21 +114,16 @@ function look(lock: string, rules: Rules): Look {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`);
   }
-  let holder: Partial<Holder> | undefined;
+  let holder: Partial<Holder> | null = null;
   try {
-    holder = JSON.parse(text) as Partial<Holder>;
+    holder = JSON.parse(text) as Partial<Holder> | null;
   } catch {
-    holder = undefined;
+    // not a lock of ours: it names no holder
   }
-  if (
-    typeof holder !== 'object' ||
-    holder === null ||
-    !(Number.isSafeInteger(holder.pid) && holder.pid! > 0) ||
-    typeof holder.host !== 'string'
-  ) {
-    const why = `its lock ${lock} does not say which process holds it`;
-    if (rules.unnamed === 'stale') return { state: 'dead', text, left: 'does not say which process holds it' };
-    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  if (!(typeof holder?.host === 'string' && Number.isSafeInteger(holder.pid) && holder.pid! > 0)) {
+    const left = 'does not say which process holds it';
+    if (rules.unnamed === 'stale') return { state: 'dead', text, left };
+    return heldBy(lock, `its lock ${lock} ${left}`, `if no trigger command is running, remove it: rm ${lock}`);
   }
   const pid = holder.pid!;
   const where = elsewhere(holder as Holder);
