@@ -5,7 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import * as parse from './commands/parsers.js';
 import { addServiceOptions, EXIT_CODES, type Context } from './commands/shared.js';
-import { exitCodeFor, isTriggerError } from './errors.js';
+import { exitCodeFor, isTriggerError, type ErrorKind } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
@@ -143,28 +143,22 @@ marked so, and a replay skips them unless --retry-unknown).`,
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
 export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {
+  const json = (kind: ErrorKind, message: string) =>
+    mode.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
-    if (mode.json)
-      io.json(
-        JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: usageWords(error.message).replace(/^error: /, '') } }),
-      );
-    return 2;
+    json('usage', usageWords(error.message).replace(/^error: /, ''));
+    return exitCodeFor('usage');
   }
   if (!isTriggerError(error)) {
+    const message = (error as Error)?.message ?? String(error);
     // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${(error as Error)?.message ?? String(error)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
     );
     if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
-    if (mode.json)
-      io.json(
-        JSON.stringify({
-          ok: false,
-          error: { kind: 'bug', exitCode: exitCodeFor('bug'), message: (error as Error)?.message ?? String(error) },
-        }),
-      );
+    json('bug', message);
     return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;

@@ -57,13 +57,21 @@ var init_errors = __esm({
     "use strict";
     EXIT_CODES = {
       usage: 2,
+      // bad arguments or input; nothing was sent
       config: 2,
+      // missing or unreadable settings; nothing was sent
       refused: 1,
+      // the service refused the event: 4xx (but 408 and 429), 3xx, or "success": false
       unavailable: 3,
+      // no definitive answer: 408, 429, or 5xx after the allowed retries
       network: 3,
+      // no answer: connection, DNS, TLS or proxy failure after the allowed retries
       timeout: 3,
+      // no answer within the time limit
       interrupted: 130,
+      // stopped by SIGINT (STOP_SIGNALS has the others)
       bug: 70
+      // an error trigger did not expect
     };
     STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
     TriggerError = class extends Error {
@@ -5405,6 +5413,62 @@ var init_formats = __esm({
   }
 });
 
+// src/atomic-write.ts
+function writeFileAtomic(target2, text, options = {}) {
+  let file = target2;
+  if (options.follow !== false) {
+    try {
+      file = import_node_fs.default.realpathSync(target2);
+    } catch {
+    }
+  }
+  let mode2 = options.mode ?? 420;
+  if (!options.forceMode) {
+    try {
+      const stat = import_node_fs.default.lstatSync(file);
+      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
+    } catch {
+    }
+  }
+  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(temp, "wx", mode2);
+    import_node_fs.default.writeFileSync(fd, text);
+    import_node_fs.default.fchmodSync(fd, mode2);
+    import_node_fs.default.fsyncSync(fd);
+    import_node_fs.default.closeSync(fd);
+    fd = void 0;
+    options.beforeReplace?.();
+    import_node_fs.default.renameSync(temp, file);
+  } catch (error2) {
+    if (fd !== void 0) import_node_fs.default.closeSync(fd);
+    import_node_fs.default.rmSync(temp, { force: true });
+    throw error2;
+  }
+}
+function makeFolders(dir) {
+  const missing = [];
+  for (let folder = import_node_path2.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path2.default.dirname(folder) !== folder; folder = import_node_path2.default.dirname(folder)) {
+    missing.unshift(folder);
+  }
+  for (const folder of missing) {
+    try {
+      import_node_fs.default.mkdirSync(folder, { mode: 448 });
+    } catch (error2) {
+      if (error2.code !== "EEXIST") throw error2;
+    }
+  }
+}
+var import_node_fs, import_node_path2;
+var init_atomic_write = __esm({
+  "src/atomic-write.ts"() {
+    "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
+  }
+});
+
 // src/settings/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
@@ -5413,25 +5477,25 @@ __export(paths_exports, {
   configPath: () => configPath
 });
 function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path3.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "darwin") return import_node_path3.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
-    return import_node_path2.default.join(appData, "trigger", "Config");
+    const appData = env2.APPDATA || import_node_path3.default.join(home, "AppData", "Roaming");
+    return import_node_path3.default.join(appData, "trigger", "Config");
   }
   const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+  return import_node_path3.default.join(xdg && import_node_path3.default.isAbsolute(xdg) ? xdg : import_node_path3.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path3.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
 }
-var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path3, CONFIG_FILE_NAME;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
     CONFIG_FILE_NAME = "config.json";
   }
 });
@@ -5446,12 +5510,12 @@ function writableByOwnerOnly(stat) {
 function openMine(file) {
   let fd;
   try {
-    fd = import_node_fs.default.openSync(file, import_node_fs.default.constants.O_RDONLY | (import_node_fs.default.constants.O_NOFOLLOW || 0) | (import_node_fs.default.constants.O_NONBLOCK || 0));
-    const stat = import_node_fs.default.fstatSync(fd, { bigint: true });
+    fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
     if (stat.isFile() && mine(stat)) return { fd, stat };
   } catch {
   }
-  if (fd !== void 0) import_node_fs.default.closeSync(fd);
+  if (fd !== void 0) import_node_fs2.default.closeSync(fd);
   return void 0;
 }
 function setV8Flags(flags, undo) {
@@ -5482,15 +5546,15 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs, OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs2, off, undoFlags, YOUNG_GENERATION_CAP;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
+    init_atomic_write();
     init_paths();
     init_version();
-    OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
-    off = (env2 = process.env) => env2[OFF_SWITCH] === "1";
+    off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     undoFlags = [];
     YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
@@ -36150,49 +36214,6 @@ var init_spinner = __esm({
   }
 });
 
-// src/atomic-write.ts
-function writeFileAtomic(target2, text, options = {}) {
-  let file = target2;
-  if (options.follow !== false) {
-    try {
-      file = import_node_fs2.default.realpathSync(target2);
-    } catch {
-    }
-  }
-  let mode2 = options.mode ?? 420;
-  if (!options.forceMode) {
-    try {
-      const stat = import_node_fs2.default.lstatSync(file);
-      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
-    } catch {
-    }
-  }
-  const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  let fd;
-  try {
-    fd = import_node_fs2.default.openSync(temp, "wx", mode2);
-    import_node_fs2.default.writeFileSync(fd, text);
-    import_node_fs2.default.fchmodSync(fd, mode2);
-    import_node_fs2.default.fsyncSync(fd);
-    import_node_fs2.default.closeSync(fd);
-    fd = void 0;
-    options.beforeReplace?.();
-    import_node_fs2.default.renameSync(temp, file);
-  } catch (error2) {
-    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
-    import_node_fs2.default.rmSync(temp, { force: true });
-    throw error2;
-  }
-}
-var import_node_fs2, import_node_path3;
-var init_atomic_write = __esm({
-  "src/atomic-write.ts"() {
-    "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
-  }
-});
-
 // src/errno.ts
 function errnoWords(error2, doing = "writing") {
   const code = error2?.code;
@@ -36297,7 +36318,7 @@ function look(lock, rules) {
     return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
   }
   const pid = holder.pid;
-  const where2 = elsewhere({ host: holder.host, pidns: holder.pidns });
+  const where2 = elsewhere(holder);
   if (where2 !== void 0) {
     const hint2 = `if no trigger command is running there, remove it: rm ${lock}`;
     return { state: "held", blocked: { why: `its lock ${lock} is held by process ${pid} ${where2}`, hint: hint2, holder } };
@@ -36336,7 +36357,7 @@ function create(lock, text, mode2) {
 }
 function removeStale(lock, dead, text, rules) {
   const breaker = `${lock}.break`;
-  const cannot = (error2) => ({
+  const cannot2 = (error2) => ({
     why: `its lock ${lock} ${dead.left}, and cannot be removed (${errnoWords(error2, "writing")})`,
     hint: `remove it: rm ${lock}`
   });
@@ -36347,13 +36368,13 @@ function removeStale(lock, dead, text, rules) {
       return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
     }
   } catch (error2) {
-    return cannot(error2);
+    return cannot2(error2);
   }
   try {
     if (import_node_fs3.default.readFileSync(lock, "utf8") === dead.text) import_node_fs3.default.unlinkSync(lock);
     return void 0;
   } catch (error2) {
-    return error2.code === "ENOENT" ? void 0 : cannot(error2);
+    return error2.code === "ENOENT" ? void 0 : cannot2(error2);
   } finally {
     import_node_fs3.default.rmSync(breaker, { force: true });
   }
@@ -36501,7 +36522,6 @@ var store_exports = {};
 __export(store_exports, {
   PROFILE_NAME: () => PROFILE_NAME,
   checkProfileName: () => checkProfileName,
-  ensureDir: () => ensureDir,
   getProfile: () => getProfile,
   readConfig: () => readConfig,
   updateConfig: () => updateConfig,
@@ -36519,9 +36539,7 @@ function readConfig(file) {
     text = import_node_fs4.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
-    throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
-      hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-    });
+    throw cannot("read config file", file, error2);
   }
   if (text.trim() === "") return {};
   let data;
@@ -36545,46 +36563,18 @@ function getProfile(data, name) {
   const profile = data.profiles?.[name];
   return typeof profile === "object" && profile !== null ? profile : void 0;
 }
-function writeError(what, target2, error2) {
+function cannot(what, target2, error2) {
   return new ConfigError(`cannot ${what} ${target2}: ${errnoWords(error2, "writing")}`, {
     hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
   });
 }
-function ensureDir(dir) {
-  const missing = [];
-  let at = import_node_path5.default.resolve(dir);
-  for (; ; ) {
-    let stat;
-    try {
-      stat = import_node_fs4.default.statSync(at);
-    } catch (error2) {
-      const code = error2.code;
-      if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
-    }
-    if (stat) {
-      if (!stat.isDirectory())
-        throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, {
-          hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-        });
-      break;
-    }
-    missing.unshift(at);
-    const parent = import_node_path5.default.dirname(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const level of missing) {
-    try {
-      import_node_fs4.default.mkdirSync(level, { mode: 448 });
-    } catch (error2) {
-      if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
-    }
-  }
-}
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path5.default.dirname(file);
-  ensureDir(dir);
+  try {
+    makeFolders(import_node_path5.default.dirname(file));
+  } catch (error2) {
+    throw cannot("create the config folder", import_node_path5.default.dirname(file), error2);
+  }
   return withLock(
     file,
     async () => {
@@ -36593,7 +36583,7 @@ async function updateConfig(file, update, options = {}) {
         writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
 `, { mode: 384, forceMode: true });
       } catch (error2) {
-        throw writeError("write", file, error2);
+        throw cannot("write", file, error2);
       }
       return next;
     },
@@ -36683,9 +36673,9 @@ function reason(error2) {
   const text = error2?.message ?? String(error2);
   return text.split("\n")[0].replace(/^Platform failure: /, "");
 }
-async function storeKey(profile, key) {
+async function tryStore(call, profile) {
   try {
-    await bounded((e, signal) => e.setPassword(key, signal), profile);
+    await bounded(call, profile);
     return void 0;
   } catch (error2) {
     return reason(error2);
@@ -36707,15 +36697,7 @@ async function loadKey(profile) {
   }
   return key;
 }
-async function deleteKey(profile) {
-  try {
-    await bounded((e, signal) => e.deleteCredential(signal), profile);
-    return void 0;
-  } catch (error2) {
-    return reason(error2);
-  }
-}
-var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED;
+var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
@@ -36724,6 +36706,8 @@ var init_keychain = __esm({
     STORE_TIMEOUT_MS = 1e3;
     NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
     LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
+    storeKey = (profile, key) => tryStore((e, signal) => e.setPassword(key, signal), profile);
+    deleteKey = (profile) => tryStore((e, signal) => e.deleteCredential(signal), profile);
   }
 });
 
@@ -37514,8 +37498,6 @@ var resolve_exports2 = {};
 __export(resolve_exports2, {
   findSettings: () => findSettings,
   loadSettings: () => loadSettings,
-  noBaseUrlError: () => noBaseUrlError,
-  noKeyError: () => noKeyError,
   readableKeyFileWarning: () => readableKeyFileWarning,
   resolveCommand: () => resolveCommand,
   resolveSettings: () => resolveSettings,
@@ -37543,14 +37525,9 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   return { name: "default", explicit: false, source: "default" };
 }
 async function loadSettings(options = {}) {
-  const settings = resolveSettings(options);
-  if (settings.apiKeySource !== "keychain") return settings;
-  if (options.requireKey === false) {
-    const key2 = await loadKey(settings.profile).catch(() => void 0);
-    return key2 === void 0 ? settings : { ...settings, apiKey: normalizeApiKey(key2, `profile "${settings.profile}" in ${storeName()}`) };
-  }
-  const key = await loadKey(settings.profile);
-  return { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
+  const { settings, problems } = await withStoredKey(findSettings(options), options);
+  if (problems[0]) throw problems[0];
+  return settings;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37580,14 +37557,10 @@ function unknownProfile(name, configFile, config) {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function noKeyError(profile) {
-  return new ConfigError("no API key is set", {
-    hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_API_KEY, or pass --api-key)`
-  });
-}
-function noBaseUrlError(profile) {
-  return new ConfigError("no base URL is set", {
-    hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
+function notSet(what, command6, variable, profile) {
+  const named = profile.explicit ? ` --profile ${profile.name}` : "";
+  return new ConfigError(`no ${what} is set`, {
+    hint: `run: trigger config ${command6}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
 function checkSettings(found2, options) {
@@ -37605,8 +37578,8 @@ function checkSettings(found2, options) {
     }
   };
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(noKeyError(found2.profile));
-  if (!url) problems.push(noBaseUrlError(found2.profile));
+  if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
+  if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
   const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
   const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
@@ -37622,22 +37595,23 @@ function resolveSettings(options = {}) {
   if (problems[0]) throw problems[0];
   return settings;
 }
+async function withStoredKey(found2, options) {
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] !== "keychain") return { settings, problems };
+  try {
+    const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+    if (settings) settings.apiKey = key;
+    else found2.key = [key, "keychain", found2.key[2]];
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    if (options.requireKey !== false) problems.push(error2);
+  }
+  return { settings, problems };
+}
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] === "keychain") {
-    try {
-      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = key;
-      else found2.key = [key, "keychain", found2.key[2]];
-    } catch (error2) {
-      if (options.requireKey !== false) {
-        if (!isTriggerError(error2)) throw error2;
-        problems.push(error2);
-      }
-    }
-  }
+  const { settings, problems } = await withStoredKey(found2, options);
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
@@ -47254,26 +47228,19 @@ marked so, and a replay skips them unless --retry-unknown).`
   return batch2;
 }
 function report(error2, io, mode2, env2 = process.env) {
+  const json = (kind, message) => mode2.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
   if (error2 instanceof CommanderError) {
     if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
-    if (mode2.json)
-      io.json(
-        JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: usageWords(error2.message).replace(/^error: /, "") } })
-      );
-    return 2;
+    json("usage", usageWords(error2.message).replace(/^error: /, ""));
+    return exitCodeFor("usage");
   }
   if (!isTriggerError(error2)) {
+    const message = error2?.message ?? String(error2);
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
     );
     if (mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    if (mode2.json)
-      io.json(
-        JSON.stringify({
-          ok: false,
-          error: { kind: "bug", exitCode: exitCodeFor("bug"), message: error2?.message ?? String(error2) }
-        })
-      );
+    json("bug", message);
     return exitCodeFor("bug");
   }
   if (error2.reported) return error2.exitCode;
