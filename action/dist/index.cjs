@@ -526,25 +526,21 @@ function describeKeyCharacter(char) {
 }
 function normalizeApiKey(raw, source) {
   const key = raw.trim();
-  if (key === "") {
-    throw new UsageError(`the API key from ${source} is empty`);
-  }
-  let position = 0;
-  for (const char of key) {
-    position++;
-    const code = char.codePointAt(0);
-    if (code > 32 && code < 127) continue;
-    throw new UsageError(
-      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
-      {
-        hint: "copy the key again from the dashboard, as plain text"
-      }
+  const refuse = (what, hint) => new UsageError(`the API key from ${source} ${what}; nothing was stored or sent`, { hint });
+  if (key === "") throw new UsageError(`the API key from ${source} is empty`);
+  const chars = [...key];
+  const bad = chars.findIndex((char) => char <= " " || char > "~");
+  if (bad >= 0) {
+    throw refuse(
+      `contains ${describeKeyCharacter(chars[bad])} at position ${bad + 1}`,
+      "copy the key again from the dashboard, as plain text"
     );
   }
   if (key.length < MIN_KEY_LENGTH) {
-    throw new UsageError(
-      `the API key from ${source} is ${key.length} character${key.length === 1 ? "" : "s"} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
-      { hint: "copy the whole key from the dashboard (a password or a word is not the key)" }
+    const length = `${key.length} character${key.length === 1 ? "" : "s"}`;
+    throw refuse(
+      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
+      "copy the whole key from the dashboard (a password or a word is not the key)"
     );
   }
   return key;
@@ -36306,16 +36302,15 @@ function look(lock, rules) {
     if (error2.code === "ENOENT") return { state: "free" };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
   }
-  let holder;
+  let holder = null;
   try {
     holder = JSON.parse(text);
   } catch {
-    holder = void 0;
   }
-  if (typeof holder !== "object" || holder === null || !(Number.isSafeInteger(holder.pid) && holder.pid > 0) || typeof holder.host !== "string") {
-    const why = `its lock ${lock} does not say which process holds it`;
-    if (rules.unnamed === "stale") return { state: "dead", text, left: "does not say which process holds it" };
-    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  if (!(typeof holder?.host === "string" && Number.isSafeInteger(holder.pid) && holder.pid > 0)) {
+    const left = "does not say which process holds it";
+    if (rules.unnamed === "stale") return { state: "dead", text, left };
+    return heldBy(lock, `its lock ${lock} ${left}`, `if no trigger command is running, remove it: rm ${lock}`);
   }
   const pid = holder.pid;
   const where2 = elsewhere(holder);
@@ -36341,19 +36336,13 @@ function create(lock, text, mode2) {
   } finally {
     import_node_fs3.default.rmSync(temp, { force: true });
   }
-  let fd;
   try {
-    fd = import_node_fs3.default.openSync(lock, "wx", mode2);
+    import_node_fs3.default.writeFileSync(lock, text, { flag: "wx", mode: mode2 });
+    return true;
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
     throw error2;
   }
-  try {
-    import_node_fs3.default.writeSync(fd, text);
-  } finally {
-    import_node_fs3.default.closeSync(fd);
-  }
-  return true;
 }
 function removeStale(lock, dead, text, rules) {
   const breaker = `${lock}.break`;
@@ -37557,10 +37546,10 @@ function unknownProfile(name, configFile, config) {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function notSet(what, command6, variable, profile) {
+function notSet(what, command7, variable, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
   return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command6}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
+    hint: `run: trigger config ${command7}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
 function checkSettings(found2, options) {
