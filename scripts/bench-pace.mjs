@@ -22,6 +22,10 @@
  *                                started together and 5 s apart (the default only)
  *   half at random               503 + Retry-After: 1 to half the requests, at random (30 rows)
  *
+ * Before those, the same cases on a simulated clock (scripts/bench-pace-sim.mjs: the controller
+ * against test/unit/pace-sim.ts, a quiet and five loaded machines), whose figures do not depend on
+ * this machine's load.
+ *
  * Runs on its own (`node scripts/bench-pace.mjs`) or as the "pace" section of `npm run bench`.
  * Knobs: BENCH_PACE_SECONDS (8: each run sends about this many seconds' worth of rows at the rate
  * it should reach), BENCH_PACE_ROUNDS (1), BENCH_PACE_ONLY (run only the services whose name holds it).
@@ -33,6 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './bench-lib.mjs';
+import { benchPaceSimulated } from './bench-pace-sim.mjs';
 
 const LATENCY = 50;
 
@@ -304,7 +309,9 @@ async function runOnce({ bin, env, work, server, scenario, config, rows }) {
 
 /** Runs the scenarios; returns rows for the bench's table: what, case, figure, compared. */
 export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, rounds = 1, configs, only }) {
-  const results = [];
+  // First the simulated cases (a few seconds, whatever the machine's load), then the loopback runs.
+  log('pace: the simulated cases');
+  const results = (await benchPaceSimulated()).filter(([what]) => !only || what.includes(only));
   configs ??= [
     { name: 'default (auto)', args: [], concurrency: 64 },
     { name: '--concurrency 8', args: ['--concurrency', '8'], concurrency: 8 },

@@ -24,7 +24,7 @@ export interface AtomicWriteOptions {
  * Replaces `file` with `text`. Throws the file-system error (ENOENT, EACCES, ENOSPC...) as it came,
  * after removing the temporary file; the caller says it in words (errno.ts).
  */
-export function writeFileAtomic(target: string, text: string, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(target: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
   let file = target;
   if (options.follow !== false) {
@@ -58,5 +58,24 @@ export function writeFileAtomic(target: string, text: string, options: AtomicWri
     if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Makes a folder and the missing ones above it, each 0700; a folder that exists keeps its mode. Throws
+ * the file-system error where one cannot be made. Not mkdirSync's `recursive`, which never returns
+ * under /proc (its mkdir answers ENOENT for ever).
+ */
+export function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  for (let folder = path.resolve(dir); !fs.existsSync(folder) && path.dirname(folder) !== folder; folder = path.dirname(folder)) {
+    missing.unshift(folder);
+  }
+  for (const folder of missing) {
+    try {
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }

@@ -2,16 +2,14 @@
  * The command-line program: builds the commands and holds the one catch that turns an error into a
  * message and an exit code. Each command's module is imported only when that command runs.
  */
-import { Command, CommanderError, Option } from 'commander';
-import type * as TriggersCommands from './commands/triggers.js';
+import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, type Context } from './commands/shared.js';
-import { exitCodeFor, isTriggerError } from './errors.js';
+import { exitCodeFor, isTriggerError, type ErrorKind } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
 import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
-import { FORMATS, IMPORT_FORMATS } from './batch/formats.js';
 // For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
 export { restoreV8Flags } from './startup.js';
 export type { Context } from './commands/shared.js';
@@ -33,7 +31,7 @@ const COMMANDS: Record<string, () => Promise<{ command: (program: Command, conte
   config: () => import('./commands/config.js'),
   status: () => import('./commands/status.js'),
   emulator: () => import('./commands/emulator.js'),
-  triggers: async () => ({ command: triggersCommand }),
+  triggers: () => import('./commands/triggers.js'),
   completion: () => import('./commands/completion.js'),
 };
 
@@ -78,120 +76,24 @@ export async function buildProgram(
   return program;
 }
 
-function triggersCommand(program: Command, { io, env, cwd }: Context): Command {
-  const triggers = program
-    .command('triggers')
-    .description('the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
-  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
-  $ trigger triggers list
-  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
-  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
-
-The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
-With one, fire and batch refuse a trigger it does not know before sending anything.`,
-    );
-  const triggersAction =
-    <A extends unknown[]>(
-      fn: (mod: typeof TriggersCommands, ctx: { io: Output; env: NodeJS.ProcessEnv; cwd: string }, ...args: A) => unknown,
-    ) =>
-    async (...args: A) => {
-      await fn(await import('./commands/triggers.js'), { io, env, cwd }, ...args);
-    };
-  const catalogOption = () =>
-    new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
-  const activeProfileOption = () => new Option('--profile <name>', 'show the ids of this profile (default: the active one)');
-  const entryOptions = (command: Command) =>
-    command
-      .option('--name <text>', 'the name the dashboard shows')
-      .addOption(new Option('--value <rule>', 'whether events carry a value').choices(['required', 'optional', 'none']))
-      .option('--min <number>', 'the smallest value allowed')
-      .option('--max <number>', 'the largest value allowed')
-      .option('--description <text>', 'free text')
-      .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"')
-      .addOption(catalogOption());
-  triggers
-    .command('list')
-    .description('list the triggers, with their ids in the active profile')
-    .option('--json', 'print one JSON object')
-    .addOption(activeProfileOption())
-    .addOption(catalogOption())
-    .action(triggersAction((m, ctx, options: TriggersCommands.CatalogFlag & { json?: boolean }) => m.list(options, ctx)));
-  triggers
-    .command('show')
-    .description('show one trigger')
-    .argument('<id>', 'its key or its id in the active profile')
-    .option('--json', 'print one JSON object')
-    .addOption(activeProfileOption())
-    .addOption(catalogOption())
-    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.CatalogFlag & { json?: boolean }) => m.show(id, options, ctx)));
-  entryOptions(
-    triggers
-      .command('add')
-      .description('add a trigger (creates triggers.json here when there is none)')
-      .argument('<id>', 'the id as the dashboard shows it'),
-  ).action(triggersAction((m, ctx, id: string, options: TriggersCommands.EntryOptions) => m.add(id, options, ctx)));
-  entryOptions(triggers.command('edit').description('change a trigger').argument('<id>', 'its key or its id in the active profile'))
-    .option('--profile <name>', 'with --id: the profile whose account uses another id')
-    .option('--id <id>', "with --profile: that profile's id for this trigger")
-    .option('--clear <field...>', 'remove fields: description, min, max, deprecated')
-    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.EntryOptions) => m.edit(id, options, ctx)));
-  triggers
-    .command('remove')
-    .description('remove a trigger from the catalog')
-    .argument('<id>', 'its key or its id in the active profile')
-    .addOption(catalogOption())
-    .action(triggersAction((m, ctx, id: string, options: TriggersCommands.CatalogFlag) => m.remove(id, options, ctx)));
-  triggers
-    .command('check')
-    .description('check the catalog and every row of batch files, sending nothing (exit 1 if any problem)')
-    .argument('[file...]', 'batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(FORMATS))
-    .option('--trigger <id>', 'the trigger for rows that have none')
-    .option('--columns <map>', "the files' own column names: triggerId=<name>,userId=<name>,value=<name>")
-    .option('--json', 'print one JSON object')
-    .addOption(new Option('--profile <name>', 'check against the ids of this profile (default: the active one)'))
-    .addOption(catalogOption())
-    .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.CheckOptions) => m.check(files, options, ctx)));
-  triggers
-    .command('import')
-    .description('add the distinct triggers of existing batch files to the catalog')
-    .argument('<file...>', 'batch files (CSV or NDJSON)')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
-    .option('--columns <map>', "the files' own column names: triggerId=<name>,userId=<name>,value=<name>")
-    .addOption(catalogOption())
-    .action(triggersAction((m, ctx, files: string[], options: TriggersCommands.ImportOptions) => m.importFiles(files, options, ctx)));
-  return triggers;
-}
-
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
 export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {
+  const json = (kind: ErrorKind, message: string) =>
+    mode.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     // commander has already printed its message; usage errors are exit 2, not commander's 1.
-    if (mode.json)
-      io.json(
-        JSON.stringify({ ok: false, error: { kind: 'usage', exitCode: 2, message: usageWords(error.message).replace(/^error: /, '') } }),
-      );
-    return 2;
+    json('usage', usageWords(error.message).replace(/^error: /, ''));
+    return exitCodeFor('usage');
   }
   if (!isTriggerError(error)) {
+    const message = (error as Error)?.message ?? String(error);
     // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${(error as Error)?.message ?? String(error)}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
     );
     if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
-    if (mode.json)
-      io.json(
-        JSON.stringify({
-          ok: false,
-          error: { kind: 'bug', exitCode: exitCodeFor('bug'), message: (error as Error)?.message ?? String(error) },
-        }),
-      );
+    json('bug', message);
     return exitCodeFor('bug');
   }
   if (error.reported) return error.exitCode;

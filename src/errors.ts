@@ -1,16 +1,6 @@
 /**
  * Typed errors. Library code throws these; only cli.ts turns one into a message and an exit code.
  *
- * kind      exit  meaning
- * usage     2     bad arguments or input; nothing was sent
- * config    2     missing or unreadable settings; nothing was sent
- * refused   1     the service refused the event: 4xx (but 408 and 429), 3xx, or "success": false
- * unavailable 3   no definitive answer from the service: 408, 429, or 5xx after the allowed retries
- * network   3     no answer: connection, DNS, TLS or proxy failure after the allowed retries
- * timeout   3     no answer within the time limit
- * interrupted 130 stopped by SIGINT (143 by SIGTERM, 129 by SIGHUP: 128 + the signal's number)
- * bug       70    an error trigger did not expect
- *
  * Every error about an exchange with the service also says whether the event was recorded: "no"
  * (safe to send again) or "unknown" (the request went out and no definitive answer came back). That one
  * classification, made in client.ts, drives retries, exit codes, the failed file and replays.
@@ -18,14 +8,14 @@
 export type ErrorKind = 'usage' | 'config' | 'refused' | 'unavailable' | 'network' | 'timeout' | 'interrupted' | 'bug';
 
 const EXIT_CODES: Record<ErrorKind, number> = {
-  usage: 2,
-  config: 2,
-  refused: 1,
-  unavailable: 3,
-  network: 3,
-  timeout: 3,
-  interrupted: 130,
-  bug: 70,
+  usage: 2, // bad arguments or input; nothing was sent
+  config: 2, // missing or unreadable settings; nothing was sent
+  refused: 1, // the service refused the event: 4xx (but 408 and 429), 3xx, or "success": false
+  unavailable: 3, // no definitive answer: 408, 429, or 5xx after the allowed retries
+  network: 3, // no answer: connection, DNS, TLS or proxy failure after the allowed retries
+  timeout: 3, // no answer within the time limit
+  interrupted: 130, // stopped by SIGINT (STOP_SIGNALS has the others)
+  bug: 70, // an error trigger did not expect
 };
 
 export function exitCodeFor(kind: ErrorKind): number {

@@ -1,19 +1,10 @@
 /**
  * One lock, for the settings file (withLock) and for a batch's journal and failed file (FileLock): a
- * small file beside the one it guards that names its holder, by pid, host and the process's start
- * time. It is judged by whether that process lives, never by a clock: a clock ahead of the file system
- * (an NFS home, an NTP step) made mtime-based locks steal live ones, and concurrent writers then lost
- * each other's profiles. A lock made on another host or container cannot be judged from here and
- * counts as held.
- *
- * A lock is written whole to a temporary file and hard-linked into place: link() fails if the name
- * exists, so exactly one taker wins and nobody reads a half-written lock. One left by a process that
- * ended is removed under a second lock (`<lock>.break`), so that two takers that both found it stale
- * cannot remove each other's fresh one.
- *
- * The rules differ by caller, as options: the settings wait for a live holder (with pauses, up to
- * TRIGGER_LOCK_WAIT) and wait for a lock file that does not name its holder (an older trigger wrote
- * it in two steps); a batch refuses at once and takes such a file over as stale.
+ * small file beside the one it guards that names its holder by pid, host and the process's start time,
+ * judged by whether that process lives, never by a clock (docs/settings-lock.md says why). It is
+ * written whole and hard-linked into place, so exactly one taker wins and nobody reads half of it. The
+ * rules differ by caller, as options: the settings wait for a live holder (up to TRIGGER_LOCK_WAIT)
+ * and for a lock file that names none; a batch refuses at once and takes such a file over as stale.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,16 +13,13 @@ import { errnoWords } from './errno.js';
 import { ConfigError, UsageError } from './errors.js';
 
 /** A process as a lock records it. */
-export interface ProcessIdentity {
+interface Holder {
   pid: number;
   host: string;
   /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it. */
   start?: string | undefined;
   /** Linux: the pid namespace, so a pid from another container is not judged here. */
   pidns?: string | undefined;
-}
-
-interface Holder extends ProcessIdentity {
   since?: string;
 }
 
@@ -47,12 +35,12 @@ function procStat(pid: number): { state: string; start: string } | undefined {
   }
 }
 
-let self: ProcessIdentity | undefined;
+let self: Holder | undefined;
 
 /** This process, as a lock records it. */
-function thisProcess(): ProcessIdentity {
+function thisProcess(): Holder {
   if (self) return self;
-  const identity: ProcessIdentity = { pid: process.pid, host: os.hostname() };
+  const identity: Holder = { pid: process.pid, host: os.hostname() };
   const start = procStat(process.pid)?.start;
   if (start !== undefined) identity.start = start;
   try {
@@ -64,7 +52,7 @@ function thisProcess(): ProcessIdentity {
 }
 
 /** Where a holder runs, when not where this process does: "on <host>" or "in another container". */
-function elsewhere(holder: Pick<ProcessIdentity, 'host' | 'pidns'>): string | undefined {
+function elsewhere(holder: Holder): string | undefined {
   const here = thisProcess();
   if (holder.host !== here.host) return `on ${holder.host}`;
   if (holder.pidns !== undefined && here.pidns !== undefined && holder.pidns !== here.pidns) return 'in another container';
@@ -126,24 +114,19 @@ function look(lock: string, rules: Rules): Look {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`);
   }
-  let holder: Partial<Holder> | undefined;
+  let holder: Partial<Holder> | null = null;
   try {
-    holder = JSON.parse(text) as Partial<Holder>;
+    holder = JSON.parse(text) as Partial<Holder> | null;
   } catch {
-    holder = undefined;
+    // not a lock of ours: it names no holder
   }
-  if (
-    typeof holder !== 'object' ||
-    holder === null ||
-    !(Number.isSafeInteger(holder.pid) && holder.pid! > 0) ||
-    typeof holder.host !== 'string'
-  ) {
-    const why = `its lock ${lock} does not say which process holds it`;
-    if (rules.unnamed === 'stale') return { state: 'dead', text, left: 'does not say which process holds it' };
-    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  if (!(typeof holder?.host === 'string' && Number.isSafeInteger(holder.pid) && holder.pid! > 0)) {
+    const left = 'does not say which process holds it';
+    if (rules.unnamed === 'stale') return { state: 'dead', text, left };
+    return heldBy(lock, `its lock ${lock} ${left}`, `if no trigger command is running, remove it: rm ${lock}`);
   }
   const pid = holder.pid!;
-  const where = elsewhere({ host: holder.host, pidns: holder.pidns });
+  const where = elsewhere(holder as Holder);
   if (where !== undefined) {
     const hint = `if no trigger command is running there, remove it: rm ${lock}`;
     return { state: 'held', blocked: { why: `its lock ${lock} is held by process ${pid} ${where}`, hint, holder: holder as Holder } };
@@ -169,19 +152,13 @@ function create(lock: string, text: string, mode: number): boolean {
     fs.rmSync(temp, { force: true });
   }
   // A file system without hard links: an exclusive create, then the text.
-  let fd: number;
   try {
-    fd = fs.openSync(lock, 'wx', mode);
+    fs.writeFileSync(lock, text, { flag: 'wx', mode });
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-  try {
-    fs.writeSync(fd, text);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
 }
 
 /**

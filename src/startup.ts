@@ -1,26 +1,20 @@
 /**
- * Start-up, in one room (docs/startup.md): what bin/trigger.cjs runs before the CLI, and the two tricks
- * that make `trigger fire` cheap, each measured in docs/performance.md:
- *
- * - a V8 code cache of dist/cli.cjs, used only from the very file this user's trigger wrote for this
- *   very bundle (the identity check below);
- * - V8 flags set at run time by the commands (setV8Flags), undone before the cache data is made.
- *
- * TRIGGER_NO_STARTUP_CACHE=1 turns both off, for debugging: the bundle is loaded by Node's own
- * require, nothing is read from or written to the cache folder or code-cache.json, no flag is set.
- * Built on its own to dist/startup.cjs (scripts/build.mjs); the commands reach the flag functions
- * through the CLI bundle, which exports restoreV8Flags for start() to call.
+ * Start-up, in one room (docs/startup.md): what bin/trigger.cjs runs before the CLI. The inspector
+ * guard, then a V8 code cache of dist/cli.cjs used only from the very file this user's trigger wrote
+ * for this very bundle, and the V8 flags the commands set at run time, undone before the cache data is
+ * made. TRIGGER_NO_STARTUP_CACHE=1 turns the cache and the flags off, for debugging. Built on its own to
+ * dist/startup.cjs; the CLI bundle exports restoreV8Flags for start() to call.
  */
 import fs from 'node:fs';
 import nodeModule from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
+import { makeFolders, writeFileAtomic } from './atomic-write.js';
 import { configDir } from './settings/paths.js';
 import { VERSION } from './version.js';
 
-export const OFF_SWITCH = 'TRIGGER_NO_STARTUP_CACHE';
-const off = (env: NodeJS.ProcessEnv = process.env) => env[OFF_SWITCH] === '1';
+const off = () => process.env.TRIGGER_NO_STARTUP_CACHE === '1';
 
 interface Cli {
   main(): Promise<number>;
@@ -70,20 +64,11 @@ function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the cache
- * folder. Node 22 and 24 have a compile cache of their own (module.enableCompileCache), but it costs
- * 16-19% more CPU per fire than this; Node 20 has none.
- *
- * V8 runs the cache data it is given as compiled code, checking only that the source has the same
- * length and that V8 and its flags are the same: data made from other code of that length runs that
- * code, with the key in the environment. So data is used only from the very file this user's trigger
- * wrote for this very bundle, unchanged since: when it writes one, it records in the config folder
- * (code-cache.json, 0600; never in the cache folder, which a CI cache may restore from elsewhere) the
- * file's identity as the kernel keeps it (fileIdentity), with the same identity of dist/cli.cjs and
- * Node's version, V8's and the start-up flags. A file is used only if all of it matches; one another
- * user owns, a record others can write to, and a cache folder another user owns or can write to are
- * not trusted either. Each is treated as no cache, and the file is written anew. (An HMAC did the
- * same but loading node:crypto cost every start 4-7 ms of CPU: docs/startup.md.) Nothing here may
- * fail the command: a cache that cannot be read or written is only a slower start.
+ * folder (Node's own compile cache costs 16-19% more CPU per fire; Node 20 has none). V8 checks only
+ * the source's length, its version and flags before it runs cache data as code, so data is used only
+ * where code-cache.json in the config folder records this very file, made for this very bundle:
+ * fileIdentity of both, Node's and V8's versions, the start-up flags (docs/startup.md says why each
+ * check, and why not an HMAC). Nothing here may fail the command: no cache is only a slower start.
  */
 function runWithCodeCache(file: string): Cli {
   let dir: string | undefined;
@@ -125,10 +110,9 @@ function runWithCodeCache(file: string): Cli {
 }
 
 /**
- * Writes new cache data: to a temporary file renamed into place, so a reader never sees half of one;
- * the files of earlier builds of the same bundle are removed then (those for other flags are kept: a
- * job may alternate them). V8 rejects data made under other flags than the ones it is used with, so
- * the flags the command changed are set back first.
+ * Writes new cache data whole, with its record; the files of earlier builds of the same bundle are
+ * removed then (those for other flags are kept: a job may alternate them). V8 rejects data made under
+ * other flags than the ones it is used with, so the flags the command changed are set back first.
  */
 function writeCache(
   cli: Cli,
@@ -137,18 +121,12 @@ function writeCache(
   cacheFile: string,
   names: Record<'bundle' | 'build' | 'name' | 'madeFor', string>,
 ) {
-  const temp = `${cacheFile}.${process.pid}.tmp`;
-  let out: number | undefined;
-  let renamed = false;
   try {
     cli.restoreV8Flags?.();
     if (!privateFolder(dir, true) || !recordsWritable()) return;
-    out = fs.openSync(temp, 'wx', 0o600);
-    fs.writeFileSync(out, script.createCachedData());
-    fs.renameSync(temp, cacheFile);
-    renamed = true;
+    writeFileAtomic(cacheFile, script.createCachedData(), { mode: 0o600, forceMode: true, follow: false });
     // Taken after the rename, which moves the change time.
-    const identity = fileIdentity(fs.fstatSync(out, { bigint: true }));
+    const identity = fileIdentity(fs.lstatSync(cacheFile, { bigint: true }));
     const present = new Set(fs.readdirSync(dir));
     for (const other of present) {
       if (other.startsWith(`${names.bundle}-`) && !other.startsWith(`${names.build}-`) && other.endsWith('.v8cache')) {
@@ -163,12 +141,10 @@ function writeCache(
   } catch {
     try {
       // A file without its record would only be written again by every run.
-      fs.rmSync(renamed ? cacheFile : temp, { force: true });
+      fs.rmSync(cacheFile, { force: true });
     } catch {
-      // the folder could not be made
+      // nothing to remove where nothing could be written
     }
-  } finally {
-    if (out !== undefined) fs.closeSync(out);
   }
 }
 
@@ -197,37 +173,12 @@ export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
  * (an existing folder keeps its mode): the cache is not used, a slower start.
  */
 function privateFolder(dir: string, make: boolean): boolean {
-  let stat: fs.Stats;
   try {
-    stat = fs.lstatSync(dir);
+    if (make) makeFolders(dir);
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
   } catch {
-    if (!make) return false;
-    try {
-      makeFolder(dir);
-      stat = fs.lstatSync(dir);
-    } catch {
-      return false;
-    }
-  }
-  return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
-}
-
-/**
- * Makes a folder and the missing ones above it, each 0700; throws where one cannot be made. Not
- * mkdirSync's `recursive`, which never returns under /proc (its mkdir answers ENOENT for ever).
- */
-function makeFolder(dir: string): void {
-  const missing: string[] = [];
-  for (let folder = dir; !fs.existsSync(folder); folder = path.dirname(folder)) {
-    missing.push(folder);
-    if (path.dirname(folder) === folder) break;
-  }
-  for (const folder of missing.reverse()) {
-    try {
-      fs.mkdirSync(folder, { mode: 0o700 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    return false;
   }
 }
 
@@ -288,7 +239,7 @@ function readRecords(): Record<string, unknown> {
 function recordsWritable(): boolean {
   const dir = path.dirname(recordsFile());
   try {
-    makeFolder(dir);
+    makeFolders(dir);
     fs.accessSync(dir, fs.constants.W_OK);
     return true;
   } catch {
@@ -296,18 +247,9 @@ function recordsWritable(): boolean {
   }
 }
 
-/** Writes the records (0600, in a folder made 0700), replacing the file whole; throws if it cannot. */
+/** Writes the records (0600, in the folder recordsWritable made), replacing the file whole; throws if it cannot. */
 function writeRecords(records: Record<string, unknown>): void {
-  const file = recordsFile();
-  const temp = `${file}.${process.pid}.tmp`;
-  makeFolder(path.dirname(file));
-  try {
-    fs.writeFileSync(temp, `${JSON.stringify(records)}\n`, { mode: 0o600, flag: 'wx' });
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
 }
 
 function fnv1a(text: string): string {
@@ -375,10 +317,14 @@ export function capYoungGeneration(): () => void {
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, '--semi-space-growth-factor=2');
   };
+  // The old generation grows by 5% past what survived a full collection, not V8's up to 4x: a batch
+  // promotes much short-lived data (a Parquet slice's strings), and the default let its peak pass 150 MB.
+  setV8Flags('--heap-growing-percent=5', '--heap-growing-percent=0');
   const timer = setInterval(check, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
+    setV8Flags('--heap-growing-percent=0', '--heap-growing-percent=0');
     if (holding) setV8Flags('--semi-space-growth-factor=2', '--semi-space-growth-factor=2');
   };
 }

@@ -57,13 +57,21 @@ var init_errors = __esm({
     "use strict";
     EXIT_CODES = {
       usage: 2,
+      // bad arguments or input; nothing was sent
       config: 2,
+      // missing or unreadable settings; nothing was sent
       refused: 1,
+      // the service refused the event: 4xx (but 408 and 429), 3xx, or "success": false
       unavailable: 3,
+      // no definitive answer: 408, 429, or 5xx after the allowed retries
       network: 3,
+      // no answer: connection, DNS, TLS or proxy failure after the allowed retries
       timeout: 3,
+      // no answer within the time limit
       interrupted: 130,
+      // stopped by SIGINT (STOP_SIGNALS has the others)
       bug: 70
+      // an error trigger did not expect
     };
     STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
     TriggerError = class extends Error {
@@ -393,38 +401,9 @@ function headerValue(headers, name) {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-function requestIdOf(rawHeaders) {
-  const id = rawHeader(rawHeaders, "x-request-id") ?? rawHeader(rawHeaders, "request-id");
+function requestIdOf(headers) {
+  const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
   return id === void 0 ? void 0 : excerpt(id, 200);
-}
-function headersOf(raw) {
-  const headers = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toString("latin1").toLowerCase();
-    const value = raw[i + 1].toString("latin1");
-    const earlier = Object.hasOwn(headers, name) ? headers[name] : void 0;
-    if (earlier === void 0) {
-      if (name === "__proto__") Object.defineProperty(headers, name, { value, enumerable: true, configurable: true, writable: true });
-      else headers[name] = value;
-    } else if (Array.isArray(earlier)) earlier.push(value);
-    else headers[name] = [earlier, value];
-  }
-  return headers;
-}
-function isNamed(key, name) {
-  if (key.length !== name.length) return false;
-  if (typeof key === "string") return key.toLowerCase() === name;
-  for (let i = 0; i < name.length; i++) {
-    const byte = key[i];
-    if ((byte >= 65 && byte <= 90 ? byte + 32 : byte) !== name.charCodeAt(i)) return false;
-  }
-  return true;
-}
-function rawHeader(raw, name) {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (isNamed(raw[i], name)) return raw[i + 1].toString("latin1");
-  }
-  return void 0;
 }
 var MAX_BODY_BYTES, CONTROL, ENTITIES, HTML_READ;
 var init_response = __esm({
@@ -449,13 +428,11 @@ var init_response = __esm({
 });
 
 // src/client/retry.ts
+function* causes(error2) {
+  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
+}
 function errorCodes(error2) {
-  const codes = [];
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    const code = e.code;
-    if (typeof code === "string") codes.push(code);
-  }
-  return codes;
+  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
 }
 function isConnectionNotMade(error2) {
   return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
@@ -549,25 +526,21 @@ function describeKeyCharacter(char) {
 }
 function normalizeApiKey(raw, source) {
   const key = raw.trim();
-  if (key === "") {
-    throw new UsageError(`the API key from ${source} is empty`);
-  }
-  let position = 0;
-  for (const char of key) {
-    position++;
-    const code = char.codePointAt(0);
-    if (code > 32 && code < 127) continue;
-    throw new UsageError(
-      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
-      {
-        hint: "copy the key again from the dashboard, as plain text"
-      }
+  const refuse = (what, hint) => new UsageError(`the API key from ${source} ${what}; nothing was stored or sent`, { hint });
+  if (key === "") throw new UsageError(`the API key from ${source} is empty`);
+  const chars = [...key];
+  const bad = chars.findIndex((char) => char <= " " || char > "~");
+  if (bad >= 0) {
+    throw refuse(
+      `contains ${describeKeyCharacter(chars[bad])} at position ${bad + 1}`,
+      "copy the key again from the dashboard, as plain text"
     );
   }
   if (key.length < MIN_KEY_LENGTH) {
-    throw new UsageError(
-      `the API key from ${source} is ${key.length} character${key.length === 1 ? "" : "s"} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
-      { hint: "copy the whole key from the dashboard (a password or a word is not the key)" }
+    const length = `${key.length} character${key.length === 1 ? "" : "s"}`;
+    throw refuse(
+      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
+      "copy the whole key from the dashboard (a password or a word is not the key)"
     );
   }
   return key;
@@ -650,9 +623,13 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
+function stretches(form, length, step = 1) {
+  const result = [];
+  for (let s = 0; s + length <= form.length; s += step) result.push([s, form.slice(s, s + length)]);
+  return result;
+}
 function base64Needles(key) {
   const needles = [];
-  const seen = /* @__PURE__ */ new Set();
   for (const lead of [0, 2, 1]) {
     const whole = Math.floor((key.length - lead) / 3) * 3;
     if (whole < 3) continue;
@@ -663,9 +640,9 @@ function base64Needles(key) {
       [standard, STANDARD],
       [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
     ]) {
-      if (seen.has(text)) continue;
-      seen.add(text);
-      needles.push({ text, alphabet, ...around });
+      if (needles.some((needle) => needle.text === text)) continue;
+      const pieces = stretches(text, BASE64_PIECE, Math.max(1, text.length - BASE64_PIECE));
+      needles.push({ text, alphabet, pieces, ...around });
     }
   }
   return needles;
@@ -690,7 +667,7 @@ function referenceAt(text, at) {
   if (!m) return void 0;
   const closed = m[0].endsWith(";");
   const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
-  const unit = NAMED[name];
+  const unit = NAMED.get(name);
   if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
   return [unit, m[0].length + 1];
 }
@@ -706,11 +683,11 @@ function hexAt(text, at, length) {
   }
   return value;
 }
-function decode(text, references = true) {
-  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: void 0 };
+function decodeOnce(text, references, outer) {
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
   let n = 0;
+  let again = false;
   for (let i = 0; i < text.length; n++) {
     let unit = text.charCodeAt(i);
     let length = 1;
@@ -726,13 +703,33 @@ function decode(text, references = true) {
       const reference2 = referenceAt(text, i);
       if (reference2) [unit, length] = reference2;
     }
+    if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
     units[n] = unit;
-    at[n] = i;
+    at[n] = outer ? outer[i] : i;
     i += length;
   }
-  at[n] = text.length;
+  at[n] = outer ? outer[text.length] : text.length;
   const decoded = Buffer.from(units.buffer, 0, n * 2).toString("utf16le");
-  return { text: decoded, lower: asciiLower(decoded), at };
+  return { text: decoded, lower: asciiLower(decoded), at, again };
+}
+function decode(text, references) {
+  const passes = [];
+  if (!ESCAPES.test(text)) return passes;
+  let last = { text, lower: "", at: void 0, again: true };
+  while (last.again && passes.length < DECODE_PASSES) {
+    const next = decodeOnce(last.text, references, last.at);
+    if (next.text === last.text) break;
+    passes.push(last = next);
+  }
+  return passes;
+}
+function views(text, secret) {
+  const plain2 = { text, lower: asciiLower(text), at: void 0 };
+  const decoded = decode(text, true);
+  if (decoded.length === 0) return [plain2];
+  plain2.raw = true;
+  if (secret.ampersand && text.includes("&")) decoded.push(...decode(text, false));
+  return [plain2, ...decoded];
 }
 function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
@@ -744,15 +741,11 @@ function wholeRanges(text, view2, secret, ranges) {
     ranges.push([from, to, true]);
   };
   eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
+  if (!view2.at) for (const form of secret.literal) eachAt(view2.lower, form, (at) => add2(at, at + form.length));
+  if (view2.raw) return;
   eachAt(view2.lower, secret.hex, (at) => add2(at, at + secret.hex.length));
-  if (view2.at) {
-    const lower = asciiLower(text);
-    for (const form of secret.literal) {
-      eachAt(lower, form, (at) => {
-        if (!(secret.short && (WORD.test(text[at - 1] ?? "") || WORD.test(text[at + form.length] ?? ""))))
-          ranges.push([at, at + form.length, true]);
-      });
-    }
+  if (secret.apart.some((start) => view2.lower.includes(start))) {
+    for (const m of view2.lower.matchAll(secret.hexApart)) add2(m.index, m.index + m[0].length);
   }
   for (const needle of secret.base64) {
     eachAt(view2.text, needle.text, (at) => {
@@ -760,57 +753,30 @@ function wholeRanges(text, view2, secret, ranges) {
       let end = at + needle.text.length;
       for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view2.text[start - 1]); n++) start--;
       for (let n = 0; n < needle.after && end < view2.text.length && needle.alphabet.test(view2.text[end]); n++) end++;
-      ranges.push(view2.at ? [view2.at[start], view2.at[end], true] : [start, end, true]);
+      add2(start, end);
     });
   }
 }
-function pieceRanges(text, view2, secret, ranges) {
-  let grown = /* @__PURE__ */ new Map();
-  const grow = (haystack, form, at, s, length, map) => {
-    const known = grown.get(at - s);
-    if (known && known[0] <= at && at + length <= known[1]) return;
-    let start = at;
-    let end = at + length;
-    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
-    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
-    const whole = end - start === form.length;
-    grown.set(at - s, [start, end]);
-    ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
-  };
-  for (const [s, piece] of secret.pieces) {
-    eachAt(view2.lower, piece, (at) => grow(view2.lower, secret.lower, at, s, MIN_PIECE, view2.at));
-  }
-  if (view2.at) {
-    const lower = asciiLower(text);
-    grown = /* @__PURE__ */ new Map();
-    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
-  }
-  hexPieceRanges(view2, secret, ranges);
-  for (const needle of secret.base64) {
-    if (needle.text.length < BASE64_PIECE) continue;
-    grown = /* @__PURE__ */ new Map();
-    const tail = needle.text.length - BASE64_PIECE;
-    for (const s of tail === 0 ? [0] : [0, tail]) {
-      eachAt(view2.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view2.text, needle.text, at, s, BASE64_PIECE, view2.at));
-    }
-  }
+function pieceRanges(view2, secret, ranges) {
+  grownRuns(view2.lower, secret.lower, secret.pieces, MIN_PIECE, view2.at, ranges);
+  if (view2.raw) return;
+  grownRuns(view2.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view2.at, ranges);
+  for (const needle of secret.base64) grownRuns(view2.text, needle.text, needle.pieces, BASE64_PIECE, view2.at, ranges);
 }
-function hexPieceRanges(view2, secret, ranges) {
-  const { hex: hex2 } = secret;
-  const text = view2.lower;
+function grownRuns(haystack, form, found2, minimum, map, ranges) {
   const grown = /* @__PURE__ */ new Map();
-  for (let s = 0; s + HEX_STRETCH <= hex2.length; s += HEX_STRETCH) {
-    eachAt(text, hex2.slice(s, s + HEX_STRETCH), (at) => {
+  for (const [s, stretch] of found2) {
+    eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
-      if (known !== void 0 && at + HEX_STRETCH <= known) return;
+      if (known && known[0] <= at && at + stretch.length <= known[1]) return;
       let start = at;
-      let end = at + HEX_STRETCH;
-      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex2[k]; k--) start--;
-      for (let k = s + HEX_STRETCH; k < hex2.length && end < text.length && text[end] === hex2[k]; k++) end++;
-      grown.set(at - s, end);
-      if (end - start < 2 * MIN_PIECE) return;
-      const whole = end - start === hex2.length;
-      ranges.push(view2.at ? [view2.at[start], view2.at[end], whole] : [start, end, whole]);
+      let end = at + stretch.length;
+      for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
+      for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+      grown.set(at - s, [start, end]);
+      if (end - start < minimum) return;
+      const whole = end - start === form.length;
+      ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
     });
   }
 }
@@ -832,10 +798,6 @@ function applyRanges(text, ranges, mask) {
   }
   return result + text.slice(last);
 }
-function views(text, secret) {
-  const view2 = decode(text);
-  return secret.ampersand && view2.at !== void 0 && text.includes("&") ? [view2, decode(text, false)] : [view2];
-}
 function maskStrings(json, names, mask) {
   return json.replace(MEMBER_OR_STRING, (literal, colon) => {
     if (colon !== void 0 && !names) return literal;
@@ -854,7 +816,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMES, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -863,6 +825,7 @@ var init_redact = __esm({
     HEX_STRETCH = MIN_PIECE;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
+    DECODE_PASSES = 2;
     WORD = /[A-Za-z0-9_-]/;
     ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
@@ -882,10 +845,18 @@ var init_redact = __esm({
       base64;
       /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
       hex;
-      /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+      /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
+      hexApart;
+      apart;
+      /**
+       * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
+       * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
+       */
       literal;
-      /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
-      pieces = [];
+      /** Runs of MIN_PIECE characters of the lowered key (any piece in server text holds one). */
+      pieces;
+      /** Stretches of the hex at every HEX_STRETCH digits (any hex piece in server text holds one). */
+      hexPieces;
       /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
       #maybe;
       /** Matches wherever a piece might be (in server text). */
@@ -898,26 +869,25 @@ var init_redact = __esm({
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
         this.ampersand = key.includes("&");
-        this.literal = [.../* @__PURE__ */ new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
+        this.literal = [.../* @__PURE__ */ new Set([JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])].filter(
+          (f) => f !== this.lower
+        );
         this.base64 = this.short ? [] : base64Needles(key);
         this.hex = Buffer.from(key, "latin1").toString("hex");
-        this.#maybe = new RegExp(
-          [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"),
-          "i"
-        );
+        this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, "$&[-: ]"), "g");
+        this.apart = [":", "-", " "].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
+        const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
+        this.#maybe = new RegExp([...forms, this.hex, ...this.apart, "%", "\\\\", "&"].join("|"), "i");
         this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
+        this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
+        this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
         if (this.short) return;
-        const seen = /* @__PURE__ */ new Set();
-        for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
-          const piece = this.lower.slice(s, s + MIN_PIECE);
-          if (!seen.has(piece)) this.pieces.push([s, piece]);
-          seen.add(piece);
-        }
-        const stretches = [];
-        for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
-        for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
-        const anchors = this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []);
-        this.#maybePiece = new RegExp([.../* @__PURE__ */ new Set([...stretches, ...anchors])].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
+        const anchors = [
+          ...stretches(this.lower, 5, 5).map(([, text]) => text),
+          ...this.hexPieces.map(([, text]) => text),
+          ...this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : [])
+        ];
+        this.#maybePiece = new RegExp([...new Set(anchors)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
       }
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -928,51 +898,14 @@ var init_redact = __esm({
       }
     };
     [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
-    NAMED = {
-      amp: 38,
-      lt: 60,
-      gt: 62,
-      quot: 34,
-      apos: 39,
-      excl: 33,
-      num: 35,
-      dollar: 36,
-      percnt: 37,
-      lpar: 40,
-      rpar: 41,
-      ast: 42,
-      midast: 42,
-      plus: 43,
-      comma: 44,
-      period: 46,
-      sol: 47,
-      colon: 58,
-      semi: 59,
-      equals: 61,
-      quest: 63,
-      commat: 64,
-      lsqb: 91,
-      lbrack: 91,
-      bsol: 92,
-      rsqb: 93,
-      rbrack: 93,
-      hat: 94,
-      lowbar: 95,
-      underbar: 95,
-      grave: 96,
-      diacriticalgrave: 96,
-      lcub: 123,
-      lbrace: 123,
-      verbar: 124,
-      vert: 124,
-      verticalline: 124,
-      rcub: 125,
-      rbrace: 125,
-      tilde: 126,
-      dash: 8208,
-      hyphen: 8208,
-      nbsp: 160
-    };
+    NAMES = `
+  amp & lt < gt > quot " apos '
+  excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
+  equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
+  grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
+  dash \u2010 hyphen \u2010 nbsp \xA0`.split(/[ \n]+/).filter(Boolean);
+    NAMED = /* @__PURE__ */ new Map();
+    for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     NAME_AT = /[A-Za-z]{2,20};?/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
@@ -988,25 +921,22 @@ var init_redact = __esm({
       }
       /** Text with every form of the whole key masked: for anything written, the user's own data included. */
       text(input2) {
-        let text = input2;
-        for (const secret of this.#secrets) {
-          if (!secret.mayHold(text)) continue;
-          const ranges = [];
-          for (const view2 of views(text, secret)) wholeRanges(text, view2, secret, ranges);
-          text = applyRanges(text, ranges, secret.mask);
-        }
-        return text;
+        return this.#mask(input2, false);
       }
       /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
       server(input2) {
+        return this.#mask(input2, true);
+      }
+      #mask(input2, pieces) {
         let text = input2;
         for (const secret of this.#secrets) {
           const whole = secret.mayHold(text);
-          if (!whole && !secret.mayHoldPiece(text)) continue;
+          const piece = pieces && !secret.short && secret.mayHoldPiece(text);
+          if (!whole && !piece) continue;
           const ranges = [];
           for (const view2 of views(text, secret)) {
             if (whole) wholeRanges(text, view2, secret, ranges);
-            if (!secret.short) pieceRanges(text, view2, secret, ranges);
+            if (piece) pieceRanges(view2, secret, ranges);
           }
           text = applyRanges(text, ranges, secret.mask);
         }
@@ -1032,28 +962,15 @@ var init_redact = __esm({
 });
 
 // src/client/proxy.ts
-function proxyConfigured(env2 = process.env) {
-  return PROXY_VARIABLES.some((name) => Boolean(env2[name]?.trim()));
-}
-function firstSet(env2, names) {
-  for (const name of names) {
-    const value = env2[name]?.trim();
-    if (value) return { url: value, variable: name };
-  }
-  return void 0;
-}
 function withScheme(proxy) {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 function proxyChoice(origin, env2 = process.env) {
   const url = new URL(origin);
-  const found2 = firstSet(
-    env2,
-    url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"]
-  );
-  if (!found2) return void 0;
-  if (bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
-  return { url: withScheme(found2.url), variable: found2.variable };
+  const names = url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"];
+  const variable = names.find((name) => env2[name]?.trim());
+  if (!variable || bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
+  return { url: withScheme(env2[variable].trim()), variable };
 }
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
@@ -1132,10 +1049,7 @@ function parseProxy(choice) {
   return url;
 }
 function proxyErrorOf(error2) {
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (e instanceof ProxyError) return e;
-  }
-  return void 0;
+  return [...causes(error2)].find((e) => e instanceof ProxyError);
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
@@ -1149,7 +1063,7 @@ function asProxyError(error2, choice, connected) {
   if (typeof code === "string" && CONNECTION_CODES.has(code)) return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
   return void 0;
 }
-var import_node_net, PROXY_VARIABLES, unbracket, ProxyError, CONNECTION_CODES;
+var import_node_net, unbracket, ProxyError, CONNECTION_CODES;
 var init_proxy = __esm({
   "src/client/proxy.ts"() {
     "use strict";
@@ -1157,7 +1071,6 @@ var init_proxy = __esm({
     init_errors();
     init_redact();
     init_retry();
-    PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
     unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
     ProxyError = class extends Error {
       code;
@@ -1246,42 +1159,32 @@ function networkError(error2, timedOut, context, info2) {
   }
   const proxy = proxyErrorOf(error2);
   if (proxy) return proxyNetworkError(proxy, context, info2, tries);
-  const code = codes.find((c) => !c.startsWith("UND_ERR_")) ?? codes[0];
+  const code = mainCode(error2);
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
-  if (code === "ERR_BODY_DECODE") {
-    return new NetworkError("network", `the answer from ${context.where} could not be read: ${reason2}${tries}`, {
-      ...info2,
-      code,
-      hint: 'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
-      cause: error2
-    });
-  }
-  return new NetworkError("network", `cannot reach ${context.where}: ${reason2}${tries}`, {
-    ...info2,
-    code,
-    hint: networkHint(codes, code, context, notMade),
-    cause: error2
-  });
+  const [message, hint] = code === "ERR_BODY_DECODE" ? [
+    `the answer from ${context.where} could not be read: ${reason2}`,
+    'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried'
+  ] : [`cannot reach ${context.where}: ${reason2}`, networkHint(codes, code, context, notMade)];
+  return new NetworkError("network", `${message}${tries}`, { ...info2, code, hint, cause: error2 });
+}
+function mainCode(error2) {
+  const codes = errorCodes(error2);
+  return codes.find((c) => !c.startsWith("UND_ERR_")) ?? codes[0];
 }
 function proxyNetworkError(proxy, context, info2, tries) {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
   const host = context.where.replace(/^[a-z]+:\/\//, "");
-  let message;
-  let hint;
+  const direct = host.replace(/:\d+$/, "");
+  let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
+  let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
-    message = `${named} asked for credentials: 407 Proxy Authentication Required${tries}`;
+    message = `${named} asked for credentials: 407 Proxy Authentication Required`;
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === "ERR_PROXY_REFUSED") {
-    const label = `${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim();
-    message = `${named} would not open the way to ${context.where}: ${label}${tries}`;
-    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${host.replace(/:\d+$/, "")} to NO_PROXY if it can be reached directly`;
-  } else {
-    const causeCode = errorCodes(proxy.cause).find((c) => !c.startsWith("UND_ERR_")) ?? errorCodes(proxy.cause)[0];
-    const reason2 = describeNetworkError(causeCode, proxy.cause?.message ?? "");
-    message = `cannot reach ${named}: ${reason2}${tries}`;
-    hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${host.replace(/:\d+$/, "")} to NO_PROXY to go direct)`;
+    message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim()}`;
+    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
-  return new NetworkError("network", message, { ...info2, code: proxy.code, hint, cause: proxy });
+  return new NetworkError("network", `${message}${tries}`, { ...info2, code: proxy.code, hint, cause: proxy });
 }
 function networkHint(codes, code, context, notMade) {
   if (code === "EMFILE" || code === "ENFILE") {
@@ -1297,41 +1200,15 @@ function networkHint(codes, code, context, notMade) {
   return "the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried";
 }
 function describeNetworkError(code, message) {
-  switch (code) {
-    case "ECONNREFUSED":
-      return "connection refused";
-    case "ENOTFOUND":
-    case "EAI_NONAME":
-      return "host not found (DNS)";
-    case "EAI_AGAIN":
-      return "DNS lookup failed, temporarily";
-    case "UND_ERR_CONNECT_TIMEOUT":
-      return "connection timed out";
-    case "ECONNRESET":
-    case "UND_ERR_SOCKET":
-      if (/bad response/i.test(message)) return "its answer could not be read (an unexpected 1xx or a malformed response)";
-      return "connection closed by the other side before it answered";
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-      return "network unreachable";
-    case "EMFILE":
-      return "too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit";
-    case "ENFILE":
-      return "too many open files on the system (ENFILE): lower --concurrency";
-    case "ERR_BODY_DECODE":
-      return message;
-    case "UND_ERR_INFO":
-    case "HPE_INVALID_CONSTANT":
-      return "the answer could not be read (an unexpected 1xx or malformed response)";
-    default:
-      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
-      return code ? `${message.split("\n")[0]} (${code})` : message;
-  }
+  if (code === void 0 || code === "ERR_BODY_DECODE") return message;
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
+    return "its answer could not be read (an unexpected 1xx or a malformed response)";
+  return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
 function isTlsCode(code) {
   return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
-var MAX_RETRY_AFTER_MS, STATUS_TEXT;
+var MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -1367,6 +1244,23 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
+    UNREADABLE = "the answer could not be read (an unexpected 1xx or malformed response)";
+    CLOSED = "connection closed by the other side before it answered";
+    REASONS = /* @__PURE__ */ new Map([
+      ["ECONNREFUSED", "connection refused"],
+      ["ENOTFOUND", "host not found (DNS)"],
+      ["EAI_NONAME", "host not found (DNS)"],
+      ["EAI_AGAIN", "DNS lookup failed, temporarily"],
+      ["UND_ERR_CONNECT_TIMEOUT", "connection timed out"],
+      ["ECONNRESET", CLOSED],
+      ["UND_ERR_SOCKET", CLOSED],
+      ["EHOSTUNREACH", "network unreachable"],
+      ["ENETUNREACH", "network unreachable"],
+      ["EMFILE", "too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit"],
+      ["ENFILE", "too many open files on the system (ENFILE): lower --concurrency"],
+      ["UND_ERR_INFO", UNREADABLE],
+      ["HPE_INVALID_CONSTANT", UNREADABLE]
+    ]);
   }
 });
 
@@ -1691,11 +1585,11 @@ var require_help = __commonJS({
        * @returns {number}
        */
       longestSubcommandTermLength(cmd, helper) {
-        return helper.visibleCommands(cmd).reduce((max, command6) => {
+        return helper.visibleCommands(cmd).reduce((max, command7) => {
           return Math.max(
             max,
             this.displayWidth(
-              helper.styleSubcommandTerm(helper.subcommandTerm(command6))
+              helper.styleSubcommandTerm(helper.subcommandTerm(command7))
             )
           );
         }, 0);
@@ -2628,8 +2522,8 @@ var require_command = __commonJS({
        */
       _getCommandAndAncestors() {
         const result = [];
-        for (let command6 = this; command6; command6 = command6.parent) {
-          result.push(command6);
+        for (let command7 = this; command7; command7 = command7.parent) {
+          result.push(command7);
         }
         return result;
       }
@@ -3070,22 +2964,22 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {Command} command
        * @private
        */
-      _registerCommand(command6) {
+      _registerCommand(command7) {
         const knownBy = (cmd) => {
           return [cmd.name()].concat(cmd.aliases());
         };
-        const alreadyUsed = knownBy(command6).find(
+        const alreadyUsed = knownBy(command7).find(
           (name) => this._findCommand(name)
         );
         if (alreadyUsed) {
           const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-          const newCmd = knownBy(command6).join("|");
+          const newCmd = knownBy(command7).join("|");
           throw new Error(
             `cannot add command '${newCmd}' as already have command '${existingCmd}'`
           );
         }
-        this._initCommandGroup(command6);
-        this.commands.push(command6);
+        this._initCommandGroup(command7);
+        this.commands.push(command7);
       }
       /**
        * Add an option.
@@ -4257,12 +4151,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (flag.startsWith("--") && this._showSuggestionAfterError) {
           let candidateFlags = [];
-          let command6 = this;
+          let command7 = this;
           do {
-            const moreFlags = command6.createHelp().visibleOptions(command6).filter((option) => option.long).map((option) => option.long);
+            const moreFlags = command7.createHelp().visibleOptions(command7).filter((option) => option.long).map((option) => option.long);
             candidateFlags = candidateFlags.concat(moreFlags);
-            command6 = command6.parent;
-          } while (command6 && !command6._enablePositionalOptions);
+            command7 = command7.parent;
+          } while (command7 && !command7._enablePositionalOptions);
           suggestion = suggestSimilar(flag, candidateFlags);
         }
         const message = `error: unknown option '${flag}'${suggestion}`;
@@ -4292,9 +4186,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (this._showSuggestionAfterError) {
           const candidateNames = [];
-          this.createHelp().visibleCommands(this).forEach((command6) => {
-            candidateNames.push(command6.name());
-            if (command6.alias()) candidateNames.push(command6.alias());
+          this.createHelp().visibleCommands(this).forEach((command7) => {
+            candidateNames.push(command7.name());
+            if (command7.alias()) candidateNames.push(command7.alias());
           });
           suggestion = suggestSimilar(unknownName, candidateNames);
         }
@@ -4365,11 +4259,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        */
       alias(alias) {
         if (alias === void 0) return this._aliases[0];
-        let command6 = this;
+        let command7 = this;
         if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
-          command6 = this.commands[this.commands.length - 1];
+          command7 = this.commands[this.commands.length - 1];
         }
-        if (alias === command6._name)
+        if (alias === command7._name)
           throw new Error("Command alias can't be the same as its name");
         const matchingCommand = this.parent?._findCommand(alias);
         if (matchingCommand) {
@@ -4378,7 +4272,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
           );
         }
-        command6._aliases.push(alias);
+        command7._aliases.push(alias);
         return this;
       }
       /**
@@ -4590,7 +4484,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           write: outputContext.write,
           command: this
         };
-        this._getCommandAndAncestors().reverse().forEach((command6) => command6.emit("beforeAllHelp", eventContext));
+        this._getCommandAndAncestors().reverse().forEach((command7) => command7.emit("beforeAllHelp", eventContext));
         this.emit("beforeHelp", eventContext);
         let helpInformation = this.helpInformation({ error: outputContext.error });
         if (deprecatedCallback) {
@@ -4605,7 +4499,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         this.emit("afterHelp", eventContext);
         this._getCommandAndAncestors().forEach(
-          (command6) => command6.emit("afterAllHelp", eventContext)
+          (command7) => command7.emit("afterAllHelp", eventContext)
         );
       }
       /**
@@ -4903,11 +4797,11 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command6) {
-  return command6.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addCatalogOptions(command7) {
+  return command7.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
 }
-function addServiceOptions(command6) {
-  return addCatalogOptions(command6).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+function addServiceOptions(command7) {
+  return addCatalogOptions(command7).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
@@ -5482,10 +5376,8 @@ var init_version = __esm({
 // src/batch/formats.ts
 function compressionFromName(file) {
   const ext = import_node_path.default.extname(file).toLowerCase();
-  for (const [compression, c] of Object.entries(COMPRESSIONS)) {
-    if (c.extension === ext) return { compression, inner: file.slice(0, -ext.length) };
-  }
-  return { compression: void 0, inner: file };
+  const compression = Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].extension === ext);
+  return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
 function compressionOf(bytes) {
   return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
@@ -5517,6 +5409,62 @@ var init_formats = __esm({
   }
 });
 
+// src/atomic-write.ts
+function writeFileAtomic(target2, text, options = {}) {
+  let file = target2;
+  if (options.follow !== false) {
+    try {
+      file = import_node_fs.default.realpathSync(target2);
+    } catch {
+    }
+  }
+  let mode2 = options.mode ?? 420;
+  if (!options.forceMode) {
+    try {
+      const stat = import_node_fs.default.lstatSync(file);
+      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
+    } catch {
+    }
+  }
+  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let fd;
+  try {
+    fd = import_node_fs.default.openSync(temp, "wx", mode2);
+    import_node_fs.default.writeFileSync(fd, text);
+    import_node_fs.default.fchmodSync(fd, mode2);
+    import_node_fs.default.fsyncSync(fd);
+    import_node_fs.default.closeSync(fd);
+    fd = void 0;
+    options.beforeReplace?.();
+    import_node_fs.default.renameSync(temp, file);
+  } catch (error2) {
+    if (fd !== void 0) import_node_fs.default.closeSync(fd);
+    import_node_fs.default.rmSync(temp, { force: true });
+    throw error2;
+  }
+}
+function makeFolders(dir) {
+  const missing = [];
+  for (let folder = import_node_path2.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path2.default.dirname(folder) !== folder; folder = import_node_path2.default.dirname(folder)) {
+    missing.unshift(folder);
+  }
+  for (const folder of missing) {
+    try {
+      import_node_fs.default.mkdirSync(folder, { mode: 448 });
+    } catch (error2) {
+      if (error2.code !== "EEXIST") throw error2;
+    }
+  }
+}
+var import_node_fs, import_node_path2;
+var init_atomic_write = __esm({
+  "src/atomic-write.ts"() {
+    "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
+  }
+});
+
 // src/settings/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
@@ -5525,25 +5473,25 @@ __export(paths_exports, {
   configPath: () => configPath
 });
 function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path3.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "darwin") return import_node_path3.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
-    return import_node_path2.default.join(appData, "trigger", "Config");
+    const appData = env2.APPDATA || import_node_path3.default.join(home, "AppData", "Roaming");
+    return import_node_path3.default.join(appData, "trigger", "Config");
   }
   const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+  return import_node_path3.default.join(xdg && import_node_path3.default.isAbsolute(xdg) ? xdg : import_node_path3.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path3.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
 }
-var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path3, CONFIG_FILE_NAME;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
     CONFIG_FILE_NAME = "config.json";
   }
 });
@@ -5558,12 +5506,12 @@ function writableByOwnerOnly(stat) {
 function openMine(file) {
   let fd;
   try {
-    fd = import_node_fs.default.openSync(file, import_node_fs.default.constants.O_RDONLY | (import_node_fs.default.constants.O_NOFOLLOW || 0) | (import_node_fs.default.constants.O_NONBLOCK || 0));
-    const stat = import_node_fs.default.fstatSync(fd, { bigint: true });
+    fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
     if (stat.isFile() && mine(stat)) return { fd, stat };
   } catch {
   }
-  if (fd !== void 0) import_node_fs.default.closeSync(fd);
+  if (fd !== void 0) import_node_fs2.default.closeSync(fd);
   return void 0;
 }
 function setV8Flags(flags, undo) {
@@ -5585,22 +5533,24 @@ function capYoungGeneration() {
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
   };
+  setV8Flags("--heap-growing-percent=5", "--heap-growing-percent=0");
   const timer = setInterval(check2, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
+    setV8Flags("--heap-growing-percent=0", "--heap-growing-percent=0");
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs, OFF_SWITCH, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs2, off, undoFlags, YOUNG_GENERATION_CAP;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
+    init_atomic_write();
     init_paths();
     init_version();
-    OFF_SWITCH = "TRIGGER_NO_STARTUP_CACHE";
-    off = (env2 = process.env) => env2[OFF_SWITCH] === "1";
+    off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     undoFlags = [];
     YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
   }
@@ -5860,7 +5810,7 @@ function isSuccessBody(body) {
   for (let i = 0; i < body.length; i++) if (body[i] !== SUCCESS_BYTES[i]) return false;
   return true;
 }
-var SUCCESS_TEXT, SUCCESS_BYTES, Attempt, MIN_QUEUE_LIMIT, Deadlines;
+var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, MIN_QUEUE_LIMIT, Deadlines;
 var init_attempt = __esm({
   "src/client/attempt.ts"() {
     "use strict";
@@ -5869,6 +5819,7 @@ var init_attempt = __esm({
     init_clock();
     SUCCESS_TEXT = '{"success":true}';
     SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
+    NO_HEADERS = {};
     Attempt = class {
       promise;
       /** monotonicMs() after which the attempt has taken too long. */
@@ -5878,9 +5829,9 @@ var init_attempt = __esm({
       #timeoutMs;
       #signal;
       #resolve;
-      #abort;
+      #controller;
       #status = 0;
-      #rawHeaders = [];
+      #headers = NO_HEADERS;
       #first;
       #more;
       #size = 0;
@@ -5912,29 +5863,25 @@ var init_attempt = __esm({
         if (this.done) return;
         this.done = true;
         this.#signal?.removeEventListener("abort", this);
-        this.#abort = void 0;
+        this.#controller = void 0;
         this.#first = void 0;
         this.#more = void 0;
         this.#decoder?.destroy();
         this.#decoder = void 0;
         this.#resolve(outcome);
       }
-      #answer() {
-        if (this.#decoder) return this.#decoder.end();
-        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: this.#truncated, error: this.#undecodable });
-        const first = this.#first;
-        let text;
-        let json;
-        if (!this.#more && first !== void 0 && isSuccessBody(first)) {
-          text = SUCCESS_TEXT;
-          json = { success: true };
-        } else {
-          text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
-          json = parseJsonBody(text);
-        }
+      #answered(text, json, truncated) {
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
-        this.#finish({ kind: "answer", status: this.#status, rawHeaders: this.#rawHeaders, text, json, truncated: this.#truncated, ms, ended });
+        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+      }
+      #answer() {
+        if (this.#decoder) return this.#decoder.end();
+        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+        const first = this.#first;
+        if (!this.#more && first !== void 0 && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
+        const text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
+        this.#answered(text, parseJsonBody(text), this.#truncated);
       }
       /**
        * The answer from a decoded body. One that could not be decoded is a malformed answer when its
@@ -5944,26 +5891,14 @@ var init_attempt = __esm({
         if (this.done) return;
         if (!this.#bodyEnded) {
           this.#bodyEnded = true;
-          this.#abort?.(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
+          this.#controller?.abort(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
         }
         if (error2 && this.#status >= 200 && this.#status < 300) return this.#failed(error2);
         const text = body.toString("utf8");
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
-        const json = parseJsonBody(text);
-        this.#finish({
-          kind: "answer",
-          status: this.#status,
-          rawHeaders: this.#rawHeaders,
-          text,
-          json,
-          truncated: this.#truncated || truncated,
-          ms,
-          ended
-        });
+        this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
       }
       #stop(reason2) {
-        this.#abort?.(reason2);
+        this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
       #failed(error2) {
@@ -5981,23 +5916,19 @@ var init_attempt = __esm({
         this.#interrupted = true;
         this.#stop(new Error("interrupted"));
       }
-      // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
-      // an adapter that copies each answer's headers into an object, which showed at batch rates. Here
-      // they stay as undici read them, and are looked at only when needed.
-      // undici calls onConnect on a connected socket just before it writes the request: an attempt that
-      // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
-      onConnect(abort) {
-        this.#abort = abort;
-        if (this.done) abort(new Error("the attempt already ended"));
+      // undici calls onRequestStart on a connected socket just before it writes the request: an attempt
+      // that ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
+      onRequestStart(controller) {
+        this.#controller = controller;
+        if (this.done) controller.abort(new Error("the attempt already ended"));
         else this.#sent = true;
       }
-      onHeaders(statusCode, rawHeaders) {
-        if (statusCode < 200) return true;
+      onResponseStart(_controller, statusCode, headers) {
+        if (statusCode < 200) return;
         this.#status = statusCode;
-        this.#rawHeaders = rawHeaders;
-        const encoding = rawHeader(rawHeaders, "content-encoding");
+        this.#headers = headers;
+        const encoding = headerValue(headers, "content-encoding");
         if (encoding !== void 0) this.#decodeAs(encoding);
-        return true;
       }
       /** A compressed answer: its body is decoded as it comes (see decode.ts). */
       #decodeAs(encoding) {
@@ -6009,8 +5940,8 @@ var init_attempt = __esm({
         }
         this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
       }
-      onData(chunk) {
-        if (this.done || this.#bodyEnded) return true;
+      onResponseData(_controller, chunk) {
+        if (this.done || this.#bodyEnded) return;
         const room = MAX_BODY_BYTES - this.#size;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         this.#size += part.length;
@@ -6020,17 +5951,16 @@ var init_attempt = __esm({
         if (chunk.length > room) {
           this.#truncated = true;
           this.#bodyEnded = true;
-          const abort = this.#abort;
+          const controller = this.#controller;
           this.#answer();
-          abort?.(new Error("response body over 1 MiB"));
+          controller?.abort(new Error("response body over 1 MiB"));
         }
-        return true;
       }
-      onComplete() {
+      onResponseEnd() {
         this.#bodyEnded = true;
         this.#answer();
       }
-      onError(error2) {
+      onResponseError(_controller, error2) {
         if (this.#bodyEnded) return;
         this.#failed(error2);
       }
@@ -16409,11 +16339,11 @@ var require_socks5_client = __commonJS({
       /**
        * Build a SOCKS5 request
        */
-      buildConnectRequest(command6, address, port) {
+      buildConnectRequest(command7, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
         const request = Buffer2.alloc(4 + addressBuffer.length + 2);
         request[0] = SOCKS_VERSION;
-        request[1] = command6;
+        request[1] = command7;
         request[2] = 0;
         request[3] = addressType;
         addressBuffer.copy(request, 4);
@@ -32229,7 +32159,7 @@ var require_eventsource = __commonJS({
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
     var OPEN = 1;
-    var CLOSED = 2;
+    var CLOSED2 = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
     var EventSource = class _EventSource extends EventTarget {
@@ -32330,7 +32260,7 @@ var require_eventsource = __commonJS({
         return this.#withCredentials;
       }
       #connect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         const fetchParams = {
           request: this.#request,
@@ -32392,7 +32322,7 @@ var require_eventsource = __commonJS({
        * @returns {void}
        */
       #reconnect() {
-        if (this.#readyState === CLOSED) return;
+        if (this.#readyState === CLOSED2) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
         setTimeout(() => {
@@ -32409,8 +32339,8 @@ var require_eventsource = __commonJS({
        */
       close() {
         webidl.brandCheck(this, _EventSource);
-        if (this.#readyState === CLOSED) return;
-        this.#readyState = CLOSED;
+        if (this.#readyState === CLOSED2) return;
+        this.#readyState = CLOSED2;
         this.#controller.abort();
         this.#request = null;
       }
@@ -32479,7 +32409,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: CLOSED,
+        value: CLOSED2,
         writable: false
       }
     };
@@ -32744,81 +32674,48 @@ function patchParser(socket) {
 function interop(module2) {
   return module2.default ?? module2;
 }
-function connectorFor(buildConnector, options) {
+function poolOf(PoolClass, buildConnector, origin, options) {
   const connect = options.connect;
   const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
-  return skipUnaskedContinue(base);
+  return new PoolClass(origin, { ...options, connect: skipUnaskedContinue(base) });
 }
-async function loadUndici(env2 = process.env) {
-  if (proxyConfigured(env2)) {
-    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (origin, options) => {
-      const choice = proxyChoice(origin, env2);
-      const pool = (to, more) => new undici.Pool(to, { ...options, ...more, connect: connectorFor(undici.buildConnector, { ...options, ...more }) });
-      if (!choice) return pool(origin, {});
-      const url = parseProxy(choice);
-      const agent = new undici.ProxyAgent({
-        ...options,
-        uri: url.href,
-        proxyTunnel: false,
-        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
-        requestTls: VERIFIED,
-        proxyTls: VERIFIED,
-        factory: (to, more) => pool(String(to), more)
-      });
-      return proxied(agent, choice);
-    };
+async function openDispatcher(origin, options, env2 = process.env) {
+  const proxy = proxyChoice(origin, env2);
+  if (!proxy) {
+    const [PoolClass, buildConnector] = await loadPool();
+    return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
   }
+  const url = parseProxy(proxy);
+  const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+  const dispatcher = new undici.ProxyAgent({
+    ...options,
+    uri: url.href,
+    proxyTunnel: false,
+    // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+    requestTls: VERIFIED,
+    proxyTls: VERIFIED,
+    factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...more })
+  });
+  return { dispatcher, proxy };
+}
+async function loadPool() {
   try {
     const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
     const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
     if (typeof PoolClass?.prototype?.dispatch !== "function" || typeof buildConnector !== "function") throw new Error("layout changed");
-    return (origin, options) => new PoolClass(origin, { ...options, connect: connectorFor(buildConnector, options) });
+    return [PoolClass, buildConnector];
   } catch {
-    const { Pool: IndexPool, buildConnector } = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return (origin, options) => new IndexPool(origin, { ...options, connect: connectorFor(buildConnector, options) });
+    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+    return [undici.Pool, undici.buildConnector];
   }
 }
-function proxied(agent, choice) {
-  const wrapper = {
-    dispatch: (options, handler) => agent.dispatch(options, new ThroughProxy(handler, choice)),
-    close: () => agent.close(),
-    destroy: () => agent.destroy()
-  };
-  return wrapper;
-}
-var VERIFIED, ThroughProxy;
+var VERIFIED;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
     init_proxy();
     init_proxy();
     VERIFIED = { rejectUnauthorized: true };
-    ThroughProxy = class {
-      #handler;
-      #choice;
-      #connected = false;
-      constructor(handler, choice) {
-        this.#handler = handler;
-        this.#choice = choice;
-      }
-      onConnect(abort) {
-        this.#connected = true;
-        this.#handler.onConnect(abort);
-      }
-      onHeaders(statusCode, rawHeaders, resume, statusText2) {
-        return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText2);
-      }
-      onData(chunk) {
-        return this.#handler.onData(chunk);
-      }
-      onComplete(trailers) {
-        this.#handler.onComplete(trailers);
-      }
-      onError(error2) {
-        this.#handler.onError(asProxyError(error2, this.#choice, this.#connected) ?? error2);
-      }
-    };
   }
 });
 
@@ -32851,10 +32748,15 @@ function maskFor(key) {
   mask.add(key);
   return mask;
 }
+function viaProxy(outcome, proxy) {
+  if (outcome.kind === "answer") return outcome;
+  const error2 = asProxyError(outcome.error, proxy, outcome.sent);
+  return error2 ? { ...outcome, error: error2 } : outcome;
+}
 function observe(outcome, onAttempt) {
   if (outcome.kind === "failed") return onAttempt(0, outcome.ms, outcome.timedOut, -1);
   const status2 = outcome.status;
-  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), "retry-after")) : void 0;
+  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
   onAttempt(status2, outcome.ms, false, retryAfter ?? -1);
 }
 function eventUrl(baseUrl, event) {
@@ -32863,7 +32765,7 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, SUCCESS_TEXT2, watchers, msSince;
+var TriggerClient, watchers, msSince;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32876,9 +32778,9 @@ var init_client = __esm({
     init_messages();
     init_retry();
     init_undici();
+    init_proxy();
     init_clock();
     init_request();
-    init_messages();
     TriggerClient = class {
       baseUrl;
       timeoutMs;
@@ -32886,6 +32788,8 @@ var init_client = __esm({
       #apiKey;
       #options;
       #dispatcher;
+      /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
+      #proxy;
       /** The attempts in flight and their time limits. */
       #deadlines = new Deadlines();
       /** Interrupts for the waits before a retry (see abortAll). */
@@ -32922,22 +32826,23 @@ var init_client = __esm({
       }
       async #pool() {
         if (!this.#dispatcher) {
-          const create2 = await loadUndici(this.#options.env);
-          this.#dispatcher = create2(this.baseUrl.origin, {
-            connections: this.#options.connections ?? 1,
-            connect: { timeout: this.timeoutMs },
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-            keepAliveTimeout: 4e3,
-            // Node's default (what undici would read from node:http, which is then not loaded at all).
-            maxHeaderSize: 16 * 1024
-          });
+          const { dispatcher, proxy } = await openDispatcher(
+            this.baseUrl.origin,
+            {
+              connections: this.#options.connections ?? 1,
+              connect: { timeout: this.timeoutMs },
+              headersTimeout: this.timeoutMs,
+              bodyTimeout: this.timeoutMs,
+              keepAliveTimeout: 4e3,
+              // Node's default (what undici would read from node:http, which is then not loaded at all).
+              maxHeaderSize: 16 * 1024
+            },
+            this.#options.env
+          );
+          this.#dispatcher = dispatcher;
+          this.#proxy = proxy;
         }
         return this.#dispatcher;
-      }
-      /** The full URL of an event, as sent (never normalised). */
-      urlOf(event) {
-        return eventUrl(this.baseUrl, event);
       }
       /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
       async ready() {
@@ -32985,8 +32890,8 @@ var init_client = __esm({
           }
           throw error2;
         }
-        const { status: status2, rawHeaders, json, text } = outcome;
-        const requestId = requestIdOf(rawHeaders);
+        const { status: status2, json, text } = outcome;
+        const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           return {
@@ -33001,10 +32906,10 @@ var init_client = __esm({
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
             // sees the server's echo of the key either.
-            response: text === SUCCESS_TEXT2 ? json : this.#responseOf(text, json)
+            response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json)
           };
         }
-        const headers = this.#maskedHeaders(headersOf(rawHeaders));
+        const headers = this.#maskedHeaders(outcome.headers);
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -33079,7 +32984,14 @@ var init_client = __esm({
         const dispatcher = this.#dispatcher;
         if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
-        onEvent?.({ type: "request", attempt: attempt3, method: "POST", url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+        onEvent?.({
+          type: "request",
+          attempt: attempt3,
+          method: "POST",
+          url: eventUrl(this.baseUrl, event),
+          headers: this.displayHeaders(),
+          body: event.body
+        });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
         if (!current.done) {
           dispatcher.dispatch(
@@ -33093,11 +33005,13 @@ var init_client = __esm({
             current
           );
         }
-        if (!onEvent) return current.promise;
-        return current.promise.then((outcome) => {
+        const proxy = this.#proxy;
+        const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
+        if (!onEvent) return ended;
+        return ended.then((outcome) => {
           if (outcome.kind === "answer") {
-            const { status: status2, rawHeaders, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt3, status: status2, headers: headersOf(rawHeaders), body: text, truncated, ms });
+            const { status: status2, headers, text, truncated, ms } = outcome;
+            onEvent({ type: "response", attempt: attempt3, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
             onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
@@ -33116,7 +33030,6 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
-    SUCCESS_TEXT2 = '{"success":true}';
     watchers = /* @__PURE__ */ new WeakMap();
     msSince = (started) => Math.round(monotonicMs() - started);
   }
@@ -36297,49 +36210,6 @@ var init_spinner = __esm({
   }
 });
 
-// src/atomic-write.ts
-function writeFileAtomic(target2, text, options = {}) {
-  let file = target2;
-  if (options.follow !== false) {
-    try {
-      file = import_node_fs2.default.realpathSync(target2);
-    } catch {
-    }
-  }
-  let mode2 = options.mode ?? 420;
-  if (!options.forceMode) {
-    try {
-      const stat = import_node_fs2.default.lstatSync(file);
-      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
-    } catch {
-    }
-  }
-  const temp = import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  let fd;
-  try {
-    fd = import_node_fs2.default.openSync(temp, "wx", mode2);
-    import_node_fs2.default.writeFileSync(fd, text);
-    import_node_fs2.default.fchmodSync(fd, mode2);
-    import_node_fs2.default.fsyncSync(fd);
-    import_node_fs2.default.closeSync(fd);
-    fd = void 0;
-    options.beforeReplace?.();
-    import_node_fs2.default.renameSync(temp, file);
-  } catch (error2) {
-    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
-    import_node_fs2.default.rmSync(temp, { force: true });
-    throw error2;
-  }
-}
-var import_node_fs2, import_node_path3;
-var init_atomic_write = __esm({
-  "src/atomic-write.ts"() {
-    "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
-  }
-});
-
 // src/errno.ts
 function errnoWords(error2, doing = "writing") {
   const code = error2?.code;
@@ -36432,19 +36302,18 @@ function look(lock, rules) {
     if (error2.code === "ENOENT") return { state: "free" };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
   }
-  let holder;
+  let holder = null;
   try {
     holder = JSON.parse(text);
   } catch {
-    holder = void 0;
   }
-  if (typeof holder !== "object" || holder === null || !(Number.isSafeInteger(holder.pid) && holder.pid > 0) || typeof holder.host !== "string") {
-    const why = `its lock ${lock} does not say which process holds it`;
-    if (rules.unnamed === "stale") return { state: "dead", text, left: "does not say which process holds it" };
-    return heldBy(lock, why, `if no trigger command is running, remove it: rm ${lock}`);
+  if (!(typeof holder?.host === "string" && Number.isSafeInteger(holder.pid) && holder.pid > 0)) {
+    const left = "does not say which process holds it";
+    if (rules.unnamed === "stale") return { state: "dead", text, left };
+    return heldBy(lock, `its lock ${lock} ${left}`, `if no trigger command is running, remove it: rm ${lock}`);
   }
   const pid = holder.pid;
-  const where2 = elsewhere({ host: holder.host, pidns: holder.pidns });
+  const where2 = elsewhere(holder);
   if (where2 !== void 0) {
     const hint2 = `if no trigger command is running there, remove it: rm ${lock}`;
     return { state: "held", blocked: { why: `its lock ${lock} is held by process ${pid} ${where2}`, hint: hint2, holder } };
@@ -36467,23 +36336,17 @@ function create(lock, text, mode2) {
   } finally {
     import_node_fs3.default.rmSync(temp, { force: true });
   }
-  let fd;
   try {
-    fd = import_node_fs3.default.openSync(lock, "wx", mode2);
+    import_node_fs3.default.writeFileSync(lock, text, { flag: "wx", mode: mode2 });
+    return true;
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
     throw error2;
   }
-  try {
-    import_node_fs3.default.writeSync(fd, text);
-  } finally {
-    import_node_fs3.default.closeSync(fd);
-  }
-  return true;
 }
 function removeStale(lock, dead, text, rules) {
   const breaker = `${lock}.break`;
-  const cannot = (error2) => ({
+  const cannot2 = (error2) => ({
     why: `its lock ${lock} ${dead.left}, and cannot be removed (${errnoWords(error2, "writing")})`,
     hint: `remove it: rm ${lock}`
   });
@@ -36494,13 +36357,13 @@ function removeStale(lock, dead, text, rules) {
       return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
     }
   } catch (error2) {
-    return cannot(error2);
+    return cannot2(error2);
   }
   try {
     if (import_node_fs3.default.readFileSync(lock, "utf8") === dead.text) import_node_fs3.default.unlinkSync(lock);
     return void 0;
   } catch (error2) {
-    return error2.code === "ENOENT" ? void 0 : cannot(error2);
+    return error2.code === "ENOENT" ? void 0 : cannot2(error2);
   } finally {
     import_node_fs3.default.rmSync(breaker, { force: true });
   }
@@ -36648,7 +36511,6 @@ var store_exports = {};
 __export(store_exports, {
   PROFILE_NAME: () => PROFILE_NAME,
   checkProfileName: () => checkProfileName,
-  ensureDir: () => ensureDir,
   getProfile: () => getProfile,
   readConfig: () => readConfig,
   updateConfig: () => updateConfig,
@@ -36666,9 +36528,7 @@ function readConfig(file) {
     text = import_node_fs4.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
-    throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error2, "writing")}`, {
-      hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-    });
+    throw cannot("read config file", file, error2);
   }
   if (text.trim() === "") return {};
   let data;
@@ -36692,46 +36552,18 @@ function getProfile(data, name) {
   const profile = data.profiles?.[name];
   return typeof profile === "object" && profile !== null ? profile : void 0;
 }
-function writeError(what, target2, error2) {
+function cannot(what, target2, error2) {
   return new ConfigError(`cannot ${what} ${target2}: ${errnoWords(error2, "writing")}`, {
     hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
   });
 }
-function ensureDir(dir) {
-  const missing = [];
-  let at = import_node_path5.default.resolve(dir);
-  for (; ; ) {
-    let stat;
-    try {
-      stat = import_node_fs4.default.statSync(at);
-    } catch (error2) {
-      const code = error2.code;
-      if (code !== "ENOENT") throw writeError("create the config folder", dir, error2);
-    }
-    if (stat) {
-      if (!stat.isDirectory())
-        throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, {
-          hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-        });
-      break;
-    }
-    missing.unshift(at);
-    const parent = import_node_path5.default.dirname(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const level of missing) {
-    try {
-      import_node_fs4.default.mkdirSync(level, { mode: 448 });
-    } catch (error2) {
-      if (error2.code !== "EEXIST") throw writeError("create the config folder", dir, error2);
-    }
-  }
-}
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
-  const dir = import_node_path5.default.dirname(file);
-  ensureDir(dir);
+  try {
+    makeFolders(import_node_path5.default.dirname(file));
+  } catch (error2) {
+    throw cannot("create the config folder", import_node_path5.default.dirname(file), error2);
+  }
   return withLock(
     file,
     async () => {
@@ -36740,7 +36572,7 @@ async function updateConfig(file, update, options = {}) {
         writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
 `, { mode: 384, forceMode: true });
       } catch (error2) {
-        throw writeError("write", file, error2);
+        throw cannot("write", file, error2);
       }
       return next;
     },
@@ -36830,9 +36662,9 @@ function reason(error2) {
   const text = error2?.message ?? String(error2);
   return text.split("\n")[0].replace(/^Platform failure: /, "");
 }
-async function storeKey(profile, key) {
+async function tryStore(call, profile) {
   try {
-    await bounded((e, signal) => e.setPassword(key, signal), profile);
+    await bounded(call, profile);
     return void 0;
   } catch (error2) {
     return reason(error2);
@@ -36854,15 +36686,7 @@ async function loadKey(profile) {
   }
   return key;
 }
-async function deleteKey(profile) {
-  try {
-    await bounded((e, signal) => e.deleteCredential(signal), profile);
-    return void 0;
-  } catch (error2) {
-    return reason(error2);
-  }
-}
-var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED;
+var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
@@ -36871,6 +36695,8 @@ var init_keychain = __esm({
     STORE_TIMEOUT_MS = 1e3;
     NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
     LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
+    storeKey = (profile, key) => tryStore((e, signal) => e.setPassword(key, signal), profile);
+    deleteKey = (profile) => tryStore((e, signal) => e.deleteCredential(signal), profile);
   }
 });
 
@@ -36946,7 +36772,7 @@ function cannotRead(file, error2) {
   });
 }
 function untrusted(found2, hop, problem, fix) {
-  const through = hop === found2 ? "" : ` (through the link to ${printable(hop)})`;
+  const through = hop === import_node_path7.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
   return new ConfigError(
     `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
@@ -36998,29 +36824,28 @@ function inWorkspace(file, env2) {
     return false;
   }
 }
-function trustedTarget(found2, uid) {
-  let hop = found2;
+function follow(file, check2, missing = false) {
+  let hop = import_node_path7.default.resolve(file);
   for (let links = 0; links <= MAX_LINKS; links++) {
     let stat;
     let dir;
     try {
-      stat = import_node_fs6.default.lstatSync(hop);
+      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
       dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
     } catch (error2) {
-      throw cannotRead(found2, error2);
+      throw cannotRead(file, error2);
     }
-    checkHop(found2, hop, stat, dir, uid);
-    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
-    let target2;
+    const real = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
+    if (stat === void 0) return { real };
+    check2(hop, stat, dir);
+    if (!stat.isSymbolicLink()) return { real, stat };
     try {
-      target2 = import_node_fs6.default.readlinkSync(hop);
+      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
     } catch (error2) {
-      throw cannotRead(found2, error2);
+      throw cannotRead(file, error2);
     }
-    hop = import_node_path7.default.resolve(dir, target2);
   }
-  throw cannotRead(found2, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+  throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
 function realPath(file) {
   try {
@@ -37034,35 +36859,16 @@ function catalogTarget(file, options = {}) {
   const env2 = options.env ?? process.env;
   if (uid === void 0) return { real: realPath(file) };
   if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
-    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
-  return trustedTarget(file, uid);
+    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
+  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
-function ownLinksTarget(named, uid) {
-  let hop = import_node_path7.default.resolve(named);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat;
-    let dir;
-    try {
-      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: false });
-      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
-    } catch (error2) {
-      throw cannotRead(named, error2);
-    }
-    const inFolder2 = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
-    if (stat === void 0) return { real: inFolder2 };
-    if (!stat.isSymbolicLink()) return { real: inFolder2, stat };
-    if (stat.uid !== uid && stat.uid !== 0)
-      throw new ConfigError(
-        `not changed: catalog ${printable(named)}${hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-        { hint: "name the file it leads to with --catalog, if that is the one to change" }
-      );
-    try {
-      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
-    } catch (error2) {
-      throw cannotRead(named, error2);
-    }
-  }
-  throw cannotRead(named, Object.assign(new Error("too many links"), { code: "ELOOP" }));
+function notOthersLink(named, hop, stat, uid) {
+  if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
+  const through = hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
+  throw new ConfigError(
+    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    { hint: "name the file it leads to with --catalog, if that is the one to change" }
+  );
 }
 function sameFile(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
@@ -37140,16 +36946,13 @@ var init_file = __esm({
 // src/catalog/load.ts
 var load_exports = {};
 __export(load_exports, {
-  ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
   catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
   idIn: () => idIn,
   isPlainValid: () => isPlainValid,
-  lineColumn: () => lineColumn,
   loadCatalog: () => loadCatalog,
   parseCatalog: () => parseCatalog,
-  readCatalogText: () => readCatalogText,
   triggerIdsFor: () => triggerIdsFor
 });
 function describe(value) {
@@ -37282,104 +37085,110 @@ function isPlainValid(data) {
   return true;
 }
 function catalogProblems(data, text = "") {
-  const problems = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  const lineOfKey = (_text, key) => (lines ??= keyLines(text))(key);
   let lines;
+  const lineOfKey = (key) => (lines ??= keyLines(text))(key);
+  const problems = [];
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
-      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field2) });
+      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(field2) });
   }
   if (data.$schema !== void 0 && typeof data.$schema !== "string") problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
   if (!isObject(triggers)) {
-    problems.push({
-      message: triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`,
-      line: 1
-    });
-    return problems;
+    const message = triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`;
+    return [...problems, { message, line: 1 }];
   }
-  const profiles = /* @__PURE__ */ new Set();
   for (const [key, entry2] of Object.entries(triggers)) {
     let line = null;
-    const at = (message) => problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? line = lineOfKey(text, key) : line });
-    if (key.trim() === "") at("an empty trigger id");
-    if (!isObject(entry2)) {
-      at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
-      continue;
-    }
-    for (const field2 of Object.keys(entry2)) {
-      if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
-    }
-    for (const field2 of ["name", "description", "deprecated"]) {
-      const value = entry2[field2];
-      if (value === void 0) continue;
-      if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
-      else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
-    }
-    const rule = entry2.value;
-    if (rule !== void 0 && !VALUE_RULES.includes(rule))
-      at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
-    for (const bound2 of ["min", "max"]) {
-      const value = entry2[bound2];
-      if (value === void 0) continue;
-      if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
-      else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
-      else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
-    }
-    if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
-      at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
-    const ids = entry2.ids;
-    if (ids === void 0) continue;
-    if (!isObject(ids)) {
-      at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
-      continue;
-    }
-    for (const [profile, id] of Object.entries(ids)) {
-      profiles.add(profile);
-      if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
-      if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
-      else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
-    }
+    entryProblems(key, entry2, (message) => {
+      line = line === null ? lineOfKey(key) : line;
+      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+    });
   }
+  problems.push(...underflowProblems(triggers, text));
   if (problems.length > 0) return problems;
-  const data_ = data;
-  const keys = Object.keys(data_.triggers);
+  return idProblems(triggers, lineOfKey);
+}
+function entryProblems(key, entry2, at) {
+  if (key.trim() === "") at("an empty trigger id");
+  if (!isObject(entry2)) return at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
+  for (const field2 of Object.keys(entry2)) {
+    if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
+  }
+  for (const field2 of ["name", "description", "deprecated"]) {
+    const value = entry2[field2];
+    if (value === void 0) continue;
+    if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
+    else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
+  }
+  const rule = entry2.value;
+  if (rule !== void 0 && !VALUE_RULES.includes(rule))
+    at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
+  for (const bound2 of ["min", "max"]) {
+    const value = entry2[bound2];
+    if (value === void 0) continue;
+    if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
+    else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
+    else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
+  }
+  if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
+    at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
+  const ids = entry2.ids;
+  if (ids === void 0) return;
+  if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
+  for (const [profile, id] of Object.entries(ids)) {
+    if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
+    if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
+    else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
+  }
+}
+function underflowProblems(triggers, text) {
+  if (!/[eE]-\d|0{100}/.test(text)) return [];
+  if (!Object.values(triggers).some((entry2) => isObject(entry2) && (entry2.min === 0 || entry2.max === 0))) return [];
+  const problems = [];
+  for (const m of text.matchAll(STRING_OR_NUMBER)) {
+    const number2 = m[0];
+    if (number2.startsWith('"') || Number(number2) !== 0 || !/[1-9]/.test(number2.split(/[eE]/)[0])) continue;
+    const { line } = lineColumn(text, m.index);
+    problems.push({ message: `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+  }
+  return problems;
+}
+function idProblems(triggers, lineOfKey) {
+  const problems = [];
+  const keys = Object.keys(triggers);
   const index = new Map(keys.map((key, i) => [key, i]));
   const withOwnId = /* @__PURE__ */ new Map();
   keys.forEach((key, i) => {
-    for (const profile of Object.keys(data_.triggers[key].ids ?? {})) {
+    for (const profile of Object.keys(triggers[key].ids ?? {})) {
       let list3 = withOwnId.get(profile);
       if (!list3) withOwnId.set(profile, list3 = []);
       list3.push(i);
     }
   });
-  for (const profile of /* @__PURE__ */ new Set(["default", ...profiles])) {
+  for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
     const involved = new Set(own);
     for (const i of own) {
-      const named = index.get(data_.triggers[keys[i]].ids[profile]);
+      const named = index.get(triggers[keys[i]].ids[profile]);
       if (named !== void 0) involved.add(named);
     }
     const sent = /* @__PURE__ */ new Map();
     for (const i of [...involved].sort((a, b) => a - b)) {
       const key = keys[i];
-      const id = idIn(key, data_.triggers[key], profile);
+      const id = idIn(key, triggers[key], profile);
       const other = sent.get(id);
       if (other !== void 0) {
-        problems.push({
-          message: `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`,
-          line: lineOfKey(text, key)
-        });
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
         continue;
       }
       sent.set(id, key);
       if (index.has(id) && id !== key) {
-        problems.push({
-          message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
-          line: lineOfKey(text, key)
-        });
+        const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
+        problems.push({ message, line: lineOfKey(key) });
       }
     }
   }
@@ -37388,11 +37197,11 @@ function catalogProblems(data, text = "") {
 function parseCatalog(text) {
   let data;
   try {
-    data = JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
+    data = parseJson(text);
   } catch (error2) {
     return { data: void 0, problems: [syntaxProblem(text, error2)] };
   }
-  const problems = isPlainValid(data) ? [] : catalogProblems(data, text);
+  const problems = isPlainValid(data) ? underflowProblems(data.triggers, text) : catalogProblems(data, text);
   return problems.length === 0 ? { data, problems: [] } : { data: void 0, problems };
 }
 function catalogError(file, problems) {
@@ -37403,18 +37212,14 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function readCatalogText(file, env2 = process.env) {
-  return readCatalogFile(pathOf(file), { source: sourceOf(file), env: env2 }).text;
-}
 function identityOf(stat) {
   return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
   const text = readOwnFile(record, MAX_RECORD_BYTES);
-  if (text === void 0) return {};
   try {
-    const data = JSON.parse(text);
-    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+    const data = JSON.parse(text ?? "{}");
+    return isObject(data) ? data : {};
   } catch {
     return {};
   }
@@ -37441,7 +37246,7 @@ function loadCatalog(found2, options = {}) {
   const identity = identityOf(stat);
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text) };
+      return { path: file, text, data: parseJson(text) };
     } catch {
     }
   }
@@ -37456,7 +37261,7 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -37472,6 +37277,8 @@ var init_load = __esm({
     TOP_FIELDS = ["$schema", "triggers"];
     MAX_KEY_RESCANS = 64;
     NON_BLANK = /\S/;
+    STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+    parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     pathOf = (file) => typeof file === "string" ? file : file.path;
     sourceOf = (file) => typeof file === "string" ? "flag" : file.source;
     MAX_RECORD_BYTES = 64 * 1024;
@@ -37540,9 +37347,6 @@ function editDistance(a, b) {
   }
   return rows2[a.length][b.length];
 }
-function numberText(n) {
-  return n === void 0 ? void 0 : String(n);
-}
 function rowChecker(resolver, warn) {
   const warned = /* @__PURE__ */ new Set();
   return (given, value, line) => {
@@ -37579,7 +37383,7 @@ var init_resolve = __esm({
       }
       trigger(key) {
         const entry2 = this.catalog.data.triggers[key];
-        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: numberText(entry2.min), max: numberText(entry2.max) };
+        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: entry2.min?.toString(), max: entry2.max?.toString() };
       }
       /**
        * The catalog trigger a name given on the command line or in a row stands for. A key is found
@@ -37683,8 +37487,6 @@ var resolve_exports2 = {};
 __export(resolve_exports2, {
   findSettings: () => findSettings,
   loadSettings: () => loadSettings,
-  noBaseUrlError: () => noBaseUrlError,
-  noKeyError: () => noKeyError,
   readableKeyFileWarning: () => readableKeyFileWarning,
   resolveCommand: () => resolveCommand,
   resolveSettings: () => resolveSettings,
@@ -37712,14 +37514,9 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   return { name: "default", explicit: false, source: "default" };
 }
 async function loadSettings(options = {}) {
-  const settings = resolveSettings(options);
-  if (settings.apiKeySource !== "keychain") return settings;
-  if (options.requireKey === false) {
-    const key2 = await loadKey(settings.profile).catch(() => void 0);
-    return key2 === void 0 ? settings : { ...settings, apiKey: normalizeApiKey(key2, `profile "${settings.profile}" in ${storeName()}`) };
-  }
-  const key = await loadKey(settings.profile);
-  return { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
+  const { settings, problems } = await withStoredKey(findSettings(options), options);
+  if (problems[0]) throw problems[0];
+  return settings;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37749,14 +37546,10 @@ function unknownProfile(name, configFile, config) {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function noKeyError(profile) {
-  return new ConfigError("no API key is set", {
-    hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_API_KEY, or pass --api-key)`
-  });
-}
-function noBaseUrlError(profile) {
-  return new ConfigError("no base URL is set", {
-    hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ""}  (or set TRIGGER_BASE_URL, or pass --base-url)`
+function notSet(what, command7, variable, profile) {
+  const named = profile.explicit ? ` --profile ${profile.name}` : "";
+  return new ConfigError(`no ${what} is set`, {
+    hint: `run: trigger config ${command7}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
 function checkSettings(found2, options) {
@@ -37774,8 +37567,8 @@ function checkSettings(found2, options) {
     }
   };
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(noKeyError(found2.profile));
-  if (!url) problems.push(noBaseUrlError(found2.profile));
+  if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
+  if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
   const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
   const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
@@ -37791,22 +37584,23 @@ function resolveSettings(options = {}) {
   if (problems[0]) throw problems[0];
   return settings;
 }
+async function withStoredKey(found2, options) {
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] !== "keychain") return { settings, problems };
+  try {
+    const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+    if (settings) settings.apiKey = key;
+    else found2.key = [key, "keychain", found2.key[2]];
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    if (options.requireKey !== false) problems.push(error2);
+  }
+  return { settings, problems };
+}
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] === "keychain") {
-    try {
-      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = key;
-      else found2.key = [key, "keychain", found2.key[2]];
-    } catch (error2) {
-      if (options.requireKey !== false) {
-        if (!isTriggerError(error2)) throw error2;
-        problems.push(error2);
-      }
-    }
-  }
+  const { settings, problems } = await withStoredKey(found2, options);
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
@@ -38117,8 +37911,8 @@ __export(config_exports, {
 });
 function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(", ")}`);
+  if (normalized in NAMES2) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
 }
 function profileFlag(name) {
   return name === "default" ? "" : ` --profile ${name}`;
@@ -38131,7 +37925,7 @@ async function shown(name, profileName, profile) {
       return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
     }
   }
-  const value = profile?.[NAMES[name]];
+  const value = profile?.[NAMES2[name]];
   if (typeof value !== "string") return void 0;
   return name === "api-key" ? maskKey(value) : value;
 }
@@ -38217,7 +38011,7 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
 async function get(nameArgument, options, io, env2 = process.env) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES) : [settingName(nameArgument)];
+  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env2[OVERRIDES[name]]);
@@ -38245,8 +38039,8 @@ async function get(nameArgument, options, io, env2 = process.env) {
   }
 }
 function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
   return JSON.stringify({ profile, ...settings, overriddenBy });
 }
 async function list(options, io, env2 = process.env) {
@@ -38287,7 +38081,7 @@ async function unset(nameArgument, options, io, env2 = process.env) {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES[name]] === void 0 && !inStore) {
+  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
@@ -38303,7 +38097,7 @@ async function unset(nameArgument, options, io, env2 = process.env) {
     profileName,
     (current) => {
       const next = { ...current };
-      delete next[NAMES[name]];
+      delete next[NAMES2[name]];
       if (name === "base-url") delete next.allowHttp;
       if (name === "api-key") delete next.apiKeyStorage;
       return next;
@@ -38390,7 +38184,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path10(options, io, env2));
   return config;
 }
-var import_node_fs9, NAMES, OVERRIDES;
+var import_node_fs9, NAMES2, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
@@ -38405,7 +38199,7 @@ var init_config = __esm({
     init_store();
     init_validate();
     init_prompt();
-    NAMES = { "api-key": "apiKey", "base-url": "baseUrl" };
+    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
     OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
   }
 });
@@ -38527,16 +38321,6 @@ var init_status = __esm({
   }
 });
 
-// src/emulator/defaults.ts
-var DEFAULT_PORT, DEFAULT_FAIL_STATUS;
-var init_defaults = __esm({
-  "src/emulator/defaults.ts"() {
-    "use strict";
-    DEFAULT_PORT = 8787;
-    DEFAULT_FAIL_STATUS = 503;
-  }
-});
-
 // src/emulator/server.ts
 function sameKey(token, digest) {
   return (0, import_node_crypto.timingSafeEqual)((0, import_node_crypto.createHash)("sha256").update(token).digest(), digest);
@@ -38600,127 +38384,74 @@ function checkEmulatorOptions(options) {
     throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
   }
 }
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const keyDigest = (0, import_node_crypto.createHash)("sha256").update(key).digest();
-  const triggers = options.triggers ? new Set(options.triggers) : void 0;
-  const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
-  const latencyMs = options.latencyMs ?? 0;
-  const random = options.random ?? Math.random;
-  const keepEvents = options.keepEvents ?? true;
-  const bucket = options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs);
-  const maxInFlight = options.maxInFlight ?? Infinity;
-  let working = 0;
-  const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
-  let logFd;
-  if (options.log) {
+function screen(req, rules) {
+  const route = matchRoute(req.url ?? "");
+  if (route === "not-found")
+    return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
+  if (rules.failRate > 0 && rules.random() < rules.failRate) {
+    const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
+    return { ...refused(rules.failStatus, `injected failure (--fail-rate ${rules.failRate})`, headers), injected: true };
+  }
+  const auth = req.headers.authorization;
+  if (!auth) return refused(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+  const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
+  if (scheme.toLowerCase() !== "bearer" || !sameKey(token, rules.keyDigest)) return refused(401, "invalid API key");
+  const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/json") return refused(415, `Content-Type must be application/json, not ${type || "missing"}`);
+  const waitMs = rules.bucket?.take() ?? 0;
+  if (waitMs > 0) {
+    const error2 = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
+    return { ...refused(429, error2, { "retry-after": String(Math.max(1, Math.ceil(waitMs / 1e3))) }), pushedBack: true };
+  }
+  if (rules.working >= rules.maxInFlight) {
+    const error2 = `overloaded: ${rules.maxInFlight} requests already in progress (--max-in-flight)`;
+    return { ...refused(503, error2, { "retry-after": "1" }), pushedBack: true };
+  }
+  return route;
+}
+function take(route, body, tooBig, requestId, rules) {
+  if (tooBig) return refused(413, "the body is larger than 1 MiB");
+  const checked = checkBody(body);
+  if ("error" in checked) return refused(400, checked.error);
+  if (rules.triggers && !rules.triggers.has(route.triggerId)) {
+    const known = rules.triggers.size === 0 ? "no triggers" : [...rules.triggers].map((t) => `"${t}"`).join(", ");
+    return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+  }
+  const event = {
+    time: (/* @__PURE__ */ new Date()).toISOString(),
+    ...route,
+    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+    requestId
+  };
+  if (rules.log) {
     try {
-      logFd = openLog(options.log);
+      import_node_fs11.default.writeSync(rules.log.fd, `${eventJson(event)}
+`);
     } catch (error2) {
-      if (error2.code === "ENXIO") {
-        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`
-        });
-      }
       const reason2 = errnoWords(error2, "writing");
-      throw new UsageError(`cannot open the log file ${options.log}: ${reason2}`, {
-        hint: "check that its folder exists and is writable"
-      });
+      rules.log.onError?.(`cannot write the log ${rules.log.file}: ${reason2}; the event was answered 500 and not recorded`);
+      return refused(500, `the emulator could not write its log (${reason2})`);
     }
   }
-  const answer = (req, res, status2, body, entry2, headers = {}, admitted = false) => {
-    const send = () => {
-      if (admitted) working--;
-      if (!res.destroyed) {
-        if (closing) res.setHeader("connection", "close");
-        sendJson(res, status2, body, headers);
-      }
-      stats.requests++;
-      if (entry2.event) stats.recorded++;
-      else if (entry2.injected) stats.injected++;
-      else if (entry2.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", status: status2, ...entry2 });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
+  return { status: 200, event, injected: false };
+}
+function rulesFor(options, key, logFd) {
+  return {
+    keyDigest: (0, import_node_crypto.createHash)("sha256").update(key).digest(),
+    triggers: options.triggers ? new Set(options.triggers) : void 0,
+    failRate: options.failRate ?? 0,
+    failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
+    random: options.random ?? Math.random,
+    capacity: options.capacity,
+    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    maxInFlight: options.maxInFlight ?? Infinity,
+    working: 0,
+    log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
   };
-  const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
-    const fail = (status2, error2, headers = {}) => answer(req, res, status2, { success: false, error: error2 }, { error: error2, injected: false }, headers);
-    const route = matchRoute(req.url ?? "");
-    if (route === "not-found")
-      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-    if (route === "bad-encoding") return fail(400, "the path is not valid percent-encoding");
-    if (req.method !== "POST") return fail(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
-    if (failRate > 0 && random() < failRate) {
-      const error2 = `injected failure (--fail-rate ${failRate})`;
-      const headers = failStatus === 429 || failStatus === 503 ? { "retry-after": "1" } : {};
-      return answer(req, res, failStatus, { success: false, error: error2 }, { error: error2, injected: true }, headers);
-    }
-    const auth = req.headers.authorization;
-    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-    if (scheme.toLowerCase() !== "bearer" || !sameKey(token, keyDigest)) return fail(401, "invalid API key");
-    const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
-    if (type !== "application/json") return fail(415, `Content-Type must be application/json, not ${type || "missing"}`);
-    if (bucket) {
-      const waitMs = bucket.take();
-      if (waitMs > 0) {
-        const error2 = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
-        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1e3)));
-        return answer(
-          req,
-          res,
-          429,
-          { success: false, error: error2 },
-          { error: error2, injected: false, pushedBack: true },
-          { "retry-after": retryAfter }
-        );
-      }
-    }
-    if (working >= maxInFlight) {
-      const error2 = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
-      return answer(req, res, 503, { success: false, error: error2 }, { error: error2, injected: false, pushedBack: true }, { "retry-after": "1" });
-    }
-    working++;
-    const ok = (status2, body2, entry2) => answer(req, res, status2, body2, entry2, {}, true);
-    const refuse = (status2, error2) => ok(status2, { success: false, error: error2 }, { error: error2, injected: false });
-    if (tooBig) return refuse(413, "the body is larger than 1 MiB");
-    const checked = checkBody(body);
-    if ("error" in checked) return refuse(400, checked.error);
-    if (triggers && !triggers.has(route.triggerId)) {
-      const known = triggers.size === 0 ? "no triggers" : [...triggers].map((t) => `"${t}"`).join(", ");
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-    }
-    const event = {
-      time: (/* @__PURE__ */ new Date()).toISOString(),
-      triggerId: route.triggerId,
-      userId: route.userId,
-      ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
-      requestId
-    };
-    if (logFd !== void 0) {
-      try {
-        import_node_fs11.default.writeSync(logFd, `${eventJson(event)}
-`);
-      } catch (error2) {
-        const reason2 = errnoWords(error2, "writing");
-        options.onLogError?.(`cannot write the log ${options.log}: ${reason2}; the event was answered 500 and not recorded`);
-        return refuse(500, `the emulator could not write its log (${reason2})`);
-      }
-    }
-    if (keepEvents) events.push(event);
-    ok(200, { success: true }, { event, injected: false });
-  };
+}
+function bodyReadingServer(handle) {
   const server = import_node_http.default.createServer((req, res) => {
     const chunks = [];
     let size = 0;
@@ -38732,40 +38463,59 @@ async function startEmulator(options = {}) {
     req.on("error", () => res.destroy());
   });
   server.keepAliveTimeout = 5e3;
-  await new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
-      const where2 = `${host}:${options.port ?? DEFAULT_PORT}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+  return server;
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
+  const events = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+  const handle = (req, res, body, tooBig) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const screened = screen(req, rules);
+    let answer;
+    if ("status" in screened) answer = screened;
+    else {
+      rules.working++;
+      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+    }
+    if (answer.event && keepEvents) events.push(answer.event);
+    const send = () => {
+      const { headers, admitted, ...entry2 } = answer;
+      if (admitted) rules.working--;
+      if (!res.destroyed) {
+        if (closing) res.setHeader("connection", "close");
+        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
       }
+      tally(stats, entry2);
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
     };
-    server.once("error", onError);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
-  const { port } = server.address();
-  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
+  const server = bodyReadingServer(handle);
+  try {
+    await listen(server, host, port);
+  } catch (error2) {
+    if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
+    throw error2;
+  }
+  const bound2 = server.address().port;
   let closed;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: reachableUrl(host, bound2),
     host,
-    port,
+    port: bound2,
     key,
     keyGenerated,
     events,
@@ -38786,6 +38536,58 @@ async function startEmulator(options = {}) {
     }
   };
 }
+function tally(stats, entry2) {
+  stats.requests++;
+  if (entry2.event) stats.recorded++;
+  else if (entry2.injected) stats.injected++;
+  else if (entry2.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
+}
+function reachableUrl(host, port) {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+}
+function listen(server, host, port) {
+  return new Promise((resolve2, reject) => {
+    const onError = (error2) => {
+      const where2 = `${host}:${port}`;
+      if (error2.code === "EADDRINUSE") {
+        reject(
+          new UsageError(`port ${port} on ${host} is already in use`, {
+            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+          })
+        );
+      } else if (error2.code === "EACCES") {
+        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
+      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+      }
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve2();
+    });
+  });
+}
+function openLogOrExplain(file) {
+  try {
+    return openLog(file);
+  } catch (error2) {
+    if (error2.code === "ENXIO") {
+      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`
+      });
+    }
+    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
+      hint: "check that its folder exists and is writable"
+    });
+  }
+}
 function openLog(file) {
   let isFifo = false;
   try {
@@ -38804,7 +38606,7 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto, import_node_fs11, import_node_http, MAX_BODY, EVENT_PATH, TokenBucket;
+var import_node_crypto, import_node_fs11, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
@@ -38815,7 +38617,8 @@ var init_server = __esm({
     init_errno();
     init_errors();
     init_clock();
-    init_defaults();
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
     TokenBucket = class {
@@ -38843,6 +38646,12 @@ var init_server = __esm({
         return (1 - this.#tokens) / this.#perMs;
       }
     };
+    refused = (status2, error2, headers) => ({
+      status: status2,
+      error: error2,
+      injected: false,
+      headers
+    });
   }
 });
 
@@ -38894,56 +38703,57 @@ async function catalogTriggers(options, env2, cwd) {
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
   const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const envKey = env2.TRIGGER_API_KEY;
-  const keySource = options.key ? "--key" : envKey ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? envKey;
+  const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
   io.addSecret(givenKey);
-  const settings = {
-    port: options.port,
-    host: options.host,
+  const server = await startEmulator({
+    ...options,
     key: givenKey,
     triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
     latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry2) {
       if (entry2.event) io.stdout(eventLine(entry2, io));
       else io.stderr(rejectionLine(entry2, io));
     },
     onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
+      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
-  };
-  const server = await startEmulator(settings);
+  });
+  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  await untilStopped(server);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+function bannerLines(server, options, keySource, fromCatalog, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`);
+  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
-  if (exposed) io.stderr(c.warn(exposed));
+  if (exposed) lines.push(c.warn(exposed));
   if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
   } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
   }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim("  Ctrl-C stops it."));
-  await new Promise((resolve2) => {
+  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
+  lines.push(c.dim("  Ctrl-C stops it."));
+  return lines;
+}
+function untilStopped(server) {
+  return new Promise((resolve2) => {
     let stopping = false;
     const stop = () => {
       if (stopping) {
@@ -38960,11 +38770,6 @@ async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
 }
 function command4(program2, { io, env: env2, cwd }) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
@@ -38992,968 +38797,11 @@ var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
     init_esm();
-    init_defaults();
     init_parsers();
     init_server();
     init_render();
+    init_errors();
     init_validate();
-  }
-});
-
-// src/commands/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  command: () => command5,
-  completionScript: () => completionScript
-});
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
-function command5(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-    "after",
-    `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
-}
-var BASH, ZSH, FISH;
-var init_completion = __esm({
-  "src/commands/completion.ts"() {
-    "use strict";
-    init_esm();
-    BASH = `# trigger completion for bash: source <(trigger completion bash)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local cur words cword line prefix directive=plain i
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    words=()
-    for ((i = 0; i <= COMP_CWORD; i++)); do
-      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
-        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
-      else
-        words+=("\${COMP_WORDS[i]}")
-      fi
-    done
-    cword=$((\${#words[@]} - 1))
-    cur=\${words[cword]}
-  fi
-  prefix=\${cur%"\${cur##*[=:]}"}
-  COMPREPLY=()
-  while IFS= read -r line; do
-    case $line in
-      :files) directive=files ;;
-      :plain) ;;
-      *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
-        ;;
-    esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
-  if [[ $directive == files ]]; then
-    compopt -o filenames 2>/dev/null
-    if declare -F _filedir >/dev/null 2>&1; then
-      _filedir
-    else
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
-    fi
-  fi
-}
-complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
-`;
-    ZSH = `#compdef trigger
-# trigger completion for zsh:
-#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
-#                                                      (fpath=(~/.zfunc $fpath) before compinit)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local -a lines candidates
-  local line value description directive=plain flag=''
-  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}=
-    compset -P '*='
-  fi
-  for line in $lines; do
-    case $line in
-      :files) directive=files ;;
-      :plain|'') ;;
-      *)
-        value=\${line%%$'\\t'*}
-        value=\${value#$flag}
-        description=''
-        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
-        ;;
-    esac
-  done
-  (( \${#candidates} )) && _describe -t values 'trigger' candidates
-  [[ $directive == files ]] && _files
-  return 0
-}
-if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
-  _trigger "$@"
-elif (( \${+functions[compdef]} )); then
-  compdef _trigger trigger
-else
-  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
-fi
-`;
-    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-function __trigger_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
-        switch $line
-            case :files
-                __fish_complete_path "$current"
-            case :plain
-            case '*'
-                printf '%s\\n' $line
-        end
-    end
-end
-complete -c trigger -e
-complete -c trigger -f -a '(__trigger_complete)'
-`;
-  }
-});
-
-// src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
-function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
-  const record = row.record;
-  switch (record.format) {
-    case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
-      const fields = [...record.fields];
-      const width = header?.length ?? fields.length;
-      while (fields.length < width) fields.push("");
-      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
-      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
-      else fields.push(reason2);
-      return csvLine(fields, separator);
-    }
-    case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
-`;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
-        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
-`;
-      }
-      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
-        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
-        return `${JSON.stringify(key)}:${text}`;
-      });
-      members.push(`"error":${JSON.stringify(reason2)}`);
-      return `{${members.join(",")}}
-`;
-    }
-    case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
-  }
-}
-function failedHeader(kind, header, separator = ",") {
-  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
-  if (kind === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
-  }
-  return void 0;
-}
-function describeWriteError(error2) {
-  return errnoWords(error2, "writing");
-}
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs12.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs12.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
-}
-var import_node_fs12, import_node_path10, FLUSH_BYTES, FailedFile;
-var init_failed = __esm({
-  "src/batch/failed.ts"() {
-    "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
-    init_errno();
-    init_formats();
-    FLUSH_BYTES = 64 * 1024;
-    FailedFile = class {
-      path;
-      /** Rows written (or waiting in the buffer to be). */
-      rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
-      notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
-      error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
-      #separator;
-      #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-      #target;
-      #inPlace;
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      get inPlace() {
-        return this.#inPlace;
-      }
-      #fd;
-      #buffer = "";
-      #bufferedRows = 0;
-      #headerDone = false;
-      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
-      #normalized;
-      /** True once the file was opened (a lazy one, only when a row needed keeping). */
-      #opened = false;
-      #mode;
-      /**
-       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
-       * default failed file, when --failed is not given) is made only once there is a row to keep.
-       */
-      constructor(file, format2, header, options = {}) {
-        this.path = file;
-        this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
-        this.#header = header;
-        let existing;
-        try {
-          existing = import_node_fs12.default.statSync(file);
-        } catch {
-          existing = void 0;
-        }
-        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
-        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        if (this.#opened) return;
-        this.#opened = true;
-        this.#fd = import_node_fs12.default.openSync(this.#target, "w", this.#mode);
-        if (!this.#inPlace) removeLeftovers(this.path);
-      }
-      /** Writes one row's line; false when the file is broken and the row could not be kept. */
-      write(row, reason2) {
-        if (!this.#opened && !this.error) {
-          try {
-            this.#open();
-          } catch (error2) {
-            this.error = error2;
-          }
-        }
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#writeHeader(row.record.format);
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
-        this.#bufferedRows++;
-        this.rows++;
-        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
-        return !this.error;
-      }
-      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
-      #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
-        const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
-      }
-      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
-        if (this.#headerDone) return;
-        this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
-        this.#flush();
-      }
-      #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
-        let done = 0;
-        try {
-          while (done < bytes.length) done += import_node_fs12.default.writeSync(this.#fd, bytes, done);
-        } catch (error2) {
-          this.error = error2;
-          this.notKept += rows2;
-          this.rows -= rows2;
-          if (done > 0 && !this.#inPlace) {
-            try {
-              import_node_fs12.default.ftruncateSync(this.#fd, import_node_fs12.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
-        }
-      }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (!this.#opened) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        try {
-          if (!this.#inPlace && !this.error) import_node_fs12.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs12.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs12.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        import_node_fs12.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs12.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
-// src/batch/journal.ts
-async function fingerprint(file) {
-  const hash = (0, import_node_crypto2.createHash)("sha256");
-  let size = 0;
-  for await (const chunk of import_node_fs13.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
-}
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
-}
-function load2(file) {
-  const text = import_node_fs13.default.readFileSync(file, "utf8");
-  const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split("\n");
-  let header;
-  try {
-    header = JSON.parse(lines[0] ?? "");
-    if (header.journal !== MAGIC || typeof header.input?.sha256 !== "string") throw new Error("not a journal");
-  } catch {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
-  }
-  if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
-  }
-  const states = new States();
-  const reasons = /* @__PURE__ */ new Map();
-  let done = false;
-  let failed;
-  for (let i = 1; i < lines.length; i++) {
-    const record = lines[i];
-    if (record === "") continue;
-    if (record.startsWith("done")) {
-      done = true;
-      try {
-        const said = JSON.parse(record.slice(5)).failed;
-        failed = typeof said === "string" ? said : void 0;
-      } catch {
-        failed = void 0;
-      }
-      continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
-    if (!Number.isSafeInteger(line) || line < 1) continue;
-    switch (record[0]) {
-      case "s":
-        states.set(line, STARTED);
-        break;
-      case "a":
-        states.set(line, ACCEPTED);
-        break;
-      case "n":
-        states.set(line, NONE2);
-        break;
-      case "u":
-        states.set(line, UNKNOWN);
-        break;
-      case "f":
-        states.set(line, FAILED);
-        try {
-          reasons.set(line, JSON.parse(record.slice(space + 1)));
-        } catch {
-          reasons.set(line, "failed in an earlier run");
-        }
-        break;
-    }
-  }
-  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
-}
-function journalInput(file) {
-  let fd;
-  try {
-    fd = import_node_fs13.default.openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs13.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
-    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
-    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
-  } catch {
-    return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs13.default.closeSync(fd);
-  }
-}
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-}
-function describeLoaded(j) {
-  return [
-    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
-    `${j.states.count(FAILED).toLocaleString("en-US")} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
-  ].join(", ");
-}
-var import_node_crypto2, import_node_fs13, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
-var init_journal = __esm({
-  "src/batch/journal.ts"() {
-    "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs13 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_failed();
-    MAGIC = "trigger batch journal";
-    VERSION2 = 1;
-    NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
-    States = class {
-      #bytes = new Uint8Array(1024);
-      get(line) {
-        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
-      }
-      set(line, state) {
-        if (line >= this.#bytes.length) {
-          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-          grown.set(this.#bytes);
-          this.#bytes = grown;
-        }
-        this.#bytes[line] = state;
-      }
-      count(state) {
-        let n = 0;
-        for (const s of this.#bytes) if (s === state) n++;
-        return n;
-      }
-    };
-    Journal = class _Journal {
-      path;
-      /** True when this run carries on an earlier one. */
-      resumed;
-      /**
-       * When the journal already accounted for every row as this run opened it: the failed file that
-       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
-       */
-      completedWith;
-      /** Whether this run has sent a row. */
-      sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
-      error;
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-      onError;
-      #states;
-      #reasons;
-      #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
-      #pending = "";
-      #dirty = false;
-      #timer;
-      #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, loaded2) {
-        this.path = file;
-        this.#fd = fd;
-        this.resumed = loaded2 !== void 0;
-        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new States();
-        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
-      }
-      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        let loaded2;
-        if (import_node_fs13.default.existsSync(file)) {
-          loaded2 = load2(file);
-          const input2 = loaded2.header.input;
-          const was = loaded2.header.inputs ?? [input2];
-          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
-          if (!options.resume) {
-            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
-            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
-              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-            });
-          }
-          const now = options.inputs;
-          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-          if (was.length !== now.length)
-            throw new UsageError(
-              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
-              hint
-            );
-          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-          if (changed >= 0) {
-            const w = was[changed];
-            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-            throw new UsageError(
-              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-              hint
-            );
-          }
-          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
-            throw new UsageError(
-              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
-              {
-                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
-              }
-            );
-          }
-          const before = loaded2.header.catalog;
-          const catalog = options.catalog ?? null;
-          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-            const then = before ? `the catalog ${before.path}` : "no catalog";
-            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-            });
-          }
-          if (loaded2.header.format !== options.format) {
-            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
-              hint: `pass --format ${loaded2.header.format}`
-            });
-          }
-        }
-        let fd;
-        let position;
-        try {
-          if (loaded2) {
-            fd = import_node_fs13.default.openSync(file, "r+");
-            import_node_fs13.default.ftruncateSync(fd, loaded2.whole);
-            position = loaded2.whole;
-          } else {
-            fd = import_node_fs13.default.openSync(file, "wx", 384);
-            const header = {
-              journal: MAGIC,
-              version: VERSION2,
-              input: options.inputs[0],
-              inputs: options.inputs.length > 1 ? options.inputs : void 0,
-              format: options.format,
-              shard: options.shard,
-              catalog: options.catalog ?? null,
-              started: (/* @__PURE__ */ new Date()).toISOString()
-            };
-            position = import_node_fs13.default.writeSync(fd, `${JSON.stringify(header)}
-`);
-            import_node_fs13.default.fsyncSync(fd);
-          }
-        } catch (error2) {
-          if (error2 instanceof UsageError) throw error2;
-          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
-        }
-        const journal = new _Journal(file, fd, loaded2);
-        journal.#position = position;
-        return journal;
-      }
-      /** What an earlier run did with this line, if anything. */
-      prior(line) {
-        switch (this.#states.get(line)) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
-        }
-      }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
-       */
-      starting(line) {
-        this.sentHere = true;
-        this.#pending += `s ${line}
-`;
-        this.#write();
-        if (this.error) throw this.error;
-      }
-      accepted(line) {
-        this.#later(`a ${line}
-`);
-      }
-      failed(line, reason2) {
-        this.#later(`f ${line} ${JSON.stringify(reason2)}
-`);
-      }
-      notSent(line) {
-        this.#later(`n ${line}
-`);
-      }
-      unknown(line) {
-        this.#later(`u ${line}
-`);
-      }
-      /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
-       */
-      #later(record) {
-        this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
-      }
-      #write() {
-        if (this.#fd === void 0 || this.error || this.#pending === "") return;
-        const bytes = Buffer.from(this.#pending);
-        this.#pending = "";
-        try {
-          let done = 0;
-          while (done < bytes.length) done += import_node_fs13.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
-          this.#dirty = true;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      #failed(error2) {
-        if (this.error) return;
-        this.error = error2;
-        this.onError?.(error2);
-      }
-      /** Writes waiting records and syncs them to disk (every second, and at the end). */
-      sync() {
-        this.#write();
-        if (this.#fd === void 0 || !this.#dirty) return;
-        try {
-          import_node_fs13.default.fdatasyncSync(this.#fd);
-          this.#dirty = false;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
-        clearInterval(this.#timer);
-        this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
-`;
-        this.sync();
-        if (this.#fd !== void 0) import_node_fs13.default.closeSync(this.#fd);
-        this.#fd = void 0;
-      }
-    };
-  }
-});
-
-// src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
-}
-function sameFile2(a, b) {
-  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
-  try {
-    const sa = import_node_fs14.default.statSync(a);
-    const sb = b === "-" ? import_node_fs14.default.fstatSync(0) : import_node_fs14.default.statSync(b);
-    return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function isStdout(file) {
-  try {
-    const a = import_node_fs14.default.statSync(file);
-    const b = import_node_fs14.default.fstatSync(1);
-    return a.ino === b.ino && a.dev === b.dev;
-  } catch {
-    return false;
-  }
-}
-function inInputFolder(file, folder) {
-  const name = import_node_path12.default.basename(file);
-  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
-}
-function checkPaths(sources, options) {
-  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs14.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, name] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (name === "-" || name === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
-  }
-  if (options.failed && options.json && isStdout(options.failed)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
-      hint: "write the failed rows to another file"
-    });
-  }
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    const folder = file && folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
-  }
-  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
-  if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs14.default.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-      });
-    }
-    if (sameFile2(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
-  }
-  if (options.failed && sameFile2(options.journal, options.failed))
-    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
-}
-async function countLines(file) {
-  let n = 0;
-  for await (const chunk of import_node_fs14.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
-  const written = FORMAT_TABLE[format2].failedAs;
-  const args = ["trigger", "batch", shellQuote(file)];
-  if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(next.failed));
-  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
-}
-function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
-  try {
-    import_node_fs14.default.accessSync(folder, import_node_fs14.default.constants.W_OK);
-  } catch (error2) {
-    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
-    return {
-      failed: open(name),
-      lock: void 0,
-      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    };
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs14.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs14.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    return { failed: open(name), lock };
-  }
-}
-function nextFailedName(file) {
-  const ext = import_node_path12.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
-}
-function freeName(stem, ext, from) {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs14.default.existsSync(name) && !FileLock.holder(name)) return name;
-  }
-}
-function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
-  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push("--failed", shellQuote(options.failed));
-  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
-  if (options.columns) args.push("--columns", shellQuote(options.columns));
-  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return args.join(" ");
-}
-function openFailed(file, shape) {
-  const regular = import_node_fs14.default.statSync(file, { throwIfNoEntry: false });
-  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
-  try {
-    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
-  } catch (error2) {
-    lock?.release();
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
-      hint: "name a file in a folder that exists and that you can write to"
-    });
-  }
-}
-function lockJournal(file) {
-  return FileLock.acquire(
-    file,
-    `the journal ${file}`,
-    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
-  );
-}
-async function openJournal(input2, options, catalog = null) {
-  return Journal.open(options.journal, {
-    catalog,
-    resume: options.resume === true,
-    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-    format: input2.format,
-    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-    resumeCommand: resumeCommand(input2, options)
-  });
-}
-var import_node_fs14, import_node_path12;
-var init_files = __esm({
-  "src/batch/files.ts"() {
-    "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
-    import_node_path12 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_formats();
-    init_journal();
-    init_lock();
-  }
-});
-
-// src/batch/replay.ts
-function replayNames(file) {
-  const ext = import_node_path13.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    mine2 ??= contentOf(file);
-    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = journalNameFor(failed);
-    if (import_node_fs15.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs15.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-function contentOf(file) {
-  let fd;
-  try {
-    fd = import_node_fs15.default.openSync(file, "r");
-  } catch {
-    return void 0;
-  }
-  try {
-    const hash = (0, import_node_crypto3.createHash)("sha256");
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let size = 0;
-    for (let n; (n = import_node_fs15.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-    return { size, sha256: hash.digest("hex") };
-  } catch {
-    return void 0;
-  } finally {
-    import_node_fs15.default.closeSync(fd);
-  }
-}
-var import_node_crypto3, import_node_fs15, import_node_path13, journalNameFor;
-var init_replay = __esm({
-  "src/batch/replay.ts"() {
-    "use strict";
-    import_node_crypto3 = require("node:crypto");
-    import_node_fs15 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
-    init_journal();
-    init_lock();
-    journalNameFor = (failed) => `${failed}.journal`;
   }
 });
 
@@ -40076,105 +38924,67 @@ function wideEncoding(bytes) {
   if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
   return void 0;
 }
+function refuseWideText(bytes) {
+  const wide = wideEncoding(bytes);
+  if (wide) {
+    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
+    });
+  }
+}
+function wholeLines(bytes, line, items) {
+  try {
+    const lines = strict.decode(bytes).split("\n");
+    for (const text of lines) items.push(text);
+    return lines.length;
+  } catch {
+    let n = 0;
+    for (let from = 0; from <= bytes.length; n++) {
+      let end = bytes.indexOf(10, from);
+      if (end < 0) end = bytes.length;
+      items.push(decodeLine(bytes.subarray(from, end), line + n));
+      from = end + 1;
+    }
+    return n;
+  }
+}
 async function* readLines(stream) {
   let next = 1;
-  let pending = [];
-  let pendingBytes = 0;
-  let longBytes = -1;
-  let longStart;
-  const longLine = (total, start) => ({
-    line: next,
-    reason: `the line is ${total.toLocaleString("en-US")} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
-    raw: lenient.decode(start.subarray(0, KEPT_OF_LONG_LINE))
-  });
-  const finishPending = (tail) => {
-    if (longBytes >= 0) {
-      const bad = longLine(longBytes + tail.length, longStart);
-      longBytes = -1;
-      longStart = void 0;
-      return bad;
-    }
-    const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
-    pending = [];
-    pendingBytes = 0;
-    if (bytes.length > MAX_LINE_BYTES) return longLine(bytes.length, bytes);
-    return decodeLine(bytes, next);
-  };
-  const hold = (bytes) => {
-    if (bytes.length === 0) return;
-    if (longBytes >= 0) {
-      longBytes += bytes.length;
-      return;
-    }
-    if (pendingBytes + bytes.length > MAX_LINE_BYTES) {
-      longStart = Buffer.from(Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-      longBytes = pendingBytes + bytes.length;
-      pending = [];
-      pendingBytes = 0;
-      return;
-    }
-    pending.push(Buffer.from(bytes));
-    pendingBytes += bytes.length;
-  };
+  const partial = new PartialLine();
   let first = true;
   for await (const chunk of stream) {
     const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    if (first) {
-      first = false;
-      const wide = wideEncoding(all);
-      if (wide) {
-        throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-          hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
-        });
-      }
-    }
+    if (first) refuseWideText(all);
+    first = false;
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
       if (firstNewline < 0) {
-        hold(slice);
+        partial.hold(slice);
         continue;
       }
       const chunkFirst = next;
       const items = [];
       let start = 0;
-      if (pendingBytes > 0 || longBytes >= 0) {
-        items.push(finishPending(slice.subarray(0, firstNewline)));
-        next++;
+      if (!partial.empty) {
+        items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
       const lastNewline = slice.lastIndexOf(10);
       if (lastNewline >= start) {
-        const block = slice.subarray(start, lastNewline);
-        let text;
-        try {
-          text = strict.decode(block);
-        } catch {
-          text = void 0;
-        }
-        if (text !== void 0) {
-          const lines = text.split("\n");
-          for (const line of lines) items.push(line);
-          next += lines.length;
-        } else {
-          for (let from = start; from <= lastNewline; ) {
-            const end = slice.indexOf(10, from);
-            items.push(decodeLine(slice.subarray(from, end), next++));
-            from = end + 1;
-          }
-        }
+        next += wholeLines(slice.subarray(start, lastNewline), next, items);
         start = lastNewline + 1;
       }
-      hold(slice.subarray(start));
+      partial.hold(slice.subarray(start));
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (pendingBytes > 0 || longBytes >= 0) yield { first: next, items: [finishPending(new Uint8Array(0))] };
+  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
-var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient;
+var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient, PartialLine;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
@@ -40184,6 +38994,40 @@ var init_lines = __esm({
     SLICE_BYTES = 4 * 1024;
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+    PartialLine = class {
+      #pending = [];
+      #bytes = 0;
+      /** Set once the line is known to be too long: its start only, for the failed file. */
+      #longStart;
+      get empty() {
+        return this.#bytes === 0;
+      }
+      hold(bytes) {
+        if (bytes.length === 0) return;
+        this.#bytes += bytes.length;
+        if (this.#longStart) return;
+        if (this.#bytes > MAX_LINE_BYTES) {
+          this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
+          this.#pending = [];
+          return;
+        }
+        this.#pending.push(Buffer.from(bytes));
+      }
+      /** The whole line, ended by `tail`, as line number `line`. */
+      finish(tail, line) {
+        const total = this.#bytes + tail.length;
+        const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+        this.#pending = [];
+        this.#bytes = 0;
+        this.#longStart = void 0;
+        if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
+        return {
+          line,
+          reason: `the line is ${total.toLocaleString("en-US")} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+          raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE))
+        };
+      }
+    };
   }
 });
 
@@ -40254,123 +39098,72 @@ function plainFields(line, separator) {
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
+function csvColumns(header, line, options, separator) {
+  const names = options.columns ?? DEFAULT_COLUMNS;
+  const seen = /* @__PURE__ */ new Set();
+  for (const name of header) {
+    const key = name.trim().toLowerCase();
+    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
+    seen.add(key);
+  }
+  const shown2 = header.join(separator);
+  const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
+  if (options.columns) {
+    const missing = Object.keys(names).find(
+      (key) => names[key] !== key && columnIndex(header, names[key]) < 0
+    );
+    if (missing)
+      throw new UsageError(
+        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
+      );
+  }
+  const columns = {
+    header,
+    trigger: columnIndex(header, names.triggerId),
+    user: columnIndex(header, names.userId),
+    value: columnIndex(header, names.value),
+    error: columnIndex(header, "error")
+  };
+  if (columns.user < 0) {
+    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
+      hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
+    });
+  }
+  if (columns.trigger < 0 && !options.trigger) {
+    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
+      hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
+    });
+  }
+  return columns;
+}
+function csvRow(fields, line, columns, options) {
+  const record = { format: "csv", fields };
+  if (fields.length !== columns.header.length) {
+    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  }
+  const field2 = (at) => at >= 0 ? fields[at] : void 0;
+  return makeRow(
+    line,
+    record,
+    { triggerId: field2(columns.trigger), userId: fields[columns.user], value: field2(columns.value), error: field2(columns.error) },
+    options
+  );
+}
 function readCsv(stream, options, format2 = "csv") {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
-  let header;
   let columns;
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const readHeader = (fields, line) => {
-    header = fields;
-    const seen = /* @__PURE__ */ new Set();
-    for (const name of header) {
-      const key = name.trim().toLowerCase();
-      if (seen.has(key))
-        throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
-      seen.add(key);
-    }
-    columns = {
-      trigger: columnIndex(header, names.triggerId),
-      user: columnIndex(header, names.userId),
-      value: columnIndex(header, names.value),
-      error: columnIndex(header, "error")
-    };
-    const shown2 = header.join(separator);
-    const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
-    if (options.columns) {
-      const missing = Object.keys(names).find(
-        (key) => names[key] !== key && columnIndex(header, names[key]) < 0
-      );
-      if (missing)
-        throw new UsageError(
-          `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
-        );
-    }
-    if (columns.user < 0) {
-      throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-        hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
-      });
-    }
-    if (columns.trigger < 0 && !options.trigger) {
-      throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-        hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-      });
-    }
-  };
   const toRow = (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (!header || !columns) return readHeader(fields, line);
-    const record2 = { format: "csv", fields };
-    if (fields.length !== header.length) {
-      out.push(invalidRow(line, record2, `expected ${header.length} fields as in the header, got ${fields.length}`));
-      return;
-    }
-    out.push(
-      makeRow(
-        line,
-        record2,
-        {
-          triggerId: columns.trigger >= 0 ? fields[columns.trigger] : void 0,
-          userId: fields[columns.user],
-          value: columns.value >= 0 ? fields[columns.value] : void 0,
-          error: columns.error >= 0 ? fields[columns.error] : void 0
-        },
-        options
-      )
-    );
+    if (columns) out.push(csvRow(fields, line, columns, options));
+    else columns = csvColumns(fields, line, options, separator);
   };
-  let queue = [];
-  let head = 0;
-  let record;
-  let recordLine = 0;
-  let recordItems = [];
-  const abandon = (reason2, out) => {
-    const first = recordItems[0];
-    out.push(invalidRow(recordLine, { format: "csv", raw: withoutCr(first.item) }, reason2));
-    queue = [...recordItems.slice(1), ...queue.slice(head)];
-    head = 0;
-    record = void 0;
-    recordItems = [];
-  };
-  const drain = (out, atEnd) => {
-    for (; ; ) {
-      while (head < queue.length) {
-        if (out.length >= MAX_CHUNK_ROWS) return;
-        const next = queue[head++];
-        if (typeof next.item !== "string") {
-          if (record) {
-            head--;
-            abandon("a quoted field opens on this line and never closes", out);
-            continue;
-          }
-          out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-          continue;
-        }
-        if (!record) {
-          record = new CsvRecord(separator);
-          recordLine = next.line;
-        }
-        recordItems.push(next);
-        if (record.feed(next.item)) {
-          const done = record;
-          record = void 0;
-          recordItems = [];
-          toRow(done.fields, recordLine, out);
-        } else if (record.size > MAX_LINE_BYTES) {
-          abandon("a quoted field opens on this line and does not close within 1 MiB", out);
-        }
-      }
-      queue = [];
-      head = 0;
-      if (!atEnd || !record) return;
-      abandon("a quoted field opens on this line and never closes", out);
-    }
-  };
+  const quoted = new QuotedLines(separator, toRow);
   async function* drained(atEnd) {
-    do {
+    for (let more = true; more; ) {
       const out = [];
-      drain(out, atEnd);
+      more = quoted.read(out, atEnd);
       if (out.length) yield out;
-    } while (head < queue.length || atEnd && record);
+    }
   }
   async function* rows2() {
     for await (const chunk of readLines(stream)) {
@@ -40379,13 +39172,9 @@ function readCsv(stream, options, format2 = "csv") {
         const line = chunk.first + i;
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        if (head >= queue.length && !record && typeof item === "string" && !item.includes('"')) {
+        if (!quoted.busy && typeof item === "string" && !item.includes('"')) {
           toRow(plainFields(item, separator), line, out);
-          continue;
-        }
-        queue.push({ line, item });
-        drain(out, false);
-        if (out.length >= MAX_CHUNK_ROWS) {
+        } else if (quoted.read(out, false, { line, item })) {
           yield out;
           out = [];
         }
@@ -40394,12 +39183,12 @@ function readCsv(stream, options, format2 = "csv") {
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header && !options.emptyIsNoRows)
+    if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: format2, rows: rows2(), header: () => header };
+  return { format: format2, rows: rows2(), header: () => columns?.header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -40492,7 +39281,7 @@ function readRows(stream, format2, options) {
     });
   return READERS[kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, QuotedLines, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -40506,299 +39295,62 @@ var init_rows = __esm({
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
+    QuotedLines = class {
+      constructor(separator, toRow) {
+        this.separator = separator;
+        this.toRow = toRow;
+      }
+      separator;
+      toRow;
+      /** Lines waiting to be read: a given-up record's lines go back here after its first. */
+      #queue = [];
+      #head = 0;
+      #open;
+      /** Whether a record is open or lines wait: the next line must then come through here. */
+      get busy() {
+        return this.#open !== void 0 || this.#head < this.#queue.length;
+      }
+      /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
+      read(out, atEnd, item) {
+        if (item) this.#queue.push(item);
+        for (; ; ) {
+          if (out.length >= MAX_CHUNK_ROWS) return true;
+          const next = this.#queue[this.#head++];
+          if (next) {
+            this.#readLine(next, out);
+            continue;
+          }
+          this.#queue = [];
+          this.#head = 0;
+          if (!atEnd || !this.#open) return false;
+          this.#giveUp("a quoted field opens on this line and never closes", out);
+        }
+      }
+      #readLine(next, out) {
+        if (typeof next.item !== "string") {
+          if (!this.#open) return void out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+          this.#head--;
+          return this.#giveUp("a quoted field opens on this line and never closes", out);
+        }
+        const open = this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] };
+        open.items.push(next);
+        if (open.record.feed(next.item)) {
+          this.#open = void 0;
+          this.toRow(open.record.fields, open.line, out);
+        } else if (open.record.size > MAX_LINE_BYTES) {
+          this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+        }
+      }
+      /** Gives up the open record: its first line is invalid, the others are read again. */
+      #giveUp(reason2, out) {
+        const [first, ...rest] = this.#open.items;
+        out.push(invalidRow(this.#open.line, { format: "csv", raw: withoutCr(first.item) }, reason2));
+        this.#queue = [...rest, ...this.#queue.slice(this.#head)];
+        this.#head = 0;
+        this.#open = void 0;
+      }
+    };
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
-  }
-});
-
-// src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
-}
-function stopCause(reason2) {
-  switch (reason2.kind) {
-    case "signal":
-      return `it was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `${reason2.failures} failures in a row: ${reason2.answer}`;
-    case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
-    case "failed-file":
-      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "journal":
-      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "retry-after":
-      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
-    case "pushed-back":
-      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
-  }
-}
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  switch (reason2.kind) {
-    case "signal":
-      return `not sent: the batch was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `not sent: the batch stopped after ${stopCause(reason2)}`;
-    case "failed-file":
-      return "not sent: the batch stopped because the failed file could not be written";
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason2)}`;
-  }
-}
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_failed();
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  switch (outcome.kind) {
-    case "accepted":
-      return resultJson(outcome.result, mask, lead);
-    case "failed":
-      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-      break;
-    case "checked":
-      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-    case "earlier":
-      return toJson({
-        ...lead,
-        ok: true,
-        status: null,
-        ...event,
-        value: rawJson(row.value),
-        attempts: 0,
-        durationMs: 0,
-        requestId: null,
-        earlier: true
-      });
-  }
-  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
-  return toJson({
-    ...lead,
-    ok: false,
-    status: null,
-    ...event,
-    value: outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value),
-    attempts: 0,
-    durationMs: 0,
-    requestId: null,
-    error: error2
-  });
-}
-function failureReason(outcome, mask) {
-  switch (outcome.kind) {
-    case "failed":
-      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-    case "unsent":
-      return unsentWords(outcome.stop);
-    case "invalid":
-      return `invalid, not sent: ${outcome.reason}`;
-    case "unknown":
-      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
-    default:
-      return void 0;
-  }
-}
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function paceRange(pace) {
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
-  }
-  if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", formatCount(counts.rows)],
-    [s.dryRun ? "valid (not sent)" : "accepted", formatCount(s.dryRun ? counts.checked : counts.accepted)],
-    ...counts.earlier ? [["accepted in an earlier run", formatCount(counts.earlier)]] : [],
-    ["failed", formatCount(counts.failed)],
-    ["invalid", formatCount(counts.invalid)],
-    ["not sent", formatCount(counts.unsent)],
-    ["outcome unknown", formatCount(counts.unknown)],
-    ["time", formatMs(Math.round(s.elapsedMs))],
-    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
-    ...s.pace ? [
-      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
-      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
-      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
-    ] : []
-  ];
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}
-`;
-}
-var number, formatCount, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_rows();
-    init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
-    rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
-  }
-});
-
-// src/batch/finish.ts
-function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
-  const { counts } = recorder;
-  const stoppedBy = signal;
-  const dryRun = options.dryRun === true;
-  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
-  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
-  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
-  const stopReason = recorder.stopReason;
-  const summary = {
-    counts,
-    elapsedMs: result.elapsedMs,
-    dryRun,
-    signal: stoppedBy,
-    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
-    failedFile: failed?.path,
-    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
-    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
-    journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
-  };
-  const notAccepted = recorder.notAccepted;
-  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
-  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
-  else if (!options.quiet) for (const line of lines) io.stdout(line);
-  if (env2.GITHUB_STEP_SUMMARY) {
-    try {
-      import_node_fs16.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
-    } catch (error2) {
-      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
-    }
-  }
-  if (stoppedBy) throw new TriggerError("interrupted", "interrupted", { reported: true, signal: stoppedBy });
-  if (notAccepted > 0) {
-    if (env2.GITHUB_ACTIONS === "true") {
-      io.stderr(
-        githubAnnotation(
-          `trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ""}`
-        )
-      );
-    }
-    throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
-  }
-}
-var import_node_fs16;
-var init_finish = __esm({
-  "src/batch/finish.ts"() {
-    "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_files();
-    init_replay();
-    init_report();
-    init_stop();
   }
 });
 
@@ -44760,9 +43312,7 @@ function valueReader(element) {
   if (element.type === "FLOAT") return (raw) => typeof raw === "number" ? float32Text(raw) : void 0;
   return (raw) => {
     if (raw === null || raw === void 0) return void 0;
-    if (typeof raw === "number") return Number.isFinite(raw) ? String(raw) : String(raw);
-    if (typeof raw === "bigint" || typeof raw === "string") return String(raw);
-    return JSON.stringify(raw) ?? String(raw);
+    return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : String(raw);
   };
 }
 function broken(name, why) {
@@ -44807,82 +43357,51 @@ async function planParquet(file, name, options) {
     file,
     name,
     metadata,
-    columns: [trigger?.name, user.name, value?.name].filter((c) => c !== void 0),
-    has: { trigger: trigger !== void 0, value: value !== void 0 },
+    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
     valueText: value ? valueReader(value) : () => void 0,
     rows: Number(metadata.num_rows)
   };
 }
-function groupCache(file) {
-  let kept = [];
-  return {
-    byteLength: file.byteLength,
-    keep(spans) {
-      kept = spans.map(([start, end]) => ({ start, end, bytes: Promise.resolve(file.slice(start, end)) }));
-    },
-    slice(start, end = file.byteLength) {
-      const hit = kept.find((k) => start >= k.start && end <= k.end);
-      return hit ? hit.bytes.then((b) => b.slice(start - hit.start, end - hit.start)) : file.slice(start, end);
-    }
-  };
-}
 function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
+  const { trigger, user, value } = plan2.columns;
   async function* rows2() {
     const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
-    const file = groupCache(await asyncBufferFromFile2(plan2.file));
+    const file = await asyncBufferFromFile2(plan2.file);
     let scan;
     try {
-      scan = await parquetScan2({ file, metadata: plan2.metadata, columns: plan2.columns, compressors, useOffsetIndex: false });
+      scan = await parquetScan2({
+        file,
+        metadata: plan2.metadata,
+        columns: [trigger, user, value].filter((c) => c !== void 0),
+        compressors
+      });
     } catch (error2) {
       throw broken(plan2.name, error2.message);
     }
-    let groupStart = 0;
-    const groups = plan2.metadata.row_groups.map((group) => {
-      const start = groupStart;
-      groupStart += Number(group.num_rows);
-      return { start, end: groupStart, group };
-    });
+    const read = async (column, rowStart, rowEnd) => {
+      try {
+        return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
+      } catch (error2) {
+        throw broken(plan2.name, `row ${rowStart + 1} on: ${error2.message}`);
+      }
+    };
     for (const range of scan.ranges) {
-      const { group } = groups.find((g) => range.rowStart >= g.start && range.rowStart < g.end);
-      file.keep(
-        group.columns.map((c) => c.meta_data).filter((m) => m !== void 0 && plan2.columns.includes(m.path_in_schema[0])).map((m) => {
-          const start = Number(m.dictionary_page_offset || m.data_page_offset);
-          return [start, start + Number(m.total_compressed_size)];
-        })
-      );
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        let columns;
-        try {
-          columns = await Promise.all(plan2.columns.map((column) => scan.readColumn({ column, rowStart: start, rowEnd: end })));
-        } catch (error2) {
-          throw broken(plan2.name, `row ${start + 1} on: ${error2.message}`);
-        }
-        let k = 0;
-        const triggers = plan2.has.trigger ? columns[k++] : void 0;
-        const users = columns[k++];
-        const values = plan2.has.value ? columns[k] : void 0;
+        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
         for (let i = 0; i < end - start; i += CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const triggerId = triggers ? text(triggers[j]) : void 0;
-            const userId = text(users[j]);
-            const value = values ? plan2.valueText(values[j]) : void 0;
+            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && plan2.valueText(values[j]) };
             out.push(
-              makeRow(
-                start + j + 1,
-                { format: "csv", fields: [triggerId ?? "", userId ?? "", value ?? ""] },
-                { triggerId, userId, value },
-                options
-              )
+              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options)
             );
           }
           yield out;
         }
       }
     }
-    file.keep([]);
   }
   return { format: "parquet", rows: rows2(), header: () => void 0 };
 }
@@ -44924,7 +43443,7 @@ function stoppable(source) {
       wakeUp();
     });
     let held2;
-    const take = (chunk) => {
+    const take2 = (chunk) => {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
     };
@@ -44935,9 +43454,9 @@ function stoppable(source) {
         wake = void 0;
       }
       if (failure !== void 0) throw failure;
-      if (chunk !== null) take(chunk);
+      if (chunk !== null) take2(chunk);
       if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take(more);
+        for (let more = source.read(); more !== null; more = source.read()) take2(more);
         const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
         cut2 = { dropped: (held2?.length ?? 0) - end2 };
         source.destroy();
@@ -44966,20 +43485,30 @@ function stoppable(source) {
     cut: () => cut2
   };
 }
-async function sniff(stream) {
-  const chunks = stream[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return { format: "csv", stream: import_node_stream.Readable.from([], { objectMode: false }) };
-  const text = String(first.value).replace(/^\uFEFF/, "").trimStart();
+async function peek(source, more = () => false) {
+  const chunks = source[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  let done = false;
+  do {
+    const next = await chunks.next();
+    if (next.done) done = true;
+    else head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!done && more(head));
   async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    if (head.length) yield head;
+    if (done) return;
+    for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+  return { head, stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
+}
+async function sniff(source) {
+  const { head, stream } = await peek(source);
+  const text = head.toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  return { format: text.startsWith("{") ? "ndjson" : "csv", stream };
 }
 function stdinIsFile() {
   try {
-    return import_node_fs17.default.fstatSync(0).isFile();
+    return import_node_fs12.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -45018,45 +43547,39 @@ async function* decompressed(source, compression, name, stopped = () => false) {
   }
 }
 async function* sniffedStdin(source, stopped) {
-  const chunks = source[Symbol.asyncIterator]();
-  let first = await chunks.next();
-  if (first.done) return;
-  let head = Buffer.from(first.value);
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
-  const partOfMagic = () => magics.some((m) => head.every((b, i) => i >= m.length || m[i] === b));
-  while (head.length < 4 && partOfMagic() && !(first = await chunks.next()).done) head = Buffer.concat([head, Buffer.from(first.value)]);
+  const { head, stream } = await peek(
+    source,
+    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b))
+  );
   if (head.subarray(0, 4).toString("latin1") === "PAR1") {
     throw new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
       hint: "give the file by its name: trigger batch export.parquet"
     });
   }
-  async function* all() {
-    yield head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield Buffer.from(next.value);
-  }
   const compression = compressionOf(head);
-  if (!compression) return yield* all();
-  yield* decompressed(import_node_stream.Readable.from(all(), { objectMode: false }), compression, "standard input", stopped);
+  if (!compression) return yield* stream;
+  yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path14.default.resolve(cwd, source);
+  const at = import_node_path10.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs17.default.statSync(at);
+    stat = import_node_fs12.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs17.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs17.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path10.default.join(at, name), name: import_node_path10.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs17.default.promises.open(file.path, "r");
+    const handle = await import_node_fs12.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -45088,7 +43611,7 @@ async function openFile(file, options) {
   return { ...file, compression, format: format2 };
 }
 function streamOf(file) {
-  const raw = import_node_fs17.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFile(file, options) {
@@ -45178,12 +43701,12 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs17, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs12, import_node_path10, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path14 = __toESM(require("node:path"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
@@ -45194,6 +43717,1753 @@ var init_input = __esm({
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+  }
+});
+
+// src/catalog/write.ts
+function reference(from, to) {
+  const relative = import_node_path11.default.relative(from, to).split(import_node_path11.default.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+function packageSchema() {
+  const starts = [];
+  if (typeof __filename === "string") starts.push(import_node_path11.default.dirname(__filename));
+  try {
+    if (typeof require === "function") starts.push(import_node_path11.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path11.default.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(import_node_fs13.default.readFileSync(import_node_path11.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path11.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path11.default.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+      }
+    }
+  }
+  return void 0;
+}
+function schemaFor(file, ownSchema = packageSchema()) {
+  const folder = import_node_path11.default.dirname(import_node_path11.default.resolve(file));
+  for (let dir = folder; ; ) {
+    const installed = import_node_path11.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = import_node_path11.default.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === void 0) return { ref: void 0 };
+  const copyTo = import_node_path11.default.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+function newCatalog(plan2) {
+  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+}
+function writeSchemaCopy(plan2) {
+  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
+  const text = import_node_fs13.default.readFileSync(plan2.copyFrom, "utf8");
+  const title = JSON.parse(text).title;
+  if (isFile(plan2.copyTo)) {
+    try {
+      const existing = JSON.parse(import_node_fs13.default.readFileSync(plan2.copyTo, "utf8"));
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan2.copyTo, text, { follow: false });
+  return true;
+}
+function catalogText(data) {
+  return `${JSON.stringify(data, null, 2)}
+`;
+}
+function saveCatalog(file, data, was) {
+  const text = catalogText(data);
+  const problems = catalogProblems(data, text);
+  if (problems.length > 0) {
+    const error2 = catalogError(file, problems);
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
+  }
+  try {
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
+      hint: "name another with --catalog <file>"
+    });
+  }
+}
+function stillThere(file, was) {
+  const now = import_node_fs13.default.lstatSync(file, { throwIfNoEntry: false });
+  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
+    {
+      hint: "look at it, then run the command again"
+    }
+  );
+}
+function defaultCatalogPath(cwd) {
+  return import_node_path11.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_fs13, import_node_path11, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var init_write = __esm({
+  "src/catalog/write.ts"() {
+    "use strict";
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
+    init_atomic_write();
+    init_errno();
+    init_errors();
+    init_render();
+    init_file();
+    init_find();
+    init_load();
+    SCHEMA_FILE_NAME = "triggers.schema.json";
+    PACKAGE_NAME = "trigger-cli";
+    isFile = (file) => import_node_fs13.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  }
+});
+
+// src/commands/triggers.ts
+var triggers_exports = {};
+__export(triggers_exports, {
+  add: () => add,
+  check: () => check,
+  command: () => command5,
+  edit: () => edit,
+  importFiles: () => importFiles,
+  list: () => list2,
+  remove: () => remove2,
+  show: () => show
+});
+function found(options, ctx) {
+  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+}
+function noCatalog() {
+  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
+  });
+}
+function readFound(where2, ctx, write = false) {
+  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
+  const parsed = parseCatalog(file.text);
+  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
+  return { path: where2.path, text: file.text, data: parsed.data, file };
+}
+function requireCatalog(options, ctx, write = false) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  return readFound(where2, ctx, write);
+}
+function changedFile(file, shown2) {
+  return shown2 !== void 0 && import_node_path12.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
+}
+function activeProfile(options, env2) {
+  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+}
+function view(key, entry2, profile) {
+  return {
+    id: idIn(key, entry2, profile),
+    key,
+    name: entry2.name ?? null,
+    value: entry2.value ?? "optional",
+    min: entry2.min ?? null,
+    max: entry2.max ?? null,
+    deprecated: entry2.deprecated ?? null,
+    description: entry2.description ?? null,
+    ids: entry2.ids ?? {}
+  };
+}
+function ruleText(t) {
+  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
+  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
+}
+function list2(options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
+    return;
+  }
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
+  );
+  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const c = io.outColors;
+  for (const v of views2) {
+    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+  }
+}
+function lookUp(catalog, profile, given) {
+  const resolution = new TriggerResolver(catalog, profile).resolve(given);
+  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
+  return resolution.trigger.key;
+}
+function show(id, options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const key = lookUp(catalog, profile, id);
+  const v = view(key, catalog.data.triggers[key], profile);
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
+    return;
+  }
+  const c = io.outColors;
+  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
+  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
+  if (v.name !== null) row("name", v.name);
+  row("value", ruleText(v).replace(/^value /, ""));
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  if (v.deprecated !== null) row("deprecated", v.deprecated);
+  if (v.description !== null) row("description", v.description);
+  row("catalog", catalog.path);
+}
+function bound(text, flag) {
+  const json = parseValue(text, flag).json;
+  const n = Number(json);
+  if (compareDecimal(String(n), json) !== 0)
+    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
+      hint: "give at most 17 significant digits"
+    });
+  return n;
+}
+function applyFields(entry2, options) {
+  const next = { ...entry2 };
+  if (options.name !== void 0) {
+    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
+    next.name = options.name;
+  }
+  if (options.value !== void 0) {
+    if (!VALUE_RULES.includes(options.value))
+      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
+    next.value = options.value;
+  }
+  if (options.min !== void 0) next.min = bound(options.min, "--min");
+  if (options.max !== void 0) next.max = bound(options.max, "--max");
+  if (options.description !== void 0) next.description = options.description;
+  if (options.deprecated !== void 0) {
+    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
+    next.deprecated = options.deprecated;
+  }
+  const ordered = {};
+  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
+    if (next[field2] !== void 0) ordered[field2] = next[field2];
+  }
+  return ordered;
+}
+function checkNewId(id) {
+  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
+  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
+}
+async function locked(file, change) {
+  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
+  await withLock2(file, async () => change());
+}
+async function add(id, options, ctx) {
+  checkNewId(id);
+  if (options.name === void 0)
+    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
+      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
+    });
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+function lockTarget(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
+}
+function catalogToWrite(options, ctx) {
+  const where2 = found(options, ctx);
+  if (where2 && (where2.source === "found" || import_node_fs14.default.existsSync(where2.path))) {
+    const catalog = readFound(where2, ctx, true);
+    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
+  }
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+}
+function writeSchema(target2, io) {
+  if (!target2.schema) return;
+  try {
+    if (writeSchemaCopy(target2.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+  } catch (error2) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+      )
+    );
+  }
+}
+function addLocked(id, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data, created } = target2;
+  if (Object.hasOwn(data.triggers, id))
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
+      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+    });
+  const entry2 = applyFields({}, options);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
+  const { io } = ctx;
+  const c = io.outColors;
+  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
+  writeSchema(target2, io);
+  io.stdout("");
+  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+  );
+}
+function editable(options, ctx) {
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
+}
+async function edit(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
+}
+function editLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
+  let entry2 = applyFields(data.triggers[key], options);
+  for (const field2 of options.clear ?? []) {
+    if (!CLEARABLE.includes(field2))
+      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+    delete entry2[field2];
+  }
+  if (options.id !== void 0) {
+    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+    checkNewId(options.id);
+    const ids = { ...entry2.ids ?? {} };
+    if (options.id === key) delete ids[options.profile];
+    else ids[options.profile] = options.id;
+    entry2 = { ...entry2, ids };
+    if (Object.keys(ids).length === 0) delete entry2.ids;
+  } else if (options.profile) {
+    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+  }
+  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
+  if (!changed)
+    throw new UsageError(`nothing to change for ${key}`, {
+      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+    });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
+}
+async function remove2(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
+}
+function removeLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable(options, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
+  const triggers = { ...data.triggers };
+  delete triggers[key];
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
+}
+function annotation(level, p) {
+  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+}
+async function check(files, options, ctx) {
+  const { io, env: env2 } = ctx;
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
+  const parsed = parseCatalog(text);
+  const problems = [];
+  const warnings = [];
+  const print = () => {
+    const gha = env2.GITHUB_ACTIONS === "true";
+    for (const w of warnings) {
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      if (gha) io.stderr(annotation("warning", w));
+    }
+    if (options.json) {
+      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
+    } else {
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+    }
+    if (gha) for (const p of problems) io.stderr(annotation("error", p));
+  };
+  if (!parsed.data) {
+    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
+    print();
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    const error2 = new ConfigError(message, { reported: true });
+    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
+    throw error2;
+  }
+  const catalog = { path: where2.path, text, data: parsed.data };
+  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
+  let rows2 = 0;
+  for (const source of files) {
+    const name = source === "-" ? "stdin" : source;
+    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
+    try {
+      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
+      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+      for await (const chunk of input2.read(read).rows) {
+        for (const row of chunk) {
+          rows2++;
+          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
+        }
+      }
+    } catch (error2) {
+      if (!(error2 instanceof UsageError)) throw error2;
+      problems.push({ file: name, line: null, message: error2.message });
+    }
+  }
+  print();
+  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
+  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
+}
+function columnsOf(options) {
+  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
+}
+async function importFiles(files, options, ctx) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of files) {
+    const read = { columns: columnsOf(options) };
+    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+    for await (const chunk of input2.read(read).rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== void 0 && id.trim() !== "") seen.add(id);
+      }
+    }
+  }
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
+}
+function importLocked(ids, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data } = target2;
+  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
+  const added = /* @__PURE__ */ new Map();
+  let known = 0;
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
+  }
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
+  const { io } = ctx;
+  io.stdout(
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
+  );
+  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target2, io);
+  if (added.size > 0)
+    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+}
+function entryOptions(command7) {
+  return command7.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+}
+function command5(program2, ctx) {
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
+  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
+  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
+  entryOptions(
+    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+  ).action((id, options) => add(id, options, ctx));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
+  return triggers;
+}
+var import_node_fs14, import_node_path12, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var init_triggers = __esm({
+  "src/commands/triggers.ts"() {
+    "use strict";
+    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_esm();
+    init_formats();
+    init_input();
+    init_rows();
+    init_request();
+    init_errors();
+    init_find();
+    init_file();
+    init_load();
+    init_decimal();
+    init_resolve();
+    init_write();
+    init_errno();
+    init_render();
+    init_paths();
+    init_resolve2();
+    init_store();
+    CLEARABLE = ["description", "min", "max", "deprecated"];
+    EXAMPLES2 = `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`;
+    COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
+    catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+  }
+});
+
+// src/commands/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  command: () => command6,
+  completionScript: () => completionScript
+});
+function completionScript(shell) {
+  switch (shell) {
+    case "bash":
+      return BASH;
+    case "zsh":
+      return ZSH;
+    case "fish":
+      return FISH;
+  }
+}
+function command6(program2, { io }) {
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+    "after",
+    `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
+  ).action((shell) => io.write(completionScript(shell)));
+}
+var BASH, ZSH, FISH;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    init_esm();
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
+  }
+});
+
+// src/batch/failed.ts
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
+`;
+}
+function failedLine(row, error2, header, separator = ",") {
+  const reason2 = `line ${row.line}: ${error2}`;
+  const record = row.record;
+  switch (record.format) {
+    case "csv": {
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
+`;
+      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
+      const fields = [...record.fields];
+      const width = header?.length ?? fields.length;
+      while (fields.length < width) fields.push("");
+      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
+      else fields.push(reason2);
+      return csvLine(fields, separator);
+    }
+    case "ndjson": {
+      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+`;
+      if (!("error" in record.object)) {
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
+`;
+      }
+      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
+        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
+        return `${JSON.stringify(key)}:${text}`;
+      });
+      members.push(`"error":${JSON.stringify(reason2)}`);
+      return `{${members.join(",")}}
+`;
+    }
+    case "lines":
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
+  }
+}
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
+  }
+  return void 0;
+}
+function describeWriteError(error2) {
+  return errnoWords(error2, "writing");
+}
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+function removeLeftovers(file) {
+  const prefix = `.${import_node_path13.default.basename(file)}.`;
+  let names;
+  try {
+    names = import_node_fs15.default.readdirSync(import_node_path13.default.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -".tmp".length));
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    import_node_fs15.default.rmSync(import_node_path13.default.join(import_node_path13.default.dirname(file), name), { force: true });
+  }
+}
+var import_node_fs15, import_node_path13, FLUSH_BYTES, FailedFile;
+var init_failed = __esm({
+  "src/batch/failed.ts"() {
+    "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_errno();
+    init_formats();
+    FLUSH_BYTES = 64 * 1024;
+    FailedFile = class {
+      path;
+      /** Rows written (or waiting in the buffer to be). */
+      rows = 0;
+      /** Rows that could not be kept because the file could not be written. */
+      notKept = 0;
+      /** The write error, once there was one; nothing more is written after it. */
+      error;
+      #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
+      #header;
+      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+      #target;
+      #inPlace;
+      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+      get inPlace() {
+        return this.#inPlace;
+      }
+      #fd;
+      #buffer = "";
+      #bufferedRows = 0;
+      #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
+      /** True once the file was opened (a lazy one, only when a row needed keeping). */
+      #opened = false;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
+        this.path = file;
+        this.#normalized = options.normalized;
+        this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#header = header;
+        let existing;
+        try {
+          existing = import_node_fs15.default.statSync(file);
+        } catch {
+          existing = void 0;
+        }
+        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
+        this.#inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.#inPlace ? file : import_node_path13.default.join(import_node_path13.default.dirname(file), `.${import_node_path13.default.basename(file)}.${process.pid}.tmp`);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
+      }
+      #open() {
+        if (this.#opened) return;
+        this.#opened = true;
+        this.#fd = import_node_fs15.default.openSync(this.#target, "w", this.#mode);
+        if (!this.#inPlace) removeLeftovers(this.path);
+      }
+      /** Writes one row's line; false when the file is broken and the row could not be kept. */
+      write(row, reason2) {
+        if (!this.#opened && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
+          }
+        }
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#writeHeader(row.record.format);
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
+        this.#bufferedRows++;
+        this.rows++;
+        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+        return !this.error;
+      }
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
+      }
+      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
+      #writeHeader(kind) {
+        if (this.#headerDone) return;
+        this.#headerDone = true;
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        this.#flush();
+      }
+      #flush() {
+        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const bytes = Buffer.from(this.#buffer);
+        const rows2 = this.#bufferedRows;
+        this.#buffer = "";
+        this.#bufferedRows = 0;
+        let done = 0;
+        try {
+          while (done < bytes.length) done += import_node_fs15.default.writeSync(this.#fd, bytes, done);
+        } catch (error2) {
+          this.error = error2;
+          this.notKept += rows2;
+          this.rows -= rows2;
+          if (done > 0 && !this.#inPlace) {
+            try {
+              import_node_fs15.default.ftruncateSync(this.#fd, import_node_fs15.default.fstatSync(this.#fd).size - done);
+            } catch {
+            }
+          }
+        }
+      }
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
+      finish() {
+        if (!this.#opened) return;
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
+        this.#flush();
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        try {
+          if (!this.#inPlace && !this.error) import_node_fs15.default.fsyncSync(fd);
+        } catch {
+        }
+        import_node_fs15.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs15.default.renameSync(this.#target, this.path);
+      }
+      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+      discard() {
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        import_node_fs15.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs15.default.rmSync(this.#target, { force: true });
+      }
+    };
+  }
+});
+
+// src/batch/journal.ts
+async function fingerprint(file) {
+  const hash = (0, import_node_crypto2.createHash)("sha256");
+  let size = 0;
+  for await (const chunk of import_node_fs16.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { path: import_node_path14.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+}
+function load2(file) {
+  const text = import_node_fs16.default.readFileSync(file, "utf8");
+  const end = text.lastIndexOf("\n") + 1;
+  const lines = text.slice(0, end).split("\n");
+  let header;
+  try {
+    header = JSON.parse(lines[0] ?? "");
+    if (header.journal !== MAGIC || typeof header.input?.sha256 !== "string") throw new Error("not a journal");
+  } catch {
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
+    });
+  }
+  if (header.version !== VERSION2) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: "finish that batch with the trigger that started it"
+    });
+  }
+  const states = new States();
+  const reasons = /* @__PURE__ */ new Map();
+  let done = false;
+  let failed;
+  for (let i = 1; i < lines.length; i++) {
+    const record = lines[i];
+    if (record === "") continue;
+    if (record.startsWith("done")) {
+      done = true;
+      try {
+        const said = JSON.parse(record.slice(5)).failed;
+        failed = typeof said === "string" ? said : void 0;
+      } catch {
+        failed = void 0;
+      }
+      continue;
+    }
+    const space = record.indexOf(" ", 2);
+    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    if (!Number.isSafeInteger(line) || line < 1) continue;
+    switch (record[0]) {
+      case "s":
+        states.set(line, STARTED);
+        break;
+      case "a":
+        states.set(line, ACCEPTED);
+        break;
+      case "n":
+        states.set(line, NONE2);
+        break;
+      case "u":
+        states.set(line, UNKNOWN);
+        break;
+      case "f":
+        states.set(line, FAILED);
+        try {
+          reasons.set(line, JSON.parse(record.slice(space + 1)));
+        } catch {
+          reasons.set(line, "failed in an earlier run");
+        }
+        break;
+    }
+  }
+  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs16.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs16.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs16.default.closeSync(fd);
+  }
+}
+function plural(n, one, many = `${one}s`) {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+function describeLoaded(j) {
+  return [
+    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
+    `${j.states.count(FAILED).toLocaleString("en-US")} failed`,
+    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
+  ].join(", ");
+}
+var import_node_crypto2, import_node_fs16, import_node_path14, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
+var init_journal = __esm({
+  "src/batch/journal.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_failed();
+    MAGIC = "trigger batch journal";
+    VERSION2 = 1;
+    NONE2 = 0;
+    STARTED = 1;
+    ACCEPTED = 2;
+    FAILED = 3;
+    UNKNOWN = 4;
+    States = class {
+      #bytes = new Uint8Array(1024);
+      get(line) {
+        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
+      }
+      set(line, state) {
+        if (line >= this.#bytes.length) {
+          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
+          grown.set(this.#bytes);
+          this.#bytes = grown;
+        }
+        this.#bytes[line] = state;
+      }
+      count(state) {
+        let n = 0;
+        for (const s of this.#bytes) if (s === state) n++;
+        return n;
+      }
+    };
+    Journal = class _Journal {
+      path;
+      /** True when this run carries on an earlier one. */
+      resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
+      /** Set when the journal cannot be written: nothing more may be sent. */
+      error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
+      #states;
+      #reasons;
+      #fd;
+      /** Outcome records not yet written; they go out with the next "s" or within a second. */
+      #pending = "";
+      #dirty = false;
+      #timer;
+      #flushScheduled = false;
+      /** Where the next record goes (writes are positioned: the file may have been cut back). */
+      #position = 0;
+      constructor(file, fd, loaded2) {
+        this.path = file;
+        this.#fd = fd;
+        this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
+        this.#states = loaded2?.states ?? new States();
+        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
+        this.#timer = setInterval(() => this.sync(), 1e3);
+        this.#timer.unref();
+      }
+      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+      static open(file, options) {
+        let loaded2;
+        if (import_node_fs16.default.existsSync(file)) {
+          loaded2 = load2(file);
+          const input2 = loaded2.header.input;
+          const was = loaded2.header.inputs ?? [input2];
+          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
+          if (!options.resume) {
+            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
+            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
+              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+            });
+          }
+          const now = options.inputs;
+          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+          if (was.length !== now.length)
+            throw new UsageError(
+              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
+              hint
+            );
+          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+          if (changed >= 0) {
+            const w = was[changed];
+            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+            throw new UsageError(
+              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+              hint
+            );
+          }
+          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
+            throw new UsageError(
+              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
+              {
+                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
+              }
+            );
+          }
+          const before = loaded2.header.catalog;
+          const catalog = options.catalog ?? null;
+          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+            const then = before ? `the catalog ${before.path}` : "no catalog";
+            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+            });
+          }
+          if (loaded2.header.format !== options.format) {
+            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
+              hint: `pass --format ${loaded2.header.format}`
+            });
+          }
+        }
+        let fd;
+        let position;
+        try {
+          if (loaded2) {
+            fd = import_node_fs16.default.openSync(file, "r+");
+            import_node_fs16.default.ftruncateSync(fd, loaded2.whole);
+            position = loaded2.whole;
+          } else {
+            fd = import_node_fs16.default.openSync(file, "wx", 384);
+            const header = {
+              journal: MAGIC,
+              version: VERSION2,
+              input: options.inputs[0],
+              inputs: options.inputs.length > 1 ? options.inputs : void 0,
+              format: options.format,
+              shard: options.shard,
+              catalog: options.catalog ?? null,
+              started: (/* @__PURE__ */ new Date()).toISOString()
+            };
+            position = import_node_fs16.default.writeSync(fd, `${JSON.stringify(header)}
+`);
+            import_node_fs16.default.fsyncSync(fd);
+          }
+        } catch (error2) {
+          if (error2 instanceof UsageError) throw error2;
+          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
+            hint: "name a file in a folder you can write to"
+          });
+        }
+        const journal = new _Journal(file, fd, loaded2);
+        journal.#position = position;
+        return journal;
+      }
+      /** What an earlier run did with this line, if anything. */
+      prior(line) {
+        switch (this.#states.get(line)) {
+          case ACCEPTED:
+            return { kind: "accepted" };
+          case FAILED:
+            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
+          case STARTED:
+          case UNKNOWN:
+            return { kind: "unknown" };
+          default:
+            return void 0;
+        }
+      }
+      /**
+       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
+       * cannot be written: the row must then not be sent.
+       */
+      starting(line) {
+        this.sentHere = true;
+        this.#pending += `s ${line}
+`;
+        this.#write();
+        if (this.error) throw this.error;
+      }
+      accepted(line) {
+        this.#later(`a ${line}
+`);
+      }
+      failed(line, reason2) {
+        this.#later(`f ${line} ${JSON.stringify(reason2)}
+`);
+      }
+      notSent(line) {
+        this.#later(`n ${line}
+`);
+      }
+      unknown(line) {
+        this.#later(`u ${line}
+`);
+      }
+      /**
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+       * all that settled together, and never more than a turn behind (a kill then leaves at most the
+       * requests in flight of unknown outcome).
+       */
+      #later(record) {
+        this.#pending += record;
+        if (this.#flushScheduled) return;
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#write();
+        });
+      }
+      #write() {
+        if (this.#fd === void 0 || this.error || this.#pending === "") return;
+        const bytes = Buffer.from(this.#pending);
+        this.#pending = "";
+        try {
+          let done = 0;
+          while (done < bytes.length) done += import_node_fs16.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          this.#position += bytes.length;
+          this.#dirty = true;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
+      }
+      /** Writes waiting records and syncs them to disk (every second, and at the end). */
+      sync() {
+        this.#write();
+        if (this.#fd === void 0 || !this.#dirty) return;
+        try {
+          import_node_fs16.default.fdatasyncSync(this.#fd);
+          this.#dirty = false;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
+        clearInterval(this.#timer);
+        this.onError = void 0;
+        const said = failed === void 0 ? {} : { failed: import_node_path14.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+`;
+        this.sync();
+        if (this.#fd !== void 0) import_node_fs16.default.closeSync(this.#fd);
+        this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path15.default.isAbsolute(file) || import_node_path15.default.resolve(file) === import_node_path15.default.resolve(cwd, file) ? file : import_node_path15.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  if (b !== "-" && import_node_path15.default.resolve(a) === import_node_path15.default.resolve(b)) return true;
+  try {
+    const sa = import_node_fs17.default.statSync(a);
+    const sb = b === "-" ? import_node_fs17.default.fstatSync(0) : import_node_fs17.default.statSync(b);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function isStdout(file) {
+  try {
+    const a = import_node_fs17.default.statSync(file);
+    const b = import_node_fs17.default.fstatSync(1);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+function inInputFolder(file, folder) {
+  const name = import_node_path15.default.basename(file);
+  return !name.startsWith(".") && !name.startsWith("_") && import_node_path15.default.resolve(import_node_path15.default.dirname(file)) === import_node_path15.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs17.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (file === "-" || file === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+  }
+  if (options.failed && options.json && isStdout(options.failed)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
+  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
+    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
+      hint: "write the failed rows to another file"
+    });
+  }
+  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
+  if (!options.journal) return;
+  for (const source of sources) {
+    const stat = source === "-" ? void 0 : import_node_fs17.default.statSync(source, { throwIfNoEntry: false });
+    if (!stat?.isFile() && !stat?.isDirectory()) {
+      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+      });
+    }
+    if (sameFile2(options.journal, source))
+      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
+  }
+  if (options.failed && sameFile2(options.journal, options.failed))
+    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
+}
+async function countLines(file) {
+  let n = 0;
+  for await (const chunk of import_node_fs17.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
+  const args = ["trigger", "batch", shellQuote(file)];
+  if (formatFromName(file) !== written) args.push("--format", written);
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
+  return args.join(" ");
+}
+function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = failedExtension(shape.format);
+  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
+  try {
+    import_node_fs17.default.accessSync(folder, import_node_fs17.default.constants.W_OK);
+  } catch (error2) {
+    const name = import_node_path15.default.join(folder, `trigger-failed-${stamp}${ext}`);
+    return {
+      failed: open(name),
+      lock: void 0,
+      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    };
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path15.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs17.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (import_node_fs17.default.existsSync(name)) {
+      lock.release();
+      continue;
+    }
+    return { failed: open(name), lock };
+  }
+}
+function nextFailedName(file) {
+  const ext = import_node_path15.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+}
+function freeName(stem, ext, from) {
+  for (let n = from; ; n++) {
+    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    if (!import_node_fs17.default.existsSync(name) && !FileLock.holder(name)) return name;
+  }
+}
+function resumeCommand(input2, options) {
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.failed) args.push("--failed", shellQuote(options.failed));
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return args.join(" ");
+}
+function openFailed(file, shape) {
+  const regular = import_node_fs17.default.statSync(file, { throwIfNoEntry: false });
+  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
+  try {
+    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
+  } catch (error2) {
+    lock?.release();
+    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
+      hint: "name a file in a folder that exists and that you can write to"
+    });
+  }
+}
+function lockJournal(file) {
+  return FileLock.acquire(
+    file,
+    `the journal ${file}`,
+    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
+  );
+}
+async function openJournal(input2, options, catalog = null) {
+  return Journal.open(options.journal, {
+    catalog,
+    resume: options.resume === true,
+    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
+    format: input2.format,
+    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+    resumeCommand: resumeCommand(input2, options)
+  });
+}
+var import_node_fs17, import_node_path15;
+var init_files = __esm({
+  "src/batch/files.ts"() {
+    "use strict";
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_render();
+    init_failed();
+    init_formats();
+    init_journal();
+    init_lock();
+  }
+});
+
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path16.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path16.default.resolve(file)) return false;
+    mine2 ??= contentOf(file);
+    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = journalNameFor(failed);
+    if (import_node_fs18.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs18.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function contentOf(file) {
+  let fd;
+  try {
+    fd = import_node_fs18.default.openSync(file, "r");
+  } catch {
+    return void 0;
+  }
+  try {
+    const hash = (0, import_node_crypto3.createHash)("sha256");
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    for (let n; (n = import_node_fs18.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    return { size, sha256: hash.digest("hex") };
+  } catch {
+    return void 0;
+  } finally {
+    import_node_fs18.default.closeSync(fd);
+  }
+}
+var import_node_crypto3, import_node_fs18, import_node_path16, journalNameFor;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_crypto3 = require("node:crypto");
+    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock();
+    journalNameFor = (failed) => `${failed}.journal`;
+  }
+});
+
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function stopCause(reason2) {
+  switch (reason2.kind) {
+    case "signal":
+      return `it was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `${reason2.failures} failures in a row: ${reason2.answer}`;
+    case "stdout":
+      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
+    case "failed-file":
+      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "journal":
+      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "retry-after":
+      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
+    case "pushed-back":
+      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
+  }
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  switch (reason2.kind) {
+    case "signal":
+      return `not sent: the batch was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `not sent: the batch stopped after ${stopCause(reason2)}`;
+    case "failed-file":
+      return "not sent: the batch stopped because the failed file could not be written";
+    default:
+      return `not sent: the batch stopped because ${stopCause(reason2)}`;
+  }
+}
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_failed();
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  switch (outcome.kind) {
+    case "accepted":
+      return resultJson(outcome.result, mask, lead);
+    case "failed":
+      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+      break;
+    case "checked":
+      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+    case "earlier":
+      return toJson({
+        ...lead,
+        ok: true,
+        status: null,
+        ...event,
+        value: rawJson(row.value),
+        attempts: 0,
+        durationMs: 0,
+        requestId: null,
+        earlier: true
+      });
+  }
+  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
+  return toJson({
+    ...lead,
+    ok: false,
+    status: null,
+    ...event,
+    value: outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value),
+    attempts: 0,
+    durationMs: 0,
+    requestId: null,
+    error: error2
+  });
+}
+function failureReason(outcome, mask) {
+  switch (outcome.kind) {
+    case "failed":
+      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+    case "unsent":
+      return unsentWords(outcome.stop);
+    case "invalid":
+      return `invalid, not sent: ${outcome.reason}`;
+    case "unknown":
+      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
+    default:
+      return void 0;
+  }
+}
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  if (s.dryRun) {
+    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    return [
+      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      ...keptLines(s, c)
+    ];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function paceRange(pace) {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
+      )
+    );
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
+      )
+    );
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts } = s;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", formatCount(counts.rows)],
+    [s.dryRun ? "valid (not sent)" : "accepted", formatCount(s.dryRun ? counts.checked : counts.accepted)],
+    ...counts.earlier ? [["accepted in an earlier run", formatCount(counts.earlier)]] : [],
+    ["failed", formatCount(counts.failed)],
+    ["invalid", formatCount(counts.invalid)],
+    ["not sent", formatCount(counts.unsent)],
+    ["outcome unknown", formatCount(counts.unknown)],
+    ["time", formatMs(Math.round(s.elapsedMs))],
+    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
+    ...s.pace ? [
+      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
+      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
+      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
+    ] : []
+  ];
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}
+`;
+}
+var number, formatCount, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_rows();
+    init_stop();
+    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
+  }
+});
+
+// src/batch/finish.ts
+function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
+  const { counts } = recorder;
+  const stoppedBy = signal;
+  const dryRun = options.dryRun === true;
+  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
+  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
+  const summary = {
+    counts,
+    elapsedMs: result.elapsedMs,
+    dryRun,
+    signal: stoppedBy,
+    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
+    failedFile: failed?.path,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
+    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
+    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
+    journalBehind,
+    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
+  };
+  const notAccepted = recorder.notAccepted;
+  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
+  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
+  else if (!options.quiet) for (const line of lines) io.stdout(line);
+  if (env2.GITHUB_STEP_SUMMARY) {
+    try {
+      import_node_fs19.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+    } catch (error2) {
+      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
+    }
+  }
+  if (stoppedBy) throw new TriggerError("interrupted", "interrupted", { reported: true, signal: stoppedBy });
+  if (notAccepted > 0) {
+    if (env2.GITHUB_ACTIONS === "true") {
+      io.stderr(
+        githubAnnotation(
+          `trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ""}`
+        )
+      );
+    }
+    throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
+  }
+}
+var import_node_fs19;
+var init_finish = __esm({
+  "src/batch/finish.ts"() {
+    "use strict";
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    init_errors();
+    init_render();
+    init_failed();
+    init_files();
+    init_replay();
+    init_report();
+    init_stop();
   }
 });
 
@@ -45628,6 +45898,9 @@ var init_runner = __esm({
 });
 
 // src/batch/pace.ts
+function halve(at) {
+  for (let k = 0; k < 3; k++) at[k] /= 2;
+}
 function answerOf(status2, timedOut) {
   if (status2 >= 200 && status2 < 300) return Answer.Accepted;
   if (status2 === 429 || status2 === 503) return Answer.PushedBack;
@@ -45637,20 +45910,20 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
   if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
-  const refused = lowRefused / lowAnswers;
+  const refused2 = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
-  const expectedAtRandom = 1 - refused;
-  const error2 = Math.sqrt(refused * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
+  const expectedAtRandom = 1 - refused2;
+  const error2 = Math.sqrt(refused2 * expectedAtRandom / lowAnswers + accepted * (1 - accepted) / highAnswers);
   if (expectedAtRandom - accepted > Math.max(2.5 * error2, 0.05)) return -1;
-  if (lowAnswers < NOISE_ANSWERS && refused < 0.3) return 0;
-  if (refused < minShare || refused > maxShare) return 0;
+  if (lowAnswers < NOISE_ANSWERS && refused2 < 0.3) return 0;
+  if (refused2 < minShare || refused2 > maxShare) return 0;
   const ratio = lowPace / lowAnswers / (highPace / highAnswers);
   if (ratio > maxRatio) return 0;
   const expectedUnderALimit = expectedAtRandom * ratio;
-  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
-  return atRandom ? Math.max(0, refused - Math.sqrt(refused * expectedAtRandom / lowAnswers)) : 0;
+  const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
+  return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MIN_NOISE, TWO_AT_ONCE_SHARE, MAX_NOISE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -45675,11 +45948,11 @@ var init_pace = __esm({
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
     DESCENT_ANSWERS = 10;
+    MIN_NOISE = 0.02;
+    MAX_NOISE = 0.25;
     MAX_DESCENT_NOISE = 0.9;
     MAX_DESCENT_RATIO = 0.5;
-    MIN_NOISE = 0.02;
     TWO_AT_ONCE_SHARE = 0.2;
-    MAX_NOISE = 0.25;
     NOISE_BAND = 0.8;
     MAX_PACE_RATIO = 0.8;
     LEVEL_MEMORY = 400;
@@ -45750,6 +46023,9 @@ var init_pace = __esm({
        */
       #spacingMs = 0;
       #paced = false;
+      /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
+      #startsInARow = 0;
+      #sentInBursts = false;
       /**
        * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
        * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
@@ -45798,23 +46074,16 @@ var init_pace = __esm({
        * since, with their push-backs and paces.
        */
       #descentStart = -1;
-      #beforeAnswers = 0;
-      #beforeRefused = 0;
-      #beforePace = 0;
+      #before = [0, 0, 0];
       #beforeValue = 0;
       #beforeSlowStart = false;
-      #sinceAnswers = 0;
-      #sinceRefused = 0;
-      #sincePace = 0;
+      #since = [0, 0, 0];
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
       #noise = 0;
-      /** Per limit: the answers to requests sent at it, and the push-backs among them. */
-      #levelAnswers;
-      #levelPushBacks;
-      /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
-      #levelPace;
+      /** Per limit: the answers to requests sent at it (see Tally). */
+      #level;
       /** The pace the last answer was counted with under its limit (0: it was not counted). */
       #counted = 0;
       /** When the answers counted under every limit were last halved. */
@@ -45833,9 +46102,7 @@ var init_pace = __esm({
         this.#stallMs = options.stallMs ?? 3e4;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
-        this.#levelAnswers = new Float64Array(this.max + 1);
-        this.#levelPushBacks = new Float64Array(this.max + 1);
-        this.#levelPace = new Float64Array(this.max + 1);
+        this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
@@ -45847,6 +46114,7 @@ var init_pace = __esm({
        */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
+        this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         if (answer === Answer.Accepted) {
@@ -45880,30 +46148,23 @@ var init_pace = __esm({
           else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
           if (news && !tolerated) {
             if (this.#counted > 0) {
-              this.#levelAnswers[level] -= 1;
-              this.#levelPushBacks[level] -= 1;
-              this.#levelPace[level] -= this.#counted;
+              const at = this.#level[level];
+              at[0] -= 1;
+              at[1] -= 1;
+              at[2] -= this.#counted;
             }
             const alone = this.limit === 1;
+            const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
             if (retryAfterMs < 0) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
             this.#cut(now, true);
-            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-            if (!alone) return;
-            const again = this.#acceptedCount === this.#acceptedAtRefusal;
-            this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-            if (!again) this.#refusedSince = now;
-            this.#acceptedAtRefusal = this.#acceptedCount;
-            const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-            const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-            if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
-            else {
-              const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-              this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
-              this.#narrowings = 0;
-              if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+            if (burst) {
+              this.#slowStart = true;
+              this.#respace();
             }
+            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
+            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -45912,14 +46173,37 @@ var init_pace = __esm({
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
       /**
+       * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
+       * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
+       * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
+       * spaced out.
+       */
+      #refusedAlone(now, rttMs, retryAfterMs) {
+        const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+        if (!again) this.#refusedSince = now;
+        this.#acceptedAtRefusal = this.#acceptedCount;
+        const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+        const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+        this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+        this.#narrowings = 0;
+        if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+      }
+      /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
        * one at a time) the gap since the last start kept. A caller that gets true starts a request.
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
+        if (++this.#startsInARow > 1) this.#sentInBursts = true;
         if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
         const now = this.#now();
-        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) {
+          this.#startsInARow--;
+          return false;
+        }
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
         else if (this.#spacingMs > 0) {
@@ -45933,7 +46217,10 @@ var init_pace = __esm({
        * answers, and under the limit it was sent at. Returns that limit.
        */
       #count(sent, pushedBack, rttMs) {
-        if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) this.#age(sent + rttMs);
+        if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
+          this.#agedAt = sent + rttMs;
+          this.#level.forEach(halve);
+        }
         const slot = this.#answers++ % TOLERANCE_ANSWERS;
         const flag = pushedBack ? 1 : 0;
         this.#recentPushBacks += flag - this.#recent[slot];
@@ -45943,54 +46230,31 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#changes - CHANGES);
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
-        const pace = level / Math.max(rttMs, this.#gapMs);
+        const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
+        const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
         this.#recentPaceSum += pace - this.#recentPace[slot];
         this.#recentPace[slot] = pace;
         if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
         if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-          this.#sinceAnswers++;
-          this.#sinceRefused += flag;
-          this.#sincePace += pace;
+          this.#since[0]++;
+          this.#since[1] += flag;
+          this.#since[2] += pace;
         }
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
-        if ((this.#levelAnswers[level] += 1) >= LEVEL_MEMORY) {
-          this.#levelAnswers[level] /= 2;
-          this.#levelPushBacks[level] /= 2;
-          this.#levelPace[level] /= 2;
-        }
-        this.#levelPushBacks[level] += flag;
+        const at = this.#level[level];
+        if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
+        at[1] += flag;
         this.#counted = pace;
-        this.#levelPace[level] += this.#counted;
+        at[2] += this.#counted;
         return level;
       }
-      /** The answers counted under the limits from..to, the push-backs among them, and their paces. */
+      /** The answers counted under the limits from..to, summed. */
       #levels(from, to) {
-        let answers = 0;
-        let refused = 0;
-        let pace = 0;
-        for (let l = from; l <= to; l++) {
-          answers += this.#levelAnswers[l];
-          refused += this.#levelPushBacks[l];
-          pace += this.#levelPace[l];
-        }
-        return [answers, refused, pace];
-      }
-      /** Forgets the answers counted under the limits above `limit`. */
-      #forgetAbove(limit) {
-        this.#levelAnswers.fill(0, limit + 1);
-        this.#levelPushBacks.fill(0, limit + 1);
-        this.#levelPace.fill(0, limit + 1);
-      }
-      /** Halves the answers counted under every limit (a few hundred numbers, every few seconds). */
-      #age(now) {
-        this.#agedAt = now;
-        for (let l = 1; l <= this.max; l++) {
-          this.#levelAnswers[l] /= 2;
-          this.#levelPushBacks[l] /= 2;
-          this.#levelPace[l] /= 2;
-        }
+        const sum = [0, 0, 0];
+        for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => sum[k] += v);
+        return sum;
       }
       /**
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
@@ -46003,7 +46267,8 @@ var init_pace = __esm({
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
         if (level !== 2 || this.#pushedInARow > 1) return false;
-        return this.#levelPushBacks[2] / (this.#levelAnswers[2] + 4) < TWO_AT_ONCE_SHARE;
+        const [answers, refused2] = this.#level[2];
+        return refused2 / (answers + 4) < TWO_AT_ONCE_SHARE;
       }
       /**
        * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
@@ -46037,16 +46302,14 @@ var init_pace = __esm({
        * tolerated comes down to what the lower pace was refused. Says whether they were random.
        */
       #judgeDescent(now) {
-        if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
-        if (this.#beforeAnswers < DESCENT_ANSWERS) {
-          [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+        if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
+        if (this.#before[0] < DESCENT_ANSWERS) {
+          this.#before = this.#since;
+          this.#since = [0, 0, 0];
           this.#descentStart = now;
           return false;
         }
-        const since = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-        const before = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
-        const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
         if (share > 0) {
           this.#noise = Math.max(this.#noise, share);
           this.#restart();
@@ -46056,7 +46319,7 @@ var init_pace = __esm({
           return true;
         }
         if (share < 0) {
-          const left = this.#sinceRefused / this.#sinceAnswers;
+          const left = this.#since[1] / this.#since[0];
           if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
           this.#descentStart = -1;
         }
@@ -46138,12 +46401,10 @@ var init_pace = __esm({
       #cut(now, pushedBack) {
         if (pushedBack && this.#descentStart < 0) {
           this.#descentStart = now;
-          this.#beforeAnswers = this.#recentCount;
-          this.#beforeRefused = this.#recentPushBacks;
-          this.#beforePace = this.#recentPaceSum;
+          this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
           this.#beforeValue = this.#value;
           this.#beforeSlowStart = this.#slowStart;
-          this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+          this.#since = [0, 0, 0];
         }
         this.#slowStart = false;
         this.#cutAt = now;
@@ -46153,7 +46414,7 @@ var init_pace = __esm({
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
           this.#set(Math.min(this.#value, this.#ceiling - 1, took));
-          if (2 * this.limit < this.#ceiling) this.#forgetAbove(this.limit);
+          if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
         } else {
           this.#set(this.#value / 2);
         }
@@ -46214,11 +46475,13 @@ var init_pace = __esm({
        * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
        * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
        * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-       * trip falls between two whole numbers). `down`: the service has just gone down.
+       * trip falls between two whole numbers). `down`: the service has just gone down, and the count
+       * was halved. The rate is not: the spacing a request was sent at is already the pace of the
+       * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
        */
       #holdRate(spacing, down) {
         this.#rateAnswers = this.#rateNarrowings = 0;
-        this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+        this.#rateGapMs = spacing * RATE_WIDEN;
         if (down) return this.#respace();
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
@@ -46435,7 +46698,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     await client?.destroy();
   }
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs18.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path17.default.resolve(failed.path) && !journal.sentHere && import_node_fs20.default.existsSync(failed.path);
     if (unchanged) failed?.discard();
     else failed?.finish();
     journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
@@ -46464,12 +46727,12 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs18, import_node_path15;
+var import_node_fs20, import_node_path17;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
-    import_node_path15 = __toESM(require("node:path"), 1);
+    import_node_fs20 = __toESM(require("node:fs"), 1);
+    import_node_path17 = __toESM(require("node:path"), 1);
     init_files();
     init_journal();
     init_finish();
@@ -46490,476 +46753,6 @@ var init_batch = __esm({
     init_service();
     init_shared();
     init_startup();
-  }
-});
-
-// src/catalog/write.ts
-function reference(from, to) {
-  const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
-  return relative.startsWith("../") ? relative : `./${relative}`;
-}
-function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path16.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path16.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs19.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
-    }
-  }
-  return void 0;
-}
-function schemaFor(file, ownSchema = packageSchema()) {
-  const folder = import_node_path16.default.dirname(import_node_path16.default.resolve(file));
-  for (let dir = folder; ; ) {
-    const installed = import_node_path16.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
-    if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path16.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  if (ownSchema === void 0) return { ref: void 0 };
-  const copyTo = import_node_path16.default.join(folder, SCHEMA_FILE_NAME);
-  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
-}
-function newCatalog(plan2) {
-  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
-}
-function writeSchemaCopy(plan2) {
-  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs19.default.readFileSync(plan2.copyFrom, "utf8");
-  const title = JSON.parse(text).title;
-  if (isFile(plan2.copyTo)) {
-    try {
-      const existing = JSON.parse(import_node_fs19.default.readFileSync(plan2.copyTo, "utf8"));
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan2.copyTo, text, { follow: false });
-  return true;
-}
-function catalogText(data) {
-  return `${JSON.stringify(data, null, 2)}
-`;
-}
-function saveCatalog(file, data, was) {
-  const text = catalogText(data);
-  const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
-  try {
-    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
-  } catch (error2) {
-    if (error2 instanceof ConfigError) throw error2;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
-      hint: "name another with --catalog <file>"
-    });
-  }
-}
-function stillThere(file, was) {
-  const now = import_node_fs19.default.lstatSync(file, { throwIfNoEntry: false });
-  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
-  throw new ConfigError(
-    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
-  );
-}
-function defaultCatalogPath(cwd) {
-  return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
-}
-var import_node_fs19, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
-var init_write = __esm({
-  "src/catalog/write.ts"() {
-    "use strict";
-    import_node_fs19 = __toESM(require("node:fs"), 1);
-    import_node_path16 = __toESM(require("node:path"), 1);
-    init_atomic_write();
-    init_errno();
-    init_errors();
-    init_render();
-    init_file();
-    init_find();
-    init_load();
-    SCHEMA_FILE_NAME = "triggers.schema.json";
-    PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs19.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  }
-});
-
-// src/commands/triggers.ts
-var triggers_exports = {};
-__export(triggers_exports, {
-  add: () => add,
-  check: () => check,
-  edit: () => edit,
-  importFiles: () => importFiles,
-  list: () => list2,
-  remove: () => remove2,
-  show: () => show
-});
-function found(options, ctx) {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-function noCatalog() {
-  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
-    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
-  });
-}
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed = parseCatalog(file.text);
-  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-  return { path: where2.path, text: file.text, data: parsed.data, file };
-}
-function requireCatalog(options, ctx, write = false) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  return readFound(where2, ctx, write);
-}
-function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path17.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
-}
-function activeProfile(options, env2) {
-  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
-}
-function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
-}
-function ruleText(t) {
-  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
-  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
-}
-function list2(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
-    return;
-  }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
-  );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
-  const c = io.outColors;
-  for (const v of views2) {
-    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
-  }
-}
-function lookUp(catalog, profile, given) {
-  const resolution = new TriggerResolver(catalog, profile).resolve(given);
-  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
-  return resolution.trigger.key;
-}
-function show(id, options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const key = lookUp(catalog, profile, id);
-  const v = view(key, catalog.data.triggers[key], profile);
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
-    return;
-  }
-  const c = io.outColors;
-  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
-  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
-  if (v.name !== null) row("name", v.name);
-  row("value", ruleText(v).replace(/^value /, ""));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
-  if (v.deprecated !== null) row("deprecated", v.deprecated);
-  if (v.description !== null) row("description", v.description);
-  row("catalog", catalog.path);
-}
-function bound(text, flag) {
-  const json = parseValue(text, flag).json;
-  const n = Number(json);
-  if (compareDecimal(String(n), json) !== 0)
-    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
-      hint: "give at most 17 significant digits"
-    });
-  return n;
-}
-function applyFields(entry2, options) {
-  const next = { ...entry2 };
-  if (options.name !== void 0) {
-    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
-    next.name = options.name;
-  }
-  if (options.value !== void 0) {
-    if (!VALUE_RULES.includes(options.value))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value;
-  }
-  if (options.min !== void 0) next.min = bound(options.min, "--min");
-  if (options.max !== void 0) next.max = bound(options.max, "--max");
-  if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) {
-    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
-  const ordered = {};
-  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
-    if (next[field2] !== void 0) ordered[field2] = next[field2];
-  }
-  return ordered;
-}
-function checkNewId(id) {
-  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
-  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
-}
-async function locked(file, change) {
-  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(file, async () => change());
-}
-async function add(id, options, ctx) {
-  checkNewId(id);
-  if (options.name === void 0)
-    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
-      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
-    });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-function lockTarget(options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
-}
-function catalogToWrite(options, ctx) {
-  const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs20.default.existsSync(where2.path))) {
-    const catalog = readFound(where2, ctx, true);
-    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
-}
-function writeSchema(target2, io) {
-  if (!target2.schema) return;
-  try {
-    if (writeSchemaCopy(target2.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
-  } catch (error2) {
-    io.stderr(
-      io.errColors.warn(
-        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
-      )
-    );
-  }
-}
-function addLocked(id, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data, created } = target2;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-    });
-  const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
-  writeSchema(target2, io);
-  io.stdout("");
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-  );
-}
-function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
-async function edit(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-function editLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
-  let entry2 = applyFields(data.triggers[key], options);
-  for (const field2 of options.clear ?? []) {
-    if (!CLEARABLE.includes(field2))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-    delete entry2[field2];
-  }
-  if (options.id !== void 0) {
-    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
-    checkNewId(options.id);
-    const ids = { ...entry2.ids ?? {} };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry2 = { ...entry2, ids };
-    if (Object.keys(ids).length === 0) delete entry2.ids;
-  } else if (options.profile) {
-    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
-  }
-  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
-}
-async function remove2(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-function removeLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
-}
-function annotation(level, p) {
-  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
-}
-async function check(files, options, ctx) {
-  const { io, env: env2 } = ctx;
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
-  const parsed = parseCatalog(text);
-  const problems = [];
-  const warnings = [];
-  const print = () => {
-    const gha = env2.GITHUB_ACTIONS === "true";
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation("warning", w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation("error", p));
-  };
-  if (!parsed.data) {
-    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-    if (!options.json) io.stderr(`${io.errColors.error("error:")} ${message}`);
-    throw new ConfigError(message, { reported: true });
-  }
-  const catalog = { path: where2.path, text, data: parsed.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
-  let rows2 = 0;
-  for (const source of files) {
-    const name = source === "-" ? "stdin" : source;
-    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
-    try {
-      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
-      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input2.read(read).rows) {
-        for (const row of chunk) {
-          rows2++;
-          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
-      }
-    } catch (error2) {
-      if (!(error2 instanceof UsageError)) throw error2;
-      problems.push({ file: name, line: null, message: error2.message });
-    }
-  }
-  print();
-  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
-  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
-}
-function columnsOf(options) {
-  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
-}
-async function importFiles(files, options, ctx) {
-  const seen = /* @__PURE__ */ new Set();
-  for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input2.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== void 0 && id.trim() !== "") seen.add(id);
-      }
-    }
-  }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-function importLocked(ids, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data } = target2;
-  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
-  const added = /* @__PURE__ */ new Map();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target2, io);
-  if (added.size > 0)
-    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
-}
-var import_node_fs20, import_node_path17, CLEARABLE;
-var init_triggers = __esm({
-  "src/commands/triggers.ts"() {
-    "use strict";
-    import_node_fs20 = __toESM(require("node:fs"), 1);
-    import_node_path17 = __toESM(require("node:path"), 1);
-    init_input();
-    init_rows();
-    init_request();
-    init_errors();
-    init_find();
-    init_file();
-    init_load();
-    init_decimal();
-    init_resolve();
-    init_write();
-    init_errno();
-    init_render();
-    init_paths();
-    init_resolve2();
-    init_store();
-    CLEARABLE = ["description", "min", "max", "deprecated"];
   }
 });
 
@@ -46987,110 +46780,104 @@ function optionValues(option) {
   if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
   return void 0;
 }
-function visibleCommands(command6) {
-  return command6.createHelp().visibleCommands(command6).filter((c) => c.name() !== "help");
+function visibleCommands(command7) {
+  return command7.createHelp().visibleCommands(command7).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command6, root) {
-  const options = command6.createHelp().visibleOptions(command6);
+function visibleOptions(command7, root) {
+  const options = command7.createHelp().visibleOptions(command7);
   return root ? options : options.filter((o) => o.long !== "--version");
 }
-function findOption(command6, word) {
-  const options = command6.createHelp().visibleOptions(command6).concat(command6.options);
+function findOption(command7, word) {
+  const options = command7.createHelp().visibleOptions(command7).concat(command7.options);
   return options.find((o) => o.long === word || o.short === word);
 }
-function complete(program2, words, sources) {
-  const partial = words.length > 0 ? words[words.length - 1] : "";
-  const done = words.slice(0, -1);
-  let level = { command: program2, path: "" };
-  const typed2 = { options: /* @__PURE__ */ new Map() };
-  let positional = 0;
-  let expecting;
-  let variadic;
-  let onlyArguments = false;
+function walk(program2, done) {
+  const at = {
+    level: { command: program2, path: "" },
+    typed: { options: /* @__PURE__ */ new Map() },
+    positional: 0,
+    expecting: void 0,
+    variadic: void 0,
+    onlyArguments: false
+  };
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed2.options.set(key, [...typed2.options.get(key) ?? [], value]);
+    at.typed.options.set(key, [...at.typed.options.get(key) ?? [], value]);
   };
   for (const word of done) {
-    if (expecting) {
-      note(expecting, word);
-      if (expecting.variadic) variadic = expecting;
-      expecting = void 0;
-      continue;
-    }
-    if (!onlyArguments && word === "--") {
-      onlyArguments = true;
-      variadic = void 0;
-      continue;
-    }
-    if (!onlyArguments && word.startsWith("-") && word !== "-") {
-      variadic = void 0;
-      const [flag, inline] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word];
-      const option = findOption(level.command, flag);
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.level.command, flag);
       if (!option) continue;
       if (inline !== void 0) note(option, inline);
-      else if (option.required) expecting = option;
+      else if (option.required) at.expecting = option;
       else note(option, "");
-      continue;
-    }
-    if (variadic) {
-      note(variadic, word);
-      continue;
-    }
-    const sub = onlyArguments ? void 0 : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub && positional === 0) {
-      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
-      continue;
-    }
-    positional++;
-  }
-  const root = level.command === program2;
-  const given = (option) => typed2.options.has(option.long ?? option.short ?? option.flags);
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return { candidates: [], files: false };
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: visibleOptions(level.command, root).filter((o) => o.long && (o.variadic || !given(o))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  let answer;
-  if (expecting) {
-    answer = values(optionValues(expecting));
-  } else if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const flag = partial.slice(0, partial.indexOf("="));
-    const option = findOption(level.command, flag);
-    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
-    answer.files = false;
-  } else if (!onlyArguments && partial.startsWith("-")) {
-    answer = options();
-  } else if (variadic) {
-    answer = values(optionValues(variadic));
-  } else {
-    const subs = visibleCommands(level.command);
-    if (subs.length > 0 && positional === 0 && !onlyArguments) {
-      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else if (at.variadic) {
+      note(at.variadic, word);
     } else {
-      const args = level.command.registeredArguments;
-      const last = args[args.length - 1];
-      const argument = args[positional] ?? (last?.variadic ? last : void 0);
-      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
-      const missing = args.slice(positional).some((a) => a.required);
-      if (!argument || answer.candidates.length === 0 && !answer.files && !missing) answer = options();
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      else at.positional++;
     }
   }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function complete(program2, words, sources) {
+  const partial = words.at(-1) ?? "";
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL2.test(c.value)) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
     seen.add(c.value);
     return true;
   });
   return { candidates, files: answer.files };
 }
+function answerAt(at, partial, program2, sources) {
+  const { level, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.options.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(level.command, flag);
+    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(level.command);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = level.command.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
+}
 function completionText(completion) {
-  const oneLine = (text) => text.replace(CONTROLS, " ").trim();
+  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
   const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
   lines.push(completion.files ? ":files" : ":plain");
   return `${lines.join("\n")}
@@ -47135,16 +46922,16 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROL2, CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, lastValue;
+var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, isPrintable, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
+    init_render();
     init_paths();
     init_store();
     init_resolve2();
     init_find();
     init_load();
-    CONTROL2 = /[\u0000-\u001f\u007f]/;
     CONTROLS = /[\u0000-\u001f\u007f]+/g;
     SETTINGS2 = [
       { value: "api-key", description: "the API key (printed masked)" },
@@ -47162,6 +46949,8 @@ var init_complete = __esm({
       "--trigger": "triggers"
     };
     takesValue = (option) => option.required || option.optional;
+    NOTHING = { candidates: [], files: false };
+    isPrintable = (value) => printable(value) === value;
     lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
   }
 });
@@ -47355,7 +47144,7 @@ var COMMANDS = {
   config: () => Promise.resolve().then(() => (init_config(), config_exports)),
   status: () => Promise.resolve().then(() => (init_status(), status_exports)),
   emulator: () => Promise.resolve().then(() => (init_emulator(), emulator_exports)),
-  triggers: async () => ({ command: triggersCommand }),
+  triggers: () => Promise.resolve().then(() => (init_triggers(), triggers_exports)),
   completion: () => Promise.resolve().then(() => (init_completion(), completion_exports))
 };
 var EXAMPLES_MAIN = `
@@ -47427,58 +47216,20 @@ marked so, and a replay skips them unless --retry-unknown).`
   });
   return batch2;
 }
-function triggersCommand(program2, { io, env: env2, cwd }) {
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
-  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
-  $ trigger triggers list
-  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
-  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
-
-The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
-With one, fire and batch refuse a trigger it does not know before sending anything.`
-  );
-  const triggersAction = (fn) => async (...args) => {
-    await fn(await Promise.resolve().then(() => (init_triggers(), triggers_exports)), { io, env: env2, cwd }, ...args);
-  };
-  const catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-  const activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-  const entryOptions = (command6) => command6.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(["required", "optional", "none"])).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, options) => m.list(options, ctx)));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.show(id, options, ctx)));
-  entryOptions(
-    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action(triggersAction((m, ctx, id, options) => m.add(id, options, ctx)));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", "remove fields: description, min, max, deprecated").action(triggersAction((m, ctx, id, options) => m.edit(id, options, ctx)));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action(triggersAction((m, ctx, id, options) => m.remove(id, options, ctx)));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").option("--json", "print one JSON object").addOption(new Option("--profile <name>", "check against the ids of this profile (default: the active one)")).addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.check(files, options, ctx)));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", "the files' own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(catalogOption()).action(triggersAction((m, ctx, files, options) => m.importFiles(files, options, ctx)));
-  return triggers;
-}
 function report(error2, io, mode2, env2 = process.env) {
+  const json = (kind, message) => mode2.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
   if (error2 instanceof CommanderError) {
     if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
-    if (mode2.json)
-      io.json(
-        JSON.stringify({ ok: false, error: { kind: "usage", exitCode: 2, message: usageWords(error2.message).replace(/^error: /, "") } })
-      );
-    return 2;
+    json("usage", usageWords(error2.message).replace(/^error: /, ""));
+    return exitCodeFor("usage");
   }
   if (!isTriggerError(error2)) {
+    const message = error2?.message ?? String(error2);
     io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
+      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
     );
     if (mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    if (mode2.json)
-      io.json(
-        JSON.stringify({
-          ok: false,
-          error: { kind: "bug", exitCode: exitCodeFor("bug"), message: error2?.message ?? String(error2) }
-        })
-      );
+    json("bug", message);
     return exitCodeFor("bug");
   }
   if (error2.reported) return error2.exitCode;

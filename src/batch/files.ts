@@ -11,13 +11,14 @@ import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './fo
 import type { Input } from './input.js';
 import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
+import type { Shard } from './shard.js';
+
 /** What the failed file is written as: the input's format and header, or normalized (input.ts). */
 export interface FailedShape {
   format: Format;
   header: () => readonly string[] | undefined;
   normalized?: { file: boolean } | undefined;
 }
-import type { Shard } from './shard.js';
 
 /** The options that name files, and what the commands printed for the user must repeat. */
 export interface BatchFiles {
@@ -70,14 +71,19 @@ function inInputFolder(file: string, folder: string): boolean {
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, name] of [
+  for (const [flag, file] of [
     ['--failed', options.failed],
     ['--journal', options.journal],
   ] as const) {
     // "-" would make a file named "-", and the replay command printed for it would read stdin.
-    if (name === '-' || name === '')
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(name)}`, {
+    if (file === '-' || file === '')
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
+      });
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: 'write it outside the folder',
       });
   }
   if (options.failed && options.json && isStdout(options.failed)) {
@@ -89,16 +95,6 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
       hint: 'write the failed rows to another file',
     });
-  }
-  for (const [flag, file] of [
-    ['--failed', options.failed],
-    ['--journal', options.journal],
-  ] as const) {
-    const folder = file && folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: 'write it outside the folder',
-      });
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;

@@ -48,10 +48,8 @@ export const COMPRESSIONS: Readonly<Record<Compression, { extension: string; mag
 /** The compression a file's name says, and the name without its extension. */
 export function compressionFromName(file: string): { compression: Compression | undefined; inner: string } {
   const ext = path.extname(file).toLowerCase();
-  for (const [compression, c] of Object.entries(COMPRESSIONS)) {
-    if (c.extension === ext) return { compression: compression as Compression, inner: file.slice(0, -ext.length) };
-  }
-  return { compression: undefined, inner: file };
+  const compression = (Object.keys(COMPRESSIONS) as Compression[]).find((c) => COMPRESSIONS[c].extension === ext);
+  return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
 
 /** The compression these first bytes are, if any. */

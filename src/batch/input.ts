@@ -139,19 +139,35 @@ function stoppable(source: Readable): { stream: Readable; stop(): void; close():
   };
 }
 
-/** Reads the first chunk and decides the format from it; returns a stream that still starts with it. */
-async function sniff(stream: Readable): Promise<{ format: Format; stream: Readable }> {
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const first = await chunks.next();
-  if (first.done) return { format: 'csv', stream: Readable.from([], { objectMode: false }) };
-  const text = String(first.value)
+/**
+ * The first bytes of a stream (read until `more` says they are enough), and a stream that still
+ * starts with them.
+ */
+async function peek(source: Readable, more: (head: Buffer) => boolean = () => false): Promise<{ head: Buffer; stream: Readable }> {
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  let head = Buffer.alloc(0);
+  let done = false;
+  do {
+    const next = await chunks.next();
+    if (next.done) done = true;
+    else head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!done && more(head));
+  async function* all(): AsyncGenerator<Buffer> {
+    if (head.length) yield head;
+    if (done) return;
+    for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
+  }
+  return { head, stream: Readable.from(all(), { objectMode: false }) };
+}
+
+/** Decides the format from the first bytes ("{" means NDJSON, anything else CSV). */
+async function sniff(source: Readable): Promise<{ format: Format; stream: Readable }> {
+  const { head, stream } = await peek(source);
+  const text = head
+    .toString('utf8')
     .replace(/^\uFEFF/, '')
     .trimStart();
-  async function* all() {
-    yield first.value;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-  }
-  return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream: Readable.from(all(), { objectMode: false }) };
+  return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream };
 }
 
 function stdinIsFile(): boolean {
@@ -217,26 +233,20 @@ async function* decompressed(source: Readable, compression: Compression, name: s
 
 /** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
 async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  let first = await chunks.next();
-  if (first.done) return;
-  let head = Buffer.from(first.value);
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
-  const partOfMagic = () => magics.some((m) => head.every((b, i) => i >= m.length || m[i] === b));
-  while (head.length < 4 && partOfMagic() && !(first = await chunks.next()).done) head = Buffer.concat([head, Buffer.from(first.value)]);
+  const { head, stream } = await peek(
+    source,
+    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b)),
+  );
   if (head.subarray(0, 4).toString('latin1') === 'PAR1') {
     throw new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
       hint: 'give the file by its name: trigger batch export.parquet',
     });
   }
-  async function* all(): AsyncGenerator<Buffer> {
-    yield head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield Buffer.from(next.value);
-  }
   const compression = compressionOf(head);
-  if (!compression) return yield* all();
-  yield* decompressed(Readable.from(all(), { objectMode: false }), compression, 'standard input', stopped);
+  if (!compression) return yield* stream;
+  yield* decompressed(stream, compression, 'standard input', stopped);
 }
 
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */

@@ -68,106 +68,106 @@ export function wideEncoding(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
+/** The start of a line that a slice did not end: held until its newline comes, up to MAX_LINE_BYTES. */
+class PartialLine {
+  #pending: Buffer[] = [];
+  #bytes = 0;
+  /** Set once the line is known to be too long: its start only, for the failed file. */
+  #longStart: Buffer | undefined;
+
+  get empty(): boolean {
+    return this.#bytes === 0;
+  }
+
+  hold(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.#bytes += bytes.length;
+    if (this.#longStart) return;
+    if (this.#bytes > MAX_LINE_BYTES) {
+      // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
+      this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
+      this.#pending = [];
+      return;
+    }
+    this.#pending.push(Buffer.from(bytes)); // a copy: the slice's memory may be reused by the stream
+  }
+
+  /** The whole line, ended by `tail`, as line number `line`. */
+  finish(tail: Uint8Array, line: number): string | BadLine {
+    const total = this.#bytes + tail.length;
+    const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+    this.#pending = [];
+    this.#bytes = 0;
+    this.#longStart = undefined;
+    if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
+    return {
+      line,
+      reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
+      raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE)),
+    };
+  }
+}
+
+function refuseWideText(bytes: Uint8Array): void {
+  const wide = wideEncoding(bytes);
+  if (wide) {
+    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
+    });
+  }
+}
+
+/** Adds the lines of `bytes` (whole lines, the last newline left out) to `items`; returns how many. */
+function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLine>): number {
+  // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
+  try {
+    const lines = strict.decode(bytes).split('\n');
+    for (const text of lines) items.push(text);
+    return lines.length;
+  } catch {
+    let n = 0;
+    for (let from = 0; from <= bytes.length; n++) {
+      let end = bytes.indexOf(10, from);
+      if (end < 0) end = bytes.length;
+      items.push(decodeLine(bytes.subarray(from, end), line + n));
+      from = end + 1;
+    }
+    return n;
+  }
+}
+
 export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  /** Bytes of the current line seen so far, once it is known to be too long. */
-  let longBytes = -1;
-  let longStart: Buffer | undefined;
-
-  /** A line over the limit: its size, and its start for the failed file. */
-  const longLine = (total: number, start: Uint8Array): BadLine => ({
-    line: next,
-    reason: `the line is ${total.toLocaleString('en-US')} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
-    raw: lenient.decode(start.subarray(0, KEPT_OF_LONG_LINE)),
-  });
-  const finishPending = (tail: Uint8Array): string | BadLine => {
-    if (longBytes >= 0) {
-      const bad = longLine(longBytes + tail.length, longStart!);
-      longBytes = -1;
-      longStart = undefined;
-      return bad;
-    }
-    const bytes = pending.length ? Buffer.concat([...pending, tail]) : tail;
-    pending = [];
-    pendingBytes = 0;
-    if (bytes.length > MAX_LINE_BYTES) return longLine(bytes.length, bytes);
-    return decodeLine(bytes, next);
-  };
-  const hold = (bytes: Buffer) => {
-    if (bytes.length === 0) return;
-    if (longBytes >= 0) {
-      longBytes += bytes.length;
-      return;
-    }
-    if (pendingBytes + bytes.length > MAX_LINE_BYTES) {
-      // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
-      longStart = Buffer.from(Buffer.concat([...pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-      longBytes = pendingBytes + bytes.length;
-      pending = [];
-      pendingBytes = 0;
-      return;
-    }
-    pending.push(Buffer.from(bytes)); // a copy: the slice's memory may be reused by the stream
-    pendingBytes += bytes.length;
-  };
-
+  const partial = new PartialLine();
   let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (first) {
-      first = false;
-      const wide = wideEncoding(all);
-      if (wide) {
-        throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-          hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
-        });
-      }
-    }
+    if (first) refuseWideText(all);
+    first = false;
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
       if (firstNewline < 0) {
-        hold(slice);
+        partial.hold(slice);
         continue;
       }
       const chunkFirst = next;
       const items: Array<string | BadLine> = [];
       let start = 0;
-      if (pendingBytes > 0 || longBytes >= 0) {
-        items.push(finishPending(slice.subarray(0, firstNewline)));
-        next++;
+      if (!partial.empty) {
+        items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
       const lastNewline = slice.lastIndexOf(10);
       if (lastNewline >= start) {
-        // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
-        const block = slice.subarray(start, lastNewline);
-        let text: string | undefined;
-        try {
-          text = strict.decode(block);
-        } catch {
-          text = undefined;
-        }
-        if (text !== undefined) {
-          const lines = text.split('\n');
-          for (const line of lines) items.push(line);
-          next += lines.length;
-        } else {
-          for (let from = start; from <= lastNewline;) {
-            const end = slice.indexOf(10, from);
-            items.push(decodeLine(slice.subarray(from, end), next++));
-            from = end + 1;
-          }
-        }
+        next += wholeLines(slice.subarray(start, lastNewline), next, items);
         start = lastNewline + 1;
       }
-      hold(slice.subarray(start));
+      partial.hold(slice.subarray(start));
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (pendingBytes > 0 || longBytes >= 0) yield { first: next, items: [finishPending(new Uint8Array(0))] };
+  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 
 /** A line without the "\r" of a CRLF line ending. */

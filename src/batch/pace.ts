@@ -1,46 +1,13 @@
 /**
  * --concurrency auto: how many requests a batch keeps in flight, found from the answers.
  *
- * A limit-based controller in the manner of TCP Vegas (as in Netflix's concurrency-limits), with a
- * slow start, decided once per round trip (a "window"):
- *
- * - Slow start: from a few at once, the limit doubles each round trip while answers come back as
- *   fast as the fastest round trip seen (no queue is building).
- * - Then, as Vegas does, it compares each round trip with the base: while it holds (within 10%),
- *   the limit grows by its square root; when it grows (50% over: a queue is building), the limit
- *   shrinks by a tenth; in between it holds.
- * - Push-back (429, 503), from the third among the answers since the last cut, within the last
- *   100 (fewer are a service that refuses some at random; more, once it was seen to), is acted on
- *   at its answer, not at the round trip's end: the limit goes to what the service took (the
- *   answers it accepted over the last two round trips, per round trip, by Little's law), and at
- *   least one under the limit it pushed back at (the "ceiling"). A time-out halves it. Either ends slow start. Answers to requests sent before a cut
- *   say nothing new and do not cut again (as TCP cuts once per loss episode). A rate limit does not
- *   slow the answers down, so round trips alone would never see it.
- * - Near a ceiling (pushed back at in the last 3 s), the limit climbs back by one per round trip to
- *   one under it, holds there for 100 accepted answers (two round trips at least), then probes one
- *   above. Each probe that fails costs a few push-backs; one that holds moves the ceiling up.
- * - Random refusals: a service that refuses a share of requests whatever the pace (a flaky
- *   backend, the emulator's --fail-rate) is told from a full one by comparing the share accepted
- *   at a lower and a higher pace (under a limit it falls with the pace; at random it stays), and
- *   that share is tolerated until the push-backs go beyond it and it is not seen again (answers
- *   under each limit count for less as they age, and not at all above a limit cut to under half:
- *   the service may have changed). From two at once, a push-back cuts only when a large share
- *   of the answers at two pushed back, so that it does not get to one at a time first.
- * - Paced (after a push-back without Retry-After), the pace is also held as a rate: a push-back
- *   that cuts widens the spacing between starts by 5% from the one it was sent at (doubles it for
- *   a service that has just gone down), and every 50 accepted answers without a push-back narrow
- *   it by 1% (more after three in a row). Under 10 in flight, where one more or one fewer moves
- *   the pace by a tenth, the count comes back up to what that rate keeps out (up to the ceiling):
- *   the rate, not a whole number in flight, holds a strict rate limit of a few a round trip.
- * - Under one at a time: for a service that takes fewer than one request a round trip, a push-back
- *   at one at a time spaces the starts out (a gap, from a round trip and a tenth, widened by a tenth
- *   at each push-back or doubled when nothing was accepted since the last; 5% narrower every 2 s
- *   worth of accepted answers, faster once narrowing keeps holding).
- * - A third push-back in a row at one at a time that carries Retry-After, with nothing accepted for
- *   100 ms (or a round trip, or twice the time between the last two accepted answers), pauses every
- *   sender for it, with jitter so that the senders do not come back in lockstep; the batch then
- *   starts again from a slow start. A Retry-After over 60 s, or push-backs with nothing accepted
- *   for `stallMs`, stop the batch (the rest is kept), as the breaker does for a service that is down.
+ * A limit-based controller in the manner of TCP Vegas (as in Netflix's concurrency-limits), decided
+ * once per round trip: a slow start, then growth while the round trip holds and a cut when a queue
+ * builds. Push-back (429, 503) beyond what the service refuses at random cuts the limit at once to
+ * what the service took; near that ceiling it climbs back, holds, then probes. Once pushed back
+ * without Retry-After, the starts are paced over the round trip and the pace is held as a rate.
+ * Under one at a time, the starts are spaced out; a service that takes nothing pauses every sender.
+ * docs/pace.md says why each rule is there and what it was measured against.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -76,72 +43,48 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
+// The numbers below, and what each was measured against, are in docs/pace.md (items 1-10).
+
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
 /** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
 export const MAX_PAUSE_MS = 60_000;
 /** Slow start goes on while a round trip is within this factor of the base. */
 const SLOW_START_TOLERANCE = 1.25;
-/**
- * Round trips within this many ms of the base are the same: on loopback, or on a loaded machine,
- * a millisecond or two is the client's own scheduling, not a queue at the service.
- */
+/** Round trips within this many ms of the base are the same: on loopback, the client's own scheduling. */
 const NOISE_MS = 2;
 /**
  * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
- * is over 50% above it (a queue is building), hold in between. Vegas counts the queue in requests
- * (limit × (RTT − base) / RTT against 3 and 6); on a shared machine the client's own delays grow
- * with the limit and read as a queue, which held it far below what the service took.
+ * is over 50% above it, hold in between. A ratio, not Vegas's queue in requests: on a shared
+ * machine the client's own delays grow with the limit and read as a queue.
  */
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
-/**
- * Push-back cuts the limit when more than this many came within the last TOLERANCE_ANSWERS answers
- * (3%) since the last cut; fewer are a service that refuses some at random, not a full one. (Once
- * the service was seen to refuse a share at random whatever the pace, that share more, and room
- * for chance.)
- */
+/** Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random). */
 const TOLERATED_PUSH_BACKS = 2;
 const TOLERANCE_ANSWERS = 100;
 /**
- * Some services refuse a share of requests at random, whatever the pace (a flaky backend behind a
- * load balancer, the emulator's --fail-rate). Cutting for those ratchets the limit down to one at
- * a time and the batch crawls (5% of 503s at random took it from 1,200/s to 2/s). They are told
- * from a limit by the share of requests accepted at a lower and at a higher pace: under a limit,
- * a higher pace gets no more accepted per round trip, so the share accepted falls as the pace
- * rises (by the ratio of the two); at random, it stays. Each side needs this many answers, and
- * the lower pace a share refused of at least MIN_NOISE.
+ * Random refusals are told from a limit by the share accepted at a lower and a higher pace (under
+ * a limit it falls as the pace rises; at random it stays): each side needs NOISE_ANSWERS, a
+ * descent's DESCENT_ANSWERS (a service refusing half at random crawls while it waits for more).
  */
 const NOISE_ANSWERS = 20;
-/**
- * A descent is judged from this many answers on each side (fewer than NOISE_ANSWERS: a service
- * that refuses half at random makes a batch crawl while it waits for more), and tolerates up to
- * this share at random.
- */
 const DESCENT_ANSWERS = 10;
-const MAX_DESCENT_NOISE = 0.9;
-/**
- * And only once the pace came down to half or less: near a limit the pace moves by a few tenths,
- * which the comparison of limits (#judgeNoise) is for.
- */
-const MAX_DESCENT_RATIO = 0.5;
 const MIN_NOISE = 0.02;
-/**
- * At two at once, a push-back cuts (to one at a time, spacing the starts out) only when at least
- * this share of the answers at two pushed back: one over a service that takes one a round trip is
- * half of them. Fewer are a service that refuses some at random, and one at a time would crawl.
- */
-const TWO_AT_ONCE_SHARE = 0.2;
 /** A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher. */
 const MAX_NOISE = 0.25;
+/** A descent tolerates up to this share, judged once the pace came down to half or less. */
+const MAX_DESCENT_NOISE = 0.9;
+const MAX_DESCENT_RATIO = 0.5;
+/** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
+const TWO_AT_ONCE_SHARE = 0.2;
 /** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
 const NOISE_BAND = 0.8;
 /** The lower pace must be at most this fraction of the higher for a verdict. */
 const MAX_PACE_RATIO = 0.8;
-/** Answers remembered per limit: beyond, the older half is forgotten. */
+/** Answers remembered per limit (beyond, the older half is forgotten), halved every LEVEL_HALF_LIFE_MS. */
 const LEVEL_MEMORY = 400;
-/** Every this long, the answers counted under every limit are halved: a service changes. */
 const LEVEL_HALF_LIFE_MS = 1_500;
 /** Limit changes remembered, to tell at which limit an answer's request was sent. */
 const CHANGES = 64;
@@ -149,65 +92,34 @@ const CHANGES = 64;
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
 const TOOK_ROUND_TRIPS = 2;
-/**
- * Round trips at one under the ceiling before probing one above it, and answers accepted there. A
- * probe that fails costs about one push-back: one in a hundred answers. Probing sooner at a high
- * limit keeps push-backs that come at random from ratcheting it down (each cut takes one off).
- */
+/** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
 const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
-/**
- * At one at a time, the third push-back in a row with a Retry-After pauses every sender when
- * nothing was accepted for this long (or a round trip, or twice the time between the last two
- * accepted answers, if longer). Shorter, and on loopback every push-back would pause.
- */
+/** At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted. */
 const QUIET_MS = 100;
-/**
- * Under one at a time, a push-back widens the gap between starts by a tenth (twice as wide when
- * nothing was accepted since the last widening: far off); accepted answers narrow it by 5%.
- */
+/** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW_BY = 0.05;
-/**
- * The gap narrows every HOLD_ANSWERS answers accepted, or every NARROW_EVERY_MS worth of them when
- * the gap is wide (a service that takes a few a second), but never after fewer than 8.
- */
+/** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
 const MAX_GAP_MS = 2_000;
-/**
- * Accepted after at least this many push-backs in a row at one at a time, over at least this long
- * (the gap doubling each time): the service was down rather than slow, and the batch starts again
- * from a slow start instead of from the widest gap. A service that takes one request every two
- * seconds or so, refusing the rest at once without Retry-After, looks the same and pays for it.
- */
+/** Accepted after this many push-backs in a row at one at a time, over this long: it was down, not slow. */
 const OUTAGE_REFUSALS = 5;
 const OUTAGE_MS = 1_500;
 /** How far paced starts may fall behind their schedule (see take). */
 const PACE_SLACK_MS = 2;
-/**
- * Paced, the starts go at this much more than the limit over the round trip (so that the limit,
- * not the pacing, is what holds them when all is well), and in slow start at twice it (BBR's
- * start-up paces at 2.89): the doubling goes out over half a round trip, not in one burst.
- */
+/** Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it. */
 const PACE_GAIN = 1.1;
 const SLOW_START_GAIN = 2;
-/**
- * Paced and pushed back, the spacing between starts widens by this factor (the multiplicative
- * decrease of AIMD, in rate), and narrows by RATE_NARROW every RATE_NARROW_ANSWERS accepted
- * without a push-back (twice as much each time after NARROWINGS_BEFORE_FASTER in a row).
- */
+/** Paced and pushed back, the spacing widens by RATE_WIDEN (AIMD in rate); it narrows every RATE_NARROW_ANSWERS. */
 const RATE_WIDEN = 1.05;
 const RATE_NARROW = 0.01;
 const RATE_NARROW_ANSWERS = 50;
-/**
- * Below this many in flight, one more or one fewer moves the pace by a tenth or more: there the
- * count comes back up to what the rate keeps out and the rate alone holds the pace. Above, the
- * count holds as well (what the service took, as a limit on requests at once wants).
- */
+/** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
 
 export class Pace {
@@ -256,6 +168,9 @@ export class Pace {
    */
   #spacingMs = 0;
   #paced = false;
+  /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
+  #startsInARow = 0;
+  #sentInBursts = false;
   /**
    * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
    * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
@@ -304,23 +219,16 @@ export class Pace {
    * since, with their push-backs and paces.
    */
   #descentStart = -1;
-  #beforeAnswers = 0;
-  #beforeRefused = 0;
-  #beforePace = 0;
+  #before: Tally = [0, 0, 0];
   #beforeValue = 0;
   #beforeSlowStart = false;
-  #sinceAnswers = 0;
-  #sinceRefused = 0;
-  #sincePace = 0;
+  #since: Tally = [0, 0, 0];
   /** Push-backs since the last accepted answer. */
   #pushedInARow = 0;
   /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
   #noise = 0;
-  /** Per limit: the answers to requests sent at it, and the push-backs among them. */
-  readonly #levelAnswers: Float64Array;
-  readonly #levelPushBacks: Float64Array;
-  /** Per limit: the sum of the pace of those requests (the limit over the round trip, per ms). */
-  readonly #levelPace: Float64Array;
+  /** Per limit: the answers to requests sent at it (see Tally). */
+  readonly #level: Tally[];
   /** The pace the last answer was counted with under its limit (0: it was not counted). */
   #counted = 0;
   /** When the answers counted under every limit were last halved. */
@@ -341,9 +249,7 @@ export class Pace {
     this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
-    this.#levelAnswers = new Float64Array(this.max + 1);
-    this.#levelPushBacks = new Float64Array(this.max + 1);
-    this.#levelPace = new Float64Array(this.max + 1);
+    this.#level = Array.from({ length: this.max + 1 }, (): Tally => [0, 0, 0]);
     this.#agedAt = options.now();
     this.#changedAt[0] = -Infinity;
     this.#changedTo[0] = this.limit;
@@ -356,6 +262,7 @@ export class Pace {
    */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
+    this.#startsInARow = 0;
     // The client's round trips are whole milliseconds: on loopback most read 0, which would make
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
@@ -402,38 +309,29 @@ export class Pace {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
         if (this.#counted > 0) {
-          this.#levelAnswers[level]! -= 1;
-          this.#levelPushBacks[level]! -= 1;
-          this.#levelPace[level]! -= this.#counted;
+          const at = this.#level[level]!;
+          at[0] -= 1;
+          at[1] -= 1;
+          at[2] -= this.#counted;
         }
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
         // at once or space them): from now on the starts are paced (see #spacingMs).
+        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
         // Nothing sent since the last cut was accepted: the service has just gone down (see #cut).
         const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
         this.#cut(now, true);
-        if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-        if (!alone) return;
-        // One at a time is still too many. Pushed back three times in a row with nothing accepted
-        // for a while (a pause does not count): the service takes nothing now, so every sender
-        // waits. Else it takes less than one at a time allows (10/s at 50 ms, or 400/s on
-        // loopback): the starts are spaced out.
-        const again = this.#acceptedCount === this.#acceptedAtRefusal;
-        this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-        if (!again) this.#refusedSince = now;
-        this.#acceptedAtRefusal = this.#acceptedCount;
-        const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) this.#pause(now, retryAfterMs);
-        else {
-          // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
-          const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-          this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
-          this.#narrowings = 0;
-          if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+        if (burst) {
+          // Refused in a burst (slow start before pacing): says what the service takes in bursts,
+          // not paced. Slow start goes on, paced (see #respace), past that ceiling while the round
+          // trip holds; once it no longer does (a loaded machine), the ceiling paces the climb.
+          this.#slowStart = true;
+          this.#respace();
         }
+        if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
+        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -444,16 +342,41 @@ export class Pace {
   }
 
   /**
+   * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
+   * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
+   * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
+   * spaced out.
+   */
+  #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
+    const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+    if (!again) this.#refusedSince = now;
+    this.#acceptedAtRefusal = this.#acceptedCount;
+    const since = Math.max(this.#lastAccepted, this.#pauseEnd);
+    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+    // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
+    const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
+    this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+    this.#narrowings = 0;
+    if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+  }
+
+  /**
    * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
    * one at a time) the gap since the last start kept. A caller that gets true starts a request.
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
+    if (++this.#startsInARow > 1) this.#sentInBursts = true;
     if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
     const now = this.#now();
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
-    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
+      this.#startsInARow--;
+      return false;
+    }
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
@@ -472,7 +395,10 @@ export class Pace {
    * answers, and under the limit it was sent at. Returns that limit.
    */
   #count(sent: number, pushedBack: boolean, rttMs: number): number {
-    if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) this.#age(sent + rttMs);
+    if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
+      this.#agedAt = sent + rttMs;
+      this.#level.forEach(halve);
+    }
     const slot = this.#answers++ % TOLERANCE_ANSWERS;
     const flag = pushedBack ? 1 : 0;
     this.#recentPushBacks += flag - this.#recent[slot]!;
@@ -483,60 +409,36 @@ export class Pace {
     const oldest = Math.max(0, this.#changes - CHANGES);
     while (i > oldest && this.#changedAt[i % CHANGES]! > sent) i--;
     const level = this.#changedTo[i % CHANGES]!;
-    const pace = level / Math.max(rttMs, this.#gapMs);
+    // Paced, the spacing may hold the pace below the limit over the round trip: the lower of the two.
+    const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
+    const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
     this.#recentPaceSum += pace - this.#recentPace[slot]!;
     this.#recentPace[slot] = pace;
     if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
     if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-      this.#sinceAnswers++;
-      this.#sinceRefused += flag;
-      this.#sincePace += pace;
+      this.#since[0]++;
+      this.#since[1] += flag;
+      this.#since[2] += pace;
     }
     // Sent within a round trip of the limit coming down: the requests sent before were still out,
     // so the service saw more than this limit. Not counted.
     this.#counted = 0;
     const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES]!;
     if (cameDown && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
-    if ((this.#levelAnswers[level]! += 1) >= LEVEL_MEMORY) {
-      this.#levelAnswers[level]! /= 2;
-      this.#levelPushBacks[level]! /= 2;
-      this.#levelPace[level]! /= 2;
-    }
-    this.#levelPushBacks[level]! += flag;
+    const at = this.#level[level]!;
+    if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
+    at[1] += flag;
     // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
     this.#counted = pace;
-    this.#levelPace[level]! += this.#counted;
+    at[2] += this.#counted;
     return level;
   }
 
-  /** The answers counted under the limits from..to, the push-backs among them, and their paces. */
-  #levels(from: number, to: number): [number, number, number] {
-    let answers = 0;
-    let refused = 0;
-    let pace = 0;
-    for (let l = from; l <= to; l++) {
-      answers += this.#levelAnswers[l]!;
-      refused += this.#levelPushBacks[l]!;
-      pace += this.#levelPace[l]!;
-    }
-    return [answers, refused, pace];
-  }
-
-  /** Forgets the answers counted under the limits above `limit`. */
-  #forgetAbove(limit: number): void {
-    this.#levelAnswers.fill(0, limit + 1);
-    this.#levelPushBacks.fill(0, limit + 1);
-    this.#levelPace.fill(0, limit + 1);
-  }
-
-  /** Halves the answers counted under every limit (a few hundred numbers, every few seconds). */
-  #age(now: number): void {
-    this.#agedAt = now;
-    for (let l = 1; l <= this.max; l++) {
-      this.#levelAnswers[l]! /= 2;
-      this.#levelPushBacks[l]! /= 2;
-      this.#levelPace[l]! /= 2;
-    }
+  /** The answers counted under the limits from..to, summed. */
+  #levels(from: number, to: number): Tally {
+    const sum: Tally = [0, 0, 0];
+    for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => (sum[k]! += v));
+    return sum;
   }
 
   /**
@@ -556,7 +458,8 @@ export class Pace {
     // four accepted answers more, so that the first few do not decide; two in a row with nothing
     // accepted between are not random.
     if (level !== 2 || this.#pushedInARow > 1) return false;
-    return this.#levelPushBacks[2]! / (this.#levelAnswers[2]! + 4) < TWO_AT_ONCE_SHARE;
+    const [answers, refused] = this.#level[2]!;
+    return refused / (answers + 4) < TWO_AT_ONCE_SHARE;
   }
 
   /**
@@ -596,18 +499,16 @@ export class Pace {
    * tolerated comes down to what the lower pace was refused. Says whether they were random.
    */
   #judgeDescent(now: number): boolean {
-    if (this.#descentStart < 0 || this.#sinceAnswers < DESCENT_ANSWERS) return false;
-    if (this.#beforeAnswers < DESCENT_ANSWERS) {
+    if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
+    if (this.#before[0] < DESCENT_ANSWERS) {
       // It began before there were answers enough to compare with (the first round trips): the
       // answers since become what the pace after is compared with.
-      [this.#beforeAnswers, this.#beforeRefused, this.#beforePace] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-      this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+      this.#before = this.#since;
+      this.#since = [0, 0, 0];
       this.#descentStart = now;
       return false;
     }
-    const since: [number, number, number] = [this.#sinceAnswers, this.#sinceRefused, this.#sincePace];
-    const before: [number, number, number] = [this.#beforeAnswers, this.#beforeRefused, this.#beforePace];
-    const share = randomShare(since, before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+    const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
     if (share > 0) {
       this.#noise = Math.max(this.#noise, share);
       this.#restart();
@@ -618,7 +519,7 @@ export class Pace {
     }
     if (share < 0) {
       // It followed the pace: a limit. What was tolerated as random comes down to what is left.
-      const left = this.#sinceRefused / this.#sinceAnswers;
+      const left = this.#since[1] / this.#since[0];
       if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
       this.#descentStart = -1;
     }
@@ -719,12 +620,10 @@ export class Pace {
   #cut(now: number, pushedBack: boolean): void {
     if (pushedBack && this.#descentStart < 0) {
       this.#descentStart = now;
-      this.#beforeAnswers = this.#recentCount;
-      this.#beforeRefused = this.#recentPushBacks;
-      this.#beforePace = this.#recentPaceSum;
+      this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
       this.#beforeValue = this.#value;
       this.#beforeSlowStart = this.#slowStart;
-      this.#sinceAnswers = this.#sinceRefused = this.#sincePace = 0;
+      this.#since = [0, 0, 0];
     }
     this.#slowStart = false;
     this.#cutAt = now;
@@ -740,7 +639,7 @@ export class Pace {
       this.#set(Math.min(this.#value, this.#ceiling - 1, took));
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
-      if (2 * this.limit < this.#ceiling) this.#forgetAbove(this.limit);
+      if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
     } else {
       this.#set(this.#value / 2);
     }
@@ -815,12 +714,13 @@ export class Pace {
    * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
    * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
    * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-   * trip falls between two whole numbers). `down`: the service has just gone down.
+   * trip falls between two whole numbers). `down`: the service has just gone down, and the count
+   * was halved. The rate is not: the spacing a request was sent at is already the pace of the
+   * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
    */
   #holdRate(spacing: number, down: boolean): void {
     this.#rateAnswers = this.#rateNarrowings = 0;
-    // A service that has just gone down: halved, in rate as in count.
-    this.#rateGapMs = spacing * (down ? 2 : RATE_WIDEN);
+    this.#rateGapMs = spacing * RATE_WIDEN;
     if (down) return this.#respace();
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
@@ -852,6 +752,14 @@ export class Pace {
   }
 }
 
+/** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */
+type Tally = [answers: number, refused: number, pace: number];
+
+/** Halves a tally (the older half forgotten: a service changes). */
+function halve(at: Tally): void {
+  for (let k = 0; k < 3; k++) at[k]! /= 2;
+}
+
 /** What an attempt's status (0: no answer) comes to, for the controller. */
 export function answerOf(status: number, timedOut: boolean): Answer {
   if (status >= 200 && status < 300) return Answer.Accepted;
@@ -866,12 +774,7 @@ export function answerOf(status: number, timedOut: boolean): Answer {
  * Under a limit, the share accepted at the higher pace is that at the lower one times the ratio
  * of the two paces (no more accepted per round trip); at random, the same.
  */
-function randomShare(
-  low: [number, number, number],
-  high: [number, number, number],
-  [minShare, maxShare]: [number, number],
-  maxRatio: number,
-): number {
+function randomShare(low: Tally, high: Tally, [minShare, maxShare]: [number, number], maxRatio: number): number {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
   if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;

@@ -5,7 +5,7 @@
  * unscaled integer (hyparquet would turn it into a double) and written out with its scale.
  */
 import zlib from 'node:zlib';
-import type { AsyncBuffer, DecodedArray, FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
+import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { DEFAULT_COLUMNS, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
 
@@ -14,9 +14,8 @@ export interface ParquetPlan {
   file: string;
   name: string;
   metadata: FileMetaData;
-  /** The columns read, in this order: triggerId (if any), userId, value (if any). */
-  columns: string[];
-  has: { trigger: boolean; value: boolean };
+  /** The file's names of the columns read. */
+  columns: { trigger: string | undefined; user: string; value: string | undefined };
   /** How the value column's raw values become number text. */
   valueText: (raw: unknown) => string | undefined;
   rows: number;
@@ -72,9 +71,7 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
   if (element.type === 'FLOAT') return (raw) => (typeof raw === 'number' ? float32Text(raw) : undefined);
   return (raw) => {
     if (raw === null || raw === undefined) return undefined;
-    if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : String(raw);
-    if (typeof raw === 'bigint' || typeof raw === 'string') return String(raw);
-    return JSON.stringify(raw) ?? String(raw);
+    return typeof raw === 'object' ? (JSON.stringify(raw) ?? String(raw)) : String(raw);
   };
 }
 
@@ -123,8 +120,7 @@ export async function planParquet(file: string, name: string, options: ReadOptio
     file,
     name,
     metadata,
-    columns: [trigger?.name, user.name, value?.name].filter((c): c is string => c !== undefined),
-    has: { trigger: trigger !== undefined, value: value !== undefined },
+    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
     valueText: value ? valueReader(value) : () => undefined,
     rows: Number(metadata.num_rows),
   };
@@ -144,86 +140,46 @@ const CHUNK_ROWS = 1024;
  */
 const SLICE_ROWS = 65_536;
 
-/**
- * The file as hyparquet reads it, with the three columns' compressed chunks of the current row
- * group read once and kept: each slice asks for the chunk again, and reading it from disk a
- * slice at a time would read a group's bytes many times over.
- */
-function groupCache(file: AsyncBuffer): AsyncBuffer & { keep(spans: [number, number][]): void } {
-  let kept: { start: number; end: number; bytes: Promise<ArrayBuffer> }[] = [];
-  return {
-    byteLength: file.byteLength,
-    keep(spans) {
-      kept = spans.map(([start, end]) => ({ start, end, bytes: Promise.resolve(file.slice(start, end)) }));
-    },
-    slice(start, end = file.byteLength) {
-      const hit = kept.find((k) => start >= k.start && end <= k.end);
-      return hit ? hit.bytes.then((b) => b.slice(start - hit.start, end - hit.start)) : file.slice(start, end);
-    },
-  };
-}
-
 export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource {
   const text = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
+  const { trigger, user, value } = plan.columns;
   async function* rows(): AsyncGenerator<Row[]> {
     const { asyncBufferFromFile, parquetScan } = await import('hyparquet');
-    const file = groupCache(await asyncBufferFromFile(plan.file));
+    const file = await asyncBufferFromFile(plan.file);
     let scan: ParquetScan;
     try {
-      // Whole chunks from the cache; the offset index would only split them into more reads.
-      scan = await parquetScan({ file, metadata: plan.metadata, columns: plan.columns, compressors, useOffsetIndex: false });
+      scan = await parquetScan({
+        file,
+        metadata: plan.metadata,
+        columns: [trigger, user, value].filter((c) => c !== undefined),
+        compressors,
+      });
     } catch (error) {
       throw broken(plan.name, (error as Error).message);
     }
-    let groupStart = 0;
-    const groups = plan.metadata.row_groups.map((group) => {
-      const start = groupStart;
-      groupStart += Number(group.num_rows);
-      return { start, end: groupStart, group };
-    });
+    const read = async (column: string | undefined, rowStart: number, rowEnd: number) => {
+      try {
+        return column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
+      } catch (error) {
+        throw broken(plan.name, `row ${rowStart + 1} on: ${(error as Error).message}`);
+      }
+    };
     for (const range of scan.ranges) {
-      const { group } = groups.find((g) => range.rowStart >= g.start && range.rowStart < g.end)!;
-      file.keep(
-        group.columns
-          .map((c) => c.meta_data)
-          .filter((m) => m !== undefined && plan.columns.includes(m.path_in_schema[0]!))
-          .map((m) => {
-            const start = Number(m!.dictionary_page_offset || m!.data_page_offset);
-            return [start, start + Number(m!.total_compressed_size)];
-          }),
-      );
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        let columns: DecodedArray[];
-        try {
-          columns = await Promise.all(plan.columns.map((column) => scan.readColumn({ column, rowStart: start, rowEnd: end })));
-        } catch (error) {
-          throw broken(plan.name, `row ${start + 1} on: ${(error as Error).message}`);
-        }
-        let k = 0;
-        const triggers = plan.has.trigger ? columns[k++] : undefined;
-        const users = columns[k++]!;
-        const values = plan.has.value ? columns[k] : undefined;
+        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
         for (let i = 0; i < end - start; i += CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const triggerId = triggers ? text(triggers[j]) : undefined;
-            const userId = text(users[j]);
-            const value = values ? plan.valueText(values[j]) : undefined;
+            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && plan.valueText(values[j]) };
             out.push(
-              makeRow(
-                start + j + 1,
-                { format: 'csv', fields: [triggerId ?? '', userId ?? '', value ?? ''] },
-                { triggerId, userId, value },
-                options,
-              ),
+              makeRow(start + j + 1, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options),
             );
           }
           yield out;
         }
       }
     }
-    file.keep([]);
   }
   return { format: 'parquet', rows: rows(), header: () => undefined };
 }

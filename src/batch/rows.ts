@@ -168,138 +168,151 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
   return { line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason };
 }
 
-/**
- * CSV, a physical line at a time. A record whose quote is still open after MAX_LINE_BYTES, or at the
- * end of the input, is one invalid row at the line where it started, and reading carries on at the
- * line after that one (its lines are held, at most 1 MiB of them, to be read again).
- */
-export function readCsv(stream: Readable, options: ReadOptions, format: Format = 'csv'): RowSource {
-  const separator = FORMAT_TABLE[format].separator ?? ',';
-  let header: string[] | undefined;
-  let columns: { trigger: number; user: number; value: number; error: number } | undefined;
+interface CsvColumns {
+  header: string[];
+  trigger: number;
+  user: number;
+  value: number;
+  error: number;
+}
 
+/** Finds the columns a CSV header names; a header that cannot be read is a usage error. */
+function csvColumns(header: string[], line: number, options: ReadOptions, separator: string): CsvColumns {
   const names = options.columns ?? DEFAULT_COLUMNS;
-  const readHeader = (fields: string[], line: number) => {
-    header = fields;
-    const seen = new Set<string>();
-    for (const name of header) {
-      const key = name.trim().toLowerCase();
-      if (seen.has(key))
-        throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
-      seen.add(key);
-    }
-    columns = {
-      trigger: columnIndex(header, names.triggerId),
-      user: columnIndex(header, names.userId),
-      value: columnIndex(header, names.value),
-      error: columnIndex(header, 'error'),
-    };
-    const shown = header.join(separator);
-    const headerText = shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
-    if (options.columns) {
-      const missing = (Object.keys(names) as Array<keyof ColumnNames>).find(
-        (key) => names[key] !== key && columnIndex(header!, names[key]) < 0,
-      );
-      if (missing)
-        throw new UsageError(
-          `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`,
-        );
-    }
-    if (columns.user < 0) {
-      throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-        hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
-      });
-    }
-    if (columns.trigger < 0 && !options.trigger) {
-      throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-        hint: 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
-      });
-    }
-  };
-
-  const toRow = (fields: string[], line: number, out: Row[]) => {
-    if (fields.length === 1 && fields[0] === '') return; // a blank line
-    if (!header || !columns) return readHeader(fields, line);
-    const record: RowRecord = { format: 'csv', fields };
-    if (fields.length !== header.length) {
-      out.push(invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`));
-      return;
-    }
-    out.push(
-      makeRow(
-        line,
-        record,
-        {
-          triggerId: columns.trigger >= 0 ? fields[columns.trigger] : undefined,
-          userId: fields[columns.user],
-          value: columns.value >= 0 ? fields[columns.value] : undefined,
-          error: columns.error >= 0 ? fields[columns.error] : undefined,
-        },
-        options,
-      ),
+  const seen = new Set<string>();
+  for (const name of header) {
+    const key = name.trim().toLowerCase();
+    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
+    seen.add(key);
+  }
+  const shown = header.join(separator);
+  const headerText = shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
+  if (options.columns) {
+    const missing = (Object.keys(names) as Array<keyof ColumnNames>).find(
+      (key) => names[key] !== key && columnIndex(header, names[key]) < 0,
     );
+    if (missing)
+      throw new UsageError(
+        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`,
+      );
+  }
+  const columns = {
+    header,
+    trigger: columnIndex(header, names.triggerId),
+    user: columnIndex(header, names.userId),
+    value: columnIndex(header, names.value),
+    error: columnIndex(header, 'error'),
   };
+  if (columns.user < 0) {
+    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
+      hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
+    });
+  }
+  if (columns.trigger < 0 && !options.trigger) {
+    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
+      hint: 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
+    });
+  }
+  return columns;
+}
 
-  type Item = { line: number; item: string | BadLine };
-  /** Lines waiting to be read as records: a malformed record's lines go back here after its first. */
-  let queue: Item[] = [];
-  let head = 0;
-  let record: CsvRecord | undefined;
-  let recordLine = 0;
-  let recordItems: Item[] = [];
+function csvRow(fields: string[], line: number, columns: CsvColumns, options: ReadOptions): Row {
+  const record: RowRecord = { format: 'csv', fields };
+  if (fields.length !== columns.header.length) {
+    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  }
+  const field = (at: number) => (at >= 0 ? fields[at] : undefined);
+  return makeRow(
+    line,
+    record,
+    { triggerId: field(columns.trigger), userId: fields[columns.user], value: field(columns.value), error: field(columns.error) },
+    options,
+  );
+}
+
+type Item = { line: number; item: string | BadLine };
+
+/**
+ * Lines read as records that may span lines. A record whose quote is still open after MAX_LINE_BYTES,
+ * or at the end of the input, is one invalid row at the line where it started, and reading carries on
+ * at the line after that one (its lines are held, at most 1 MiB of them, to be read again).
+ */
+class QuotedLines {
+  /** Lines waiting to be read: a given-up record's lines go back here after its first. */
+  #queue: Item[] = [];
+  #head = 0;
+  #open: { record: CsvRecord; line: number; items: Item[] } | undefined;
+
+  constructor(
+    readonly separator: string,
+    readonly toRow: (fields: string[], line: number, out: Row[]) => void,
+  ) {}
+
+  /** Whether a record is open or lines wait: the next line must then come through here. */
+  get busy(): boolean {
+    return this.#open !== undefined || this.#head < this.#queue.length;
+  }
+
+  /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
+  read(out: Row[], atEnd: boolean, item?: Item): boolean {
+    if (item) this.#queue.push(item);
+    for (;;) {
+      if (out.length >= MAX_CHUNK_ROWS) return true;
+      const next = this.#queue[this.#head++];
+      if (next) {
+        this.#readLine(next, out);
+        continue;
+      }
+      this.#queue = [];
+      this.#head = 0;
+      if (!atEnd || !this.#open) return false;
+      this.#giveUp('a quoted field opens on this line and never closes', out);
+    }
+  }
+
+  #readLine(next: Item, out: Row[]): void {
+    if (typeof next.item !== 'string') {
+      if (!this.#open) return void out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+      this.#head--; // read again once the open record is given up
+      return this.#giveUp('a quoted field opens on this line and never closes', out);
+    }
+    const open = (this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] });
+    open.items.push(next);
+    if (open.record.feed(next.item)) {
+      this.#open = undefined;
+      this.toRow(open.record.fields, open.line, out);
+    } else if (open.record.size > MAX_LINE_BYTES) {
+      this.#giveUp('a quoted field opens on this line and does not close within 1 MiB', out);
+    }
+  }
 
   /** Gives up the open record: its first line is invalid, the others are read again. */
-  const abandon = (reason: string, out: Row[]) => {
-    const first = recordItems[0]!;
-    out.push(invalidRow(recordLine, { format: 'csv', raw: withoutCr(first.item as string) }, reason));
-    queue = [...recordItems.slice(1), ...queue.slice(head)];
-    head = 0;
-    record = undefined;
-    recordItems = [];
-  };
+  #giveUp(reason: string, out: Row[]): void {
+    const [first, ...rest] = this.#open!.items;
+    out.push(invalidRow(this.#open!.line, { format: 'csv', raw: withoutCr(first!.item as string) }, reason));
+    this.#queue = [...rest, ...this.#queue.slice(this.#head)];
+    this.#head = 0;
+    this.#open = undefined;
+  }
+}
 
-  /** Reads queued lines into rows, returning early once `out` holds a chunk's worth. */
-  const drain = (out: Row[], atEnd: boolean) => {
-    for (;;) {
-      while (head < queue.length) {
-        if (out.length >= MAX_CHUNK_ROWS) return;
-        const next = queue[head++]!;
-        if (typeof next.item !== 'string') {
-          if (record) {
-            head--;
-            abandon('a quoted field opens on this line and never closes', out);
-            continue;
-          }
-          out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
-          continue;
-        }
-        if (!record) {
-          record = new CsvRecord(separator);
-          recordLine = next.line;
-        }
-        recordItems.push(next);
-        if (record.feed(next.item)) {
-          const done = record;
-          record = undefined;
-          recordItems = [];
-          toRow(done.fields, recordLine, out);
-        } else if (record.size > MAX_LINE_BYTES) {
-          abandon('a quoted field opens on this line and does not close within 1 MiB', out);
-        }
-      }
-      queue = [];
-      head = 0;
-      if (!atEnd || !record) return;
-      abandon('a quoted field opens on this line and never closes', out);
-    }
+/** CSV (or another delimited format), a physical line at a time. */
+export function readCsv(stream: Readable, options: ReadOptions, format: Format = 'csv'): RowSource {
+  const separator = FORMAT_TABLE[format].separator ?? ',';
+  let columns: CsvColumns | undefined;
+  const toRow = (fields: string[], line: number, out: Row[]) => {
+    if (fields.length === 1 && fields[0] === '') return; // a blank line
+    if (columns) out.push(csvRow(fields, line, columns, options));
+    else columns = csvColumns(fields, line, options, separator);
   };
+  const quoted = new QuotedLines(separator, toRow);
 
   async function* drained(atEnd: boolean): AsyncGenerator<Row[]> {
-    do {
+    for (let more = true; more;) {
       const out: Row[] = [];
-      drain(out, atEnd);
+      more = quoted.read(out, atEnd);
       if (out.length) yield out;
-    } while (head < queue.length || (atEnd && record));
+    }
   }
 
   async function* rows(): AsyncGenerator<Row[]> {
@@ -309,15 +322,11 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
         const line = chunk.first + i;
         let item = chunk.items[i]!;
         if (line === 1 && typeof item === 'string') item = item.replace(/^\uFEFF/, '');
-        // Most lines have no quote: their fields are the text between commas, and they need neither
-        // the record parser nor the queue (unless lines read earlier are still waiting there).
-        if (head >= queue.length && !record && typeof item === 'string' && !item.includes('"')) {
+        // Most lines have no quote: their fields are the text between separators, and they need
+        // neither the record parser nor the queue (unless lines read earlier are still waiting there).
+        if (!quoted.busy && typeof item === 'string' && !item.includes('"')) {
           toRow(plainFields(item, separator), line, out);
-          continue;
-        }
-        queue.push({ line, item });
-        drain(out, false);
-        if (out.length >= MAX_CHUNK_ROWS) {
+        } else if (quoted.read(out, false, { line, item })) {
           yield out;
           out = [];
         }
@@ -326,13 +335,13 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
       yield* drained(false);
     }
     yield* drained(true);
-    if (!header && !options.emptyIsNoRows)
+    if (!columns && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });
   }
 
-  return { format, rows: rows(), header: () => header };
+  return { format, rows: rows(), header: () => columns?.header };
 }
 
 async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {

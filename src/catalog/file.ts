@@ -14,7 +14,7 @@ import { openMine, writableByOwnerOnly } from '../startup.js';
 import type { CatalogSource } from './find.js';
 
 /** The largest catalog read: far above any team's triggers, far below what a string can hold. */
-export const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 
 /** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
 const MAX_LINKS = 40;
@@ -29,7 +29,7 @@ export interface CatalogFile {
   stat: fs.Stats;
 }
 
-export interface ReadCatalogOptions {
+interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */
   source?: CatalogSource | undefined;
   /** GITHUB_ACTIONS and GITHUB_WORKSPACE. */
@@ -46,7 +46,7 @@ export interface ReadCatalogOptions {
 // records are (src/startup.ts: mine, writableByOwnerOnly, openMine).
 
 /** The running user's uid, or undefined where files have no owners to compare (Windows). */
-export function currentUid(): number | undefined {
+function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined;
 }
 
@@ -64,7 +64,7 @@ function loginName(uid: number): string | undefined {
 }
 
 /** A user by name and uid, for messages: "nobody (uid 65534)". */
-export function userName(uid: number): string {
+function userName(uid: number): string {
   const name = loginName(uid);
   return name === undefined ? `uid ${uid}` : `${name} (uid ${uid})`;
 }
@@ -97,7 +97,7 @@ function cannotRead(file: string, error: unknown): ConfigError {
  * `found` is the file as found, `hop` the file or link on its way that fails.
  */
 function untrusted(found: string, hop: string, problem: string, fix: string): ConfigError {
-  const through = hop === found ? '' : ` (through the link to ${printable(hop)})`;
+  const through = hop === path.resolve(found) ? '' : ` (through the link to ${printable(hop)})`;
   return new ConfigError(
     `catalog ${printable(found)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
@@ -161,32 +161,37 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Follows a found catalog from its path to the file it is, checking it and each link on the way;
- * returns the file's real path and its identity. Throws the error that names what fails.
+ * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
+ * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
+ * real path, what a write changes) and its identity, or no identity where nothing is there and
+ * `missing` allows it. Read errors name `file`.
  */
-function trustedTarget(found: string, uid: number): { real: string; stat: fs.Stats } {
-  let hop = found;
+function follow(
+  file: string,
+  check: (hop: string, stat: fs.Stats, dir: string) => void,
+  missing = false,
+): { real: string; stat?: fs.Stats | undefined } {
+  let hop = path.resolve(file);
   for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat: fs.Stats;
+    let stat: fs.Stats | undefined;
     let dir: string;
     try {
-      stat = fs.lstatSync(hop);
+      stat = fs.lstatSync(hop, { throwIfNoEntry: !missing });
       dir = fs.realpathSync(path.dirname(hop));
     } catch (error) {
-      throw cannotRead(found, error);
+      throw cannotRead(file, error);
     }
-    checkHop(found, hop, stat, dir, uid);
-    const inFolder = path.join(dir, path.basename(hop));
-    if (!stat.isSymbolicLink()) return { real: inFolder, stat };
-    let target: string;
+    const real = path.join(dir, path.basename(hop));
+    if (stat === undefined) return { real };
+    check(hop, stat, dir);
+    if (!stat.isSymbolicLink()) return { real, stat };
     try {
-      target = fs.readlinkSync(hop);
+      hop = path.resolve(dir, fs.readlinkSync(hop));
     } catch (error) {
-      throw cannotRead(found, error);
+      throw cannotRead(file, error);
     }
-    hop = path.resolve(dir, target);
   }
-  throw cannotRead(found, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
+  throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
 
 /** The real path of a file named by the user (trusted by name); the path itself when it cannot be resolved. */
@@ -207,41 +212,21 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): {
   const env = options.env ?? process.env;
   if (uid === undefined) return { real: realPath(file) };
   if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
-    return options.write ? ownLinksTarget(file, uid) : { real: realPath(file) };
-  return trustedTarget(file, uid);
+    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
+  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
 
 /**
- * A file trusted by name, to be written: followed link by link, each link the user's or root's (a
- * link another user owns is refused, whatever it leads to); the file it leads to and its identity,
- * or just the path where nothing is there yet.
+ * A file trusted by name is still not written through a link another user owns (one in a shared
+ * folder, or planted there since the file was named), whatever it leads to.
  */
-function ownLinksTarget(named: string, uid: number): { real: string; stat?: fs.Stats | undefined } {
-  let hop = path.resolve(named);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat: fs.Stats | undefined;
-    let dir: string;
-    try {
-      stat = fs.lstatSync(hop, { throwIfNoEntry: false });
-      dir = fs.realpathSync(path.dirname(hop));
-    } catch (error) {
-      throw cannotRead(named, error);
-    }
-    const inFolder = path.join(dir, path.basename(hop));
-    if (stat === undefined) return { real: inFolder };
-    if (!stat.isSymbolicLink()) return { real: inFolder, stat };
-    if (stat.uid !== uid && stat.uid !== 0)
-      throw new ConfigError(
-        `not changed: catalog ${printable(named)}${hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-        { hint: 'name the file it leads to with --catalog, if that is the one to change' },
-      );
-    try {
-      hop = path.resolve(dir, fs.readlinkSync(hop));
-    } catch (error) {
-      throw cannotRead(named, error);
-    }
-  }
-  throw cannotRead(named, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
+function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
+  if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
+  const through = hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
+  throw new ConfigError(
+    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    { hint: 'name the file it leads to with --catalog, if that is the one to change' },
+  );
 }
 
 /**

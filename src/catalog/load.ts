@@ -51,7 +51,7 @@ export interface Catalog {
   data: CatalogData;
 }
 
-export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
+const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
 const TOP_FIELDS = ['$schema', 'triggers'];
 
 function describe(value: unknown): string {
@@ -63,7 +63,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Line and column (1-based) of an offset in text. */
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
+function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let start = 0;
   for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
@@ -218,126 +218,147 @@ export function isPlainValid(data: unknown): boolean {
  * the line it is on where that is known.
  */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
-  const problems: CatalogProblem[] = [];
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  const lineOfKey = (_text: string, key: string) => (lines ??= keyLines(text))(key);
   let lines: ((key: string) => number | undefined) | undefined;
+  const lineOfKey = (key: string) => (lines ??= keyLines(text))(key);
+  const problems: CatalogProblem[] = [];
   for (const field of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field))
-      problems.push({ message: `unknown field "${field}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(text, field) });
+      problems.push({ message: `unknown field "${field}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(field) });
   }
   if (data.$schema !== undefined && typeof data.$schema !== 'string') problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
   if (!isObject(triggers)) {
-    problems.push({
-      message: triggers === undefined ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`,
-      line: 1,
-    });
-    return problems;
+    const message = triggers === undefined ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`;
+    return [...problems, { message, line: 1 }];
   }
-  const profiles = new Set<string>();
   for (const [key, entry] of Object.entries(triggers)) {
-    // The line is looked for only when there is a problem: a search per key would be quadratic.
-    let line: number | null | undefined = null; // looked for once per key, when it has a problem
-    const at = (message: string) =>
-      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line === null ? (line = lineOfKey(text, key)) : line });
-    if (key.trim() === '') at('an empty trigger id');
-    if (!isObject(entry)) {
-      at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
-      continue;
-    }
-    for (const field of Object.keys(entry)) {
-      if (!(ENTRY_FIELDS as readonly string[]).includes(field)) at(`unknown field "${field}" (known: ${ENTRY_FIELDS.join(', ')})`);
-    }
-    for (const field of ['name', 'description', 'deprecated'] as const) {
-      const value = entry[field];
-      if (value === undefined) continue;
-      if (typeof value !== 'string') at(`"${field}" must be a string, not ${describe(value)}`);
-      else if (field !== 'description' && value.trim() === '') at(`"${field}" must not be empty`);
-    }
-    const rule = entry.value;
-    if (rule !== undefined && !VALUE_RULES.includes(rule as ValueRule))
-      at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
-    for (const bound of ['min', 'max'] as const) {
-      const value = entry[bound];
-      if (value === undefined) continue;
-      if (typeof value !== 'number') at(`"${bound}" must be a number, not ${describe(value)}`);
-      // JSON.parse reads 1e999 (or a 1 and 400 zeros) as Infinity, which no value can be compared with.
-      else if (!Number.isFinite(value)) at(`"${bound}" is outside the range of a number (a double holds at most about 1.8e308)`);
-      else if (rule === 'none') at(`"${bound}" bounds a value, but "value" is "none"`);
-    }
-    if (typeof entry.min === 'number' && typeof entry.max === 'number' && entry.min > entry.max)
-      at(`"min" (${entry.min}) is above "max" (${entry.max})`);
-    const ids = entry.ids;
-    if (ids === undefined) continue;
-    if (!isObject(ids)) {
-      at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
-      continue;
-    }
-    for (const [profile, id] of Object.entries(ids)) {
-      profiles.add(profile);
-      if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
-      if (typeof id !== 'string') at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
-      else if (id.trim() === '') at(`"ids"."${profile}" is an empty id`);
-    }
+    let line: number | null | undefined = null; // looked for once per key, when it has a problem (a search per key would be quadratic)
+    entryProblems(key, entry, (message) => {
+      line = line === null ? lineOfKey(key) : line;
+      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+    });
   }
+  problems.push(...underflowProblems(triggers, text));
   if (problems.length > 0) return problems;
-  // One id per trigger in each profile, and no name that means two triggers. In a profile, a trigger
-  // without an id of its own sends its key, which no other trigger has: only the triggers with an id
-  // of their own there, and those whose key is such an id, can meet (a walk of every trigger for each
-  // of 200,000 profiles would never end).
-  const data_ = data as unknown as CatalogData;
-  const keys = Object.keys(data_.triggers);
+  return idProblems(triggers as CatalogData['triggers'], lineOfKey);
+}
+
+/** The problems of one trigger's entry, each told to `at`. */
+function entryProblems(key: string, entry: unknown, at: (message: string) => void): void {
+  if (key.trim() === '') at('an empty trigger id');
+  if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
+  for (const field of Object.keys(entry)) {
+    if (!(ENTRY_FIELDS as readonly string[]).includes(field)) at(`unknown field "${field}" (known: ${ENTRY_FIELDS.join(', ')})`);
+  }
+  for (const field of ['name', 'description', 'deprecated'] as const) {
+    const value = entry[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') at(`"${field}" must be a string, not ${describe(value)}`);
+    else if (field !== 'description' && value.trim() === '') at(`"${field}" must not be empty`);
+  }
+  const rule = entry.value;
+  if (rule !== undefined && !VALUE_RULES.includes(rule as ValueRule))
+    at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
+  for (const bound of ['min', 'max'] as const) {
+    const value = entry[bound];
+    if (value === undefined) continue;
+    if (typeof value !== 'number') at(`"${bound}" must be a number, not ${describe(value)}`);
+    // JSON.parse reads 1e999 (or a 1 and 400 zeros) as Infinity, which no value can be compared with.
+    else if (!Number.isFinite(value)) at(`"${bound}" is outside the range of a number (a double holds at most about 1.8e308)`);
+    else if (rule === 'none') at(`"${bound}" bounds a value, but "value" is "none"`);
+  }
+  if (typeof entry.min === 'number' && typeof entry.max === 'number' && entry.min > entry.max)
+    at(`"min" (${entry.min}) is above "max" (${entry.max})`);
+  const ids = entry.ids;
+  if (ids === undefined) return;
+  if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
+  for (const [profile, id] of Object.entries(ids)) {
+    if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
+    if (typeof id !== 'string') at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
+    else if (id.trim() === '') at(`"ids"."${profile}" is an empty id`);
+  }
+}
+
+/** A JSON string (passed over) or a number, in catalog text. */
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * Bounds written as numbers too small for a double (1e-400, 0. and 400 zeros and a 1): JSON.parse
+ * reads them as 0, so `min: 1e-400` would let 0 through. Looked for only when a bound is 0.
+ */
+function underflowProblems(triggers: Record<string, unknown>, text: string): CatalogProblem[] {
+  // Such a number has a negative exponent or a long run of zeros: a native search rules most text out.
+  if (!/[eE]-\d|0{100}/.test(text)) return [];
+  if (!Object.values(triggers).some((entry) => isObject(entry) && (entry.min === 0 || entry.max === 0))) return [];
+  const problems: CatalogProblem[] = [];
+  for (const m of text.matchAll(STRING_OR_NUMBER)) {
+    const number = m[0];
+    if (number.startsWith('"') || Number(number) !== 0 || !/[1-9]/.test(number.split(/[eE]/)[0]!)) continue;
+    const { line } = lineColumn(text, m.index);
+    problems.push({ message: `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+  }
+  return problems;
+}
+
+/**
+ * One id per trigger in each profile, and no name that means two triggers. In a profile, a trigger
+ * without an id of its own sends its key, which no other trigger has: only the triggers with an id
+ * of their own there, and those whose key is such an id, can meet (a walk of every trigger for each
+ * of 200,000 profiles would never end).
+ */
+function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  const keys = Object.keys(triggers);
   const index = new Map(keys.map((key, i) => [key, i]));
   const withOwnId = new Map<string, number[]>();
   keys.forEach((key, i) => {
-    for (const profile of Object.keys(data_.triggers[key]!.ids ?? {})) {
+    for (const profile of Object.keys(triggers[key]!.ids ?? {})) {
       let list = withOwnId.get(profile);
       if (!list) withOwnId.set(profile, (list = []));
       list.push(i);
     }
   });
-  for (const profile of new Set(['default', ...profiles])) {
+  for (const profile of new Set(['default', ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
     const involved = new Set(own);
     for (const i of own) {
-      const named = index.get(data_.triggers[keys[i]!]!.ids![profile]!);
+      const named = index.get(triggers[keys[i]!]!.ids![profile]!);
       if (named !== undefined) involved.add(named);
     }
     const sent = new Map<string, string>();
     for (const i of [...involved].sort((a, b) => a - b)) {
       const key = keys[i]!;
-      const id = idIn(key, data_.triggers[key]!, profile);
+      const id = idIn(key, triggers[key]!, profile);
       const other = sent.get(id);
       if (other !== undefined) {
-        problems.push({
-          message: `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`,
-          line: lineOfKey(text, key),
-        });
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
         continue;
       }
       sent.set(id, key);
       if (index.has(id) && id !== key) {
-        problems.push({
-          message: `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`,
-          line: lineOfKey(text, key),
-        });
+        const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
+        problems.push({ message, line: lineOfKey(key) });
       }
     }
   }
   return problems;
 }
 
+/** JSON text, a byte order mark at its start passed over (editors on Windows write one). */
+const parseJson = (text: string): unknown => JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /** Parses and checks catalog text: the data, or the problems that make it unusable. */
 export function parseCatalog(text: string): { data: CatalogData; problems: [] } | { data: undefined; problems: CatalogProblem[] } {
   let data: unknown;
   try {
-    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    data = parseJson(text);
   } catch (error) {
     return { data: undefined, problems: [syntaxProblem(text, error as Error)] };
   }
-  const problems = isPlainValid(data) ? [] : catalogProblems(data, text);
+  const problems = isPlainValid(data) ? underflowProblems((data as CatalogData).triggers, text) : catalogProblems(data, text);
   return problems.length === 0 ? { data: data as CatalogData, problems: [] } : { data: undefined, problems };
 }
 
@@ -349,14 +370,6 @@ export function catalogError(file: string, problems: CatalogProblem[]): ConfigEr
   return new ConfigError(`catalog ${where}: ${first.message}${more}`, {
     hint: 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it',
   });
-}
-
-/**
- * Reads a catalog's text: within the limits, and for a catalog the search found, only when no other
- * user could have written it (file.ts). Throws a ConfigError (exit 2) naming the file.
- */
-export function readCatalogText(file: string | FoundCatalog, env: NodeJS.ProcessEnv = process.env): string {
-  return readCatalogFile(pathOf(file), { source: sourceOf(file), env }).text;
 }
 
 const pathOf = (file: string | FoundCatalog) => (typeof file === 'string' ? file : file.path);
@@ -399,10 +412,9 @@ function identityOf(stat: fs.Stats): string {
  */
 function remembered(record: string): Record<string, string> {
   const text = readOwnFile(record, MAX_RECORD_BYTES);
-  if (text === undefined) return {};
   try {
-    const data = JSON.parse(text) as unknown;
-    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, string>) : {};
+    const data = JSON.parse(text ?? '{}') as unknown;
+    return isObject(data) ? (data as Record<string, string>) : {};
   } catch {
     return {};
   }
@@ -437,7 +449,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   const identity = identityOf(stat);
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as CatalogData };
+      return { path: file, text, data: parseJson(text) as CatalogData };
     } catch {
       // not what was checked after all: check it
     }

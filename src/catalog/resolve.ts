@@ -43,10 +43,6 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-function numberText(n: number | undefined): string | undefined {
-  return n === undefined ? undefined : String(n);
-}
-
 export class TriggerResolver {
   readonly catalog: Catalog;
   readonly profile: string;
@@ -63,7 +59,7 @@ export class TriggerResolver {
 
   private trigger(key: string): KnownTrigger {
     const entry = this.catalog.data.triggers[key]!;
-    return { key, id: idIn(key, entry, this.profile), entry, min: numberText(entry.min), max: numberText(entry.max) };
+    return { key, id: idIn(key, entry, this.profile), entry, min: entry.min?.toString(), max: entry.max?.toString() };
   }
 
   /**

@@ -4,7 +4,7 @@
  * of all attempts share one timer (see Deadlines), and the usual answer is recognised by its bytes.
  */
 import type { Dispatcher } from 'undici';
-import { MAX_BODY_BYTES, parseJsonBody, rawHeader } from './response.js';
+import { headerValue, MAX_BODY_BYTES, parseJsonBody, type AnswerHeaders } from './response.js';
 import { BodyDecoder, contentCoding, DecodeError, type Decoded } from './decode.js';
 import { monotonicMs } from '../clock.js';
 
@@ -12,8 +12,7 @@ export type AttemptOutcome =
   | {
       kind: 'answer';
       status: number;
-      /** Names and values in turn, as read (see headersOf, rawHeader). */
-      rawHeaders: Buffer[];
+      headers: AnswerHeaders;
       text: string;
       json: unknown;
       truncated: boolean;
@@ -32,7 +31,7 @@ export type AttemptOutcome =
       ended: number;
     };
 
-const SUCCESS_TEXT = '{"success":true}';
+export const SUCCESS_TEXT = '{"success":true}';
 const SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
 
 /** Whether a body is the usual answer. A loop: Buffer#equals calls into C++, and cost more per answer. */
@@ -42,6 +41,9 @@ function isSuccessBody(body: Buffer): boolean {
   return true;
 }
 
+const NO_HEADERS: AnswerHeaders = {};
+
+/** One attempt, on the handler interface undici 7 and 8 share (onRequestStart ... onResponseError). */
 export class Attempt implements Dispatcher.DispatchHandler {
   readonly promise: Promise<AttemptOutcome>;
   /** monotonicMs() after which the attempt has taken too long. */
@@ -51,9 +53,9 @@ export class Attempt implements Dispatcher.DispatchHandler {
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
   #resolve!: (outcome: AttemptOutcome) => void;
-  #abort: ((error?: Error) => void) | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
-  #rawHeaders: Buffer[] = [];
+  #headers = NO_HEADERS;
   #first: Buffer | undefined;
   #more: Buffer[] | undefined;
   #size = 0;
@@ -89,7 +91,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.done = true;
     this.#signal?.removeEventListener('abort', this);
     // An ended attempt may be held a while longer (see Deadlines): keep nothing of the request.
-    this.#abort = undefined;
+    this.#controller = undefined;
     this.#first = undefined;
     this.#more = undefined;
     this.#decoder?.destroy();
@@ -97,22 +99,20 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#resolve(outcome);
   }
 
-  #answer(): void {
-    if (this.#decoder) return this.#decoder.end(); // answers when decoded (#decoded)
-    if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: this.#truncated, error: this.#undecodable });
-    const first = this.#first;
-    let text: string;
-    let json: unknown;
-    if (!this.#more && first !== undefined && isSuccessBody(first)) {
-      text = SUCCESS_TEXT; // the usual answer, at batch rates: no decoding, no parsing
-      json = { success: true };
-    } else {
-      text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString('utf8') : '';
-      json = parseJsonBody(text);
-    }
+  #answered(text: string, json: unknown, truncated: boolean): void {
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
-    this.#finish({ kind: 'answer', status: this.#status, rawHeaders: this.#rawHeaders, text, json, truncated: this.#truncated, ms, ended });
+    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+  }
+
+  #answer(): void {
+    if (this.#decoder) return this.#decoder.end(); // answers when decoded (#decoded)
+    if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+    const first = this.#first;
+    // The usual answer, at batch rates: no decoding, no parsing.
+    if (!this.#more && first !== undefined && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
+    const text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString('utf8') : '';
+    this.#answered(text, parseJsonBody(text), this.#truncated);
   }
 
   /**
@@ -124,27 +124,15 @@ export class Attempt implements Dispatcher.DispatchHandler {
     if (!this.#bodyEnded) {
       // Over the limit once decoded, or undecodable, before the body ended: stop reading the rest.
       this.#bodyEnded = true;
-      this.#abort?.(new Error(error ? 'response body could not be decoded' : 'response body over 1 MiB once decoded'));
+      this.#controller?.abort(new Error(error ? 'response body could not be decoded' : 'response body over 1 MiB once decoded'));
     }
     if (error && this.#status >= 200 && this.#status < 300) return this.#failed(error);
     const text = body.toString('utf8');
-    const ended = monotonicMs();
-    const ms = Math.round(ended - this.#started);
-    const json = parseJsonBody(text);
-    this.#finish({
-      kind: 'answer',
-      status: this.#status,
-      rawHeaders: this.#rawHeaders,
-      text,
-      json,
-      truncated: this.#truncated || truncated,
-      ms,
-      ended,
-    });
+    this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
   }
 
   #stop(reason: Error): void {
-    this.#abort?.(reason); // not yet on a connection: onConnect aborts it when it gets one
+    this.#controller?.abort(reason); // not yet on a connection: onRequestStart aborts it when it gets one
     this.#failed(reason);
   }
 
@@ -166,26 +154,22 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#stop(new Error('interrupted'));
   }
 
-  // undici's own handler interface (the one its Request calls). Its newer one wraps every handler in
-  // an adapter that copies each answer's headers into an object, which showed at batch rates. Here
-  // they stay as undici read them, and are looked at only when needed.
-  // undici calls onConnect on a connected socket just before it writes the request: an attempt that
-  // ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
-  onConnect(abort: (error?: Error) => void): void {
-    this.#abort = abort;
-    if (this.done) abort(new Error('the attempt already ended'));
+  // undici calls onRequestStart on a connected socket just before it writes the request: an attempt
+  // that ends before then (refused, DNS, a proxy's refusal, a time-out while connecting) sent nothing.
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.done) controller.abort(new Error('the attempt already ended'));
     else this.#sent = true;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHeaders): void {
     // An informational answer (1xx: 100 Continue, 103 Early Hints) comes before the real one: skipped,
     // as RFC 9110 says (undici.ts lets undici pass an unasked-for 100 on).
-    if (statusCode < 200) return true;
+    if (statusCode < 200) return;
     this.#status = statusCode;
-    this.#rawHeaders = rawHeaders;
-    const encoding = rawHeader(rawHeaders, 'content-encoding');
+    this.#headers = headers;
+    const encoding = headerValue(headers, 'content-encoding');
     if (encoding !== undefined) this.#decodeAs(encoding);
-    return true;
   }
 
   /** A compressed answer: its body is decoded as it comes (see decode.ts). */
@@ -199,8 +183,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.done || this.#bodyEnded) return true;
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.done || this.#bodyEnded) return;
     // At most 1 MiB is read: keep what came, and drop the connection rather than read the rest.
     const room = MAX_BODY_BYTES - this.#size;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
@@ -211,19 +195,18 @@ export class Attempt implements Dispatcher.DispatchHandler {
     if (chunk.length > room) {
       this.#truncated = true;
       this.#bodyEnded = true;
-      const abort = this.#abort;
+      const controller = this.#controller;
       this.#answer(); // first: abort reports an error synchronously
-      abort?.(new Error('response body over 1 MiB'));
+      controller?.abort(new Error('response body over 1 MiB'));
     }
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.#bodyEnded = true;
     this.#answer();
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     // Once the body has been read (and is being decoded), the dropped connection is our own doing.
     if (this.#bodyEnded) return;
     this.#failed(error);

@@ -7,8 +7,8 @@ import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
-import { Attempt, Deadlines, type AttemptOutcome } from './attempt.js';
-import { headerValue, headersOf, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
+import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
+import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
 import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import {
@@ -21,11 +21,11 @@ import {
   parseRetryAfter,
 } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
-import { loadUndici, proxyFor } from './undici.js';
+import { openDispatcher, proxyFor } from './undici.js';
+import { asProxyError, type ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
-export { MAX_RETRY_AFTER_MS, statusText } from './messages.js';
 export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
 
 export class TriggerClient {
@@ -35,6 +35,8 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
+  /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
+  #proxy: ProxyChoice | undefined;
   /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
   /** Interrupts for the waits before a retry (see abortAll). */
@@ -74,23 +76,23 @@ export class TriggerClient {
 
   async #pool(): Promise<Dispatcher> {
     if (!this.#dispatcher) {
-      const create = await loadUndici(this.#options.env);
-      this.#dispatcher = create(this.baseUrl.origin, {
-        connections: this.#options.connections ?? 1,
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 4_000,
-        // Node's default (what undici would read from node:http, which is then not loaded at all).
-        maxHeaderSize: 16 * 1024,
-      });
+      const { dispatcher, proxy } = await openDispatcher(
+        this.baseUrl.origin,
+        {
+          connections: this.#options.connections ?? 1,
+          connect: { timeout: this.timeoutMs },
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          keepAliveTimeout: 4_000,
+          // Node's default (what undici would read from node:http, which is then not loaded at all).
+          maxHeaderSize: 16 * 1024,
+        },
+        this.#options.env,
+      );
+      this.#dispatcher = dispatcher;
+      this.#proxy = proxy;
     }
     return this.#dispatcher;
-  }
-
-  /** The full URL of an event, as sent (never normalised). */
-  urlOf(event: PreparedEvent): string {
-    return eventUrl(this.baseUrl, event);
   }
 
   /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
@@ -145,8 +147,8 @@ export class TriggerClient {
       }
       throw error;
     }
-    const { status, rawHeaders, json, text } = outcome;
-    const requestId = requestIdOf(rawHeaders);
+    const { status, json, text } = outcome;
+    const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
       return {
@@ -164,7 +166,7 @@ export class TriggerClient {
         response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json),
       };
     }
-    const headers = this.#maskedHeaders(headersOf(rawHeaders));
+    const headers = this.#maskedHeaders(outcome.headers);
     if (isRetryableStatus(status) && canRetry && !throwPushBack) {
       const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -245,7 +247,14 @@ export class TriggerClient {
     const dispatcher = this.#dispatcher;
     if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
     const onEvent = this.#options.onEvent;
-    onEvent?.({ type: 'request', attempt, method: 'POST', url: this.urlOf(event), headers: this.displayHeaders(), body: event.body });
+    onEvent?.({
+      type: 'request',
+      attempt,
+      method: 'POST',
+      url: eventUrl(this.baseUrl, event),
+      headers: this.displayHeaders(),
+      body: event.body,
+    });
 
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
     if (!current.done) {
@@ -260,11 +269,13 @@ export class TriggerClient {
         current,
       );
     }
-    if (!onEvent) return current.promise;
-    return current.promise.then((outcome) => {
+    const proxy = this.#proxy;
+    const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
+    if (!onEvent) return ended;
+    return ended.then((outcome) => {
       if (outcome.kind === 'answer') {
-        const { status, rawHeaders, text, truncated, ms } = outcome;
-        onEvent({ type: 'response', attempt, status, headers: headersOf(rawHeaders), body: text, truncated, ms });
+        const { status, headers, text, truncated, ms } = outcome;
+        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
       } else {
         const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
         onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
@@ -299,8 +310,6 @@ function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
   return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
 }
-
-const SUCCESS_TEXT = '{"success":true}';
 
 /**
  * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
@@ -339,12 +348,19 @@ function maskFor(key: string): Redactor {
 
 const msSince = (started: number): number => Math.round(monotonicMs() - started);
 
+/** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */
+function viaProxy(outcome: AttemptOutcome, proxy: ProxyChoice): AttemptOutcome {
+  if (outcome.kind === 'answer') return outcome;
+  const error = asProxyError(outcome.error, proxy, outcome.sent);
+  return error ? { ...outcome, error } : outcome;
+}
+
 /** Tells an observer how an attempt ended, in numbers (see FireOptions.onAttempt). */
 function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['onAttempt']>): void {
   if (outcome.kind === 'failed') return onAttempt(0, outcome.ms, outcome.timedOut, -1);
   const status = outcome.status;
   // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
-  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(headersOf(outcome.rawHeaders), 'retry-after')) : undefined;
+  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
   onAttempt(status, outcome.ms, false, retryAfter ?? -1);
 }
 

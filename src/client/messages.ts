@@ -133,13 +133,10 @@ export interface ConnectionContext {
   baseUrlSource: string | undefined;
 }
 
+type FailureInfo = { attempts: number; durationMs: number; recorded: Recorded };
+
 /** The error for an attempt that got no usable answer: what happened, and whether anything was sent. */
-export function networkError(
-  error: unknown,
-  timedOut: boolean,
-  context: ConnectionContext,
-  info: { attempts: number; durationMs: number; recorded: Recorded },
-): NetworkError {
+export function networkError(error: unknown, timedOut: boolean, context: ConnectionContext, info: FailureInfo): NetworkError {
   const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
   const codes = errorCodes(error);
   const notMade = info.recorded === 'no';
@@ -155,49 +152,39 @@ export function networkError(
   }
   const proxy = proxyErrorOf(error);
   if (proxy) return proxyNetworkError(proxy, context, info, tries);
-  const code = codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
+  const code = mainCode(error);
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
-  if (code === 'ERR_BODY_DECODE') {
-    return new NetworkError('network', `the answer from ${context.where} could not be read: ${reason}${tries}`, {
-      ...info,
-      code,
-      hint: 'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
-      cause: error,
-    });
-  }
-  return new NetworkError('network', `cannot reach ${context.where}: ${reason}${tries}`, {
-    ...info,
-    code,
-    hint: networkHint(codes, code, context, notMade),
-    cause: error,
-  });
+  const [message, hint] =
+    code === 'ERR_BODY_DECODE'
+      ? [
+          `the answer from ${context.where} could not be read: ${reason}`,
+          'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
+        ]
+      : [`cannot reach ${context.where}: ${reason}`, networkHint(codes, code, context, notMade)];
+  return new NetworkError('network', `${message}${tries}`, { ...info, code, hint, cause: error });
+}
+
+/** The code that names what happened: the system's (ECONNREFUSED) rather than undici's wrapper of it. */
+function mainCode(error: unknown): string | undefined {
+  const codes = errorCodes(error);
+  return codes.find((c) => !c.startsWith('UND_ERR_')) ?? codes[0];
 }
 
 /** A failure at the proxy, named as the proxy's: nothing reached the service. */
-function proxyNetworkError(
-  proxy: ProxyError,
-  context: ConnectionContext,
-  info: { attempts: number; durationMs: number; recorded: Recorded },
-  tries: string,
-): NetworkError {
+function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: FailureInfo, tries: string): NetworkError {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
   const host = context.where.replace(/^[a-z]+:\/\//, '');
-  let message: string;
-  let hint: string;
+  const direct = host.replace(/:\d+$/, '');
+  let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
+  let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === 'ERR_PROXY_AUTH_REQUIRED') {
-    message = `${named} asked for credentials: 407 Proxy Authentication Required${tries}`;
+    message = `${named} asked for credentials: 407 Proxy Authentication Required`;
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === 'ERR_PROXY_REFUSED') {
-    const label = `${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim();
-    message = `${named} would not open the way to ${context.where}: ${label}${tries}`;
-    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${host.replace(/:\d+$/, '')} to NO_PROXY if it can be reached directly`;
-  } else {
-    const causeCode = errorCodes(proxy.cause).find((c) => !c.startsWith('UND_ERR_')) ?? errorCodes(proxy.cause)[0];
-    const reason = describeNetworkError(causeCode, (proxy.cause as Error)?.message ?? '');
-    message = `cannot reach ${named}: ${reason}${tries}`;
-    hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${host.replace(/:\d+$/, '')} to NO_PROXY to go direct)`;
+    message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim()}`;
+    hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
-  return new NetworkError('network', message, { ...info, code: proxy.code, hint, cause: proxy });
+  return new NetworkError('network', `${message}${tries}`, { ...info, code: proxy.code, hint, cause: proxy });
 }
 
 function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
@@ -214,38 +201,32 @@ function networkHint(codes: string[], code: string | undefined, context: Connect
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
 
+const UNREADABLE = 'the answer could not be read (an unexpected 1xx or malformed response)';
+const CLOSED = 'connection closed by the other side before it answered';
+
+/** What a failure's code means, in words. */
+const REASONS = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host not found (DNS)'],
+  ['EAI_NONAME', 'host not found (DNS)'],
+  ['EAI_AGAIN', 'DNS lookup failed, temporarily'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'connection timed out'],
+  ['ECONNRESET', CLOSED],
+  ['UND_ERR_SOCKET', CLOSED],
+  ['EHOSTUNREACH', 'network unreachable'],
+  ['ENETUNREACH', 'network unreachable'],
+  ['EMFILE', 'too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit'],
+  ['ENFILE', 'too many open files on the system (ENFILE): lower --concurrency'],
+  ['UND_ERR_INFO', UNREADABLE],
+  ['HPE_INVALID_CONSTANT', UNREADABLE],
+]);
+
 export function describeNetworkError(code: string | undefined, message: string): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_NONAME':
-      return 'host not found (DNS)';
-    case 'EAI_AGAIN':
-      return 'DNS lookup failed, temporarily';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connection timed out';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
-      if (/bad response/i.test(message)) return 'its answer could not be read (an unexpected 1xx or a malformed response)';
-      return 'connection closed by the other side before it answered';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'network unreachable';
-    case 'EMFILE':
-      return 'too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit';
-    case 'ENFILE':
-      return 'too many open files on the system (ENFILE): lower --concurrency';
-    case 'ERR_BODY_DECODE':
-      return message;
-    case 'UND_ERR_INFO':
-    case 'HPE_INVALID_CONSTANT':
-      return 'the answer could not be read (an unexpected 1xx or malformed response)';
-    default:
-      if (code && isTlsCode(code)) return `TLS handshake failed (${code})`;
-      return code ? `${message.split('\n')[0]} (${code})` : message;
-  }
+  if (code === undefined || code === 'ERR_BODY_DECODE') return message;
+  // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
+    return 'its answer could not be read (an unexpected 1xx or a malformed response)';
+  return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split('\n')[0]} (${code})`);
 }
 
 export function isTlsCode(code: string): boolean {

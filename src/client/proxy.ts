@@ -5,27 +5,12 @@
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { maskProxyCredentials } from '../output/redact.js';
-import { CONNECT_FAILURES } from './retry.js';
+import { causes, CONNECT_FAILURES } from './retry.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
 export interface ProxyChoice {
   url: string;
   variable: string;
-}
-
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-
-/** Whether requests may need to go through a proxy (as curl decides, from the environment). */
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return PROXY_VARIABLES.some((name) => Boolean(env[name]?.trim()));
-}
-
-function firstSet(env: NodeJS.ProcessEnv, names: string[]): ProxyChoice | undefined {
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (value) return { url: value, variable: name };
-  }
-  return undefined;
 }
 
 /** curl takes `host:port` without a scheme as `http://host:port`. */
@@ -39,13 +24,10 @@ export function withScheme(proxy: string): string {
  */
 export function proxyChoice(origin: string, env: NodeJS.ProcessEnv = process.env): ProxyChoice | undefined {
   const url = new URL(origin);
-  const found = firstSet(
-    env,
-    url.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'],
-  );
-  if (!found) return undefined;
-  if (bypassesProxy(url, env.no_proxy?.trim() || env.NO_PROXY || '')) return undefined;
-  return { url: withScheme(found.url), variable: found.variable };
+  const names = url.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+  const variable = names.find((name) => env[name]?.trim());
+  if (!variable || bypassesProxy(url, env.no_proxy?.trim() || env.NO_PROXY || '')) return undefined;
+  return { url: withScheme(env[variable]!.trim()), variable };
 }
 
 /** The proxy URL for `origin`, as written with `http://` added when it had no scheme; undefined when direct. */
@@ -173,10 +155,7 @@ export class ProxyError extends Error {
 
 /** The ProxyError in an error's chain of causes, if any. */
 export function proxyErrorOf(error: unknown): ProxyError | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof ProxyError) return e;
-  }
-  return undefined;
+  return [...causes(error)].find((e) => e instanceof ProxyError) as ProxyError | undefined;
 }
 
 /** Codes of a connection that failed on the way: to the proxy when they come before the request went out. */

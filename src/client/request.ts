@@ -48,14 +48,14 @@ export interface PreparedEvent {
 // Decimal number as a person types it; hex, "1,5", "NaN", "Infinity" and trailing junk do not match.
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
+/** Text that is already a JSON number without an exponent, and surely within a double's range. */
+const PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
+
 /**
  * Parses a decimal number the user typed into JSON number text without going through a double,
  * so that "12345678901234567890" reaches the server as typed. Throws UsageError for anything that
  * is not a finite decimal within the range of a double.
  */
-/** Text that is already a JSON number without an exponent, and surely within a double's range. */
-const PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
-
 export function parseValue(raw: string, label = '--value'): EventValue {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw }; // the usual value, at batch rates
   const text = raw.trim();
@@ -134,12 +134,12 @@ export function valueTextIn(jsonText: string, value: number, member = 'value'): 
   return found !== undefined && Number(found) === value ? found : JSON.stringify(value);
 }
 
+const SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
+
 /**
  * Percent-encodes one path segment. Every reserved character is encoded, and a segment of only
  * dots has its dots encoded as well, so "." and ".." can never act as dot-segments.
  */
-const SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
-
 export function encodeSegment(segment: string, name: string): string {
   if (SAFE_SEGMENT.test(segment)) return segment; // the common case, at batch rates
   if (segment.length === 0) {

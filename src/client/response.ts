@@ -130,42 +130,7 @@ export function headerValue(headers: AnswerHeaders, name: string): string | unde
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function requestIdOf(rawHeaders: ReadonlyArray<Buffer | string>): string | undefined {
-  const id = rawHeader(rawHeaders, 'x-request-id') ?? rawHeader(rawHeaders, 'request-id');
+export function requestIdOf(headers: AnswerHeaders): string | undefined {
+  const id = headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
   return id === undefined ? undefined : excerpt(id, 200);
-}
-
-/** An answer's headers as undici reads them (names and values in turn) as an object, as undici makes it. */
-export function headersOf(raw: ReadonlyArray<Buffer | string>): AnswerHeaders {
-  const headers: AnswerHeaders = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toString('latin1').toLowerCase();
-    const value = raw[i + 1]!.toString('latin1');
-    const earlier = Object.hasOwn(headers, name) ? headers[name] : undefined;
-    if (earlier === undefined) {
-      if (name === '__proto__') Object.defineProperty(headers, name, { value, enumerable: true, configurable: true, writable: true });
-      else headers[name] = value;
-    } else if (Array.isArray(earlier)) earlier.push(value);
-    else headers[name] = [earlier, value];
-  }
-  return headers;
-}
-
-/** Whether a raw header name is `name` (given in lower case), compared byte by byte: no string made. */
-function isNamed(key: Buffer | string, name: string): boolean {
-  if (key.length !== name.length) return false;
-  if (typeof key === 'string') return key.toLowerCase() === name;
-  for (let i = 0; i < name.length; i++) {
-    const byte = key[i]!;
-    if ((byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte) !== name.charCodeAt(i)) return false;
-  }
-  return true;
-}
-
-/** The first value of one header (`name` in lower case) among raw headers, without making the object. */
-export function rawHeader(raw: ReadonlyArray<Buffer | string>, name: string): string | undefined {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (isNamed(raw[i]!, name)) return raw[i + 1]!.toString('latin1');
-  }
-  return undefined;
 }

@@ -32,14 +32,14 @@ const NOT_CONNECTED = new Set<string>([
   'ERR_PROXY_UNREACHABLE',
 ]);
 
+/** An error and its causes, outermost first (five at most: a cycle of causes ends too). */
+export function* causes(error: unknown): Generator<unknown> {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+}
+
 /** Error codes of an error and its causes, outermost first. */
 export function errorCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-  }
-  return codes;
+  return [...causes(error)].map((e) => (e as { code?: unknown }).code).filter((code): code is string => typeof code === 'string');
 }
 
 export function isConnectionNotMade(error: unknown): boolean {

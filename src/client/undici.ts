@@ -1,19 +1,14 @@
 /**
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
  * stores and mocks, paid on every `trigger fire`; one pool of connections to the service loads in a
- * fraction of that (figures: docs/performance.md). With a proxy configured the index is loaded after all, for its
+ * fraction of that (figures: docs/performance.md). With a proxy the index is loaded after all, for its
  * ProxyAgent; so is it should a future undici move the pool's file.
  */
 import type * as Undici from 'undici';
 import type { Dispatcher, Pool } from 'undici';
-import { asProxyError, parseProxy, proxyChoice, proxyConfigured, type ProxyChoice } from './proxy.js';
+import { parseProxy, proxyChoice, type ProxyChoice } from './proxy.js';
 
-export { proxyConfigured, proxyFor } from './proxy.js';
-
-export type PoolOptions = Pool.Options;
-
-/** Makes the dispatcher for one origin: a Pool, or a ProxyAgent when a proxy is set. */
-export type DispatcherFactory = (origin: string, options: PoolOptions) => Dispatcher;
+export { proxyFor } from './proxy.js';
 
 type Connector = (options: object, callback: (error: Error | null, socket: unknown) => void) => unknown;
 
@@ -25,7 +20,7 @@ type Connector = (options: object, callback: (error: Error | null, socket: unkno
  * so that a 100 takes undici's path for the other 1xx answers (and never reaches a handler as a final
  * answer). Once per connection, nothing per request.
  */
-export function skipUnaskedContinue(connect: Connector): Connector {
+function skipUnaskedContinue(connect: Connector): Connector {
   return (options, callback) =>
     connect(options, (error, socket) => {
       callback(error, socket);
@@ -63,102 +58,56 @@ function interop(module: object): UndiciIndex {
  */
 export const VERIFIED = { rejectUnauthorized: true } as const;
 
-/** The connector undici would make from a pool's `connect` options, wrapped (see skipUnaskedContinue). */
-function connectorFor(buildConnector: UndiciIndex['buildConnector'], options: PoolOptions): Connector {
+type BuildConnector = UndiciIndex['buildConnector'];
+
+/** A pool to `origin` whose connections are verified and skip an unasked-for 100 (see skipUnaskedContinue). */
+function poolOf(PoolClass: typeof Pool, buildConnector: BuildConnector, origin: string, options: Pool.Options): Pool {
   const connect = options.connect;
   const base =
-    typeof connect === 'function' ? connect : buildConnector({ ...(connect ?? {}), ...VERIFIED } as Parameters<typeof buildConnector>[0]);
-  return skipUnaskedContinue(base as unknown as Connector);
-}
-
-export async function loadUndici(env: NodeJS.ProcessEnv = process.env): Promise<DispatcherFactory> {
-  if (proxyConfigured(env)) {
-    const undici = interop(await import('undici'));
-    return (origin, options) => {
-      const choice = proxyChoice(origin, env);
-      const pool = (to: string, more: PoolOptions) =>
-        new undici.Pool(to, { ...options, ...more, connect: connectorFor(undici.buildConnector, { ...options, ...more }) as never });
-      if (!choice) return pool(origin, {});
-      const url = parseProxy(choice); // a usage error, before anything is sent
-      // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
-      // sends it; https:// is tunnelled with CONNECT either way. `factory` makes both the pool to the
-      // service through the tunnel and the pool to a forwarding proxy.
-      const agent = new undici.ProxyAgent({
-        ...options,
-        uri: url.href,
-        proxyTunnel: false,
-        // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
-        requestTls: VERIFIED,
-        proxyTls: VERIFIED,
-        factory: (to, more) => pool(String(to), more as PoolOptions),
-      });
-      return proxied(agent, choice);
-    };
-  }
-  try {
-    // Static paths, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
-    const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
-    const { default: buildConnector } = (await import('undici/lib/core/connect.js')) as { default: UndiciIndex['buildConnector'] };
-    if (typeof PoolClass?.prototype?.dispatch !== 'function' || typeof buildConnector !== 'function') throw new Error('layout changed');
-    return (origin, options) => new PoolClass(origin, { ...options, connect: connectorFor(buildConnector, options) as never });
-  } catch {
-    const { Pool: IndexPool, buildConnector } = interop(await import('undici'));
-    return (origin, options) => new IndexPool(origin, { ...options, connect: connectorFor(buildConnector, options) as never });
-  }
+    typeof connect === 'function' ? connect : buildConnector({ ...(connect ?? {}), ...VERIFIED } as Parameters<BuildConnector>[0]);
+  return new PoolClass(origin, { ...options, connect: skipUnaskedContinue(base as unknown as Connector) as never });
 }
 
 /**
- * A dispatcher through a proxy whose failures are named as the proxy's (ProxyError), so that they are
- * told apart from the service's: nothing reached the service.
+ * The dispatcher for one origin: a Pool, or a ProxyAgent when the environment names a proxy for it
+ * (returned too, so that its failures can be named as the proxy's: see asProxyError).
  */
-function proxied(agent: Dispatcher, choice: ProxyChoice): Dispatcher {
-  const wrapper = {
-    dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) =>
-      agent.dispatch(options, new ThroughProxy(handler as LegacyHandler, choice) as unknown as Dispatcher.DispatchHandler),
-    close: () => agent.close(),
-    destroy: () => agent.destroy(),
-  };
-  return wrapper as unknown as Dispatcher;
+export async function openDispatcher(
+  origin: string,
+  options: Pool.Options,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ dispatcher: Dispatcher; proxy: ProxyChoice | undefined }> {
+  const proxy = proxyChoice(origin, env);
+  if (!proxy) {
+    const [PoolClass, buildConnector] = await loadPool();
+    return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
+  }
+  const url = parseProxy(proxy); // a usage error, before anything is sent
+  const undici = interop(await import('undici'));
+  // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
+  // sends it; https:// is tunnelled with CONNECT either way. `factory` makes both the pool to the
+  // service through the tunnel and the pool to a forwarding proxy.
+  const dispatcher = new undici.ProxyAgent({
+    ...options,
+    uri: url.href,
+    proxyTunnel: false,
+    // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
+    requestTls: VERIFIED,
+    proxyTls: VERIFIED,
+    factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...(more as Pool.Options) }),
+  });
+  return { dispatcher, proxy };
 }
 
-/** undici's own handler interface, which Attempt implements. */
-interface LegacyHandler {
-  onConnect(abort: (error?: Error) => void): void;
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: Buffer[] | null): void;
-  onError(error: Error): void;
-}
-
-/** Passes everything on, and turns a failure at the proxy into a ProxyError. */
-class ThroughProxy implements LegacyHandler {
-  readonly #handler: LegacyHandler;
-  readonly #choice: ProxyChoice;
-  #connected = false;
-
-  constructor(handler: LegacyHandler, choice: ProxyChoice) {
-    this.#handler = handler;
-    this.#choice = choice;
-  }
-
-  onConnect(abort: (error?: Error) => void): void {
-    this.#connected = true;
-    this.#handler.onConnect(abort);
-  }
-
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.#handler.onHeaders(statusCode, rawHeaders, resume, statusText);
-  }
-
-  onData(chunk: Buffer): boolean {
-    return this.#handler.onData(chunk);
-  }
-
-  onComplete(trailers: Buffer[] | null): void {
-    this.#handler.onComplete(trailers);
-  }
-
-  onError(error: Error): void {
-    this.#handler.onError(asProxyError(error, this.#choice, this.#connected) ?? error);
+async function loadPool(): Promise<[typeof Pool, BuildConnector]> {
+  try {
+    // Static paths, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
+    const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
+    const { default: buildConnector } = (await import('undici/lib/core/connect.js')) as { default: BuildConnector };
+    if (typeof PoolClass?.prototype?.dispatch !== 'function' || typeof buildConnector !== 'function') throw new Error('layout changed');
+    return [PoolClass, buildConnector];
+  } catch {
+    const undici = interop(await import('undici'));
+    return [undici.Pool, undici.buildConnector];
   }
 }

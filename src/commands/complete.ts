@@ -10,15 +10,13 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig } from '../settings/store.js';
 import { selectedProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
 
-/** A control character: a value with one would break the line protocol and the shells' lists. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 
@@ -111,111 +109,130 @@ function findOption(command: Command, word: string): Option | undefined {
   return options.find((o) => o.long === word || o.short === word);
 }
 
-/** The completion of `words` (the last one partial) for the program. */
-export function complete(program: Command, words: string[], sources: Sources): Completion {
-  const partial = words.length > 0 ? words[words.length - 1]! : '';
-  const done = words.slice(0, -1);
-  let level: Level = { command: program, path: '' };
-  const typed: Typed = { options: new Map() };
-  let positional = 0;
-  let expecting: Option | undefined;
-  let variadic: Option | undefined;
-  let onlyArguments = false;
+/** Where the words typed so far leave the command line. */
+interface Walked {
+  level: Level;
+  typed: Typed;
+  /** Arguments given to the command reached. */
+  positional: number;
+  /** The option whose value comes next. */
+  expecting: Option | undefined;
+  /** A variadic option still taking values. */
+  variadic: Option | undefined;
+  /** After `--`. */
+  onlyArguments: boolean;
+}
 
+function walk(program: Command, done: string[]): Walked {
+  const at: Walked = {
+    level: { command: program, path: '' },
+    typed: { options: new Map() },
+    positional: 0,
+    expecting: undefined,
+    variadic: undefined,
+    onlyArguments: false,
+  };
   const note = (option: Option, value: string) => {
     const key = option.long ?? option.short ?? option.flags;
-    typed.options.set(key, [...(typed.options.get(key) ?? []), value]);
+    at.typed.options.set(key, [...(at.typed.options.get(key) ?? []), value]);
   };
-
   for (const word of done) {
-    if (expecting) {
-      note(expecting, word);
-      if (expecting.variadic) variadic = expecting;
-      expecting = undefined;
-      continue;
-    }
-    if (!onlyArguments && word === '--') {
-      onlyArguments = true;
-      variadic = undefined;
-      continue;
-    }
-    if (!onlyArguments && word.startsWith('-') && word !== '-') {
-      variadic = undefined;
-      const [flag, inline] =
-        word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word];
-      const option = findOption(level.command, flag!);
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = undefined;
+    } else if (!at.onlyArguments && word === '--') {
+      at.onlyArguments = true;
+      at.variadic = undefined;
+    } else if (!at.onlyArguments && word.startsWith('-') && word !== '-') {
+      at.variadic = undefined;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.level.command, flag);
       if (!option) continue;
       if (inline !== undefined) note(option, inline);
-      else if (option.required) expecting = option;
+      else if (option.required) at.expecting = option;
       else note(option, '');
-      continue;
-    }
-    if (variadic) {
-      note(variadic, word);
-      continue;
-    }
-    const sub = onlyArguments ? undefined : visibleCommands(level.command).find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub && positional === 0) {
-      level = { command: sub, path: level.path ? `${level.path} ${sub.name()}` : sub.name() };
-      continue;
-    }
-    positional++;
-  }
-
-  const root = level.command === program;
-  const given = (option: Option) => typed.options.has(option.long ?? option.short ?? option.flags);
-  const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
-    if (kind === undefined) return { candidates: [], files: false };
-    if (kind === 'files') return { candidates: [], files: true };
-    const list =
-      kind === 'profiles' ? sources.profiles(typed) : kind === 'triggers' ? sources.triggers(typed) : kind === 'settings' ? SETTINGS : kind;
-    return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = (): Completion => ({
-    candidates: visibleOptions(level.command, root)
-      .filter((o) => o.long && (o.variadic || !given(o)))
-      .map((o) => ({ value: o.long!, description: o.description })),
-    files: false,
-  });
-
-  let answer: Completion;
-  if (expecting) {
-    answer = values(optionValues(expecting));
-  } else if (!onlyArguments && partial.startsWith('--') && partial.includes('=')) {
-    const flag = partial.slice(0, partial.indexOf('='));
-    const option = findOption(level.command, flag);
-    answer = option && takesValue(option) ? values(optionValues(option), `${flag}=`) : { candidates: [], files: false };
-    // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
-    answer.files = false;
-  } else if (!onlyArguments && partial.startsWith('-')) {
-    answer = options();
-  } else if (variadic) {
-    answer = values(optionValues(variadic));
-  } else {
-    const subs = visibleCommands(level.command);
-    if (subs.length > 0 && positional === 0 && !onlyArguments) {
-      answer = { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+    } else if (at.variadic) {
+      note(at.variadic, word);
     } else {
-      const args = level.command.registeredArguments;
-      const last = args[args.length - 1];
-      const argument = args[positional] ?? (last?.variadic ? last : undefined);
-      answer = argument ? values(argumentValues(level.path, argument)) : { candidates: [], files: false };
-      const missing = args.slice(positional).some((a) => a.required);
-      if (!argument || (answer.candidates.length === 0 && !answer.files && !missing)) answer = options();
+      const sub = at.onlyArguments
+        ? undefined
+        : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      else at.positional++;
     }
   }
+  return at;
+}
+
+/** `--format=csv` as the flag and its value; any other word as itself. */
+function splitInline(word: string): [string, string | undefined] {
+  const equals = word.indexOf('=');
+  return word.startsWith('--') && equals > 0 ? [word.slice(0, equals), word.slice(equals + 1)] : [word, undefined];
+}
+
+const NOTHING: Completion = { candidates: [], files: false };
+
+/**
+ * Whether a value can be offered as it is: one with a control character would break the line
+ * protocol and the shells' lists, and one with an escape or an invisible (Cf) character would reach
+ * the terminal raw; escaped, it would complete to another id, so it is not offered at all.
+ */
+const isPrintable = (value: string) => printable(value) === value;
+
+/** The completion of `words` (the last one partial) for the program. */
+export function complete(program: Command, words: string[], sources: Sources): Completion {
+  const partial = words.at(-1) ?? '';
+  const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, sources);
   const seen = new Set<string>();
   const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || CONTROL.test(c.value)) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
     seen.add(c.value);
     return true;
   });
   return { candidates, files: answer.files };
 }
 
+function answerAt(at: Walked, partial: string, program: Command, sources: Sources): Completion {
+  const { level, typed, positional, onlyArguments } = at;
+  const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
+    if (kind === undefined) return NOTHING;
+    if (kind === 'files') return { candidates: [], files: true };
+    const list =
+      kind === 'profiles' ? sources.profiles(typed) : kind === 'triggers' ? sources.triggers(typed) : kind === 'settings' ? SETTINGS : kind;
+    return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = (): Completion => ({
+    candidates: visibleOptions(level.command, level.command === program)
+      .filter((o) => o.long && (o.variadic || !typed.options.has(o.long ?? o.short ?? o.flags)))
+      .map((o) => ({ value: o.long!, description: o.description })),
+    files: false,
+  });
+
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith('--') && partial.includes('=')) {
+    const [flag] = splitInline(partial);
+    const option = findOption(level.command, flag);
+    // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
+    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith('-')) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(level.command);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = level.command.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : undefined);
+  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || (answer.candidates.length === 0 && !answer.files && !missing) ? options() : answer;
+}
+
 /** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:plain`. */
 export function completionText(completion: Completion): string {
-  const oneLine = (text: string) => text.replace(CONTROLS, ' ').trim();
+  const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
   const lines = completion.candidates.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
   lines.push(completion.files ? ':files' : ':plain');
   return `${lines.join('\n')}\n`;

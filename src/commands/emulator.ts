@@ -3,12 +3,12 @@
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from '../emulator/defaults.js';
 import * as parse from './parsers.js';
 import type { Context } from './shared.js';
-import { startEmulator, type EmulatorOptions, type RequestEntry } from '../emulator/server.js';
+import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
-import { printable } from '../output/render.js';
+import { errorLine, printable } from '../output/render.js';
+import { ConfigError } from '../errors.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
 export interface EmulatorCommandOptions {
@@ -91,60 +91,69 @@ export async function emulator(
   cwd: string = process.cwd(),
 ): Promise<void> {
   const fromCatalog = await catalogTriggers(options, env, cwd);
-  const envKey = env.TRIGGER_API_KEY;
-  const keySource = options.key ? '--key' : envKey ? 'TRIGGER_API_KEY' : undefined;
-  const key = options.key ?? envKey;
+  const keySource = options.key ? '--key' : env.TRIGGER_API_KEY ? 'TRIGGER_API_KEY' : undefined;
+  const key = options.key ?? env.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
   io.addSecret(givenKey);
-
-  const settings: EmulatorOptions = {
-    port: options.port,
-    host: options.host,
+  const server = await startEmulator({
+    ...options,
     key: givenKey,
     triggers: fromCatalog?.ids ?? options.trigger,
-    log: options.log,
-    failRate: options.failRate,
-    failStatus: options.failStatus,
     latencyMs: options.latency,
-    capacity: options.capacity,
-    maxInFlight: options.maxInFlight,
     keepEvents: false,
     onRequest(entry) {
       if (entry.event) io.stdout(eventLine(entry, io));
       else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
-      io.stderr(io.errColors.error(`error: ${message}`));
+      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     },
-  };
-  const server = await startEmulator(settings);
+  });
+  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  await untilStopped(server);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';
+  // In a terminal the ^C the terminal echoed is still on the line: start a new one.
+  io.stderr(
+    `${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`,
+  );
+}
 
+/** What it listens on, how to point trigger at it, and what it was asked to do. */
+function bannerLines(
+  server: Emulator,
+  options: EmulatorCommandOptions,
+  keySource: string | undefined,
+  fromCatalog: { ids: string[]; path: string } | undefined,
+  io: Output,
+): string[] {
   const c = io.errColors;
   const where =
     new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;
-  io.stderr(`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`);
+  const lines = [`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
-  if (exposed) io.stderr(c.warn(exposed));
+  if (exposed) lines.push(c.warn(exposed));
   if (server.keyGenerated) {
-    io.stderr(`  API key generated for this run; point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
-    io.stderr(`    export TRIGGER_API_KEY=${server.key}`);
+    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
   } else {
-    io.stderr(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    io.stderr(`    export TRIGGER_BASE_URL=${server.url}`);
+    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
   }
-  if (options.trigger?.length) io.stderr(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
-  else if (fromCatalog) io.stderr(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) {
-    io.stderr(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  }
-  if (options.latency) io.stderr(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) io.stderr(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) io.stderr(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) io.stderr(`  recording to ${options.log} (NDJSON)`);
-  io.stderr(c.dim('  Ctrl-C stops it.'));
+  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
+  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
+  lines.push(c.dim('  Ctrl-C stops it.'));
+  return lines;
+}
 
-  await new Promise<void>((resolve) => {
+/** Until SIGINT or SIGTERM: the first lets requests in flight finish, a second cuts them off. */
+function untilStopped(server: Emulator): Promise<void> {
+  return new Promise<void>((resolve) => {
     let stopping = false;
     const stop = () => {
       if (stopping) {
@@ -161,12 +170,6 @@ export async function emulator(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';
-  // In a terminal the ^C the terminal echoed is still on the line: start a new one.
-  io.stderr(
-    `${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`,
-  );
 }
 
 /** The command's definition: its options and help. */

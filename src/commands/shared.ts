@@ -3,6 +3,7 @@
  * Loaded by cli.ts for every command, so it imports nothing of the client at run time (service.ts
  * turns the options into one).
  */
+import type { Readable } from 'node:stream';
 import { Option, type Command } from 'commander';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../client/retry.js';
 import type { Output } from '../output/io.js';
@@ -15,6 +16,8 @@ export interface Context {
   env: NodeJS.ProcessEnv;
   /** The working folder, where the trigger catalog is looked for (tests pass their own instead of chdir). */
   cwd: string;
+  /** Standard input, for a `-` source (default: the process's). */
+  stdin?: Readable | undefined;
 }
 
 /** What a command that calls the service can exit with (fire; the batch has its own line). */

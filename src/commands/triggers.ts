@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Option, type Command } from 'commander';
+import { FORMATS, IMPORT_FORMATS } from '../batch/formats.js';
 import { openInputs, type Format } from '../batch/input.js';
 import { parseColumns } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
@@ -26,25 +27,18 @@ import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
 import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
-import { githubAnnotation, printable, shellQuote } from '../output/render.js';
+import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile } from '../settings/resolve.js';
 import { readConfig } from '../settings/store.js';
-
-export interface TriggersContext {
-  io: Output;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** Standard input, for a `-` source (default: the process's). */
-  stdin?: Readable | undefined;
-}
+import type { Context } from './shared.js';
 
 export interface CatalogFlag {
   catalog?: string | boolean;
   profile?: string;
 }
 
-function found(options: CatalogFlag, ctx: TriggersContext): FoundCatalog | undefined {
+function found(options: CatalogFlag, ctx: Context): FoundCatalog | undefined {
   return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
 }
 
@@ -60,7 +54,7 @@ interface ReadCatalog extends Catalog {
 }
 
 /** Reads and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
-function readFound(where: FoundCatalog, ctx: TriggersContext, write = false): ReadCatalog {
+function readFound(where: FoundCatalog, ctx: Context, write = false): ReadCatalog {
   const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
   const parsed = parseCatalog(file.text);
   if (!parsed.data) throw catalogError(where.path, parsed.problems);
@@ -68,7 +62,7 @@ function readFound(where: FoundCatalog, ctx: TriggersContext, write = false): Re
 }
 
 /** The catalog in effect, checked; exit 2 when there is none or it cannot be used. */
-function requireCatalog(options: CatalogFlag, ctx: TriggersContext, write = false): ReadCatalog {
+function requireCatalog(options: CatalogFlag, ctx: Context, write = false): ReadCatalog {
   const where = found(options, ctx);
   if (!where) throw noCatalog();
   return readFound(where, ctx, write);
@@ -117,7 +111,7 @@ function ruleText(t: TriggerView): string {
   return `value ${t.value}${bounds ? ` (${bounds})` : ''}`;
 }
 
-export function list(options: CatalogFlag & { json?: boolean }, ctx: TriggersContext): void {
+export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): void {
   const catalog = requireCatalog(options, ctx);
   const profile = activeProfile(options, ctx.env);
   const views = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
@@ -144,7 +138,7 @@ function lookUp(catalog: Catalog, profile: string, given: string): string {
   return resolution.trigger.key;
 }
 
-export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx: TriggersContext): void {
+export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx: Context): void {
   const catalog = requireCatalog(options, ctx);
   const profile = activeProfile(options, ctx.env);
   const key = lookUp(catalog, profile, id);
@@ -229,7 +223,7 @@ async function locked(file: string, change: () => void): Promise<void> {
   await withLock(file, async () => change());
 }
 
-export async function add(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
+export async function add(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   checkNewId(id);
   if (options.name === undefined)
     throw new UsageError('add needs --name <text>: the name the dashboard shows', {
@@ -242,7 +236,7 @@ export async function add(id: string, options: EntryOptions, ctx: TriggersContex
  * The file whose lock a write takes: the catalog in effect, links followed and, when the search found
  * it, trusted (an untrusted catalog is refused before anything is made beside it); else the new file.
  */
-function lockTarget(options: CatalogFlag, ctx: TriggersContext): string {
+function lockTarget(options: CatalogFlag, ctx: Context): string {
   const where = found(options, ctx);
   if (!where) return defaultCatalogPath(ctx.cwd);
   return catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real;
@@ -252,7 +246,7 @@ function lockTarget(options: CatalogFlag, ctx: TriggersContext): string {
  * The catalog a write changes: the one in effect, read and checked (a catalog that cannot be used is
  * not written over), or a new one where none is (here, or where --catalog / TRIGGER_CATALOG names).
  */
-function catalogToWrite(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
+function catalogToWrite(options: CatalogFlag, ctx: Context): WriteTarget {
   const where = found(options, ctx);
   if (where && (where.source === 'found' || fs.existsSync(where.path))) {
     const catalog = readFound(where, ctx, true);
@@ -291,7 +285,7 @@ interface WriteTarget {
   schema?: SchemaPlan | undefined;
 }
 
-function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+function addLocked(id: string, options: EntryOptions, ctx: Context): void {
   const target = catalogToWrite(options, ctx);
   const { file, shown, was, data, created } = target;
   if (Object.hasOwn(data.triggers, id))
@@ -315,19 +309,19 @@ function addLocked(id: string, options: EntryOptions, ctx: TriggersContext): voi
   );
 }
 
-function editable(options: CatalogFlag, ctx: TriggersContext): WriteTarget {
+function editable(options: CatalogFlag, ctx: Context): WriteTarget {
   const catalog = requireCatalog(options, ctx, true);
   return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
 }
 
 const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
-export async function edit(id: string, options: EntryOptions, ctx: TriggersContext): Promise<void> {
+export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   if (!found(options, ctx)) throw noCatalog();
   await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
 }
 
-function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): void {
+function editLocked(id: string, options: EntryOptions, ctx: Context): void {
   const { file, shown, was, data } = editable({ catalog: options.catalog }, ctx);
   const key = Object.hasOwn(data.triggers, id)
     ? id
@@ -358,12 +352,12 @@ function editLocked(id: string, options: EntryOptions, ctx: TriggersContext): vo
   ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${changedFile(file, shown)}`);
 }
 
-export async function remove(id: string, options: CatalogFlag, ctx: TriggersContext): Promise<void> {
+export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
   if (!found(options, ctx)) throw noCatalog();
   await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
 }
 
-function removeLocked(id: string, options: CatalogFlag, ctx: TriggersContext): void {
+function removeLocked(id: string, options: CatalogFlag, ctx: Context): void {
   const { file, shown, was, data } = editable(options, ctx);
   const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: '', data }, activeProfile({}, ctx.env), id);
   const triggers = { ...data.triggers };
@@ -393,7 +387,7 @@ function annotation(level: 'error' | 'warning', p: FileProblem): string {
  * Checks the catalog and every row of the given batch files, sending nothing. Exit 1 for any bad
  * row, 2 when the catalog itself cannot be used.
  */
-export async function check(files: string[], options: CheckOptions, ctx: TriggersContext): Promise<void> {
+export async function check(files: string[], options: CheckOptions, ctx: Context): Promise<void> {
   const { io, env } = ctx;
   const where = found(options, ctx);
   if (!where) throw noCatalog();
@@ -419,8 +413,9 @@ export async function check(files: string[], options: CheckOptions, ctx: Trigger
     for (const p of parsed.problems) problems.push({ file: where.path, line: p.line ?? null, message: p.message });
     print();
     const message = `the catalog ${printable(where.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-    if (!options.json) io.stderr(`${io.errColors.error('error:')} ${message}`);
-    throw new ConfigError(message, { reported: true });
+    const error = new ConfigError(message, { reported: true });
+    if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
+    throw error;
   }
   const catalog: Catalog = { path: where.path, text, data: parsed.data };
   const resolver = new TriggerResolver(catalog, activeProfile(options, env));
@@ -460,7 +455,7 @@ export interface ImportOptions extends CatalogFlag {
 }
 
 /** Adds the distinct triggers of existing batch files to the catalog (created here when there is none). */
-export async function importFiles(files: string[], options: ImportOptions, ctx: TriggersContext): Promise<void> {
+export async function importFiles(files: string[], options: ImportOptions, ctx: Context): Promise<void> {
   // The files are read first; the catalog is read and changed under its lock.
   const seen = new Set<string>();
   for (const source of files) {
@@ -476,7 +471,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
 }
 
-function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContext): void {
+function importLocked(ids: string[], options: ImportOptions, ctx: Context): void {
   const target = catalogToWrite(options, ctx);
   const { file, shown, was, data } = target;
   const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
@@ -495,4 +490,92 @@ function importLocked(ids: string[], options: ImportOptions, ctx: TriggersContex
   if (added.size > 0) writeSchema(target, io);
   if (added.size > 0)
     io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
+}
+
+const EXAMPLES = `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`;
+
+const COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
+
+const catalogOption = () =>
+  new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
+const activeProfileOption = () => new Option('--profile <name>', 'show the ids of this profile (default: the active one)');
+
+function entryOptions(command: Command): Command {
+  return command
+    .option('--name <text>', 'the name the dashboard shows')
+    .addOption(new Option('--value <rule>', 'whether events carry a value').choices(VALUE_RULES))
+    .option('--min <number>', 'the smallest value allowed')
+    .option('--max <number>', 'the largest value allowed')
+    .option('--description <text>', 'free text')
+    .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"')
+    .addOption(catalogOption());
+}
+
+/** The command's definition: its subcommands, their options and help. */
+export function command(program: Command, ctx: Context): Command {
+  const triggers = program
+    .command('triggers')
+    .description('the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules')
+    .addHelpText('after', EXAMPLES);
+  triggers
+    .command('list')
+    .description('list the triggers, with their ids in the active profile')
+    .option('--json', 'print one JSON object')
+    .addOption(activeProfileOption())
+    .addOption(catalogOption())
+    .action((options: CatalogFlag & { json?: boolean }) => list(options, ctx));
+  triggers
+    .command('show')
+    .description('show one trigger')
+    .argument('<id>', 'its key or its id in the active profile')
+    .option('--json', 'print one JSON object')
+    .addOption(activeProfileOption())
+    .addOption(catalogOption())
+    .action((id: string, options: CatalogFlag & { json?: boolean }) => show(id, options, ctx));
+  entryOptions(
+    triggers
+      .command('add')
+      .description('add a trigger (creates triggers.json here when there is none)')
+      .argument('<id>', 'the id as the dashboard shows it'),
+  ).action((id: string, options: EntryOptions) => add(id, options, ctx));
+  entryOptions(triggers.command('edit').description('change a trigger').argument('<id>', 'its key or its id in the active profile'))
+    .option('--profile <name>', 'with --id: the profile whose account uses another id')
+    .option('--id <id>', "with --profile: that profile's id for this trigger")
+    .option('--clear <field...>', `remove fields: ${CLEARABLE.join(', ')}`)
+    .action((id: string, options: EntryOptions) => edit(id, options, ctx));
+  triggers
+    .command('remove')
+    .description('remove a trigger from the catalog')
+    .argument('<id>', 'its key or its id in the active profile')
+    .addOption(catalogOption())
+    .action((id: string, options: CatalogFlag) => remove(id, options, ctx));
+  triggers
+    .command('check')
+    .description('check the catalog and every row of batch files, sending nothing (exit 1 if any problem)')
+    .argument('[file...]', 'batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(FORMATS))
+    .option('--trigger <id>', 'the trigger for rows that have none')
+    .option('--columns <map>', COLUMNS_HELP)
+    .option('--json', 'print one JSON object')
+    .option('--profile <name>', 'check against the ids of this profile (default: the active one)')
+    .addOption(catalogOption())
+    .action((files: string[], options: CheckOptions) => check(files, options, ctx));
+  triggers
+    .command('import')
+    .description('add the distinct triggers of existing batch files to the catalog')
+    .argument('<file...>', 'batch files (CSV or NDJSON)')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
+    .option('--columns <map>', COLUMNS_HELP)
+    .addOption(catalogOption())
+    .action((files: string[], options: ImportOptions) => importFiles(files, options, ctx));
+  return triggers;
 }

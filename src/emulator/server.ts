@@ -14,7 +14,6 @@ import { valueTextIn } from '../client/request.js';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { monotonicMs } from '../clock.js';
-import { DEFAULT_FAIL_STATUS, DEFAULT_PORT } from './defaults.js';
 
 export interface EmulatorOptions {
   /** Default 8787; 0 picks a free port. */
@@ -94,6 +93,9 @@ export interface Emulator {
   close(options?: { force?: boolean }): Promise<void>;
 }
 
+/** Where the emulator listens, and what an injected failure answers, unless told otherwise. */
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_FAIL_STATUS = 503;
 const MAX_BODY = 1024 * 1024;
 const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
 
@@ -203,151 +205,113 @@ export class TokenBucket {
   }
 }
 
-export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  checkEmulatorOptions(options);
-  const host = options.host ?? '127.0.0.1';
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const keyDigest = createHash('sha256').update(key).digest();
-  // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
-  const triggers = options.triggers ? new Set(options.triggers) : undefined;
-  const failRate = options.failRate ?? 0;
-  const failStatus = options.failStatus ?? DEFAULT_FAIL_STATUS;
-  const latencyMs = options.latencyMs ?? 0;
-  const random = options.random ?? Math.random;
-  const keepEvents = options.keepEvents ?? true;
-  const bucket = options.capacity === undefined ? undefined : new TokenBucket(options.capacity, options.now ?? monotonicMs);
-  const maxInFlight = options.maxInFlight ?? Infinity;
-  let working = 0;
-  const events: RecordedEvent[] = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
+/** What one request is answered (the body is `{ success, error }`), before any --latency. */
+interface Answer extends Omit<RequestEntry, 'method' | 'url'> {
+  headers?: http.OutgoingHttpHeaders;
+  /** Counted in --max-in-flight until it is answered. */
+  admitted?: boolean;
+}
 
-  // Opened once and written synchronously per event: a line is on disk before the 200 goes out.
-  let logFd: number | undefined;
-  if (options.log) {
+/** The emulator's rules and the state they keep between requests. */
+interface Rules {
+  keyDigest: Buffer;
+  /** A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger. */
+  triggers: Set<string> | undefined;
+  failRate: number;
+  failStatus: number;
+  random: () => number;
+  capacity: number | undefined;
+  bucket: TokenBucket | undefined;
+  maxInFlight: number;
+  working: number;
+  log: { fd: number; file: string; onError: ((message: string) => void) | undefined } | undefined;
+}
+
+const refused = (status: number, error: string, headers?: http.OutgoingHttpHeaders): Answer => ({
+  status,
+  error,
+  injected: false,
+  headers,
+});
+
+/** The checks before the event is taken, in the order a service makes them. */
+function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: string; userId: string } {
+  const route = matchRoute(req.url ?? '');
+  if (route === 'not-found')
+    return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+  if (route === 'bad-encoding') return refused(400, 'the path is not valid percent-encoding');
+  if (req.method !== 'POST') return refused(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
+  if (rules.failRate > 0 && rules.random() < rules.failRate) {
+    const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { 'retry-after': '1' } : {};
+    return { ...refused(rules.failStatus, `injected failure (--fail-rate ${rules.failRate})`, headers), injected: true };
+  }
+  const auth = req.headers.authorization;
+  if (!auth) return refused(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+  // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer.
+  const [scheme, token] = [auth.slice(0, auth.indexOf(' ')), auth.slice(auth.indexOf(' ') + 1).trim()];
+  if (scheme.toLowerCase() !== 'bearer' || !sameKey(token, rules.keyDigest)) return refused(401, 'invalid API key');
+  const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
+  if (type !== 'application/json') return refused(415, `Content-Type must be application/json, not ${type || 'missing'}`);
+  // The limits come after the key, as a service's limits are per account.
+  const waitMs = rules.bucket?.take() ?? 0;
+  if (waitMs > 0) {
+    const error = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
+    return { ...refused(429, error, { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) }), pushedBack: true };
+  }
+  if (rules.working >= rules.maxInFlight) {
+    const error = `overloaded: ${rules.maxInFlight} requests already in progress (--max-in-flight)`;
+    return { ...refused(503, error, { 'retry-after': '1' }), pushedBack: true };
+  }
+  return route;
+}
+
+/** Takes the event once it is admitted: its body checked, its trigger known, and logged. */
+function take(route: { triggerId: string; userId: string }, body: string, tooBig: boolean, requestId: string, rules: Rules): Answer {
+  if (tooBig) return refused(413, 'the body is larger than 1 MiB');
+  const checked = checkBody(body);
+  if ('error' in checked) return refused(400, checked.error);
+  if (rules.triggers && !rules.triggers.has(route.triggerId)) {
+    const known = rules.triggers.size === 0 ? 'no triggers' : [...rules.triggers].map((t) => `"${t}"`).join(', ');
+    return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+  }
+  const event: RecordedEvent = {
+    time: new Date().toISOString(),
+    ...route,
+    ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
+    requestId,
+  };
+  if (rules.log) {
     try {
-      logFd = openLog(options.log);
+      fs.writeSync(rules.log.fd, `${eventJson(event)}\n`);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
-        throw new UsageError(`the log ${options.log} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-          hint: `start its reader first (e.g. cat ${options.log} in another terminal), then the emulator`,
-        });
-      }
+      // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
       const reason = errnoWords(error, 'writing');
-      throw new UsageError(`cannot open the log file ${options.log}: ${reason}`, {
-        hint: 'check that its folder exists and is writable',
-      });
+      rules.log.onError?.(`cannot write the log ${rules.log.file}: ${reason}; the event was answered 500 and not recorded`);
+      return refused(500, `the emulator could not write its log (${reason})`);
     }
   }
+  return { status: 200, event, injected: false };
+}
 
-  const answer = (
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    status: number,
-    body: unknown,
-    entry: Omit<RequestEntry, 'method' | 'url' | 'status'>,
-    headers: http.OutgoingHttpHeaders = {},
-    admitted = false,
-  ) => {
-    const send = () => {
-      if (admitted) working--;
-      // A client that gave up waiting still had its event recorded (and logged): report it all the
-      // same, so that the console and --log always agree.
-      if (!res.destroyed) {
-        if (closing) res.setHeader('connection', 'close');
-        sendJson(res, status, body, headers);
-      }
-      stats.requests++;
-      if (entry.event) stats.recorded++;
-      else if (entry.injected) stats.injected++;
-      else if (entry.pushedBack) stats.pushedBack++;
-      else stats.rejected++;
-      options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', status, ...entry });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
+function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefined): Rules {
+  return {
+    keyDigest: createHash('sha256').update(key).digest(),
+    triggers: options.triggers ? new Set(options.triggers) : undefined,
+    failRate: options.failRate ?? 0,
+    failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
+    random: options.random ?? Math.random,
+    capacity: options.capacity,
+    bucket: options.capacity === undefined ? undefined : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    maxInFlight: options.maxInFlight ?? Infinity,
+    working: 0,
+    log: logFd === undefined ? undefined : { fd: logFd, file: options.log!, onError: options.onLogError },
   };
+}
 
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
-    res.setHeader('x-request-id', requestId);
-    const fail = (status: number, error: string, headers: http.OutgoingHttpHeaders = {}) =>
-      answer(req, res, status, { success: false, error }, { error, injected: false }, headers);
-
-    const route = matchRoute(req.url ?? '');
-    if (route === 'not-found')
-      return fail(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-    if (route === 'bad-encoding') return fail(400, 'the path is not valid percent-encoding');
-    if (req.method !== 'POST') return fail(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
-
-    if (failRate > 0 && random() < failRate) {
-      const error = `injected failure (--fail-rate ${failRate})`;
-      const headers = failStatus === 429 || failStatus === 503 ? { 'retry-after': '1' } : {};
-      return answer(req, res, failStatus, { success: false, error }, { error, injected: true }, headers);
-    }
-
-    const auth = req.headers.authorization;
-    if (!auth) return fail(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-    // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer.
-    const [scheme, token] = [auth.slice(0, auth.indexOf(' ')), auth.slice(auth.indexOf(' ') + 1).trim()];
-    if (scheme.toLowerCase() !== 'bearer' || !sameKey(token, keyDigest)) return fail(401, 'invalid API key');
-    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
-    if (type !== 'application/json') return fail(415, `Content-Type must be application/json, not ${type || 'missing'}`);
-    // The limits come after the key, as a service's limits are per account.
-    if (bucket) {
-      const waitMs = bucket.take();
-      if (waitMs > 0) {
-        const error = `rate limit: more than ${options.capacity} requests per second (--capacity)`;
-        const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1000)));
-        return answer(
-          req,
-          res,
-          429,
-          { success: false, error },
-          { error, injected: false, pushedBack: true },
-          { 'retry-after': retryAfter },
-        );
-      }
-    }
-    if (working >= maxInFlight) {
-      const error = `overloaded: ${maxInFlight} requests already in progress (--max-in-flight)`;
-      return answer(req, res, 503, { success: false, error }, { error, injected: false, pushedBack: true }, { 'retry-after': '1' });
-    }
-    working++;
-    const ok = (status: number, body: unknown, entry: Omit<RequestEntry, 'method' | 'url' | 'status'>) =>
-      answer(req, res, status, body, entry, {}, true);
-    const refuse = (status: number, error: string) => ok(status, { success: false, error }, { error, injected: false });
-    if (tooBig) return refuse(413, 'the body is larger than 1 MiB');
-    const checked = checkBody(body);
-    if ('error' in checked) return refuse(400, checked.error);
-    if (triggers && !triggers.has(route.triggerId)) {
-      const known = triggers.size === 0 ? 'no triggers' : [...triggers].map((t) => `"${t}"`).join(', ');
-      return refuse(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-    }
-
-    const event: RecordedEvent = {
-      time: new Date().toISOString(),
-      triggerId: route.triggerId,
-      userId: route.userId,
-      ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
-      requestId,
-    };
-    if (logFd !== undefined) {
-      try {
-        fs.writeSync(logFd, `${eventJson(event)}\n`);
-      } catch (error) {
-        // Not recorded if it cannot be logged: the client gets a 500, the emulator keeps running.
-        const reason = errnoWords(error, 'writing');
-        options.onLogError?.(`cannot write the log ${options.log}: ${reason}; the event was answered 500 and not recorded`);
-        return refuse(500, `the emulator could not write its log (${reason})`);
-      }
-    }
-    if (keepEvents) events.push(event);
-    ok(200, { success: true }, { event, injected: false });
-  };
-
+/** A server that reads each body (up to MAX_BODY, the rest counted) before handing the request on. */
+function bodyReadingServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => void,
+): http.Server {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -359,44 +323,65 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     req.on('error', () => res.destroy());
   });
   server.keepAliveTimeout = 5_000;
+  return server;
+}
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (logFd !== undefined) fs.closeSync(logFd);
-      const where = `${host}:${options.port ?? DEFAULT_PORT}`;
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, {
-            hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
-          }),
-        );
-      } else if (error.code === 'EACCES') {
-        reject(new UsageError(`not allowed to listen on ${where}`, { hint: 'ports below 1024 need privileges; pick another with --port' }));
-      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }),
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where}: ${error.message}`));
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  checkEmulatorOptions(options);
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === undefined ? undefined : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
+  const events: RecordedEvent[] = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
+    res.setHeader('x-request-id', requestId);
+    const screened = screen(req, rules);
+    let answer: Answer;
+    if ('status' in screened) answer = screened;
+    else {
+      rules.working++;
+      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+    }
+    if (answer.event && keepEvents) events.push(answer.event);
+    const send = () => {
+      const { headers, admitted, ...entry } = answer;
+      if (admitted) rules.working--;
+      // A client that gave up waiting still had its event recorded (and logged): report it all the
+      // same, so that the console and --log always agree.
+      if (!res.destroyed) {
+        if (closing) res.setHeader('connection', 'close');
+        sendJson(res, entry.status, entry.event ? { success: true } : { success: false, error: entry.error }, headers);
       }
+      tally(stats, entry);
+      options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', ...entry });
     };
-    server.once('error', onError);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+    if (latencyMs > 0) setTimeout(send, latencyMs);
+    else send();
+  };
 
-  const { port } = server.address() as AddressInfo;
-  // Listening on every address: clients on this machine reach it on loopback (which needs no --allow-http).
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  const urlHost = reachable.includes(':') ? `[${reachable}]` : reachable;
+  const server = bodyReadingServer(handle);
+  try {
+    await listen(server, host, port);
+  } catch (error) {
+    if (logFd !== undefined) fs.closeSync(logFd);
+    throw error;
+  }
+
+  const bound = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
-
   return {
-    url: `http://${urlHost}:${port}`,
+    url: reachableUrl(host, bound),
     host,
-    port,
+    port: bound,
     key,
     keyGenerated,
     events,
@@ -417,6 +402,64 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return closed;
     },
   };
+}
+
+function tally(stats: Emulator['stats'], entry: Answer): void {
+  stats.requests++;
+  if (entry.event) stats.recorded++;
+  else if (entry.injected) stats.injected++;
+  else if (entry.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
+}
+
+/** Listening on every address: clients on this machine reach it on loopback (which needs no --allow-http). */
+function reachableUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE') {
+        reject(
+          new UsageError(`port ${port} on ${host} is already in use`, {
+            hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
+          }),
+        );
+      } else if (error.code === 'EACCES') {
+        reject(new UsageError(`not allowed to listen on ${where}`, { hint: 'ports below 1024 need privileges; pick another with --port' }));
+      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }),
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where}: ${error.message}`));
+      }
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Opened once and written synchronously per event: a line is on disk before the 200 goes out. */
+function openLogOrExplain(file: string): number {
+  try {
+    return openLog(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
+      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`,
+      });
+    }
+    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error, 'writing')}`, {
+      hint: 'check that its folder exists and is writable',
+    });
+  }
 }
 
 /**

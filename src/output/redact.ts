@@ -1,26 +1,11 @@
 /**
- * Keeping the API key out of everything the tool writes, in every form the contract lists: raw in
- * any letter case; JSON-escaped (`\"`, `\\`, `\/`, `\uXXXX` of any character); percent-encoded, any
- * mix of encoded and plain bytes, either hex case; base64 and base64url at each of the three
- * alignments it can have inside a longer base64 text; hexadecimal in any (or mixed) letter case;
- * HTML/XML character references (`&#x41;`, `&#65;`, `&amp;` and the named ones for ASCII
- * punctuation), in any mix with plain characters; as a JSON member name.
- *
- * Two strengths, because the user's own data must come out as it went in:
- * - `text` masks the whole key wherever it is, ids and values the user gave included;
- * - `server` also masks any run of MIN_PIECE characters of the key, for text that came from the
- *   server (bodies, messages, headers), where an echo cut short at an excerpt limit still leaks most
- *   of a key. It is never applied to the user's ids and values: `order-1234567890` is data even
- *   when the key holds `1234567890`.
- *
- * The escaped and encoded forms are found by decoding the text once into a view (every `%XX`,
- * `\uXXXX`, `\xXX`, JSON escape and character reference turned into its character, letters lowered) that remembers where
- * each character came from; the key is looked for in that view and masked in the text. Text with no
- * trace of any form (the usual `{"success":true}`) is let through after a few native searches.
- *
- * JSON is masked inside its strings only, so that `--json` stays JSON whatever the key is: with the
- * key `true`, `"ok":true` is left alone. The tool's own lines (`json`) are masked in their string
- * values; what the server sent (`serverJson`) in its member names too.
+ * Keeping the API key out of everything the tool writes, in every form docs/masking.md lists. Two
+ * strengths, because the user's own data must come out as it went in: `text` masks the whole key
+ * wherever it is; `server` also masks any run of MIN_PIECE characters of it, for text that came from
+ * the server, where an echo cut short at an excerpt limit still leaks most of a key. The encoded forms
+ * are found by decoding the text into views that remember where each character came from; the key
+ * is looked for in the views and masked in the text. JSON is masked inside its strings only, so that
+ * `--json` stays JSON whatever the key is.
  */
 import { maskKey } from '../settings/validate.js';
 
@@ -29,7 +14,7 @@ import { maskKey } from '../settings/validate.js';
  * key are ~60 bits of it, while shorter runs would mask ordinary text (a live key's `sk_live_` prefix
  * is eight).
  */
-export const MIN_PIECE = 10;
+const MIN_PIECE = 10;
 
 /** Hex digits per stretch: any run of 2 x MIN_PIECE digits of the key's hex holds one at a multiple of this. */
 const HEX_STRETCH = MIN_PIECE;
@@ -40,10 +25,11 @@ const BASE64_PIECE = 16;
 /**
  * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
  * masking `user` inside `user42` would hide ordinary data, and so short a key hides nothing anyway.
- * The tool refuses API keys this short (MIN_KEY_LENGTH in settings/validate.ts); other secrets given
- * to a Redactor may still be.
  */
-export const SHORT_KEY = 12;
+const SHORT_KEY = 12;
+
+/** How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found. */
+const DECODE_PASSES = 2;
 
 /** Masks pieces of the key in text that came from the server (Redactor and Output give one). */
 export interface ServerMask {
@@ -60,6 +46,9 @@ const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
 const STANDARD = /[A-Za-z0-9+/]/;
 const URL_SAFE = /[A-Za-z0-9_-]/;
 
+/** A stretch of a form of the key that is looked for, with where it starts in the form. */
+type Stretch = [start: number, text: string];
+
 /** The key's base64 at one alignment: whole groups of key bytes, and how far the key reaches on either side. */
 interface Base64Needle {
   text: string;
@@ -68,6 +57,8 @@ interface Base64Needle {
   /** Characters after `text` that still carry bits of the key. */
   after: number;
   alphabet: RegExp;
+  /** The stretches of BASE64_PIECE characters a piece of it in server text is found by. */
+  pieces: Stretch[];
 }
 
 /** A stretch of the text to mask; `whole` when it is a whole form of the key (masked as ••••abcd). */
@@ -81,9 +72,15 @@ function asciiLower(text: string): string {
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
+/** The stretches of `form` that are `length` long and start every `step` characters. */
+function stretches(form: string, length: number, step = 1): Stretch[] {
+  const result: Stretch[] = [];
+  for (let s = 0; s + length <= form.length; s += step) result.push([s, form.slice(s, s + length)]);
+  return result;
+}
+
 function base64Needles(key: string): Base64Needle[] {
   const needles: Base64Needle[] = [];
-  const seen = new Set<string>();
   // `lead` key bytes share a group with bytes before the key: 0, 2 or 1 of them.
   for (const lead of [0, 2, 1]) {
     const whole = Math.floor((key.length - lead) / 3) * 3;
@@ -95,9 +92,9 @@ function base64Needles(key: string): Base64Needle[] {
       [standard, STANDARD],
       [standard.replace(/\+/g, '-').replace(/\//g, '_'), URL_SAFE],
     ] as const) {
-      if (seen.has(text)) continue;
-      seen.add(text);
-      needles.push({ text, alphabet, ...around });
+      if (needles.some((needle) => needle.text === text)) continue;
+      const pieces = stretches(text, BASE64_PIECE, Math.max(1, text.length - BASE64_PIECE));
+      needles.push({ text, alphabet, pieces, ...around });
     }
   }
   return needles;
@@ -116,10 +113,18 @@ class Secret {
   readonly base64: Base64Needle[];
   /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
   readonly hex: string;
-  /** The lowered key raw, JSON-escaped and percent-encoded: looked for as they are in text with escapes. */
+  /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
+  readonly hexApart: RegExp;
+  readonly apart: string[];
+  /**
+   * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
+   * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
+   */
   readonly literal: string[];
-  /** Runs of MIN_PIECE characters of the lowered key, with where each starts in it. */
-  readonly pieces: Array<[start: number, text: string]> = [];
+  /** Runs of MIN_PIECE characters of the lowered key (any piece in server text holds one). */
+  readonly pieces: Stretch[];
+  /** Stretches of the hex at every HEX_STRETCH digits (any hex piece in server text holds one). */
+  readonly hexPieces: Stretch[];
   /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
   readonly #maybe: RegExp;
   /** Matches wherever a piece might be (in server text). */
@@ -133,31 +138,30 @@ class Secret {
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
     this.ampersand = key.includes('&');
-    this.literal = [...new Set([this.lower, JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])];
+    this.literal = [...new Set([JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])].filter(
+      (f) => f !== this.lower,
+    );
     this.base64 = this.short ? [] : base64Needles(key);
     this.hex = Buffer.from(key, 'latin1').toString('hex');
+    this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, '$&[-: ]'), 'g');
+    this.apart = [':', '-', ' '].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
     // One case-insensitive search (wider than base64 needs: a net never narrower than the forms).
-    this.#maybe = new RegExp(
-      [this.lower, this.hex, ...this.base64.map((n) => n.text)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'),
-      'i',
-    );
+    const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
+    this.#maybe = new RegExp([...forms, this.hex, ...this.apart, '%', '\\\\', '&'].join('|'), 'i');
     this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
+    this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
+    this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
     if (this.short) return;
-    const seen = new Set<string>();
-    for (let s = 0; s + MIN_PIECE <= this.lower.length; s++) {
-      const piece = this.lower.slice(s, s + MIN_PIECE);
-      if (!seen.has(piece)) this.pieces.push([s, piece]);
-      seen.add(piece);
-    }
     // A run of MIN_PIECE characters of the key holds one of its five-character stretches that start
-    // at a multiple of five; a base64 anchor starts or ends with eight of its characters. Looking for
-    // those few (in any case: a wider net, never a narrower one) rules out most text at once.
-    const stretches: string[] = [];
-    for (let s = 0; s + 5 <= this.lower.length; s += 5) stretches.push(this.lower.slice(s, s + 5));
-    // A hex piece (2 x MIN_PIECE digits) holds one of the hex's ten-digit stretches at a multiple of ten.
-    for (let s = 0; s + HEX_STRETCH <= this.hex.length; s += HEX_STRETCH) stretches.push(this.hex.slice(s, s + HEX_STRETCH));
-    const anchors = this.base64.flatMap((n) => (n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : []));
-    this.#maybePiece = new RegExp([...new Set([...stretches, ...anchors])].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
+    // at a multiple of five; a hex piece one of the hex's stretches; a base64 piece starts or ends with
+    // eight of its needle's characters. Looking for those few (in any case: a wider net, never a
+    // narrower one) rules out most text at once.
+    const anchors = [
+      ...stretches(this.lower, 5, 5).map(([, text]) => text),
+      ...this.hexPieces.map(([, text]) => text),
+      ...this.base64.flatMap((n) => (n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : [])),
+    ];
+    this.#maybePiece = new RegExp([...new Set(anchors)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
   }
 
   /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
@@ -178,60 +182,32 @@ interface View {
   lower: string;
   /** Where decoded character i starts in the text, and (at the end) the text's length; undefined when nothing was decoded. */
   at: Int32Array | undefined;
+  /** Whether decoding made an escape character, so that another pass may find more. */
+  again?: boolean;
+  /**
+   * The text as it is beside its decoded views: only the key itself (raw, JSON-escaped,
+   * percent-encoded) and its pieces are looked for here, for a key holding `%`, `\` or `&`.
+   */
+  raw?: boolean;
 }
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x23, 0x3b];
 
 /**
- * HTML's named character references for the characters a key can hold (printable ASCII): the
- * XML five, and HTML5's names for the rest of ASCII punctuation. `&amp`, `&lt`, `&gt` and `&quot`
- * are also read without their `;`, as browsers read them.
+ * HTML's named character references for the characters a key can hold (printable ASCII), each name
+ * before its character: the XML five, and HTML5's names for the rest of ASCII punctuation.
  */
-const NAMED: Record<string, number> = {
-  amp: 0x26,
-  lt: 0x3c,
-  gt: 0x3e,
-  quot: 0x22,
-  apos: 0x27,
-  excl: 0x21,
-  num: 0x23,
-  dollar: 0x24,
-  percnt: 0x25,
-  lpar: 0x28,
-  rpar: 0x29,
-  ast: 0x2a,
-  midast: 0x2a,
-  plus: 0x2b,
-  comma: 0x2c,
-  period: 0x2e,
-  sol: 0x2f,
-  colon: 0x3a,
-  semi: 0x3b,
-  equals: 0x3d,
-  quest: 0x3f,
-  commat: 0x40,
-  lsqb: 0x5b,
-  lbrack: 0x5b,
-  bsol: 0x5c,
-  rsqb: 0x5d,
-  rbrack: 0x5d,
-  hat: 0x5e,
-  lowbar: 0x5f,
-  underbar: 0x5f,
-  grave: 0x60,
-  diacriticalgrave: 0x60,
-  lcub: 0x7b,
-  lbrace: 0x7b,
-  verbar: 0x7c,
-  vert: 0x7c,
-  verticalline: 0x7c,
-  rcub: 0x7d,
-  rbrace: 0x7d,
-  tilde: 0x7e,
-  dash: 0x2010,
-  hyphen: 0x2010,
-  nbsp: 0xa0,
-};
+const NAMES = `
+  amp & lt < gt > quot " apos '
+  excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
+  equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
+  grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
+  dash \u2010 hyphen \u2010 nbsp \u00a0`
+  .split(/[ \n]+/)
+  .filter(Boolean); // not trim(), which would take the nbsp
+const NAMED = new Map<string, number>();
+for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i]!, NAMES[i + 1]!.charCodeAt(0));
+/** The names also read without their `;`, as browsers read them. */
 const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
 /** A named reference: letters after `&`, and a `;` (or not). */
 const NAME_AT = /[A-Za-z]{2,20};?/y;
@@ -258,10 +234,11 @@ function referenceAt(text: string, at: number): [unit: number, length: number] |
   if (!m) return undefined;
   const closed = m[0].endsWith(';');
   const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
-  const unit = NAMED[name];
+  const unit = NAMED.get(name);
   if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
   return [unit, m[0].length + 1];
 }
+
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
 const SHORT_ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
 
@@ -279,13 +256,14 @@ function hexAt(text: string, at: number, length: number): number {
   return value;
 }
 
-function decode(text: string, references = true): View {
-  if (!ESCAPES.test(text)) return { text, lower: asciiLower(text), at: undefined };
+/** `text` decoded once; `outer` says where each of its characters came from in the original text. */
+function decodeOnce(text: string, references: boolean, outer: Int32Array | undefined): View {
   // Code units and offsets in typed arrays, turned into a string in one go: a megabyte of escapes
   // is decoded in milliseconds, not in a million small strings.
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
   let n = 0;
+  let again = false;
   for (let i = 0; i < text.length; n++) {
     let unit = text.charCodeAt(i);
     let length = 1;
@@ -301,13 +279,42 @@ function decode(text: string, references = true): View {
       const reference = referenceAt(text, i);
       if (reference) [unit, length] = reference;
     }
+    // An escape that stands for `%`, `\` or `&` may start another: the text is decoded again.
+    if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
     units[n] = unit;
-    at[n] = i;
+    at[n] = outer ? outer[i]! : i;
     i += length;
   }
-  at[n] = text.length;
+  at[n] = outer ? outer[text.length]! : text.length;
   const decoded = Buffer.from(units.buffer, 0, n * 2).toString('utf16le');
-  return { text: decoded, lower: asciiLower(decoded), at };
+  return { text: decoded, lower: asciiLower(decoded), at, again };
+}
+
+/** The text decoded, and decoded again while escapes are left, up to DECODE_PASSES times: each pass a view. */
+function decode(text: string, references: boolean): View[] {
+  const passes: View[] = [];
+  if (!ESCAPES.test(text)) return passes;
+  let last: View = { text, lower: '', at: undefined, again: true };
+  while (last.again && passes.length < DECODE_PASSES) {
+    const next = decodeOnce(last.text, references, last.at);
+    if (next.text === last.text) break;
+    passes.push((last = next));
+  }
+  return passes;
+}
+
+/**
+ * The views the key is looked for in: the text as it is, and when it holds escapes, each pass of
+ * decoding them (a key that holds `%`, `\` or `&` itself is changed by a pass, so every pass is
+ * searched); for a key holding `&`, also the passes that leave character references as they are.
+ */
+function views(text: string, secret: Secret): View[] {
+  const plain: View = { text, lower: asciiLower(text), at: undefined };
+  const decoded = decode(text, true);
+  if (decoded.length === 0) return [plain];
+  plain.raw = true;
+  if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
+  return [plain, ...decoded];
 }
 
 /** Calls `found` with every place `needle` is in `haystack`. */
@@ -324,16 +331,12 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
     ranges.push([from, to, true]);
   };
   eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
+  if (!view.at) for (const form of secret.literal) eachAt(view.lower, form, (at) => add(at, at + form.length));
+  if (view.raw) return;
   eachAt(view.lower, secret.hex, (at) => add(at, at + secret.hex.length));
-  if (view.at) {
-    // A key that holds `%` or `\` itself, which decoding changes: its own forms, as they are.
-    const lower = asciiLower(text);
-    for (const form of secret.literal) {
-      eachAt(lower, form, (at) => {
-        if (!(secret.short && (WORD.test(text[at - 1] ?? '') || WORD.test(text[at + form.length] ?? ''))))
-          ranges.push([at, at + form.length, true]);
-      });
-    }
+  // The hex with its bytes apart is told by how it starts: a literal search is faster than the expression.
+  if (secret.apart.some((start) => view.lower.includes(start))) {
+    for (const m of view.lower.matchAll(secret.hexApart)) add(m.index, m.index + m[0].length);
   }
   for (const needle of secret.base64) {
     eachAt(view.text, needle.text, (at) => {
@@ -341,63 +344,39 @@ function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]):
       let end = at + needle.text.length;
       for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view.text[start - 1]!); n++) start--;
       for (let n = 0; n < needle.after && end < view.text.length && needle.alphabet.test(view.text[end]!); n++) end++;
-      ranges.push(view.at ? [view.at[start]!, view.at[end]!, true] : [start, end, true]);
+      add(start, end);
     });
   }
 }
 
-/** The ranges of `text` that are runs of MIN_PIECE or more characters of the key (or of its base64). */
-function pieceRanges(text: string, view: View, secret: Secret, ranges: Range[]): void {
-  // The run grown from each alignment with the key (where the key would start): another piece of
-  // the same alignment inside it would grow into the same run (a text of a thousand echoes stays linear).
-  let grown = new Map<number, [number, number]>();
-  const grow = (haystack: string, form: string, at: number, s: number, length: number, map?: Int32Array) => {
-    const known = grown.get(at - s);
-    if (known && known[0] <= at && at + length <= known[1]) return;
-    let start = at;
-    let end = at + length;
-    for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
-    for (let k = s + length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
-    const whole = end - start === form.length;
-    grown.set(at - s, [start, end]);
-    ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
-  };
-  for (const [s, piece] of secret.pieces) {
-    eachAt(view.lower, piece, (at) => grow(view.lower, secret.lower, at, s, MIN_PIECE, view.at));
-  }
-  if (view.at) {
-    const lower = asciiLower(text);
-    grown = new Map();
-    for (const [s, piece] of secret.pieces) eachAt(lower, piece, (at) => grow(lower, secret.lower, at, s, MIN_PIECE));
-  }
-  hexPieceRanges(view, secret, ranges);
-  for (const needle of secret.base64) {
-    if (needle.text.length < BASE64_PIECE) continue;
-    grown = new Map();
-    const tail = needle.text.length - BASE64_PIECE;
-    for (const s of tail === 0 ? [0] : [0, tail]) {
-      eachAt(view.text, needle.text.slice(s, s + BASE64_PIECE), (at) => grow(view.text, needle.text, at, s, BASE64_PIECE, view.at));
-    }
-  }
+/** The ranges of `text` that are runs of MIN_PIECE or more characters of the key (or of its hex or base64). */
+function pieceRanges(view: View, secret: Secret, ranges: Range[]): void {
+  grownRuns(view.lower, secret.lower, secret.pieces, MIN_PIECE, view.at, ranges);
+  if (view.raw) return;
+  grownRuns(view.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view.at, ranges);
+  for (const needle of secret.base64) grownRuns(view.text, needle.text, needle.pieces, BASE64_PIECE, view.at, ranges);
 }
 
-/** The ranges of the view that are runs of 2 x MIN_PIECE or more digits of the key's hex (MIN_PIECE bytes). */
-function hexPieceRanges(view: View, secret: Secret, ranges: Range[]): void {
-  const { hex } = secret;
-  const text = view.lower;
-  const grown = new Map<number, number>(); // where the key's hex would start -> the end of the run grown there
-  for (let s = 0; s + HEX_STRETCH <= hex.length; s += HEX_STRETCH) {
-    eachAt(text, hex.slice(s, s + HEX_STRETCH), (at) => {
+/**
+ * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, as a range
+ * when the run is at least `minimum` long. The run grown from each alignment with the form (where it
+ * would start) is kept: another stretch of the same alignment inside it would grow into the same run,
+ * so a text of a thousand echoes stays linear.
+ */
+function grownRuns(haystack: string, form: string, found: Stretch[], minimum: number, map: Int32Array | undefined, ranges: Range[]): void {
+  const grown = new Map<number, [number, number]>();
+  for (const [s, stretch] of found) {
+    eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
-      if (known !== undefined && at + HEX_STRETCH <= known) return;
+      if (known && known[0] <= at && at + stretch.length <= known[1]) return;
       let start = at;
-      let end = at + HEX_STRETCH;
-      for (let k = s - 1; k >= 0 && start > 0 && text[start - 1] === hex[k]; k--) start--;
-      for (let k = s + HEX_STRETCH; k < hex.length && end < text.length && text[end] === hex[k]; k++) end++;
-      grown.set(at - s, end);
-      if (end - start < 2 * MIN_PIECE) return;
-      const whole = end - start === hex.length;
-      ranges.push(view.at ? [view.at[start]!, view.at[end]!, whole] : [start, end, whole]);
+      let end = at + stretch.length;
+      for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
+      for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+      grown.set(at - s, [start, end]);
+      if (end - start < minimum) return;
+      const whole = end - start === form.length;
+      ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
     });
   }
 }
@@ -423,12 +402,6 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
   return result + text.slice(last);
 }
 
-/** The views the key is looked for in: the decoded text, and for a key holding `&` the text decoded but its references. */
-function views(text: string, secret: Secret): View[] {
-  const view = decode(text);
-  return secret.ampersand && view.at !== undefined && text.includes('&') ? [view, decode(text, false)] : [view];
-}
-
 export class Redactor implements ServerMask {
   readonly #secrets: Secret[] = [];
 
@@ -444,26 +417,24 @@ export class Redactor implements ServerMask {
 
   /** Text with every form of the whole key masked: for anything written, the user's own data included. */
   text(input: string): string {
-    let text = input;
-    for (const secret of this.#secrets) {
-      if (!secret.mayHold(text)) continue;
-      const ranges: Range[] = [];
-      for (const view of views(text, secret)) wholeRanges(text, view, secret, ranges);
-      text = applyRanges(text, ranges, secret.mask);
-    }
-    return text;
+    return this.#mask(input, false);
   }
 
   /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
   server(input: string): string {
+    return this.#mask(input, true);
+  }
+
+  #mask(input: string, pieces: boolean): string {
     let text = input;
     for (const secret of this.#secrets) {
       const whole = secret.mayHold(text);
-      if (!whole && !secret.mayHoldPiece(text)) continue;
+      const piece = pieces && !secret.short && secret.mayHoldPiece(text);
+      if (!whole && !piece) continue;
       const ranges: Range[] = [];
       for (const view of views(text, secret)) {
         if (whole) wholeRanges(text, view, secret, ranges);
-        if (!secret.short) pieceRanges(text, view, secret, ranges);
+        if (piece) pieceRanges(view, secret, ranges);
       }
       text = applyRanges(text, ranges, secret.mask);
     }

@@ -67,15 +67,24 @@ function reason(error: unknown): string {
   return text.split('\n')[0]!.replace(/^Platform failure: /, '');
 }
 
-/** Stores the key; returns undefined when stored, else why the store could not take it. */
-export async function storeKey(profile: string, key: string): Promise<string | undefined> {
+/** Runs one store call that may fail; returns undefined when it worked, else why not. */
+async function tryStore(
+  call: (entry: KeyringEntry, signal: AbortSignal) => Promise<unknown>,
+  profile: string,
+): Promise<string | undefined> {
   try {
-    await bounded((e, signal) => e.setPassword(key, signal), profile);
+    await bounded(call, profile);
     return undefined;
   } catch (error) {
     return reason(error);
   }
 }
+
+/** Stores the key; returns undefined when stored, else why the store could not take it. */
+export const storeKey = (profile: string, key: string) => tryStore((e, signal) => e.setPassword(key, signal), profile);
+
+/** Removes a profile's key from the store; returns why not when the store could not be reached. */
+export const deleteKey = (profile: string) => tryStore((e, signal) => e.deleteCredential(signal), profile);
 
 /** Reads the key a profile keeps in the store; a ConfigError when it is not there or no store answers. */
 export async function loadKey(profile: string): Promise<string> {
@@ -93,14 +102,4 @@ export async function loadKey(profile: string): Promise<string> {
     });
   }
   return key;
-}
-
-/** Removes a profile's key from the store; returns why not when the store could not be reached. */
-export async function deleteKey(profile: string): Promise<string | undefined> {
-  try {
-    await bounded((e, signal) => e.deleteCredential(signal), profile);
-    return undefined;
-  } catch (error) {
-    return reason(error);
-  }
 }

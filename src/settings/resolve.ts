@@ -75,23 +75,14 @@ export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEn
   return { name: 'default', explicit: false, source: 'default' };
 }
 
-/** Marks a key that is in the credential store (read by loadSettings). */
+/** Marks a key that is in the credential store (read by withStoredKey). */
 const STORED = '\u0000keychain';
 
-/**
- * resolveSettings, then the key from the OS credential store when that is where the profile keeps
- * it (bounded to a second). What the commands use.
- */
+/** resolveSettings, then the key from the OS credential store when the profile keeps it there. */
 export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {
-  const settings = resolveSettings(options);
-  if (settings.apiKeySource !== 'keychain') return settings;
-  if (options.requireKey === false) {
-    // --dry-run needs no key: a store that does not answer is not a reason to stop.
-    const key = await loadKey(settings.profile).catch(() => undefined);
-    return key === undefined ? settings : { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
-  }
-  const key = await loadKey(settings.profile);
-  return { ...settings, apiKey: normalizeApiKey(key, `profile "${settings.profile}" in ${storeName()}`) };
+  const { settings, problems } = await withStoredKey(findSettings(options), options);
+  if (problems[0]) throw problems[0];
+  return settings!;
 }
 
 /** A setting as found, before it is checked: its value, where it came from, and that place in words. */
@@ -147,17 +138,11 @@ export function unknownProfile(name: string, configFile: string, config: ConfigD
   });
 }
 
-/** "No API key is set", with the command that fixes it: the one wording, for the commands and `status`. */
-export function noKeyError(profile: SelectedProfile): ConfigError {
-  return new ConfigError('no API key is set', {
-    hint: `run: trigger config set-key${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_API_KEY, or pass --api-key)`,
-  });
-}
-
-/** "No base URL is set", with the command that fixes it. */
-export function noBaseUrlError(profile: SelectedProfile): ConfigError {
-  return new ConfigError('no base URL is set', {
-    hint: `run: trigger config set-base-url https://<your-service-host>${profile.explicit ? ` --profile ${profile.name}` : ''}  (or set TRIGGER_BASE_URL, or pass --base-url)`,
+/** "No API key is set" and "no base URL is set", with the command that fixes it: for the commands and `status`. */
+function notSet(what: string, command: string, variable: string, profile: SelectedProfile): ConfigError {
+  const named = profile.explicit ? ` --profile ${profile.name}` : '';
+  return new ConfigError(`no ${what} is set`, {
+    hint: `run: trigger config ${command}${named}  (or set ${variable}, or pass --${what === 'API key' ? 'api-key' : 'base-url'})`,
   });
 }
 
@@ -181,8 +166,8 @@ function checkSettings(found: FoundSettings, options: ResolveOptions): { setting
     }
   };
   if (explicit && !found.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(noKeyError(found.profile));
-  if (!url) problems.push(noBaseUrlError(found.profile));
+  if (!key && options.requireKey !== false) problems.push(notSet('API key', 'set-key', 'TRIGGER_API_KEY', found.profile));
+  if (!url) problems.push(notSet('base URL', 'set-base-url https://<your-service-host>', 'TRIGGER_BASE_URL', found.profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
@@ -230,23 +215,32 @@ export interface World {
   problems: TriggerError[];
 }
 
+/**
+ * The settings as found and checked, with the key read from the OS credential store (bounded to a
+ * second) when that is where the profile keeps it. --dry-run needs no key: a store that does not
+ * answer is then no problem.
+ */
+async function withStoredKey(
+  found: FoundSettings,
+  options: ResolveOptions,
+): Promise<{ settings: Settings | undefined; problems: TriggerError[] }> {
+  const { settings, problems } = checkSettings(found, options);
+  if (found.key?.[1] !== 'keychain') return { settings, problems };
+  try {
+    const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
+    if (settings) settings.apiKey = key;
+    else found.key = [key, 'keychain', found.key[2]];
+  } catch (error) {
+    if (!isTriggerError(error)) throw error;
+    if (options.requireKey !== false) problems.push(error);
+  }
+  return { settings, problems };
+}
+
 export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
   const env = options.env ?? process.env;
   const found = findSettings(options);
-  const { settings, problems } = checkSettings(found, options);
-  if (found.key?.[1] === 'keychain') {
-    try {
-      const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
-      if (settings) settings.apiKey = key;
-      else found.key = [key, 'keychain', found.key[2]];
-    } catch (error) {
-      // --dry-run needs no key: a store that does not answer is not a reason to stop.
-      if (options.requireKey !== false) {
-        if (!isTriggerError(error)) throw error;
-        problems.push(error);
-      }
-    }
-  }
+  const { settings, problems } = await withStoredKey(found, options);
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
   if (!where) return { found, settings, catalog: undefined, problems };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);

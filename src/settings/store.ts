@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
+import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { withLock, type LockOptions } from '../lock.js';
@@ -46,9 +46,7 @@ export function readConfig(file: string): ConfigData {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read config file ${file}: ${errnoWords(error, 'writing')}`, {
-      hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
-    });
+    throw cannot('read config file', file, error);
   }
   if (text.trim() === '') return {};
   let data: unknown;
@@ -74,47 +72,11 @@ export function getProfile(data: ConfigData, name: string): Profile | undefined 
   return typeof profile === 'object' && profile !== null ? profile : undefined;
 }
 
-/** How a failed write is said: the path and the reason, in words. */
-function writeError(what: string, target: string, error: unknown): ConfigError {
+/** How a failed read or write is said: the path and the reason, in words. */
+function cannot(what: string, target: string, error: unknown): ConfigError {
   return new ConfigError(`cannot ${what} ${target}: ${errnoWords(error, 'writing')}`, {
     hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
   });
-}
-
-/**
- * Makes the config folder, one level at a time (Node's recursive mkdirSync spins forever on some
- * paths, such as under /proc). Folders made here are 0700; one that exists keeps its mode.
- */
-export function ensureDir(dir: string): void {
-  const missing: string[] = [];
-  let at = path.resolve(dir);
-  for (;;) {
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.statSync(at);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') throw writeError('create the config folder', dir, error);
-    }
-    if (stat) {
-      if (!stat.isDirectory())
-        throw new ConfigError(`cannot create the config folder ${dir}: ${at} is a file, not a folder`, {
-          hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
-        });
-      break;
-    }
-    missing.unshift(at);
-    const parent = path.dirname(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const level of missing) {
-    try {
-      fs.mkdirSync(level, { mode: 0o700 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError('create the config folder', dir, error);
-    }
-  }
 }
 
 /**
@@ -123,8 +85,11 @@ export function ensureDir(dir: string): void {
  */
 export async function updateConfig(file: string, update: (data: ConfigData) => ConfigData, options: LockOptions = {}): Promise<ConfigData> {
   readConfig(file); // a corrupt file stops here, before anything is created or locked
-  const dir = path.dirname(file);
-  ensureDir(dir);
+  try {
+    makeFolders(path.dirname(file));
+  } catch (error) {
+    throw cannot('create the config folder', path.dirname(file), error);
+  }
   return withLock(
     file,
     async () => {
@@ -133,7 +98,7 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
         // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
         writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
       } catch (error) {
-        throw writeError('write', file, error);
+        throw cannot('write', file, error);
       }
       return next;
     },

@@ -45,25 +45,21 @@ export const MIN_KEY_LENGTH = 12;
  */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim();
-  if (key === '') {
-    throw new UsageError(`the API key from ${source} is empty`);
-  }
-  let position = 0;
-  for (const char of key) {
-    position++;
-    const code = char.codePointAt(0)!;
-    if (code > 0x20 && code < 0x7f) continue;
-    throw new UsageError(
-      `the API key from ${source} contains ${describeKeyCharacter(char)} at position ${position}; nothing was stored or sent`,
-      {
-        hint: 'copy the key again from the dashboard, as plain text',
-      },
+  const refuse = (what: string, hint: string) => new UsageError(`the API key from ${source} ${what}; nothing was stored or sent`, { hint });
+  if (key === '') throw new UsageError(`the API key from ${source} is empty`);
+  const chars = [...key];
+  const bad = chars.findIndex((char) => char <= ' ' || char > '~');
+  if (bad >= 0) {
+    throw refuse(
+      `contains ${describeKeyCharacter(chars[bad]!)} at position ${bad + 1}`,
+      'copy the key again from the dashboard, as plain text',
     );
   }
   if (key.length < MIN_KEY_LENGTH) {
-    throw new UsageError(
-      `the API key from ${source} is ${key.length} character${key.length === 1 ? '' : 's'} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more); nothing was stored or sent`,
-      { hint: 'copy the whole key from the dashboard (a password or a word is not the key)' },
+    const length = `${key.length} character${key.length === 1 ? '' : 's'}`;
+    throw refuse(
+      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
+      'copy the whole key from the dashboard (a password or a word is not the key)',
     );
   }
   return key;

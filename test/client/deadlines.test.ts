@@ -7,15 +7,17 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { Attempt, Deadlines } from '../../src/client/attempt.js';
 
 /** Ends an attempt as undici would for a 200 answer with the usual body. */
 function answer(attempt: Attempt): void {
-  attempt.onConnect(() => {});
-  attempt.onHeaders(200, [Buffer.from('Content-Length'), Buffer.from('16')]);
-  attempt.onData(Buffer.from('{"success":true}'));
-  attempt.onComplete();
+  const controller = { abort: () => {} } as unknown as Dispatcher.DispatchController;
+  attempt.onRequestStart(controller);
+  attempt.onResponseStart(controller, 200, { 'content-length': '16' });
+  attempt.onResponseData(controller, Buffer.from('{"success":true}'));
+  attempt.onResponseEnd();
 }
 
 /** Full collections (gc exposed at run time), each with a turn for FinalizationRegistry callbacks. */

@@ -65,7 +65,7 @@ describe.each(shells)('in a real %s (%s)', (shell, install) => {
   let session: ShellSession;
   beforeAll(async () => {
     if (available) session = await ShellSession.start(shell, box, { cwd: work, install });
-  }, 30_000);
+  }, 60_000);
   afterAll(() => session?.close());
 
   it('completes a command', async () => {

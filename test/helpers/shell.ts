@@ -88,7 +88,9 @@ export class ShellSession {
     const socket = path.join(dir, 'tmux.sock');
     const session = new ShellSession(socket, shell);
     session.#tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'test', '-x', '160', '-y', '50', '-c', options.cwd, ...command], env);
-    await session.waitFor(/^\$\s*$/m);
+    // zsh's compinit and each shell's `trigger completion` take seconds of CPU: under a load of 20 on
+    // two cores the first prompt came after more than 10 s.
+    await session.waitFor(/^\$\s*$/m, 45_000);
     return session;
   }
 
@@ -110,25 +112,33 @@ export class ShellSession {
       .trim();
   }
 
-  /** Waits for the screen to match; returns it, or throws with what was on screen. */
+  /**
+   * Waits for the screen to match; returns it, or throws with what was on screen. The screen is
+   * looked at every 20 ms (a capture-pane costs a few ms): each Tab runs the built binary, and a
+   * coarser look added its slack to every one of the completion tests' hundred-odd waits.
+   */
   async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
       if (pattern.test(screen)) return screen;
       if (Date.now() > end) throw new Error(`${this.shell}: the screen never matched ${pattern}:\n${screen}`);
-      await sleep(100);
+      await sleep(20);
     }
   }
 
-  /** Types `line`, then Tab; waits for the screen to match. Then clears the line and the screen. */
+  /**
+   * Types `line`, then Tab; waits for the screen to match. Then clears the line and the screen: C-l
+   * only once the shell has taken the C-c (a fresh, empty prompt on the last line), since the
+   * terminal drops what is typed ahead of an interrupt.
+   */
   async tab(line: string, pattern: RegExp): Promise<string> {
     this.type(line, 'Tab');
     try {
       return await this.waitFor(pattern);
     } finally {
       this.type('', 'C-c');
-      await sleep(150);
+      await this.waitFor(/(^|\n)\$$/);
       this.type('', 'C-l');
       await this.waitFor(/^\$\s*$/);
     }

@@ -173,7 +173,14 @@ class Events {
 export function simulateSenders(
   service: Service,
   plans: SenderPlan[],
-  { loaded = false, seed = 42, from = 0, max = 64, limitMs = 600_000 } = {},
+  {
+    loaded = false,
+    seed = 42,
+    from = 0,
+    max = 64,
+    limitMs = 600_000,
+    trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined,
+  } = {},
 ): SenderResult[] {
   let now = 0;
   const events = new Events();
@@ -199,6 +206,7 @@ export function simulateSenders(
           result.answers++;
           if (now >= from) result.answersLate++;
           pace.answered(verdict.answer, now - sent, verdict.retryAfterMs);
+          trace?.(who, now, pace, verdict.answer);
           if (verdict.answer === Answer.Accepted) {
             result.accepted++;
             result.acceptedAt.push(now);

@@ -1,14 +1,15 @@
 /**
- * An answer's headers as undici reads them (names and values in turn, as Buffers): the client keeps
- * them so, and reads one header or makes the object only when it needs to.
+ * An answer's headers as undici hands them to the client's handler: an object made by undici's
+ * parseHeaders from the names and values it read; the client reads one header from it.
  */
 import { describe, expect, it } from 'vitest';
-import { headersOf, htmlWords, looksLikeHtml, rawHeader, requestIdOf, serverMessage } from '../../src/client/response.js';
+import { parseHeaders as headersOf } from 'undici/lib/core/util.js';
+import { headerValue, htmlWords, looksLikeHtml, requestIdOf, serverMessage } from '../../src/client/response.js';
 import { contentCoding } from '../../src/client/decode.js';
 
 const raw = (...pairs: string[]) => pairs.map((text) => Buffer.from(text, 'latin1'));
 
-describe('headersOf', () => {
+describe("undici's headers object", () => {
   it('makes the object undici would: lower-case names, repeated headers as arrays', () => {
     const headers = headersOf(raw('Content-Type', 'application/json', 'Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'SET-COOKIE', 'c=3'));
     expect(headers).toEqual({ 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2', 'c=3'] });
@@ -27,30 +28,30 @@ describe('headersOf', () => {
   });
 });
 
-describe('rawHeader and requestIdOf', () => {
+describe('headerValue and requestIdOf', () => {
   it('finds a header whatever its case, the first of repeated ones', () => {
     const headers = raw('Content-Type', 'text/plain', 'X-Request-ID', 'req_1', 'x-request-id', 'req_2');
-    expect(rawHeader(headers, 'x-request-id')).toBe('req_1');
-    expect(rawHeader(headers, 'retry-after')).toBeUndefined();
+    expect(headerValue(headersOf(headers), 'x-request-id')).toBe('req_1');
+    expect(headerValue(headersOf(headers), 'retry-after')).toBeUndefined();
   });
 
   it('does not take a header of the same length for another (content-type is as long as x-request-id)', () => {
-    expect(rawHeader(raw('content-type', 'a', 'connection', 'b'), 'x-request-id')).toBeUndefined();
-    expect(rawHeader(raw('content-type', 'a', 'connection', 'b'), 'request-id')).toBeUndefined();
+    expect(headerValue(headersOf(raw('content-type', 'a', 'connection', 'b')), 'x-request-id')).toBeUndefined();
+    expect(headerValue(headersOf(raw('content-type', 'a', 'connection', 'b')), 'request-id')).toBeUndefined();
   });
 
   it('prefers x-request-id to request-id, and falls back to it', () => {
-    expect(requestIdOf(raw('Request-Id', 'plain', 'X-Request-Id', 'x'))).toBe('x');
-    expect(requestIdOf(raw('Request-Id', 'plain'))).toBe('plain');
-    expect(requestIdOf(raw('Date', 'now'))).toBeUndefined();
+    expect(requestIdOf(headersOf(raw('Request-Id', 'plain', 'X-Request-Id', 'x')))).toBe('x');
+    expect(requestIdOf(headersOf(raw('Request-Id', 'plain')))).toBe('plain');
+    expect(requestIdOf(headersOf(raw('Date', 'now')))).toBeUndefined();
   });
 
   it('cleans a request id of control characters before it is shown', () => {
-    expect(requestIdOf(raw('x-request-id', 'req\u001b[31m_9'))).toBe('req_9');
+    expect(requestIdOf(headersOf(raw('x-request-id', 'req\u001b[31m_9')))).toBe('req_9');
   });
 
   it('works on string names and values too', () => {
-    expect(rawHeader(['X-Request-Id', 'req_s'], 'x-request-id')).toBe('req_s');
+    expect(headerValue(headersOf(['X-Request-Id', 'req_s']), 'x-request-id')).toBe('req_s');
   });
 });
 

@@ -1,0 +1,149 @@
+/**
+ * The pace bench's simulated cases (issue 31): the controller of src/batch/pace.ts against the
+ * services of test/unit/pace-sim.ts on a simulated clock, a quiet machine (seed 42) and a loaded
+ * one (seeds 1-5: answers late at random, event-loop stalls, network jitter). The figures do not
+ * depend on this machine's load; the loopback runs of bench-pace.mjs hold the real ones.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const MACHINES = [{ loaded: false, seed: 42 }, ...[1, 2, 3, 4, 5].map((seed) => ({ loaded: true, seed }))];
+
+/** The simulator, bundled with the controller from source (both TypeScript). */
+async function loadSim() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-sim-'));
+  const outfile = path.join(dir, 'pace-sim.mjs');
+  try {
+    await build({
+      entryPoints: [path.join(root, 'test/unit/pace-sim.ts')],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile,
+      logLevel: 'error',
+    });
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Events/s over the whole run and from `from` on, and the share pushed back from `from` on. */
+function rates(result, from) {
+  const late = result.acceptedAt.filter((t) => t >= from).length;
+  return {
+    whole: result.perSecond,
+    late: (late * 1000) / Math.max(1, result.last - from),
+    pushedBackLate: result.pushedBackLate / Math.max(1, result.answersLate),
+  };
+}
+
+/**
+ * While all the shards send: their events/s together, and each shard's share against the median
+ * shard's. Started apart, the first shards send enough rows (8,000) to overlap the last for seconds.
+ */
+function whileAllSend(results) {
+  const from = Math.max(...results.map((r) => r.first));
+  const to = Math.min(...results.map((r) => r.last));
+  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
+  const median = (counts[1] + counts[2]) / 2;
+  return {
+    together: (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from),
+    low: counts[0] / median,
+    high: counts[3] / median,
+  };
+}
+
+const span = (values, digits = 0, scale = 1) => {
+  const [quiet, ...loaded] = values.map((v) => v * scale);
+  return `${fmt(quiet, digits)} / ${fmt(Math.min(...loaded), digits)}-${fmt(Math.max(...loaded), digits)}`;
+};
+
+/** Runs every simulated case on the six machines; returns rows for the bench's table. */
+export async function benchPaceSimulated() {
+  const sim = await loadSim();
+  const each = (run) => MACHINES.map(({ loaded, seed }) => run({ loaded, seed, jitterMs: loaded ? 2 : 0 }));
+  const rows = [];
+  const add = (name, figure, met, target) =>
+    rows.push([`pace (simulated): ${name}`, 'default (auto), quiet / loaded 1-5', figure, `${met ? 'meets' : 'MISSES'} target: ${target}`]);
+
+  for (const appMs of [50, 5]) {
+    const allows = appMs === 50 ? 240 : (64 * 1000) / 55;
+    const n = appMs === 50 ? 2_400 : 9_000;
+    const got = each(({ loaded, seed, jitterMs }) => sim.simulate(sim.networkedSlots(12, appMs, { jitterMs, seed }), n, { loaded, seed }));
+    const shares = got.map((r) => r.perSecond / allows);
+    add(
+      `12 slots, app ${appMs} ms, 25 ms each way (${fmt(allows)}/s)`,
+      `${span(got.map((r) => r.perSecond))} events/s (${span(shares, 0, 100)}%), at least ${Math.min(...got.map((r) => r.accepted))} of ${n} accepted`,
+      shares.every((s) => s >= 0.85) && got.every((r) => r.accepted === n),
+      '>= 85%, every row accepted',
+    );
+  }
+  for (const perSecond of [100, 20]) {
+    const n = perSecond === 100 ? 1_500 : 300;
+    const got = each(({ loaded, seed, jitterMs }) =>
+      rates(sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 }), 5_000),
+    );
+    add(
+      `strict ${perSecond}/s without burst (503 or 429, no Retry-After)`,
+      `${span(
+        got.map((r) => r.whole),
+        1,
+      )}/s over the run, ${span(
+        got.map((r) => r.late),
+        1,
+      )}/s from 5 s on, ${span(
+        got.map((r) => r.pushedBackLate),
+        1,
+        100,
+      )}% pushed back after 5 s`,
+      got.every((r) => r.late >= 0.85 * perSecond && r.pushedBackLate <= 0.05),
+      '>= 85% from 5 s on, <= 5% pushed back after 5 s',
+    );
+  }
+  for (const stagger of [0, 5_000]) {
+    const got = each(({ loaded, seed }) =>
+      whileAllSend(
+        sim.simulateSenders(
+          sim.tokenBucket(400),
+          [0, 1, 2, 3].map((i) => ({ rows: stagger ? 8_000 : 3_000, startAt: i * stagger })),
+          { loaded, seed },
+        ),
+      ),
+    );
+    const least = stagger ? 0.8 : 0.85;
+    add(
+      `4 shards sharing 400/s (429 + Retry-After), ${stagger ? '5 s apart, 8,000 rows each' : 'together, 3,000 rows each'}`,
+      `while all four send: ${span(got.map((r) => r.together))}/s together; shards ${got.map((r) => `${fmt(r.low, 2)}x-${fmt(r.high, 2)}x`).join(', ')} of the median`,
+      got.every((r) => r.together >= least * 400 && r.low >= 0.5 && r.high <= 2),
+      `together >= ${least * 100}%, each shard 0.5x-2x of the median`,
+    );
+  }
+  for (const n of [1_000, 30]) {
+    const half = each(({ loaded, seed }) => {
+      const auto = sim.simulate(sim.refusingAtRandom(0.5, seed * 3 + 1), n, { loaded, seed });
+      const fixed = sim.fixedConcurrency(sim.refusingAtRandom(0.5, seed * 3 + 1), n, 8);
+      return { ratio: auto.last / fixed.wallMs, accepted: auto.accepted };
+    });
+    add(
+      `half refused at random (503 + Retry-After: 1), ${fmt(n)} rows`,
+      `wall ${span(
+        half.map((r) => r.ratio),
+        2,
+      )}x that of --concurrency 8`,
+      half.every((r) => r.ratio <= 2 && r.accepted === n),
+      'wall <= 2x --concurrency 8, every row accepted',
+    );
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { table } = await import('./bench-lib.mjs');
+  console.log(table(['what', 'case', 'figure', 'compared'], await benchPaceSimulated()));
+}
