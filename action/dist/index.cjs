@@ -1585,11 +1585,11 @@ var require_help = __commonJS({
        * @returns {number}
        */
       longestSubcommandTermLength(cmd, helper) {
-        return helper.visibleCommands(cmd).reduce((max, command7) => {
+        return helper.visibleCommands(cmd).reduce((max, command8) => {
           return Math.max(
             max,
             this.displayWidth(
-              helper.styleSubcommandTerm(helper.subcommandTerm(command7))
+              helper.styleSubcommandTerm(helper.subcommandTerm(command8))
             )
           );
         }, 0);
@@ -2428,7 +2428,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path20 = require("node:path");
-    var fs23 = require("node:fs");
+    var fs22 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2522,8 +2522,8 @@ var require_command = __commonJS({
        */
       _getCommandAndAncestors() {
         const result = [];
-        for (let command7 = this; command7; command7 = command7.parent) {
-          result.push(command7);
+        for (let command8 = this; command8; command8 = command8.parent) {
+          result.push(command8);
         }
         return result;
       }
@@ -2964,22 +2964,22 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {Command} command
        * @private
        */
-      _registerCommand(command7) {
+      _registerCommand(command8) {
         const knownBy = (cmd) => {
           return [cmd.name()].concat(cmd.aliases());
         };
-        const alreadyUsed = knownBy(command7).find(
+        const alreadyUsed = knownBy(command8).find(
           (name) => this._findCommand(name)
         );
         if (alreadyUsed) {
           const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-          const newCmd = knownBy(command7).join("|");
+          const newCmd = knownBy(command8).join("|");
           throw new Error(
             `cannot add command '${newCmd}' as already have command '${existingCmd}'`
           );
         }
-        this._initCommandGroup(command7);
-        this.commands.push(command7);
+        this._initCommandGroup(command8);
+        this.commands.push(command8);
       }
       /**
        * Add an option.
@@ -3422,7 +3422,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs23.existsSync(executableFile)) return;
+        if (fs22.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3441,10 +3441,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path20.resolve(baseDir, baseName);
-          if (fs23.existsSync(localBin)) return localBin;
+          if (fs22.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path20.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs23.existsSync(`${localBin}${ext}`)
+            (ext) => fs22.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3456,7 +3456,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs23.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs22.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -3719,11 +3719,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @private
        */
       _parseCommand(operands, unknown) {
-        const parsed = this.parseOptions(unknown);
+        const parsed2 = this.parseOptions(unknown);
         this._parseOptionsEnv();
         this._parseOptionsImplied();
-        operands = operands.concat(parsed.operands);
-        unknown = parsed.unknown;
+        operands = operands.concat(parsed2.operands);
+        unknown = parsed2.unknown;
         this.args = operands.concat(unknown);
         if (operands && this._findCommand(operands[0])) {
           return this._dispatchSubcommand(operands[0], operands.slice(1), unknown);
@@ -3742,12 +3742,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this.commands.length && this.args.length === 0 && !this._actionHandler && !this._defaultCommandName) {
           this.help({ error: true });
         }
-        this._outputHelpIfRequested(parsed.unknown);
+        this._outputHelpIfRequested(parsed2.unknown);
         this._checkForMissingMandatoryOptions();
         this._checkForConflictingOptions();
         const checkForUnknownOptions = () => {
-          if (parsed.unknown.length > 0) {
-            this.unknownOption(parsed.unknown[0]);
+          if (parsed2.unknown.length > 0) {
+            this.unknownOption(parsed2.unknown[0]);
           }
         };
         const commandEvent = `command:${this.name()}`;
@@ -4151,12 +4151,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (flag.startsWith("--") && this._showSuggestionAfterError) {
           let candidateFlags = [];
-          let command7 = this;
+          let command8 = this;
           do {
-            const moreFlags = command7.createHelp().visibleOptions(command7).filter((option) => option.long).map((option) => option.long);
+            const moreFlags = command8.createHelp().visibleOptions(command8).filter((option) => option.long).map((option) => option.long);
             candidateFlags = candidateFlags.concat(moreFlags);
-            command7 = command7.parent;
-          } while (command7 && !command7._enablePositionalOptions);
+            command8 = command8.parent;
+          } while (command8 && !command8._enablePositionalOptions);
           suggestion = suggestSimilar(flag, candidateFlags);
         }
         const message = `error: unknown option '${flag}'${suggestion}`;
@@ -4186,9 +4186,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let suggestion = "";
         if (this._showSuggestionAfterError) {
           const candidateNames = [];
-          this.createHelp().visibleCommands(this).forEach((command7) => {
-            candidateNames.push(command7.name());
-            if (command7.alias()) candidateNames.push(command7.alias());
+          this.createHelp().visibleCommands(this).forEach((command8) => {
+            candidateNames.push(command8.name());
+            if (command8.alias()) candidateNames.push(command8.alias());
           });
           suggestion = suggestSimilar(unknownName, candidateNames);
         }
@@ -4259,11 +4259,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        */
       alias(alias) {
         if (alias === void 0) return this._aliases[0];
-        let command7 = this;
+        let command8 = this;
         if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) {
-          command7 = this.commands[this.commands.length - 1];
+          command8 = this.commands[this.commands.length - 1];
         }
-        if (alias === command7._name)
+        if (alias === command8._name)
           throw new Error("Command alias can't be the same as its name");
         const matchingCommand = this.parent?._findCommand(alias);
         if (matchingCommand) {
@@ -4272,7 +4272,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
             `cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`
           );
         }
-        command7._aliases.push(alias);
+        command8._aliases.push(alias);
         return this;
       }
       /**
@@ -4484,7 +4484,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           write: outputContext.write,
           command: this
         };
-        this._getCommandAndAncestors().reverse().forEach((command7) => command7.emit("beforeAllHelp", eventContext));
+        this._getCommandAndAncestors().reverse().forEach((command8) => command8.emit("beforeAllHelp", eventContext));
         this.emit("beforeHelp", eventContext);
         let helpInformation = this.helpInformation({ error: outputContext.error });
         if (deprecatedCallback) {
@@ -4499,7 +4499,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         this.emit("afterHelp", eventContext);
         this._getCommandAndAncestors().forEach(
-          (command7) => command7.emit("afterAllHelp", eventContext)
+          (command8) => command8.emit("afterAllHelp", eventContext)
         );
       }
       /**
@@ -4797,11 +4797,11 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command7) {
-  return command7.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addCatalogOptions(command8) {
+  return command8.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
 }
-function addServiceOptions(command7) {
-  return addCatalogOptions(command7).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+function addServiceOptions(command8) {
+  return addCatalogOptions(command8).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
@@ -5373,42 +5373,6 @@ var init_version = __esm({
   }
 });
 
-// src/batch/formats.ts
-function compressionFromName(file) {
-  const ext = import_node_path.default.extname(file).toLowerCase();
-  const compression = Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].extension === ext);
-  return { compression, inner: compression ? file.slice(0, -ext.length) : file };
-}
-function compressionOf(bytes) {
-  return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
-}
-function formatFromName(file) {
-  const ext = import_node_path.default.extname(compressionFromName(file).inner).toLowerCase();
-  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
-}
-function failedExtension(format2) {
-  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
-}
-var import_node_path, FORMAT_TABLE, COMPRESSIONS, FORMATS, IMPORT_FORMATS;
-var init_formats = __esm({
-  "src/batch/formats.ts"() {
-    "use strict";
-    import_node_path = __toESM(require("node:path"), 1);
-    FORMAT_TABLE = {
-      csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
-      ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
-      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false },
-      parquet: { kind: "parquet", extensions: [".parquet"], wording: "a Parquet file", failedAs: "csv", namesTriggers: true }
-    };
-    COMPRESSIONS = {
-      gzip: { extension: ".gz", magic: [31, 139] },
-      zstd: { extension: ".zst", magic: [40, 181, 47, 253] }
-    };
-    FORMATS = Object.keys(FORMAT_TABLE);
-    IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
-  }
-});
-
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
@@ -5426,7 +5390,7 @@ function writeFileAtomic(target2, text, options = {}) {
     } catch {
     }
   }
-  const temp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
     fd = import_node_fs.default.openSync(temp, "wx", mode2);
@@ -5445,7 +5409,7 @@ function writeFileAtomic(target2, text, options = {}) {
 }
 function makeFolders(dir) {
   const missing = [];
-  for (let folder = import_node_path2.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path2.default.dirname(folder) !== folder; folder = import_node_path2.default.dirname(folder)) {
+  for (let folder = import_node_path.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path.default.dirname(folder) !== folder; folder = import_node_path.default.dirname(folder)) {
     missing.unshift(folder);
   }
   for (const folder of missing) {
@@ -5456,12 +5420,12 @@ function makeFolders(dir) {
     }
   }
 }
-var import_node_fs, import_node_path2;
+var import_node_fs, import_node_path;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
     import_node_fs = __toESM(require("node:fs"), 1);
-    import_node_path2 = __toESM(require("node:path"), 1);
+    import_node_path = __toESM(require("node:path"), 1);
   }
 });
 
@@ -5473,25 +5437,25 @@ __export(paths_exports, {
   configPath: () => configPath
 });
 function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path3.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
-  if (platform === "darwin") return import_node_path3.default.join(home, "Library", "Preferences", "trigger");
+  if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path3.default.join(home, "AppData", "Roaming");
-    return import_node_path3.default.join(appData, "trigger", "Config");
+    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
+    return import_node_path2.default.join(appData, "trigger", "Config");
   }
   const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path3.default.join(xdg && import_node_path3.default.isAbsolute(xdg) ? xdg : import_node_path3.default.join(home, ".config"), "trigger");
+  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path3.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
 }
-var import_node_os2, import_node_path3, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
-    import_node_path3 = __toESM(require("node:path"), 1);
+    import_node_path2 = __toESM(require("node:path"), 1);
     CONFIG_FILE_NAME = "config.json";
   }
 });
@@ -12531,9 +12495,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed2 = multipartFormDataParser(value, mimeType);
                   const fd = new FormData();
-                  setFormDataState(fd, parsed);
+                  setFormDataState(fd, parsed2);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
@@ -16339,11 +16303,11 @@ var require_socks5_client = __commonJS({
       /**
        * Build a SOCKS5 request
        */
-      buildConnectRequest(command7, address, port) {
+      buildConnectRequest(command8, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
         const request = Buffer2.alloc(4 + addressBuffer.length + 2);
         request[0] = SOCKS_VERSION;
-        request[1] = command7;
+        request[1] = command8;
         request[2] = 0;
         request[3] = addressType;
         addressBuffer.copy(request, 4);
@@ -17005,11 +16969,11 @@ var require_env_http_proxy_agent = __commonJS({
           if (!entry2) {
             continue;
           }
-          const parsed = entry2.match(/^(.+):(\d+)$/);
+          const parsed2 = entry2.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
             // strip leading dot or asterisk with dot
-            hostname: (parsed ? parsed[1] : entry2).replace(/^\*?\./, "").toLowerCase(),
-            port: parsed ? Number.parseInt(parsed[2], 10) : 0
+            hostname: (parsed2 ? parsed2[1] : entry2).replace(/^\*?\./, "").toLowerCase(),
+            port: parsed2 ? Number.parseInt(parsed2[2], 10) : 0
           });
         }
         this.#noProxyValue = noProxyValue;
@@ -20147,14 +20111,14 @@ var require_snapshot_recorder = __commonJS({
         }
         try {
           const data = await readFile(resolve2(path20), "utf8");
-          const parsed = JSON.parse(data);
-          if (Array.isArray(parsed)) {
+          const parsed2 = JSON.parse(data);
+          if (Array.isArray(parsed2)) {
             this.#snapshots.clear();
-            for (const { hash, snapshot } of parsed) {
+            for (const { hash, snapshot } of parsed2) {
               this.#snapshots.set(hash, snapshot);
             }
           } else {
-            this.#snapshots = new Map(Object.entries(parsed));
+            this.#snapshots = new Map(Object.entries(parsed2));
           }
         } catch (error2) {
           if (error2.code === "ENOENT") {
@@ -36425,13 +36389,13 @@ async function withLock(file, fn, options = {}) {
     release(lock, text);
   }
 }
-var import_node_fs3, import_node_os3, import_node_path4, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
+var import_node_fs3, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
     "use strict";
     import_node_fs3 = __toESM(require("node:fs"), 1);
     import_node_os3 = __toESM(require("node:os"), 1);
-    import_node_path4 = __toESM(require("node:path"), 1);
+    import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     SETTINGS = { unnamed: "held", mode: 384 };
@@ -36454,7 +36418,7 @@ var init_lock = __esm({
       text;
       /** The lock file that guards `file`. */
       static pathFor(file) {
-        return import_node_path4.default.join(import_node_path4.default.dirname(file), `.${import_node_path4.default.basename(file)}.lock`);
+        return import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
       static holder(file) {
@@ -36560,9 +36524,9 @@ function cannot(what, target2, error2) {
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
   try {
-    makeFolders(import_node_path5.default.dirname(file));
+    makeFolders(import_node_path4.default.dirname(file));
   } catch (error2) {
-    throw cannot("create the config folder", import_node_path5.default.dirname(file), error2);
+    throw cannot("create the config folder", import_node_path4.default.dirname(file), error2);
   }
   return withLock(
     file,
@@ -36592,12 +36556,12 @@ async function updateProfile(file, name, update, options = {}) {
     options
   );
 }
-var import_node_fs4, import_node_path5, PROFILE_NAME;
+var import_node_fs4, import_node_path4, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require("node:fs"), 1);
-    import_node_path5 = __toESM(require("node:path"), 1);
+    import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -36708,13 +36672,13 @@ __export(find_exports, {
 });
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
-  if (typeof flag === "string" && flag !== "") return { path: import_node_path6.default.resolve(cwd, flag), source: "flag" };
+  if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path6.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path6.default.resolve(cwd); ; ) {
-    const candidate = import_node_path6.default.join(dir, CATALOG_FILE_NAME);
+  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+    const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path6.default.dirname(dir);
+    const parent = import_node_path5.default.dirname(dir);
     if (parent === dir) return void 0;
     dir = parent;
   }
@@ -36727,12 +36691,12 @@ function exists(file) {
     return false;
   }
 }
-var import_node_fs5, import_node_path6, CATALOG_FILE_NAME;
+var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require("node:fs"), 1);
-    import_node_path6 = __toESM(require("node:path"), 1);
+    import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
 });
@@ -36772,7 +36736,7 @@ function cannotRead(file, error2) {
   });
 }
 function untrusted(found2, hop, problem, fix) {
-  const through = hop === import_node_path7.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
+  const through = hop === import_node_path6.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
   return new ConfigError(
     `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
@@ -36811,36 +36775,36 @@ function checkHop(found2, hop, stat, dir, uid) {
     );
 }
 function inside(file, dir) {
-  const relative = import_node_path7.default.relative(dir, file);
-  return relative === "" || !relative.startsWith("..") && !import_node_path7.default.isAbsolute(relative);
+  const relative = import_node_path6.default.relative(dir, file);
+  return relative === "" || !relative.startsWith("..") && !import_node_path6.default.isAbsolute(relative);
 }
 function inWorkspace(file, env2) {
   const workspace = env2.GITHUB_WORKSPACE;
   if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
   try {
     const root = import_node_fs6.default.realpathSync(workspace);
-    return inside(import_node_path7.default.resolve(file), import_node_path7.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
+    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
   } catch {
     return false;
   }
 }
 function follow(file, check2, missing = false) {
-  let hop = import_node_path7.default.resolve(file);
+  let hop = import_node_path6.default.resolve(file);
   for (let links = 0; links <= MAX_LINKS; links++) {
     let stat;
     let dir;
     try {
       stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = import_node_fs6.default.realpathSync(import_node_path7.default.dirname(hop));
+      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
     } catch (error2) {
       throw cannotRead(file, error2);
     }
-    const real = import_node_path7.default.join(dir, import_node_path7.default.basename(hop));
+    const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
     if (stat === void 0) return { real };
     check2(hop, stat, dir);
     if (!stat.isSymbolicLink()) return { real, stat };
     try {
-      hop = import_node_path7.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
+      hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
     } catch (error2) {
       throw cannotRead(file, error2);
     }
@@ -36864,7 +36828,7 @@ function catalogTarget(file, options = {}) {
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === import_node_path7.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
+  const through = hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
     `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: "name the file it leads to with --catalog, if that is the one to change" }
@@ -36927,12 +36891,12 @@ function readOwnFile(file, limit) {
     import_node_fs6.default.closeSync(opened.fd);
   }
 }
-var import_node_fs6, import_node_path7, MAX_CATALOG_BYTES, MAX_LINKS, mode;
+var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
 var init_file = __esm({
   "src/catalog/file.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
-    import_node_path7 = __toESM(require("node:path"), 1);
+    import_node_path6 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
     init_render();
@@ -37228,7 +37192,7 @@ function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
   entries.push([file, identity]);
   try {
-    import_node_fs7.default.mkdirSync(import_node_path8.default.dirname(record), { recursive: true, mode: 448 });
+    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
     writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
 `, {
       mode: 384,
@@ -37250,10 +37214,10 @@ function loadCatalog(found2, options = {}) {
     } catch {
     }
   }
-  const parsed = parseCatalog(text);
-  if (!parsed.data) throw catalogError(file, parsed.problems);
+  const parsed2 = parseCatalog(text);
+  if (!parsed2.data) throw catalogError(file, parsed2.problems);
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed.data };
+  return { path: file, text, data: parsed2.data };
 }
 function idIn(key, entry2, profile) {
   return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
@@ -37261,12 +37225,12 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path8, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require("node:fs"), 1);
-    import_node_path8 = __toESM(require("node:path"), 1);
+    import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
     init_render();
@@ -37546,10 +37510,10 @@ function unknownProfile(name, configFile, config) {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function notSet(what, command7, variable, profile) {
+function notSet(what, command8, variable, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
   return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command7}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
+    hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
 function checkSettings(found2, options) {
@@ -37604,7 +37568,7 @@ async function resolveWorld(options = {}) {
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path9.default.join(configDir(env2), CATALOG_RECORD);
+  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), CATALOG_RECORD);
   let loaded2;
   try {
     loaded2 = loadCatalog2(where2, { checkedRecord, env: env2 });
@@ -37620,12 +37584,12 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path9, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path9 = __toESM(require("node:path"), 1);
+    import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
     init_store();
@@ -37842,966 +37806,268 @@ ${EXIT_CODES2}`;
   }
 });
 
-// src/commands/prompt.ts
-async function readAll(stream) {
-  const chunks = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
+// src/batch/formats.ts
+function compressionFromName(file) {
+  const ext = import_node_path9.default.extname(file).toLowerCase();
+  const compression = Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].extension === ext);
+  return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
-function promptHidden(question, output) {
-  const input2 = process.stdin;
-  return new Promise((resolve2, reject) => {
-    let answer = "";
-    output.write(question);
-    input2.setRawMode(true);
-    input2.resume();
-    input2.setEncoding("utf8");
-    const finish = (error2) => {
-      input2.setRawMode(false);
-      input2.pause();
-      input2.removeListener("data", onData);
-      output.write("\n");
-      if (error2) reject(error2);
-      else resolve2(answer);
-    };
-    const onData = (chunk) => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n" || char === "") return finish();
-        if (char === "") {
-          return finish(new TriggerError("interrupted", "cancelled; no key was saved"));
-        }
-        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input2.on("data", onData);
-  });
+function compressionOf(bytes) {
+  return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
 }
-async function readSecret(question, output = process.stderr) {
-  if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
-      if (answer.trim() !== "") return answer;
-    }
-  }
-  const text = await readAll(process.stdin);
-  if (text.trim() === "") {
-    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
-  }
-  return text;
+function formatFromName(file) {
+  const ext = import_node_path9.default.extname(compressionFromName(file).inner).toLowerCase();
+  return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
-var init_prompt = __esm({
-  "src/commands/prompt.ts"() {
+function failedExtension(format2) {
+  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
+}
+var import_node_path9, FORMAT_TABLE, COMPRESSIONS, FORMATS, IMPORT_FORMATS;
+var init_formats = __esm({
+  "src/batch/formats.ts"() {
     "use strict";
-    init_errors();
+    import_node_path9 = __toESM(require("node:path"), 1);
+    FORMAT_TABLE = {
+      csv: { kind: "csv", extensions: [".csv"], separator: ",", wording: "CSV, a header row first", failedAs: "csv", namesTriggers: true },
+      ndjson: { kind: "ndjson", extensions: [".ndjson", ".jsonl", ".json"], wording: "one JSON object a line", failedAs: "ndjson", namesTriggers: true },
+      lines: { kind: "lines", extensions: [], wording: "one user id a line", failedAs: "csv", namesTriggers: false },
+      parquet: { kind: "parquet", extensions: [".parquet"], wording: "a Parquet file", failedAs: "csv", namesTriggers: true }
+    };
+    COMPRESSIONS = {
+      gzip: { extension: ".gz", magic: [31, 139] },
+      zstd: { extension: ".zst", magic: [40, 181, 47, 253] }
+    };
+    FORMATS = Object.keys(FORMAT_TABLE);
+    IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTriggers);
   }
 });
 
-// src/commands/config.ts
-var config_exports = {};
-__export(config_exports, {
-  command: () => command2,
-  get: () => get,
-  list: () => list,
-  path: () => path10,
-  remove: () => remove,
-  setBaseUrl: () => setBaseUrl,
-  setKey: () => setKey,
-  unset: () => unset,
-  use: () => use
-});
-function settingName(name) {
-  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES2) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
+// src/batch/failed.ts
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function profileFlag(name) {
-  return name === "default" ? "" : ` --profile ${name}`;
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
+`;
 }
-async function shown(name, profileName, profile) {
-  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
-    try {
-      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
-    } catch (error2) {
-      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
+function failedLine(row, error2, header, separator = ",") {
+  const reason2 = `line ${row.line}: ${error2}`;
+  const record = row.record;
+  switch (record.format) {
+    case "csv": {
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
+`;
+      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
+      const fields = [...record.fields];
+      const width = header?.length ?? fields.length;
+      while (fields.length < width) fields.push("");
+      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
+      else fields.push(reason2);
+      return csvLine(fields, separator);
     }
-  }
-  const value = profile?.[NAMES2[name]];
-  if (typeof value !== "string") return void 0;
-  return name === "api-key" ? maskKey(value) : value;
-}
-function where(profile, file) {
-  return `profile "${profile}" (${file})`;
-}
-function target(options, env2) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const selected = selectedProfile(options, env2, config);
-  const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
-}
-async function setKey(keyArgument, options, io, env2 = process.env) {
-  const { file, config, name, lock } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
-  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
-  io.addSecret(key);
-  let inFile;
-  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
-  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
-  else {
-    const failure = await storeKey(name, key);
-    if (failure === void 0) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next = { ...profile, apiKeyStorage: "keychain" };
-          delete next.apiKey;
-          return next;
-        },
-        lock
-      );
-      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env2);
-      return;
+    case "ndjson": {
+      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+`;
+      if (!("error" in record.object)) {
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
+`;
+      }
+      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
+        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
+        return `${JSON.stringify(key)}:${text}`;
+      });
+      members.push(`"error":${JSON.stringify(reason2)}`);
+      return `{${members.join(",")}}
+`;
     }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
-  }
-  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  if (wasInStore) await deleteKey(name);
-  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env2);
-}
-function warnIfOverridden(io, env2) {
-  if (env2.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+    case "lines":
+      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
-async function setBaseUrl(url, options, io, env2 = process.env) {
-  const { file, name, lock } = target(options, env2);
-  const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed.href };
-      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed.href} saved to ${where(name, file)}`);
-  const versioned = versionedBaseUrlWarning(parsed);
-  if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env2.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
+function failedHeader(kind, header, separator = ",") {
+  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
+  if (kind === "csv" && header) {
+    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
+  }
+  return void 0;
+}
+function describeWriteError(error2) {
+  return errnoWords(error2, "writing");
+}
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
   }
 }
-async function get(nameArgument, options, io, env2 = process.env) {
-  const { file, config, name: profileName, explicit, profile } = target(options, env2);
-  if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
-  const values = /* @__PURE__ */ new Map();
-  for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
-  if (nameArgument !== void 0) {
-    const name = names[0];
-    const value = values.get(name);
-    if (value === void 0 && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim("(not set)"));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
-  } else {
-    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
-  }
-  for (const name of overridden) {
-    io.stderr(
-      io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
-      )
-    );
-  }
-}
-function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-async function list(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profiles = config.profiles ?? {};
-  if (options.names) {
-    for (const name of Object.keys(profiles)) io.stdout(name);
+function removeLeftovers(file) {
+  const prefix = `.${import_node_path10.default.basename(file)}.`;
+  let names;
+  try {
+    names = import_node_fs9.default.readdirSync(import_node_path10.default.dirname(file));
+  } catch {
     return;
   }
-  const active = selectedProfile({}, env2, config);
-  const rows2 = [];
-  for (const [name, profile] of Object.entries(profiles)) {
-    rows2.push({
-      profile: name,
-      active: name === active.name,
-      apiKey: await shown("api-key", name, profile) ?? null,
-      baseUrl: await shown("base-url", name, profile) ?? null
-    });
-  }
-  if (options.json) {
-    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
-    return;
-  }
-  if (rows2.length === 0) {
-    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
-    return;
-  }
-  for (const row of rows2) {
-    const mark = row.active ? io.outColors.success("* ") : "  ";
-    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -".tmp".length));
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-async function unset(nameArgument, options, io, env2 = process.env) {
-  const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
-  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
-    io.stderr(`${name} was not set in ${where(profileName, file)}`);
-    return;
-  }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next = { ...current };
-      delete next[NAMES2[name]];
-      if (name === "base-url") delete next.allowHttp;
-      if (name === "api-key") delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
-}
-function namedProfile(nameArgument, env2) {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
-}
-async function use(nameArgument, io, env2 = process.env) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
-  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
-  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
-}
-async function remove(nameArgument, io, env2 = process.env) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
-  if (profile.apiKeyStorage === "keychain") {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
-  io.stdout(
-    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
-  );
-}
-function path10(options, io, env2 = process.env) {
-  const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs9.default.existsSync(file) }));
-  else io.stdout(file);
-}
-function command2(program2, { io, env: env2 }) {
-  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger config set-key                        # hidden prompt
-  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
-  $ trigger config set-base-url https://api.example.com --profile staging
-  $ trigger config get base-url
-  $ trigger config use staging                     # make a profile the active one
-  $ trigger config list
-
-The key goes to the system keychain where one answers (and CI is not set); else, or with
---insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
-  );
-  const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
-  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
-  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
-  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
-  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
-  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
-  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path10(options, io, env2));
-  return config;
-}
-var import_node_fs9, NAMES2, OVERRIDES;
-var init_config = __esm({
-  "src/commands/config.ts"() {
+var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
+var init_failed = __esm({
+  "src/batch/failed.ts"() {
     "use strict";
     import_node_fs9 = __toESM(require("node:fs"), 1);
-    init_esm();
-    init_errors();
-    init_base_url_warning();
-    init_keychain();
-    init_lock();
-    init_paths();
-    init_resolve2();
-    init_store();
-    init_validate();
-    init_prompt();
-    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
-  }
-});
-
-// src/commands/status.ts
-var status_exports = {};
-__export(status_exports, {
-  collectStatus: () => collectStatus,
-  command: () => command3,
-  status: () => status,
-  statusLines: () => statusLines
-});
-async function collectStatus(flags, env2 = process.env, where2 = {}) {
-  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
-  const { found: found2, settings, problems } = world;
-  const { profile, configFile } = found2;
-  const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-  (found2.key && attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])));
-  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
-  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
-  const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
-  const catalog = world.catalog ? {
-    path: world.catalog.path,
-    source: world.catalog.source,
-    triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
-  } : null;
-  let mode2 = null;
-  try {
-    mode2 = (import_node_fs10.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
-  } catch {
-    mode2 = null;
-  }
-  return {
-    ok: problems.length === 0,
-    profile: { name: profile.name, source: profile.source },
-    apiKey,
-    baseUrl,
-    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
-    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
-    // never its password, nor a lone token
-    catalog,
-    versions: { trigger: VERSION, node: process.version },
-    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
-  };
-}
-function attempt2(fn) {
-  try {
-    return fn();
-  } catch {
-    return void 0;
-  }
-}
-function statusLines(s, io) {
-  const c = io.outColors;
-  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
-  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
-  return [
-    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      "api key",
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
-    ),
-    row(
-      "base URL",
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
-    ),
-    row(
-      "config",
-      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
-    ),
-    row("proxy", s.proxy ?? c.dim("none")),
-    row(
-      "catalog",
-      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
-    ),
-    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
-  ];
-}
-async function status(options, io, env2 = process.env, cwd = process.cwd()) {
-  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
-  if (options.json) io.json(JSON.stringify(result));
-  else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
-  for (const problem of result.problems)
-    io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
-  throw new ConfigError(result.problems[0].message, { reported: true });
-}
-function command3(program2, { io, env: env2, cwd }) {
-  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger status
-  $ trigger status --json | jq .apiKey.source
-
-Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action((options) => status(options, io, env2, cwd));
-}
-var import_node_fs10, SOURCE_WORDS, CATALOG_WORDS;
-var init_status = __esm({
-  "src/commands/status.ts"() {
-    "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
-    init_undici();
-    init_errors();
-    init_render();
-    init_redact();
-    init_resolve2();
-    init_validate();
-    init_version();
-    init_shared();
-    SOURCE_WORDS = {
-      flag: "flag",
-      env: "environment",
-      profile: "profile (config file)",
-      keychain: "credential store"
-    };
-    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
-  }
-});
-
-// src/emulator/server.ts
-function sameKey(token, digest) {
-  return (0, import_node_crypto.timingSafeEqual)((0, import_node_crypto.createHash)("sha256").update(token).digest(), digest);
-}
-function generateKey() {
-  return `emu_${(0, import_node_crypto.randomBytes)(18).toString("base64url")}`;
-}
-function matchRoute(target2) {
-  const path20 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path20);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
-function checkBody(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return { error: "the body is not valid JSON" };
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
-  }
-  if (!("value" in parsed)) return {};
-  const value = parsed.value;
-  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
-  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
-  const valueText = valueTextIn(body, value);
-  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
-    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
-  return { value, valueText };
-}
-function sendJson(res, status2, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status2, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers
-  });
-  res.end(text);
-}
-function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
-}
-function screen(req, rules) {
-  const route = matchRoute(req.url ?? "");
-  if (route === "not-found")
-    return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
-  if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
-  if (rules.failRate > 0 && rules.random() < rules.failRate) {
-    const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
-    return { ...refused(rules.failStatus, `injected failure (--fail-rate ${rules.failRate})`, headers), injected: true };
-  }
-  const auth = req.headers.authorization;
-  if (!auth) return refused(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
-  const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
-  if (scheme.toLowerCase() !== "bearer" || !sameKey(token, rules.keyDigest)) return refused(401, "invalid API key");
-  const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
-  if (type !== "application/json") return refused(415, `Content-Type must be application/json, not ${type || "missing"}`);
-  const waitMs = rules.bucket?.take() ?? 0;
-  if (waitMs > 0) {
-    const error2 = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
-    return { ...refused(429, error2, { "retry-after": String(Math.max(1, Math.ceil(waitMs / 1e3))) }), pushedBack: true };
-  }
-  if (rules.working >= rules.maxInFlight) {
-    const error2 = `overloaded: ${rules.maxInFlight} requests already in progress (--max-in-flight)`;
-    return { ...refused(503, error2, { "retry-after": "1" }), pushedBack: true };
-  }
-  return route;
-}
-function take(route, body, tooBig, requestId, rules) {
-  if (tooBig) return refused(413, "the body is larger than 1 MiB");
-  const checked = checkBody(body);
-  if ("error" in checked) return refused(400, checked.error);
-  if (rules.triggers && !rules.triggers.has(route.triggerId)) {
-    const known = rules.triggers.size === 0 ? "no triggers" : [...rules.triggers].map((t) => `"${t}"`).join(", ");
-    return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
-  }
-  const event = {
-    time: (/* @__PURE__ */ new Date()).toISOString(),
-    ...route,
-    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
-    requestId
-  };
-  if (rules.log) {
-    try {
-      import_node_fs11.default.writeSync(rules.log.fd, `${eventJson(event)}
-`);
-    } catch (error2) {
-      const reason2 = errnoWords(error2, "writing");
-      rules.log.onError?.(`cannot write the log ${rules.log.file}: ${reason2}; the event was answered 500 and not recorded`);
-      return refused(500, `the emulator could not write its log (${reason2})`);
-    }
-  }
-  return { status: 200, event, injected: false };
-}
-function rulesFor(options, key, logFd) {
-  return {
-    keyDigest: (0, import_node_crypto.createHash)("sha256").update(key).digest(),
-    triggers: options.triggers ? new Set(options.triggers) : void 0,
-    failRate: options.failRate ?? 0,
-    failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
-    random: options.random ?? Math.random,
-    capacity: options.capacity,
-    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
-    maxInFlight: options.maxInFlight ?? Infinity,
-    working: 0,
-    log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
-  };
-}
-function bodyReadingServer(handle) {
-  const server = import_node_http.default.createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
-    req.on("error", () => res.destroy());
-  });
-  server.keepAliveTimeout = 5e3;
-  return server;
-}
-async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
-  const host = options.host ?? "127.0.0.1";
-  const port = options.port ?? DEFAULT_PORT;
-  const keyGenerated = !options.key;
-  const key = options.key || generateKey();
-  const latencyMs = options.latencyMs ?? 0;
-  const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
-  const rules = rulesFor(options, key, logFd);
-  const events = [];
-  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
-  let closing = false;
-  let sequence = 0;
-  const handle = (req, res, body, tooBig) => {
-    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto.randomBytes)(4).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
-    const screened = screen(req, rules);
-    let answer;
-    if ("status" in screened) answer = screened;
-    else {
-      rules.working++;
-      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
-    }
-    if (answer.event && keepEvents) events.push(answer.event);
-    const send = () => {
-      const { headers, admitted, ...entry2 } = answer;
-      if (admitted) rules.working--;
-      if (!res.destroyed) {
-        if (closing) res.setHeader("connection", "close");
-        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
-      }
-      tally(stats, entry2);
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
-    };
-    if (latencyMs > 0) setTimeout(send, latencyMs);
-    else send();
-  };
-  const server = bodyReadingServer(handle);
-  try {
-    await listen(server, host, port);
-  } catch (error2) {
-    if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
-    throw error2;
-  }
-  const bound2 = server.address().port;
-  let closed;
-  return {
-    url: reachableUrl(host, bound2),
-    host,
-    port: bound2,
-    key,
-    keyGenerated,
-    events,
-    stats,
-    close({ force = false } = {}) {
-      closing = true;
-      if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve2) => {
-        server.close(() => {
-          if (logFd !== void 0) import_node_fs11.default.closeSync(logFd);
-          resolve2();
-        });
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once("close", () => clearInterval(sweep));
-      });
-      return closed;
-    }
-  };
-}
-function tally(stats, entry2) {
-  stats.requests++;
-  if (entry2.event) stats.recorded++;
-  else if (entry2.injected) stats.injected++;
-  else if (entry2.pushedBack) stats.pushedBack++;
-  else stats.rejected++;
-}
-function reachableUrl(host, port) {
-  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
-}
-function listen(server, host, port) {
-  return new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      const where2 = `${host}:${port}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${port} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
-      }
-    };
-    server.once("error", onError);
-    server.listen(port, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
-}
-function openLogOrExplain(file) {
-  try {
-    return openLog(file);
-  } catch (error2) {
-    if (error2.code === "ENXIO") {
-      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`
-      });
-    }
-    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
-      hint: "check that its folder exists and is writable"
-    });
-  }
-}
-function openLog(file) {
-  let isFifo = false;
-  try {
-    isFifo = import_node_fs11.default.statSync(file).isFIFO();
-  } catch {
-  }
-  if (!isFifo) return import_node_fs11.default.openSync(file, "a");
-  const probe = import_node_fs11.default.openSync(file, import_node_fs11.default.constants.O_WRONLY | import_node_fs11.default.constants.O_NONBLOCK);
-  try {
-    return import_node_fs11.default.openSync(file, "a");
-  } finally {
-    import_node_fs11.default.closeSync(probe);
-  }
-}
-function eventJson(event) {
-  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
-  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
-}
-var import_node_crypto, import_node_fs11, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
-var init_server = __esm({
-  "src/emulator/server.ts"() {
-    "use strict";
-    import_node_crypto = require("node:crypto");
-    import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_http = __toESM(require("node:http"), 1);
-    init_request();
+    import_node_path10 = __toESM(require("node:path"), 1);
     init_errno();
-    init_errors();
-    init_clock();
-    DEFAULT_PORT = 8787;
-    DEFAULT_FAIL_STATUS = 503;
-    MAX_BODY = 1024 * 1024;
-    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
+    init_formats();
+    FLUSH_BYTES = 64 * 1024;
+    FailedFile = class {
+      path;
+      /** Rows written (or waiting in the buffer to be). */
+      rows = 0;
+      /** Rows that could not be kept because the file could not be written. */
+      notKept = 0;
+      /** The write error, once there was one; nothing more is written after it. */
+      error;
+      #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
+      #header;
+      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+      #target;
+      #inPlace;
+      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+      get inPlace() {
+        return this.#inPlace;
       }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
+      #fd;
+      #buffer = "";
+      #bufferedRows = 0;
+      #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
+      /** True once the file was opened (a lazy one, only when a row needed keeping). */
+      #opened = false;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
+        this.path = file;
+        this.#normalized = options.normalized;
+        this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#header = header;
+        let existing;
+        try {
+          existing = import_node_fs9.default.statSync(file);
+        } catch {
+          existing = void 0;
         }
-        return (1 - this.#tokens) / this.#perMs;
+        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
+        this.#inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
+      }
+      #open() {
+        if (this.#opened) return;
+        this.#opened = true;
+        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+        if (!this.#inPlace) removeLeftovers(this.path);
+      }
+      /** Writes one row's line; false when the file is broken and the row could not be kept. */
+      write(row, reason2) {
+        if (!this.#opened && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
+          }
+        }
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#writeHeader(row.record.format);
+        if (this.error) {
+          this.notKept++;
+          return false;
+        }
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
+        this.#bufferedRows++;
+        this.rows++;
+        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+        return !this.error;
+      }
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
+      }
+      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
+      #writeHeader(kind) {
+        if (this.#headerDone) return;
+        this.#headerDone = true;
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        this.#flush();
+      }
+      #flush() {
+        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const bytes = Buffer.from(this.#buffer);
+        const rows2 = this.#bufferedRows;
+        this.#buffer = "";
+        this.#bufferedRows = 0;
+        let done = 0;
+        try {
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
+        } catch (error2) {
+          this.error = error2;
+          this.notKept += rows2;
+          this.rows -= rows2;
+          if (done > 0 && !this.#inPlace) {
+            try {
+              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
+            } catch {
+            }
+          }
+        }
+      }
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
+      finish() {
+        if (!this.#opened) return;
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
+        this.#flush();
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        try {
+          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+        } catch {
+        }
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+      }
+      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+      discard() {
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        import_node_fs9.default.closeSync(fd);
+        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
-    refused = (status2, error2, headers) => ({
-      status: status2,
-      error: error2,
-      injected: false,
-      headers
-    });
-  }
-});
-
-// src/commands/emulator.ts
-var emulator_exports = {};
-__export(emulator_exports, {
-  command: () => command4,
-  emulator: () => emulator,
-  eventLine: () => eventLine,
-  exposureWarning: () => exposureWarning,
-  rejectionLine: () => rejectionLine
-});
-function clock(date) {
-  return date.toISOString().slice(11, 23);
-}
-function showId(id) {
-  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
-}
-function exposureWarning(host) {
-  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
-  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
-  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
-  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
-}
-function eventLine(entry2, io) {
-  const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
-  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
-}
-function rejectionLine(entry2, io) {
-  const c = io.errColors;
-  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
-}
-async function catalogTriggers(options, env2, cwd) {
-  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
-  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
-  if (!found2) return void 0;
-  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
-    Promise.resolve().then(() => (init_store(), store_exports)),
-    Promise.resolve().then(() => (init_paths(), paths_exports))
-  ]);
-  const catalog = loadCatalog2(found2, { env: env2 });
-  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
-}
-async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = await catalogTriggers(options, env2, cwd);
-  const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
-  const key = options.key ?? env2.TRIGGER_API_KEY;
-  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
-  io.addSecret(givenKey);
-  const server = await startEmulator({
-    ...options,
-    key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
-    latencyMs: options.latency,
-    keepEvents: false,
-    onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
-      else io.stderr(rejectionLine(entry2, io));
-    },
-    onLogError(message) {
-      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
-    }
-  });
-  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
-  await untilStopped(server);
-  const { recorded, rejected, injected, pushedBack } = server.stats;
-  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
-}
-function bannerLines(server, options, keySource, fromCatalog, io) {
-  const c = io.errColors;
-  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
-  const exposed = exposureWarning(server.host);
-  if (exposed) lines.push(c.warn(exposed));
-  if (server.keyGenerated) {
-    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
-  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
-  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
-  lines.push(c.dim("  Ctrl-C stops it."));
-  return lines;
-}
-function untilStopped(server) {
-  return new Promise((resolve2) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener("SIGINT", stop);
-        process.removeListener("SIGTERM", stop);
-        resolve2();
-      });
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-}
-function command4(program2, { io, env: env2, cwd }) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
-    "--key <key>",
-    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
-  ).addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger emulator                               # prints the two export lines to use it
-  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
-  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  ).action((options) => emulator(options, io, env2, cwd));
-}
-var init_emulator = __esm({
-  "src/commands/emulator.ts"() {
-    "use strict";
-    init_esm();
-    init_parsers();
-    init_server();
-    init_render();
-    init_errors();
-    init_validate();
   }
 });
 
@@ -39213,16 +38479,16 @@ function readNdjson(stream, options, format2 = "ndjson") {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
     const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
     if (text.trim() === "") return void 0;
-    let parsed;
+    let parsed2;
     try {
-      parsed = JSON.parse(text);
+      parsed2 = JSON.parse(text);
     } catch (error3) {
       return invalidNdjson(line, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed)}`);
+    if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2)) {
+      return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed2)}`);
     }
-    const object = parsed;
+    const object = parsed2;
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
@@ -39351,6 +38617,763 @@ var init_rows = __esm({
       }
     };
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
+  }
+});
+
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function stopCause(reason2) {
+  switch (reason2.kind) {
+    case "signal":
+      return `it was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `${reason2.failures} failures in a row: ${reason2.answer}`;
+    case "stdout":
+      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
+    case "failed-file":
+      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "journal":
+      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+    case "retry-after":
+      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
+    case "pushed-back":
+      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
+  }
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  switch (reason2.kind) {
+    case "signal":
+      return `not sent: the batch was interrupted (${reason2.signal})`;
+    case "breaker":
+      return `not sent: the batch stopped after ${stopCause(reason2)}`;
+    case "failed-file":
+      return "not sent: the batch stopped because the failed file could not be written";
+    default:
+      return `not sent: the batch stopped because ${stopCause(reason2)}`;
+  }
+}
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_failed();
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
+  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
+  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
+  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
+}
+function failureReason(outcome, mask) {
+  switch (outcome.kind) {
+    case "failed":
+      return serverWords(outcome, mask);
+    case "unsent":
+      return unsentWords(outcome.stop);
+    case "invalid":
+      return `invalid, not sent: ${outcome.reason}`;
+    case "unknown":
+      return `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`;
+    default:
+      return void 0;
+  }
+}
+function serverWords(outcome, mask) {
+  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+}
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function plural(n, one) {
+  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  if (s.dryRun) {
+    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    return [
+      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      ...keptLines(s, c)
+    ];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function paceRange(pace) {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
+      )
+    );
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
+      )
+    );
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts, pace } = s;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", counts.rows],
+    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
+  ];
+  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
+  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
+  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (pace) {
+    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
+    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
+    rows2.push(["pushed back (429/503)", pace.pushedBack]);
+  }
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
+  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}
+`;
+}
+var number, formatCount, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_rows();
+    init_stop();
+    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    rows = (n) => plural(n, "row");
+  }
+});
+
+// src/batch/journal.ts
+function fingerprint(file) {
+  const hash = (0, import_node_crypto.createHash)("sha256");
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const fd = import_node_fs10.default.openSync(file, "r");
+  let size = 0;
+  try {
+    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+  } finally {
+    import_node_fs10.default.closeSync(fd);
+  }
+  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+}
+function parsed(text, otherwise) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return otherwise;
+  }
+}
+function headerOf(line) {
+  const header = parsed(line, null);
+  return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
+}
+function load2(file) {
+  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+  const [first, ...records] = whole.split("\n");
+  const header = headerOf(first ?? "");
+  if (!header) {
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
+    });
+  }
+  if (header.version !== VERSION2) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: "finish that batch with the trigger that started it"
+    });
+  }
+  const loaded2 = {
+    header,
+    states: new States(),
+    reasons: /* @__PURE__ */ new Map(),
+    done: false,
+    failed: void 0,
+    whole: Buffer.byteLength(whole)
+  };
+  for (const record of records) {
+    if (record.startsWith("done")) {
+      loaded2.done = true;
+      const said = parsed(record.slice(5), null)?.failed;
+      loaded2.failed = typeof said === "string" ? said : void 0;
+      continue;
+    }
+    const space = record.indexOf(" ", 2);
+    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    const state = RECORDS[record[0] ?? ""];
+    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
+    loaded2.states.set(line, state);
+    if (state === FAILED) loaded2.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
+  }
+  return loaded2;
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs10.default.openSync(file, "r");
+    const buffer = Buffer.alloc(64 * 1024);
+    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    return headerOf(text.slice(0, text.indexOf("\n")))?.input;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+  }
+}
+function describeLoaded(j) {
+  return [
+    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
+    `${formatCount(j.states.count(FAILED))} failed`,
+    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
+  ].join(", ");
+}
+function refuseToCarryOn(file, loaded2, options) {
+  const { header } = loaded2;
+  const was = header.inputs ?? [header.input];
+  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
+  if (!options.resume) {
+    const batch2 = loaded2.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
+    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded2)}); nothing was sent`, {
+      hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+    });
+  }
+  const now = options.inputs;
+  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+  if (was.length !== now.length) {
+    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
+    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
+  }
+  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+  if (changed >= 0) {
+    const w = was[changed];
+    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+    throw new UsageError(
+      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+      hint
+    );
+  }
+  if ((header.shard ?? "") !== (options.shard ?? "")) {
+    const shard2 = (s) => s ? `shard ${s}` : "the whole input";
+    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
+      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
+    });
+  }
+  const before = header.catalog;
+  const catalog = options.catalog ?? null;
+  if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+    const then = before ? `the catalog ${before.path}` : "no catalog";
+    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+    });
+  }
+  if (header.format !== options.format) {
+    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
+      hint: `pass --format ${header.format}`
+    });
+  }
+}
+var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, RECORDS, States, Journal;
+var init_journal = __esm({
+  "src/batch/journal.ts"() {
+    "use strict";
+    import_node_crypto = require("node:crypto");
+    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_failed();
+    init_report();
+    MAGIC = "trigger batch journal";
+    VERSION2 = 1;
+    NONE2 = 0;
+    STARTED = 1;
+    ACCEPTED = 2;
+    FAILED = 3;
+    UNKNOWN = 4;
+    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    States = class {
+      #bytes = new Uint8Array(1024);
+      get(line) {
+        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
+      }
+      set(line, state) {
+        if (line >= this.#bytes.length) {
+          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
+          grown.set(this.#bytes);
+          this.#bytes = grown;
+        }
+        this.#bytes[line] = state;
+      }
+      count(state) {
+        let n = 0;
+        for (const s of this.#bytes) if (s === state) n++;
+        return n;
+      }
+    };
+    Journal = class _Journal {
+      path;
+      /** True when this run carries on an earlier one. */
+      resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
+      /** Set when the journal cannot be written: nothing more may be sent. */
+      error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
+      #states;
+      #reasons;
+      #fd;
+      /** Outcome records not yet written; they go out with the next "s" or within a second. */
+      #pending = "";
+      #dirty = false;
+      #timer;
+      #flushScheduled = false;
+      /** Where the next record goes (writes are positioned: the file may have been cut back). */
+      #position = 0;
+      constructor(file, fd, position, loaded2) {
+        this.path = file;
+        this.#fd = fd;
+        this.#position = position;
+        this.resumed = loaded2 !== void 0;
+        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
+        this.#states = loaded2?.states ?? new States();
+        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
+        this.#timer = setInterval(() => this.sync(), 1e3);
+        this.#timer.unref();
+      }
+      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+      static open(file, options) {
+        const loaded2 = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        if (loaded2) refuseToCarryOn(file, loaded2, options);
+        try {
+          if (loaded2) {
+            const fd2 = import_node_fs10.default.openSync(file, "r+");
+            import_node_fs10.default.ftruncateSync(fd2, loaded2.whole);
+            return new _Journal(file, fd2, loaded2.whole, loaded2);
+          }
+          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const header = {
+            journal: MAGIC,
+            version: VERSION2,
+            input: options.inputs[0],
+            inputs: options.inputs.length > 1 ? options.inputs : void 0,
+            format: options.format,
+            shard: options.shard,
+            catalog: options.catalog ?? null,
+            started: (/* @__PURE__ */ new Date()).toISOString()
+          };
+          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+`);
+          import_node_fs10.default.fsyncSync(fd);
+          return new _Journal(file, fd, position, void 0);
+        } catch (error2) {
+          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
+            hint: "name a file in a folder you can write to"
+          });
+        }
+      }
+      /** What an earlier run did with this line, if anything. */
+      prior(line) {
+        switch (this.#states.get(line)) {
+          case ACCEPTED:
+            return { kind: "accepted" };
+          case FAILED:
+            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
+          case STARTED:
+          case UNKNOWN:
+            return { kind: "unknown" };
+          default:
+            return void 0;
+        }
+      }
+      /**
+       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
+       * cannot be written: the row must then not be sent.
+       */
+      starting(line) {
+        this.sentHere = true;
+        this.#pending += `s ${line}
+`;
+        this.#write();
+        if (this.error) throw this.error;
+      }
+      accepted(line) {
+        this.#later(`a ${line}
+`);
+      }
+      failed(line, reason2) {
+        this.#later(`f ${line} ${JSON.stringify(reason2)}
+`);
+      }
+      notSent(line) {
+        this.#later(`n ${line}
+`);
+      }
+      unknown(line) {
+        this.#later(`u ${line}
+`);
+      }
+      /**
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+       * all that settled together, and never more than a turn behind (a kill then leaves at most the
+       * requests in flight of unknown outcome).
+       */
+      #later(record) {
+        this.#pending += record;
+        if (this.#flushScheduled) return;
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#write();
+        });
+      }
+      #write() {
+        if (this.#fd === void 0 || this.error || this.#pending === "") return;
+        const bytes = Buffer.from(this.#pending);
+        this.#pending = "";
+        try {
+          let done = 0;
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          this.#position += bytes.length;
+          this.#dirty = true;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
+      }
+      /** Writes waiting records and syncs them to disk (every second, and at the end). */
+      sync() {
+        this.#write();
+        if (this.#fd === void 0 || !this.#dirty) return;
+        try {
+          import_node_fs10.default.fdatasyncSync(this.#fd);
+          this.#dirty = false;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete2, failed) {
+        clearInterval(this.#timer);
+        this.onError = void 0;
+        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
+        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+`;
+        this.sync();
+        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
+  try {
+    const sa = import_node_fs11.default.statSync(a);
+    const sb = b === "-" ? import_node_fs11.default.fstatSync(0) : import_node_fs11.default.statSync(b);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function isStdout(file) {
+  try {
+    const a = import_node_fs11.default.statSync(file);
+    const b = import_node_fs11.default.fstatSync(1);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+function inInputFolder(file, folder) {
+  const name = import_node_path12.default.basename(file);
+  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (file === "-" || file === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+  }
+  if (options.failed && options.json && isStdout(options.failed)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
+  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
+    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
+      hint: "write the failed rows to another file"
+    });
+  }
+  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
+  if (!options.journal) return;
+  for (const source of sources) {
+    const stat = source === "-" ? void 0 : import_node_fs11.default.statSync(source, { throwIfNoEntry: false });
+    if (!stat?.isFile() && !stat?.isDirectory()) {
+      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+      });
+    }
+    if (sameFile2(options.journal, source))
+      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
+  }
+  if (options.failed && sameFile2(options.journal, options.failed))
+    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
+}
+async function countLines(file) {
+  let n = 0;
+  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
+  const args = ["trigger", "batch", shellQuote(file)];
+  if (formatFromName(file) !== written) args.push("--format", written);
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
+  return args.join(" ");
+}
+function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = failedExtension(shape.format);
+  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
+  try {
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+  } catch (error2) {
+    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
+    return {
+      failed: open(name),
+      lock: void 0,
+      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    };
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (import_node_fs11.default.existsSync(name)) {
+      lock.release();
+      continue;
+    }
+    return { failed: open(name), lock };
+  }
+}
+function nextFailedName(file) {
+  const ext = import_node_path12.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+}
+function freeName(stem, ext, from) {
+  for (let n = from; ; n++) {
+    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
+    if (!import_node_fs11.default.existsSync(name) && !FileLock.holder(name)) return name;
+  }
+}
+function resumeCommand(input2, options) {
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.failed) args.push("--failed", shellQuote(options.failed));
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return args.join(" ");
+}
+function openFailed(file, shape) {
+  const regular = import_node_fs11.default.statSync(file, { throwIfNoEntry: false });
+  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
+  try {
+    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
+  } catch (error2) {
+    lock?.release();
+    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
+      hint: "name a file in a folder that exists and that you can write to"
+    });
+  }
+}
+function lockJournal(file) {
+  return FileLock.acquire(
+    file,
+    `the journal ${file}`,
+    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
+  );
+}
+async function openJournal(input2, options, catalog = null) {
+  return Journal.open(options.journal, {
+    catalog,
+    resume: options.resume === true,
+    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
+    format: input2.format,
+    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+    resumeCommand: resumeCommand(input2, options)
+  });
+}
+var import_node_fs11, import_node_path12;
+var init_files = __esm({
+  "src/batch/files.ts"() {
+    "use strict";
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_render();
+    init_failed();
+    init_formats();
+    init_journal();
+    init_lock();
+  }
+});
+
+// src/batch/replay.ts
+function replayNames(file) {
+  const ext = import_node_path13.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
+    try {
+      mine2 ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`;
+    if (import_node_fs12.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+var import_node_fs12, import_node_path13;
+var init_replay = __esm({
+  "src/batch/replay.ts"() {
+    "use strict";
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_journal();
+    init_lock();
   }
 });
 
@@ -43508,7 +43531,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs12.default.fstatSync(0).isFile();
+    return import_node_fs13.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43562,24 +43585,24 @@ async function* sniffedStdin(source, stopped) {
   yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path10.default.resolve(cwd, source);
+  const at = import_node_path14.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs12.default.statSync(at);
+    stat = import_node_fs13.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path10.default.join(at, name), name: import_node_path10.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs13.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs13.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs12.default.promises.open(file.path, "r");
+    const handle = await import_node_fs13.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -43611,7 +43634,7 @@ async function openFile(file, options) {
   return { ...file, compression, format: format2 };
 }
 function streamOf(file) {
-  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs13.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFile(file, options) {
@@ -43701,12 +43724,12 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs12, import_node_path10, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs13, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
@@ -43717,1753 +43740,6 @@ var init_input = __esm({
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
-  }
-});
-
-// src/catalog/write.ts
-function reference(from, to) {
-  const relative = import_node_path11.default.relative(from, to).split(import_node_path11.default.sep).join("/");
-  return relative.startsWith("../") ? relative : `./${relative}`;
-}
-function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path11.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path11.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path11.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs13.default.readFileSync(import_node_path11.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path11.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path11.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
-    }
-  }
-  return void 0;
-}
-function schemaFor(file, ownSchema = packageSchema()) {
-  const folder = import_node_path11.default.dirname(import_node_path11.default.resolve(file));
-  for (let dir = folder; ; ) {
-    const installed = import_node_path11.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
-    if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path11.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  if (ownSchema === void 0) return { ref: void 0 };
-  const copyTo = import_node_path11.default.join(folder, SCHEMA_FILE_NAME);
-  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
-}
-function newCatalog(plan2) {
-  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
-}
-function writeSchemaCopy(plan2) {
-  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs13.default.readFileSync(plan2.copyFrom, "utf8");
-  const title = JSON.parse(text).title;
-  if (isFile(plan2.copyTo)) {
-    try {
-      const existing = JSON.parse(import_node_fs13.default.readFileSync(plan2.copyTo, "utf8"));
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan2.copyTo, text, { follow: false });
-  return true;
-}
-function catalogText(data) {
-  return `${JSON.stringify(data, null, 2)}
-`;
-}
-function saveCatalog(file, data, was) {
-  const text = catalogText(data);
-  const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
-  try {
-    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
-  } catch (error2) {
-    if (error2 instanceof ConfigError) throw error2;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
-      hint: "name another with --catalog <file>"
-    });
-  }
-}
-function stillThere(file, was) {
-  const now = import_node_fs13.default.lstatSync(file, { throwIfNoEntry: false });
-  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
-  throw new ConfigError(
-    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
-  );
-}
-function defaultCatalogPath(cwd) {
-  return import_node_path11.default.join(cwd, CATALOG_FILE_NAME);
-}
-var import_node_fs13, import_node_path11, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
-var init_write = __esm({
-  "src/catalog/write.ts"() {
-    "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_atomic_write();
-    init_errno();
-    init_errors();
-    init_render();
-    init_file();
-    init_find();
-    init_load();
-    SCHEMA_FILE_NAME = "triggers.schema.json";
-    PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs13.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-  }
-});
-
-// src/commands/triggers.ts
-var triggers_exports = {};
-__export(triggers_exports, {
-  add: () => add,
-  check: () => check,
-  command: () => command5,
-  edit: () => edit,
-  importFiles: () => importFiles,
-  list: () => list2,
-  remove: () => remove2,
-  show: () => show
-});
-function found(options, ctx) {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-function noCatalog() {
-  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
-    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
-  });
-}
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed = parseCatalog(file.text);
-  if (!parsed.data) throw catalogError(where2.path, parsed.problems);
-  return { path: where2.path, text: file.text, data: parsed.data, file };
-}
-function requireCatalog(options, ctx, write = false) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  return readFound(where2, ctx, write);
-}
-function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path12.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
-}
-function activeProfile(options, env2) {
-  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
-}
-function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
-}
-function ruleText(t) {
-  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
-  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
-}
-function list2(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
-    return;
-  }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
-  );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
-  const c = io.outColors;
-  for (const v of views2) {
-    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
-  }
-}
-function lookUp(catalog, profile, given) {
-  const resolution = new TriggerResolver(catalog, profile).resolve(given);
-  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
-  return resolution.trigger.key;
-}
-function show(id, options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
-  const key = lookUp(catalog, profile, id);
-  const v = view(key, catalog.data.triggers[key], profile);
-  const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
-    return;
-  }
-  const c = io.outColors;
-  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
-  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
-  if (v.name !== null) row("name", v.name);
-  row("value", ruleText(v).replace(/^value /, ""));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
-  if (v.deprecated !== null) row("deprecated", v.deprecated);
-  if (v.description !== null) row("description", v.description);
-  row("catalog", catalog.path);
-}
-function bound(text, flag) {
-  const json = parseValue(text, flag).json;
-  const n = Number(json);
-  if (compareDecimal(String(n), json) !== 0)
-    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
-      hint: "give at most 17 significant digits"
-    });
-  return n;
-}
-function applyFields(entry2, options) {
-  const next = { ...entry2 };
-  if (options.name !== void 0) {
-    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
-    next.name = options.name;
-  }
-  if (options.value !== void 0) {
-    if (!VALUE_RULES.includes(options.value))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value;
-  }
-  if (options.min !== void 0) next.min = bound(options.min, "--min");
-  if (options.max !== void 0) next.max = bound(options.max, "--max");
-  if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) {
-    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
-  const ordered = {};
-  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
-    if (next[field2] !== void 0) ordered[field2] = next[field2];
-  }
-  return ordered;
-}
-function checkNewId(id) {
-  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
-  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
-}
-async function locked(file, change) {
-  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(file, async () => change());
-}
-async function add(id, options, ctx) {
-  checkNewId(id);
-  if (options.name === void 0)
-    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
-      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
-    });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-function lockTarget(options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
-}
-function catalogToWrite(options, ctx) {
-  const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs14.default.existsSync(where2.path))) {
-    const catalog = readFound(where2, ctx, true);
-    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
-}
-function writeSchema(target2, io) {
-  if (!target2.schema) return;
-  try {
-    if (writeSchemaCopy(target2.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
-  } catch (error2) {
-    io.stderr(
-      io.errColors.warn(
-        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
-      )
-    );
-  }
-}
-function addLocked(id, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data, created } = target2;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-    });
-  const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
-  writeSchema(target2, io);
-  io.stdout("");
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-  );
-}
-function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
-async function edit(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-function editLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
-  let entry2 = applyFields(data.triggers[key], options);
-  for (const field2 of options.clear ?? []) {
-    if (!CLEARABLE.includes(field2))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-    delete entry2[field2];
-  }
-  if (options.id !== void 0) {
-    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
-    checkNewId(options.id);
-    const ids = { ...entry2.ids ?? {} };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry2 = { ...entry2, ids };
-    if (Object.keys(ids).length === 0) delete entry2.ids;
-  } else if (options.profile) {
-    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
-  }
-  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
-}
-async function remove2(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-function removeLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
-}
-function annotation(level, p) {
-  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
-}
-async function check(files, options, ctx) {
-  const { io, env: env2 } = ctx;
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
-  const parsed = parseCatalog(text);
-  const problems = [];
-  const warnings = [];
-  const print = () => {
-    const gha = env2.GITHUB_ACTIONS === "true";
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation("warning", w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation("error", p));
-  };
-  if (!parsed.data) {
-    for (const p of parsed.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-    const error2 = new ConfigError(message, { reported: true });
-    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
-    throw error2;
-  }
-  const catalog = { path: where2.path, text, data: parsed.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
-  let rows2 = 0;
-  for (const source of files) {
-    const name = source === "-" ? "stdin" : source;
-    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
-    try {
-      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
-      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input2.read(read).rows) {
-        for (const row of chunk) {
-          rows2++;
-          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
-      }
-    } catch (error2) {
-      if (!(error2 instanceof UsageError)) throw error2;
-      problems.push({ file: name, line: null, message: error2.message });
-    }
-  }
-  print();
-  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
-  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
-}
-function columnsOf(options) {
-  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
-}
-async function importFiles(files, options, ctx) {
-  const seen = /* @__PURE__ */ new Set();
-  for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input2.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== void 0 && id.trim() !== "") seen.add(id);
-      }
-    }
-  }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-function importLocked(ids, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data } = target2;
-  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
-  const added = /* @__PURE__ */ new Map();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target2, io);
-  if (added.size > 0)
-    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
-}
-function entryOptions(command7) {
-  return command7.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
-}
-function command5(program2, ctx) {
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
-  entryOptions(
-    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action((id, options) => add(id, options, ctx));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
-  return triggers;
-}
-var import_node_fs14, import_node_path12, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
-var init_triggers = __esm({
-  "src/commands/triggers.ts"() {
-    "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
-    import_node_path12 = __toESM(require("node:path"), 1);
-    init_esm();
-    init_formats();
-    init_input();
-    init_rows();
-    init_request();
-    init_errors();
-    init_find();
-    init_file();
-    init_load();
-    init_decimal();
-    init_resolve();
-    init_write();
-    init_errno();
-    init_render();
-    init_paths();
-    init_resolve2();
-    init_store();
-    CLEARABLE = ["description", "min", "max", "deprecated"];
-    EXAMPLES2 = `
-Examples:
-  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
-  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
-  $ trigger triggers list
-  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
-  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
-
-The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
-With one, fire and batch refuse a trigger it does not know before sending anything.`;
-    COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
-    catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
-  }
-});
-
-// src/commands/completion.ts
-var completion_exports = {};
-__export(completion_exports, {
-  command: () => command6,
-  completionScript: () => completionScript
-});
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
-function command6(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
-    "after",
-    `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
-}
-var BASH, ZSH, FISH;
-var init_completion = __esm({
-  "src/commands/completion.ts"() {
-    "use strict";
-    init_esm();
-    BASH = `# trigger completion for bash: source <(trigger completion bash)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local cur words cword line prefix directive=plain i
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    words=()
-    for ((i = 0; i <= COMP_CWORD; i++)); do
-      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
-        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
-      else
-        words+=("\${COMP_WORDS[i]}")
-      fi
-    done
-    cword=$((\${#words[@]} - 1))
-    cur=\${words[cword]}
-  fi
-  prefix=\${cur%"\${cur##*[=:]}"}
-  COMPREPLY=()
-  while IFS= read -r line; do
-    case $line in
-      :files) directive=files ;;
-      :plain) ;;
-      *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
-        ;;
-    esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
-  if [[ $directive == files ]]; then
-    compopt -o filenames 2>/dev/null
-    if declare -F _filedir >/dev/null 2>&1; then
-      _filedir
-    else
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
-    fi
-  fi
-}
-complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
-`;
-    ZSH = `#compdef trigger
-# trigger completion for zsh:
-#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
-#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
-#                                                      (fpath=(~/.zfunc $fpath) before compinit)
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-_trigger() {
-  local -a lines candidates
-  local line value description directive=plain flag=''
-  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
-  if [[ $PREFIX == --*=* ]]; then
-    flag=\${PREFIX%%=*}=
-    compset -P '*='
-  fi
-  for line in $lines; do
-    case $line in
-      :files) directive=files ;;
-      :plain|'') ;;
-      *)
-        value=\${line%%$'\\t'*}
-        value=\${value#$flag}
-        description=''
-        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
-        ;;
-    esac
-  done
-  (( \${#candidates} )) && _describe -t values 'trigger' candidates
-  [[ $directive == files ]] && _files
-  return 0
-}
-if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
-  _trigger "$@"
-elif (( \${+functions[compdef]} )); then
-  compdef _trigger trigger
-else
-  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
-fi
-`;
-    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
-# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
-function __trigger_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
-        switch $line
-            case :files
-                __fish_complete_path "$current"
-            case :plain
-            case '*'
-                printf '%s\\n' $line
-        end
-    end
-end
-complete -c trigger -e
-complete -c trigger -f -a '(__trigger_complete)'
-`;
-  }
-});
-
-// src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
-function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
-  const record = row.record;
-  switch (record.format) {
-    case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
-      const fields = [...record.fields];
-      const width = header?.length ?? fields.length;
-      while (fields.length < width) fields.push("");
-      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
-      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
-      else fields.push(reason2);
-      return csvLine(fields, separator);
-    }
-    case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
-`;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
-        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
-`;
-      }
-      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
-        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
-        return `${JSON.stringify(key)}:${text}`;
-      });
-      members.push(`"error":${JSON.stringify(reason2)}`);
-      return `{${members.join(",")}}
-`;
-    }
-    case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
-  }
-}
-function failedHeader(kind, header, separator = ",") {
-  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
-  if (kind === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
-  }
-  return void 0;
-}
-function describeWriteError(error2) {
-  return errnoWords(error2, "writing");
-}
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path13.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs15.default.readdirSync(import_node_path13.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
-    import_node_fs15.default.rmSync(import_node_path13.default.join(import_node_path13.default.dirname(file), name), { force: true });
-  }
-}
-var import_node_fs15, import_node_path13, FLUSH_BYTES, FailedFile;
-var init_failed = __esm({
-  "src/batch/failed.ts"() {
-    "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
-    init_errno();
-    init_formats();
-    FLUSH_BYTES = 64 * 1024;
-    FailedFile = class {
-      path;
-      /** Rows written (or waiting in the buffer to be). */
-      rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
-      notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
-      error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
-      #separator;
-      #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-      #target;
-      #inPlace;
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      get inPlace() {
-        return this.#inPlace;
-      }
-      #fd;
-      #buffer = "";
-      #bufferedRows = 0;
-      #headerDone = false;
-      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
-      #normalized;
-      /** True once the file was opened (a lazy one, only when a row needed keeping). */
-      #opened = false;
-      #mode;
-      /**
-       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
-       * default failed file, when --failed is not given) is made only once there is a row to keep.
-       */
-      constructor(file, format2, header, options = {}) {
-        this.path = file;
-        this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
-        this.#header = header;
-        let existing;
-        try {
-          existing = import_node_fs15.default.statSync(file);
-        } catch {
-          existing = void 0;
-        }
-        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path13.default.join(import_node_path13.default.dirname(file), `.${import_node_path13.default.basename(file)}.${process.pid}.tmp`);
-        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        if (this.#opened) return;
-        this.#opened = true;
-        this.#fd = import_node_fs15.default.openSync(this.#target, "w", this.#mode);
-        if (!this.#inPlace) removeLeftovers(this.path);
-      }
-      /** Writes one row's line; false when the file is broken and the row could not be kept. */
-      write(row, reason2) {
-        if (!this.#opened && !this.error) {
-          try {
-            this.#open();
-          } catch (error2) {
-            this.error = error2;
-          }
-        }
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#writeHeader(row.record.format);
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
-        this.#bufferedRows++;
-        this.rows++;
-        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
-        return !this.error;
-      }
-      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
-      #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
-        const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
-      }
-      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
-        if (this.#headerDone) return;
-        this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
-        this.#flush();
-      }
-      #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
-        let done = 0;
-        try {
-          while (done < bytes.length) done += import_node_fs15.default.writeSync(this.#fd, bytes, done);
-        } catch (error2) {
-          this.error = error2;
-          this.notKept += rows2;
-          this.rows -= rows2;
-          if (done > 0 && !this.#inPlace) {
-            try {
-              import_node_fs15.default.ftruncateSync(this.#fd, import_node_fs15.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
-        }
-      }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (!this.#opened) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        try {
-          if (!this.#inPlace && !this.error) import_node_fs15.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs15.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs15.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        import_node_fs15.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs15.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
-// src/batch/journal.ts
-async function fingerprint(file) {
-  const hash = (0, import_node_crypto2.createHash)("sha256");
-  let size = 0;
-  for await (const chunk of import_node_fs16.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { path: import_node_path14.default.resolve(file), size, sha256: hash.digest("hex") };
-}
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto2.createHash)("sha256").update(catalog.text).digest("hex") } : null;
-}
-function load2(file) {
-  const text = import_node_fs16.default.readFileSync(file, "utf8");
-  const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split("\n");
-  let header;
-  try {
-    header = JSON.parse(lines[0] ?? "");
-    if (header.journal !== MAGIC || typeof header.input?.sha256 !== "string") throw new Error("not a journal");
-  } catch {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
-  }
-  if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
-  }
-  const states = new States();
-  const reasons = /* @__PURE__ */ new Map();
-  let done = false;
-  let failed;
-  for (let i = 1; i < lines.length; i++) {
-    const record = lines[i];
-    if (record === "") continue;
-    if (record.startsWith("done")) {
-      done = true;
-      try {
-        const said = JSON.parse(record.slice(5)).failed;
-        failed = typeof said === "string" ? said : void 0;
-      } catch {
-        failed = void 0;
-      }
-      continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
-    if (!Number.isSafeInteger(line) || line < 1) continue;
-    switch (record[0]) {
-      case "s":
-        states.set(line, STARTED);
-        break;
-      case "a":
-        states.set(line, ACCEPTED);
-        break;
-      case "n":
-        states.set(line, NONE2);
-        break;
-      case "u":
-        states.set(line, UNKNOWN);
-        break;
-      case "f":
-        states.set(line, FAILED);
-        try {
-          reasons.set(line, JSON.parse(record.slice(space + 1)));
-        } catch {
-          reasons.set(line, "failed in an earlier run");
-        }
-        break;
-    }
-  }
-  return { header, states, reasons, done, failed, whole: Buffer.byteLength(text.slice(0, end)) };
-}
-function journalInput(file) {
-  let fd;
-  try {
-    fd = import_node_fs16.default.openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs16.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
-    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
-    return header.journal === MAGIC && typeof header.input?.sha256 === "string" ? header.input : void 0;
-  } catch {
-    return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs16.default.closeSync(fd);
-  }
-}
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-}
-function describeLoaded(j) {
-  return [
-    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
-    `${j.states.count(FAILED).toLocaleString("en-US")} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
-  ].join(", ");
-}
-var import_node_crypto2, import_node_fs16, import_node_path14, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, States, Journal;
-var init_journal = __esm({
-  "src/batch/journal.ts"() {
-    "use strict";
-    import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
-    import_node_path14 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_failed();
-    MAGIC = "trigger batch journal";
-    VERSION2 = 1;
-    NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
-    States = class {
-      #bytes = new Uint8Array(1024);
-      get(line) {
-        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
-      }
-      set(line, state) {
-        if (line >= this.#bytes.length) {
-          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-          grown.set(this.#bytes);
-          this.#bytes = grown;
-        }
-        this.#bytes[line] = state;
-      }
-      count(state) {
-        let n = 0;
-        for (const s of this.#bytes) if (s === state) n++;
-        return n;
-      }
-    };
-    Journal = class _Journal {
-      path;
-      /** True when this run carries on an earlier one. */
-      resumed;
-      /**
-       * When the journal already accounted for every row as this run opened it: the failed file that
-       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
-       */
-      completedWith;
-      /** Whether this run has sent a row. */
-      sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
-      error;
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-      onError;
-      #states;
-      #reasons;
-      #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
-      #pending = "";
-      #dirty = false;
-      #timer;
-      #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, loaded2) {
-        this.path = file;
-        this.#fd = fd;
-        this.resumed = loaded2 !== void 0;
-        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new States();
-        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
-      }
-      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        let loaded2;
-        if (import_node_fs16.default.existsSync(file)) {
-          loaded2 = load2(file);
-          const input2 = loaded2.header.input;
-          const was = loaded2.header.inputs ?? [input2];
-          const what = was.length === 1 ? input2.path : `${was.length} files from ${input2.path} on`;
-          if (!options.resume) {
-            const batch2 = loaded2.done ? `a completed batch of ${what} (${describeLoaded(loaded2)})` : `a batch of ${what} that did not finish (${describeLoaded(loaded2)})`;
-            throw new UsageError(`the journal ${file} already records ${batch2}; nothing was sent`, {
-              hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-            });
-          }
-          const now = options.inputs;
-          const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-          if (was.length !== now.length)
-            throw new UsageError(
-              `the journal ${file} was made for ${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}; nothing was sent`,
-              hint
-            );
-          const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-          if (changed >= 0) {
-            const w = was[changed];
-            const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-            throw new UsageError(
-              `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-              hint
-            );
-          }
-          if ((loaded2.header.shard ?? "") !== (options.shard ?? "")) {
-            throw new UsageError(
-              `the journal ${file} is for ${loaded2.header.shard ? `shard ${loaded2.header.shard}` : "the whole input"}, not ${options.shard ? `shard ${options.shard}` : "the whole input"}`,
-              {
-                hint: loaded2.header.shard ? `pass --shard ${loaded2.header.shard}` : "resume without --shard"
-              }
-            );
-          }
-          const before = loaded2.header.catalog;
-          const catalog = options.catalog ?? null;
-          if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-            const then = before ? `the catalog ${before.path}` : "no catalog";
-            const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-            throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-              hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-            });
-          }
-          if (loaded2.header.format !== options.format) {
-            throw new UsageError(`the journal ${file} read its input as ${loaded2.header.format}, not ${options.format}`, {
-              hint: `pass --format ${loaded2.header.format}`
-            });
-          }
-        }
-        let fd;
-        let position;
-        try {
-          if (loaded2) {
-            fd = import_node_fs16.default.openSync(file, "r+");
-            import_node_fs16.default.ftruncateSync(fd, loaded2.whole);
-            position = loaded2.whole;
-          } else {
-            fd = import_node_fs16.default.openSync(file, "wx", 384);
-            const header = {
-              journal: MAGIC,
-              version: VERSION2,
-              input: options.inputs[0],
-              inputs: options.inputs.length > 1 ? options.inputs : void 0,
-              format: options.format,
-              shard: options.shard,
-              catalog: options.catalog ?? null,
-              started: (/* @__PURE__ */ new Date()).toISOString()
-            };
-            position = import_node_fs16.default.writeSync(fd, `${JSON.stringify(header)}
-`);
-            import_node_fs16.default.fsyncSync(fd);
-          }
-        } catch (error2) {
-          if (error2 instanceof UsageError) throw error2;
-          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
-        }
-        const journal = new _Journal(file, fd, loaded2);
-        journal.#position = position;
-        return journal;
-      }
-      /** What an earlier run did with this line, if anything. */
-      prior(line) {
-        switch (this.#states.get(line)) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
-        }
-      }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
-       */
-      starting(line) {
-        this.sentHere = true;
-        this.#pending += `s ${line}
-`;
-        this.#write();
-        if (this.error) throw this.error;
-      }
-      accepted(line) {
-        this.#later(`a ${line}
-`);
-      }
-      failed(line, reason2) {
-        this.#later(`f ${line} ${JSON.stringify(reason2)}
-`);
-      }
-      notSent(line) {
-        this.#later(`n ${line}
-`);
-      }
-      unknown(line) {
-        this.#later(`u ${line}
-`);
-      }
-      /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
-       */
-      #later(record) {
-        this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
-      }
-      #write() {
-        if (this.#fd === void 0 || this.error || this.#pending === "") return;
-        const bytes = Buffer.from(this.#pending);
-        this.#pending = "";
-        try {
-          let done = 0;
-          while (done < bytes.length) done += import_node_fs16.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
-          this.#dirty = true;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      #failed(error2) {
-        if (this.error) return;
-        this.error = error2;
-        this.onError?.(error2);
-      }
-      /** Writes waiting records and syncs them to disk (every second, and at the end). */
-      sync() {
-        this.#write();
-        if (this.#fd === void 0 || !this.#dirty) return;
-        try {
-          import_node_fs16.default.fdatasyncSync(this.#fd);
-          this.#dirty = false;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
-        clearInterval(this.#timer);
-        this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path14.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
-`;
-        this.sync();
-        if (this.#fd !== void 0) import_node_fs16.default.closeSync(this.#fd);
-        this.#fd = void 0;
-      }
-    };
-  }
-});
-
-// src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path15.default.isAbsolute(file) || import_node_path15.default.resolve(file) === import_node_path15.default.resolve(cwd, file) ? file : import_node_path15.default.resolve(cwd, file);
-}
-function sameFile2(a, b) {
-  if (b !== "-" && import_node_path15.default.resolve(a) === import_node_path15.default.resolve(b)) return true;
-  try {
-    const sa = import_node_fs17.default.statSync(a);
-    const sb = b === "-" ? import_node_fs17.default.fstatSync(0) : import_node_fs17.default.statSync(b);
-    return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function isStdout(file) {
-  try {
-    const a = import_node_fs17.default.statSync(file);
-    const b = import_node_fs17.default.fstatSync(1);
-    return a.ino === b.ino && a.dev === b.dev;
-  } catch {
-    return false;
-  }
-}
-function inInputFolder(file, folder) {
-  const name = import_node_path15.default.basename(file);
-  return !name.startsWith(".") && !name.startsWith("_") && import_node_path15.default.resolve(import_node_path15.default.dirname(file)) === import_node_path15.default.resolve(folder);
-}
-function checkPaths(sources, options) {
-  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs17.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (file === "-" || file === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
-    const folder = file && folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
-  }
-  if (options.failed && options.json && isStdout(options.failed)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
-      hint: "write the failed rows to another file"
-    });
-  }
-  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
-  if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs17.default.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-      });
-    }
-    if (sameFile2(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
-  }
-  if (options.failed && sameFile2(options.journal, options.failed))
-    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
-}
-async function countLines(file) {
-  let n = 0;
-  for await (const chunk of import_node_fs17.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
-  const written = FORMAT_TABLE[format2].failedAs;
-  const args = ["trigger", "batch", shellQuote(file)];
-  if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(next.failed));
-  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
-}
-function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
-  try {
-    import_node_fs17.default.accessSync(folder, import_node_fs17.default.constants.W_OK);
-  } catch (error2) {
-    const name = import_node_path15.default.join(folder, `trigger-failed-${stamp}${ext}`);
-    return {
-      failed: open(name),
-      lock: void 0,
-      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    };
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path15.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs17.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs17.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    return { failed: open(name), lock };
-  }
-}
-function nextFailedName(file) {
-  const ext = import_node_path15.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
-}
-function freeName(stem, ext, from) {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs17.default.existsSync(name) && !FileLock.holder(name)) return name;
-  }
-}
-function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
-  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push("--failed", shellQuote(options.failed));
-  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
-  if (options.columns) args.push("--columns", shellQuote(options.columns));
-  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return args.join(" ");
-}
-function openFailed(file, shape) {
-  const regular = import_node_fs17.default.statSync(file, { throwIfNoEntry: false });
-  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
-  try {
-    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
-  } catch (error2) {
-    lock?.release();
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
-      hint: "name a file in a folder that exists and that you can write to"
-    });
-  }
-}
-function lockJournal(file) {
-  return FileLock.acquire(
-    file,
-    `the journal ${file}`,
-    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
-  );
-}
-async function openJournal(input2, options, catalog = null) {
-  return Journal.open(options.journal, {
-    catalog,
-    resume: options.resume === true,
-    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-    format: input2.format,
-    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-    resumeCommand: resumeCommand(input2, options)
-  });
-}
-var import_node_fs17, import_node_path15;
-var init_files = __esm({
-  "src/batch/files.ts"() {
-    "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
-    import_node_path15 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_formats();
-    init_journal();
-    init_lock();
-  }
-});
-
-// src/batch/replay.ts
-function replayNames(file) {
-  const ext = import_node_path16.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path16.default.resolve(file)) return false;
-    mine2 ??= contentOf(file);
-    return mine2 !== void 0 && input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = journalNameFor(failed);
-    if (import_node_fs18.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs18.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-function contentOf(file) {
-  let fd;
-  try {
-    fd = import_node_fs18.default.openSync(file, "r");
-  } catch {
-    return void 0;
-  }
-  try {
-    const hash = (0, import_node_crypto3.createHash)("sha256");
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let size = 0;
-    for (let n; (n = import_node_fs18.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-    return { size, sha256: hash.digest("hex") };
-  } catch {
-    return void 0;
-  } finally {
-    import_node_fs18.default.closeSync(fd);
-  }
-}
-var import_node_crypto3, import_node_fs18, import_node_path16, journalNameFor;
-var init_replay = __esm({
-  "src/batch/replay.ts"() {
-    "use strict";
-    import_node_crypto3 = require("node:crypto");
-    import_node_fs18 = __toESM(require("node:fs"), 1);
-    import_node_path16 = __toESM(require("node:path"), 1);
-    init_journal();
-    init_lock();
-    journalNameFor = (failed) => `${failed}.journal`;
-  }
-});
-
-// src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
-}
-function stopCause(reason2) {
-  switch (reason2.kind) {
-    case "signal":
-      return `it was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `${reason2.failures} failures in a row: ${reason2.answer}`;
-    case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
-    case "failed-file":
-      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "journal":
-      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
-    case "retry-after":
-      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
-    case "pushed-back":
-      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
-  }
-}
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  switch (reason2.kind) {
-    case "signal":
-      return `not sent: the batch was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `not sent: the batch stopped after ${stopCause(reason2)}`;
-    case "failed-file":
-      return "not sent: the batch stopped because the failed file could not be written";
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason2)}`;
-  }
-}
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_failed();
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  switch (outcome.kind) {
-    case "accepted":
-      return resultJson(outcome.result, mask, lead);
-    case "failed":
-      if (outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-      break;
-    case "checked":
-      return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-    case "earlier":
-      return toJson({
-        ...lead,
-        ok: true,
-        status: null,
-        ...event,
-        value: rawJson(row.value),
-        attempts: 0,
-        durationMs: 0,
-        requestId: null,
-        earlier: true
-      });
-  }
-  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask) };
-  return toJson({
-    ...lead,
-    ok: false,
-    status: null,
-    ...event,
-    value: outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value),
-    attempts: 0,
-    durationMs: 0,
-    requestId: null,
-    error: error2
-  });
-}
-function failureReason(outcome, mask) {
-  switch (outcome.kind) {
-    case "failed":
-      return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-    case "unsent":
-      return unsentWords(outcome.stop);
-    case "invalid":
-      return `invalid, not sent: ${outcome.reason}`;
-    case "unknown":
-      return `${UNKNOWN_MARK}: ${outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason}`;
-    default:
-      return void 0;
-  }
-}
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${formatCount(dropped)} ${dropped === 1 ? "byte" : "bytes"} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function paceRange(pace) {
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${kept === 1 ? "1 row" : `${formatCount(kept)} rows`} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
-  }
-  if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", formatCount(counts.rows)],
-    [s.dryRun ? "valid (not sent)" : "accepted", formatCount(s.dryRun ? counts.checked : counts.accepted)],
-    ...counts.earlier ? [["accepted in an earlier run", formatCount(counts.earlier)]] : [],
-    ["failed", formatCount(counts.failed)],
-    ["invalid", formatCount(counts.invalid)],
-    ["not sent", formatCount(counts.unsent)],
-    ["outcome unknown", formatCount(counts.unknown)],
-    ["time", formatMs(Math.round(s.elapsedMs))],
-    ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`],
-    ...s.pace ? [
-      ["concurrency (auto)", s.pace.lowest === s.pace.highest ? `${s.pace.lowest}` : `${s.pace.lowest}\u2013${s.pace.highest}`],
-      ...s.pace.widestGapMs > 0 ? [["starts spaced (auto)", `up to ${formatMs(Math.round(s.pace.widestGapMs))} apart`]] : [],
-      ["pushed back (429/503)", formatCount(s.pace.pushedBack)]
-    ] : []
-  ];
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}
-`;
-}
-var number, formatCount, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_rows();
-    init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
-    rows = (n) => `${formatCount(n)} ${n === 1 ? "row" : "rows"}`;
-  }
-});
-
-// src/batch/finish.ts
-function finishBatch({ io, env: env2, options, input: input2, recorder, failed, journal, result, signal, stderr, pace }) {
-  const { counts } = recorder;
-  const stoppedBy = signal;
-  const dryRun = options.dryRun === true;
-  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
-  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
-  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
-  const stopReason = recorder.stopReason;
-  const summary = {
-    counts,
-    elapsedMs: result.elapsedMs,
-    dryRun,
-    signal: stoppedBy,
-    halted: stoppedBy || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
-    failedFile: failed?.path,
-    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, options), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
-    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
-    journalBehind,
-    pace: pace && !dryRun ? { lowest: pace.lowest, highest: pace.highest, pushedBack: pace.pushedBack, widestGapMs: pace.widestGapMs } : void 0
-  };
-  const notAccepted = recorder.notAccepted;
-  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
-  if (options.json || options.quiet && notAccepted > 0 || stoppedBy || stdoutBroken) for (const line of lines) io.stderr(line);
-  else if (!options.quiet) for (const line of lines) io.stdout(line);
-  if (env2.GITHUB_STEP_SUMMARY) {
-    try {
-      import_node_fs19.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
-    } catch (error2) {
-      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
-    }
-  }
-  if (stoppedBy) throw new TriggerError("interrupted", "interrupted", { reported: true, signal: stoppedBy });
-  if (notAccepted > 0) {
-    if (env2.GITHUB_ACTIONS === "true") {
-      io.stderr(
-        githubAnnotation(
-          `trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${failed ? ` (kept in ${failed.path})` : ""}`
-        )
-      );
-    }
-    throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
-  }
-}
-var import_node_fs19;
-var init_finish = __esm({
-  "src/batch/finish.ts"() {
-    "use strict";
-    import_node_fs19 = __toESM(require("node:fs"), 1);
-    init_errors();
-    init_render();
-    init_failed();
-    init_files();
-    init_replay();
-    init_report();
-    init_stop();
   }
 });
 
@@ -45698,11 +43974,11 @@ var init_runner = __esm({
       }
       /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
       #settledBeforeSending(row) {
-        const { sink, send, stop } = this.#options;
+        const { sink, send: send2, stop } = this.#options;
         const before = sink.before?.(row);
         if (before) return before;
         if (row.invalid !== void 0 || !row.event) return { kind: "invalid", reason: row.invalid ?? "cannot be sent" };
-        if (!send) return { kind: "checked" };
+        if (!send2) return { kind: "checked" };
         if (stop.aborted) return this.#unsent();
         return void 0;
       }
@@ -45758,7 +44034,7 @@ var init_runner = __esm({
        * rate's schedule), sends it, and sends it again after a push-back, each time waiting its turn again.
        */
       async #paced(row) {
-        const { sink, stop, send } = this.#options;
+        const { sink, stop, send: send2 } = this.#options;
         let started = false;
         let pushedBack = 0;
         for (; ; ) {
@@ -45770,7 +44046,7 @@ var init_runner = __esm({
           }
           started = true;
           try {
-            const result = await send(row.event, stop);
+            const result = await send2(row.event, stop);
             if (pushedBack) result.attempts += pushedBack;
             return { kind: "accepted", result };
           } catch (error2) {
@@ -46555,13 +44831,36 @@ var init_progress = __esm({
 // src/commands/batch.ts
 var batch_exports = {};
 __export(batch_exports, {
-  batch: () => batch
+  DEFAULT_CONCURRENCY: () => DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_CONCURRENCY: () => DEFAULT_MAX_CONCURRENCY,
+  batch: () => batch,
+  command: () => command2
 });
+function command2(program2, { io, env: env2, cwd }) {
+  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
+    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
+  ).addOption(
+    new Option(
+      "--max-concurrency <n>",
+      `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`
+    ).argParser(wholeNumber(1, 256))
+  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+    "--failed <file>",
+    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
+    new Option(
+      "--shard <i>/<n>",
+      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
+    ).argParser(shard)
+  ).addHelpText("after", HELP);
+  addServiceOptions(batchCommand);
+  batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
+  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd));
+}
 async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
   const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
-  const dryRun = options.dryRun === true;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
     throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
       hint: "drop one of them"
@@ -46569,9 +44868,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   }
   checkPaths(sources, options);
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
-  const auto = options.concurrency === "auto";
-  const maxConcurrency = auto ? options.maxConcurrency ?? 64 : options.concurrency;
-  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
+  const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
     flags: settingsFlags(options),
     requireKey: !dryRun,
@@ -46589,75 +44886,67 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const read = { trigger: options.trigger, check: check2, columns };
   const input2 = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input2.read(read);
-  const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
+  const auto = options.concurrency === "auto";
+  const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
+  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
-  const locks = [];
-  let failed;
-  let journal;
+  let written;
   try {
-    if (options.journal && !dryRun) locks.push(lockJournal(options.journal));
-    if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, inFolder(cwd, "."));
-      failed = opened.failed;
-      if (opened.lock) locks.push(opened.lock);
-      if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
-    }
-    if (options.journal && !dryRun)
-      journal = await openJournal(input2, { ...options, failed: failed?.path }, catalogFingerprint(catalog?.catalog));
+    const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
+    written = await openWritten(options, shape, input2, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), io);
   } catch (error2) {
-    failed?.discard();
-    for (const lock of locks) lock.release();
     await client?.destroy();
     input2.close();
     throw error2;
   }
-  if (journal?.resumed) io.stderr(io.errColors.dim(`resuming from ${journal.path}: rows it records as done are not sent again`));
+  if (written.journal?.resumed)
+    io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
+  await send({ io, env: env2, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, ...written });
+}
+async function openWritten(options, shape, input2, catalog, folder, io) {
+  const dryRun = options.dryRun === true;
+  const written = { failed: void 0, journal: void 0, locks: [] };
+  try {
+    if (options.journal && !dryRun) written.locks.push(lockJournal(options.journal));
+    if (options.failed || !dryRun) {
+      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, folder);
+      written.failed = opened.failed;
+      if (opened.lock) written.locks.push(opened.lock);
+      if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
+    }
+    if (options.journal && !dryRun) written.journal = await openJournal(input2, { ...options, failed: written.failed?.path }, catalog);
+  } catch (error2) {
+    written.failed?.discard();
+    for (const lock of written.locks) lock.release();
+    throw error2;
+  }
+  return written;
+}
+async function send(run2) {
+  const { io, options, input: input2, client, pace, failed, journal } = run2;
   const stop = new AbortController();
-  let progress;
+  const progress = progressFor(run2, () => ({ counts: recorder.counts, inFlight: runner.inFlight, stopped: stop.signal.aborted }));
   const stderr = (line) => {
     progress?.clear();
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : maxConcurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : run2.maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
   });
-  const fireOptions = pace ? {
-    stopRetries: stop.signal,
-    throwPushBack: true,
-    gate: pace,
-    onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
-  } : { stopRetries: stop.signal };
+  const fireOptions = fireOptionsFor(pace, stop.signal);
   const runner = new Runner({
-    rows: options.shard ? shardRows(reader.rows, options.shard) : reader.rows,
+    rows: options.shard ? shardRows(run2.rows, options.shard) : run2.rows,
     send: client ? (event) => client.fire(event, fireOptions) : void 0,
-    concurrency: maxConcurrency,
+    concurrency: run2.maxConcurrency,
     pace,
     halt: (reason2) => recorder.stopWith(reason2),
     rate: options.rate,
     stop: stop.signal,
     sink: recorder
   });
-  const started = performance.now();
-  let total;
-  const live = { inFlight: 0, pushedBack: 0, stopped: false };
-  const render = () => {
-    live.inFlight = runner.inFlight;
-    live.pushedBack = pace?.pushedBack ?? 0;
-    live.stopped = stop.signal.aborted;
-    return progressLine(recorder.counts, total, performance.now() - started, io.errColors, live);
-  };
-  const terminal2 = spinnerWanted(env2, io.terminal);
-  if (!options.quiet && !options.verbose) {
-    progress = new Progress(io, render, { plain: !terminal2 });
-    if (input2.file && !options.shard)
-      void countLines(input2.file).then(
-        (n) => total = Math.max(0, n - (FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0)),
-        () => void 0
-      );
-  }
   let stoppedBy;
   const removeSignals = onStopSignals((signal, count2) => {
     if (count2 === 1) {
@@ -46687,7 +44976,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     if (recorder.counts.rows === 0) failed?.discard();
     else failed?.finish();
     journal?.close(false);
-    for (const lock of locks) lock.release();
+    for (const lock of run2.locks) lock.release();
     input2.close();
     throw error2;
   } finally {
@@ -46697,27 +44986,87 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     recorder.close();
     await client?.destroy();
   }
+  settleWritten(run2, input2.cut === void 0 && recorder.counts.unsent === 0);
+  finish(run2, recorder, result, stoppedBy, stderr);
+}
+function fireOptionsFor(pace, stopRetries) {
+  if (!pace) return { stopRetries };
+  return {
+    stopRetries,
+    throwPushBack: true,
+    gate: pace,
+    onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
+  };
+}
+function progressFor(run2, now) {
+  const { io, options, input: input2, pace } = run2;
+  if (options.quiet || options.verbose) return void 0;
+  const started = performance.now();
+  let total;
+  const render = () => {
+    const { counts, inFlight, stopped } = now();
+    return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
+  };
+  if (input2.file && !options.shard) {
+    const header = FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0;
+    void countLines(input2.file).then(
+      (n) => total = Math.max(0, n - header),
+      () => void 0
+    );
+  }
+  return new Progress(io, render, { plain: !spinnerWanted(run2.env, io.terminal) });
+}
+function settleWritten({ failed, journal, locks }, complete2) {
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path17.default.resolve(failed.path) && !journal.sentHere && import_node_fs20.default.existsSync(failed.path);
-    if (unchanged) failed?.discard();
+    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs14.default.existsSync(failed.path);
+    if (unchanged) failed.discard();
     else failed?.finish();
-    journal?.close(input2.cut === void 0 && recorder.counts.unsent === 0, failed && !failed.inPlace ? failed.path : void 0);
+    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
-  finishBatch({
-    io,
-    env: env2,
-    options: { ...options, failed: failed?.path },
-    input: input2,
-    recorder,
-    failed,
-    journal,
-    result,
-    signal: stoppedBy,
-    stderr,
+}
+function finish({ io, env: env2, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
+  const { counts } = recorder;
+  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
+  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
+  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
+  const stopReason = recorder.stopReason;
+  const summary = {
+    counts,
+    elapsedMs: result.elapsedMs,
+    dryRun: options.dryRun === true,
+    signal,
+    halted: signal || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
+    failedFile: failed?.path,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
+    next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
+    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
+    journalBehind,
     pace
-  });
+  };
+  const notAccepted = recorder.notAccepted;
+  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
+  if (options.json || options.quiet && notAccepted > 0 || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  else if (!options.quiet) for (const line of lines) io.stdout(line);
+  if (env2.GITHUB_STEP_SUMMARY) {
+    try {
+      import_node_fs14.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+    } catch (error2) {
+      io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
+    }
+  }
+  if (signal) throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
+  if (notAccepted === 0) return;
+  if (env2.GITHUB_ACTIONS === "true") {
+    const kept = failed ? ` (kept in ${failed.path})` : "";
+    io.stderr(
+      githubAnnotation(`trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
+    );
+  }
+  throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
 async function catalogRowCheck(catalog, trigger, warn) {
   if (trigger !== void 0) {
@@ -46727,17 +45076,21 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs20, import_node_path17;
+var import_node_fs14, import_node_path15, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs20 = __toESM(require("node:fs"), 1);
-    import_node_path17 = __toESM(require("node:path"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
+    init_esm();
     init_files();
+    init_replay();
+    init_stop();
+    init_render();
     init_journal();
-    init_finish();
     init_formats();
     init_input();
+    init_failed();
     init_recorder();
     init_report();
     init_rows();
@@ -46750,9 +45103,1629 @@ var init_batch = __esm({
     init_spinner();
     init_resolve2();
     init_signals2();
+    init_parsers();
     init_service();
     init_shared();
     init_startup();
+    DEFAULT_CONCURRENCY = "auto";
+    DEFAULT_MAX_CONCURRENCY = 64;
+    HELP = `
+Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
+({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
+
+Examples:
+  $ trigger batch events.csv --failed failed.csv
+  $ trigger batch failed.csv --failed failed-again.csv          # send the failed rows again
+  $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
+  $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
+  $ trigger batch events.csv --dry-run                           # check every row, send nothing
+  $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
+
+Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
+journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
+SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
+marked so, and a replay skips them unless --retry-unknown).`;
+  }
+});
+
+// src/commands/prompt.ts
+async function readAll(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+function promptHidden(question, output) {
+  const input2 = process.stdin;
+  return new Promise((resolve2, reject) => {
+    let answer = "";
+    output.write(question);
+    input2.setRawMode(true);
+    input2.resume();
+    input2.setEncoding("utf8");
+    const finish2 = (error2) => {
+      input2.setRawMode(false);
+      input2.pause();
+      input2.removeListener("data", onData);
+      output.write("\n");
+      if (error2) reject(error2);
+      else resolve2(answer);
+    };
+    const onData = (chunk) => {
+      for (const char of chunk) {
+        if (char === "\r" || char === "\n" || char === "") return finish2();
+        if (char === "") {
+          return finish2(new TriggerError("interrupted", "cancelled; no key was saved"));
+        }
+        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
+        else answer += char;
+      }
+    };
+    input2.on("data", onData);
+  });
+}
+async function readSecret(question, output = process.stderr) {
+  if (process.stdin.isTTY) {
+    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+      if (answer.trim() !== "") return answer;
+    }
+  }
+  const text = await readAll(process.stdin);
+  if (text.trim() === "") {
+    throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
+  }
+  return text;
+}
+var init_prompt = __esm({
+  "src/commands/prompt.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/commands/config.ts
+var config_exports = {};
+__export(config_exports, {
+  command: () => command3,
+  get: () => get,
+  list: () => list,
+  path: () => path16,
+  remove: () => remove,
+  setBaseUrl: () => setBaseUrl,
+  setKey: () => setKey,
+  unset: () => unset,
+  use: () => use
+});
+function settingName(name) {
+  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
+  if (normalized in NAMES2) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
+}
+function profileFlag(name) {
+  return name === "default" ? "" : ` --profile ${name}`;
+}
+async function shown(name, profileName, profile) {
+  if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
+    try {
+      return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
+    } catch (error2) {
+      return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
+    }
+  }
+  const value = profile?.[NAMES2[name]];
+  if (typeof value !== "string") return void 0;
+  return name === "api-key" ? maskKey(value) : value;
+}
+function where(profile, file) {
+  return `profile "${profile}" (${file})`;
+}
+function target(options, env2) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const selected = selectedProfile(options, env2, config);
+  const lock = { waitMs: lockWaitMs(env2) };
+  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+}
+async function setKey(keyArgument, options, io, env2 = process.env) {
+  const { file, config, name, lock } = target(options, env2);
+  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
+  const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
+  io.addSecret(key);
+  let inFile;
+  if (options.insecureStorage) inFile = "the key is in the config file (mode 0600), as --insecure-storage asked";
+  else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
+  else {
+    const failure = await storeKey(name, key);
+    if (failure === void 0) {
+      await updateProfile(
+        file,
+        name,
+        (profile) => {
+          const next = { ...profile, apiKeyStorage: "keychain" };
+          delete next.apiKey;
+          return next;
+        },
+        lock
+      );
+      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
+      warnIfOverridden(io, env2);
+      return;
+    }
+    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+  }
+  const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, apiKey: key };
+      delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  if (wasInStore) await deleteKey(name);
+  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
+  io.stderr(io.errColors.warn(`note: ${inFile}`));
+  warnIfOverridden(io, env2);
+}
+function warnIfOverridden(io, env2) {
+  if (env2.TRIGGER_API_KEY) {
+    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+  }
+}
+async function setBaseUrl(url, options, io, env2 = process.env) {
+  const { file, name, lock } = target(options, env2);
+  const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
+  await updateProfile(
+    file,
+    name,
+    (profile) => {
+      const next = { ...profile, baseUrl: parsed2.href };
+      if (!parsed2.secure && !parsed2.loopback) next.allowHttp = true;
+      else delete next.allowHttp;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
+  const versioned = versionedBaseUrlWarning(parsed2);
+  if (versioned) io.stderr(io.errColors.warn(versioned));
+  if (env2.TRIGGER_BASE_URL) {
+    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
+  }
+}
+async function get(nameArgument, options, io, env2 = process.env) {
+  const { file, config, name: profileName, explicit, profile } = target(options, env2);
+  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
+  const values = /* @__PURE__ */ new Map();
+  for (const name of names) values.set(name, await shown(name, profileName, profile));
+  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  if (nameArgument !== void 0) {
+    const name = names[0];
+    const value = values.get(name);
+    if (value === void 0 && !overridden.length) {
+      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
+        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
+      });
+    }
+    if (options.json) io.json(getJson(profileName, names, values, overridden));
+    else io.stdout(value ?? io.outColors.dim("(not set)"));
+  } else if (options.json) {
+    io.json(getJson(profileName, names, values, overridden));
+  } else {
+    for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
+  }
+  for (const name of overridden) {
+    io.stderr(
+      io.errColors.warn(
+        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+      )
+    );
+  }
+}
+function getJson(profile, names, values, overridden) {
+  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
+  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+  return JSON.stringify({ profile, ...settings, overriddenBy });
+}
+async function list(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profiles = config.profiles ?? {};
+  if (options.names) {
+    for (const name of Object.keys(profiles)) io.stdout(name);
+    return;
+  }
+  const active = selectedProfile({}, env2, config);
+  const rows2 = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    rows2.push({
+      profile: name,
+      active: name === active.name,
+      apiKey: await shown("api-key", name, profile) ?? null,
+      baseUrl: await shown("base-url", name, profile) ?? null
+    });
+  }
+  if (options.json) {
+    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
+    return;
+  }
+  if (rows2.length === 0) {
+    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
+    return;
+  }
+  for (const row of rows2) {
+    const mark = row.active ? io.outColors.success("* ") : "  ";
+    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
+    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+  }
+}
+async function unset(nameArgument, options, io, env2 = process.env) {
+  const name = settingName(nameArgument);
+  const { file, name: profileName, profile, lock } = target(options, env2);
+  const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
+  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
+    io.stderr(`${name} was not set in ${where(profileName, file)}`);
+    return;
+  }
+  if (inStore) {
+    const failure = await deleteKey(profileName);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateProfile(
+    file,
+    profileName,
+    (current) => {
+      const next = { ...current };
+      delete next[NAMES2[name]];
+      if (name === "base-url") delete next.allowHttp;
+      if (name === "api-key") delete next.apiKeyStorage;
+      return next;
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
+}
+function namedProfile(nameArgument, env2) {
+  const name = checkProfileName(nameArgument);
+  const file = configPath(env2);
+  const config = readConfig(file);
+  const profile = getProfile(config, name);
+  if (!profile) throw unknownProfile(name, file, config);
+  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
+}
+async function use(nameArgument, io, env2 = process.env) {
+  const { name, file, lock } = namedProfile(nameArgument, env2);
+  await updateConfig(
+    file,
+    (data) => {
+      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+      return { ...data, active: name };
+    },
+    lock
+  );
+  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
+  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
+    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
+  }
+}
+async function remove(nameArgument, io, env2 = process.env) {
+  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  if (profile.apiKeyStorage === "keychain") {
+    const failure = await deleteKey(name);
+    if (failure)
+      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
+        hint: "unlock it and try again"
+      });
+  }
+  await updateConfig(
+    file,
+    (data) => {
+      const profiles = { ...data.profiles ?? {} };
+      delete profiles[name];
+      const next = { ...data, profiles };
+      if (next.active === name) delete next.active;
+      return next;
+    },
+    lock
+  );
+  io.stdout(
+    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
+  );
+}
+function path16(options, io, env2 = process.env) {
+  const file = configPath(env2);
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs15.default.existsSync(file) }));
+  else io.stdout(file);
+}
+function command3(program2, { io, env: env2 }) {
+  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger config set-key                        # hidden prompt
+  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
+  $ trigger config set-base-url https://api.example.com --profile staging
+  $ trigger config get base-url
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
+  );
+  const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
+  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
+  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
+  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
+  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
+  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
+  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
+  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path16(options, io, env2));
+  return config;
+}
+var import_node_fs15, NAMES2, OVERRIDES;
+var init_config = __esm({
+  "src/commands/config.ts"() {
+    "use strict";
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    init_esm();
+    init_errors();
+    init_base_url_warning();
+    init_keychain();
+    init_lock();
+    init_paths();
+    init_resolve2();
+    init_store();
+    init_validate();
+    init_prompt();
+    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
+    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+  }
+});
+
+// src/commands/status.ts
+var status_exports = {};
+__export(status_exports, {
+  collectStatus: () => collectStatus,
+  command: () => command4,
+  status: () => status,
+  statusLines: () => statusLines
+});
+async function collectStatus(flags, env2 = process.env, where2 = {}) {
+  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
+  const { found: found2, settings, problems } = world;
+  const { profile, configFile } = found2;
+  const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
+  (found2.key && attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])));
+  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
+  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
+  const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
+  const catalog = world.catalog ? {
+    path: world.catalog.path,
+    source: world.catalog.source,
+    triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
+  } : null;
+  let mode2 = null;
+  try {
+    mode2 = (import_node_fs16.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+  } catch {
+    mode2 = null;
+  }
+  return {
+    ok: problems.length === 0,
+    profile: { name: profile.name, source: profile.source },
+    apiKey,
+    baseUrl,
+    configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
+    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
+    // never its password, nor a lone token
+    catalog,
+    versions: { trigger: VERSION, node: process.version },
+    problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
+  };
+}
+function attempt2(fn) {
+  try {
+    return fn();
+  } catch {
+    return void 0;
+  }
+}
+function statusLines(s, io) {
+  const c = io.outColors;
+  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
+  const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
+  return [
+    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row(
+      "api key",
+      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
+    ),
+    row(
+      "base URL",
+      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
+    ),
+    row(
+      "config",
+      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
+    ),
+    row("proxy", s.proxy ?? c.dim("none")),
+    row(
+      "catalog",
+      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
+    ),
+    row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
+  ];
+}
+async function status(options, io, env2 = process.env, cwd = process.cwd()) {
+  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
+  if (options.json) io.json(JSON.stringify(result));
+  else for (const line of statusLines(result, io)) io.stdout(line);
+  if (result.problems.length === 0) return;
+  for (const problem of result.problems)
+    io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
+  throw new ConfigError(result.problems[0].message, { reported: true });
+}
+function command4(program2, { io, env: env2, cwd }) {
+  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
+  ).action((options) => status(options, io, env2, cwd));
+}
+var import_node_fs16, SOURCE_WORDS, CATALOG_WORDS;
+var init_status = __esm({
+  "src/commands/status.ts"() {
+    "use strict";
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    init_undici();
+    init_errors();
+    init_render();
+    init_redact();
+    init_resolve2();
+    init_validate();
+    init_version();
+    init_shared();
+    SOURCE_WORDS = {
+      flag: "flag",
+      env: "environment",
+      profile: "profile (config file)",
+      keychain: "credential store"
+    };
+    CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
+  }
+});
+
+// src/emulator/server.ts
+function sameKey(token, digest) {
+  return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
+}
+function generateKey() {
+  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
+}
+function matchRoute(target2) {
+  const path20 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path20);
+  if (!m?.[1] || !m[2]) return "not-found";
+  try {
+    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
+  } catch {
+    return "bad-encoding";
+  }
+}
+function checkBody(body) {
+  let parsed2;
+  try {
+    parsed2 = JSON.parse(body);
+  } catch {
+    return { error: "the body is not valid JSON" };
+  }
+  if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2)) {
+    return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
+  }
+  if (!("value" in parsed2)) return {};
+  const value = parsed2.value;
+  if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
+  if (!Number.isFinite(value)) return { error: '"value" is beyond the range of a double-precision number' };
+  const valueText = valueTextIn(body, value);
+  if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
+    return { error: '"value" is too small to be told from 0 (it underflows a double)' };
+  return { value, valueText };
+}
+function sendJson(res, status2, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status2, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  });
+  res.end(text);
+}
+function checkEmulatorOptions(options) {
+  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
+  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
+  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
+    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
+  }
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
+    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
+  const { capacity, maxInFlight } = options;
+  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
+    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
+  }
+  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
+    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
+  }
+}
+function screen(req, rules) {
+  const route = matchRoute(req.url ?? "");
+  if (route === "not-found")
+    return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
+  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
+  if (rules.failRate > 0 && rules.random() < rules.failRate) {
+    const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
+    return { ...refused(rules.failStatus, `injected failure (--fail-rate ${rules.failRate})`, headers), injected: true };
+  }
+  const auth = req.headers.authorization;
+  if (!auth) return refused(401, 'missing Authorization header; send "Authorization: Bearer <API key>"');
+  const [scheme, token] = [auth.slice(0, auth.indexOf(" ")), auth.slice(auth.indexOf(" ") + 1).trim()];
+  if (scheme.toLowerCase() !== "bearer" || !sameKey(token, rules.keyDigest)) return refused(401, "invalid API key");
+  const type = (req.headers["content-type"] ?? "").split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/json") return refused(415, `Content-Type must be application/json, not ${type || "missing"}`);
+  const waitMs = rules.bucket?.take() ?? 0;
+  if (waitMs > 0) {
+    const error2 = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
+    return { ...refused(429, error2, { "retry-after": String(Math.max(1, Math.ceil(waitMs / 1e3))) }), pushedBack: true };
+  }
+  if (rules.working >= rules.maxInFlight) {
+    const error2 = `overloaded: ${rules.maxInFlight} requests already in progress (--max-in-flight)`;
+    return { ...refused(503, error2, { "retry-after": "1" }), pushedBack: true };
+  }
+  return route;
+}
+function take(route, body, tooBig, requestId, rules) {
+  if (tooBig) return refused(413, "the body is larger than 1 MiB");
+  const checked = checkBody(body);
+  if ("error" in checked) return refused(400, checked.error);
+  if (rules.triggers && !rules.triggers.has(route.triggerId)) {
+    const known = rules.triggers.size === 0 ? "no triggers" : [...rules.triggers].map((t) => `"${t}"`).join(", ");
+    return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
+  }
+  const event = {
+    time: (/* @__PURE__ */ new Date()).toISOString(),
+    ...route,
+    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+    requestId
+  };
+  if (rules.log) {
+    try {
+      import_node_fs17.default.writeSync(rules.log.fd, `${eventJson(event)}
+`);
+    } catch (error2) {
+      const reason2 = errnoWords(error2, "writing");
+      rules.log.onError?.(`cannot write the log ${rules.log.file}: ${reason2}; the event was answered 500 and not recorded`);
+      return refused(500, `the emulator could not write its log (${reason2})`);
+    }
+  }
+  return { status: 200, event, injected: false };
+}
+function rulesFor(options, key, logFd) {
+  return {
+    keyDigest: (0, import_node_crypto2.createHash)("sha256").update(key).digest(),
+    triggers: options.triggers ? new Set(options.triggers) : void 0,
+    failRate: options.failRate ?? 0,
+    failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
+    random: options.random ?? Math.random,
+    capacity: options.capacity,
+    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    maxInFlight: options.maxInFlight ?? Infinity,
+    working: 0,
+    log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
+  };
+}
+function bodyReadingServer(handle) {
+  const server = import_node_http.default.createServer((req, res) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8"), size > MAX_BODY));
+    req.on("error", () => res.destroy());
+  });
+  server.keepAliveTimeout = 5e3;
+  return server;
+}
+async function startEmulator(options = {}) {
+  checkEmulatorOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? DEFAULT_PORT;
+  const keyGenerated = !options.key;
+  const key = options.key || generateKey();
+  const latencyMs = options.latencyMs ?? 0;
+  const keepEvents = options.keepEvents ?? true;
+  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const rules = rulesFor(options, key, logFd);
+  const events = [];
+  const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
+  let closing = false;
+  let sequence = 0;
+  const handle = (req, res, body, tooBig) => {
+    const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const screened = screen(req, rules);
+    let answer;
+    if ("status" in screened) answer = screened;
+    else {
+      rules.working++;
+      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+    }
+    if (answer.event && keepEvents) events.push(answer.event);
+    const send2 = () => {
+      const { headers, admitted, ...entry2 } = answer;
+      if (admitted) rules.working--;
+      if (!res.destroyed) {
+        if (closing) res.setHeader("connection", "close");
+        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
+      }
+      tally(stats, entry2);
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
+    };
+    if (latencyMs > 0) setTimeout(send2, latencyMs);
+    else send2();
+  };
+  const server = bodyReadingServer(handle);
+  try {
+    await listen(server, host, port);
+  } catch (error2) {
+    if (logFd !== void 0) import_node_fs17.default.closeSync(logFd);
+    throw error2;
+  }
+  const bound2 = server.address().port;
+  let closed;
+  return {
+    url: reachableUrl(host, bound2),
+    host,
+    port: bound2,
+    key,
+    keyGenerated,
+    events,
+    stats,
+    close({ force = false } = {}) {
+      closing = true;
+      if (force) server.closeAllConnections();
+      closed ??= new Promise((resolve2) => {
+        server.close(() => {
+          if (logFd !== void 0) import_node_fs17.default.closeSync(logFd);
+          resolve2();
+        });
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.once("close", () => clearInterval(sweep));
+      });
+      return closed;
+    }
+  };
+}
+function tally(stats, entry2) {
+  stats.requests++;
+  if (entry2.event) stats.recorded++;
+  else if (entry2.injected) stats.injected++;
+  else if (entry2.pushedBack) stats.pushedBack++;
+  else stats.rejected++;
+}
+function reachableUrl(host, port) {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+}
+function listen(server, host, port) {
+  return new Promise((resolve2, reject) => {
+    const onError = (error2) => {
+      const where2 = `${host}:${port}`;
+      if (error2.code === "EADDRINUSE") {
+        reject(
+          new UsageError(`port ${port} on ${host} is already in use`, {
+            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+          })
+        );
+      } else if (error2.code === "EACCES") {
+        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
+      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
+        reject(
+          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
+        );
+      } else {
+        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
+      }
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve2();
+    });
+  });
+}
+function openLogOrExplain(file) {
+  try {
+    return openLog(file);
+  } catch (error2) {
+    if (error2.code === "ENXIO") {
+      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
+        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`
+      });
+    }
+    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
+      hint: "check that its folder exists and is writable"
+    });
+  }
+}
+function openLog(file) {
+  let isFifo = false;
+  try {
+    isFifo = import_node_fs17.default.statSync(file).isFIFO();
+  } catch {
+  }
+  if (!isFifo) return import_node_fs17.default.openSync(file, "a");
+  const probe = import_node_fs17.default.openSync(file, import_node_fs17.default.constants.O_WRONLY | import_node_fs17.default.constants.O_NONBLOCK);
+  try {
+    return import_node_fs17.default.openSync(file, "a");
+  } finally {
+    import_node_fs17.default.closeSync(probe);
+  }
+}
+function eventJson(event) {
+  const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
+  return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
+}
+var import_node_crypto2, import_node_fs17, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var init_server = __esm({
+  "src/emulator/server.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_http = __toESM(require("node:http"), 1);
+    init_request();
+    init_errno();
+    init_errors();
+    init_clock();
+    DEFAULT_PORT = 8787;
+    DEFAULT_FAIL_STATUS = 503;
+    MAX_BODY = 1024 * 1024;
+    EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+    TokenBucket = class {
+      #perMs;
+      #size;
+      #now;
+      #tokens;
+      #at;
+      constructor(perSecond, now) {
+        this.#perMs = perSecond / 1e3;
+        this.#size = Math.max(1, perSecond / 10);
+        this.#now = now;
+        this.#tokens = this.#size;
+        this.#at = now();
+      }
+      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
+      take() {
+        const now = this.#now();
+        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
+        this.#at = now;
+        if (this.#tokens >= 1) {
+          this.#tokens -= 1;
+          return 0;
+        }
+        return (1 - this.#tokens) / this.#perMs;
+      }
+    };
+    refused = (status2, error2, headers) => ({
+      status: status2,
+      error: error2,
+      injected: false,
+      headers
+    });
+  }
+});
+
+// src/commands/emulator.ts
+var emulator_exports = {};
+__export(emulator_exports, {
+  command: () => command5,
+  emulator: () => emulator,
+  eventLine: () => eventLine,
+  exposureWarning: () => exposureWarning,
+  rejectionLine: () => rejectionLine
+});
+function clock(date) {
+  return date.toISOString().slice(11, 23);
+}
+function showId(id) {
+  return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+}
+function exposureWarning(host) {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return void 0;
+  const every = bare === "0.0.0.0" || bare === "::" || bare === "";
+  return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
+}
+function eventLine(entry2, io) {
+  const c = io.outColors;
+  const event = entry2.event;
+  if (!event) return "";
+  const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
+  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
+}
+function rejectionLine(entry2, io) {
+  const c = io.errColors;
+  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
+  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
+}
+async function catalogTriggers(options, env2, cwd) {
+  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
+  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+  if (!found2) return void 0;
+  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
+    Promise.resolve().then(() => (init_load(), load_exports)),
+    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
+    Promise.resolve().then(() => (init_store(), store_exports)),
+    Promise.resolve().then(() => (init_paths(), paths_exports))
+  ]);
+  const catalog = loadCatalog2(found2, { env: env2 });
+  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+}
+async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
+  const fromCatalog = await catalogTriggers(options, env2, cwd);
+  const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
+  const key = options.key ?? env2.TRIGGER_API_KEY;
+  const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
+  io.addSecret(givenKey);
+  const server = await startEmulator({
+    ...options,
+    key: givenKey,
+    triggers: fromCatalog?.ids ?? options.trigger,
+    latencyMs: options.latency,
+    keepEvents: false,
+    onRequest(entry2) {
+      if (entry2.event) io.stdout(eventLine(entry2, io));
+      else io.stderr(rejectionLine(entry2, io));
+    },
+    onLogError(message) {
+      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
+    }
+  });
+  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  await untilStopped(server);
+  const { recorded, rejected, injected, pushedBack } = server.stats;
+  const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
+  io.stderr(
+    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
+  );
+}
+function bannerLines(server, options, keySource, fromCatalog, io) {
+  const c = io.errColors;
+  const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
+  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
+  const exposed = exposureWarning(server.host);
+  if (exposed) lines.push(c.warn(exposed));
+  if (server.keyGenerated) {
+    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
+  } else {
+    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
+    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
+  }
+  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
+  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
+  lines.push(c.dim("  Ctrl-C stops it."));
+  return lines;
+}
+function untilStopped(server) {
+  return new Promise((resolve2) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) {
+        void server.close({ force: true });
+        return;
+      }
+      stopping = true;
+      void server.close().then(() => {
+        process.removeListener("SIGINT", stop);
+        process.removeListener("SIGTERM", stop);
+        resolve2();
+      });
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+function command5(program2, { io, env: env2, cwd }) {
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
+    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
+  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+    "--key <key>",
+    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
+    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
+  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
+    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
+      wholeNumber(1, 1e6)
+    )
+  ).addHelpText(
+    "after",
+    `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
+  ).action((options) => emulator(options, io, env2, cwd));
+}
+var init_emulator = __esm({
+  "src/commands/emulator.ts"() {
+    "use strict";
+    init_esm();
+    init_parsers();
+    init_server();
+    init_render();
+    init_errors();
+    init_validate();
+  }
+});
+
+// src/catalog/write.ts
+function reference(from, to) {
+  const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
+  return relative.startsWith("../") ? relative : `./${relative}`;
+}
+function packageSchema() {
+  const starts = [];
+  if (typeof __filename === "string") starts.push(import_node_path16.default.dirname(__filename));
+  try {
+    if (typeof require === "function") starts.push(import_node_path16.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+  } catch {
+  }
+  for (const start of starts) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
+      try {
+        const manifest = JSON.parse(import_node_fs18.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
+      } catch {
+      }
+    }
+  }
+  return void 0;
+}
+function schemaFor(file, ownSchema = packageSchema()) {
+  const folder = import_node_path16.default.dirname(import_node_path16.default.resolve(file));
+  for (let dir = folder; ; ) {
+    const installed = import_node_path16.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    if (isFile(installed)) return { ref: reference(folder, installed) };
+    const parent = import_node_path16.default.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (ownSchema === void 0) return { ref: void 0 };
+  const copyTo = import_node_path16.default.join(folder, SCHEMA_FILE_NAME);
+  return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
+}
+function newCatalog(plan2) {
+  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+}
+function writeSchemaCopy(plan2) {
+  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
+  const text = import_node_fs18.default.readFileSync(plan2.copyFrom, "utf8");
+  const title = JSON.parse(text).title;
+  if (isFile(plan2.copyTo)) {
+    try {
+      const existing = JSON.parse(import_node_fs18.default.readFileSync(plan2.copyTo, "utf8"));
+      if (existing.title !== title) return false;
+    } catch {
+      return false;
+    }
+  }
+  writeFileAtomic(plan2.copyTo, text, { follow: false });
+  return true;
+}
+function catalogText(data) {
+  return `${JSON.stringify(data, null, 2)}
+`;
+}
+function saveCatalog(file, data, was) {
+  const text = catalogText(data);
+  const problems = catalogProblems(data, text);
+  if (problems.length > 0) {
+    const error2 = catalogError(file, problems);
+    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
+  }
+  try {
+    writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
+      hint: "name another with --catalog <file>"
+    });
+  }
+}
+function stillThere(file, was) {
+  const now = import_node_fs18.default.lstatSync(file, { throwIfNoEntry: false });
+  if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
+  throw new ConfigError(
+    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
+    {
+      hint: "look at it, then run the command again"
+    }
+  );
+}
+function defaultCatalogPath(cwd) {
+  return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
+}
+var import_node_fs18, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var init_write = __esm({
+  "src/catalog/write.ts"() {
+    "use strict";
+    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_path16 = __toESM(require("node:path"), 1);
+    init_atomic_write();
+    init_errno();
+    init_errors();
+    init_render();
+    init_file();
+    init_find();
+    init_load();
+    SCHEMA_FILE_NAME = "triggers.schema.json";
+    PACKAGE_NAME = "trigger-cli";
+    isFile = (file) => import_node_fs18.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  }
+});
+
+// src/commands/triggers.ts
+var triggers_exports = {};
+__export(triggers_exports, {
+  add: () => add,
+  check: () => check,
+  command: () => command6,
+  edit: () => edit,
+  importFiles: () => importFiles,
+  list: () => list2,
+  remove: () => remove2,
+  show: () => show
+});
+function found(options, ctx) {
+  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+}
+function noCatalog() {
+  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
+  });
+}
+function readFound(where2, ctx, write = false) {
+  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
+  const parsed2 = parseCatalog(file.text);
+  if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
+  return { path: where2.path, text: file.text, data: parsed2.data, file };
+}
+function requireCatalog(options, ctx, write = false) {
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  return readFound(where2, ctx, write);
+}
+function changedFile(file, shown2) {
+  return shown2 !== void 0 && import_node_path17.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
+}
+function activeProfile(options, env2) {
+  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+}
+function view(key, entry2, profile) {
+  return {
+    id: idIn(key, entry2, profile),
+    key,
+    name: entry2.name ?? null,
+    value: entry2.value ?? "optional",
+    min: entry2.min ?? null,
+    max: entry2.max ?? null,
+    deprecated: entry2.deprecated ?? null,
+    description: entry2.description ?? null,
+    ids: entry2.ids ?? {}
+  };
+}
+function ruleText(t) {
+  const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
+  return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
+}
+function list2(options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
+    return;
+  }
+  io.stderr(
+    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
+  );
+  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
+  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const c = io.outColors;
+  for (const v of views2) {
+    const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
+    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+  }
+}
+function lookUp(catalog, profile, given) {
+  const resolution = new TriggerResolver(catalog, profile).resolve(given);
+  if (!resolution.ok) throw new UsageError(resolution.message, { hint: "see them all with: trigger triggers list" });
+  return resolution.trigger.key;
+}
+function show(id, options, ctx) {
+  const catalog = requireCatalog(options, ctx);
+  const profile = activeProfile(options, ctx.env);
+  const key = lookUp(catalog, profile, id);
+  const v = view(key, catalog.data.triggers[key], profile);
+  const { io } = ctx;
+  if (options.json) {
+    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
+    return;
+  }
+  const c = io.outColors;
+  const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
+  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
+  if (v.name !== null) row("name", v.name);
+  row("value", ruleText(v).replace(/^value /, ""));
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  if (v.deprecated !== null) row("deprecated", v.deprecated);
+  if (v.description !== null) row("description", v.description);
+  row("catalog", catalog.path);
+}
+function bound(text, flag) {
+  const json = parseValue(text, flag).json;
+  const n = Number(json);
+  if (compareDecimal(String(n), json) !== 0)
+    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
+      hint: "give at most 17 significant digits"
+    });
+  return n;
+}
+function applyFields(entry2, options) {
+  const next = { ...entry2 };
+  if (options.name !== void 0) {
+    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
+    next.name = options.name;
+  }
+  if (options.value !== void 0) {
+    if (!VALUE_RULES.includes(options.value))
+      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
+    next.value = options.value;
+  }
+  if (options.min !== void 0) next.min = bound(options.min, "--min");
+  if (options.max !== void 0) next.max = bound(options.max, "--max");
+  if (options.description !== void 0) next.description = options.description;
+  if (options.deprecated !== void 0) {
+    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
+    next.deprecated = options.deprecated;
+  }
+  const ordered = {};
+  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
+    if (next[field2] !== void 0) ordered[field2] = next[field2];
+  }
+  return ordered;
+}
+function checkNewId(id) {
+  if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
+  if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
+}
+async function locked(file, change) {
+  const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
+  await withLock2(file, async () => change());
+}
+async function add(id, options, ctx) {
+  checkNewId(id);
+  if (options.name === void 0)
+    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
+      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
+    });
+  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
+}
+function lockTarget(options, ctx) {
+  const where2 = found(options, ctx);
+  if (!where2) return defaultCatalogPath(ctx.cwd);
+  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
+}
+function catalogToWrite(options, ctx) {
+  const where2 = found(options, ctx);
+  if (where2 && (where2.source === "found" || import_node_fs19.default.existsSync(where2.path))) {
+    const catalog = readFound(where2, ctx, true);
+    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
+  }
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+}
+function writeSchema(target2, io) {
+  if (!target2.schema) return;
+  try {
+    if (writeSchemaCopy(target2.schema))
+      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+  } catch (error2) {
+    io.stderr(
+      io.errColors.warn(
+        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+      )
+    );
+  }
+}
+function addLocked(id, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data, created } = target2;
+  if (Object.hasOwn(data.triggers, id))
+    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
+      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+    });
+  const entry2 = applyFields({}, options);
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
+  const { io } = ctx;
+  const c = io.outColors;
+  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
+  writeSchema(target2, io);
+  io.stdout("");
+  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+  io.stdout(
+    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+  );
+}
+function editable(options, ctx) {
+  const catalog = requireCatalog(options, ctx, true);
+  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
+}
+async function edit(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
+}
+function editLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
+  let entry2 = applyFields(data.triggers[key], options);
+  for (const field2 of options.clear ?? []) {
+    if (!CLEARABLE.includes(field2))
+      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+    delete entry2[field2];
+  }
+  if (options.id !== void 0) {
+    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+    checkNewId(options.id);
+    const ids = { ...entry2.ids ?? {} };
+    if (options.id === key) delete ids[options.profile];
+    else ids[options.profile] = options.id;
+    entry2 = { ...entry2, ids };
+    if (Object.keys(ids).length === 0) delete entry2.ids;
+  } else if (options.profile) {
+    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+  }
+  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
+  if (!changed)
+    throw new UsageError(`nothing to change for ${key}`, {
+      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+    });
+  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
+}
+async function remove2(id, options, ctx) {
+  if (!found(options, ctx)) throw noCatalog();
+  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
+}
+function removeLocked(id, options, ctx) {
+  const { file, shown: shown2, was, data } = editable(options, ctx);
+  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
+  const triggers = { ...data.triggers };
+  delete triggers[key];
+  saveCatalog(file, { ...data, triggers }, was);
+  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
+}
+function annotation(level, p) {
+  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+}
+async function check(files, options, ctx) {
+  const { io, env: env2 } = ctx;
+  const where2 = found(options, ctx);
+  if (!where2) throw noCatalog();
+  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
+  const parsed2 = parseCatalog(text);
+  const problems = [];
+  const warnings = [];
+  const print = () => {
+    const gha = env2.GITHUB_ACTIONS === "true";
+    for (const w of warnings) {
+      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
+      if (gha) io.stderr(annotation("warning", w));
+    }
+    if (options.json) {
+      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
+    } else {
+      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
+    }
+    if (gha) for (const p of problems) io.stderr(annotation("error", p));
+  };
+  if (!parsed2.data) {
+    for (const p of parsed2.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
+    print();
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+    const error2 = new ConfigError(message, { reported: true });
+    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
+    throw error2;
+  }
+  const catalog = { path: where2.path, text, data: parsed2.data };
+  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
+  let rows2 = 0;
+  for (const source of files) {
+    const name = source === "-" ? "stdin" : source;
+    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
+    try {
+      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
+      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+      for await (const chunk of input2.read(read).rows) {
+        for (const row of chunk) {
+          rows2++;
+          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
+        }
+      }
+    } catch (error2) {
+      if (!(error2 instanceof UsageError)) throw error2;
+      problems.push({ file: name, line: null, message: error2.message });
+    }
+  }
+  print();
+  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
+  if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
+}
+function columnsOf(options) {
+  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
+}
+async function importFiles(files, options, ctx) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of files) {
+    const read = { columns: columnsOf(options) };
+    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+    for await (const chunk of input2.read(read).rows) {
+      for (const row of chunk) {
+        const id = row.triggerId;
+        if (id !== void 0 && id.trim() !== "") seen.add(id);
+      }
+    }
+  }
+  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
+}
+function importLocked(ids, options, ctx) {
+  const target2 = catalogToWrite(options, ctx);
+  const { file, shown: shown2, was, data } = target2;
+  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
+  const added = /* @__PURE__ */ new Map();
+  let known = 0;
+  for (const id of ids) {
+    if (resolver.resolve(id).ok) known++;
+    else added.set(id, { name: id });
+  }
+  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
+  const { io } = ctx;
+  io.stdout(
+    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
+  );
+  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+  if (added.size > 0) writeSchema(target2, io);
+  if (added.size > 0)
+    io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+}
+function entryOptions(command8) {
+  return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+}
+function command6(program2, ctx) {
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
+  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
+  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
+  entryOptions(
+    triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
+  ).action((id, options) => add(id, options, ctx));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
+  return triggers;
+}
+var import_node_fs19, import_node_path17, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var init_triggers = __esm({
+  "src/commands/triggers.ts"() {
+    "use strict";
+    import_node_fs19 = __toESM(require("node:fs"), 1);
+    import_node_path17 = __toESM(require("node:path"), 1);
+    init_esm();
+    init_formats();
+    init_input();
+    init_rows();
+    init_request();
+    init_errors();
+    init_find();
+    init_file();
+    init_load();
+    init_decimal();
+    init_resolve();
+    init_write();
+    init_errno();
+    init_render();
+    init_paths();
+    init_resolve2();
+    init_store();
+    CLEARABLE = ["description", "min", "max", "deprecated"];
+    EXAMPLES2 = `
+Examples:
+  $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
+  $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
+  $ trigger triggers list
+  $ trigger triggers check events.csv          # in CI, before a backfill: every bad row as file:line
+  $ trigger triggers import old/*.csv          # a catalog from the batch files you already have
+
+The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
+With one, fire and batch refuse a trigger it does not know before sending anything.`;
+    COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
+    catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
+    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+  }
+});
+
+// src/commands/completion.ts
+var completion_exports = {};
+__export(completion_exports, {
+  command: () => command7,
+  completionScript: () => completionScript
+});
+function completionScript(shell) {
+  switch (shell) {
+    case "bash":
+      return BASH;
+    case "zsh":
+      return ZSH;
+    case "fish":
+      return FISH;
+  }
+}
+function command7(program2, { io }) {
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+    "after",
+    `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`
+  ).action((shell) => io.write(completionScript(shell)));
+}
+var BASH, ZSH, FISH;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    init_esm();
+    BASH = `# trigger completion for bash: source <(trigger completion bash)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local cur words cword line prefix directive=plain i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    words=()
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((i > 1)) && [[ \${COMP_WORDS[i]} == [=:] || \${COMP_WORDS[i-1]} == [=:] ]]; then
+        words[\${#words[@]}-1]+=\${COMP_WORDS[i]}
+      else
+        words+=("\${COMP_WORDS[i]}")
+      fi
+    done
+    cword=$((\${#words[@]} - 1))
+    cur=\${words[cword]}
+  fi
+  prefix=\${cur%"\${cur##*[=:]}"}
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in
+      :files) directive=files ;;
+      :plain) ;;
+      *)
+        line=\${line%%$'\\t'*}
+        COMPREPLY+=("\${line#"$prefix"}")
+        ;;
+    esac
+  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    if declare -F _filedir >/dev/null 2>&1; then
+      _filedir
+    else
+      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    fi
+  fi
+}
+complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
+`;
+    ZSH = `#compdef trigger
+# trigger completion for zsh:
+#   source <(trigger completion zsh)                   in ~/.zshrc, after compinit
+#   trigger completion zsh > ~/.zfunc/_trigger         or as a file in a folder of $fpath
+#                                                      (fpath=(~/.zfunc $fpath) before compinit)
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger() {
+  local -a lines candidates
+  local line value description directive=plain flag=''
+  lines=("\${(@f)$(trigger __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null)}")
+  if [[ $PREFIX == --*=* ]]; then
+    flag=\${PREFIX%%=*}=
+    compset -P '*='
+  fi
+  for line in $lines; do
+    case $line in
+      :files) directive=files ;;
+      :plain|'') ;;
+      *)
+        value=\${line%%$'\\t'*}
+        value=\${value#$flag}
+        description=''
+        [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
+        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        ;;
+    esac
+  done
+  (( \${#candidates} )) && _describe -t values 'trigger' candidates
+  [[ $directive == files ]] && _files
+  return 0
+}
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _trigger "$@"
+elif (( \${+functions[compdef]} )); then
+  compdef _trigger trigger
+else
+  print -u2 "trigger: completion needs compinit: put 'autoload -Uz compinit && compinit' before this line in ~/.zshrc"
+fi
+`;
+    FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
+# On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+function __trigger_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+        switch $line
+            case :files
+                __fish_complete_path "$current"
+            case :plain
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c trigger -e
+complete -c trigger -f -a '(__trigger_complete)'
+`;
   }
 });
 
@@ -46780,15 +46753,15 @@ function optionValues(option) {
   if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
   return void 0;
 }
-function visibleCommands(command7) {
-  return command7.createHelp().visibleCommands(command7).filter((c) => c.name() !== "help");
+function visibleCommands(command8) {
+  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command7, root) {
-  const options = command7.createHelp().visibleOptions(command7);
+function visibleOptions(command8, root) {
+  const options = command8.createHelp().visibleOptions(command8);
   return root ? options : options.filter((o) => o.long !== "--version");
 }
-function findOption(command7, word) {
-  const options = command7.createHelp().visibleOptions(command7).concat(command7.options);
+function findOption(command8, word) {
+  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
   return options.find((o) => o.long === word || o.short === word);
 }
 function walk(program2, done) {
@@ -46972,8 +46945,8 @@ if (process.platform !== "win32") {
 init_render();
 
 // action/main.ts
-var import_node_crypto4 = require("node:crypto");
-var import_node_fs21 = __toESM(require("node:fs"), 1);
+var import_node_crypto3 = require("node:crypto");
+var import_node_fs20 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path18 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -46981,7 +46954,6 @@ init_messages();
 
 // src/cli.ts
 init_esm();
-init_parsers();
 init_shared();
 init_errors();
 
@@ -47136,11 +47108,10 @@ function usageWords(message) {
 // src/cli.ts
 init_validate();
 init_version();
-init_formats();
 init_startup();
 var COMMANDS = {
   fire: () => Promise.resolve().then(() => (init_fire(), fire_exports)),
-  batch: async () => ({ command: batchCommand }),
+  batch: () => Promise.resolve().then(() => (init_batch(), batch_exports)),
   config: () => Promise.resolve().then(() => (init_config(), config_exports)),
   status: () => Promise.resolve().then(() => (init_status(), status_exports)),
   emulator: () => Promise.resolve().then(() => (init_emulator(), emulator_exports)),
@@ -47172,49 +47143,6 @@ async function buildProgram(context, mode2 = { json: false, verbose: false }, on
   });
   for (const [name, load3] of Object.entries(COMMANDS)) if (only === void 0 || only === name) (await load3()).command(program2, context);
   return program2;
-}
-function batchCommand(program2, { io, env: env2, cwd }) {
-  const batch2 = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
-    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default("auto")
-  ).addOption(
-    new Option("--max-concurrency <n>", "with --concurrency auto, never more than this many at once (default: 64)").argParser(
-      wholeNumber(1, 256)
-    )
-  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
-    "--failed <file>",
-    "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-    new Option(
-      "--shard <i>/<n>",
-      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-    ).argParser(shard)
-  ).addHelpText(
-    "after",
-    `
-Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
-({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
-
-Examples:
-  $ trigger batch events.csv --failed failed.csv
-  $ trigger batch failed.csv --failed failed-again.csv          # send the failed rows again
-  $ trigger batch events.ndjson --concurrency 16 --rate 200 --json > results.ndjson
-  $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
-  $ trigger batch events.csv --dry-run                           # check every row, send nothing
-  $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
-
-Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
-journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
-SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
-marked so, and a replay skips them unless --retry-unknown).`
-  );
-  addServiceOptions(batch2);
-  const batchDryRun = batch2.options.find((o) => o.long === "--dry-run");
-  if (batchDryRun) batchDryRun.description = "check every row and send nothing (prints no curl commands)";
-  batch2.action(async (source, options) => {
-    const { batch: run2 } = await Promise.resolve().then(() => (init_batch(), batch_exports));
-    await run2(source, options, io, env2, cwd);
-  });
-  return batch2;
 }
 function report(error2, io, mode2, env2 = process.env) {
   const json = (kind, message) => mode2.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
@@ -47335,7 +47263,7 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const settingsDir = import_node_path18.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`);
+  const settingsDir = import_node_path18.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`);
   const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
   delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
@@ -47359,13 +47287,13 @@ function writeOutputs(env2, outputs) {
   if (!file) return;
   let text = "";
   for (const [name, value] of Object.entries(outputs)) {
-    const delimiter = `trigger_${(0, import_node_crypto4.randomBytes)(8).toString("hex")}`;
+    const delimiter = `trigger_${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`;
     text += `${name}<<${delimiter}
 ${value}
 ${delimiter}
 `;
   }
-  import_node_fs21.default.appendFileSync(file, text);
+  import_node_fs20.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -47462,13 +47390,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs21.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs20.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs21.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs20.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
