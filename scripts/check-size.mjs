@@ -1,0 +1,25 @@
+// src/ may not grow (issue 29, "smaller, not bigger"): every line of every .ts file under src/,
+// blank lines and comments included, against a budget that only ever goes down. Lower BUDGET when
+// a change makes src/ smaller; the goal is 11,600.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const BUDGET = 13_354;
+const GOAL = 11_600;
+
+function lines(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += lines(path);
+    else if (entry.name.endsWith('.ts')) total += readFileSync(path, 'utf8').split('\n').length - 1;
+  }
+  return total;
+}
+
+const count = lines(new URL('../src', import.meta.url).pathname);
+if (count > BUDGET) {
+  console.error(`error: src/ is ${count} lines, over its budget of ${BUDGET}: make it smaller (scripts/check-size.mjs)`);
+  process.exit(1);
+}
+console.log(`src/ is ${count} lines (budget ${BUDGET}, goal ${GOAL})`);
