@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
-import { answerSlowly, keptRows } from '../helpers/batch.js';
+import { answerSlowly, keptRows, userOf, csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -23,8 +23,6 @@ const file = (name: string, text: string | Buffer) => {
 const read = (name: string) => fs.readFileSync(at(name), 'utf8');
 // 20,000 rows took over 60 s under a load of 27 on two cores: the time limit only catches a hang.
 const batch = (args: string[], input?: string) => run(['batch', ...args], { env: box.env, input, timeoutMs: 240_000 });
-const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
-const csvRows = (n: number, prefix = 'u') => `triggerId,userId\n${Array.from({ length: n }, (_, i) => `t,${prefix}${i}`).join('\n')}\n`;
 const keptIn = (name: string) => keptRows(read(name));
 const slowly = (ms: number) => answerSlowly(server, ms);
 

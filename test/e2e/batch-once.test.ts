@@ -16,7 +16,7 @@ import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli
 import { needs } from '../helpers/needs.js';
 import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
-import { answerSlowly, keptRows, printedCommand } from '../helpers/batch.js';
+import { answerSlowly, keptRows, printedCommand, userOf, users, csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -35,13 +35,7 @@ const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<t
     timeoutMs: 240_000,
     ...options,
   });
-const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 const received = () => server.requests.map((r) => userOf(r.url));
-const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-const csvRows = (n: number, prefix = 'u') =>
-  `triggerId,userId\n${users(n, prefix)
-    .join('\n')
-    .replace(/^|\n/g, (m) => `${m}t,`)}\n`;
 const kept = (name: string) => keptRows(fs.readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8'));
 const slowly = (ms: number) => answerSlowly(server, ms);
 const printed = (result: RunResult) => printedCommand(result.stdout + result.stderr);

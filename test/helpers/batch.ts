@@ -34,3 +34,13 @@ export function printedCommand(output: string): string[] | undefined {
     .split(/\s+/)
     .map((word) => word.replace(/^'(.*)'$/, '$1'));
 }
+
+/** The user id a request was sent for (its URL is /v1/triggers/<trigger>/users/<user>/...). */
+export const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
+/** n user ids: u0, u1, ... */
+export const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+/** A CSV of n rows for trigger t, one per user of users(n, prefix). */
+export const csvRows = (n: number, prefix = 'u') =>
+  `triggerId,userId\n${users(n, prefix)
+    .map((user) => `t,${user}`)
+    .join('\n')}\n`;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Sandbox } from '../helpers/cli.js';
 import { runInProcess as run } from '../helpers/in-process.js';
+import { userOf, csvRows } from '../helpers/batch.js';
 import { type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -22,8 +23,6 @@ const file = (name: string, text: string | Buffer) => {
 };
 const read = (name: string) => fs.readFileSync(at(name), 'utf8');
 const batch = (args: string[], input?: string) => run(['batch', ...args], { env: box.env, input, timeoutMs: 240_000 });
-const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
-const csvRows = (n: number, prefix = 'u') => `triggerId,userId\n${Array.from({ length: n }, (_, i) => `t,${prefix}${i}`).join('\n')}\n`;
 
 describe('a journal with nothing in it yet', () => {
   it('--journal --resume with no journal yet starts the batch, so one command can be run again and again', async () => {

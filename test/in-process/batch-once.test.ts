@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { type RunResult, type Sandbox } from '../helpers/cli.js';
 import { runInProcess as run } from '../helpers/in-process.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
-import { keptRows, printedCommand } from '../helpers/batch.js';
+import { keptRows, printedCommand, userOf, users, csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -28,13 +28,7 @@ const batch = (args: string[]) =>
     env: box.env,
     timeoutMs: 240_000,
   });
-const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 const received = () => server.requests.map((r) => userOf(r.url));
-const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-const csvRows = (n: number, prefix = 'u') =>
-  `triggerId,userId\n${users(n, prefix)
-    .join('\n')
-    .replace(/^|\n/g, (m) => `${m}t,`)}\n`;
 const kept = (name: string) => keptRows(fs.readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8'));
 const printed = (result: RunResult) => printedCommand(result.stdout + result.stderr);
 
