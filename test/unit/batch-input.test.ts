@@ -76,11 +76,16 @@ describe('malformed CSV', () => {
   });
 
   it('a quoted record over 1 MiB is one invalid row, and the rows inside it are read again', async () => {
-    const big = `t,"${'y\n'.repeat(530 * 1024)}`; // 1.06 MB of lines inside a quote that never closes
+    // 1.06 MB inside a quote that never closes, in lines of 1 KiB: size is the point, not the count of
+    // lines (530 Ki lines of "y" made as many rows to read again, 3 s of this file).
+    const big = `t,"${`${'y'.repeat(1023)}\n`.repeat(1060)}`;
     const result = await rowsOf(['triggerId,userId\nt,a\n', big, '\nt,z\n'], 'csv');
     expect(result[0]?.userId).toBe('a');
     expect(result[1]).toMatchObject({ line: 3, invalid: 'a quoted field opens on this line and does not close within 1 MiB' });
     // Each "y" line is read again as a row of its own (one field: wrong count), then "t,z" is valid.
+    expect(result.slice(2, -1).map((r) => [r.line, r.invalid !== undefined])).toEqual(
+      Array.from({ length: 1059 }, (_, i) => [4 + i, true]),
+    );
     expect([result.at(-1)?.userId, result.at(-1)?.invalid]).toEqual(['z', undefined]);
     expect(result.filter((r) => r.invalid === undefined).map((r) => r.userId)).toEqual(['a', 'z']);
   });
