@@ -6,10 +6,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { withLock } from '../../src/lock.js';
-import { needs } from '../helpers/needs.js';
 
 let dir: string;
 let file: string;
@@ -20,11 +20,29 @@ beforeEach(() => {
   lock = `${file}.lock`;
 });
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const endedPid = () => Number(spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout);
+/**
+ * Settles `promise` with the lock's waits on vitest's fake clock (performance.now and setTimeout,
+ * which src/lock.ts uses), as test/unit/lock-wait.test.ts does: the same looks and pauses, without
+ * sleeping through them. Returns its error, or undefined when it resolved.
+ */
+async function waitedOut(promise: Promise<unknown>): Promise<unknown> {
+  let settled: { error?: unknown } | undefined;
+  promise.then(
+    () => (settled = {}),
+    (error: unknown) => (settled = { error }),
+  );
+  for (let i = 0; i < 100_000 && !settled; i++) await vi.advanceTimersToNextTimerAsync();
+  return settled!.error;
+}
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+
+// A pid that ran and ended (a shell, cheaper to start than Node).
+const endedPid = () => Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout);
 
 describe('withLock', () => {
   it('a lock of an ended process that cannot be removed: a few tries with pauses, then a ConfigError naming it', async () => {
@@ -40,7 +58,8 @@ describe('withLock', () => {
       unlink(target);
     });
     const fn = vi.fn(async () => 'ran');
-    const error = await withLock(file, fn, { waitMs: 300 }).catch((e: unknown) => e);
+    fakeClock();
+    const error = await waitedOut(withLock(file, fn, { waitMs: 300 }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toBe(
       `cannot write ${file}: its lock ${lock} was left by process ${pid}, which has ended, and cannot be removed (permission denied); gave up after 0.3 s`,
@@ -90,7 +109,8 @@ describe('withLock meets what it cannot judge', () => {
     ],
   ])('%s: waits with pauses, then names the lock', async (_what, make, why) => {
     make();
-    const error = await withLock(file, async () => 'ran', { waitMs: 200 }).catch((e: unknown) => e);
+    fakeClock();
+    const error = await waitedOut(withLock(file, async () => 'ran', { waitMs: 200 }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toBe(`cannot write ${file}: ${why.replace('LOCK', lock)}; gave up after 0.2 s`);
     expect(fs.lstatSync(lock)).toBeDefined(); // left as it was
@@ -103,27 +123,29 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
   };
 
-  describe('made with python3', () => {
-    needs('python3');
-    it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
-      // The child ends at once; its parent never waits for it, so it stays a zombie. (A shell's `sleep 0 &`
-      // was not enough: the shell could reap it before it exec'd into `sleep`.)
-      const parent = spawn(
-        'python3',
-        ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(5)'],
-        { stdio: ['ignore', 'pipe', 'ignore'] },
-      );
-      try {
-        const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
-        for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
-        fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname() }));
-        await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
-      } finally {
-        parent.kill('SIGKILL');
-      }
-    });
+  it('a zombie (ended, not yet reaped by its parent) is no holder', async () => {
+    // The child's parent must never wait for it: the shell execs into `sleep`, which never does. The
+    // child ends only once that exec is done (it waits for a line on fd 3, sent after), so the shell
+    // cannot reap it first. (A shell's `sleep 0 &` could be reaped before the exec; python3 did the
+    // same as this but took 0.6 s of CPU to start.)
+    const parent = spawn('sh', ['-c', 'read -r go <&3 & echo $!; exec sleep 5 3<&-'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
+    const look = async (ready: () => boolean) => {
+      for (let i = 0; i < 250 && !ready(); i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+      const comm = () => fs.readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim();
+      await look(() => comm() === 'sleep');
+      expect(comm()).toBe('sleep');
+      (parent.stdio[3] as Writable).write('go\n');
+      const zombie = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+      await look(zombie);
+      expect(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).toContain(') Z ');
+      fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname() }));
+      await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('a live pid whose start time differs from the one recorded is a lock left behind; the same start time is its holder', async () => {
@@ -132,7 +154,8 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
     await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
 
     fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname(), start: startOf(pid) }));
-    const error = await withLock(file, async () => 'ran', { waitMs: 100 }).catch((e: unknown) => e);
+    fakeClock();
+    const error = await waitedOut(withLock(file, async () => 'ran', { waitMs: 100 }));
     expect((error as ConfigError).message).toBe(`cannot write ${file}: process ${pid} holds its lock ${lock}; gave up after 0.1 s`);
   });
 });
