@@ -133,7 +133,7 @@ describe.runIf(process.platform === 'linux')('a pid that runs again under anothe
       for (let i = 0; i < 250 && !ready(); i++) await new Promise((r) => setTimeout(r, 20));
     };
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(String(d)))));
       const comm = () => fs.readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim();
       await look(() => comm() === 'sleep');
       expect(comm()).toBe('sleep');
