@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { readParquet, planParquet } from '../../src/batch/parquet.js';
+import { parseColumns, type Row } from '../../src/batch/rows.js';
 import { ROOT } from '../helpers/cli.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
@@ -93,19 +95,25 @@ describe('Parquet: a row group bigger than one slice of rows', () => {
         { name: 'amount', data: Array.from({ length: rows }, (_, i) => (i % 7 === 3 ? null : 900719925474099300n + BigInt(i))) },
       ],
     });
-    const result = await runCommand(['batch', file, '--columns', WAREHOUSE, '--dry-run', '--json'], sandbox.env);
-    expect(result.code).toBe(1);
-    expect(server.requests).toHaveLength(0);
-    const lines = result.stdout.trim().split('\n');
-    expect(lines).toHaveLength(rows);
+    // The reader itself, not a dry run of the command: the slices are the reader's, and writing and
+    // parsing 70,000 --json lines cost more than reading the file (the JSON of a Parquet row is the
+    // type cases' above). What a dry run would print of each row is what the reader hands on.
+    const options = { columns: parseColumns(WAREHOUSE) };
+    const read: Row[] = [];
+    for await (const chunk of readParquet(await planParquet(file, 'big-group.parquet', options), options).rows) read.push(...chunk);
+    expect(read).toHaveLength(rows);
     const wrong: string[] = [];
-    lines.forEach((text, i) => {
+    read.forEach((row, i) => {
       const amount = `${9007199254740993n + BigInt(Math.floor(i / 100))}.${String(i % 100).padStart(2, '0')}`;
       const expected =
         i === 65_536
-          ? `{"line":65537,"ok":false,`
-          : `{"line":${i + 1},"ok":true,"dryRun":true,"triggerId":"${i % 2 ? 'refund' : 'purchase'}","userId":"u${i}","value":${i % 7 === 3 ? 'null' : amount}}`;
-      if (!text.startsWith(expected)) wrong.push(`${expected} but got ${text}`);
+          ? { line: 65_537, ok: false }
+          : { line: i + 1, ok: true, triggerId: i % 2 ? 'refund' : 'purchase', userId: `u${i}`, value: i % 7 === 3 ? undefined : amount };
+      const got =
+        i === 65_536
+          ? { line: row.line, ok: row.invalid === undefined }
+          : { line: row.line, ok: row.invalid === undefined, triggerId: row.triggerId, userId: row.userId, value: row.value };
+      if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${JSON.stringify(expected)} but got ${JSON.stringify(got)}`);
     });
     expect(wrong.slice(0, 3)).toEqual([]);
   });
@@ -173,7 +181,8 @@ describe('a folder of gzip part files', () => {
 
   it('damage found midway: the rows before it are sent, the error names the file, exit 2', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
-    const rows = Array.from({ length: 5000 }, (_, i) => `t,u${i}`).join('\n');
+    // 40 KB of rows as before, in 500 long rows rather than 5,000 short ones: each row sent is a request.
+    const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
     const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
     const cut = at('cut.csv.gz');
     fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
@@ -182,7 +191,7 @@ describe('a folder of gzip part files', () => {
     expect(result.stderr).toContain(`${cut}: the gzip data cannot be read on`);
     const users = server.requests.map((r) => userOf(r.url));
     expect(users.length).toBeGreaterThan(0);
-    expect(users.length).toBeLessThan(5000);
+    expect(users.length).toBeLessThan(500);
     expect(new Set(users).size).toBe(users.length);
   });
 });
