@@ -80,24 +80,13 @@ function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
   return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
 }
 
-interface TriggerView {
-  id: string;
-  key: string;
-  name: string | null;
-  value: ValueRule;
-  min: number | null;
-  max: number | null;
-  deprecated: string | null;
-  description: string | null;
-  ids: Record<string, string>;
-}
-
-function view(key: string, entry: TriggerEntry, profile: string): TriggerView {
+/** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
+function view(key: string, entry: TriggerEntry, profile: string) {
   return {
     id: idIn(key, entry, profile),
     key,
     name: entry.name ?? null,
-    value: entry.value ?? 'optional',
+    value: entry.value ?? ('optional' as ValueRule),
     min: entry.min ?? null,
     max: entry.max ?? null,
     deprecated: entry.deprecated ?? null,
@@ -106,7 +95,7 @@ function view(key: string, entry: TriggerEntry, profile: string): TriggerView {
   };
 }
 
-function ruleText(t: TriggerView): string {
+function ruleText(t: ReturnType<typeof view>): string {
   const bounds = [t.min !== null ? `>= ${t.min}` : '', t.max !== null ? `<= ${t.max}` : ''].filter(Boolean).join(', ');
   return `value ${t.value}${bounds ? ` (${bounds})` : ''}`;
 }
