@@ -106,13 +106,12 @@ export async function setKey(
     io.stdout(`${saved} to ${where(name, file)}`);
     io.stderr(io.errColors.warn(`note: ${inFile}`));
   }
-  warnIfOverridden(io, env);
+  if (env.TRIGGER_API_KEY) precedenceNote(io, 'TRIGGER_API_KEY', ' over the stored key');
 }
 
-function warnIfOverridden(io: Output, env: NodeJS.ProcessEnv): void {
-  if (env.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
-  }
+/** A setting just stored that the environment overrides. */
+function precedenceNote(io: Output, variable: string, over: string): void {
+  io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 
 export async function setBaseUrl(
@@ -137,9 +136,7 @@ export async function setBaseUrl(
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed);
   if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
-  }
+  if (env.TRIGGER_BASE_URL) precedenceNote(io, 'TRIGGER_BASE_URL', ' over the stored URL');
 }
 
 export async function get(
@@ -269,9 +266,7 @@ export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessE
     lock,
   );
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
-  if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
+  if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env.TRIGGER_PROFILE}`, '');
 }
 
 export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
