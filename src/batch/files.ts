@@ -9,7 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { describeWriteError, FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import type { Input } from './input.js';
-import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
+import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
 
@@ -138,7 +138,7 @@ export function replayCommand(
   // A failed file of a format whose rows name no trigger has the trigger written in each row.
   if (trigger && FORMAT_TABLE[format].namesTriggers) args.push('--trigger', shellQuote(trigger));
   args.push('--failed', shellQuote(next.failed));
-  // Its own journal (see replay.ts): the command can then be run again as it stands.
+  // Its own journal (see replayNames): the command can then be run again as it stands.
   if (next.journal) args.push('--journal', shellQuote(next.journal), '--resume');
   return args.join(' ');
 }
@@ -182,20 +182,49 @@ export function openDefaultFailed(
   }
 }
 
-/** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
-export function nextFailedName(file: string): string {
+/**
+ * The names a printed replay command uses: a new failed file and its own journal, run with --resume.
+ * The journal makes the command safe to run again as it stands (a second paste, a CI retry of the
+ * step, a run killed and started again): the first run creates it (--resume on a journal that does
+ * not exist starts one), and every later run carries it on, so no row is sent twice.
+ *
+ * The pair is chosen by what is on disk, so that every run that prints a replay of the same failed
+ * file, with the same content, prints the same pair: `failed.csv` gives `failed-2.csv` and
+ * `failed-2.csv.journal`, the first pair that is either unused (neither file nor its lock there) or
+ * whose journal was made for exactly this failed file (a replay of it that already ran, was killed,
+ * or is running now). A pair in use for anything else is passed over.
+ */
+export function replayNames(file: string): { failed: string; journal: string } {
   const ext = path.extname(file);
   const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem); // a short counter, not the time of a default name
-  return counted ? freeName(counted[1]!, ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
+  // A short counter is the one a replay added; six digits are the time of a default name.
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1]! : stem;
+  let mine: InputFingerprint | undefined;
+  const same = (journal: string): boolean => {
+    const input = journalInput(journal);
+    if (input?.path !== path.resolve(file)) return false;
+    try {
+      mine ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input.size === mine.size && input.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`; // beside it, named after it (never the same name)
+    if (fs.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
 }
 
-/** `stem-n.ext` from n on (plain `stem.ext` for n = 1), the first that is neither a file nor locked. */
-function freeName(stem: string, ext: string, from: number): string {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!fs.existsSync(name) && !FileLock.holder(name)) return name;
-  }
+/** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
+export function nextFailedName(file: string): string {
+  return replayNames(file).failed;
 }
 
 /** The command that carries a journaled batch on. */

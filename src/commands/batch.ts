@@ -17,9 +17,9 @@ import {
   openFailed,
   openJournal,
   replayCommand,
+  replayNames,
   resumeCommand,
 } from '../batch/files.js';
-import { replayNames } from '../batch/replay.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation } from '../output/render.js';
 import { catalogFingerprint, type Journal } from '../batch/journal.js';
@@ -343,7 +343,7 @@ function settleWritten({ failed, journal, locks }: Written, complete: boolean): 
   try {
     // A journal that had accounted for every row, and a run that sent nothing: the failed file that
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
-    // another order, and a replay of it already run would no longer match it: see batch/replay.ts).
+    // another order, and a replay of it already run would no longer match it: see replayNames in batch/files.ts).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
     if (unchanged) failed.discard();
     else failed?.finish();
