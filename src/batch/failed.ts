@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { errnoWords } from '../errno.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import type { Row } from './rows.js';
 
@@ -74,11 +73,6 @@ export function failedHeader(kind: Row['record']['format'], header: readonly str
 
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
-
-/** A write error in words (see errno.ts). */
-export function describeWriteError(error: unknown): string {
-  return errnoWords(error, 'writing');
-}
 
 /** Whether a process with this id is running (signal 0 asks without signalling). */
 function running(pid: number): boolean {
