@@ -38411,7 +38411,7 @@ function csvRow(fields, line, columns, options) {
     options
   );
 }
-function readCsv(stream, options, format2 = "csv") {
+function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let columns;
   const toRow = (fields, line, out) => {
@@ -38450,7 +38450,7 @@ function readCsv(stream, options, format2 = "csv") {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: format2, rows: rows2(), header: () => columns?.header };
+  return { rows: rows2(), header: () => columns?.header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -38469,7 +38469,7 @@ function numberTextOf(text, member) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function readNdjson(stream, options, format2 = "ndjson") {
+function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
@@ -38503,7 +38503,7 @@ function readNdjson(stream, options, format2 = "ndjson") {
       valueText
     );
   };
-  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38516,7 +38516,7 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
     invalid: reason2
   };
 }
-function readLineIds(stream, options, format2 = "lines") {
+function readLineIds(stream, options) {
   if (!options.trigger) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
@@ -38533,7 +38533,7 @@ function readLineIds(stream, options, format2 = "lines") {
       options
     );
   };
-  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
   const kind = FORMAT_TABLE[format2].kind;
@@ -38690,6 +38690,9 @@ function serverWords(outcome, mask) {
 function failureLine(line, reason2, c) {
   return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
 }
+function rowsNotAccepted(c) {
+  return c.rows - c.accepted - c.earlier - c.checked;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
@@ -38753,7 +38756,7 @@ function paceRange(pace) {
 }
 function keptLines(s, c) {
   const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  const kept = rowsNotAccepted(counts);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines = [];
@@ -38800,7 +38803,7 @@ function stepSummary(name, s) {
     rows2.push(["pushed back (429/503)", pace.pushedBack]);
   }
   const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
 Rows not accepted are in \`${s.failedFile}\`.
 ` : "";
   return `### ${title.replaceAll("|", "\\|")}
@@ -39315,10 +39318,10 @@ async function openWritten(input2, shape, options, catalog, folder, warn) {
   }
   return written;
 }
-function settleWritten({ failed, journal, locks }, complete2) {
+function settleWritten({ failed, journal, locks }, complete2, noneSettled = false) {
   try {
     const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
-    if (unchanged) failed.discard();
+    if (unchanged || noneSettled) failed?.discard();
     else failed?.finish();
     journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
@@ -43417,7 +43420,7 @@ function readParquet(plan2, options) {
       }
     }
   }
-  return { format: "parquet", rows: rows2(), header: () => void 0 };
+  return { rows: rows2(), header: () => void 0 };
 }
 var import_node_zlib, compressors, CHUNK_ROWS, SLICE_ROWS;
 var init_parquet = __esm({
@@ -43618,33 +43621,36 @@ async function openFile(file, options) {
   if (format2 === "parquet" || format2 === void 0 && isParquet) {
     if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
     if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
-    const { planParquet: planParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    return { ...file, compression, format: "parquet", parquet: await planParquet2(file.path, file.name, options.read ?? {}) };
+    const { planParquet: planParquet2, readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+    const plan2 = await planParquet2(file.path, file.name, options.read ?? {});
+    return { ...file, compression, format: "parquet", read: (read) => readParquet2(plan2, read), close: () => void 0 };
   }
   if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-  return { ...file, compression, format: format2 };
+  const opened = { ...file, compression };
+  let known = format2;
+  if (!known) {
+    const probe = streamOf(opened);
+    known = (await sniff(probe)).format;
+    probe.destroy();
+  }
+  let stream;
+  return {
+    ...opened,
+    format: known,
+    read: (read) => readRows(stream = streamOf(opened), known, read),
+    // An open still under way may end after its file is gone, which is no longer anyone's error.
+    close: () => stream?.on("error", () => void 0).destroy()
+  };
 }
 function streamOf(file) {
   const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
-async function* rowsOfFile(file, options) {
-  if (file.parquet) {
-    const { readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    const reader2 = readParquet2(file.parquet, options);
-    yield* reader2.rows;
-    return reader2;
-  }
-  const known = file.format ? { format: file.format, stream: streamOf(file) } : await sniff(streamOf(file));
-  const reader = readRows(known.stream, known.format, options);
-  yield* reader.rows;
-  return reader;
-}
 async function* rowsOfFiles(files, options, named) {
   let base = 0;
   for (const file of files) {
     let last = 0;
-    for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
+    for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
         if (named) row.file = file.name;
         row.at = base + row.line;
@@ -43668,23 +43674,20 @@ async function openInputs(sources, options = {}) {
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
-  const parquet = files.some((f) => f.parquet);
-  let single;
-  if (one && !parquet) single = one.format ? { format: one.format, stream: streamOf(one) } : await sniff(streamOf(one));
-  const normalized = !single || columns ? { file: !one } : void 0;
+  const parquet = files.some((f) => f.format === "parquet");
+  const normalized = !one || parquet || columns ? { file: !one } : void 0;
   const noop = () => void 0;
   return {
     files,
     sources,
-    format: normalized ? "csv" : single.format,
+    format: normalized ? "csv" : one.format,
     normalized,
     file: one && !one.compression && !parquet ? one.path : void 0,
     name: sources.join(" "),
-    read: (read) => single && one ? readRows(single.stream, single.format, read) : { format: "csv", rows: rowsOfFiles(files, read, !one), header: noop },
+    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop },
     stopReading: noop,
-    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened; an
-    // open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => single?.stream.on("error", noop).destroy(),
+    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
+    close: () => one?.close(),
     cut: void 0
   };
 }
@@ -43891,11 +43894,6 @@ var init_recorder = __esm({
           this.#stdout.on("error", done);
         });
       }
-      /** Rows not accepted (and not merely checked by a dry run). */
-      get notAccepted() {
-        const c = this.counts;
-        return c.rows - c.accepted - c.earlier - c.checked;
-      }
       close() {
         this.#stdout.off("error", this.#onStdoutError);
       }
@@ -44005,12 +44003,7 @@ var init_runner = __esm({
               } catch (error2) {
                 outcome = this.#failureOf(error2);
               } finally {
-                this.inFlight--;
-                if (!this.#firstDone) {
-                  this.#firstDone = true;
-                  if (this.#interval) this.#restartSchedule();
-                  this.#markFirstSettled();
-                }
+                this.#settled();
               }
             }
             const writing = sink.outcome(row, outcome);
@@ -44071,7 +44064,7 @@ var init_runner = __esm({
         }
         return false;
       }
-      /** A paced request settled: one fewer in flight, and the lanes waiting for a slot look again. */
+      /** A request settled: one fewer in flight, and the lanes waiting for a slot (paced) look again. */
       #settled() {
         this.inFlight--;
         this.#wakeLanes();
@@ -44868,8 +44861,9 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     catalog: options.catalog
   });
   io.addSecret(settings.apiKey);
-  for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
-  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
+  const warn = (line) => io.stderr(io.errColors.warn(line));
+  settings.warnings.forEach(warn);
+  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
   if (sources[0] === "-" && stdin.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
@@ -44884,7 +44878,6 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   let written;
   try {
     const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
-    const warn = (line) => io.stderr(io.errColors.warn(line));
     written = await openWritten(input2, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
@@ -44946,10 +44939,7 @@ async function send(run2) {
       throw error2;
     });
   } catch (error2) {
-    if (recorder.counts.rows === 0) failed?.discard();
-    else failed?.finish();
-    journal?.close(false);
-    for (const lock of run2.locks) lock.release();
+    settleWritten(run2, false, recorder.counts.rows === 0);
     input2.close();
     throw error2;
   } finally {
@@ -45009,7 +44999,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     journalBehind,
     pace
   };
-  const notAccepted = recorder.notAccepted;
+  const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
   if (options.json || options.quiet && notAccepted > 0 || signal || stdoutBroken) for (const line of lines) io.stderr(line);

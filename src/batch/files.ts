@@ -256,14 +256,17 @@ export async function openWritten(
   return written;
 }
 
-/** Puts the failed file in place and closes the journal, `complete` when every row was accounted for. */
-export function settleWritten({ failed, journal, locks }: Written, complete: boolean): void {
+/**
+ * Puts the failed file in place (or leaves an earlier one as it was, when no row settled) and closes
+ * the journal, `complete` when every row was accounted for.
+ */
+export function settleWritten({ failed, journal, locks }: Written, complete: boolean, noneSettled = false): void {
   try {
     // A journal that had accounted for every row, and a run that sent nothing: the failed file that
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
     // another order, and a replay of it already run would no longer match it: see replayNames).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
-    if (unchanged) failed.discard();
+    if (unchanged || noneSettled) failed?.discard();
     else failed?.finish();
     journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
   } finally {

@@ -169,12 +169,6 @@ export class BatchRecorder implements OutcomeSink {
     });
   }
 
-  /** Rows not accepted (and not merely checked by a dry run). */
-  get notAccepted(): number {
-    const c = this.counts;
-    return c.rows - c.accepted - c.earlier - c.checked;
-  }
-
   close(): void {
     this.#stdout.off('error', this.#onStdoutError);
   }

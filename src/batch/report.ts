@@ -60,6 +60,11 @@ export function failureLine(line: number | string, reason: string, c: Palette): 
   return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 }
 
+/** Rows not accepted (and not merely checked by a dry run): the rows the failed file keeps. */
+export function rowsNotAccepted(c: Counts): number {
+  return c.rows - c.accepted - c.earlier - c.checked;
+}
+
 function rateOf(counts: Counts, elapsedMs: number): number {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
@@ -185,7 +190,7 @@ function paceRange(pace: PaceUsed): string {
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  const kept = rowsNotAccepted(counts);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines: string[] = [];
@@ -238,9 +243,6 @@ export function stepSummary(name: string, s: SummaryInput): string {
     rows.push(['pushed back (429/503)', pace.pushedBack]);
   }
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${typeof v === 'number' ? formatCount(v) : v} |`)].join('\n');
-  const kept =
-    s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0
-      ? `\nRows not accepted are in \`${s.failedFile}\`.\n`
-      : '';
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
   return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}\n`;
 }

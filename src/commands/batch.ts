@@ -25,7 +25,7 @@ import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
 import { BatchRecorder, type Counts } from '../batch/recorder.js';
-import { formatCount, progressLine, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
+import { formatCount, progressLine, rowsNotAccepted, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { parseColumns, type Row } from '../batch/rows.js';
 import { Runner, type RunResult } from '../batch/runner.js';
 import { Pace, answerOf } from '../batch/pace.js';
@@ -147,8 +147,9 @@ export async function batch(
     catalog: options.catalog,
   });
   io.addSecret(settings.apiKey);
-  for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
-  const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
+  const warn = (line: string) => io.stderr(io.errColors.warn(line));
+  settings.warnings.forEach(warn);
+  const check = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : undefined;
   if (sources[0] === '-' && (stdin as { isTTY?: boolean }).isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
@@ -165,7 +166,6 @@ export async function batch(
   let written: Written;
   try {
     const shape = { format: input.format, header: reader.header, normalized: input.normalized };
-    const warn = (line: string) => io.stderr(io.errColors.warn(line));
     written = await openWritten(input, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
@@ -244,10 +244,7 @@ async function send(run: Run): Promise<void> {
     });
   } catch (error) {
     // Nothing settled (a bad header, say): an earlier failed file stays as it was.
-    if (recorder.counts.rows === 0) failed?.discard();
-    else failed?.finish();
-    journal?.close(false);
-    for (const lock of run.locks) lock.release();
+    settleWritten(run, false, recorder.counts.rows === 0);
     input.close();
     throw error;
   } finally {
@@ -336,7 +333,7 @@ function finish(
     journalBehind,
     pace,
   };
-  const notAccepted = recorder.notAccepted;
+  const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
   if (options.json || (options.quiet && notAccepted > 0) || signal || stdoutBroken) for (const line of lines) io.stderr(line);
