@@ -43443,60 +43443,40 @@ var init_parquet = __esm({
 
 // src/batch/input.ts
 function stoppable(source) {
-  let stopRequested = false;
-  let ended = false;
-  let failure;
+  let stopped;
   let cut2;
-  let wake;
-  const wakeUp = () => wake?.();
   async function* chunks() {
-    source.on("readable", wakeUp);
-    source.on("end", () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on("error", (error2) => {
-      failure = error2;
-      wakeUp();
-    });
-    let held2;
-    const take2 = (chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
-    };
-    for (; ; ) {
-      let chunk;
-      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve2) => wake = resolve2);
-        wake = void 0;
+    let held2 = Buffer.alloc(0);
+    try {
+      for await (const chunk of source) {
+        const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+        held2 = held2.length ? Buffer.concat([held2, bytes]) : bytes;
+        const end2 = held2.lastIndexOf(10) + 1;
+        if (end2 === 0 && held2.length < MAX_HELD) continue;
+        const whole = end2 === 0 ? held2.length : end2;
+        yield held2.subarray(0, whole);
+        held2 = held2.subarray(whole);
       }
-      if (failure !== void 0) throw failure;
-      if (chunk !== null) take2(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take2(more);
-        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut2 = { dropped: (held2?.length ?? 0) - end2 };
-        source.destroy();
-        if (end2 > 0) yield held2.subarray(0, end2);
-        return;
-      }
-      if (chunk === null) {
-        if (held2) yield held2;
-        return;
-      }
-      const end = held2.lastIndexOf(10) + 1;
-      if (end === 0 && held2.length < MAX_HELD) continue;
-      const whole = end === 0 ? held2.length : end;
-      const out = held2.subarray(0, whole);
-      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
-      yield out;
+    } catch (error2) {
+      if (!stopped) throw error2;
     }
+    if (!stopped) {
+      if (held2.length) yield held2;
+      return;
+    }
+    const rest = Buffer.concat([held2, ...stopped]);
+    const end = rest.lastIndexOf(10) + 1;
+    cut2 = { dropped: rest.length - end };
+    if (end > 0) yield rest.subarray(0, end);
   }
   return {
     stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      stopRequested = true;
-      wakeUp();
+      if (stopped || source.readableEnded) return;
+      stopped = [];
+      for (let more = source.read(); more !== null; more = source.read())
+        stopped.push(typeof more === "string" ? Buffer.from(more) : more);
+      source.destroy();
     },
     close: () => source.destroy(),
     cut: () => cut2

@@ -79,61 +79,42 @@ const MAX_HELD = 2 * 1024 * 1024;
  * it is dropped (and counted), never sent cut short; the rest is the producer's.
  */
 function stoppable(source: Readable): { stream: Readable; stop(): void; close(): void; cut(): { dropped: number } | undefined } {
-  let stopRequested = false;
-  let ended = false;
-  let failure: unknown;
+  /** What the pipe held when reading stopped, once it did. */
+  let stopped: Buffer[] | undefined;
   let cut: { dropped: number } | undefined;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => wake?.();
   async function* chunks(): AsyncGenerator<Buffer> {
-    // Listening starts with the first read, so a run that ends before reading leaves stdin alone.
-    source.on('readable', wakeUp);
-    source.on('end', () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on('error', (error) => {
-      failure = error;
-      wakeUp();
-    });
-    let held: Buffer | undefined;
-    const take = (chunk: Buffer | string) => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      held = held ? Buffer.concat([held, bytes]) : bytes;
-    };
-    for (;;) {
-      let chunk: Buffer | string | null;
-      while ((chunk = source.read() as Buffer | string | null) === null && !ended && !stopRequested && failure === undefined) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
+    // Iterating starts with the first read, so a run that ends before reading leaves stdin alone.
+    let held: Buffer = Buffer.alloc(0);
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer | string>) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        held = held.length ? Buffer.concat([held, bytes]) : bytes;
+        const end = held.lastIndexOf(10) + 1;
+        if (end === 0 && held.length < MAX_HELD) continue;
+        const whole = end === 0 ? held.length : end;
+        yield held.subarray(0, whole);
+        held = held.subarray(whole);
       }
-      if (failure !== undefined) throw failure;
-      if (chunk !== null) take(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null) take(more);
-        const end = held ? held.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held?.length ?? 0) - end };
-        source.destroy();
-        if (end > 0) yield held!.subarray(0, end);
-        return;
-      }
-      if (chunk === null) {
-        if (held) yield held; // the end of the input: a last line without a newline is whole
-        return;
-      }
-      const end = held!.lastIndexOf(10) + 1;
-      if (end === 0 && held!.length < MAX_HELD) continue;
-      const whole = end === 0 ? held!.length : end;
-      const out = held!.subarray(0, whole);
-      held = whole < held!.length ? held!.subarray(whole) : undefined;
-      yield out;
+    } catch (error) {
+      if (!stopped) throw error;
     }
+    if (!stopped) {
+      if (held.length) yield held; // the end of the input: a last line without a newline is whole
+      return;
+    }
+    const rest = Buffer.concat([held, ...stopped]);
+    const end = rest.lastIndexOf(10) + 1;
+    cut = { dropped: rest.length - end };
+    if (end > 0) yield rest.subarray(0, end);
   }
   return {
     stream: Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      stopRequested = true;
-      wakeUp();
+      if (stopped || source.readableEnded) return;
+      stopped = [];
+      for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null)
+        stopped.push(typeof more === 'string' ? Buffer.from(more) : more);
+      source.destroy();
     },
     close: () => source.destroy(),
     cut: () => cut,
