@@ -37889,10 +37889,8 @@ function failedLine(row, error2, header, separator = ",") {
 }
 function failedHeader(kind, header, separator = ",") {
   if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
-  if (kind === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
-  }
-  return void 0;
+  if (kind !== "csv" || !header) return void 0;
+  return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
 function running(pid) {
   try {
@@ -38748,11 +38746,9 @@ function summaryLines(s, c) {
 }
 function paceWords(pace) {
   const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function paceRange(pace) {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
   const { counts } = s;
@@ -39190,20 +39186,18 @@ function checkPaths(sources, options) {
       throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
       });
-    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (file === void 0) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: "write it outside the folder"
       });
+    if (sources.some((source) => sameFile2(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
   if (options.failed && options.json && sameFile2(options.failed, 1)) {
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
-      hint: "write the failed rows to another file"
     });
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
@@ -39215,8 +39209,6 @@ function checkPaths(sources, options) {
         hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
       });
     }
-    if (sameFile2(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
   }
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
@@ -43787,7 +43779,7 @@ var init_recorder = __esm({
       constructor(options) {
         this.#o = options;
         this.#breaker = new Breaker(options.concurrency);
-        this.#stdout = options.stdout ?? options.io.stdoutStream;
+        this.#stdout = options.io.stdoutStream;
         this.#stdout.on("error", this.#onStdoutError);
         const journal = options.journal;
         if (journal) journal.onError = (error2) => this.stopWith({ kind: "journal", path: journal.path, error: error2 });
@@ -43839,7 +43831,9 @@ var init_recorder = __esm({
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
         const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
-        if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
+        const failed = this.#o.failed;
+        if (failed && !failed.write(row, this.#o.io.redact(reason2)))
+          this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
           this.#o.stderr(failureLine(row.file === void 0 ? row.line : `${printable(row.file)}:${row.line}`, reason2, this.#o.io.errColors));
@@ -43854,10 +43848,6 @@ var init_recorder = __esm({
         else if (outcome.kind === "failed") journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
         else if (outcome.kind === "unknown") journal.unknown(at);
         else if (outcome.kind === "unsent") journal.notSent(at);
-      }
-      #failedFileBroken() {
-        const failed = this.#o.failed;
-        this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
       }
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {

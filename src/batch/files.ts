@@ -71,20 +71,18 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
       throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
       });
-    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (file === undefined) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: 'write it outside the folder',
       });
+    if (sources.some((source) => sameFile(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
   if (options.failed && options.json && sameFile(options.failed, 1)) {
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false',
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile(options.failed!, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
-      hint: 'write the failed rows to another file',
     });
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
@@ -96,8 +94,6 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
         hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
       });
     }
-    if (sameFile(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: 'name a new file for the journal' });
   }
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });

@@ -176,16 +176,15 @@ export interface PaceUsed {
   widestGapMs: number;
 }
 
-/** "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), sent again". */
+/**
+ * "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), those rows sent again", with
+ * "starts spaced up to 120 ms apart" when one at a time was too many.
+ */
 export function paceWords(pace: PaceUsed): string {
   const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
-}
-
-/** "4 to 64 at once", and "starts spaced up to 120 ms apart" when one at a time was too many. */
-function paceRange(pace: PaceUsed): string {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : '';
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {

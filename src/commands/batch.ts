@@ -120,7 +120,7 @@ export function command(program: Command, { io, env, cwd }: Context): Command {
 }
 
 export async function batch(
-  given: string | string[],
+  given: string[],
   options: BatchCommandOptions,
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
@@ -128,7 +128,7 @@ export async function batch(
   stdin: Readable = process.stdin,
 ): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
-  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
+  const sources = given.map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
