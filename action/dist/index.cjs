@@ -44812,7 +44812,7 @@ function command2(program2, { io, env: env2, cwd }) {
   return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd));
 }
 async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
-  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
+  const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
