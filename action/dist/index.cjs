@@ -584,6 +584,12 @@ function parseBaseUrl(raw, options = {}) {
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
 }
+function versionedBaseUrlWarning(baseUrl, source) {
+  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
+  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const from = source ? ` (from ${source})` : "";
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+}
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
   let proxyHost;
@@ -36558,19 +36564,6 @@ var init_store = __esm({
   }
 });
 
-// src/settings/base-url-warning.ts
-function versionedBaseUrlWarning(baseUrl, source) {
-  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
-  const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
-}
-var init_base_url_warning = __esm({
-  "src/settings/base-url-warning.ts"() {
-    "use strict";
-  }
-});
-
 // not-in-action:@napi-rs/keyring
 var require_keyring = __commonJS({
   "not-in-action:@napi-rs/keyring"(exports2, module2) {
@@ -37483,20 +37476,21 @@ function notSet(what, command8, variable, profile) {
     hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
+function collected(problems, fn) {
+  try {
+    return fn();
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    problems.push(error2);
+    return void 0;
+  }
+}
 function checkSettings(found2, options) {
   const env2 = options.env ?? process.env;
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
   const problems = [];
-  const attempt3 = (fn) => {
-    try {
-      return fn();
-    } catch (error2) {
-      if (!isTriggerError(error2)) throw error2;
-      problems.push(error2);
-      return void 0;
-    }
-  };
+  const attempt3 = (fn) => collected(problems, fn);
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
   if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
@@ -37510,34 +37504,25 @@ function checkSettings(found2, options) {
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
   return { settings, problems };
 }
-async function withStoredKey(found2, options) {
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] !== "keychain") return { settings, problems };
-  try {
-    const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-    if (settings) settings.apiKey = key;
-    else found2.key = [key, "keychain", found2.key[2]];
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    if (options.requireKey !== false) problems.push(error2);
-  }
-  return { settings, problems };
-}
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = await withStoredKey(found2, options);
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] === "keychain") {
+    try {
+      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = key;
+      else found2.key = [key, "keychain", found2.key[2]];
+    } catch (error2) {
+      if (!isTriggerError(error2)) throw error2;
+      if (options.requireKey !== false) problems.push(error2);
+    }
+  }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), CATALOG_RECORD);
-  let loaded2;
-  try {
-    loaded2 = loadCatalog2(where2, { checkedRecord, env: env2 });
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    problems.push(error2);
-  }
+  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
+  const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
   return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
@@ -37546,7 +37531,7 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
@@ -37556,12 +37541,10 @@ var init_resolve2 = __esm({
     init_paths();
     init_store();
     init_undici();
-    init_base_url_warning();
     init_keychain();
     init_validate();
     init_find();
     STORED = "\0keychain";
-    CATALOG_RECORD = "catalog-checked.json";
   }
 });
 
@@ -43628,7 +43611,8 @@ async function openInputs(sources, options = {}) {
   };
 }
 async function openStdin(options, columns) {
-  const given = options.stdin ?? process.stdin;
+  const given = options.stdin;
+  if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
   let stopped = false;
   const stream = import_node_stream.Readable.from(
@@ -44754,7 +44738,7 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function command2(program2, { io, env: env2, cwd }) {
+function command2(program2, { io, env: env2, cwd, stdin }) {
   const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
   ).addOption(
@@ -44773,9 +44757,9 @@ function command2(program2, { io, env: env2, cwd }) {
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
-  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd));
+  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd, stdin));
 }
-async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
@@ -44798,7 +44782,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const warn = (line) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
-  if (sources[0] === "-" && stdin.isTTY) {
+  if (sources[0] === "-" && stdin?.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
@@ -45338,7 +45322,6 @@ var init_config = __esm({
     import_node_fs14 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
-    init_base_url_warning();
     init_keychain();
     init_lock();
     init_paths();
@@ -46974,7 +46957,7 @@ async function main(argv = process.argv, context = {}) {
   try {
     const first = argv[2];
     const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
-    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
+    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;

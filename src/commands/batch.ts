@@ -80,7 +80,7 @@ journal or failed file another batch is using, 70 a bug in trigger, 130 interrup
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`;
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, { io, env, cwd, stdin }: Context): Command {
   const batchCommand = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
@@ -116,7 +116,7 @@ export function command(program: Command, { io, env, cwd }: Context): Command {
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
-  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd));
+  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd, stdin));
 }
 
 export async function batch(
@@ -125,7 +125,7 @@ export async function batch(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
-  stdin: Readable = process.stdin,
+  stdin?: Readable,
 ): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
   const sources = given.map((source) => inFolder(cwd, source));
@@ -150,7 +150,7 @@ export async function batch(
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : undefined;
-  if (sources[0] === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+  if (sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
