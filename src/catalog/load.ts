@@ -127,90 +127,11 @@ function syntaxProblem(text: string, error: Error): CatalogProblem {
   return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
 }
 
-const NON_BLANK = /\S/;
-
-/** A string with something in it other than white space (what trim() !== '' says, without a copy). */
-function filled(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0) return false;
-  const first = value.charCodeAt(0);
-  return (first > 32 && first < 127) || NON_BLANK.test(value);
-}
-
 /**
- * The usual case, decided in one lean pass: true when the catalog breaks no rule. It runs on every
- * `fire` with a catalog, before anything is optimised, so it walks arrays of keys with indexes,
- * tests each profile name once, and says nothing about what is wrong (catalogProblems does, when
- * this answers false). The two must agree: the unit tests run every example through both.
+ * Whether the catalog breaks no rule: the library's yes-or-no form of catalogProblems.
  */
 export function isPlainValid(data: unknown): boolean {
-  if (!isObject(data)) return false;
-  for (const field in data) if (field !== 'triggers' && field !== '$schema') return false;
-  if (data.$schema !== undefined && typeof data.$schema !== 'string') return false;
-  const triggers = data.triggers;
-  if (!isObject(triggers)) return false;
-  const profileNames = new Set<string>();
-  let byProfile: Map<string, Map<string, string>> | undefined;
-  const keys = Object.keys(triggers);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const entry = triggers[key];
-    if (!filled(key) || !isObject(entry)) return false;
-    const fields = Object.keys(entry);
-    let rule: unknown;
-    let min: unknown;
-    let max: unknown;
-    for (let j = 0; j < fields.length; j++) {
-      const field = fields[j]!;
-      const value = entry[field];
-      switch (field) {
-        case 'name':
-        case 'deprecated':
-          if (!filled(value)) return false;
-          break;
-        case 'description':
-          if (typeof value !== 'string') return false;
-          break;
-        case 'value':
-          if (value !== 'required' && value !== 'optional' && value !== 'none') return false;
-          rule = value;
-          break;
-        case 'min':
-          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
-          min = value;
-          break;
-        case 'max':
-          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
-          max = value;
-          break;
-        case 'ids': {
-          if (!isObject(value)) return false;
-          const profiles = Object.keys(value);
-          for (let k = 0; k < profiles.length; k++) {
-            const profile = profiles[k]!;
-            const id = value[profile];
-            if (!profileNames.has(profile)) {
-              if (!PROFILE_NAME.test(profile)) return false;
-              profileNames.add(profile);
-            }
-            if (!filled(id)) return false;
-            // A profile's id that is another trigger's key would make one name mean two triggers there.
-            if (id !== key && Object.hasOwn(triggers, id)) return false;
-            byProfile ??= new Map();
-            let sent = byProfile.get(profile);
-            if (!sent) byProfile.set(profile, (sent = new Map()));
-            if (sent.has(id)) return false;
-            sent.set(id, key);
-          }
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    if (rule === 'none' && (min !== undefined || max !== undefined)) return false;
-    if (typeof min === 'number' && typeof max === 'number' && min > max) return false;
-  }
-  return true;
+  return catalogProblems(data).length === 0;
 }
 
 /**
@@ -358,7 +279,7 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
   } catch (error) {
     return { data: undefined, problems: [syntaxProblem(text, error as Error)] };
   }
-  const problems = isPlainValid(data) ? underflowProblems((data as CatalogData).triggers, text) : catalogProblems(data, text);
+  const problems = catalogProblems(data, text);
   return problems.length === 0 ? { data: data as CatalogData, problems: [] } : { data: undefined, problems };
 }
 
