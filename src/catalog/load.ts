@@ -62,31 +62,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Line and column (1-based) of an offset in text. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
-}
-
-/** Searches from the start of the text for keys not found after the last one, at most this many times. */
-const MAX_KEY_RESCANS = 64;
-
-/**
- * The line where a key is written, for messages that point at it. Keys are looked for in the order
- * they are asked (the file's order, mostly), each search going on from the last key found, and lines
- * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
- * minutes with a search from the start and a line count for each.
- */
-function keyLines(text: string): (key: string) => number | undefined {
+/** The line (1-based) of an offset in text; the lines are counted once, when first asked. */
+function lineFinder(text: string): (offset: number) => number {
   let starts: number[] | undefined;
-  let cursor = 0;
-  let rescans = 0;
-  const lineAt = (offset: number) => {
+  return (offset) => {
     if (!starts) {
       starts = [0];
       for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
@@ -100,6 +79,21 @@ function keyLines(text: string): (key: string) => number | undefined {
     }
     return low + 1;
   };
+}
+
+/** Searches from the start of the text for keys not found after the last one, at most this many times. */
+const MAX_KEY_RESCANS = 64;
+
+/**
+ * The line where a key is written, for messages that point at it. Keys are looked for in the order
+ * they are asked (the file's order, mostly), each search going on from the last key found, and lines
+ * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
+ * minutes with a search from the start and a line count for each.
+ */
+function keyLines(text: string): (key: string) => number | undefined {
+  const lineAt = lineFinder(text);
+  let cursor = 0;
+  let rescans = 0;
   const find = (quoted: string, from: number) => {
     for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
@@ -120,7 +114,8 @@ function keyLines(text: string): (key: string) => number | undefined {
 function syntaxProblem(text: string, error: Error): CatalogProblem {
   const position = /at position (\d+)/.exec(error.message);
   const offset = position ? Number(position[1]) : text.length;
-  const { line, column } = lineColumn(text, offset);
+  const line = lineFinder(text)(offset);
+  const column = offset - text.slice(0, offset).lastIndexOf('\n');
   const words = error.message
     .replace(/\s*(?:in JSON )?at position \d+.*$/s, '')
     .replace(/^Unexpected end of JSON input$/, 'the file ends too early');
@@ -213,11 +208,12 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
   if (!/[eE]-\d|0{100}/.test(text)) return [];
   if (!Object.values(triggers).some((entry) => isObject(entry) && (entry.min === 0 || entry.max === 0))) return [];
   const problems: CatalogProblem[] = [];
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
     const number = m[0];
     if (number.startsWith('"') || Number(number) !== 0 || !/[1-9]/.test(number.split(/[eE]/)[0]!)) continue;
-    const { line } = lineColumn(text, m.index);
-    problems.push({ message: `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+    const message = `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
+    problems.push({ message, line: lineAt(m.index) });
   }
   return problems;
 }
