@@ -181,5 +181,5 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
       }
     }
   }
-  return { format: 'parquet', rows: rows(), header: () => undefined };
+  return { rows: rows(), header: () => undefined };
 }
