@@ -5486,13 +5486,16 @@ function setV8Flags(flags, undo) {
 function keepWasmOnBaselineTier() {
   if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
 }
+function youngGenerationForParquet() {
+  youngGenerationCap = 8 * 1024 * 1024;
+}
 function capYoungGeneration() {
   const v8 = process.getBuiltinModule("node:v8");
   let holding = false;
   const check2 = () => {
     const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
     if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    const atCap = young.space_size >= youngGenerationCap;
     if (atCap === holding) return;
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
@@ -5506,7 +5509,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs2, off, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5516,7 +5519,7 @@ var init_startup = __esm({
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     undoFlags = [];
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
+    youngGenerationCap = 32 * 1024 * 1024;
   }
 });
 
@@ -43375,6 +43378,7 @@ function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
   const { trigger, user, value } = plan2.columns;
   async function* rows2() {
+    youngGenerationForParquet();
     const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
     const file = await asyncBufferFromFile2(plan2.file);
     let scan;
@@ -43420,6 +43424,7 @@ var init_parquet = __esm({
     "use strict";
     import_node_zlib = __toESM(require("node:zlib"), 1);
     init_errors();
+    init_startup();
     init_rows();
     compressors = {
       GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
