@@ -654,28 +654,19 @@ function base64Needles(key) {
   return needles;
 }
 function referenceAt(text, at) {
-  if (text.charCodeAt(at + 1) === HASH) {
-    const hexadecimal = (text.charCodeAt(at + 2) | 32) === X;
-    let i = at + (hexadecimal ? 3 : 2);
-    let value = 0;
-    const first = i;
-    for (; i < text.length && i - first < 8; i++) {
-      const digit = hexAt(text, i, 1);
-      if (digit < 0 || !hexadecimal && digit > 9) break;
-      value = value * (hexadecimal ? 16 : 10) + digit;
-    }
-    if (i === first || value > 65535) return void 0;
-    if (text.charCodeAt(i) === SEMICOLON) i++;
-    return [value, i - at];
-  }
-  NAME_AT.lastIndex = at + 1;
-  const m = NAME_AT.exec(text);
+  REFERENCE_AT.lastIndex = at + 1;
+  const m = REFERENCE_AT.exec(text);
   if (!m) return void 0;
-  const closed = m[0].endsWith(";");
-  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const closed = text.charCodeAt(at + 1 + m[0].length) === SEMICOLON;
+  const length = m[0].length + (closed ? 2 : 1);
+  if (m[3] === void 0) {
+    const value = m[1] === void 0 ? Number(m[2]) : parseInt(m[1], 16);
+    return value > 65535 ? void 0 : [value, length];
+  }
+  const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
-  return [unit, m[0].length + 1];
+  return [unit, length];
 }
 function hexAt(text, at, length) {
   if (at + length > text.length) return -1;
@@ -822,7 +813,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMES, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -903,7 +894,7 @@ var init_redact = __esm({
         return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
       }
     };
-    [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
+    [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [37, 92, 117, 120, 38, 59];
     NAMES = `
   amp & lt < gt > quot " apos '
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
@@ -913,7 +904,7 @@ var init_redact = __esm({
     NAMED = /* @__PURE__ */ new Map();
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
-    NAME_AT = /[A-Za-z]{2,20};?/y;
+    REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
@@ -32910,11 +32901,8 @@ var init_client = __esm({
       }
       #maskedHeaders(headers) {
         const mask = this.#mask ??= maskFor(this.#apiKey);
-        const safe = {};
-        for (const [name, value] of Object.entries(headers)) {
-          safe[name] = Array.isArray(value) ? value.map((v) => mask.server(v)) : value === void 0 ? value : mask.server(value);
-        }
-        return safe;
+        const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
+        return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt3, delayMs, reason2, options, info2) {
@@ -36834,25 +36822,16 @@ function readCatalogFile(file, options = {}) {
   }
 }
 function readAtMost(fd, file, size) {
-  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
-  for (; ; ) {
-    if (length === buffer.length) {
-      if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let read;
+  for (let read = 1; read > 0 && length < buffer.length; length += read) {
     try {
       read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
     } catch (error2) {
       throw cannotRead(file, error2);
     }
-    if (read === 0) break;
-    length += read;
   }
-  if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+  if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
 function readOwnFile(file, limit) {
@@ -36901,20 +36880,9 @@ function describe(value) {
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-function lineColumn(text, offset) {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
-}
-function keyLines(text) {
+function lineFinder(text) {
   let starts;
-  let cursor = 0;
-  let rescans = 0;
-  const lineAt = (offset) => {
+  return (offset) => {
     if (!starts) {
       starts = [0];
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
@@ -36928,6 +36896,11 @@ function keyLines(text) {
     }
     return low + 1;
   };
+}
+function keyLines(text) {
+  const lineAt = lineFinder(text);
+  let cursor = 0;
+  let rescans = 0;
   const find = (quoted, from) => {
     for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
@@ -36946,83 +36919,13 @@ function keyLines(text) {
 function syntaxProblem(text, error2) {
   const position = /at position (\d+)/.exec(error2.message);
   const offset = position ? Number(position[1]) : text.length;
-  const { line, column } = lineColumn(text, offset);
+  const line = lineFinder(text)(offset);
+  const column = offset - text.slice(0, offset).lastIndexOf("\n");
   const words = error2.message.replace(/\s*(?:in JSON )?at position \d+.*$/s, "").replace(/^Unexpected end of JSON input$/, "the file ends too early");
   return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
 }
-function filled(value) {
-  if (typeof value !== "string" || value.length === 0) return false;
-  const first = value.charCodeAt(0);
-  return first > 32 && first < 127 || NON_BLANK.test(value);
-}
 function isPlainValid(data) {
-  if (!isObject(data)) return false;
-  for (const field2 in data) if (field2 !== "triggers" && field2 !== "$schema") return false;
-  if (data.$schema !== void 0 && typeof data.$schema !== "string") return false;
-  const triggers = data.triggers;
-  if (!isObject(triggers)) return false;
-  const profileNames = /* @__PURE__ */ new Set();
-  let byProfile;
-  const keys = Object.keys(triggers);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const entry2 = triggers[key];
-    if (!filled(key) || !isObject(entry2)) return false;
-    const fields = Object.keys(entry2);
-    let rule;
-    let min;
-    let max;
-    for (let j = 0; j < fields.length; j++) {
-      const field2 = fields[j];
-      const value = entry2[field2];
-      switch (field2) {
-        case "name":
-        case "deprecated":
-          if (!filled(value)) return false;
-          break;
-        case "description":
-          if (typeof value !== "string") return false;
-          break;
-        case "value":
-          if (value !== "required" && value !== "optional" && value !== "none") return false;
-          rule = value;
-          break;
-        case "min":
-          if (typeof value !== "number" || !Number.isFinite(value)) return false;
-          min = value;
-          break;
-        case "max":
-          if (typeof value !== "number" || !Number.isFinite(value)) return false;
-          max = value;
-          break;
-        case "ids": {
-          if (!isObject(value)) return false;
-          const profiles = Object.keys(value);
-          for (let k = 0; k < profiles.length; k++) {
-            const profile = profiles[k];
-            const id = value[profile];
-            if (!profileNames.has(profile)) {
-              if (!PROFILE_NAME.test(profile)) return false;
-              profileNames.add(profile);
-            }
-            if (!filled(id)) return false;
-            if (id !== key && Object.hasOwn(triggers, id)) return false;
-            byProfile ??= /* @__PURE__ */ new Map();
-            let sent = byProfile.get(profile);
-            if (!sent) byProfile.set(profile, sent = /* @__PURE__ */ new Map());
-            if (sent.has(id)) return false;
-            sent.set(id, key);
-          }
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    if (rule === "none" && (min !== void 0 || max !== void 0)) return false;
-    if (typeof min === "number" && typeof max === "number" && min > max) return false;
-  }
-  return true;
+  return catalogProblems(data).length === 0;
 }
 function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
@@ -37087,11 +36990,12 @@ function underflowProblems(triggers, text) {
   if (!/[eE]-\d|0{100}/.test(text)) return [];
   if (!Object.values(triggers).some((entry2) => isObject(entry2) && (entry2.min === 0 || entry2.max === 0))) return [];
   const problems = [];
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
     const number2 = m[0];
     if (number2.startsWith('"') || Number(number2) !== 0 || !/[1-9]/.test(number2.split(/[eE]/)[0])) continue;
-    const { line } = lineColumn(text, m.index);
-    problems.push({ message: `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+    const message = `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
+    problems.push({ message, line: lineAt(m.index) });
   }
   return problems;
 }
@@ -37141,7 +37045,7 @@ function parseCatalog(text) {
   } catch (error2) {
     return { data: void 0, problems: [syntaxProblem(text, error2)] };
   }
-  const problems = isPlainValid(data) ? underflowProblems(data.triggers, text) : catalogProblems(data, text);
+  const problems = catalogProblems(data, text);
   return problems.length === 0 ? { data, problems: [] } : { data: void 0, problems };
 }
 function catalogError(file, problems) {
@@ -37201,7 +37105,7 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -37216,7 +37120,6 @@ var init_load = __esm({
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
     MAX_KEY_RESCANS = 64;
-    NON_BLANK = /\S/;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     pathOf = (file) => typeof file === "string" ? file : file.path;
@@ -37372,30 +37275,19 @@ var init_resolve = __esm({
           }
         }
         let best;
-        const consider = (name) => {
-          const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-          if (!best || distance < best.distance) best = { name, distance };
-        };
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
-          consider(key);
-          for (const id of Object.values(entry2.ids ?? {})) consider(id);
+          for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
+            const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+            if (!best || distance < best.distance) best = { key, name, distance };
+          }
         }
-        let suggestion;
-        if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
-          const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
-          suggestion = match?.id;
-        }
+        const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
+        const suggestion = near ? this.trigger(best.key).id : void 0;
         return {
           ok: false,
           message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
           suggestion
         };
-      }
-      ownerOf(id) {
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
-          if (Object.values(entry2.ids ?? {}).includes(id)) return this.trigger(key);
-        }
-        return void 0;
       }
       /**
        * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
