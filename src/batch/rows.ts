@@ -15,8 +15,7 @@ export type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
   | { format: 'csv'; fields: string[]; raw?: undefined }
   | { format: 'csv'; fields?: undefined; raw: string }
-  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string }
-  | { format: 'lines'; triggerId: string | undefined; userId: string };
+  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string };
 
 export interface Row {
   /** The input line the row starts on (1-based; a Parquet file's row number). */
@@ -447,26 +446,29 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
   };
 }
 
-/** One userId per line, exactly as written (white space included); only empty lines are skipped. */
+/**
+ * One userId per line, exactly as written (white space included); only empty lines are skipped. The
+ * rows are CSV rows of triggerId,userId, so their failed file is a CSV that replays as one.
+ */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) {
     throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   }
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
-    if (typeof item !== 'string') {
-      return invalidRow(line, { format: 'lines', triggerId: options.trigger, userId: item.raw }, item.reason);
-    }
+    if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
     if (userId === '') return undefined;
     return makeRow(
       line,
-      { format: 'lines', triggerId: options.trigger, userId },
+      { format: 'csv', fields: [options.trigger!, userId] },
       { triggerId: undefined, userId, value: undefined },
       options,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
 }
+
+const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
