@@ -4797,13 +4797,13 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command8) {
-  return command8.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addSettingsOptions(command8) {
+  return command8.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)");
 }
 function addServiceOptions(command8) {
-  return addCatalogOptions(command8).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+  return addSettingsOptions(command8).addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
-  ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
+  ).option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
 function settingsFlags(options) {
   return {
@@ -5430,12 +5430,6 @@ var init_atomic_write = __esm({
 });
 
 // src/settings/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
-  configDir: () => configDir,
-  configPath: () => configPath
-});
 function configDir(env2 = process.env, platform = process.platform) {
   if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
@@ -5486,13 +5480,16 @@ function setV8Flags(flags, undo) {
 function keepWasmOnBaselineTier() {
   if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
 }
+function youngGenerationForParquet() {
+  youngGenerationCap = 8 * 1024 * 1024;
+}
 function capYoungGeneration() {
   const v8 = process.getBuiltinModule("node:v8");
   let holding = false;
   const check2 = () => {
     const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
     if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    const atCap = young.space_size >= youngGenerationCap;
     if (atCap === holding) return;
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
@@ -5506,7 +5503,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs2, off, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5516,7 +5513,7 @@ var init_startup = __esm({
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     undoFlags = [];
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
+    youngGenerationCap = 32 * 1024 * 1024;
   }
 });
 
@@ -36471,15 +36468,6 @@ var init_lock = __esm({
 });
 
 // src/settings/store.ts
-var store_exports = {};
-__export(store_exports, {
-  PROFILE_NAME: () => PROFILE_NAME,
-  checkProfileName: () => checkProfileName,
-  getProfile: () => getProfile,
-  readConfig: () => readConfig,
-  updateConfig: () => updateConfig,
-  updateProfile: () => updateProfile
-});
 function checkProfileName(name) {
   if (!PROFILE_NAME.test(name)) {
     throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
@@ -36665,11 +36653,6 @@ var init_keychain = __esm({
 });
 
 // src/catalog/find.ts
-var find_exports = {};
-__export(find_exports, {
-  CATALOG_FILE_NAME: () => CATALOG_FILE_NAME,
-  findCatalog: () => findCatalog
-});
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
@@ -37447,17 +37430,6 @@ var init_resolve = __esm({
 });
 
 // src/settings/resolve.ts
-var resolve_exports2 = {};
-__export(resolve_exports2, {
-  findSettings: () => findSettings,
-  loadSettings: () => loadSettings,
-  readableKeyFileWarning: () => readableKeyFileWarning,
-  resolveCommand: () => resolveCommand,
-  resolveSettings: () => resolveSettings,
-  resolveWorld: () => resolveWorld,
-  selectedProfile: () => selectedProfile,
-  unknownProfile: () => unknownProfile
-});
 function readableKeyFileWarning(file) {
   let mode2;
   try {
@@ -37476,11 +37448,6 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
-}
-async function loadSettings(options = {}) {
-  const { settings, problems } = await withStoredKey(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37542,11 +37509,6 @@ function checkSettings(found2, options) {
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
   return { settings, problems };
-}
-function resolveSettings(options = {}) {
-  const { settings, problems } = checkSettings(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings;
 }
 async function withStoredKey(found2, options) {
   const { settings, problems } = checkSettings(found2, options);
@@ -43375,6 +43337,7 @@ function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
   const { trigger, user, value } = plan2.columns;
   async function* rows2() {
+    youngGenerationForParquet();
     const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
     const file = await asyncBufferFromFile2(plan2.file);
     let scan;
@@ -43420,6 +43383,7 @@ var init_parquet = __esm({
     "use strict";
     import_node_zlib = __toESM(require("node:zlib"), 1);
     init_errors();
+    init_startup();
     init_rows();
     compressors = {
       GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
@@ -45156,43 +45120,26 @@ async function setKey(keyArgument, options, io, env2 = process.env) {
   else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
   else {
     const failure = await storeKey(name, key);
-    if (failure === void 0) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next = { ...profile, apiKeyStorage: "keychain" };
-          delete next.apiKey;
-          return next;
-        },
-        lock
-      );
-      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env2);
-      return;
-    }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+    if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
   await updateProfile(
     file,
     name,
-    (profile) => {
-      const next = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
+    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) => inFile === void 0 ? { ...rest, apiKeyStorage: "keychain" } : { ...rest, apiKey: key },
     lock
   );
-  if (wasInStore) await deleteKey(name);
-  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env2);
-}
-function warnIfOverridden(io, env2) {
-  if (env2.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+  const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
+  if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
+  else {
+    if (wasInStore) await deleteKey(name);
+    io.stdout(`${saved} to ${where(name, file)}`);
+    io.stderr(io.errColors.warn(`note: ${inFile}`));
   }
+  if (env2.TRIGGER_API_KEY) precedenceNote(io, "TRIGGER_API_KEY", " over the stored key");
+}
+function precedenceNote(io, variable, over) {
+  io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 async function setBaseUrl(url, options, io, env2 = process.env) {
   const { file, name, lock } = target(options, env2);
@@ -45211,9 +45158,7 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed2);
   if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env2.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
-  }
+  if (env2.TRIGGER_BASE_URL) precedenceNote(io, "TRIGGER_BASE_URL", " over the stored URL");
 }
 async function get(nameArgument, options, io, env2 = process.env) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
@@ -45313,13 +45258,10 @@ async function unset(nameArgument, options, io, env2 = process.env) {
   );
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
-function namedProfile(nameArgument, env2) {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
+function namedProfile(name, env2) {
+  const named = target({ profile: checkProfileName(name) }, env2);
+  if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
+  return { ...named, profile: named.profile };
 }
 async function use(nameArgument, io, env2 = process.env) {
   const { name, file, lock } = namedProfile(nameArgument, env2);
@@ -45332,9 +45274,7 @@ async function use(nameArgument, io, env2 = process.env) {
     lock
   );
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
-  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
+  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, io, env2 = process.env) {
   const { name, file, profile, lock } = namedProfile(nameArgument, env2);
@@ -45495,7 +45435,9 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
 function command4(program2, { io, env: env2, cwd }) {
-  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+  return addSettingsOptions(
+    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
+  ).option("--json", "print one JSON object").addHelpText(
     "after",
     `
 Examples:
@@ -45564,33 +45506,6 @@ function checkBody(body) {
     return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
 }
-function sendJson(res, status2, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status2, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers
-  });
-  res.end(text);
-}
-function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
-}
 function screen(req, rules) {
   const route = matchRoute(req.url ?? "");
   if (route === "not-found")
@@ -45647,6 +45562,7 @@ function take(route, body, tooBig, requestId, rules) {
 function rulesFor(options, key, logFd) {
   return {
     keyDigest: (0, import_node_crypto2.createHash)("sha256").update(key).digest(),
+    // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
     triggers: options.triggers ? new Set(options.triggers) : void 0,
     failRate: options.failRate ?? 0,
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
@@ -45673,7 +45589,6 @@ function bodyReadingServer(handle) {
   return server;
 }
 async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
@@ -45702,7 +45617,9 @@ async function startEmulator(options = {}) {
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
-        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
+        const text = JSON.stringify(entry2.event ? { success: true } : { success: false, error: entry2.error });
+        res.writeHead(entry2.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+        res.end(text);
       }
       tally(stats, entry2);
       options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
@@ -45754,32 +45671,26 @@ function reachableUrl(host, port) {
   const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
 }
-function listen(server, host, port) {
-  return new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      const where2 = `${host}:${port}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${port} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
-      }
-    };
-    server.once("error", onError);
-    server.listen(port, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
+async function listen(server, host, port) {
+  server.listen(port, host);
+  try {
+    await (0, import_node_events.once)(server, "listening");
+  } catch (error2) {
+    const { code, message } = error2;
+    if (code === "EADDRINUSE")
+      throw new UsageError(`port ${port} on ${host} is already in use`, {
+        hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+      });
+    if (code === "EACCES")
+      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
+        hint: "ports below 1024 need privileges; pick another with --port"
+      });
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      throw new UsageError(`cannot listen on ${host}: no such local address`, {
+        hint: "use 127.0.0.1, ::1, or an address of this machine"
+      });
+    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+  }
 }
 function openLogOrExplain(file) {
   try {
@@ -45813,12 +45724,13 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs16, import_node_events, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
     import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_events = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -45895,21 +45807,14 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-async function catalogTriggers(options, env2, cwd) {
-  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
-  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+function catalogTriggers(options, env2, cwd) {
+  const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
-    Promise.resolve().then(() => (init_store(), store_exports)),
-    Promise.resolve().then(() => (init_paths(), paths_exports))
-  ]);
-  const catalog = loadCatalog2(found2, { env: env2 });
-  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+  const profile = selectedProfile({}, env2, readConfig(configPath(env2))).name;
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = await catalogTriggers(options, env2, cwd);
+  const fromCatalog = catalogTriggers(options, env2, cwd);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -45961,21 +45866,14 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
 }
 function untilStopped(server) {
   return new Promise((resolve2) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener("SIGINT", stop);
-        process.removeListener("SIGTERM", stop);
-        resolve2();
-      });
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    const removeSignals = onStopSignals((_signal, count2) => {
+      if (count2 > 1) void server.close({ force: true });
+      else
+        void server.close().then(() => {
+          removeSignals();
+          resolve2();
+        });
+    });
   });
 }
 function command5(program2, { io, env: env2, cwd }) {
@@ -46008,6 +45906,12 @@ var init_emulator = __esm({
     init_server();
     init_render();
     init_errors();
+    init_find();
+    init_load();
+    init_paths();
+    init_resolve2();
+    init_store();
+    init_signals2();
     init_validate();
   }
 });
@@ -46254,9 +46158,27 @@ function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
   if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
 }
-async function locked(file, change) {
+async function changeCatalog(options, ctx, create2, change) {
+  const where2 = found(options, ctx);
+  if (!where2 && !create2) throw noCatalog();
+  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(file, async () => change());
+  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
+}
+function writeTarget(where2, ctx, create2) {
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
+    const { data, file: file2 } = readFound(where2, ctx, true);
+    const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
+    return { file: file2.real, shown: changedFile(file2.real, where2.path), data, created: false, save: save2 };
+  }
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  const save = (next) => saveCatalog(file, next, void 0);
+  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
+}
+function keyIn(target2, id, env2) {
+  if (Object.hasOwn(target2.data.triggers, id)) return id;
+  return lookUp({ path: target2.file, text: "", data: target2.data }, activeProfile({}, env2), id);
 }
 async function add(id, options, ctx) {
   checkNewId(id);
@@ -46264,22 +46186,27 @@ async function add(id, options, ctx) {
     throw new UsageError("add needs --name <text>: the name the dashboard shows", {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
     });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-function lockTarget(options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
-}
-function catalogToWrite(options, ctx) {
-  const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
-    const catalog = readFound(where2, ctx, true);
-    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+  await changeCatalog(options, ctx, true, (target2) => {
+    if (Object.hasOwn(target2.data.triggers, id))
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.file)}`, {
+        hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+      });
+    const entry2 = applyFields({}, options);
+    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [id]: entry2 } });
+    const { io } = ctx;
+    const c = io.outColors;
+    io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
+    writeSchema(target2, io);
+    io.stdout("");
+    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+    io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+    io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+    io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+    io.stdout(
+      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+    );
+  });
 }
 function writeSchema(target2, io) {
   if (!target2.schema) return;
@@ -46294,76 +46221,42 @@ function writeSchema(target2, io) {
     );
   }
 }
-function addLocked(id, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data, created } = target2;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-    });
-  const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
-  writeSchema(target2, io);
-  io.stdout("");
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-  );
-}
-function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
 async function edit(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-function editLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
-  let entry2 = applyFields(data.triggers[key], options);
-  for (const field2 of options.clear ?? []) {
-    if (!CLEARABLE.includes(field2))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-    delete entry2[field2];
-  }
-  if (options.id !== void 0) {
-    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
-    checkNewId(options.id);
-    const ids = { ...entry2.ids ?? {} };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry2 = { ...entry2, ids };
-    if (Object.keys(ids).length === 0) delete entry2.ids;
-  } else if (options.profile) {
-    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
-  }
-  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
+  await changeCatalog(options, ctx, false, (target2) => {
+    const key = keyIn(target2, id, ctx.env);
+    let entry2 = applyFields(target2.data.triggers[key], options);
+    for (const field2 of options.clear ?? []) {
+      if (!CLEARABLE.includes(field2))
+        throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+      delete entry2[field2];
+    }
+    if (options.id !== void 0) {
+      if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+      checkNewId(options.id);
+      const ids = { ...entry2.ids ?? {} };
+      if (options.id === key) delete ids[options.profile];
+      else ids[options.profile] = options.id;
+      entry2 = { ...entry2, ids };
+      if (Object.keys(ids).length === 0) delete entry2.ids;
+    } else if (options.profile) {
+      throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+    }
+    if (JSON.stringify(entry2) === JSON.stringify(target2.data.triggers[key]))
+      throw new UsageError(`nothing to change for ${key}`, {
+        hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+      });
+    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [key]: entry2 } });
+    ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
+  });
 }
 async function remove2(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-function removeLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
+  await changeCatalog(options, ctx, false, (target2) => {
+    const key = keyIn(target2, id, ctx.env);
+    const triggers = { ...target2.data.triggers };
+    delete triggers[key];
+    target2.save({ ...target2.data, triggers });
+    ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
+  });
 }
 function annotation(level, p) {
   return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
@@ -46404,13 +46297,9 @@ async function check(files, options, ctx) {
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     try {
-      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
-      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input2.read(read).rows) {
-        for (const row of chunk) {
-          rows2++;
-          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2, columns: columnsOf(options) })) {
+        rows2++;
+        if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
     } catch (error2) {
       if (!(error2 instanceof UsageError)) throw error2;
@@ -46422,42 +46311,36 @@ async function check(files, options, ctx) {
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
+async function* rowsOf(source, options, ctx, read) {
+  const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+  for await (const chunk of input2.read(read).rows) yield* chunk;
+}
 function columnsOf(options) {
   return options.columns === void 0 ? void 0 : parseColumns(options.columns);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input2.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== void 0 && id.trim() !== "") seen.add(id);
-      }
+    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+      const id = row.triggerId;
+      if (id !== void 0 && id.trim() !== "") seen.add(id);
     }
   }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-function importLocked(ids, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data } = target2;
-  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
-  const added = /* @__PURE__ */ new Map();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target2, io);
-  if (added.size > 0)
+  await changeCatalog(options, ctx, true, (target2) => {
+    const resolver = new TriggerResolver({ path: target2.file, text: "", data: target2.data }, activeProfile(options, ctx.env));
+    const added = /* @__PURE__ */ new Map();
+    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
+    const known = seen.size - added.size;
+    if (added.size > 0) target2.save({ ...target2.data, triggers: { ...target2.data.triggers, ...Object.fromEntries(added) } });
+    const { io } = ctx;
+    io.stdout(
+      `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+    );
+    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+    if (added.size === 0) return;
+    writeSchema(target2, io);
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+  });
 }
 function entryOptions(command8) {
   return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
@@ -46653,8 +46536,6 @@ complete -c trigger -f -a '(__trigger_complete)'
 // src/commands/complete.ts
 var complete_exports = {};
 __export(complete_exports, {
-  complete: () => complete,
-  completionText: () => completionText,
   runComplete: () => runComplete
 });
 function argumentValues(path18, argument) {
@@ -46688,7 +46569,7 @@ function findOption(command8, word) {
 function walk(program2, done) {
   const at = {
     level: { command: program2, path: "" },
-    typed: { options: /* @__PURE__ */ new Map() },
+    typed: /* @__PURE__ */ new Map(),
     positional: 0,
     expecting: void 0,
     variadic: void 0,
@@ -46696,7 +46577,7 @@ function walk(program2, done) {
   };
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    at.typed.options.set(key, [...at.typed.options.get(key) ?? [], value]);
+    at.typed.set(key, [...at.typed.get(key) ?? [], value]);
   };
   for (const word of done) {
     if (at.expecting) {
@@ -46728,9 +46609,9 @@ function splitInline(word) {
   const equals2 = word.indexOf("=");
   return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
 }
-function complete(program2, words, sources) {
+function complete(program2, words, env2, cwd) {
   const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, env2, cwd);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -46739,16 +46620,16 @@ function complete(program2, words, sources) {
   });
   return { candidates, files: answer.files };
 }
-function answerAt(at, partial, program2, sources) {
+function answerAt(at, partial, program2, env2, cwd) {
   const { level, typed: typed2, positional, onlyArguments } = at;
   const values = (kind, prefix = "") => {
     if (kind === void 0) return NOTHING;
     if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
+    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
-    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.options.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
     files: false
   });
   if (at.expecting) return values(optionValues(at.expecting));
@@ -46790,7 +46671,7 @@ function profileCandidates(env2) {
 }
 function catalogCandidates(typed2, env2, cwd) {
   try {
-    const found2 = findCatalog({ cwd, env: env2, flag: typed2.options.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
+    const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
     if (!found2) return [];
     const catalog = loadCatalog(found2, { env: env2 });
     const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
@@ -46805,11 +46686,7 @@ function catalogCandidates(typed2, env2, cwd) {
 function runComplete(program2, words, io, env2, cwd) {
   let completion;
   try {
-    completion = complete(program2, words, {
-      profiles: () => profileCandidates(env2),
-      // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-      triggers: (typed2) => catalogCandidates(typed2, env2, cwd ?? process.cwd())
-    });
+    completion = complete(program2, words, env2, cwd);
   } catch {
     completion = { candidates: [], files: false };
   }
@@ -46832,8 +46709,8 @@ var init_complete = __esm({
       { value: "base-url", description: "the service base URL" }
     ];
     ARGUMENT_VALUES = {
-      "config get name": "settings",
-      "config unset name": "settings",
+      "config get name": SETTINGS2,
+      "config unset name": SETTINGS2,
       "triggers show id": "triggers",
       "triggers edit id": "triggers",
       "triggers remove id": "triggers"
@@ -46845,7 +46722,7 @@ var init_complete = __esm({
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
     isPrintable = (value) => printable(value) === value;
-    lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
+    lastValue = (typed2, option) => typed2.get(option)?.at(-1);
   }
 });
 
