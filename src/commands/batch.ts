@@ -235,26 +235,24 @@ async function send(run: Run): Promise<void> {
   });
   progress?.start();
   const stopCapping = capYoungGeneration();
-  let result: RunResult;
+  let result: RunResult | undefined;
   try {
     result = await runner.run().catch((error: unknown) => {
       // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
       if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
       throw error;
     });
-  } catch (error) {
-    // Nothing settled (a bad header, say): an earlier failed file stays as it was.
-    settleWritten(run, false, recorder.counts.rows === 0);
-    input.close();
-    throw error;
   } finally {
     stopCapping();
     progress?.stop();
     removeSignals();
     recorder.close();
     await client?.destroy();
+    // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
+    const complete = result !== undefined && input.cut === undefined && recorder.counts.unsent === 0;
+    settleWritten(run, complete, result === undefined && recorder.counts.rows === 0);
+    if (result === undefined) input.close();
   }
-  settleWritten(run, input.cut === undefined && recorder.counts.unsent === 0);
   finish(run, recorder, result, stoppedBy, stderr);
 }
 
