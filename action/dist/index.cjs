@@ -31701,7 +31701,7 @@ var require_eventsource_stream = __commonJS({
     var { isASCIINumber, isValidLastEventId } = require_util6();
     var BOM = [239, 187, 191];
     var LF = 10;
-    var CR3 = 13;
+    var CR2 = 13;
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
@@ -31816,7 +31816,7 @@ var require_eventsource_stream = __commonJS({
           callback();
           return;
         }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR3) {
+        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR2) {
           callback(createMaxEventSizeExceededError());
           return;
         }
@@ -31838,8 +31838,8 @@ var require_eventsource_stream = __commonJS({
               }
               this.crlfCheck = false;
             }
-            if (byte === LF || byte === CR3) {
-              if (byte === CR3) {
+            if (byte === LF || byte === CR2) {
+              if (byte === CR2) {
                 this.crlfCheck = true;
               }
               this.consumeCurrentByte();
@@ -31852,8 +31852,8 @@ var require_eventsource_stream = __commonJS({
             this.eventEndCheck = false;
             continue;
           }
-          if (byte === LF || byte === CR3) {
-            if (byte === CR3) {
+          if (byte === LF || byte === CR2) {
+            if (byte === CR2) {
               this.crlfCheck = true;
             }
             try {
@@ -37720,12 +37720,9 @@ function failedLine(row, error2, header, separator = ",") {
       return `{${members.join(",")}}
 `;
     }
-    case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
 function failedHeader(kind, header, separator = ",") {
-  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
   if (kind !== "csv" || !header) return void 0;
   return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
@@ -37897,104 +37894,6 @@ var init_failed = __esm({
         if (fd === void 0) return;
         import_node_fs9.default.closeSync(fd);
         if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
-// src/batch/csv.ts
-var QUOTE, CR, CsvRecord;
-var init_csv = __esm({
-  "src/batch/csv.ts"() {
-    "use strict";
-    QUOTE = 34;
-    CR = 13;
-    CsvRecord = class {
-      fields = [];
-      #sep;
-      #sepCode;
-      constructor(separator = ",") {
-        this.#sep = separator;
-        this.#sepCode = separator.charCodeAt(0);
-      }
-      /** Characters fed so far. */
-      size = 0;
-      #field = "";
-      #inQuotes = false;
-      /** Feeds the record's next line; true when the record is complete. */
-      feed(line) {
-        this.size += line.length + 1;
-        let i = 0;
-        if (this.#inQuotes) {
-          this.#field += "\n";
-          i = this.#quoted(line, 0);
-          if (i < 0) return false;
-          if (i >= line.length) return true;
-        }
-        for (; ; ) {
-          if (line.charCodeAt(i) === QUOTE) {
-            this.#inQuotes = true;
-            this.#field = "";
-            i = this.#quoted(line, i + 1);
-            if (i < 0) return false;
-            if (i >= line.length) return true;
-            continue;
-          }
-          const comma = line.indexOf(this.#sep, i);
-          if (comma < 0) {
-            const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
-            this.fields.push(line.slice(i, end));
-            return true;
-          }
-          this.fields.push(line.slice(i, comma));
-          i = comma + 1;
-          if (i === line.length) {
-            this.fields.push("");
-            return true;
-          }
-        }
-      }
-      /**
-       * Reads a quoted field from `i` (after its opening quote). Returns where the next field starts,
-       * line.length when the record ends with this field, or -1 when the line ends inside the quotes.
-       */
-      #quoted(line, from) {
-        let i = from;
-        for (; ; ) {
-          const quote = line.indexOf('"', i);
-          if (quote < 0) {
-            this.#field += line.slice(i);
-            return -1;
-          }
-          this.#field += line.slice(i, quote);
-          const after = line.charCodeAt(quote + 1);
-          if (after === QUOTE) {
-            this.#field += '"';
-            i = quote + 2;
-          } else if (after === this.#sepCode) {
-            this.#end();
-            if (quote + 2 < line.length) return quote + 2;
-            this.fields.push("");
-            return line.length;
-          } else if (quote + 1 === line.length || after === CR && quote + 2 === line.length) {
-            this.#end();
-            return line.length;
-          } else {
-            const comma = line.indexOf(this.#sep, quote + 1);
-            const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
-            this.#field += line.slice(quote, end);
-            this.#end();
-            if (comma < 0) return line.length;
-            if (comma + 1 < line.length) return comma + 1;
-            this.fields.push("");
-            return line.length;
-          }
-        }
-      }
-      #end() {
-        this.fields.push(this.#field);
-        this.#field = "";
-        this.#inQuotes = false;
       }
     };
   }
@@ -38181,17 +38080,6 @@ function columnIndex(header, name) {
   const exact = header.indexOf(name);
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
-function plainFields(line, separator) {
-  const end = line.charCodeAt(line.length - 1) === CR2 ? line.length - 1 : line.length;
-  const fields = [];
-  let from = 0;
-  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
-    fields.push(line.slice(from, comma));
-    from = comma + 1;
-  }
-  fields.push(line.slice(from, end));
-  return fields;
-}
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
@@ -38249,37 +38137,34 @@ function csvRow(fields, line, columns, options) {
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let columns;
-  const toRow = (fields, line, out) => {
+  const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
     if (columns) out.push(csvRow(fields, line, columns, options));
     else columns = csvColumns(fields, line, options, separator);
-  };
-  const quoted = new QuotedLines(separator, toRow);
-  async function* drained(atEnd) {
-    for (let more = true; more; ) {
-      const out = [];
-      more = quoted.read(out, atEnd);
-      if (out.length) yield out;
-    }
-  }
+  });
   async function* rows2() {
+    let out = [];
     for await (const chunk of readLines(stream)) {
-      let out = [];
       for (let i = 0; i < chunk.items.length; i++) {
         const line = chunk.first + i;
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        if (!quoted.busy && typeof item === "string" && !item.includes('"')) {
-          toRow(plainFields(item, separator), line, out);
-        } else if (quoted.read(out, false, { line, item })) {
+        csv.pending.push({ line, item });
+        while (csv.read(out, false)) {
+          if (out.length < MAX_CHUNK_ROWS) continue;
           yield out;
           out = [];
         }
       }
       if (out.length) yield out;
-      yield* drained(false);
+      out = [];
     }
-    yield* drained(true);
+    while (csv.read(out, true)) {
+      if (out.length < MAX_CHUNK_ROWS) continue;
+      yield out;
+      out = [];
+    }
+    if (out.length) yield out;
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
@@ -38356,19 +38241,17 @@ function readLineIds(stream, options) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
   const toRow = (line, item) => {
-    if (typeof item !== "string") {
-      return invalidRow(line, { format: "lines", triggerId: options.trigger, userId: item.raw }, item.reason);
-    }
+    if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, "") : item);
     if (userId === "") return void 0;
     return makeRow(
       line,
-      { format: "lines", triggerId: options.trigger, userId },
+      { format: "csv", fields: [options.trigger, userId] },
       { triggerId: void 0, userId, value: void 0 },
       options
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
 }
 function readRows(stream, format2, options) {
   const kind = FORMAT_TABLE[format2].kind;
@@ -38378,75 +38261,107 @@ function readRows(stream, format2, options) {
     });
   return READERS[kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, QuotedLines, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
-    init_csv();
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
-    CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
-    QuotedLines = class {
+    QUOTE = 34;
+    CR = 13;
+    lineEnd = (line) => line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
+    CsvRecords = class {
       constructor(separator, toRow) {
         this.separator = separator;
         this.toRow = toRow;
       }
       separator;
       toRow;
-      /** Lines waiting to be read: a given-up record's lines go back here after its first. */
-      #queue = [];
-      #head = 0;
+      /** Lines waiting to be read, the next one last. */
+      pending = [];
       #open;
-      /** Whether a record is open or lines wait: the next line must then come through here. */
-      get busy() {
-        return this.#open !== void 0 || this.#head < this.#queue.length;
+      /** Reads the next waiting line (at the end, gives up a record still open); false when none waits. */
+      read(out, atEnd) {
+        const next = this.pending.pop();
+        if (!next) {
+          if (atEnd && this.#open) this.#giveUp("a quoted field opens on this line and never closes", out);
+          return this.pending.length > 0;
+        }
+        if (typeof next.item !== "string") {
+          if (!this.#open) {
+            out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+            return true;
+          }
+          this.pending.push(next);
+          this.#giveUp("a quoted field opens on this line and never closes", out);
+          return true;
+        }
+        const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: "" };
+        if (this.#parse(record, next.item, this.#open !== void 0)) {
+          this.#open = void 0;
+          this.toRow(record.fields, record.line, out);
+          return true;
+        }
+        this.#open = record;
+        record.items.push(next);
+        record.size += next.item.length + 1;
+        if (record.size > MAX_LINE_BYTES) this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+        return true;
       }
-      /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
-      read(out, atEnd, item) {
-        if (item) this.#queue.push(item);
+      /** Reads a line into the record; false when it ends inside a quoted field (`quoted`: it starts in one). */
+      #parse(record, line, quoted) {
+        let i = 0;
         for (; ; ) {
-          if (out.length >= MAX_CHUNK_ROWS) return true;
-          const next = this.#queue[this.#head++];
-          if (next) {
-            this.#readLine(next, out);
+          if (!quoted) {
+            if (line.charCodeAt(i) !== QUOTE) {
+              const at2 = line.indexOf(this.separator, i);
+              if (at2 < 0) {
+                record.fields.push(line.slice(i, lineEnd(line)));
+                return true;
+              }
+              record.fields.push(line.slice(i, at2));
+              i = at2 + 1;
+              continue;
+            }
+            record.field = "";
+            quoted = true;
+            i++;
+          }
+          const quote = line.indexOf('"', i);
+          if (quote < 0) {
+            record.field += `${line.slice(i)}
+`;
+            return false;
+          }
+          record.field += line.slice(i, quote);
+          if (line.charCodeAt(quote + 1) === QUOTE) {
+            record.field += '"';
+            i = quote + 2;
             continue;
           }
-          this.#queue = [];
-          this.#head = 0;
-          if (!atEnd || !this.#open) return false;
-          this.#giveUp("a quoted field opens on this line and never closes", out);
-        }
-      }
-      #readLine(next, out) {
-        if (typeof next.item !== "string") {
-          if (!this.#open) return void out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-          this.#head--;
-          return this.#giveUp("a quoted field opens on this line and never closes", out);
-        }
-        const open = this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] };
-        open.items.push(next);
-        if (open.record.feed(next.item)) {
-          this.#open = void 0;
-          this.toRow(open.record.fields, open.line, out);
-        } else if (open.record.size > MAX_LINE_BYTES) {
-          this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+          const at = line.indexOf(this.separator, quote + 1);
+          const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+          record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
+          if (at < 0) return true;
+          i = at + 1;
+          quoted = false;
         }
       }
       /** Gives up the open record: its first line is invalid, the others are read again. */
       #giveUp(reason2, out) {
-        const [first, ...rest] = this.#open.items;
-        out.push(invalidRow(this.#open.line, { format: "csv", raw: withoutCr(first.item) }, reason2));
-        this.#queue = [...rest, ...this.#queue.slice(this.#head)];
-        this.#head = 0;
+        const { line, items } = this.#open;
+        out.push(invalidRow(line, { format: "csv", raw: withoutCr(items[0].item) }, reason2));
+        for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]);
         this.#open = void 0;
       }
     };
+    LINES_HEADER = ["triggerId", "userId"];
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -44748,18 +44663,16 @@ async function send(run2) {
       if (stoppedBy && input2.cut && recorder.counts.rows === 0 && error2 instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
       throw error2;
     });
-  } catch (error2) {
-    settleWritten(run2, false, recorder.counts.rows === 0);
-    input2.close();
-    throw error2;
   } finally {
     stopCapping();
     progress?.stop();
     removeSignals();
     recorder.close();
     await client?.destroy();
+    const complete2 = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    settleWritten(run2, complete2, result === void 0 && recorder.counts.rows === 0);
+    if (result === void 0) input2.close();
   }
-  settleWritten(run2, input2.cut === void 0 && recorder.counts.unsent === 0);
   finish(run2, recorder, result, stoppedBy, stderr);
 }
 function fireOptionsFor(pace, stopRetries) {
