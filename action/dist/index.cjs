@@ -584,6 +584,12 @@ function parseBaseUrl(raw, options = {}) {
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
 }
+function versionedBaseUrlWarning(baseUrl, source) {
+  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
+  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const from = source ? ` (from ${source})` : "";
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+}
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
   let proxyHost;
@@ -2427,8 +2433,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path20 = require("node:path");
-    var fs22 = require("node:fs");
+    var path18 = require("node:path");
+    var fs21 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3422,7 +3428,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs22.existsSync(executableFile)) return;
+        if (fs21.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3440,11 +3446,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path20.resolve(baseDir, baseName);
-          if (fs22.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path20.extname(baseName))) return void 0;
+          const localBin = path18.resolve(baseDir, baseName);
+          if (fs21.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs22.existsSync(`${localBin}${ext}`)
+            (ext) => fs21.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3456,21 +3462,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs22.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path20.resolve(
-            path20.dirname(resolvedScriptPath),
+          executableDir = path18.resolve(
+            path18.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path20.basename(
+            const legacyName = path18.basename(
               this._scriptPath,
-              path20.extname(this._scriptPath)
+              path18.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -3481,7 +3487,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path20.extname(executableFile));
+        launchWithNode = sourceExt.includes(path18.extname(executableFile));
         let proc;
         if (process9.platform !== "win32") {
           if (launchWithNode) {
@@ -4396,7 +4402,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path20.basename(filename, path20.extname(filename));
+        this._name = path18.basename(filename, path18.extname(filename));
         return this;
       }
       /**
@@ -4410,9 +4416,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path21) {
-        if (path21 === void 0) return this._executableDir;
-        this._executableDir = path21;
+      executableDir(path19) {
+        if (path19 === void 0) return this._executableDir;
+        this._executableDir = path19;
         return this;
       }
       /**
@@ -4797,13 +4803,13 @@ var init_parsers = __esm({
 });
 
 // src/commands/shared.ts
-function addCatalogOptions(command8) {
-  return command8.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog");
+function addSettingsOptions(command8) {
+  return command8.option("--catalog <file>", "the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)");
 }
 function addServiceOptions(command8) {
-  return addCatalogOptions(command8).option("--api-key <key>", "API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)").option("--base-url <url>", "service base URL, e.g. https://api.example.com").option("--profile <name>", 'settings profile to use (default: "default", or TRIGGER_PROFILE)').addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
+  return addSettingsOptions(command8).addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
-  ).option("--allow-http", "allow plain http to a host other than loopback (sends the key in clear text)").option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
+  ).option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
 }
 function settingsFlags(options) {
   return {
@@ -5430,12 +5436,6 @@ var init_atomic_write = __esm({
 });
 
 // src/settings/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  CONFIG_FILE_NAME: () => CONFIG_FILE_NAME,
-  configDir: () => configDir,
-  configPath: () => configPath
-});
 function configDir(env2 = process.env, platform = process.platform) {
   if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
@@ -5486,13 +5486,16 @@ function setV8Flags(flags, undo) {
 function keepWasmOnBaselineTier() {
   if (process.versions.node.startsWith("20.")) setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
 }
+function youngGenerationForParquet() {
+  youngGenerationCap = 8 * 1024 * 1024;
+}
 function capYoungGeneration() {
   const v8 = process.getBuiltinModule("node:v8");
   let holding = false;
   const check2 = () => {
     const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
     if (!young) return;
-    const atCap = young.space_size >= YOUNG_GENERATION_CAP;
+    const atCap = young.space_size >= youngGenerationCap;
     if (atCap === holding) return;
     holding = atCap;
     setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
@@ -5506,7 +5509,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, undoFlags, YOUNG_GENERATION_CAP;
+var import_node_fs2, off, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5516,7 +5519,7 @@ var init_startup = __esm({
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     undoFlags = [];
-    YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
+    youngGenerationCap = 32 * 1024 * 1024;
   }
 });
 
@@ -7095,14 +7098,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError2("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -7937,9 +7940,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path20);
+          debugLog("sending request to %s %s%s", method, origin, path18);
         }
       );
     }
@@ -7957,14 +7960,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path18, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path20,
+            path18,
             statusCode
           );
         }
@@ -7973,23 +7976,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path20);
+          debugLog("trailers received from %s %s%s", method, origin, path18);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path18, origin },
             error: error2
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path20,
+            path18,
             error2.message
           );
         }
@@ -8104,7 +8107,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path18,
         method,
         body,
         headers,
@@ -8121,11 +8124,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path20 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError2("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError2("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError2("invalid request path");
         }
         if (typeof method !== "string") {
@@ -8200,7 +8203,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path20, query) : path20;
+        this.path = query ? serializePathWithQuery(path18, query) : path18;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -13444,7 +13447,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request) {
-      const { method, path: path20, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path18, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -13520,7 +13523,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request);
-      let header = `${method} ${path20} HTTP/1.1\r
+      let header = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -14197,7 +14200,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -14266,7 +14269,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path20;
+          headers[HTTP2_HEADER_PATH] = path18;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -14318,7 +14321,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -16674,10 +16677,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -18837,20 +18840,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path20.split("?", 3);
+      const pathSegments = path18.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path20;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path20);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -18875,8 +18878,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path20), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -18915,19 +18918,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path20) {
-      while (path20.endsWith("/")) {
-        path20 = path20.slice(0, -1);
+    function removeTrailingSlash(path18) {
+      while (path18.endsWith("/")) {
+        path18 = path18.slice(0, -1);
       }
-      if (path20.length === 0) {
-        path20 = "/";
+      if (path18.length === 0) {
+        path18 = "/";
       }
-      return path20;
+      return path18;
     }
     function buildKey(opts) {
-      const { path: path20, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path20,
+        path: path18,
         method,
         body,
         headers,
@@ -19617,10 +19620,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -19702,9 +19705,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path20, searchParams] = dispatchOpts.path.split("?");
+          const [path18, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -20105,12 +20108,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve2(path20), "utf8");
+          const data = await readFile(resolve2(path18), "utf8");
           const parsed2 = JSON.parse(data);
           if (Array.isArray(parsed2)) {
             this.#snapshots.clear();
@@ -20124,7 +20127,7 @@ var require_snapshot_recorder = __commonJS({
           if (error2.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error2 });
+            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error2 });
           }
         }
       }
@@ -20135,11 +20138,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve2(path20);
+        const resolvedPath = resolve2(path18);
         await mkdir(dirname(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -20780,15 +20783,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path20}`;
+        const path18 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path18}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError2(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -22605,10 +22608,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey2, path20) {
+    function deleteCachedUri(store, cacheKey2, path18) {
       deleteCachedValue(store, {
         ...cacheKey2,
-        path: path20
+        path: path18
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
         const method = util.safeHTTPMethods[i];
@@ -22616,7 +22619,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey2,
             method,
-            path: path20
+            path: path18
           });
         }
       }
@@ -22627,9 +22630,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue2) ? headerValue2 : [headerValue2];
       for (let i = 0; i < values.length; i++) {
-        const path20 = getSameOriginPath(cacheKey2, values[i]);
-        if (path20 !== void 0) {
-          deleteCachedUri(store, cacheKey2, path20);
+        const path18 = getSameOriginPath(cacheKey2, values[i]);
+        if (path18 !== void 0) {
+          deleteCachedUri(store, cacheKey2, path18);
         }
       }
     }
@@ -28117,11 +28120,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        const path20 = url.pathname + url.search;
+        const path18 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve2, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path20}?` : path20,
+            path: hasTrailingQuestionMark ? `${path18}?` : path18,
             origin: url.origin,
             method: request.method,
             body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
@@ -29068,9 +29071,9 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i = 0; i < path20.length; ++i) {
-        const code = path20.charCodeAt(i);
+    function validateCookiePath(path18) {
+      for (let i = 0; i < path18.length; ++i) {
+        const code = path18.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -32506,11 +32509,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError2("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path20);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -36410,8 +36413,8 @@ var init_lock = __esm({
     HeldError = class extends UsageError {
     };
     FileLock = class _FileLock {
-      constructor(path20, text) {
-        this.path = path20;
+      constructor(path18, text) {
+        this.path = path18;
         this.text = text;
       }
       path;
@@ -36471,15 +36474,6 @@ var init_lock = __esm({
 });
 
 // src/settings/store.ts
-var store_exports = {};
-__export(store_exports, {
-  PROFILE_NAME: () => PROFILE_NAME,
-  checkProfileName: () => checkProfileName,
-  getProfile: () => getProfile,
-  readConfig: () => readConfig,
-  updateConfig: () => updateConfig,
-  updateProfile: () => updateProfile
-});
 function checkProfileName(name) {
   if (!PROFILE_NAME.test(name)) {
     throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
@@ -36570,19 +36564,6 @@ var init_store = __esm({
   }
 });
 
-// src/settings/base-url-warning.ts
-function versionedBaseUrlWarning(baseUrl, source) {
-  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
-  const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
-}
-var init_base_url_warning = __esm({
-  "src/settings/base-url-warning.ts"() {
-    "use strict";
-  }
-});
-
 // not-in-action:@napi-rs/keyring
 var require_keyring = __commonJS({
   "not-in-action:@napi-rs/keyring"(exports2, module2) {
@@ -36665,11 +36646,6 @@ var init_keychain = __esm({
 });
 
 // src/catalog/find.ts
-var find_exports = {};
-__export(find_exports, {
-  CATALOG_FILE_NAME: () => CATALOG_FILE_NAME,
-  findCatalog: () => findCatalog
-});
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
@@ -37447,17 +37423,6 @@ var init_resolve = __esm({
 });
 
 // src/settings/resolve.ts
-var resolve_exports2 = {};
-__export(resolve_exports2, {
-  findSettings: () => findSettings,
-  loadSettings: () => loadSettings,
-  readableKeyFileWarning: () => readableKeyFileWarning,
-  resolveCommand: () => resolveCommand,
-  resolveSettings: () => resolveSettings,
-  resolveWorld: () => resolveWorld,
-  selectedProfile: () => selectedProfile,
-  unknownProfile: () => unknownProfile
-});
 function readableKeyFileWarning(file) {
   let mode2;
   try {
@@ -37476,11 +37441,6 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
-}
-async function loadSettings(options = {}) {
-  const { settings, problems } = await withStoredKey(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37516,20 +37476,21 @@ function notSet(what, command8, variable, profile) {
     hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
+function collected(problems, fn) {
+  try {
+    return fn();
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    problems.push(error2);
+    return void 0;
+  }
+}
 function checkSettings(found2, options) {
   const env2 = options.env ?? process.env;
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
   const problems = [];
-  const attempt3 = (fn) => {
-    try {
-      return fn();
-    } catch (error2) {
-      if (!isTriggerError(error2)) throw error2;
-      problems.push(error2);
-      return void 0;
-    }
-  };
+  const attempt3 = (fn) => collected(problems, fn);
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
   if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
@@ -37543,39 +37504,25 @@ function checkSettings(found2, options) {
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
   return { settings, problems };
 }
-function resolveSettings(options = {}) {
-  const { settings, problems } = checkSettings(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings;
-}
-async function withStoredKey(found2, options) {
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] !== "keychain") return { settings, problems };
-  try {
-    const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-    if (settings) settings.apiKey = key;
-    else found2.key = [key, "keychain", found2.key[2]];
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    if (options.requireKey !== false) problems.push(error2);
-  }
-  return { settings, problems };
-}
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = await withStoredKey(found2, options);
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] === "keychain") {
+    try {
+      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = key;
+      else found2.key = [key, "keychain", found2.key[2]];
+    } catch (error2) {
+      if (!isTriggerError(error2)) throw error2;
+      if (options.requireKey !== false) problems.push(error2);
+    }
+  }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), CATALOG_RECORD);
-  let loaded2;
-  try {
-    loaded2 = loadCatalog2(where2, { checkedRecord, env: env2 });
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    problems.push(error2);
-  }
+  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
+  const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
   return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
@@ -37584,7 +37531,7 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
@@ -37594,12 +37541,10 @@ var init_resolve2 = __esm({
     init_paths();
     init_store();
     init_undici();
-    init_base_url_warning();
     init_keychain();
     init_validate();
     init_find();
     STORED = "\0keychain";
-    CATALOG_RECORD = "catalog-checked.json";
   }
 });
 
@@ -37889,13 +37834,8 @@ function failedLine(row, error2, header, separator = ",") {
 }
 function failedHeader(kind, header, separator = ",") {
   if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
-  if (kind === "csv" && header) {
-    return header.some((h) => h.trim().toLowerCase() === "error") ? csvLine(header, separator) : csvLine([...header, "error"], separator);
-  }
-  return void 0;
-}
-function describeWriteError(error2) {
-  return errnoWords(error2, "writing");
+  if (kind !== "csv" || !header) return void 0;
+  return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
 function running(pid) {
   try {
@@ -37925,7 +37865,6 @@ var init_failed = __esm({
     "use strict";
     import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
-    init_errno();
     init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
@@ -38415,7 +38354,7 @@ function csvRow(fields, line, columns, options) {
     options
   );
 }
-function readCsv(stream, options, format2 = "csv") {
+function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let columns;
   const toRow = (fields, line, out) => {
@@ -38454,7 +38393,7 @@ function readCsv(stream, options, format2 = "csv") {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { format: format2, rows: rows2(), header: () => columns?.header };
+  return { rows: rows2(), header: () => columns?.header };
 }
 async function* mapLines(stream, toRow) {
   for await (const chunk of readLines(stream)) {
@@ -38473,7 +38412,7 @@ function numberTextOf(text, member) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function readNdjson(stream, options, format2 = "ndjson") {
+function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
@@ -38507,7 +38446,7 @@ function readNdjson(stream, options, format2 = "ndjson") {
       valueText
     );
   };
-  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38520,7 +38459,7 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
     invalid: reason2
   };
 }
-function readLineIds(stream, options, format2 = "lines") {
+function readLineIds(stream, options) {
   if (!options.trigger) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
@@ -38537,7 +38476,7 @@ function readLineIds(stream, options, format2 = "lines") {
       options
     );
   };
-  return { format: format2, rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => void 0 };
 }
 function readRows(stream, format2, options) {
   const kind = FORMAT_TABLE[format2].kind;
@@ -38631,11 +38570,11 @@ function stopCause(reason2) {
     case "breaker":
       return `${reason2.failures} failures in a row: ${reason2.answer}`;
     case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${describeWriteError(reason2.error)}`;
+      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(reason2.error)}`;
     case "failed-file":
-      return `${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+      return `${reason2.path} could not be written (${errnoWords(reason2.error)})`;
     case "journal":
-      return `the journal ${reason2.path} could not be written (${describeWriteError(reason2.error)})`;
+      return `the journal ${reason2.path} could not be written (${errnoWords(reason2.error)})`;
     case "retry-after":
       return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
     case "pushed-back":
@@ -38658,7 +38597,7 @@ function unsentWords(reason2) {
 var init_stop = __esm({
   "src/batch/stop.ts"() {
     "use strict";
-    init_failed();
+    init_errno();
   }
 });
 
@@ -38693,6 +38632,9 @@ function serverWords(outcome, mask) {
 }
 function failureLine(line, reason2, c) {
   return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rowsNotAccepted(c) {
+  return c.rows - c.accepted - c.earlier - c.checked;
 }
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
@@ -38749,15 +38691,13 @@ function summaryLines(s, c) {
 }
 function paceWords(pace) {
   const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function paceRange(pace) {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
   const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  const kept = rowsNotAccepted(counts);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines = [];
@@ -38804,7 +38744,7 @@ function stepSummary(name, s) {
     rows2.push(["pushed back (429/503)", pace.pushedBack]);
   }
   const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0 ? `
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
 Rows not accepted are in \`${s.failedFile}\`.
 ` : "";
   return `### ${title.replaceAll("|", "\\|")}
@@ -38966,7 +38906,7 @@ var init_journal = __esm({
     import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
-    init_failed();
+    init_errno();
     init_report();
     MAGIC = "trigger batch journal";
     VERSION2 = 1;
@@ -39057,7 +38997,7 @@ var init_journal = __esm({
           import_node_fs10.default.fsyncSync(fd);
           return new _Journal(file, fd, position, void 0);
         } catch (error2) {
-          throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error2)}`, {
+          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
             hint: "name a file in a folder you can write to"
           });
         }
@@ -39166,20 +39106,12 @@ function inFolder(cwd, file) {
   return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
 }
 function sameFile2(a, b) {
-  if (b !== "-" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(b)) return true;
+  const other = b === "-" ? 0 : b;
+  if (typeof other === "string" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(other)) return true;
   try {
     const sa = import_node_fs11.default.statSync(a);
-    const sb = b === "-" ? import_node_fs11.default.fstatSync(0) : import_node_fs11.default.statSync(b);
+    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function isStdout(file) {
-  try {
-    const a = import_node_fs11.default.statSync(file);
-    const b = import_node_fs11.default.fstatSync(1);
-    return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
   }
@@ -39199,20 +39131,18 @@ function checkPaths(sources, options) {
       throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
       });
-    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (file === void 0) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: "write it outside the folder"
       });
+    if (sources.some((source) => sameFile2(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
-  if (options.failed && options.json && isStdout(options.failed)) {
+  if (options.failed && options.json && sameFile2(options.failed, 1)) {
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile2(options.failed, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input2}; it would be overwritten`, {
-      hint: "write the failed rows to another file"
     });
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
@@ -39224,8 +39154,6 @@ function checkPaths(sources, options) {
         hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
       });
     }
-    if (sameFile2(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: "name a new file for the journal" });
   }
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
@@ -39246,44 +39174,34 @@ function replayCommand(file, format2, trigger, next = { failed: nextFailedName(f
   if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
   return args.join(" ");
 }
-function openDefaultFailed(shape, folder = ".", now = /* @__PURE__ */ new Date()) {
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
-  try {
-    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
-  } catch (error2) {
-    const name = import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
-    return {
-      failed: open(name),
-      lock: void 0,
-      warning: `the current folder cannot be written (${describeWriteError(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    };
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs11.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs11.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    return { failed: open(name), lock };
-  }
-}
-function nextFailedName(file) {
+function replayNames(file) {
   const ext = import_node_path12.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  return counted ? freeName(counted[1], ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
-}
-function freeName(stem, ext, from) {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!import_node_fs11.default.existsSync(name) && !FileLock.holder(name)) return name;
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path12.default.resolve(file)) return false;
+    try {
+      mine2 ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`;
+    if (import_node_fs11.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
+}
+function nextFailedName(file) {
+  return replayNames(file).failed;
 }
 function resumeCommand(input2, options) {
   const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
@@ -39295,34 +39213,84 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
-function openFailed(file, shape) {
-  const regular = import_node_fs11.default.statSync(file, { throwIfNoEntry: false });
-  const lock = regular === void 0 || regular.isFile() ? FileLock.acquire(file, `the failed file ${file}`, "name another --failed file, or wait for that batch to finish") : void 0;
+async function openWritten(input2, shape, options, catalog, folder, warn) {
+  const dryRun = options.dryRun === true;
+  const written = { failed: void 0, journal: void 0, locks: [] };
   try {
-    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
+    if (options.journal && !dryRun) {
+      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
+      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
+    }
+    if (options.failed) {
+      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
+      const file = options.failed;
+      if (regular === void 0 || regular.isFile()) {
+        const hint = "name another --failed file, or wait for that batch to finish";
+        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
+      }
+      try {
+        written.failed = new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized });
+      } catch (error2) {
+        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
+          hint: "name a file in a folder that exists and that you can write to"
+        });
+      }
+    } else if (!dryRun) {
+      written.failed = openDefaultFailed(shape, folder, written.locks, warn);
+    }
+    if (options.journal && !dryRun) {
+      written.journal = Journal.open(options.journal, {
+        catalog,
+        resume: options.resume === true,
+        inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
+        format: input2.format,
+        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
+      });
+    }
   } catch (error2) {
-    lock?.release();
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error2)}`, {
-      hint: "name a file in a folder that exists and that you can write to"
-    });
+    written.failed?.discard();
+    for (const taken of written.locks) taken.release();
+    throw error2;
+  }
+  return written;
+}
+function settleWritten({ failed, journal, locks }, complete2, noneSettled = false) {
+  try {
+    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    if (unchanged || noneSettled) failed?.discard();
+    else failed?.finish();
+    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
+  } finally {
+    for (const lock of locks) lock.release();
   }
 }
-function lockJournal(file) {
-  return FileLock.acquire(
-    file,
-    `the journal ${file}`,
-    "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice"
-  );
-}
-async function openJournal(input2, options, catalog = null) {
-  return Journal.open(options.journal, {
-    catalog,
-    resume: options.resume === true,
-    inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-    format: input2.format,
-    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-    resumeCommand: resumeCommand(input2, options)
-  });
+function openDefaultFailed(shape, folder, locks, warn) {
+  const now = /* @__PURE__ */ new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = failedExtension(shape.format);
+  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
+  try {
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+  } catch (error2) {
+    warn(
+      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    );
+    return open(import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`));
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (import_node_fs11.default.existsSync(name)) {
+      lock.release();
+      continue;
+    }
+    locks.push(lock);
+    return open(name);
+  }
 }
 var import_node_fs11, import_node_path12;
 var init_files = __esm({
@@ -39332,46 +39300,9 @@ var init_files = __esm({
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
+    init_errno();
     init_failed();
     init_formats();
-    init_journal();
-    init_lock();
-  }
-});
-
-// src/batch/replay.ts
-function replayNames(file) {
-  const ext = import_node_path13.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    try {
-      mine2 ??= fingerprint(file);
-    } catch {
-      return false;
-    }
-    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = `${failed}.journal`;
-    if (import_node_fs12.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-var import_node_fs12, import_node_path13;
-var init_replay = __esm({
-  "src/batch/replay.ts"() {
-    "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
     init_journal();
     init_lock();
   }
@@ -39721,32 +39652,32 @@ var init_convert = __esm({
 });
 
 // node_modules/hyparquet/src/schema.js
-function schemaTree(schema, rootIndex, path20) {
+function schemaTree(schema, rootIndex, path18) {
   const element = schema[rootIndex];
   const children = [];
   let count2 = 1;
   if (element.num_children) {
     while (children.length < element.num_children) {
       const childElement = schema[rootIndex + count2];
-      const child = schemaTree(schema, rootIndex + count2, [...path20, childElement.name]);
+      const child = schemaTree(schema, rootIndex + count2, [...path18, childElement.name]);
       count2 += child.count;
       children.push(child);
     }
   }
-  return { count: count2, element, children, path: path20 };
+  return { count: count2, element, children, path: path18 };
 }
 function getSchemaPath(schema, name) {
   return getTreePath(schemaTree(schema, 0, []), name);
 }
 function getTreePath(tree, name) {
-  const path20 = [tree];
+  const path18 = [tree];
   for (const part of name) {
     const child = tree.children.find((child2) => child2.element.name === part);
     if (!child) throw new Error(`parquet schema element not found: ${name}`);
-    path20.push(child);
+    path18.push(child);
     tree = child;
   }
-  return path20;
+  return path18;
 }
 function getPhysicalColumns(schemaTree2) {
   const columns = [];
@@ -40655,7 +40586,7 @@ function pathsNeededForFilter(filter) {
   return [...new Set(paths)];
 }
 function columnsNeededForFilter(filter) {
-  return [...new Set(pathsNeededForFilter(filter).map((path20) => path20.split(".")[0]))];
+  return [...new Set(pathsNeededForFilter(filter).map((path18) => path18.split(".")[0]))];
 }
 function matchFilter(record, filter, strict2 = true) {
   if ("$and" in filter && Array.isArray(filter.$and)) {
@@ -40860,9 +40791,9 @@ function unionRanges(a, b) {
   }
   return out;
 }
-function resolve(record, path20) {
+function resolve(record, path18) {
   let value = record;
-  for (const part of path20.split(".")) {
+  for (const part of path18.split(".")) {
     value = value?.[part];
   }
   return value;
@@ -41546,7 +41477,7 @@ function assembleLists(output, definitionLevels, repetitionLevels, values, schem
   return output;
 }
 function assembleNested(subcolumnData, schema, parsers, depth = 0) {
-  const path20 = schema.path.join(".");
+  const path18 = schema.path.join(".");
   const optional = schema.element.repetition_type === "OPTIONAL";
   const nextDepth = optional ? depth + 1 : depth;
   if (isListLike(schema)) {
@@ -41561,7 +41492,7 @@ function assembleNested(subcolumnData, schema, parsers, depth = 0) {
     const values = subcolumnData.get(subcolumn);
     if (!values) throw new Error("parquet list column missing values");
     if (optional) flattenAtDepth(values, depth);
-    subcolumnData.set(path20, values);
+    subcolumnData.set(path18, values);
     subcolumnData.delete(subcolumn);
     return;
   }
@@ -41569,8 +41500,8 @@ function assembleNested(subcolumnData, schema, parsers, depth = 0) {
     const mapName = schema.children[0].element.name;
     assembleNested(subcolumnData, schema.children[0].children[0], parsers, nextDepth + 1);
     assembleNested(subcolumnData, schema.children[0].children[1], parsers, nextDepth + 1);
-    const keys = subcolumnData.get(`${path20}.${mapName}.key`);
-    const values = subcolumnData.get(`${path20}.${mapName}.value`);
+    const keys = subcolumnData.get(`${path18}.${mapName}.key`);
+    const values = subcolumnData.get(`${path18}.${mapName}.value`);
     if (!keys) throw new Error("parquet map column missing keys");
     if (!values) throw new Error("parquet map column missing values");
     if (keys.length !== values.length) {
@@ -41578,9 +41509,9 @@ function assembleNested(subcolumnData, schema, parsers, depth = 0) {
     }
     const out = assembleMaps(keys, values, nextDepth);
     if (optional) flattenAtDepth(out, depth);
-    subcolumnData.delete(`${path20}.${mapName}.key`);
-    subcolumnData.delete(`${path20}.${mapName}.value`);
-    subcolumnData.set(path20, out);
+    subcolumnData.delete(`${path18}.${mapName}.key`);
+    subcolumnData.delete(`${path18}.${mapName}.value`);
+    subcolumnData.set(path18, out);
     return;
   }
   if (schema.children.length) {
@@ -41600,7 +41531,7 @@ function assembleNested(subcolumnData, schema, parsers, depth = 0) {
       inverted = decodeVariantColumn(inverted, parsers);
     }
     if (optional) flattenAtDepth(inverted, depth);
-    subcolumnData.set(path20, inverted);
+    subcolumnData.set(path18, inverted);
   }
 }
 function flattenAtDepth(arr, depth) {
@@ -43389,6 +43320,7 @@ function readParquet(plan2, options) {
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
   const { trigger, user, value } = plan2.columns;
   async function* rows2() {
+    youngGenerationForParquet();
     const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
     const file = await asyncBufferFromFile2(plan2.file);
     let scan;
@@ -43426,7 +43358,7 @@ function readParquet(plan2, options) {
       }
     }
   }
-  return { format: "parquet", rows: rows2(), header: () => void 0 };
+  return { rows: rows2(), header: () => void 0 };
 }
 var import_node_zlib, compressors, CHUNK_ROWS, SLICE_ROWS;
 var init_parquet = __esm({
@@ -43434,6 +43366,7 @@ var init_parquet = __esm({
     "use strict";
     import_node_zlib = __toESM(require("node:zlib"), 1);
     init_errors();
+    init_startup();
     init_rows();
     compressors = {
       GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
@@ -43449,60 +43382,40 @@ var init_parquet = __esm({
 
 // src/batch/input.ts
 function stoppable(source) {
-  let stopRequested = false;
-  let ended = false;
-  let failure;
+  let stopped;
   let cut2;
-  let wake;
-  const wakeUp = () => wake?.();
   async function* chunks() {
-    source.on("readable", wakeUp);
-    source.on("end", () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on("error", (error2) => {
-      failure = error2;
-      wakeUp();
-    });
-    let held2;
-    const take2 = (chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      held2 = held2 ? Buffer.concat([held2, bytes]) : bytes;
-    };
-    for (; ; ) {
-      let chunk;
-      while ((chunk = source.read()) === null && !ended && !stopRequested && failure === void 0) {
-        await new Promise((resolve2) => wake = resolve2);
-        wake = void 0;
+    let held2 = Buffer.alloc(0);
+    try {
+      for await (const chunk of source) {
+        const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+        held2 = held2.length ? Buffer.concat([held2, bytes]) : bytes;
+        const end2 = held2.lastIndexOf(10) + 1;
+        if (end2 === 0 && held2.length < MAX_HELD) continue;
+        const whole = end2 === 0 ? held2.length : end2;
+        yield held2.subarray(0, whole);
+        held2 = held2.subarray(whole);
       }
-      if (failure !== void 0) throw failure;
-      if (chunk !== null) take2(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read(); more !== null; more = source.read()) take2(more);
-        const end2 = held2 ? held2.lastIndexOf(10) + 1 : 0;
-        cut2 = { dropped: (held2?.length ?? 0) - end2 };
-        source.destroy();
-        if (end2 > 0) yield held2.subarray(0, end2);
-        return;
-      }
-      if (chunk === null) {
-        if (held2) yield held2;
-        return;
-      }
-      const end = held2.lastIndexOf(10) + 1;
-      if (end === 0 && held2.length < MAX_HELD) continue;
-      const whole = end === 0 ? held2.length : end;
-      const out = held2.subarray(0, whole);
-      held2 = whole < held2.length ? held2.subarray(whole) : void 0;
-      yield out;
+    } catch (error2) {
+      if (!stopped) throw error2;
     }
+    if (!stopped) {
+      if (held2.length) yield held2;
+      return;
+    }
+    const rest = Buffer.concat([held2, ...stopped]);
+    const end = rest.lastIndexOf(10) + 1;
+    cut2 = { dropped: rest.length - end };
+    if (end > 0) yield rest.subarray(0, end);
   }
   return {
     stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      stopRequested = true;
-      wakeUp();
+      if (stopped || source.readableEnded) return;
+      stopped = [];
+      for (let more = source.read(); more !== null; more = source.read())
+        stopped.push(typeof more === "string" ? Buffer.from(more) : more);
+      source.destroy();
     },
     close: () => source.destroy(),
     cut: () => cut2
@@ -43531,7 +43444,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs13.default.fstatSync(0).isFile();
+    return import_node_fs12.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43585,24 +43498,24 @@ async function* sniffedStdin(source, stopped) {
   yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path14.default.resolve(cwd, source);
+  const at = import_node_path13.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs13.default.statSync(at);
+    stat = import_node_fs12.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs13.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path14.default.join(at, name), name: import_node_path14.default.join(source, name) })).filter((f) => import_node_fs13.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs13.default.promises.open(file.path, "r");
+    const handle = await import_node_fs12.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -43627,33 +43540,36 @@ async function openFile(file, options) {
   if (format2 === "parquet" || format2 === void 0 && isParquet) {
     if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
     if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
-    const { planParquet: planParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    return { ...file, compression, format: "parquet", parquet: await planParquet2(file.path, file.name, options.read ?? {}) };
+    const { planParquet: planParquet2, readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+    const plan2 = await planParquet2(file.path, file.name, options.read ?? {});
+    return { ...file, compression, format: "parquet", read: (read) => readParquet2(plan2, read), close: () => void 0 };
   }
   if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-  return { ...file, compression, format: format2 };
+  const opened = { ...file, compression };
+  let known = format2;
+  if (!known) {
+    const probe = streamOf(opened);
+    known = (await sniff(probe)).format;
+    probe.destroy();
+  }
+  let stream;
+  return {
+    ...opened,
+    format: known,
+    read: (read) => readRows(stream = streamOf(opened), known, read),
+    // An open still under way may end after its file is gone, which is no longer anyone's error.
+    close: () => stream?.on("error", () => void 0).destroy()
+  };
 }
 function streamOf(file) {
-  const raw = import_node_fs13.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
-}
-async function* rowsOfFile(file, options) {
-  if (file.parquet) {
-    const { readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    const reader2 = readParquet2(file.parquet, options);
-    yield* reader2.rows;
-    return reader2;
-  }
-  const known = file.format ? { format: file.format, stream: streamOf(file) } : await sniff(streamOf(file));
-  const reader = readRows(known.stream, known.format, options);
-  yield* reader.rows;
-  return reader;
 }
 async function* rowsOfFiles(files, options, named) {
   let base = 0;
   for (const file of files) {
     let last = 0;
-    for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
+    for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
         if (named) row.file = file.name;
         row.at = base + row.line;
@@ -43677,28 +43593,26 @@ async function openInputs(sources, options = {}) {
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
-  const parquet = files.some((f) => f.parquet);
-  let single;
-  if (one && !parquet) single = one.format ? { format: one.format, stream: streamOf(one) } : await sniff(streamOf(one));
-  const normalized = !single || columns ? { file: !one } : void 0;
+  const parquet = files.some((f) => f.format === "parquet");
+  const normalized = !one || parquet || columns ? { file: !one } : void 0;
   const noop = () => void 0;
   return {
     files,
     sources,
-    format: normalized ? "csv" : single.format,
+    format: normalized ? "csv" : one.format,
     normalized,
     file: one && !one.compression && !parquet ? one.path : void 0,
     name: sources.join(" "),
-    read: (read) => single && one ? readRows(single.stream, single.format, read) : { format: "csv", rows: rowsOfFiles(files, read, !one), header: noop },
+    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop },
     stopReading: noop,
-    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened; an
-    // open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => single?.stream.on("error", noop).destroy(),
+    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
+    close: () => one?.close(),
     cut: void 0
   };
 }
 async function openStdin(options, columns) {
-  const given = options.stdin ?? process.stdin;
+  const given = options.stdin;
+  if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
   let stopped = false;
   const stream = import_node_stream.Readable.from(
@@ -43724,12 +43638,12 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs13, import_node_path14, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
-    import_node_path14 = __toESM(require("node:path"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
@@ -43813,7 +43727,7 @@ var init_recorder = __esm({
       constructor(options) {
         this.#o = options;
         this.#breaker = new Breaker(options.concurrency);
-        this.#stdout = options.stdout ?? options.io.stdoutStream;
+        this.#stdout = options.io.stdoutStream;
         this.#stdout.on("error", this.#onStdoutError);
         const journal = options.journal;
         if (journal) journal.onError = (error2) => this.stopWith({ kind: "journal", path: journal.path, error: error2 });
@@ -43865,7 +43779,9 @@ var init_recorder = __esm({
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
         const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
-        if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason2))) this.#failedFileBroken();
+        const failed = this.#o.failed;
+        if (failed && !failed.write(row, this.#o.io.redact(reason2)))
+          this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
           this.#o.stderr(failureLine(row.file === void 0 ? row.line : `${printable(row.file)}:${row.line}`, reason2, this.#o.io.errColors));
@@ -43881,10 +43797,6 @@ var init_recorder = __esm({
         else if (outcome.kind === "unknown") journal.unknown(at);
         else if (outcome.kind === "unsent") journal.notSent(at);
       }
-      #failedFileBroken() {
-        const failed = this.#o.failed;
-        this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
-      }
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
         this.#o.beforeStdout?.();
@@ -43899,11 +43811,6 @@ var init_recorder = __esm({
           this.#stdout.on("drain", done);
           this.#stdout.on("error", done);
         });
-      }
-      /** Rows not accepted (and not merely checked by a dry run). */
-      get notAccepted() {
-        const c = this.counts;
-        return c.rows - c.accepted - c.earlier - c.checked;
       }
       close() {
         this.#stdout.off("error", this.#onStdoutError);
@@ -44014,12 +43921,7 @@ var init_runner = __esm({
               } catch (error2) {
                 outcome = this.#failureOf(error2);
               } finally {
-                this.inFlight--;
-                if (!this.#firstDone) {
-                  this.#firstDone = true;
-                  if (this.#interval) this.#restartSchedule();
-                  this.#markFirstSettled();
-                }
+                this.#settled();
               }
             }
             const writing = sink.outcome(row, outcome);
@@ -44080,7 +43982,7 @@ var init_runner = __esm({
         }
         return false;
       }
-      /** A paced request settled: one fewer in flight, and the lanes waiting for a slot look again. */
+      /** A request settled: one fewer in flight, and the lanes waiting for a slot (paced) look again. */
       #settled() {
         this.inFlight--;
         this.#wakeLanes();
@@ -44836,7 +44738,7 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function command2(program2, { io, env: env2, cwd }) {
+function command2(program2, { io, env: env2, cwd, stdin }) {
   const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
   ).addOption(
@@ -44855,10 +44757,10 @@ function command2(program2, { io, env: env2, cwd }) {
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
-  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd));
+  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd, stdin));
 }
-async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
-  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
+async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin) {
+  const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
@@ -44877,9 +44779,10 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
     catalog: options.catalog
   });
   io.addSecret(settings.apiKey);
-  for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
-  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : void 0;
-  if (sources[0] === "-" && stdin.isTTY) {
+  const warn = (line) => io.stderr(io.errColors.warn(line));
+  settings.warnings.forEach(warn);
+  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
+  if (sources[0] === "-" && stdin?.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
@@ -44893,7 +44796,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   let written;
   try {
     const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
-    written = await openWritten(options, shape, input2, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), io);
+    written = await openWritten(input2, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44902,25 +44805,6 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
   await send({ io, env: env2, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, ...written });
-}
-async function openWritten(options, shape, input2, catalog, folder, io) {
-  const dryRun = options.dryRun === true;
-  const written = { failed: void 0, journal: void 0, locks: [] };
-  try {
-    if (options.journal && !dryRun) written.locks.push(lockJournal(options.journal));
-    if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, folder);
-      written.failed = opened.failed;
-      if (opened.lock) written.locks.push(opened.lock);
-      if ("warning" in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
-    }
-    if (options.journal && !dryRun) written.journal = await openJournal(input2, { ...options, failed: written.failed?.path }, catalog);
-  } catch (error2) {
-    written.failed?.discard();
-    for (const lock of written.locks) lock.release();
-    throw error2;
-  }
-  return written;
 }
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;
@@ -44973,10 +44857,7 @@ async function send(run2) {
       throw error2;
     });
   } catch (error2) {
-    if (recorder.counts.rows === 0) failed?.discard();
-    else failed?.finish();
-    journal?.close(false);
-    for (const lock of run2.locks) lock.release();
+    settleWritten(run2, false, recorder.counts.rows === 0);
     input2.close();
     throw error2;
   } finally {
@@ -45016,21 +44897,11 @@ function progressFor(run2, now) {
   }
   return new Progress(io, render, { plain: !spinnerWanted(run2.env, io.terminal) });
 }
-function settleWritten({ failed, journal, locks }, complete2) {
-  try {
-    const unchanged = failed && journal?.completedWith === import_node_path15.default.resolve(failed.path) && !journal.sentHere && import_node_fs14.default.existsSync(failed.path);
-    if (unchanged) failed.discard();
-    else failed?.finish();
-    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
-  } finally {
-    for (const lock of locks) lock.release();
-  }
-}
 function finish({ io, env: env2, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
   const { counts } = recorder;
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : void 0;
+  const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
   const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
   const stopReason = recorder.stopReason;
   const summary = {
@@ -45040,20 +44911,20 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     signal,
     halted: signal || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
-    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : void 0,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
     pace
   };
-  const notAccepted = recorder.notAccepted;
+  const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
   if (options.json || options.quiet && notAccepted > 0 || signal || stdoutBroken) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs14.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -45076,21 +44947,19 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs14, import_node_path15, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
+var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
-    import_node_path15 = __toESM(require("node:path"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_esm();
     init_files();
-    init_replay();
     init_stop();
     init_render();
     init_journal();
     init_formats();
     init_input();
-    init_failed();
+    init_errno();
     init_recorder();
     init_report();
     init_rows();
@@ -45188,7 +45057,7 @@ __export(config_exports, {
   command: () => command3,
   get: () => get,
   list: () => list,
-  path: () => path16,
+  path: () => path14,
   remove: () => remove,
   setBaseUrl: () => setBaseUrl,
   setKey: () => setKey,
@@ -45235,43 +45104,26 @@ async function setKey(keyArgument, options, io, env2 = process.env) {
   else if (env2.CI) inFile = "CI is set, so the key is in the config file (mode 0600), not a system keychain";
   else {
     const failure = await storeKey(name, key);
-    if (failure === void 0) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next = { ...profile, apiKeyStorage: "keychain" };
-          delete next.apiKey;
-          return next;
-        },
-        lock
-      );
-      io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env2);
-      return;
-    }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+    if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
   await updateProfile(
     file,
     name,
-    (profile) => {
-      const next = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
+    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) => inFile === void 0 ? { ...rest, apiKeyStorage: "keychain" } : { ...rest, apiKey: key },
     lock
   );
-  if (wasInStore) await deleteKey(name);
-  io.stdout(`${io.outColors.success("\u2714")} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env2);
-}
-function warnIfOverridden(io, env2) {
-  if (env2.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn("note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key"));
+  const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
+  if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
+  else {
+    if (wasInStore) await deleteKey(name);
+    io.stdout(`${saved} to ${where(name, file)}`);
+    io.stderr(io.errColors.warn(`note: ${inFile}`));
   }
+  if (env2.TRIGGER_API_KEY) precedenceNote(io, "TRIGGER_API_KEY", " over the stored key");
+}
+function precedenceNote(io, variable, over) {
+  io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 async function setBaseUrl(url, options, io, env2 = process.env) {
   const { file, name, lock } = target(options, env2);
@@ -45290,9 +45142,7 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed2);
   if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env2.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn("note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL"));
-  }
+  if (env2.TRIGGER_BASE_URL) precedenceNote(io, "TRIGGER_BASE_URL", " over the stored URL");
 }
 async function get(nameArgument, options, io, env2 = process.env) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
@@ -45392,13 +45242,10 @@ async function unset(nameArgument, options, io, env2 = process.env) {
   );
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
-function namedProfile(nameArgument, env2) {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env2);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env2) } };
+function namedProfile(name, env2) {
+  const named = target({ profile: checkProfileName(name) }, env2);
+  if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
+  return { ...named, profile: named.profile };
 }
 async function use(nameArgument, io, env2 = process.env) {
   const { name, file, lock } = namedProfile(nameArgument, env2);
@@ -45411,9 +45258,7 @@ async function use(nameArgument, io, env2 = process.env) {
     lock
   );
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
-  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env2.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
+  if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, io, env2 = process.env) {
   const { name, file, profile, lock } = namedProfile(nameArgument, env2);
@@ -45439,9 +45284,9 @@ async function remove(nameArgument, io, env2 = process.env) {
     `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
   );
 }
-function path16(options, io, env2 = process.env) {
+function path14(options, io, env2 = process.env) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs15.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command3(program2, { io, env: env2 }) {
@@ -45467,17 +45312,16 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
   config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
   config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path16(options, io, env2));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, io, env2));
   return config;
 }
-var import_node_fs15, NAMES2, OVERRIDES;
+var import_node_fs14, NAMES2, OVERRIDES;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
-    init_base_url_warning();
     init_keychain();
     init_lock();
     init_paths();
@@ -45514,7 +45358,7 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
   } : null;
   let mode2 = null;
   try {
-    mode2 = (import_node_fs16.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
+    mode2 = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
   } catch {
     mode2 = null;
   }
@@ -45574,7 +45418,9 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
 function command4(program2, { io, env: env2, cwd }) {
-  return program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)").option("--api-key <key>", "API key, as the commands that send take it").option("--base-url <url>", "service base URL").option("--profile <name>", "settings profile").option("--allow-http", "allow plain http to a host other than loopback").option("--json", "print one JSON object").option("--catalog <file>", "the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)").option("--no-catalog", "use no trigger catalog").addHelpText(
+  return addSettingsOptions(
+    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
+  ).option("--json", "print one JSON object").addHelpText(
     "after",
     `
 Examples:
@@ -45584,11 +45430,11 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
   ).action((options) => status(options, io, env2, cwd));
 }
-var import_node_fs16, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_render();
@@ -45615,8 +45461,8 @@ function generateKey() {
   return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
-  const path20 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path20);
+  const path18 = target2.split("?", 1)[0] ?? "";
+  const m = EVENT_PATH.exec(path18);
   if (!m?.[1] || !m[2]) return "not-found";
   try {
     return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
@@ -45642,33 +45488,6 @@ function checkBody(body) {
   if (value === 0 && /[1-9]/.test(valueText.split(/e/i)[0]))
     return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
-}
-function sendJson(res, status2, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status2, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers
-  });
-  res.end(text);
-}
-function checkEmulatorOptions(options) {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 6e5) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== void 0 && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1e6)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== void 0 && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1e6)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
 }
 function screen(req, rules) {
   const route = matchRoute(req.url ?? "");
@@ -45713,7 +45532,7 @@ function take(route, body, tooBig, requestId, rules) {
   };
   if (rules.log) {
     try {
-      import_node_fs17.default.writeSync(rules.log.fd, `${eventJson(event)}
+      import_node_fs16.default.writeSync(rules.log.fd, `${eventJson(event)}
 `);
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
@@ -45726,6 +45545,7 @@ function take(route, body, tooBig, requestId, rules) {
 function rulesFor(options, key, logFd) {
   return {
     keyDigest: (0, import_node_crypto2.createHash)("sha256").update(key).digest(),
+    // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
     triggers: options.triggers ? new Set(options.triggers) : void 0,
     failRate: options.failRate ?? 0,
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
@@ -45752,7 +45572,6 @@ function bodyReadingServer(handle) {
   return server;
 }
 async function startEmulator(options = {}) {
-  checkEmulatorOptions(options);
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
@@ -45781,7 +45600,9 @@ async function startEmulator(options = {}) {
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
-        sendJson(res, entry2.status, entry2.event ? { success: true } : { success: false, error: entry2.error }, headers);
+        const text = JSON.stringify(entry2.event ? { success: true } : { success: false, error: entry2.error });
+        res.writeHead(entry2.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+        res.end(text);
       }
       tally(stats, entry2);
       options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
@@ -45793,7 +45614,7 @@ async function startEmulator(options = {}) {
   try {
     await listen(server, host, port);
   } catch (error2) {
-    if (logFd !== void 0) import_node_fs17.default.closeSync(logFd);
+    if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
     throw error2;
   }
   const bound2 = server.address().port;
@@ -45811,7 +45632,7 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve2) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs17.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
           resolve2();
         });
         server.closeIdleConnections();
@@ -45833,32 +45654,26 @@ function reachableUrl(host, port) {
   const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
 }
-function listen(server, host, port) {
-  return new Promise((resolve2, reject) => {
-    const onError = (error2) => {
-      const where2 = `${host}:${port}`;
-      if (error2.code === "EADDRINUSE") {
-        reject(
-          new UsageError(`port ${port} on ${host} is already in use`, {
-            hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-          })
-        );
-      } else if (error2.code === "EACCES") {
-        reject(new UsageError(`not allowed to listen on ${where2}`, { hint: "ports below 1024 need privileges; pick another with --port" }));
-      } else if (error2.code === "EADDRNOTAVAIL" || error2.code === "ENOTFOUND") {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: "use 127.0.0.1, ::1, or an address of this machine" })
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where2}: ${error2.message}`));
-      }
-    };
-    server.once("error", onError);
-    server.listen(port, host, () => {
-      server.off("error", onError);
-      resolve2();
-    });
-  });
+async function listen(server, host, port) {
+  server.listen(port, host);
+  try {
+    await (0, import_node_events.once)(server, "listening");
+  } catch (error2) {
+    const { code, message } = error2;
+    if (code === "EADDRINUSE")
+      throw new UsageError(`port ${port} on ${host} is already in use`, {
+        hint: "stop what is using it, or pick another with --port (0 takes any free port)"
+      });
+    if (code === "EACCES")
+      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
+        hint: "ports below 1024 need privileges; pick another with --port"
+      });
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      throw new UsageError(`cannot listen on ${host}: no such local address`, {
+        hint: "use 127.0.0.1, ::1, or an address of this machine"
+      });
+    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+  }
 }
 function openLogOrExplain(file) {
   try {
@@ -45877,27 +45692,28 @@ function openLogOrExplain(file) {
 function openLog(file) {
   let isFifo = false;
   try {
-    isFifo = import_node_fs17.default.statSync(file).isFIFO();
+    isFifo = import_node_fs16.default.statSync(file).isFIFO();
   } catch {
   }
-  if (!isFifo) return import_node_fs17.default.openSync(file, "a");
-  const probe = import_node_fs17.default.openSync(file, import_node_fs17.default.constants.O_WRONLY | import_node_fs17.default.constants.O_NONBLOCK);
+  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
+  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
   try {
-    return import_node_fs17.default.openSync(file, "a");
+    return import_node_fs16.default.openSync(file, "a");
   } finally {
-    import_node_fs17.default.closeSync(probe);
+    import_node_fs16.default.closeSync(probe);
   }
 }
 function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs17, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs16, import_node_events, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_events = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -45974,21 +45790,14 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-async function catalogTriggers(options, env2, cwd) {
-  const { findCatalog: findCatalog2 } = await Promise.resolve().then(() => (init_find(), find_exports));
-  const found2 = options.trigger?.length ? void 0 : findCatalog2({ cwd, env: env2, flag: options.catalog });
+function catalogTriggers(options, env2, cwd) {
+  const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const [{ loadCatalog: loadCatalog2, triggerIdsFor: triggerIdsFor2 }, { selectedProfile: selectedProfile2 }, { readConfig: readConfig2 }, { configPath: configPath2 }] = await Promise.all([
-    Promise.resolve().then(() => (init_load(), load_exports)),
-    Promise.resolve().then(() => (init_resolve2(), resolve_exports2)),
-    Promise.resolve().then(() => (init_store(), store_exports)),
-    Promise.resolve().then(() => (init_paths(), paths_exports))
-  ]);
-  const catalog = loadCatalog2(found2, { env: env2 });
-  return { ids: triggerIdsFor2(catalog, selectedProfile2({}, env2, readConfig2(configPath2(env2))).name), path: found2.path };
+  const profile = selectedProfile({}, env2, readConfig(configPath(env2))).name;
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
 }
 async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = await catalogTriggers(options, env2, cwd);
+  const fromCatalog = catalogTriggers(options, env2, cwd);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -46040,21 +45849,14 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
 }
 function untilStopped(server) {
   return new Promise((resolve2) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener("SIGINT", stop);
-        process.removeListener("SIGTERM", stop);
-        resolve2();
-      });
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    const removeSignals = onStopSignals((_signal, count2) => {
+      if (count2 > 1) void server.close({ force: true });
+      else
+        void server.close().then(() => {
+          removeSignals();
+          resolve2();
+        });
+    });
   });
 }
 function command5(program2, { io, env: env2, cwd }) {
@@ -46087,27 +45889,33 @@ var init_emulator = __esm({
     init_server();
     init_render();
     init_errors();
+    init_find();
+    init_load();
+    init_paths();
+    init_resolve2();
+    init_store();
+    init_signals2();
     init_validate();
   }
 });
 
 // src/catalog/write.ts
 function reference(from, to) {
-  const relative = import_node_path16.default.relative(from, to).split(import_node_path16.default.sep).join("/");
+  const relative = import_node_path14.default.relative(from, to).split(import_node_path14.default.sep).join("/");
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 function packageSchema() {
   const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path16.default.dirname(__filename));
+  if (typeof __filename === "string") starts.push(import_node_path14.default.dirname(__filename));
   try {
-    if (typeof require === "function") starts.push(import_node_path16.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
+    if (typeof require === "function") starts.push(import_node_path14.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
   } catch {
   }
   for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path16.default.dirname(dir)) {
+    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
       try {
-        const manifest = JSON.parse(import_node_fs18.default.readFileSync(import_node_path16.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path16.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path16.default.join(dir, SCHEMA_FILE_NAME);
+        const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
+        if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
       } catch {
       }
     }
@@ -46115,16 +45923,16 @@ function packageSchema() {
   return void 0;
 }
 function schemaFor(file, ownSchema = packageSchema()) {
-  const folder = import_node_path16.default.dirname(import_node_path16.default.resolve(file));
+  const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
   for (let dir = folder; ; ) {
-    const installed = import_node_path16.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
+    const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path16.default.dirname(dir);
+    const parent = import_node_path14.default.dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
   if (ownSchema === void 0) return { ref: void 0 };
-  const copyTo = import_node_path16.default.join(folder, SCHEMA_FILE_NAME);
+  const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
 function newCatalog(plan2) {
@@ -46132,11 +45940,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs18.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs17.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs18.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs17.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -46166,7 +45974,7 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs18.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
@@ -46176,14 +45984,14 @@ function stillThere(file, was) {
   );
 }
 function defaultCatalogPath(cwd) {
-  return import_node_path16.default.join(cwd, CATALOG_FILE_NAME);
+  return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs18, import_node_path16, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
-    import_node_path16 = __toESM(require("node:path"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
@@ -46193,7 +46001,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs18.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -46229,7 +46037,7 @@ function requireCatalog(options, ctx, write = false) {
   return readFound(where2, ctx, write);
 }
 function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path17.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
+  return shown2 !== void 0 && import_node_path15.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
 }
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
@@ -46333,9 +46141,27 @@ function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
   if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
 }
-async function locked(file, change) {
+async function changeCatalog(options, ctx, create2, change) {
+  const where2 = found(options, ctx);
+  if (!where2 && !create2) throw noCatalog();
+  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(file, async () => change());
+  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
+}
+function writeTarget(where2, ctx, create2) {
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
+    const { data, file: file2 } = readFound(where2, ctx, true);
+    const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
+    return { file: file2.real, shown: changedFile(file2.real, where2.path), data, created: false, save: save2 };
+  }
+  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  const save = (next) => saveCatalog(file, next, void 0);
+  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
+}
+function keyIn(target2, id, env2) {
+  if (Object.hasOwn(target2.data.triggers, id)) return id;
+  return lookUp({ path: target2.file, text: "", data: target2.data }, activeProfile({}, env2), id);
 }
 async function add(id, options, ctx) {
   checkNewId(id);
@@ -46343,22 +46169,27 @@ async function add(id, options, ctx) {
     throw new UsageError("add needs --name <text>: the name the dashboard shows", {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
     });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-function lockTarget(options, ctx) {
-  const where2 = found(options, ctx);
-  if (!where2) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real;
-}
-function catalogToWrite(options, ctx) {
-  const where2 = found(options, ctx);
-  if (where2 && (where2.source === "found" || import_node_fs19.default.existsSync(where2.path))) {
-    const catalog = readFound(where2, ctx, true);
-    return { file: catalog.file.real, shown: where2.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: void 0, was: void 0, data: newCatalog(schema), created: true, schema };
+  await changeCatalog(options, ctx, true, (target2) => {
+    if (Object.hasOwn(target2.data.triggers, id))
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.file)}`, {
+        hint: `change it with: trigger triggers edit ${shellQuote(id)}`
+      });
+    const entry2 = applyFields({}, options);
+    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [id]: entry2 } });
+    const { io } = ctx;
+    const c = io.outColors;
+    io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
+    writeSchema(target2, io);
+    io.stdout("");
+    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+    io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
+    io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
+    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+    io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
+    io.stdout(
+      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
+    );
+  });
 }
 function writeSchema(target2, io) {
   if (!target2.schema) return;
@@ -46373,76 +46204,42 @@ function writeSchema(target2, io) {
     );
   }
 }
-function addLocked(id, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data, created } = target2;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-    });
-  const entry2 = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry2 } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success("added")} ${printable(id)} to ${changedFile(file, shown2)}${created ? " (created)" : ""}`);
-  writeSchema(target2, io);
-  io.stdout("");
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-  io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-  );
-}
-function editable(options, ctx) {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
 async function edit(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-function editLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({ profile: void 0 }, ctx.env), id);
-  let entry2 = applyFields(data.triggers[key], options);
-  for (const field2 of options.clear ?? []) {
-    if (!CLEARABLE.includes(field2))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-    delete entry2[field2];
-  }
-  if (options.id !== void 0) {
-    if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
-    checkNewId(options.id);
-    const ids = { ...entry2.ids ?? {} };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry2 = { ...entry2, ids };
-    if (Object.keys(ids).length === 0) delete entry2.ids;
-  } else if (options.profile) {
-    throw new UsageError("--profile in triggers edit names the profile for --id <id>");
-  }
-  const changed = JSON.stringify(entry2) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry2 } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${changedFile(file, shown2)}`);
+  await changeCatalog(options, ctx, false, (target2) => {
+    const key = keyIn(target2, id, ctx.env);
+    let entry2 = applyFields(target2.data.triggers[key], options);
+    for (const field2 of options.clear ?? []) {
+      if (!CLEARABLE.includes(field2))
+        throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
+      delete entry2[field2];
+    }
+    if (options.id !== void 0) {
+      if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
+      checkNewId(options.id);
+      const ids = { ...entry2.ids ?? {} };
+      if (options.id === key) delete ids[options.profile];
+      else ids[options.profile] = options.id;
+      entry2 = { ...entry2, ids };
+      if (Object.keys(ids).length === 0) delete entry2.ids;
+    } else if (options.profile) {
+      throw new UsageError("--profile in triggers edit names the profile for --id <id>");
+    }
+    if (JSON.stringify(entry2) === JSON.stringify(target2.data.triggers[key]))
+      throw new UsageError(`nothing to change for ${key}`, {
+        hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
+      });
+    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [key]: entry2 } });
+    ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
+  });
 }
 async function remove2(id, options, ctx) {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-function removeLocked(id, options, ctx) {
-  const { file, shown: shown2, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: "", data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${changedFile(file, shown2)} (the dashboard still has it)`);
+  await changeCatalog(options, ctx, false, (target2) => {
+    const key = keyIn(target2, id, ctx.env);
+    const triggers = { ...target2.data.triggers };
+    delete triggers[key];
+    target2.save({ ...target2.data, triggers });
+    ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
+  });
 }
 function annotation(level, p) {
   return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
@@ -46483,13 +46280,9 @@ async function check(files, options, ctx) {
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     try {
-      const read = { trigger: options.trigger, check: check2, columns: columnsOf(options) };
-      const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input2.read(read).rows) {
-        for (const row of chunk) {
-          rows2++;
-          if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2, columns: columnsOf(options) })) {
+        rows2++;
+        if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
     } catch (error2) {
       if (!(error2 instanceof UsageError)) throw error2;
@@ -46501,42 +46294,36 @@ async function check(files, options, ctx) {
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
+async function* rowsOf(source, options, ctx, read) {
+  const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+  for await (const chunk of input2.read(read).rows) yield* chunk;
+}
 function columnsOf(options) {
   return options.columns === void 0 ? void 0 : parseColumns(options.columns);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input2.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== void 0 && id.trim() !== "") seen.add(id);
-      }
+    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+      const id = row.triggerId;
+      if (id !== void 0 && id.trim() !== "") seen.add(id);
     }
   }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-function importLocked(ids, options, ctx) {
-  const target2 = catalogToWrite(options, ctx);
-  const { file, shown: shown2, was, data } = target2;
-  const resolver = new TriggerResolver({ path: file, text: "", data }, activeProfile(options, ctx.env));
-  const added = /* @__PURE__ */ new Map();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${changedFile(file, shown2)}${known ? ` (${known} already there)` : ""}`
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target2, io);
-  if (added.size > 0)
+  await changeCatalog(options, ctx, true, (target2) => {
+    const resolver = new TriggerResolver({ path: target2.file, text: "", data: target2.data }, activeProfile(options, ctx.env));
+    const added = /* @__PURE__ */ new Map();
+    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
+    const known = seen.size - added.size;
+    if (added.size > 0) target2.save({ ...target2.data, triggers: { ...target2.data.triggers, ...Object.fromEntries(added) } });
+    const { io } = ctx;
+    io.stdout(
+      `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+    );
+    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+    if (added.size === 0) return;
+    writeSchema(target2, io);
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
+  });
 }
 function entryOptions(command8) {
   return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
@@ -46554,12 +46341,12 @@ function command6(program2, ctx) {
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs19, import_node_path17, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs19 = __toESM(require("node:fs"), 1);
-    import_node_path17 = __toESM(require("node:path"), 1);
+    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_path15 = __toESM(require("node:path"), 1);
     init_esm();
     init_formats();
     init_input();
@@ -46732,14 +46519,12 @@ complete -c trigger -f -a '(__trigger_complete)'
 // src/commands/complete.ts
 var complete_exports = {};
 __export(complete_exports, {
-  complete: () => complete,
-  completionText: () => completionText,
   runComplete: () => runComplete
 });
-function argumentValues(path20, argument) {
+function argumentValues(path18, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path20} ${name}`];
+  const known = ARGUMENT_VALUES[`${path18} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -46767,7 +46552,7 @@ function findOption(command8, word) {
 function walk(program2, done) {
   const at = {
     level: { command: program2, path: "" },
-    typed: { options: /* @__PURE__ */ new Map() },
+    typed: /* @__PURE__ */ new Map(),
     positional: 0,
     expecting: void 0,
     variadic: void 0,
@@ -46775,7 +46560,7 @@ function walk(program2, done) {
   };
   const note = (option, value) => {
     const key = option.long ?? option.short ?? option.flags;
-    at.typed.options.set(key, [...at.typed.options.get(key) ?? [], value]);
+    at.typed.set(key, [...at.typed.get(key) ?? [], value]);
   };
   for (const word of done) {
     if (at.expecting) {
@@ -46807,9 +46592,9 @@ function splitInline(word) {
   const equals2 = word.indexOf("=");
   return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
 }
-function complete(program2, words, sources) {
+function complete(program2, words, env2, cwd) {
   const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, sources);
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, env2, cwd);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -46818,16 +46603,16 @@ function complete(program2, words, sources) {
   });
   return { candidates, files: answer.files };
 }
-function answerAt(at, partial, program2, sources) {
+function answerAt(at, partial, program2, env2, cwd) {
   const { level, typed: typed2, positional, onlyArguments } = at;
   const values = (kind, prefix = "") => {
     if (kind === void 0) return NOTHING;
     if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? sources.profiles(typed2) : kind === "triggers" ? sources.triggers(typed2) : kind === "settings" ? SETTINGS2 : kind;
+    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
-    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.options.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
     files: false
   });
   if (at.expecting) return values(optionValues(at.expecting));
@@ -46869,7 +46654,7 @@ function profileCandidates(env2) {
 }
 function catalogCandidates(typed2, env2, cwd) {
   try {
-    const found2 = findCatalog({ cwd, env: env2, flag: typed2.options.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
+    const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
     if (!found2) return [];
     const catalog = loadCatalog(found2, { env: env2 });
     const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
@@ -46884,11 +46669,7 @@ function catalogCandidates(typed2, env2, cwd) {
 function runComplete(program2, words, io, env2, cwd) {
   let completion;
   try {
-    completion = complete(program2, words, {
-      profiles: () => profileCandidates(env2),
-      // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-      triggers: (typed2) => catalogCandidates(typed2, env2, cwd ?? process.cwd())
-    });
+    completion = complete(program2, words, env2, cwd);
   } catch {
     completion = { candidates: [], files: false };
   }
@@ -46911,8 +46692,8 @@ var init_complete = __esm({
       { value: "base-url", description: "the service base URL" }
     ];
     ARGUMENT_VALUES = {
-      "config get name": "settings",
-      "config unset name": "settings",
+      "config get name": SETTINGS2,
+      "config unset name": SETTINGS2,
       "triggers show id": "triggers",
       "triggers edit id": "triggers",
       "triggers remove id": "triggers"
@@ -46924,7 +46705,7 @@ var init_complete = __esm({
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
     isPrintable = (value) => printable(value) === value;
-    lastValue = (typed2, option) => typed2.options.get(option)?.at(-1);
+    lastValue = (typed2, option) => typed2.get(option)?.at(-1);
   }
 });
 
@@ -46946,9 +46727,9 @@ init_render();
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs20 = __toESM(require("node:fs"), 1);
+var import_node_fs19 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path18 = __toESM(require("node:path"), 1);
+var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
 init_messages();
 
@@ -47176,7 +46957,7 @@ async function main(argv = process.argv, context = {}) {
   try {
     const first = argv[2];
     const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
-    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
+    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;
@@ -47263,7 +47044,7 @@ function plan(env2) {
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
   }
-  const settingsDir = import_node_path18.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`);
+  const settingsDir = import_node_path16.default.join(env2.RUNNER_TEMP || import_node_os4.default.tmpdir(), `trigger-action-${(0, import_node_crypto3.randomBytes)(8).toString("hex")}`);
   const runEnv = { ...env2, GITHUB_ACTIONS: "true", TRIGGER_CONFIG_DIR: settingsDir };
   delete runEnv.TRIGGER_PROFILE;
   if (input(env2, "api-key")) runEnv.TRIGGER_API_KEY = input(env2, "api-key");
@@ -47293,7 +47074,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs20.default.appendFileSync(file, text);
+  import_node_fs19.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -47390,13 +47171,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs20.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs20.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs19.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}

@@ -11,15 +11,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { errnoWords } from '../errno.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import type { Row } from './rows.js';
 
-export function csvField(text: string, separator = ','): string {
+function csvField(text: string, separator = ','): string {
   return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function csvLine(fields: readonly string[], separator = ','): string {
+function csvLine(fields: readonly string[], separator = ','): string {
   return `${fields.map((f) => csvField(f, separator)).join(separator)}\n`;
 }
 
@@ -66,19 +65,12 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
 /** The header line a failed file starts with, if its kind of format has one. */
 export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
   if (kind === 'lines') return csvLine(['triggerId', 'userId', 'error'], separator);
-  if (kind === 'csv' && header) {
-    return header.some((h) => h.trim().toLowerCase() === 'error') ? csvLine(header, separator) : csvLine([...header, 'error'], separator);
-  }
-  return undefined;
+  if (kind !== 'csv' || !header) return undefined;
+  return csvLine(header.some((h) => h.trim().toLowerCase() === 'error') ? header : [...header, 'error'], separator);
 }
 
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
-
-/** A write error in words (see errno.ts). */
-export function describeWriteError(error: unknown): string {
-  return errnoWords(error, 'writing');
-}
 
 /** Whether a process with this id is running (signal 0 asks without signalling). */
 function running(pid: number): boolean {

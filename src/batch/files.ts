@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
-import { describeWriteError, FailedFile } from './failed.js';
+import { errnoWords } from '../errno.js';
+import { FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import type { Input } from './input.js';
-import { fingerprint, Journal, type CatalogFingerprint } from './journal.js';
+import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
 
@@ -39,24 +40,14 @@ export function inFolder(cwd: string, file: string): string {
   return file === '-' || path.isAbsolute(file) || path.resolve(file) === path.resolve(cwd, file) ? file : path.resolve(cwd, file);
 }
 
-/** True when both name the same file (any path to it), or `b` is the file behind stdin ("-"). */
-export function sameFile(a: string, b: string): boolean {
-  if (b !== '-' && path.resolve(a) === path.resolve(b)) return true;
+/** True when both name the same file (any path to it); `b` may be a descriptor, and "-" is stdin's. */
+function sameFile(a: string, b: string | number): boolean {
+  const other = b === '-' ? 0 : b;
+  if (typeof other === 'string' && path.resolve(a) === path.resolve(other)) return true;
   try {
     const sa = fs.statSync(a);
-    const sb = b === '-' ? fs.fstatSync(0) : fs.statSync(b);
+    const sb = typeof other === 'number' ? fs.fstatSync(other) : fs.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `file` is the file behind standard output (/dev/stdout, or the file stdout was sent to). */
-function isStdout(file: string): boolean {
-  try {
-    const a = fs.statSync(file);
-    const b = fs.fstatSync(1);
-    return a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
   }
@@ -80,20 +71,18 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
       throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
         hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
       });
-    const folder = file && folders.find((f) => inInputFolder(file, f));
+    if (file === undefined) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: 'write it outside the folder',
       });
+    if (sources.some((source) => sameFile(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
-  if (options.failed && options.json && isStdout(options.failed)) {
+  if (options.failed && options.json && sameFile(options.failed, 1)) {
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
       hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false',
-    });
-  }
-  if (options.failed && sources.some((source) => sameFile(options.failed!, source))) {
-    throw new UsageError(`--failed ${options.failed} is ${input}; it would be overwritten`, {
-      hint: 'write the failed rows to another file',
     });
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
@@ -105,8 +94,6 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
         hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
       });
     }
-    if (sameFile(options.journal, source))
-      throw new UsageError(`--journal ${options.journal} is an input file`, { hint: 'name a new file for the journal' });
   }
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
@@ -138,64 +125,54 @@ export function replayCommand(
   // A failed file of a format whose rows name no trigger has the trigger written in each row.
   if (trigger && FORMAT_TABLE[format].namesTriggers) args.push('--trigger', shellQuote(trigger));
   args.push('--failed', shellQuote(next.failed));
-  // Its own journal (see replay.ts): the command can then be run again as it stands.
+  // Its own journal (see replayNames): the command can then be run again as it stands.
   if (next.journal) args.push('--journal', shellQuote(next.journal), '--resume');
   return args.join(' ');
 }
 
 /**
- * The failed file a batch writes without --failed: in the current folder, named by the time, made
- * only when there is a row to keep. Runs started in the same second take the next free name (the
- * lock is taken on the way, so two runs never pick the same one).
+ * The names a printed replay command uses: a new failed file and its own journal, run with --resume.
+ * The journal makes the command safe to run again as it stands (a second paste, a CI retry of the
+ * step, a run killed and started again): the first run creates it (--resume on a journal that does
+ * not exist starts one), and every later run carries it on, so no row is sent twice.
+ *
+ * The pair is chosen by what is on disk, so that every run that prints a replay of the same failed
+ * file, with the same content, prints the same pair: `failed.csv` gives `failed-2.csv` and
+ * `failed-2.csv.journal`, the first pair that is either unused (neither file nor its lock there) or
+ * whose journal was made for exactly this failed file (a replay of it that already ran, was killed,
+ * or is running now). A pair in use for anything else is passed over.
  */
-export function openDefaultFailed(
-  shape: FailedShape,
-  folder = '.',
-  now = new Date(),
-): { failed: FailedFile; lock: FileLock | undefined; warning?: string | undefined } {
-  const two = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name: string) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
-  try {
-    fs.accessSync(folder, fs.constants.W_OK);
-  } catch (error) {
-    // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
-    // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    const name = path.join(folder, `trigger-failed-${stamp}${ext}`);
-    return {
-      failed: open(name),
-      lock: undefined,
-      warning: `the current folder cannot be written (${describeWriteError(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
-    };
-  }
-  for (let n = 1; ; n++) {
-    const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (fs.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (fs.existsSync(name)) {
-      lock.release(); // made by a run that finished meanwhile
+export function replayNames(file: string): { failed: string; journal: string } {
+  const ext = path.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  // A short counter is the one a replay added; six digits are the time of a default name.
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1]! : stem;
+  let mine: InputFingerprint | undefined;
+  const same = (journal: string): boolean => {
+    const input = journalInput(journal);
+    if (input?.path !== path.resolve(file)) return false;
+    try {
+      mine ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input.size === mine.size && input.sha256 === mine.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`; // beside it, named after it (never the same name)
+    if (fs.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
       continue;
     }
-    return { failed: open(name), lock };
+    if (!fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 
 /** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
 export function nextFailedName(file: string): string {
-  const ext = path.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem); // a short counter, not the time of a default name
-  return counted ? freeName(counted[1]!, ext, Number(counted[2]) + 1) : freeName(stem, ext, 2);
-}
-
-/** `stem-n.ext` from n on (plain `stem.ext` for n = 1), the first that is neither a file nor locked. */
-function freeName(stem: string, ext: string, from: number): string {
-  for (let n = from; ; n++) {
-    const name = n === 1 ? `${stem}${ext}` : `${stem}-${n}${ext}`;
-    if (!fs.existsSync(name) && !FileLock.holder(name)) return name;
-  }
+  return replayNames(file).failed;
 }
 
 /** The command that carries a journaled batch on. */
@@ -210,43 +187,120 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   return args.join(' ');
 }
 
+/** The files a batch writes besides stdout, and the locks that keep other runs off them. */
+export interface Written {
+  failed: FailedFile | undefined;
+  journal: Journal | undefined;
+  locks: FileLock[];
+}
+
 /**
- * Opens the failed file, locked for this run (a device or FIFO is written in place and not locked).
- * A `lazy` one (the default name) is made only when there is a row to keep.
+ * Locks and opens what the batch writes: the journal's lock first (a second run of the same batch is
+ * refused for what it shares with the first), the failed file (without --failed, a file named by the
+ * time in `folder`, made only if there is something to keep; a dry run sends nothing: none), then the
+ * journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
-export function openFailed(file: string, shape: FailedShape): { failed: FailedFile; lock: FileLock | undefined } {
-  const regular = fs.statSync(file, { throwIfNoEntry: false });
-  const lock =
-    regular === undefined || regular.isFile()
-      ? FileLock.acquire(file, `the failed file ${file}`, 'name another --failed file, or wait for that batch to finish')
-      : undefined;
+export async function openWritten(
+  input: Input,
+  shape: FailedShape,
+  options: BatchFiles & { dryRun?: boolean | undefined },
+  catalog: CatalogFingerprint | null,
+  folder: string,
+  warn: (line: string) => void,
+): Promise<Written> {
+  const dryRun = options.dryRun === true;
+  const written: Written = { failed: undefined, journal: undefined, locks: [] };
   try {
-    return { failed: new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized }), lock };
+    if (options.journal && !dryRun) {
+      const hint =
+        'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
+      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
+    }
+    if (options.failed) {
+      // A device or FIFO is written in place and not locked.
+      const regular = fs.statSync(options.failed, { throwIfNoEntry: false });
+      const file = options.failed;
+      if (regular === undefined || regular.isFile()) {
+        const hint = 'name another --failed file, or wait for that batch to finish';
+        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
+      }
+      try {
+        written.failed = new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized });
+      } catch (error) {
+        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error)}`, {
+          hint: 'name a file in a folder that exists and that you can write to',
+        });
+      }
+    } else if (!dryRun) {
+      written.failed = openDefaultFailed(shape, folder, written.locks, warn);
+    }
+    if (options.journal && !dryRun) {
+      written.journal = Journal.open(options.journal, {
+        catalog,
+        resume: options.resume === true,
+        inputs: await Promise.all(input.files.map((f) => fingerprint(f.path))),
+        format: input.format,
+        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+        resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
+      });
+    }
   } catch (error) {
-    lock?.release();
-    throw new UsageError(`cannot write --failed ${file}: ${describeWriteError(error)}`, {
-      hint: 'name a file in a folder that exists and that you can write to',
-    });
+    written.failed?.discard();
+    for (const taken of written.locks) taken.release();
+    throw error;
+  }
+  return written;
+}
+
+/**
+ * Puts the failed file in place (or leaves an earlier one as it was, when no row settled) and closes
+ * the journal, `complete` when every row was accounted for.
+ */
+export function settleWritten({ failed, journal, locks }: Written, complete: boolean, noneSettled = false): void {
+  try {
+    // A journal that had accounted for every row, and a run that sent nothing: the failed file that
+    // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
+    // another order, and a replay of it already run would no longer match it: see replayNames).
+    const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
+    if (unchanged || noneSettled) failed?.discard();
+    else failed?.finish();
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
+  } finally {
+    for (const lock of locks) lock.release();
   }
 }
 
-/** Locks the journal for this run: two runs on one journal would both send every row. */
-export function lockJournal(file: string): FileLock {
-  return FileLock.acquire(
-    file,
-    `the journal ${file}`,
-    'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice',
-  );
-}
-
-/** Opens the journal --journal names (locked by lockJournal first), for this input, shard and catalog. */
-export async function openJournal(input: Input, options: BatchFiles, catalog: CatalogFingerprint | null = null): Promise<Journal> {
-  return Journal.open(options.journal!, {
-    catalog,
-    resume: options.resume === true,
-    inputs: await Promise.all(input.files.map((f) => fingerprint(f.path))),
-    format: input.format,
-    shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
-    resumeCommand: resumeCommand(input, options),
-  });
+/**
+ * The failed file a batch writes without --failed: in `folder`, named by the time, made only when
+ * there is a row to keep. Runs started in the same second take the next free name (the lock is taken
+ * on the way, so two runs never pick the same one).
+ */
+function openDefaultFailed(shape: FailedShape, folder: string, locks: FileLock[], warn: (line: string) => void): FailedFile {
+  const now = new Date();
+  const two = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  const ext = failedExtension(shape.format);
+  const open = (name: string) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
+  } catch (error) {
+    // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
+    // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
+    warn(
+      `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
+    );
+    return open(path.join(folder, `trigger-failed-${stamp}${ext}`));
+  }
+  for (let n = 1; ; n++) {
+    const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (fs.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (!lock) continue;
+    if (fs.existsSync(name)) {
+      lock.release(); // made by a run that finished meanwhile
+      continue;
+    }
+    locks.push(lock);
+    return open(name);
+  }
 }

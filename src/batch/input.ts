@@ -20,7 +20,6 @@ import {
   type Compression,
   type Format,
 } from './formats.js';
-import type { ParquetPlan } from './parquet.js';
 import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 export type { Format } from './formats.js';
@@ -32,10 +31,12 @@ export interface InputFile {
   /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
   name: string;
   compression: Compression | undefined;
-  /** From --format or its name; undefined: decided from its first bytes. */
-  format: Format | undefined;
-  /** A Parquet file's footer, read when it was opened. */
-  parquet?: ParquetPlan | undefined;
+  /** From --format, its name, or its first bytes. */
+  format: Format;
+  /** Its rows: its format's reader over its bytes, or a Parquet file's row groups (its footer read when it was opened). */
+  read(options: ReadOptions): RowSource;
+  /** Lets go of what `read` opened (a run refused before reading). */
+  close(): void;
 }
 
 export interface Input {
@@ -78,61 +79,42 @@ const MAX_HELD = 2 * 1024 * 1024;
  * it is dropped (and counted), never sent cut short; the rest is the producer's.
  */
 function stoppable(source: Readable): { stream: Readable; stop(): void; close(): void; cut(): { dropped: number } | undefined } {
-  let stopRequested = false;
-  let ended = false;
-  let failure: unknown;
+  /** What the pipe held when reading stopped, once it did. */
+  let stopped: Buffer[] | undefined;
   let cut: { dropped: number } | undefined;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => wake?.();
   async function* chunks(): AsyncGenerator<Buffer> {
-    // Listening starts with the first read, so a run that ends before reading leaves stdin alone.
-    source.on('readable', wakeUp);
-    source.on('end', () => {
-      ended = true;
-      wakeUp();
-    });
-    source.on('error', (error) => {
-      failure = error;
-      wakeUp();
-    });
-    let held: Buffer | undefined;
-    const take = (chunk: Buffer | string) => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      held = held ? Buffer.concat([held, bytes]) : bytes;
-    };
-    for (;;) {
-      let chunk: Buffer | string | null;
-      while ((chunk = source.read() as Buffer | string | null) === null && !ended && !stopRequested && failure === undefined) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
+    // Iterating starts with the first read, so a run that ends before reading leaves stdin alone.
+    let held: Buffer = Buffer.alloc(0);
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer | string>) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        held = held.length ? Buffer.concat([held, bytes]) : bytes;
+        const end = held.lastIndexOf(10) + 1;
+        if (end === 0 && held.length < MAX_HELD) continue;
+        const whole = end === 0 ? held.length : end;
+        yield held.subarray(0, whole);
+        held = held.subarray(whole);
       }
-      if (failure !== undefined) throw failure;
-      if (chunk !== null) take(chunk);
-      if (stopRequested && !ended) {
-        for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null) take(more);
-        const end = held ? held.lastIndexOf(10) + 1 : 0;
-        cut = { dropped: (held?.length ?? 0) - end };
-        source.destroy();
-        if (end > 0) yield held!.subarray(0, end);
-        return;
-      }
-      if (chunk === null) {
-        if (held) yield held; // the end of the input: a last line without a newline is whole
-        return;
-      }
-      const end = held!.lastIndexOf(10) + 1;
-      if (end === 0 && held!.length < MAX_HELD) continue;
-      const whole = end === 0 ? held!.length : end;
-      const out = held!.subarray(0, whole);
-      held = whole < held!.length ? held!.subarray(whole) : undefined;
-      yield out;
+    } catch (error) {
+      if (!stopped) throw error;
     }
+    if (!stopped) {
+      if (held.length) yield held; // the end of the input: a last line without a newline is whole
+      return;
+    }
+    const rest = Buffer.concat([held, ...stopped]);
+    const end = rest.lastIndexOf(10) + 1;
+    cut = { dropped: rest.length - end };
+    if (end > 0) yield rest.subarray(0, end);
   }
   return {
     stream: Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      stopRequested = true;
-      wakeUp();
+      if (stopped || source.readableEnded) return;
+      stopped = [];
+      for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null)
+        stopped.push(typeof more === 'string' ? Buffer.from(more) : more);
+      source.destroy();
     },
     close: () => source.destroy(),
     cut: () => cut,
@@ -304,11 +286,27 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
   if (format === 'parquet' || (format === undefined && isParquet)) {
     if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
     if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
-    const { planParquet } = await import('./parquet.js');
-    return { ...file, compression, format: 'parquet', parquet: await planParquet(file.path, file.name, options.read ?? {}) };
+    const { planParquet, readParquet } = await import('./parquet.js');
+    const plan = await planParquet(file.path, file.name, options.read ?? {});
+    return { ...file, compression, format: 'parquet', read: (read) => readParquet(plan, read), close: () => undefined };
   }
   if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
-  return { ...file, compression, format };
+  const opened = { ...file, compression };
+  // Without a name that says, a look at its first bytes (read again for its rows).
+  let known: Format | undefined = format;
+  if (!known) {
+    const probe = streamOf(opened);
+    known = (await sniff(probe)).format;
+    probe.destroy();
+  }
+  let stream: Readable | undefined;
+  return {
+    ...opened,
+    format: known,
+    read: (read) => readRows((stream = streamOf(opened)), known!, read),
+    // An open still under way may end after its file is gone, which is no longer anyone's error.
+    close: () => stream?.on('error', () => undefined).destroy(),
+  };
 }
 
 export interface OpenOptions {
@@ -321,23 +319,9 @@ export interface OpenOptions {
 }
 
 /** A file's bytes, decompressed. */
-function streamOf(file: InputFile): Readable {
+function streamOf(file: Pick<InputFile, 'path' | 'name' | 'compression'>): Readable {
   const raw = fs.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
-}
-
-/** The rows of one file: its format's reader over its bytes, or a Parquet file's row groups. */
-async function* rowsOfFile(file: InputFile, options: ReadOptions): AsyncGenerator<Row[], RowSource | undefined> {
-  if (file.parquet) {
-    const { readParquet } = await import('./parquet.js');
-    const reader = readParquet(file.parquet, options);
-    yield* reader.rows;
-    return reader;
-  }
-  const known = file.format ? { format: file.format, stream: streamOf(file) } : await sniff(streamOf(file));
-  const reader = readRows(known.stream, known.format, options);
-  yield* reader.rows;
-  return reader;
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
@@ -345,7 +329,7 @@ async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boo
   let base = 0;
   for (const file of files) {
     let last = 0;
-    for await (const chunk of rowsOfFile(file, { ...options, emptyIsNoRows: true })) {
+    for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
         if (named) row.file = file.name;
         row.at = base + row.line;
@@ -374,30 +358,27 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   if (files.length === 0)
     throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
-  const parquet = files.some((f) => f.parquet);
-  let single: { format: Format; stream: Readable } | undefined;
-  if (one && !parquet) single = one.format ? { format: one.format, stream: streamOf(one) } : await sniff(streamOf(one));
-  const normalized = !single || columns ? { file: !one } : undefined;
+  const parquet = files.some((f) => f.format === 'parquet');
+  const normalized = !one || parquet || columns ? { file: !one } : undefined;
   const noop = () => undefined;
   return {
     files,
     sources,
-    format: normalized ? 'csv' : single!.format,
+    format: normalized ? 'csv' : one!.format,
     normalized,
     file: one && !one.compression && !parquet ? one.path : undefined,
     name: sources.join(' '),
-    read: (read) =>
-      single && one ? readRows(single.stream, single.format, read) : { format: 'csv', rows: rowsOfFiles(files, read, !one), header: noop },
+    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop }),
     stopReading: noop,
-    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened; an
-    // open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => single?.stream.on('error', noop).destroy(),
+    // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
+    close: () => one?.close(),
     cut: undefined,
   };
 }
 
 async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
-  const given = options.stdin ?? process.stdin;
+  const given = options.stdin;
+  if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
   // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
   // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given);

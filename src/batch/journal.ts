@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { describeWriteError } from './failed.js';
+import { errnoWords } from '../errno.js';
 import type { Format } from './input.js';
 import { formatCount, plural } from './report.js';
 
@@ -323,7 +323,7 @@ export class Journal {
       fs.fsyncSync(fd);
       return new Journal(file, fd, position, undefined);
     } catch (error) {
-      throw new UsageError(`cannot write the journal ${file}: ${describeWriteError(error)}`, {
+      throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, {
         hint: 'name a file in a folder you can write to',
       });
     }

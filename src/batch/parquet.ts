@@ -7,6 +7,7 @@
 import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
 import { UsageError } from '../errors.js';
+import { youngGenerationForParquet } from '../startup.js';
 import { DEFAULT_COLUMNS, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** What is known of a file once its footer was read: everything a row group read needs. */
@@ -144,6 +145,7 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
   const text = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
   const { trigger, user, value } = plan.columns;
   async function* rows(): AsyncGenerator<Row[]> {
+    youngGenerationForParquet();
     const { asyncBufferFromFile, parquetScan } = await import('hyparquet');
     const file = await asyncBufferFromFile(plan.file);
     let scan: ParquetScan;
@@ -181,5 +183,5 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
       }
     }
   }
-  return { format: 'parquet', rows: rows(), header: () => undefined };
+  return { rows: rows(), header: () => undefined };
 }

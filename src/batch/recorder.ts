@@ -45,8 +45,6 @@ export interface RecorderOptions {
   stderr: (line: string) => void;
   /** Called before a line goes to stdout: the progress line is cleared, in case both are one terminal. */
   beforeStdout?: () => void;
-  /** Where the NDJSON lines go (default: the io's stdout). */
-  stdout?: NodeJS.WritableStream;
 }
 
 export class BatchRecorder implements OutcomeSink {
@@ -69,7 +67,7 @@ export class BatchRecorder implements OutcomeSink {
   constructor(options: RecorderOptions) {
     this.#o = options;
     this.#breaker = new Breaker(options.concurrency);
-    this.#stdout = options.stdout ?? options.io.stdoutStream;
+    this.#stdout = options.io.stdoutStream;
     // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
     // also means the results can no longer be given, so the batch stops and keeps its rows.
     this.#stdout.on('error', this.#onStdoutError);
@@ -131,7 +129,9 @@ export class BatchRecorder implements OutcomeSink {
     const reason = failureReason(outcome, this.#o.io.serverMask);
     const drained = this.#o.json && this.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
-    if (this.#o.failed && !this.#o.failed.write(row, this.#o.io.redact(reason))) this.#failedFileBroken();
+    const failed = this.#o.failed;
+    if (failed && !failed.write(row, this.#o.io.redact(reason)))
+      this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
       this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
@@ -149,11 +149,6 @@ export class BatchRecorder implements OutcomeSink {
     else if (outcome.kind === 'unsent') journal.notSent(at);
   }
 
-  #failedFileBroken(): void {
-    const failed = this.#o.failed!;
-    this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
-  }
-
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
     this.#o.beforeStdout?.();
@@ -167,12 +162,6 @@ export class BatchRecorder implements OutcomeSink {
       this.#stdout.on('drain', done);
       this.#stdout.on('error', done);
     });
-  }
-
-  /** Rows not accepted (and not merely checked by a dry run). */
-  get notAccepted(): number {
-    const c = this.counts;
-    return c.rows - c.accepted - c.earlier - c.checked;
   }
 
   close(): void {

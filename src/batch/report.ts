@@ -60,6 +60,11 @@ export function failureLine(line: number | string, reason: string, c: Palette): 
   return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 }
 
+/** Rows not accepted (and not merely checked by a dry run): the rows the failed file keeps. */
+export function rowsNotAccepted(c: Counts): number {
+  return c.rows - c.accepted - c.earlier - c.checked;
+}
+
 function rateOf(counts: Counts, elapsedMs: number): number {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
@@ -171,21 +176,20 @@ export interface PaceUsed {
   widestGapMs: number;
 }
 
-/** "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), sent again". */
+/**
+ * "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), those rows sent again", with
+ * "starts spaced up to 120 ms apart" when one at a time was too many.
+ */
 export function paceWords(pace: PaceUsed): string {
   const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
-  return `concurrency auto, ${paceRange(pace)}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
-}
-
-/** "4 to 64 at once", and "starts spaced up to 120 ms apart" when one at a time was too many. */
-function paceRange(pace: PaceUsed): string {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  return pace.widestGapMs > 0 ? `${range}, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : range;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : '';
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
-  const kept = counts.rows - counts.accepted - counts.earlier - counts.checked;
+  const kept = rowsNotAccepted(counts);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines: string[] = [];
@@ -238,9 +242,6 @@ export function stepSummary(name: string, s: SummaryInput): string {
     rows.push(['pushed back (429/503)', pace.pushedBack]);
   }
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${typeof v === 'number' ? formatCount(v) : v} |`)].join('\n');
-  const kept =
-    s.failedFile && counts.rows - counts.accepted - counts.earlier - counts.checked > 0
-      ? `\nRows not accepted are in \`${s.failedFile}\`.\n`
-      : '';
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
   return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}\n`;
 }

@@ -40,7 +40,6 @@ export interface Row {
 }
 
 export interface RowSource {
-  format: Format;
   /** Rows in input order, a chunk at a time. */
   rows: AsyncIterable<Row[]>;
   /** CSV only: the header as read (known once the first row is out). */
@@ -297,7 +296,7 @@ class QuotedLines {
 }
 
 /** CSV (or another delimited format), a physical line at a time. */
-export function readCsv(stream: Readable, options: ReadOptions, format: Format = 'csv'): RowSource {
+function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSource {
   const separator = FORMAT_TABLE[format].separator ?? ',';
   let columns: CsvColumns | undefined;
   const toRow = (fields: string[], line: number, out: Row[]) => {
@@ -341,7 +340,7 @@ export function readCsv(stream: Readable, options: ReadOptions, format: Format =
       });
   }
 
-  return { format, rows: rows(), header: () => columns?.header };
+  return { rows: rows(), header: () => columns?.header };
 }
 
 async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {
@@ -365,7 +364,7 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
-export function readNdjson(stream: Readable, options: ReadOptions, format: Format = 'ndjson'): RowSource {
+function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = options.columns ?? DEFAULT_COLUMNS;
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
@@ -408,7 +407,7 @@ export function readNdjson(stream: Readable, options: ReadOptions, format: Forma
       valueText,
     );
   };
-  return { format, rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, toRow), header: () => undefined };
 }
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
@@ -424,7 +423,7 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
 }
 
 /** One userId per line, exactly as written (white space included); only empty lines are skipped. */
-export function readLineIds(stream: Readable, options: ReadOptions, format: Format = 'lines'): RowSource {
+function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) {
     throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   }
@@ -441,7 +440,7 @@ export function readLineIds(stream: Readable, options: ReadOptions, format: Form
       options,
     );
   };
-  return { format, rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, toRow), header: () => undefined };
 }
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;

@@ -192,12 +192,7 @@ export class Runner {
           } catch (error) {
             outcome = this.#failureOf(error);
           } finally {
-            this.inFlight--;
-            if (!this.#firstDone) {
-              this.#firstDone = true;
-              if (this.#interval) this.#restartSchedule();
-              this.#markFirstSettled();
-            }
+            this.#settled();
           }
         }
         const writing = sink.outcome(row, outcome);
@@ -267,7 +262,7 @@ export class Runner {
     return false;
   }
 
-  /** A paced request settled: one fewer in flight, and the lanes waiting for a slot look again. */
+  /** A request settled: one fewer in flight, and the lanes waiting for a slot (paced) look again. */
   #settled(): void {
     this.inFlight--;
     this.#wakeLanes();

@@ -4,7 +4,7 @@
  * row it leaves unsent. The words are made from it here, at the edge, and nothing parses them back.
  */
 import type { StopSignal } from '../errors.js';
-import { describeWriteError } from './failed.js';
+import { errnoWords } from '../errno.js';
 
 export type StopReason =
   /** SIGINT, SIGTERM or SIGHUP. */
@@ -36,11 +36,11 @@ export function stopCause(reason: StopReason): string {
     case 'stdout':
       return (reason.error as NodeJS.ErrnoException)?.code === 'EPIPE'
         ? 'standard output was closed'
-        : `standard output could not be written: ${describeWriteError(reason.error)}`;
+        : `standard output could not be written: ${errnoWords(reason.error)}`;
     case 'failed-file':
-      return `${reason.path} could not be written (${describeWriteError(reason.error)})`;
+      return `${reason.path} could not be written (${errnoWords(reason.error)})`;
     case 'journal':
-      return `the journal ${reason.path} could not be written (${describeWriteError(reason.error)})`;
+      return `the journal ${reason.path} could not be written (${errnoWords(reason.error)})`;
     case 'retry-after':
       return `the service asked to wait ${reason.seconds} s (Retry-After), more than a batch waits`;
     case 'pushed-back':

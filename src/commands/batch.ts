@@ -5,30 +5,27 @@
  * ends the run.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Option, type Command } from 'commander';
 import {
   checkPaths,
   countLines,
   inFolder,
-  lockJournal,
-  openDefaultFailed,
-  openFailed,
-  openJournal,
+  openWritten,
   replayCommand,
+  replayNames,
   resumeCommand,
+  settleWritten,
+  type Written,
 } from '../batch/files.js';
-import { replayNames } from '../batch/replay.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation } from '../output/render.js';
-import { catalogFingerprint, type Journal } from '../batch/journal.js';
+import { catalogFingerprint } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
-import { describeWriteError, type FailedFile } from '../batch/failed.js';
-import type { FileLock } from '../lock.js';
+import { errnoWords } from '../errno.js';
 import { BatchRecorder, type Counts } from '../batch/recorder.js';
-import { formatCount, progressLine, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
+import { formatCount, progressLine, rowsNotAccepted, stepSummary, summaryLines, type SummaryInput } from '../batch/report.js';
 import { parseColumns, type Row } from '../batch/rows.js';
 import { Runner, type RunResult } from '../batch/runner.js';
 import { Pace, answerOf } from '../batch/pace.js';
@@ -83,7 +80,7 @@ journal or failed file another batch is using, 70 a bug in trigger, 130 interrup
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`;
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, { io, env, cwd, stdin }: Context): Command {
   const batchCommand = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
@@ -119,26 +116,19 @@ export function command(program: Command, { io, env, cwd }: Context): Command {
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
-  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd));
-}
-
-/** The files a batch writes besides stdout, and the locks that keep other runs off them. */
-interface Written {
-  failed: FailedFile | undefined;
-  journal: Journal | undefined;
-  locks: FileLock[];
+  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd, stdin));
 }
 
 export async function batch(
-  given: string | string[],
+  given: string[],
   options: BatchCommandOptions,
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
-  stdin: Readable = process.stdin,
+  stdin?: Readable,
 ): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
-  const sources = (Array.isArray(given) ? given : [given]).map((source) => inFolder(cwd, source));
+  const sources = given.map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
@@ -157,9 +147,10 @@ export async function batch(
     catalog: options.catalog,
   });
   io.addSecret(settings.apiKey);
-  for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
-  const check = catalog ? await catalogRowCheck(catalog, options.trigger, (line) => io.stderr(io.errColors.warn(line))) : undefined;
-  if (sources[0] === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+  const warn = (line: string) => io.stderr(io.errColors.warn(line));
+  settings.warnings.forEach(warn);
+  const check = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : undefined;
+  if (sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
@@ -175,7 +166,7 @@ export async function batch(
   let written: Written;
   try {
     const shape = { format: input.format, header: reader.header, normalized: input.normalized };
-    written = await openWritten(options, shape, input, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), io);
+    written = await openWritten(input, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
@@ -184,36 +175,6 @@ export async function batch(
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
   await send({ io, env, options, input, rows: reader.rows, client, pace, maxConcurrency, ...written });
-}
-
-async function openWritten(
-  options: BatchCommandOptions,
-  shape: Parameters<typeof openFailed>[1],
-  input: Input,
-  catalog: ReturnType<typeof catalogFingerprint>,
-  folder: string,
-  io: Output,
-): Promise<Written> {
-  const dryRun = options.dryRun === true;
-  const written: Written = { failed: undefined, journal: undefined, locks: [] };
-  try {
-    // The journal first: a second run of the same batch is refused for what it shares with the first.
-    if (options.journal && !dryRun) written.locks.push(lockJournal(options.journal));
-    // Without --failed the rows not accepted still go somewhere: a file named by the time, in the
-    // current folder, made only if there is something to keep (a dry run sends nothing: none).
-    if (options.failed || !dryRun) {
-      const opened = options.failed ? openFailed(options.failed, shape) : openDefaultFailed(shape, folder);
-      written.failed = opened.failed;
-      if (opened.lock) written.locks.push(opened.lock);
-      if ('warning' in opened && opened.warning) io.stderr(io.errColors.warn(`warning: ${opened.warning}`));
-    }
-    if (options.journal && !dryRun) written.journal = await openJournal(input, { ...options, failed: written.failed?.path }, catalog);
-  } catch (error) {
-    written.failed?.discard();
-    for (const lock of written.locks) lock.release();
-    throw error;
-  }
-  return written;
 }
 
 interface Run extends Written {
@@ -283,10 +244,7 @@ async function send(run: Run): Promise<void> {
     });
   } catch (error) {
     // Nothing settled (a bad header, say): an earlier failed file stays as it was.
-    if (recorder.counts.rows === 0) failed?.discard();
-    else failed?.finish();
-    journal?.close(false);
-    for (const lock of run.locks) lock.release();
+    settleWritten(run, false, recorder.counts.rows === 0);
     input.close();
     throw error;
   } finally {
@@ -338,21 +296,6 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
   return new Progress(io, render, { plain: !spinnerWanted(run.env, io.terminal) });
 }
 
-/** Puts the failed file in place and closes the journal, `complete` when every row was accounted for. */
-function settleWritten({ failed, journal, locks }: Written, complete: boolean): void {
-  try {
-    // A journal that had accounted for every row, and a run that sent nothing: the failed file that
-    // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
-    // another order, and a replay of it already run would no longer match it: see batch/replay.ts).
-    const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
-    if (unchanged) failed.discard();
-    else failed?.finish();
-    journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
-  } finally {
-    for (const lock of locks) lock.release();
-  }
-}
-
 /**
  * The end of a batch: the summary (stdout, or stderr under --json, --quiet or a signal), the GitHub
  * step summary and annotation, the command that carries the batch on, and a reported error for the
@@ -370,7 +313,7 @@ function finish(
   if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
   // A journal that could not be written is behind this run: carrying on from it would count rows
   // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
-  const journalBehind = journal?.error ? { path: journal.path, why: describeWriteError(journal.error) } : undefined;
+  const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
   const resume = journal !== undefined && !journalBehind && counts.unsent > 0;
   const stopReason = recorder.stopReason;
   const summary: SummaryInput = {
@@ -380,7 +323,7 @@ function finish(
     signal,
     halted: signal || !stopReason || stopReason.kind === 'signal' ? undefined : stopCause(stopReason),
     failedFile: failed?.path,
-    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: describeWriteError(failed.error) } : undefined,
+    notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : undefined,
     next: resume
       ? { command: resumeCommand(input, { ...options, failed: failed?.path }), resume }
       : failed && !failed.inPlace
@@ -390,7 +333,7 @@ function finish(
     journalBehind,
     pace,
   };
-  const notAccepted = recorder.notAccepted;
+  const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
   if (options.json || (options.quiet && notAccepted > 0) || signal || stdoutBroken) for (const line of lines) io.stderr(line);

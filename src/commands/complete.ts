@@ -20,29 +20,22 @@ import { idIn, loadCatalog } from '../catalog/load.js';
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 
-export interface Candidate {
+interface Candidate {
   value: string;
   description?: string;
 }
 
-export interface Completion {
+interface Completion {
   candidates: Candidate[];
   /** Offer file names too (the shell lists them itself). */
   files: boolean;
 }
 
-/** What was typed so far that changes the answer: the profile and catalog flags. */
-export interface Typed {
-  options: Map<string, string[]>;
-}
+/** The options typed so far, by long name, with their values: the profile and catalog flags change the answer. */
+type Typed = Map<string, string[]>;
 
-/** Where values that are not in the commander tree come from. */
-export interface Sources {
-  profiles(typed: Typed): Candidate[];
-  triggers(typed: Typed): Candidate[];
-}
-
-type ValueKind = 'profiles' | 'triggers' | 'files' | 'settings' | Candidate[];
+/** Where the user's files tell the values, or the values themselves. */
+type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
 
 const SETTINGS: Candidate[] = [
   { value: 'api-key', description: 'the API key (printed masked)' },
@@ -51,8 +44,8 @@ const SETTINGS: Candidate[] = [
 
 /** An argument's values, by command path and argument name, where its name does not say it. */
 const ARGUMENT_VALUES: Record<string, ValueKind> = {
-  'config get name': 'settings',
-  'config unset name': 'settings',
+  'config get name': SETTINGS,
+  'config unset name': SETTINGS,
   'triggers show id': 'triggers',
   'triggers edit id': 'triggers',
   'triggers remove id': 'triggers',
@@ -126,7 +119,7 @@ interface Walked {
 function walk(program: Command, done: string[]): Walked {
   const at: Walked = {
     level: { command: program, path: '' },
-    typed: { options: new Map() },
+    typed: new Map(),
     positional: 0,
     expecting: undefined,
     variadic: undefined,
@@ -134,7 +127,7 @@ function walk(program: Command, done: string[]): Walked {
   };
   const note = (option: Option, value: string) => {
     const key = option.long ?? option.short ?? option.flags;
-    at.typed.options.set(key, [...(at.typed.options.get(key) ?? []), value]);
+    at.typed.set(key, [...(at.typed.get(key) ?? []), value]);
   };
   for (const word of done) {
     if (at.expecting) {
@@ -180,10 +173,10 @@ const NOTHING: Completion = { candidates: [], files: false };
  */
 const isPrintable = (value: string) => printable(value) === value;
 
-/** The completion of `words` (the last one partial) for the program. */
-export function complete(program: Command, words: string[], sources: Sources): Completion {
+/** The completion of `words` (the last one partial) for the program, in the folder `cwd`. */
+function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const partial = words.at(-1) ?? '';
-  const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, sources);
+  const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, env, cwd);
   const seen = new Set<string>();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -193,18 +186,17 @@ export function complete(program: Command, words: string[], sources: Sources): C
   return { candidates, files: answer.files };
 }
 
-function answerAt(at: Walked, partial: string, program: Command, sources: Sources): Completion {
+function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { level, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
     if (kind === undefined) return NOTHING;
     if (kind === 'files') return { candidates: [], files: true };
-    const list =
-      kind === 'profiles' ? sources.profiles(typed) : kind === 'triggers' ? sources.triggers(typed) : kind === 'settings' ? SETTINGS : kind;
+    const list = kind === 'profiles' ? profileCandidates(env) : kind === 'triggers' ? catalogCandidates(typed, env, cwd) : kind;
     return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = (): Completion => ({
     candidates: visibleOptions(level.command, level.command === program)
-      .filter((o) => o.long && (o.variadic || !typed.options.has(o.long ?? o.short ?? o.flags)))
+      .filter((o) => o.long && (o.variadic || !typed.has(o.long ?? o.short ?? o.flags)))
       .map((o) => ({ value: o.long!, description: o.description })),
     files: false,
   });
@@ -231,7 +223,7 @@ function answerAt(at: Walked, partial: string, program: Command, sources: Source
 }
 
 /** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:plain`. */
-export function completionText(completion: Completion): string {
+function completionText(completion: Completion): string {
   const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
   const lines = completion.candidates.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
   lines.push(completion.files ? ':files' : ':plain');
@@ -254,7 +246,7 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
 }
 
 /** The last value typed for an option, if any. */
-const lastValue = (typed: Typed, option: string) => typed.options.get(option)?.at(-1);
+const lastValue = (typed: Typed, option: string) => typed.get(option)?.at(-1);
 
 /**
  * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else
@@ -262,9 +254,10 @@ const lastValue = (typed: Typed, option: string) => typed.options.get(option)?.a
  * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
  * None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
-function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string): Candidate[] {
+function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
   try {
-    const found = findCatalog({ cwd, env, flag: typed.options.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
+    // process.cwd() throws in a folder that was deleted: asked here, inside the try.
+    const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
     if (!found) return [];
     const catalog = loadCatalog(found, { env });
     const profile = selectedProfile({ profile: lastValue(typed, '--profile') }, env, readConfig(configPath(env))).name;
@@ -281,11 +274,7 @@ function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string): C
 export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
   let completion: Completion;
   try {
-    completion = complete(program, words, {
-      profiles: () => profileCandidates(env),
-      // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-      triggers: (typed) => catalogCandidates(typed, env, cwd ?? process.cwd()),
-    });
+    completion = complete(program, words, env, cwd);
   } catch {
     completion = { candidates: [], files: false };
   }

@@ -8,13 +8,12 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
 import { lockWaitMs, type LockOptions } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
-import { maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
+import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';
 
@@ -83,50 +82,35 @@ export async function setKey(
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
-  // Why the key goes to the file, in one line that says where it is.
-  let inFile: string;
+  // Why the key goes to the file (undefined: it is in the credential store), in one line that says where it is.
+  let inFile: string | undefined;
   if (options.insecureStorage) inFile = 'the key is in the config file (mode 0600), as --insecure-storage asked';
   else if (env.CI) inFile = 'CI is set, so the key is in the config file (mode 0600), not a system keychain';
   else {
     const failure = await storeKey(name, key);
-    if (failure === undefined) {
-      await updateProfile(
-        file,
-        name,
-        (profile) => {
-          const next: Profile = { ...profile, apiKeyStorage: 'keychain' };
-          delete next.apiKey;
-          return next;
-        },
-        lock,
-      );
-      io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved in ${storeName()} for profile "${name}"`);
-      warnIfOverridden(io, env);
-      return;
-    }
-    inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
+    if (failure !== undefined) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
   await updateProfile(
     file,
     name,
-    (profile) => {
-      const next: Profile = { ...profile, apiKey: key };
-      delete next.apiKeyStorage;
-      return next;
-    },
+    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) =>
+      inFile === undefined ? { ...rest, apiKeyStorage: 'keychain' } : { ...rest, apiKey: key },
     lock,
   );
-  if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
-  io.stdout(`${io.outColors.success('✔')} API key ${maskKey(key)} saved to ${where(name, file)}`);
-  io.stderr(io.errColors.warn(`note: ${inFile}`));
-  warnIfOverridden(io, env);
+  const saved = `${io.outColors.success('✔')} API key ${maskKey(key)} saved`;
+  if (inFile === undefined) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
+  else {
+    if (wasInStore) await deleteKey(name); // the file holds it now; leave no second copy behind
+    io.stdout(`${saved} to ${where(name, file)}`);
+    io.stderr(io.errColors.warn(`note: ${inFile}`));
+  }
+  if (env.TRIGGER_API_KEY) precedenceNote(io, 'TRIGGER_API_KEY', ' over the stored key');
 }
 
-function warnIfOverridden(io: Output, env: NodeJS.ProcessEnv): void {
-  if (env.TRIGGER_API_KEY) {
-    io.stderr(io.errColors.warn('note: TRIGGER_API_KEY is set in this environment and takes precedence over the stored key'));
-  }
+/** A setting just stored that the environment overrides. */
+function precedenceNote(io: Output, variable: string, over: string): void {
+  io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 
 export async function setBaseUrl(
@@ -151,9 +135,7 @@ export async function setBaseUrl(
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed);
   if (versioned) io.stderr(io.errColors.warn(versioned));
-  if (env.TRIGGER_BASE_URL) {
-    io.stderr(io.errColors.warn('note: TRIGGER_BASE_URL is set in this environment and takes precedence over the stored URL'));
-  }
+  if (env.TRIGGER_BASE_URL) precedenceNote(io, 'TRIGGER_BASE_URL', ' over the stored URL');
 }
 
 export async function get(
@@ -266,13 +248,10 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
 }
 
 /** A profile the user named, which must be in the config file. */
-function namedProfile(nameArgument: string, env: NodeJS.ProcessEnv): { name: string; file: string; profile: Profile; lock: LockOptions } {
-  const name = checkProfileName(nameArgument);
-  const file = configPath(env);
-  const config = readConfig(file);
-  const profile = getProfile(config, name);
-  if (!profile) throw unknownProfile(name, file, config);
-  return { name, file, profile, lock: { waitMs: lockWaitMs(env) } };
+function namedProfile(name: string, env: NodeJS.ProcessEnv) {
+  const named = target({ profile: checkProfileName(name) }, env);
+  if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
+  return { ...named, profile: named.profile };
 }
 
 export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -286,9 +265,7 @@ export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessE
     lock,
   );
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
-  if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) {
-    io.stderr(io.errColors.warn(`note: TRIGGER_PROFILE=${env.TRIGGER_PROFILE} is set in this environment and takes precedence`));
-  }
+  if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env.TRIGGER_PROFILE}`, '');
 }
 
 export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * trigger emulator: runs the local stand-in until SIGINT or SIGTERM. Recorded events go to stdout,
+ * trigger emulator: runs the local stand-in until SIGINT, SIGTERM or SIGHUP. Recorded events go to stdout,
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
 import { Option, type Command } from 'commander';
@@ -9,6 +9,12 @@ import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type R
 import type { Output } from '../output/io.js';
 import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
+import { findCatalog } from '../catalog/find.js';
+import { loadCatalog, triggerIdsFor } from '../catalog/load.js';
+import { configPath } from '../settings/paths.js';
+import { selectedProfile } from '../settings/resolve.js';
+import { readConfig } from '../settings/store.js';
+import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
 export interface EmulatorCommandOptions {
@@ -66,22 +72,15 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
 }
 
 /** Without --trigger, the catalog's triggers under the active profile's ids (undefined: no catalog). */
-async function catalogTriggers(
+function catalogTriggers(
   options: EmulatorCommandOptions,
   env: NodeJS.ProcessEnv,
   cwd: string,
-): Promise<{ ids: string[]; path: string } | undefined> {
-  const { findCatalog } = await import('../catalog/find.js');
+): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  const [{ loadCatalog, triggerIdsFor }, { selectedProfile }, { readConfig }, { configPath }] = await Promise.all([
-    import('../catalog/load.js'),
-    import('../settings/resolve.js'),
-    import('../settings/store.js'),
-    import('../settings/paths.js'),
-  ]);
-  const catalog = loadCatalog(found, { env });
-  return { ids: triggerIdsFor(catalog, selectedProfile({}, env, readConfig(configPath(env))).name), path: found.path };
+  const profile = selectedProfile({}, env, readConfig(configPath(env))).name;
+  return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
 }
 
 export async function emulator(
@@ -90,7 +89,7 @@ export async function emulator(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): Promise<void> {
-  const fromCatalog = await catalogTriggers(options, env, cwd);
+  const fromCatalog = catalogTriggers(options, env, cwd);
   const keySource = options.key ? '--key' : env.TRIGGER_API_KEY ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? env.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
@@ -151,24 +150,17 @@ function bannerLines(
   return lines;
 }
 
-/** Until SIGINT or SIGTERM: the first lets requests in flight finish, a second cuts them off. */
+/** Until a stop signal: the first lets requests in flight finish, a second cuts them off. */
 function untilStopped(server: Emulator): Promise<void> {
   return new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) {
-        void server.close({ force: true });
-        return;
-      }
-      stopping = true;
-      void server.close().then(() => {
-        process.removeListener('SIGINT', stop);
-        process.removeListener('SIGTERM', stop);
-        resolve();
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    const removeSignals = onStopSignals((_signal, count) => {
+      if (count > 1) void server.close({ force: true });
+      else
+        void server.close().then(() => {
+          removeSignals();
+          resolve();
+        });
+    });
   });
 }
 

@@ -30,13 +30,6 @@ export interface CatalogOptions {
   catalog?: string | boolean;
 }
 
-/** The catalog options, for every command that reads the catalog. */
-export function addCatalogOptions(command: Command): Command {
-  return command
-    .option('--catalog <file>', 'the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
-    .option('--no-catalog', 'use no trigger catalog');
-}
-
 export interface ServiceOptions extends SettingsFlags, CatalogOptions {
   timeout: number;
   retries: number;
@@ -46,18 +39,25 @@ export interface ServiceOptions extends SettingsFlags, CatalogOptions {
   dryRun?: boolean;
 }
 
-export function addServiceOptions(command: Command): Command {
-  return addCatalogOptions(command)
+/** The settings and catalog options, for every command that resolves the settings (fire, batch, status). */
+export function addSettingsOptions(command: Command): Command {
+  return command
+    .option('--catalog <file>', 'the trigger catalog to use (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
+    .option('--no-catalog', 'use no trigger catalog')
     .option('--api-key <key>', 'API key (prefer TRIGGER_API_KEY or `trigger config set-key`: flags show in ps)')
     .option('--base-url <url>', 'service base URL, e.g. https://api.example.com')
     .option('--profile <name>', 'settings profile to use (default: "default", or TRIGGER_PROFILE)')
+    .option('--allow-http', 'allow plain http to a host other than loopback (sends the key in clear text)');
+}
+
+export function addServiceOptions(command: Command): Command {
+  return addSettingsOptions(command)
     .addOption(new Option('--timeout <seconds>', 'time limit for each attempt').argParser(parse.seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .addOption(
       new Option('--retries <n>', 'retries when the event cannot have been recorded (no connection, 429, 503)')
         .argParser(parse.retries)
         .default(DEFAULT_RETRIES),
     )
-    .option('--allow-http', 'allow plain http to a host other than loopback (sends the key in clear text)')
     .option('--json', 'print one JSON object per result on stdout')
     .option('-q, --quiet', 'print nothing on success')
     .option('--verbose', 'print the request and response on stderr (key masked)')

@@ -13,7 +13,7 @@ import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { maskKey, normalizeApiKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
-import { settingsFlags, type CatalogOptions } from './shared.js';
+import { addSettingsOptions, settingsFlags, type CatalogOptions } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
 
 export interface StatusOptions extends SettingsFlags, CatalogOptions {
@@ -142,16 +142,10 @@ export async function status(
 }
 
 export function command(program: Command, { io, env, cwd }: Context): Command {
-  return program
-    .command('status')
-    .description('show the settings a command would use now, and where each came from (sends nothing)')
-    .option('--api-key <key>', 'API key, as the commands that send take it')
-    .option('--base-url <url>', 'service base URL')
-    .option('--profile <name>', 'settings profile')
-    .option('--allow-http', 'allow plain http to a host other than loopback')
+  return addSettingsOptions(
+    program.command('status').description('show the settings a command would use now, and where each came from (sends nothing)'),
+  )
     .option('--json', 'print one JSON object')
-    .option('--catalog <file>', 'the trigger catalog to show (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)')
-    .option('--no-catalog', 'use no trigger catalog')
     .addHelpText(
       'after',
       `

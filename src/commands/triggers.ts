@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { FORMATS, IMPORT_FORMATS } from '../batch/formats.js';
 import { openInputs, type Format } from '../batch/input.js';
-import { parseColumns } from '../batch/rows.js';
+import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
@@ -80,24 +80,13 @@ function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
   return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
 }
 
-interface TriggerView {
-  id: string;
-  key: string;
-  name: string | null;
-  value: ValueRule;
-  min: number | null;
-  max: number | null;
-  deprecated: string | null;
-  description: string | null;
-  ids: Record<string, string>;
-}
-
-function view(key: string, entry: TriggerEntry, profile: string): TriggerView {
+/** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
+function view(key: string, entry: TriggerEntry, profile: string) {
   return {
     id: idIn(key, entry, profile),
     key,
     name: entry.name ?? null,
-    value: entry.value ?? 'optional',
+    value: entry.value ?? ('optional' as ValueRule),
     min: entry.min ?? null,
     max: entry.max ?? null,
     deprecated: entry.deprecated ?? null,
@@ -106,7 +95,7 @@ function view(key: string, entry: TriggerEntry, profile: string): TriggerView {
   };
 }
 
-function ruleText(t: TriggerView): string {
+function ruleText(t: ReturnType<typeof view>): string {
   const bounds = [t.min !== null ? `>= ${t.min}` : '', t.max !== null ? `<= ${t.max}` : ''].filter(Boolean).join(', ');
   return `value ${t.value}${bounds ? ` (${bounds})` : ''}`;
 }
@@ -214,13 +203,50 @@ function checkNewId(id: string): void {
   if (!id.isWellFormed()) throw new UsageError('a trigger id must be valid Unicode');
 }
 
+/** The catalog a write changes, read inside its lock: `save` writes it back; `shown` names the file for a message. */
+interface WriteTarget {
+  file: string;
+  shown: string;
+  data: CatalogData;
+  created: boolean;
+  /** A new catalog: where its "$schema" points. */
+  schema?: SchemaPlan | undefined;
+  save(data: CatalogData): void;
+}
+
 /**
- * Runs a change of the catalog under the settings' lock (`<file>.lock`, judged by whether its holder
- * runs), so that two `triggers add` at once both land: each reads the file inside the lock.
+ * Runs a change of the catalog in effect (or, with `create`, of a new one where none is: here, or where
+ * --catalog / TRIGGER_CATALOG names) under the settings' lock (`<file>.lock`, judged by whether its
+ * holder runs), so that two `triggers add` at once both land: each reads the file inside the lock. The
+ * lock's file has its links followed and, when the search found it, is trusted (an untrusted catalog is
+ * refused before anything is made beside it); a catalog that cannot be used is not written over.
  */
-async function locked(file: string, change: () => void): Promise<void> {
+async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean, change: (target: WriteTarget) => void): Promise<void> {
+  const where = found(options, ctx);
+  if (!where && !create) throw noCatalog();
+  const lockFile = where
+    ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
+    : defaultCatalogPath(ctx.cwd);
   const { withLock } = await import('../lock.js');
-  await withLock(file, async () => change());
+  await withLock(lockFile, async () => change(writeTarget(where, ctx, create)));
+}
+
+function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: boolean): WriteTarget {
+  if (where && (!create || where.source === 'found' || fs.existsSync(where.path))) {
+    const { data, file } = readFound(where, ctx, true);
+    const save = (next: CatalogData) => saveCatalog(file.real, next, file.stat);
+    return { file: file.real, shown: changedFile(file.real, where.path), data, created: false, save };
+  }
+  const file = where?.path ?? defaultCatalogPath(ctx.cwd);
+  const schema = schemaFor(file);
+  const save = (next: CatalogData) => saveCatalog(file, next, undefined);
+  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
+}
+
+/** The catalog's key for an id a user typed: the key itself, or the id in the active profile. */
+function keyIn(target: WriteTarget, id: string, env: NodeJS.ProcessEnv): string {
+  if (Object.hasOwn(target.data.triggers, id)) return id;
+  return lookUp({ path: target.file, text: '', data: target.data }, activeProfile({}, env), id);
 }
 
 export async function add(id: string, options: EntryOptions, ctx: Context): Promise<void> {
@@ -229,32 +255,27 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
     throw new UsageError('add needs --name <text>: the name the dashboard shows', {
       hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`,
     });
-  await locked(lockTarget(options, ctx), () => addLocked(id, options, ctx));
-}
-
-/**
- * The file whose lock a write takes: the catalog in effect, links followed and, when the search found
- * it, trusted (an untrusted catalog is refused before anything is made beside it); else the new file.
- */
-function lockTarget(options: CatalogFlag, ctx: Context): string {
-  const where = found(options, ctx);
-  if (!where) return defaultCatalogPath(ctx.cwd);
-  return catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real;
-}
-
-/**
- * The catalog a write changes: the one in effect, read and checked (a catalog that cannot be used is
- * not written over), or a new one where none is (here, or where --catalog / TRIGGER_CATALOG names).
- */
-function catalogToWrite(options: CatalogFlag, ctx: Context): WriteTarget {
-  const where = found(options, ctx);
-  if (where && (where.source === 'found' || fs.existsSync(where.path))) {
-    const catalog = readFound(where, ctx, true);
-    return { file: catalog.file.real, shown: where.path, was: catalog.file.stat, data: catalog.data, created: false };
-  }
-  const file = where?.path ?? defaultCatalogPath(ctx.cwd);
-  const schema = schemaFor(file);
-  return { file, shown: undefined, was: undefined, data: newCatalog(schema), created: true, schema };
+  await changeCatalog(options, ctx, true, (target) => {
+    if (Object.hasOwn(target.data.triggers, id))
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.file)}`, {
+        hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
+      });
+    const entry = applyFields({}, options);
+    target.save({ ...target.data, triggers: { ...target.data.triggers, [id]: entry } });
+    const { io } = ctx;
+    const c = io.outColors;
+    io.stdout(`${c.success('added')} ${printable(id)} to ${target.shown}${target.created ? ' (created)' : ''}`);
+    writeSchema(target, io);
+    io.stdout('');
+    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
+    io.stdout(`  1. open the Triggers page and click ${c.bold('Create Trigger')}`);
+    io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
+    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
+    io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
+    io.stdout(
+      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`,
+    );
+  });
 }
 
 /** After a new catalog is written: the schema its "$schema" names, copied beside it where nothing else has it. */
@@ -272,98 +293,45 @@ function writeSchema(target: WriteTarget, io: Output): void {
   }
 }
 
-interface WriteTarget {
-  /** The file itself, links followed. */
-  file: string;
-  /** The path it was found or named by. */
-  shown: string | undefined;
-  /** Its identity as read (undefined: a new file). */
-  was: fs.Stats | undefined;
-  data: CatalogData;
-  created: boolean;
-  /** A new catalog: where its "$schema" points. */
-  schema?: SchemaPlan | undefined;
-}
-
-function addLocked(id: string, options: EntryOptions, ctx: Context): void {
-  const target = catalogToWrite(options, ctx);
-  const { file, shown, was, data, created } = target;
-  if (Object.hasOwn(data.triggers, id))
-    throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(file)}`, {
-      hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
-    });
-  const entry = applyFields({}, options);
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [id]: entry } }, was);
-  const { io } = ctx;
-  const c = io.outColors;
-  io.stdout(`${c.success('added')} ${printable(id)} to ${changedFile(file, shown)}${created ? ' (created)' : ''}`);
-  writeSchema(target, io);
-  io.stdout('');
-  io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-  io.stdout(`  1. open the Triggers page and click ${c.bold('Create Trigger')}`);
-  io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
-  io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-  io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
-  io.stdout(
-    `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`,
-  );
-}
-
-function editable(options: CatalogFlag, ctx: Context): WriteTarget {
-  const catalog = requireCatalog(options, ctx, true);
-  return { file: catalog.file.real, shown: catalog.path, was: catalog.file.stat, data: catalog.data, created: false };
-}
-
 const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
 export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => editLocked(id, options, ctx));
-}
-
-function editLocked(id: string, options: EntryOptions, ctx: Context): void {
-  const { file, shown, was, data } = editable({ catalog: options.catalog }, ctx);
-  const key = Object.hasOwn(data.triggers, id)
-    ? id
-    : lookUp({ path: file, text: '', data }, activeProfile({ profile: undefined }, ctx.env), id);
-  let entry = applyFields(data.triggers[key]!, options);
-  for (const field of options.clear ?? []) {
-    if (!(CLEARABLE as readonly string[]).includes(field))
-      throw new UsageError(`--clear takes ${CLEARABLE.join(', ')}; got ${JSON.stringify(field)}`);
-    delete (entry as Record<string, unknown>)[field];
-  }
-  if (options.id !== undefined) {
-    if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
-    checkNewId(options.id);
-    const ids = { ...(entry.ids ?? {}) };
-    if (options.id === key) delete ids[options.profile];
-    else ids[options.profile] = options.id;
-    entry = { ...entry, ids };
-    if (Object.keys(ids).length === 0) delete entry.ids;
-  } else if (options.profile) {
-    throw new UsageError('--profile in triggers edit names the profile for --id <id>');
-  }
-  const changed = JSON.stringify(entry) !== JSON.stringify(data.triggers[key]);
-  if (!changed)
-    throw new UsageError(`nothing to change for ${key}`, {
-      hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
-    });
-  saveCatalog(file, { ...data, triggers: { ...data.triggers, [key]: entry } }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${changedFile(file, shown)}`);
+  await changeCatalog(options, ctx, false, (target) => {
+    const key = keyIn(target, id, ctx.env);
+    let entry = applyFields(target.data.triggers[key]!, options);
+    for (const field of options.clear ?? []) {
+      if (!(CLEARABLE as readonly string[]).includes(field))
+        throw new UsageError(`--clear takes ${CLEARABLE.join(', ')}; got ${JSON.stringify(field)}`);
+      delete (entry as Record<string, unknown>)[field];
+    }
+    if (options.id !== undefined) {
+      if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
+      checkNewId(options.id);
+      const ids = { ...(entry.ids ?? {}) };
+      if (options.id === key) delete ids[options.profile];
+      else ids[options.profile] = options.id;
+      entry = { ...entry, ids };
+      if (Object.keys(ids).length === 0) delete entry.ids;
+    } else if (options.profile) {
+      throw new UsageError('--profile in triggers edit names the profile for --id <id>');
+    }
+    if (JSON.stringify(entry) === JSON.stringify(target.data.triggers[key]))
+      throw new UsageError(`nothing to change for ${key}`, {
+        hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
+      });
+    target.save({ ...target.data, triggers: { ...target.data.triggers, [key]: entry } });
+    ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${target.shown}`);
+  });
 }
 
 export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
-  if (!found(options, ctx)) throw noCatalog();
-  await locked(lockTarget(options, ctx), () => removeLocked(id, options, ctx));
-}
-
-function removeLocked(id: string, options: CatalogFlag, ctx: Context): void {
-  const { file, shown, was, data } = editable(options, ctx);
-  const key = Object.hasOwn(data.triggers, id) ? id : lookUp({ path: file, text: '', data }, activeProfile({}, ctx.env), id);
-  const triggers = { ...data.triggers };
-  delete triggers[key];
-  saveCatalog(file, { ...data, triggers }, was);
-  ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${changedFile(file, shown)} (the dashboard still has it)`);
+  await changeCatalog(options, ctx, false, (target) => {
+    const key = keyIn(target, id, ctx.env);
+    const triggers = { ...target.data.triggers };
+    delete triggers[key];
+    target.save({ ...target.data, triggers });
+    ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${target.shown} (the dashboard still has it)`);
+  });
 }
 
 export interface CheckOptions extends CatalogFlag {
@@ -424,13 +392,9 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
     const name = source === '-' ? 'stdin' : source; // as the user wrote it, for file:line
     const check = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
     try {
-      const read = { trigger: options.trigger, check, columns: columnsOf(options) };
-      const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-      for await (const chunk of input.read(read).rows) {
-        for (const row of chunk) {
-          rows++;
-          if (row.invalid !== undefined) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
-        }
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check, columns: columnsOf(options) })) {
+        rows++;
+        if (row.invalid !== undefined) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
@@ -442,6 +406,12 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
+}
+
+/** The rows of one batch file, read as trigger batch reads them. */
+async function* rowsOf(source: string, options: { format?: Format }, ctx: Context, read: ReadOptions) {
+  const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
+  for await (const chunk of input.read(read).rows) yield* chunk;
 }
 
 /** --columns, parsed (the batch inputs' own column names). */
@@ -459,37 +429,26 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   // The files are read first; the catalog is read and changed under its lock.
   const seen = new Set<string>();
   for (const source of files) {
-    const read = { columns: columnsOf(options) };
-    const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
-    for await (const chunk of input.read(read).rows) {
-      for (const row of chunk) {
-        const id = row.triggerId;
-        if (id !== undefined && id.trim() !== '') seen.add(id);
-      }
+    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+      const id = row.triggerId;
+      if (id !== undefined && id.trim() !== '') seen.add(id);
     }
   }
-  await locked(lockTarget(options, ctx), () => importLocked([...seen], options, ctx));
-}
-
-function importLocked(ids: string[], options: ImportOptions, ctx: Context): void {
-  const target = catalogToWrite(options, ctx);
-  const { file, shown, was, data } = target;
-  const resolver = new TriggerResolver({ path: file, text: '', data }, activeProfile(options, ctx.env));
-  const added = new Map<string, TriggerEntry>();
-  let known = 0;
-  for (const id of ids) {
-    if (resolver.resolve(id).ok) known++;
-    else added.set(id, { name: id });
-  }
-  if (added.size > 0) saveCatalog(file, { ...data, triggers: { ...data.triggers, ...Object.fromEntries(added) } }, was);
-  const { io } = ctx;
-  io.stdout(
-    `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${changedFile(file, shown)}${known ? ` (${known} already there)` : ''}`,
-  );
-  for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-  if (added.size > 0) writeSchema(target, io);
-  if (added.size > 0)
+  await changeCatalog(options, ctx, true, (target) => {
+    const resolver = new TriggerResolver({ path: target.file, text: '', data: target.data }, activeProfile(options, ctx.env));
+    const added = new Map<string, TriggerEntry>();
+    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
+    const known = seen.size - added.size;
+    if (added.size > 0) target.save({ ...target.data, triggers: { ...target.data.triggers, ...Object.fromEntries(added) } });
+    const { io } = ctx;
+    io.stdout(
+      `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
+    );
+    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
+    if (added.size === 0) return;
+    writeSchema(target, io);
     io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
+  });
 }
 
 const EXAMPLES = `

@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { valueTextIn } from '../client/request.js';
@@ -144,35 +145,6 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
   return { value, valueText };
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-export function checkEmulatorOptions(options: EmulatorOptions): void {
-  const { failRate = 0, failStatus = DEFAULT_FAIL_STATUS, latencyMs = 0, port = DEFAULT_PORT } = options;
-  if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, e.g. 0.2`);
-  if (!Number.isInteger(failStatus) || failStatus < 400 || failStatus > 599) {
-    throw new UsageError(`--fail-status must be an HTTP error status from 400 to 599, e.g. 503 or 429`);
-  }
-  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 600_000) {
-    throw new UsageError(`--latency must be a whole number of milliseconds from 0 to 600000`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be from 0 to 65535`);
-  const { capacity, maxInFlight } = options;
-  if (capacity !== undefined && !(Number.isFinite(capacity) && capacity > 0 && capacity <= 1_000_000)) {
-    throw new UsageError(`--capacity must be a number of requests per second above 0, e.g. 400`);
-  }
-  if (maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight >= 1 && maxInFlight <= 1_000_000)) {
-    throw new UsageError(`--max-in-flight must be a whole number of requests, 1 or more, e.g. 12`);
-  }
-}
-
 /**
  * A token bucket: `perSecond` tokens a second, holding at most a tenth of a second's worth (at least
  * one), so that a client cannot bank a second's worth and spend it in one burst.
@@ -210,21 +182,6 @@ interface Answer extends Omit<RequestEntry, 'method' | 'url'> {
   headers?: http.OutgoingHttpHeaders;
   /** Counted in --max-in-flight until it is answered. */
   admitted?: boolean;
-}
-
-/** The emulator's rules and the state they keep between requests. */
-interface Rules {
-  keyDigest: Buffer;
-  /** A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger. */
-  triggers: Set<string> | undefined;
-  failRate: number;
-  failStatus: number;
-  random: () => number;
-  capacity: number | undefined;
-  bucket: TokenBucket | undefined;
-  maxInFlight: number;
-  working: number;
-  log: { fd: number; file: string; onError: ((message: string) => void) | undefined } | undefined;
 }
 
 const refused = (status: number, error: string, headers?: http.OutgoingHttpHeaders): Answer => ({
@@ -293,9 +250,11 @@ function take(route: { triggerId: string; userId: string }, body: string, tooBig
   return { status: 200, event, injected: false };
 }
 
-function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefined): Rules {
+/** The emulator's rules and the state they keep between requests. */
+function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefined) {
   return {
     keyDigest: createHash('sha256').update(key).digest(),
+    // A list, even an empty one (a catalog with no triggers), is all it knows; no list, any trigger.
     triggers: options.triggers ? new Set(options.triggers) : undefined,
     failRate: options.failRate ?? 0,
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
@@ -307,6 +266,8 @@ function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefin
     log: logFd === undefined ? undefined : { fd: logFd, file: options.log!, onError: options.onLogError },
   };
 }
+
+type Rules = ReturnType<typeof rulesFor>;
 
 /** A server that reads each body (up to MAX_BODY, the rest counted) before handing the request on. */
 function bodyReadingServer(
@@ -327,7 +288,6 @@ function bodyReadingServer(
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  checkEmulatorOptions(options);
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
@@ -359,7 +319,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // same, so that the console and --log always agree.
       if (!res.destroyed) {
         if (closing) res.setHeader('connection', 'close');
-        sendJson(res, entry.status, entry.event ? { success: true } : { success: false, error: entry.error }, headers);
+        const text = JSON.stringify(entry.event ? { success: true } : { success: false, error: entry.error });
+        res.writeHead(entry.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+        res.end(text);
       }
       tally(stats, entry);
       options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', ...entry });
@@ -418,32 +380,26 @@ function reachableUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      const where = `${host}:${port}`;
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new UsageError(`port ${port} on ${host} is already in use`, {
-            hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
-          }),
-        );
-      } else if (error.code === 'EACCES') {
-        reject(new UsageError(`not allowed to listen on ${where}`, { hint: 'ports below 1024 need privileges; pick another with --port' }));
-      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-        reject(
-          new UsageError(`cannot listen on ${host}: no such local address`, { hint: 'use 127.0.0.1, ::1, or an address of this machine' }),
-        );
-      } else {
-        reject(new UsageError(`cannot listen on ${where}: ${error.message}`));
-      }
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+async function listen(server: http.Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`port ${port} on ${host} is already in use`, {
+        hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
+      });
+    if (code === 'EACCES')
+      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
+        hint: 'ports below 1024 need privileges; pick another with --port',
+      });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(`cannot listen on ${host}: no such local address`, {
+        hint: 'use 127.0.0.1, ::1, or an address of this machine',
+      });
+    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+  }
 }
 
 /** Opened once and written synchronously per event: a line is on disk before the 200 goes out. */
