@@ -107,8 +107,8 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
 }
 
 /**
- * Runs the program on argv and returns the exit code. `io` and `env` default to the process's own;
- * tests pass their own to run a command in-process (test/commands/).
+ * Runs the program on argv and returns the exit code. The context (`io`, `env`, `cwd`, `stdin`)
+ * defaults to the process's own; tests pass their own to run a command in-process (test/commands/).
  */
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
@@ -121,7 +121,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     // suggest for, options first, completion) builds all of it.
     const first = argv[2];
     const only = first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
-    const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd() }, mode, only);
+    const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
     if (argv.length <= 2) {
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
       io.write(program.helpInformation());

@@ -137,7 +137,8 @@ function writeCache(
     const records = readRecords();
     for (const other of Object.keys(records)) if (!present.has(other)) delete records[other];
     records[names.name] = { file: identity, for: names.madeFor };
-    writeRecords(records);
+    // In the folder recordsWritable made, 0600, replacing the file whole.
+    writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
   } catch {
     try {
       // A file without its record would only be written again by every run.
@@ -196,17 +197,12 @@ export function openMine(file: string): { fd: number; stat: fs.BigIntStats } | u
   return undefined;
 }
 
-/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
-function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {
-  const { file, for: made } = (record ?? {}) as { file?: unknown; for?: unknown };
-  if (made !== madeFor || typeof file !== 'string') return undefined;
-  const opened = openMine(cacheFile);
+/** What `read` makes of a file of this user's (opened as openMine does); undefined where it cannot. */
+function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T | undefined): T | undefined {
+  const opened = openMine(file);
   if (opened === undefined) return undefined;
   try {
-    if (fileIdentity(opened.stat) !== file) return undefined;
-    const data = fs.readFileSync(opened.fd);
-    // Unchanged while it was read, too.
-    return fileIdentity(fs.fstatSync(opened.fd, { bigint: true })) === file ? data : undefined;
+    return read(opened.fd, opened.stat);
   } catch {
     return undefined;
   } finally {
@@ -214,22 +210,27 @@ function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer 
   }
 }
 
+/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
+function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {
+  const { file, for: made } = (record ?? {}) as { file?: unknown; for?: unknown };
+  if (made !== madeFor || typeof file !== 'string') return undefined;
+  return readMine(cacheFile, (fd, stat) => {
+    if (fileIdentity(stat) !== file) return undefined;
+    const data = fs.readFileSync(fd);
+    // Unchanged while it was read, too.
+    return fileIdentity(fs.fstatSync(fd, { bigint: true })) === file ? data : undefined;
+  });
+}
+
 /** The config folder's file of cache records: { [cache file name]: { file, for } }. */
 const recordsFile = () => path.join(configDir(), 'code-cache.json');
 
 /** The records, if the file is this user's and no one else can write to it; else none. */
 function readRecords(): Record<string, unknown> {
-  const opened = openMine(recordsFile());
-  if (opened === undefined) return {};
-  try {
-    if (!writableByOwnerOnly(opened.stat)) return {};
-    const records: unknown = JSON.parse(fs.readFileSync(opened.fd, 'utf8'));
-    return typeof records === 'object' && records !== null && !Array.isArray(records) ? (records as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  } finally {
-    fs.closeSync(opened.fd);
-  }
+  const records = readMine(recordsFile(), (fd, stat) =>
+    writableByOwnerOnly(stat) ? (JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown) : undefined,
+  );
+  return typeof records === 'object' && records !== null && !Array.isArray(records) ? (records as Record<string, unknown>) : {};
 }
 
 /**
@@ -245,11 +246,6 @@ function recordsWritable(): boolean {
   } catch {
     return false;
   }
-}
-
-/** Writes the records (0600, in the folder recordsWritable made), replacing the file whole; throws if it cannot. */
-function writeRecords(records: Record<string, unknown>): void {
-  writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
 }
 
 function fnv1a(text: string): string {

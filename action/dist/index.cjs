@@ -584,6 +584,12 @@ function parseBaseUrl(raw, options = {}) {
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
 }
+function versionedBaseUrlWarning(baseUrl, source) {
+  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
+  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const from = source ? ` (from ${source})` : "";
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+}
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
   let proxyHost;
@@ -648,28 +654,19 @@ function base64Needles(key) {
   return needles;
 }
 function referenceAt(text, at) {
-  if (text.charCodeAt(at + 1) === HASH) {
-    const hexadecimal = (text.charCodeAt(at + 2) | 32) === X;
-    let i = at + (hexadecimal ? 3 : 2);
-    let value = 0;
-    const first = i;
-    for (; i < text.length && i - first < 8; i++) {
-      const digit = hexAt(text, i, 1);
-      if (digit < 0 || !hexadecimal && digit > 9) break;
-      value = value * (hexadecimal ? 16 : 10) + digit;
-    }
-    if (i === first || value > 65535) return void 0;
-    if (text.charCodeAt(i) === SEMICOLON) i++;
-    return [value, i - at];
-  }
-  NAME_AT.lastIndex = at + 1;
-  const m = NAME_AT.exec(text);
+  REFERENCE_AT.lastIndex = at + 1;
+  const m = REFERENCE_AT.exec(text);
   if (!m) return void 0;
-  const closed = m[0].endsWith(";");
-  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const closed = text.charCodeAt(at + 1 + m[0].length) === SEMICOLON;
+  const length = m[0].length + (closed ? 2 : 1);
+  if (m[3] === void 0) {
+    const value = m[1] === void 0 ? Number(m[2]) : parseInt(m[1], 16);
+    return value > 65535 ? void 0 : [value, length];
+  }
+  const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
-  return [unit, m[0].length + 1];
+  return [unit, length];
 }
 function hexAt(text, at, length) {
   if (at + length > text.length) return -1;
@@ -816,7 +813,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON, NAMES, NAMED, LOOSE, NAME_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -897,7 +894,7 @@ var init_redact = __esm({
         return this.#maybePiece !== void 0 && text.length >= MIN_PIECE && this.#maybePiece.test(text);
       }
     };
-    [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [37, 92, 117, 120, 38, 35, 59];
+    [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [37, 92, 117, 120, 38, 59];
     NAMES = `
   amp & lt < gt > quot " apos '
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
@@ -907,7 +904,7 @@ var init_redact = __esm({
     NAMED = /* @__PURE__ */ new Map();
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
-    NAME_AT = /[A-Za-z]{2,20};?/y;
+    REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
     SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
@@ -31704,7 +31701,7 @@ var require_eventsource_stream = __commonJS({
     var { isASCIINumber, isValidLastEventId } = require_util6();
     var BOM = [239, 187, 191];
     var LF = 10;
-    var CR3 = 13;
+    var CR2 = 13;
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
@@ -31819,7 +31816,7 @@ var require_eventsource_stream = __commonJS({
           callback();
           return;
         }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR3) {
+        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR2) {
           callback(createMaxEventSizeExceededError());
           return;
         }
@@ -31841,8 +31838,8 @@ var require_eventsource_stream = __commonJS({
               }
               this.crlfCheck = false;
             }
-            if (byte === LF || byte === CR3) {
-              if (byte === CR3) {
+            if (byte === LF || byte === CR2) {
+              if (byte === CR2) {
                 this.crlfCheck = true;
               }
               this.consumeCurrentByte();
@@ -31855,8 +31852,8 @@ var require_eventsource_stream = __commonJS({
             this.eventEndCheck = false;
             continue;
           }
-          if (byte === LF || byte === CR3) {
-            if (byte === CR3) {
+          if (byte === LF || byte === CR2) {
+            if (byte === CR2) {
               this.crlfCheck = true;
             }
             try {
@@ -32904,11 +32901,8 @@ var init_client = __esm({
       }
       #maskedHeaders(headers) {
         const mask = this.#mask ??= maskFor(this.#apiKey);
-        const safe = {};
-        for (const [name, value] of Object.entries(headers)) {
-          safe[name] = Array.isArray(value) ? value.map((v) => mask.server(v)) : value === void 0 ? value : mask.server(value);
-        }
-        return safe;
+        const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
+        return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt3, delayMs, reason2, options, info2) {
@@ -36558,19 +36552,6 @@ var init_store = __esm({
   }
 });
 
-// src/settings/base-url-warning.ts
-function versionedBaseUrlWarning(baseUrl, source) {
-  if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
-  const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
-}
-var init_base_url_warning = __esm({
-  "src/settings/base-url-warning.ts"() {
-    "use strict";
-  }
-});
-
 // not-in-action:@napi-rs/keyring
 var require_keyring = __commonJS({
   "not-in-action:@napi-rs/keyring"(exports2, module2) {
@@ -36841,25 +36822,16 @@ function readCatalogFile(file, options = {}) {
   }
 }
 function readAtMost(fd, file, size) {
-  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
-  for (; ; ) {
-    if (length === buffer.length) {
-      if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let read;
+  for (let read = 1; read > 0 && length < buffer.length; length += read) {
     try {
       read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
     } catch (error2) {
       throw cannotRead(file, error2);
     }
-    if (read === 0) break;
-    length += read;
   }
-  if (length > MAX_CATALOG_BYTES) throw unusable(file, "it is larger than 16 MiB");
+  if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
 function readOwnFile(file, limit) {
@@ -36908,20 +36880,9 @@ function describe(value) {
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-function lineColumn(text, offset) {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
-}
-function keyLines(text) {
+function lineFinder(text) {
   let starts;
-  let cursor = 0;
-  let rescans = 0;
-  const lineAt = (offset) => {
+  return (offset) => {
     if (!starts) {
       starts = [0];
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
@@ -36935,6 +36896,11 @@ function keyLines(text) {
     }
     return low + 1;
   };
+}
+function keyLines(text) {
+  const lineAt = lineFinder(text);
+  let cursor = 0;
+  let rescans = 0;
   const find = (quoted, from) => {
     for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
@@ -36953,83 +36919,13 @@ function keyLines(text) {
 function syntaxProblem(text, error2) {
   const position = /at position (\d+)/.exec(error2.message);
   const offset = position ? Number(position[1]) : text.length;
-  const { line, column } = lineColumn(text, offset);
+  const line = lineFinder(text)(offset);
+  const column = offset - text.slice(0, offset).lastIndexOf("\n");
   const words = error2.message.replace(/\s*(?:in JSON )?at position \d+.*$/s, "").replace(/^Unexpected end of JSON input$/, "the file ends too early");
   return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
 }
-function filled(value) {
-  if (typeof value !== "string" || value.length === 0) return false;
-  const first = value.charCodeAt(0);
-  return first > 32 && first < 127 || NON_BLANK.test(value);
-}
 function isPlainValid(data) {
-  if (!isObject(data)) return false;
-  for (const field2 in data) if (field2 !== "triggers" && field2 !== "$schema") return false;
-  if (data.$schema !== void 0 && typeof data.$schema !== "string") return false;
-  const triggers = data.triggers;
-  if (!isObject(triggers)) return false;
-  const profileNames = /* @__PURE__ */ new Set();
-  let byProfile;
-  const keys = Object.keys(triggers);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const entry2 = triggers[key];
-    if (!filled(key) || !isObject(entry2)) return false;
-    const fields = Object.keys(entry2);
-    let rule;
-    let min;
-    let max;
-    for (let j = 0; j < fields.length; j++) {
-      const field2 = fields[j];
-      const value = entry2[field2];
-      switch (field2) {
-        case "name":
-        case "deprecated":
-          if (!filled(value)) return false;
-          break;
-        case "description":
-          if (typeof value !== "string") return false;
-          break;
-        case "value":
-          if (value !== "required" && value !== "optional" && value !== "none") return false;
-          rule = value;
-          break;
-        case "min":
-          if (typeof value !== "number" || !Number.isFinite(value)) return false;
-          min = value;
-          break;
-        case "max":
-          if (typeof value !== "number" || !Number.isFinite(value)) return false;
-          max = value;
-          break;
-        case "ids": {
-          if (!isObject(value)) return false;
-          const profiles = Object.keys(value);
-          for (let k = 0; k < profiles.length; k++) {
-            const profile = profiles[k];
-            const id = value[profile];
-            if (!profileNames.has(profile)) {
-              if (!PROFILE_NAME.test(profile)) return false;
-              profileNames.add(profile);
-            }
-            if (!filled(id)) return false;
-            if (id !== key && Object.hasOwn(triggers, id)) return false;
-            byProfile ??= /* @__PURE__ */ new Map();
-            let sent = byProfile.get(profile);
-            if (!sent) byProfile.set(profile, sent = /* @__PURE__ */ new Map());
-            if (sent.has(id)) return false;
-            sent.set(id, key);
-          }
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    if (rule === "none" && (min !== void 0 || max !== void 0)) return false;
-    if (typeof min === "number" && typeof max === "number" && min > max) return false;
-  }
-  return true;
+  return catalogProblems(data).length === 0;
 }
 function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
@@ -37094,11 +36990,12 @@ function underflowProblems(triggers, text) {
   if (!/[eE]-\d|0{100}/.test(text)) return [];
   if (!Object.values(triggers).some((entry2) => isObject(entry2) && (entry2.min === 0 || entry2.max === 0))) return [];
   const problems = [];
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
     const number2 = m[0];
     if (number2.startsWith('"') || Number(number2) !== 0 || !/[1-9]/.test(number2.split(/[eE]/)[0])) continue;
-    const { line } = lineColumn(text, m.index);
-    problems.push({ message: `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+    const message = `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
+    problems.push({ message, line: lineAt(m.index) });
   }
   return problems;
 }
@@ -37148,7 +37045,7 @@ function parseCatalog(text) {
   } catch (error2) {
     return { data: void 0, problems: [syntaxProblem(text, error2)] };
   }
-  const problems = isPlainValid(data) ? underflowProblems(data.triggers, text) : catalogProblems(data, text);
+  const problems = catalogProblems(data, text);
   return problems.length === 0 ? { data, problems: [] } : { data: void 0, problems };
 }
 function catalogError(file, problems) {
@@ -37208,7 +37105,7 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, NON_BLANK, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -37223,7 +37120,6 @@ var init_load = __esm({
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
     MAX_KEY_RESCANS = 64;
-    NON_BLANK = /\S/;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     pathOf = (file) => typeof file === "string" ? file : file.path;
@@ -37379,30 +37275,19 @@ var init_resolve = __esm({
           }
         }
         let best;
-        const consider = (name) => {
-          const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-          if (!best || distance < best.distance) best = { name, distance };
-        };
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
-          consider(key);
-          for (const id of Object.values(entry2.ids ?? {})) consider(id);
+          for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
+            const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+            if (!best || distance < best.distance) best = { key, name, distance };
+          }
         }
-        let suggestion;
-        if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
-          const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
-          suggestion = match?.id;
-        }
+        const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
+        const suggestion = near ? this.trigger(best.key).id : void 0;
         return {
           ok: false,
           message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
           suggestion
         };
-      }
-      ownerOf(id) {
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
-          if (Object.values(entry2.ids ?? {}).includes(id)) return this.trigger(key);
-        }
-        return void 0;
       }
       /**
        * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
@@ -37483,20 +37368,21 @@ function notSet(what, command8, variable, profile) {
     hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
   });
 }
+function collected(problems, fn) {
+  try {
+    return fn();
+  } catch (error2) {
+    if (!isTriggerError(error2)) throw error2;
+    problems.push(error2);
+    return void 0;
+  }
+}
 function checkSettings(found2, options) {
   const env2 = options.env ?? process.env;
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
   const problems = [];
-  const attempt3 = (fn) => {
-    try {
-      return fn();
-    } catch (error2) {
-      if (!isTriggerError(error2)) throw error2;
-      problems.push(error2);
-      return void 0;
-    }
-  };
+  const attempt3 = (fn) => collected(problems, fn);
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
   if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
@@ -37510,34 +37396,25 @@ function checkSettings(found2, options) {
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
   return { settings, problems };
 }
-async function withStoredKey(found2, options) {
-  const { settings, problems } = checkSettings(found2, options);
-  if (found2.key?.[1] !== "keychain") return { settings, problems };
-  try {
-    const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-    if (settings) settings.apiKey = key;
-    else found2.key = [key, "keychain", found2.key[2]];
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    if (options.requireKey !== false) problems.push(error2);
-  }
-  return { settings, problems };
-}
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = await withStoredKey(found2, options);
+  const { settings, problems } = checkSettings(found2, options);
+  if (found2.key?.[1] === "keychain") {
+    try {
+      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = key;
+      else found2.key = [key, "keychain", found2.key[2]];
+    } catch (error2) {
+      if (!isTriggerError(error2)) throw error2;
+      if (options.requireKey !== false) problems.push(error2);
+    }
+  }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
   if (!where2) return { found: found2, settings, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
-  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), CATALOG_RECORD);
-  let loaded2;
-  try {
-    loaded2 = loadCatalog2(where2, { checkedRecord, env: env2 });
-  } catch (error2) {
-    if (!isTriggerError(error2)) throw error2;
-    problems.push(error2);
-  }
+  const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
+  const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
   return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
@@ -37546,7 +37423,7 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED, CATALOG_RECORD;
+var import_node_fs8, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
@@ -37556,12 +37433,10 @@ var init_resolve2 = __esm({
     init_paths();
     init_store();
     init_undici();
-    init_base_url_warning();
     init_keychain();
     init_validate();
     init_find();
     STORED = "\0keychain";
-    CATALOG_RECORD = "catalog-checked.json";
   }
 });
 
@@ -37845,12 +37720,9 @@ function failedLine(row, error2, header, separator = ",") {
       return `{${members.join(",")}}
 `;
     }
-    case "lines":
-      return csvLine([record.triggerId ?? "", record.userId, reason2], separator);
   }
 }
 function failedHeader(kind, header, separator = ",") {
-  if (kind === "lines") return csvLine(["triggerId", "userId", "error"], separator);
   if (kind !== "csv" || !header) return void 0;
   return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
@@ -38022,104 +37894,6 @@ var init_failed = __esm({
         if (fd === void 0) return;
         import_node_fs9.default.closeSync(fd);
         if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
-// src/batch/csv.ts
-var QUOTE, CR, CsvRecord;
-var init_csv = __esm({
-  "src/batch/csv.ts"() {
-    "use strict";
-    QUOTE = 34;
-    CR = 13;
-    CsvRecord = class {
-      fields = [];
-      #sep;
-      #sepCode;
-      constructor(separator = ",") {
-        this.#sep = separator;
-        this.#sepCode = separator.charCodeAt(0);
-      }
-      /** Characters fed so far. */
-      size = 0;
-      #field = "";
-      #inQuotes = false;
-      /** Feeds the record's next line; true when the record is complete. */
-      feed(line) {
-        this.size += line.length + 1;
-        let i = 0;
-        if (this.#inQuotes) {
-          this.#field += "\n";
-          i = this.#quoted(line, 0);
-          if (i < 0) return false;
-          if (i >= line.length) return true;
-        }
-        for (; ; ) {
-          if (line.charCodeAt(i) === QUOTE) {
-            this.#inQuotes = true;
-            this.#field = "";
-            i = this.#quoted(line, i + 1);
-            if (i < 0) return false;
-            if (i >= line.length) return true;
-            continue;
-          }
-          const comma = line.indexOf(this.#sep, i);
-          if (comma < 0) {
-            const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
-            this.fields.push(line.slice(i, end));
-            return true;
-          }
-          this.fields.push(line.slice(i, comma));
-          i = comma + 1;
-          if (i === line.length) {
-            this.fields.push("");
-            return true;
-          }
-        }
-      }
-      /**
-       * Reads a quoted field from `i` (after its opening quote). Returns where the next field starts,
-       * line.length when the record ends with this field, or -1 when the line ends inside the quotes.
-       */
-      #quoted(line, from) {
-        let i = from;
-        for (; ; ) {
-          const quote = line.indexOf('"', i);
-          if (quote < 0) {
-            this.#field += line.slice(i);
-            return -1;
-          }
-          this.#field += line.slice(i, quote);
-          const after = line.charCodeAt(quote + 1);
-          if (after === QUOTE) {
-            this.#field += '"';
-            i = quote + 2;
-          } else if (after === this.#sepCode) {
-            this.#end();
-            if (quote + 2 < line.length) return quote + 2;
-            this.fields.push("");
-            return line.length;
-          } else if (quote + 1 === line.length || after === CR && quote + 2 === line.length) {
-            this.#end();
-            return line.length;
-          } else {
-            const comma = line.indexOf(this.#sep, quote + 1);
-            const end = comma >= 0 ? comma : line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
-            this.#field += line.slice(quote, end);
-            this.#end();
-            if (comma < 0) return line.length;
-            if (comma + 1 < line.length) return comma + 1;
-            this.fields.push("");
-            return line.length;
-          }
-        }
-      }
-      #end() {
-        this.fields.push(this.#field);
-        this.#field = "";
-        this.#inQuotes = false;
       }
     };
   }
@@ -38306,17 +38080,6 @@ function columnIndex(header, name) {
   const exact = header.indexOf(name);
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
-function plainFields(line, separator) {
-  const end = line.charCodeAt(line.length - 1) === CR2 ? line.length - 1 : line.length;
-  const fields = [];
-  let from = 0;
-  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
-    fields.push(line.slice(from, comma));
-    from = comma + 1;
-  }
-  fields.push(line.slice(from, end));
-  return fields;
-}
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
@@ -38374,37 +38137,34 @@ function csvRow(fields, line, columns, options) {
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let columns;
-  const toRow = (fields, line, out) => {
+  const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
     if (columns) out.push(csvRow(fields, line, columns, options));
     else columns = csvColumns(fields, line, options, separator);
-  };
-  const quoted = new QuotedLines(separator, toRow);
-  async function* drained(atEnd) {
-    for (let more = true; more; ) {
-      const out = [];
-      more = quoted.read(out, atEnd);
-      if (out.length) yield out;
-    }
-  }
+  });
   async function* rows2() {
+    let out = [];
     for await (const chunk of readLines(stream)) {
-      let out = [];
       for (let i = 0; i < chunk.items.length; i++) {
         const line = chunk.first + i;
         let item = chunk.items[i];
         if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        if (!quoted.busy && typeof item === "string" && !item.includes('"')) {
-          toRow(plainFields(item, separator), line, out);
-        } else if (quoted.read(out, false, { line, item })) {
+        csv.pending.push({ line, item });
+        while (csv.read(out, false)) {
+          if (out.length < MAX_CHUNK_ROWS) continue;
           yield out;
           out = [];
         }
       }
       if (out.length) yield out;
-      yield* drained(false);
+      out = [];
     }
-    yield* drained(true);
+    while (csv.read(out, true)) {
+      if (out.length < MAX_CHUNK_ROWS) continue;
+      yield out;
+      out = [];
+    }
+    if (out.length) yield out;
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
@@ -38481,19 +38241,17 @@ function readLineIds(stream, options) {
     throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   }
   const toRow = (line, item) => {
-    if (typeof item !== "string") {
-      return invalidRow(line, { format: "lines", triggerId: options.trigger, userId: item.raw }, item.reason);
-    }
+    if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, "") : item);
     if (userId === "") return void 0;
     return makeRow(
       line,
-      { format: "lines", triggerId: options.trigger, userId },
+      { format: "csv", fields: [options.trigger, userId] },
       { triggerId: void 0, userId, value: void 0 },
       options
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
 }
 function readRows(stream, format2, options) {
   const kind = FORMAT_TABLE[format2].kind;
@@ -38503,75 +38261,107 @@ function readRows(stream, format2, options) {
     });
   return READERS[kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, CR2, MAX_CHUNK_ROWS, QuotedLines, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
-    init_csv();
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
-    CR2 = 13;
     MAX_CHUNK_ROWS = 1024;
-    QuotedLines = class {
+    QUOTE = 34;
+    CR = 13;
+    lineEnd = (line) => line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
+    CsvRecords = class {
       constructor(separator, toRow) {
         this.separator = separator;
         this.toRow = toRow;
       }
       separator;
       toRow;
-      /** Lines waiting to be read: a given-up record's lines go back here after its first. */
-      #queue = [];
-      #head = 0;
+      /** Lines waiting to be read, the next one last. */
+      pending = [];
       #open;
-      /** Whether a record is open or lines wait: the next line must then come through here. */
-      get busy() {
-        return this.#open !== void 0 || this.#head < this.#queue.length;
+      /** Reads the next waiting line (at the end, gives up a record still open); false when none waits. */
+      read(out, atEnd) {
+        const next = this.pending.pop();
+        if (!next) {
+          if (atEnd && this.#open) this.#giveUp("a quoted field opens on this line and never closes", out);
+          return this.pending.length > 0;
+        }
+        if (typeof next.item !== "string") {
+          if (!this.#open) {
+            out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+            return true;
+          }
+          this.pending.push(next);
+          this.#giveUp("a quoted field opens on this line and never closes", out);
+          return true;
+        }
+        const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: "" };
+        if (this.#parse(record, next.item, this.#open !== void 0)) {
+          this.#open = void 0;
+          this.toRow(record.fields, record.line, out);
+          return true;
+        }
+        this.#open = record;
+        record.items.push(next);
+        record.size += next.item.length + 1;
+        if (record.size > MAX_LINE_BYTES) this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+        return true;
       }
-      /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
-      read(out, atEnd, item) {
-        if (item) this.#queue.push(item);
+      /** Reads a line into the record; false when it ends inside a quoted field (`quoted`: it starts in one). */
+      #parse(record, line, quoted) {
+        let i = 0;
         for (; ; ) {
-          if (out.length >= MAX_CHUNK_ROWS) return true;
-          const next = this.#queue[this.#head++];
-          if (next) {
-            this.#readLine(next, out);
+          if (!quoted) {
+            if (line.charCodeAt(i) !== QUOTE) {
+              const at2 = line.indexOf(this.separator, i);
+              if (at2 < 0) {
+                record.fields.push(line.slice(i, lineEnd(line)));
+                return true;
+              }
+              record.fields.push(line.slice(i, at2));
+              i = at2 + 1;
+              continue;
+            }
+            record.field = "";
+            quoted = true;
+            i++;
+          }
+          const quote = line.indexOf('"', i);
+          if (quote < 0) {
+            record.field += `${line.slice(i)}
+`;
+            return false;
+          }
+          record.field += line.slice(i, quote);
+          if (line.charCodeAt(quote + 1) === QUOTE) {
+            record.field += '"';
+            i = quote + 2;
             continue;
           }
-          this.#queue = [];
-          this.#head = 0;
-          if (!atEnd || !this.#open) return false;
-          this.#giveUp("a quoted field opens on this line and never closes", out);
-        }
-      }
-      #readLine(next, out) {
-        if (typeof next.item !== "string") {
-          if (!this.#open) return void out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-          this.#head--;
-          return this.#giveUp("a quoted field opens on this line and never closes", out);
-        }
-        const open = this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] };
-        open.items.push(next);
-        if (open.record.feed(next.item)) {
-          this.#open = void 0;
-          this.toRow(open.record.fields, open.line, out);
-        } else if (open.record.size > MAX_LINE_BYTES) {
-          this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+          const at = line.indexOf(this.separator, quote + 1);
+          const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+          record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
+          if (at < 0) return true;
+          i = at + 1;
+          quoted = false;
         }
       }
       /** Gives up the open record: its first line is invalid, the others are read again. */
       #giveUp(reason2, out) {
-        const [first, ...rest] = this.#open.items;
-        out.push(invalidRow(this.#open.line, { format: "csv", raw: withoutCr(first.item) }, reason2));
-        this.#queue = [...rest, ...this.#queue.slice(this.#head)];
-        this.#head = 0;
+        const { line, items } = this.#open;
+        out.push(invalidRow(line, { format: "csv", raw: withoutCr(items[0].item) }, reason2));
+        for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]);
         this.#open = void 0;
       }
     };
+    LINES_HEADER = ["triggerId", "userId"];
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -43628,7 +43418,8 @@ async function openInputs(sources, options = {}) {
   };
 }
 async function openStdin(options, columns) {
-  const given = options.stdin ?? process.stdin;
+  const given = options.stdin;
+  if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
   let stopped = false;
   const stream = import_node_stream.Readable.from(
@@ -44754,7 +44545,7 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function command2(program2, { io, env: env2, cwd }) {
+function command2(program2, { io, env: env2, cwd, stdin }) {
   const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
   ).addOption(
@@ -44773,9 +44564,9 @@ function command2(program2, { io, env: env2, cwd }) {
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
-  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd));
+  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd, stdin));
 }
-async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin = process.stdin) {
+async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
@@ -44798,7 +44589,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const warn = (line) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
   const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
-  if (sources[0] === "-" && stdin.isTTY) {
+  if (sources[0] === "-" && stdin?.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
@@ -44872,18 +44663,16 @@ async function send(run2) {
       if (stoppedBy && input2.cut && recorder.counts.rows === 0 && error2 instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
       throw error2;
     });
-  } catch (error2) {
-    settleWritten(run2, false, recorder.counts.rows === 0);
-    input2.close();
-    throw error2;
   } finally {
     stopCapping();
     progress?.stop();
     removeSignals();
     recorder.close();
     await client?.destroy();
+    const complete2 = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    settleWritten(run2, complete2, result === void 0 && recorder.counts.rows === 0);
+    if (result === void 0) input2.close();
   }
-  settleWritten(run2, input2.cut === void 0 && recorder.counts.unsent === 0);
   finish(run2, recorder, result, stoppedBy, stderr);
 }
 function fireOptionsFor(pace, stopRetries) {
@@ -45338,7 +45127,6 @@ var init_config = __esm({
     import_node_fs14 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
-    init_base_url_warning();
     init_keychain();
     init_lock();
     init_paths();
@@ -46974,7 +46762,7 @@ async function main(argv = process.argv, context = {}) {
   try {
     const first = argv[2];
     const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
-    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd() }, mode2, only);
+    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());
       return 0;

@@ -57,14 +57,11 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
       members.push(`"error":${JSON.stringify(reason)}`);
       return `{${members.join(',')}}\n`;
     }
-    case 'lines':
-      return csvLine([record.triggerId ?? '', record.userId, reason], separator);
   }
 }
 
 /** The header line a failed file starts with, if its kind of format has one. */
 export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
-  if (kind === 'lines') return csvLine(['triggerId', 'userId', 'error'], separator);
   if (kind !== 'csv' || !header) return undefined;
   return csvLine(header.some((h) => h.trim().toLowerCase() === 'error') ? header : [...header, 'error'], separator);
 }

@@ -377,7 +377,8 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
 }
 
 async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
-  const given = options.stdin ?? process.stdin;
+  const given = options.stdin;
+  if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
   // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
   // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given);

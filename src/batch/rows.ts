@@ -7,7 +7,6 @@ import type { Readable } from 'node:stream';
 import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } from '../client/request.js';
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
-import { CsvRecord } from './csv.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine } from './lines.js';
 
@@ -16,8 +15,7 @@ export type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
   | { format: 'csv'; fields: string[]; raw?: undefined }
   | { format: 'csv'; fields?: undefined; raw: string }
-  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string }
-  | { format: 'lines'; triggerId: string | undefined; userId: string };
+  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string };
 
 export interface Row {
   /** The input line the row starts on (1-based; a Parquet file's row number). */
@@ -141,25 +139,6 @@ function columnIndex(header: string[], name: string): number {
   return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
 }
 
-const CR = 13;
-
-/**
- * The fields of a line without quotes: the text between separators (a "\r" before the line end
- * dropped). What split() gives, found with indexOf: split is a call into the runtime per line, and
- * this took a third of its time here.
- */
-function plainFields(line: string, separator: string): string[] {
-  const end = line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
-  const fields: string[] = [];
-  let from = 0;
-  for (let comma = line.indexOf(separator); comma >= 0 && comma < end; comma = line.indexOf(separator, from)) {
-    fields.push(line.slice(from, comma));
-    from = comma + 1;
-  }
-  fields.push(line.slice(from, end));
-  return fields;
-}
-
 /** Rows handed on at once, at most: lines read again after a malformed record can be many. */
 const MAX_CHUNK_ROWS = 1024;
 
@@ -231,66 +210,117 @@ function csvRow(fields: string[], line: number, columns: CsvColumns, options: Re
 
 type Item = { line: number; item: string | BadLine };
 
+const QUOTE = 34;
+const CR = 13;
+
+/** Where a line's text ends: before a "\r" that ends it. */
+const lineEnd = (line: string) => (line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length);
+
+interface OpenRecord {
+  line: number;
+  /** Its lines so far, to be read again after the first should it be given up. */
+  items: Item[];
+  size: number;
+  fields: string[];
+  /** The quoted field being read. */
+  field: string;
+}
+
 /**
- * Lines read as records that may span lines. A record whose quote is still open after MAX_LINE_BYTES,
- * or at the end of the input, is one invalid row at the line where it started, and reading carries on
- * at the line after that one (its lines are held, at most 1 MiB of them, to be read again).
+ * Delimited records (RFC 4180, with the format's separator), read a physical line at a time so that
+ * a record whose quote is still open after MAX_LINE_BYTES, or at the end of the input, is one
+ * invalid row at the line where it started, and reading carries on at the line after that one (its
+ * lines are held, at most 1 MiB of them, to be read again), which a stream parser cannot do. Quotes
+ * inside an unquoted field are text (`5" screen`), and so is whatever follows a closing quote up to
+ * the next separator (`"x"y` is `x"y`).
  */
-class QuotedLines {
-  /** Lines waiting to be read: a given-up record's lines go back here after its first. */
-  #queue: Item[] = [];
-  #head = 0;
-  #open: { record: CsvRecord; line: number; items: Item[] } | undefined;
+class CsvRecords {
+  /** Lines waiting to be read, the next one last. */
+  readonly pending: Item[] = [];
+  #open: OpenRecord | undefined;
 
   constructor(
     readonly separator: string,
     readonly toRow: (fields: string[], line: number, out: Row[]) => void,
   ) {}
 
-  /** Whether a record is open or lines wait: the next line must then come through here. */
-  get busy(): boolean {
-    return this.#open !== undefined || this.#head < this.#queue.length;
+  /** Reads the next waiting line (at the end, gives up a record still open); false when none waits. */
+  read(out: Row[], atEnd: boolean): boolean {
+    const next = this.pending.pop();
+    if (!next) {
+      if (atEnd && this.#open) this.#giveUp('a quoted field opens on this line and never closes', out);
+      return this.pending.length > 0;
+    }
+    if (typeof next.item !== 'string') {
+      if (!this.#open) {
+        out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+        return true;
+      }
+      this.pending.push(next); // read again once the open record is given up
+      this.#giveUp('a quoted field opens on this line and never closes', out);
+      return true;
+    }
+    const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: '' };
+    if (this.#parse(record, next.item, this.#open !== undefined)) {
+      this.#open = undefined;
+      this.toRow(record.fields, record.line, out);
+      return true;
+    }
+    this.#open = record;
+    record.items.push(next);
+    record.size += next.item.length + 1;
+    if (record.size > MAX_LINE_BYTES) this.#giveUp('a quoted field opens on this line and does not close within 1 MiB', out);
+    return true;
   }
 
-  /** Reads `item` and the lines waiting; returns true when it stopped because `out` holds a chunk's worth. */
-  read(out: Row[], atEnd: boolean, item?: Item): boolean {
-    if (item) this.#queue.push(item);
+  /** Reads a line into the record; false when it ends inside a quoted field (`quoted`: it starts in one). */
+  #parse(record: OpenRecord, line: string, quoted: boolean): boolean {
+    let i = 0;
     for (;;) {
-      if (out.length >= MAX_CHUNK_ROWS) return true;
-      const next = this.#queue[this.#head++];
-      if (next) {
-        this.#readLine(next, out);
+      if (!quoted) {
+        if (line.charCodeAt(i) !== QUOTE) {
+          // Most fields have no quote: the text up to the separator, found with indexOf (split()
+          // is a call into the runtime per line, and took a third of the time here).
+          const at = line.indexOf(this.separator, i);
+          if (at < 0) {
+            record.fields.push(line.slice(i, lineEnd(line)));
+            return true;
+          }
+          record.fields.push(line.slice(i, at));
+          i = at + 1;
+          continue;
+        }
+        record.field = '';
+        quoted = true;
+        i++;
+      }
+      const quote = line.indexOf('"', i);
+      if (quote < 0) {
+        record.field += `${line.slice(i)}\n`;
+        return false;
+      }
+      record.field += line.slice(i, quote);
+      if (line.charCodeAt(quote + 1) === QUOTE) {
+        record.field += '"';
+        i = quote + 2;
         continue;
       }
-      this.#queue = [];
-      this.#head = 0;
-      if (!atEnd || !this.#open) return false;
-      this.#giveUp('a quoted field opens on this line and never closes', out);
-    }
-  }
-
-  #readLine(next: Item, out: Row[]): void {
-    if (typeof next.item !== 'string') {
-      if (!this.#open) return void out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
-      this.#head--; // read again once the open record is given up
-      return this.#giveUp('a quoted field opens on this line and never closes', out);
-    }
-    const open = (this.#open ??= { record: new CsvRecord(this.separator), line: next.line, items: [] });
-    open.items.push(next);
-    if (open.record.feed(next.item)) {
-      this.#open = undefined;
-      this.toRow(open.record.fields, open.line, out);
-    } else if (open.record.size > MAX_LINE_BYTES) {
-      this.#giveUp('a quoted field opens on this line and does not close within 1 MiB', out);
+      // Text after the closing quote is kept up to the next separator, so that a stray quote never
+      // carries the record on into the lines after it.
+      const at = line.indexOf(this.separator, quote + 1);
+      const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+      record.fields.push(tail === '' ? record.field : `${record.field}"${tail}`);
+      if (at < 0) return true;
+      i = at + 1;
+      quoted = false;
     }
   }
 
   /** Gives up the open record: its first line is invalid, the others are read again. */
   #giveUp(reason: string, out: Row[]): void {
-    const [first, ...rest] = this.#open!.items;
-    out.push(invalidRow(this.#open!.line, { format: 'csv', raw: withoutCr(first!.item as string) }, reason));
-    this.#queue = [...rest, ...this.#queue.slice(this.#head)];
-    this.#head = 0;
+    const { line, items } = this.#open!;
+    out.push(invalidRow(line, { format: 'csv', raw: withoutCr(items[0]!.item as string) }, reason));
+    for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]!);
     this.#open = undefined;
   }
 }
@@ -299,41 +329,35 @@ class QuotedLines {
 function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSource {
   const separator = FORMAT_TABLE[format].separator ?? ',';
   let columns: CsvColumns | undefined;
-  const toRow = (fields: string[], line: number, out: Row[]) => {
+  const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === '') return; // a blank line
     if (columns) out.push(csvRow(fields, line, columns, options));
     else columns = csvColumns(fields, line, options, separator);
-  };
-  const quoted = new QuotedLines(separator, toRow);
-
-  async function* drained(atEnd: boolean): AsyncGenerator<Row[]> {
-    for (let more = true; more;) {
-      const out: Row[] = [];
-      more = quoted.read(out, atEnd);
-      if (out.length) yield out;
-    }
-  }
+  });
 
   async function* rows(): AsyncGenerator<Row[]> {
+    let out: Row[] = [];
     for await (const chunk of readLines(stream)) {
-      let out: Row[] = [];
       for (let i = 0; i < chunk.items.length; i++) {
         const line = chunk.first + i;
         let item = chunk.items[i]!;
         if (line === 1 && typeof item === 'string') item = item.replace(/^\uFEFF/, '');
-        // Most lines have no quote: their fields are the text between separators, and they need
-        // neither the record parser nor the queue (unless lines read earlier are still waiting there).
-        if (!quoted.busy && typeof item === 'string' && !item.includes('"')) {
-          toRow(plainFields(item, separator), line, out);
-        } else if (quoted.read(out, false, { line, item })) {
+        csv.pending.push({ line, item });
+        while (csv.read(out, false)) {
+          if (out.length < MAX_CHUNK_ROWS) continue;
           yield out;
           out = [];
         }
       }
       if (out.length) yield out;
-      yield* drained(false);
+      out = [];
     }
-    yield* drained(true);
+    while (csv.read(out, true)) {
+      if (out.length < MAX_CHUNK_ROWS) continue;
+      yield out;
+      out = [];
+    }
+    if (out.length) yield out;
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
@@ -422,26 +446,29 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
   };
 }
 
-/** One userId per line, exactly as written (white space included); only empty lines are skipped. */
+/**
+ * One userId per line, exactly as written (white space included); only empty lines are skipped. The
+ * rows are CSV rows of triggerId,userId, so their failed file is a CSV that replays as one.
+ */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) {
     throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   }
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
-    if (typeof item !== 'string') {
-      return invalidRow(line, { format: 'lines', triggerId: options.trigger, userId: item.raw }, item.reason);
-    }
+    if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
     if (userId === '') return undefined;
     return makeRow(
       line,
-      { format: 'lines', triggerId: options.trigger, userId },
+      { format: 'csv', fields: [options.trigger!, userId] },
       { triggerId: undefined, userId, value: undefined },
       options,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
 }
+
+const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 

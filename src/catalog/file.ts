@@ -264,27 +264,18 @@ export function readCatalogFile(file: string, options: ReadCatalogOptions = {}):
   }
 }
 
-/** The file's bytes as text, refused when there are more than the limit (a file growing while read). */
+/** The file's bytes as text; refused when there are more than its size said (a file growing while read). */
 function readAtMost(fd: number, file: string, size: number): string {
-  let buffer = Buffer.allocUnsafe(Math.min(size, MAX_CATALOG_BYTES) + 1);
+  const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      if (length > MAX_CATALOG_BYTES) throw unusable(file, 'it is larger than 16 MiB');
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CATALOG_BYTES + 1));
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let read: number;
+  for (let read = 1; read > 0 && length < buffer.length; length += read) {
     try {
       read = fs.readSync(fd, buffer, length, buffer.length - length, null);
     } catch (error) {
       throw cannotRead(file, error);
     }
-    if (read === 0) break;
-    length += read;
   }
-  if (length > MAX_CATALOG_BYTES) throw unusable(file, 'it is larger than 16 MiB');
+  if (length > size) throw unusable(file, 'it grew while it was read; run the command again');
   return buffer.toString('utf8', 0, length);
 }
 

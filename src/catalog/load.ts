@@ -62,31 +62,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Line and column (1-based) of an offset in text. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
-}
-
-/** Searches from the start of the text for keys not found after the last one, at most this many times. */
-const MAX_KEY_RESCANS = 64;
-
-/**
- * The line where a key is written, for messages that point at it. Keys are looked for in the order
- * they are asked (the file's order, mostly), each search going on from the last key found, and lines
- * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
- * minutes with a search from the start and a line count for each.
- */
-function keyLines(text: string): (key: string) => number | undefined {
+/** The line (1-based) of an offset in text; the lines are counted once, when first asked. */
+function lineFinder(text: string): (offset: number) => number {
   let starts: number[] | undefined;
-  let cursor = 0;
-  let rescans = 0;
-  const lineAt = (offset: number) => {
+  return (offset) => {
     if (!starts) {
       starts = [0];
       for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
@@ -100,6 +79,21 @@ function keyLines(text: string): (key: string) => number | undefined {
     }
     return low + 1;
   };
+}
+
+/** Searches from the start of the text for keys not found after the last one, at most this many times. */
+const MAX_KEY_RESCANS = 64;
+
+/**
+ * The line where a key is written, for messages that point at it. Keys are looked for in the order
+ * they are asked (the file's order, mostly), each search going on from the last key found, and lines
+ * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
+ * minutes with a search from the start and a line count for each.
+ */
+function keyLines(text: string): (key: string) => number | undefined {
+  const lineAt = lineFinder(text);
+  let cursor = 0;
+  let rescans = 0;
   const find = (quoted: string, from: number) => {
     for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
@@ -120,97 +114,19 @@ function keyLines(text: string): (key: string) => number | undefined {
 function syntaxProblem(text: string, error: Error): CatalogProblem {
   const position = /at position (\d+)/.exec(error.message);
   const offset = position ? Number(position[1]) : text.length;
-  const { line, column } = lineColumn(text, offset);
+  const line = lineFinder(text)(offset);
+  const column = offset - text.slice(0, offset).lastIndexOf('\n');
   const words = error.message
     .replace(/\s*(?:in JSON )?at position \d+.*$/s, '')
     .replace(/^Unexpected end of JSON input$/, 'the file ends too early');
   return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
 }
 
-const NON_BLANK = /\S/;
-
-/** A string with something in it other than white space (what trim() !== '' says, without a copy). */
-function filled(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0) return false;
-  const first = value.charCodeAt(0);
-  return (first > 32 && first < 127) || NON_BLANK.test(value);
-}
-
 /**
- * The usual case, decided in one lean pass: true when the catalog breaks no rule. It runs on every
- * `fire` with a catalog, before anything is optimised, so it walks arrays of keys with indexes,
- * tests each profile name once, and says nothing about what is wrong (catalogProblems does, when
- * this answers false). The two must agree: the unit tests run every example through both.
+ * Whether the catalog breaks no rule: the library's yes-or-no form of catalogProblems.
  */
 export function isPlainValid(data: unknown): boolean {
-  if (!isObject(data)) return false;
-  for (const field in data) if (field !== 'triggers' && field !== '$schema') return false;
-  if (data.$schema !== undefined && typeof data.$schema !== 'string') return false;
-  const triggers = data.triggers;
-  if (!isObject(triggers)) return false;
-  const profileNames = new Set<string>();
-  let byProfile: Map<string, Map<string, string>> | undefined;
-  const keys = Object.keys(triggers);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const entry = triggers[key];
-    if (!filled(key) || !isObject(entry)) return false;
-    const fields = Object.keys(entry);
-    let rule: unknown;
-    let min: unknown;
-    let max: unknown;
-    for (let j = 0; j < fields.length; j++) {
-      const field = fields[j]!;
-      const value = entry[field];
-      switch (field) {
-        case 'name':
-        case 'deprecated':
-          if (!filled(value)) return false;
-          break;
-        case 'description':
-          if (typeof value !== 'string') return false;
-          break;
-        case 'value':
-          if (value !== 'required' && value !== 'optional' && value !== 'none') return false;
-          rule = value;
-          break;
-        case 'min':
-          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
-          min = value;
-          break;
-        case 'max':
-          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
-          max = value;
-          break;
-        case 'ids': {
-          if (!isObject(value)) return false;
-          const profiles = Object.keys(value);
-          for (let k = 0; k < profiles.length; k++) {
-            const profile = profiles[k]!;
-            const id = value[profile];
-            if (!profileNames.has(profile)) {
-              if (!PROFILE_NAME.test(profile)) return false;
-              profileNames.add(profile);
-            }
-            if (!filled(id)) return false;
-            // A profile's id that is another trigger's key would make one name mean two triggers there.
-            if (id !== key && Object.hasOwn(triggers, id)) return false;
-            byProfile ??= new Map();
-            let sent = byProfile.get(profile);
-            if (!sent) byProfile.set(profile, (sent = new Map()));
-            if (sent.has(id)) return false;
-            sent.set(id, key);
-          }
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    if (rule === 'none' && (min !== undefined || max !== undefined)) return false;
-    if (typeof min === 'number' && typeof max === 'number' && min > max) return false;
-  }
-  return true;
+  return catalogProblems(data).length === 0;
 }
 
 /**
@@ -292,11 +208,12 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
   if (!/[eE]-\d|0{100}/.test(text)) return [];
   if (!Object.values(triggers).some((entry) => isObject(entry) && (entry.min === 0 || entry.max === 0))) return [];
   const problems: CatalogProblem[] = [];
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
     const number = m[0];
     if (number.startsWith('"') || Number(number) !== 0 || !/[1-9]/.test(number.split(/[eE]/)[0]!)) continue;
-    const { line } = lineColumn(text, m.index);
-    problems.push({ message: `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`, line });
+    const message = `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
+    problems.push({ message, line: lineAt(m.index) });
   }
   return problems;
 }
@@ -358,7 +275,7 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
   } catch (error) {
     return { data: undefined, problems: [syntaxProblem(text, error as Error)] };
   }
-  const problems = isPlainValid(data) ? underflowProblems((data as CatalogData).triggers, text) : catalogProblems(data, text);
+  const problems = catalogProblems(data, text);
   return problems.length === 0 ? { data: data as CatalogData, problems: [] } : { data: undefined, problems };
 }
 

@@ -110,32 +110,21 @@ export class TriggerResolver {
         }
       }
     }
-    let best: { name: string; distance: number } | undefined;
-    const consider = (name: string) => {
-      const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-      if (!best || distance < best.distance) best = { name, distance };
-    };
+    // The nearest key or id, as the active profile's id of the trigger it belongs to.
+    let best: { key: string; name: string; distance: number } | undefined;
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
-      consider(key);
-      for (const id of Object.values(entry.ids ?? {})) consider(id);
+      for (const name of [key, ...Object.values(entry.ids ?? {})]) {
+        const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+        if (!best || distance < best.distance) best = { key, name, distance };
+      }
     }
-    let suggestion: string | undefined;
-    if (best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34))) {
-      const match = Object.hasOwn(this.catalog.data.triggers, best.name) ? this.trigger(best.name) : this.ownerOf(best.name);
-      suggestion = match?.id;
-    }
+    const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
+    const suggestion = near ? this.trigger(best!.key).id : undefined;
     return {
       ok: false,
       message: `trigger ${quoted} is not in ${where}${suggestion ? `; did you mean ${printable(suggestion)}?` : ''}`,
       suggestion,
     };
-  }
-
-  private ownerOf(id: string): KnownTrigger | undefined {
-    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
-      if (Object.values(entry.ids ?? {}).includes(id)) return this.trigger(key);
-    }
-    return undefined;
   }
 
   /**

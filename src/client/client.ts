@@ -203,11 +203,9 @@ export class TriggerClient {
 
   #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
     const mask = (this.#mask ??= maskFor(this.#apiKey));
-    const safe: AnswerHeaders = {};
-    for (const [name, value] of Object.entries(headers)) {
-      safe[name] = Array.isArray(value) ? value.map((v) => mask.server(v)) : value === undefined ? value : mask.server(value);
-    }
-    return safe;
+    const masked = (value: string | string[] | undefined) =>
+      Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
+    return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */

@@ -80,7 +80,7 @@ journal or failed file another batch is using, 70 a bug in trigger, 130 interrup
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`;
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, { io, env, cwd, stdin }: Context): Command {
   const batchCommand = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
@@ -116,7 +116,7 @@ export function command(program: Command, { io, env, cwd }: Context): Command {
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
-  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd));
+  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd, stdin));
 }
 
 export async function batch(
@@ -125,7 +125,7 @@ export async function batch(
   io: Output,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
-  stdin: Readable = process.stdin,
+  stdin?: Readable,
 ): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
   const sources = given.map((source) => inFolder(cwd, source));
@@ -150,7 +150,7 @@ export async function batch(
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
   const check = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : undefined;
-  if (sources[0] === '-' && (stdin as { isTTY?: boolean }).isTTY) {
+  if (sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
@@ -235,26 +235,24 @@ async function send(run: Run): Promise<void> {
   });
   progress?.start();
   const stopCapping = capYoungGeneration();
-  let result: RunResult;
+  let result: RunResult | undefined;
   try {
     result = await runner.run().catch((error: unknown) => {
       // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
       if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
       throw error;
     });
-  } catch (error) {
-    // Nothing settled (a bad header, say): an earlier failed file stays as it was.
-    settleWritten(run, false, recorder.counts.rows === 0);
-    input.close();
-    throw error;
   } finally {
     stopCapping();
     progress?.stop();
     removeSignals();
     recorder.close();
     await client?.destroy();
+    // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
+    const complete = result !== undefined && input.cut === undefined && recorder.counts.unsent === 0;
+    settleWritten(run, complete, result === undefined && recorder.counts.rows === 0);
+    if (result === undefined) input.close();
   }
-  settleWritten(run, input.cut === undefined && recorder.counts.unsent === 0);
   finish(run, recorder, result, stoppedBy, stderr);
 }
 

@@ -8,13 +8,12 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { versionedBaseUrlWarning } from '../settings/base-url-warning.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
 import { lockWaitMs, type LockOptions } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
 import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
-import { maskKey, normalizeApiKey, parseBaseUrl } from '../settings/validate.js';
+import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';
 

@@ -191,7 +191,7 @@ interface View {
   raw?: boolean;
 }
 
-const [PERCENT, BACKSLASH, U, X, AMPERSAND, HASH, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x23, 0x3b];
+const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
 
 /**
  * HTML's named character references for the characters a key can hold (printable ASCII), each name
@@ -209,34 +209,28 @@ const NAMED = new Map<string, number>();
 for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i]!, NAMES[i + 1]!.charCodeAt(0));
 /** The names also read without their `;`, as browsers read them. */
 const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
-/** A named reference: letters after `&`, and a `;` (or not). */
-const NAME_AT = /[A-Za-z]{2,20};?/y;
+/**
+ * A character reference after `&`: hexadecimal, decimal (at most eight digits) or named, and its `;`
+ * (or not).
+ */
+const REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
 
 /** The character reference at `at` (which holds `&`) as [code unit, length], or undefined. */
 function referenceAt(text: string, at: number): [unit: number, length: number] | undefined {
-  if (text.charCodeAt(at + 1) === HASH) {
-    const hexadecimal = (text.charCodeAt(at + 2) | 0x20) === X;
-    let i = at + (hexadecimal ? 3 : 2);
-    let value = 0;
-    const first = i;
-    for (; i < text.length && i - first < 8; i++) {
-      const digit = hexAt(text, i, 1);
-      if (digit < 0 || (!hexadecimal && digit > 9)) break;
-      value = value * (hexadecimal ? 16 : 10) + digit;
-    }
-    // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
-    if (i === first || value > 0xffff) return undefined;
-    if (text.charCodeAt(i) === SEMICOLON) i++;
-    return [value, i - at];
-  }
-  NAME_AT.lastIndex = at + 1;
-  const m = NAME_AT.exec(text);
+  REFERENCE_AT.lastIndex = at + 1;
+  const m = REFERENCE_AT.exec(text);
   if (!m) return undefined;
-  const closed = m[0].endsWith(';');
-  const name = (closed ? m[0].slice(0, -1) : m[0]).toLowerCase();
+  const closed = text.charCodeAt(at + 1 + m[0].length) === SEMICOLON;
+  const length = m[0].length + (closed ? 2 : 1);
+  if (m[3] === undefined) {
+    const value = m[1] === undefined ? Number(m[2]) : parseInt(m[1], 16);
+    // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
+    return value > 0xffff ? undefined : [value, length];
+  }
+  const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
-  return [unit, m[0].length + 1];
+  return [unit, length];
 }
 
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */

@@ -7,9 +7,8 @@ import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
 import { proxyFor } from '../client/undici.js';
-import { versionedBaseUrlWarning } from './base-url-warning.js';
 import { loadKey, storeName } from './keychain.js';
-import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, type BaseUrl } from './validate.js';
+import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
 import type { Catalog } from '../catalog/load.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
@@ -80,9 +79,7 @@ const STORED = '\u0000keychain';
 
 /** resolveSettings, then the key from the OS credential store when the profile keeps it there. */
 export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {
-  const { settings, problems } = await withStoredKey(findSettings(options), options);
-  if (problems[0]) throw problems[0];
-  return settings!;
+  return (await resolveCommand({ ...options, catalog: false })).settings;
 }
 
 /** A setting as found, before it is checked: its value, where it came from, and that place in words. */
@@ -146,6 +143,17 @@ function notSet(what: string, command: string, variable: string, profile: Select
   });
 }
 
+/** What `fn` returns; a TriggerError it throws joins `problems` instead (anything else is a bug). */
+function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (error) {
+    if (!isTriggerError(error)) throw error;
+    problems.push(error);
+    return undefined;
+  }
+}
+
 /**
  * The settings as found, checked: every problem collected, in the order a command meets them (an
  * unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the
@@ -156,15 +164,7 @@ function checkSettings(found: FoundSettings, options: ResolveOptions): { setting
   const { configFile, config, key, url, allowHttp } = found;
   const { name: profileName, explicit } = found.profile;
   const problems: TriggerError[] = [];
-  const attempt = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (error) {
-      if (!isTriggerError(error)) throw error;
-      problems.push(error);
-      return undefined;
-    }
-  };
+  const attempt = <T>(fn: () => T) => collected(problems, fn);
   if (explicit && !found.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet('API key', 'set-key', 'TRIGGER_API_KEY', found.profile));
   if (!url) problems.push(notSet('base URL', 'set-base-url https://<your-service-host>', 'TRIGGER_BASE_URL', found.profile));
@@ -193,15 +193,6 @@ export interface CommandResolveOptions extends ResolveOptions {
   catalog?: string | boolean | undefined;
 }
 
-/** Where the catalogs found usable are remembered, beside the config file (see loadCatalog). */
-const CATALOG_RECORD = 'catalog-checked.json';
-
-/** What a command that sends works with: the settings, and the catalog's resolver when there is a catalog. */
-export interface CommandWorld {
-  settings: Settings;
-  catalog: TriggerResolver | undefined;
-}
-
 /**
  * A command's world, resolved once: the settings as found (with their sources) and checked, the key
  * from the credential store, the catalog in effect and its resolver for the active profile, and every
@@ -215,49 +206,34 @@ export interface World {
   problems: TriggerError[];
 }
 
-/**
- * The settings as found and checked, with the key read from the OS credential store (bounded to a
- * second) when that is where the profile keeps it. --dry-run needs no key: a store that does not
- * answer is then no problem.
- */
-async function withStoredKey(
-  found: FoundSettings,
-  options: ResolveOptions,
-): Promise<{ settings: Settings | undefined; problems: TriggerError[] }> {
-  const { settings, problems } = checkSettings(found, options);
-  if (found.key?.[1] !== 'keychain') return { settings, problems };
-  try {
-    const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
-    if (settings) settings.apiKey = key;
-    else found.key = [key, 'keychain', found.key[2]];
-  } catch (error) {
-    if (!isTriggerError(error)) throw error;
-    if (options.requireKey !== false) problems.push(error);
-  }
-  return { settings, problems };
-}
-
 export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
   const env = options.env ?? process.env;
   const found = findSettings(options);
-  const { settings, problems } = await withStoredKey(found, options);
+  const { settings, problems } = checkSettings(found, options);
+  if (found.key?.[1] === 'keychain') {
+    // Bounded to a second; --dry-run needs no key, so a store that does not answer is then no problem.
+    try {
+      const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
+      if (settings) settings.apiKey = key;
+      else found.key = [key, 'keychain', found.key[2]];
+    } catch (error) {
+      if (!isTriggerError(error)) throw error;
+      if (options.requireKey !== false) problems.push(error);
+    }
+  }
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
   if (!where) return { found, settings, catalog: undefined, problems };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
-  const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), CATALOG_RECORD);
-  let loaded: Catalog | undefined;
-  try {
-    loaded = loadCatalog(where, { checkedRecord, env });
-  } catch (error) {
-    if (!isTriggerError(error)) throw error;
-    problems.push(error);
-  }
+  const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), 'catalog-checked.json');
+  const loaded = collected(problems, () => loadCatalog(where, { checkedRecord, env }));
   const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
   return { found, settings, catalog: { ...where, loaded, resolver }, problems };
 }
 
-/** The world of `fire` and `batch`: the first problem stops the command (exit 2). */
-export async function resolveCommand(options: CommandResolveOptions = {}): Promise<CommandWorld> {
+/** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */
+export async function resolveCommand(
+  options: CommandResolveOptions = {},
+): Promise<{ settings: Settings; catalog: TriggerResolver | undefined }> {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings!, catalog: world.catalog?.resolver };

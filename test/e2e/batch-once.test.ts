@@ -16,7 +16,7 @@ import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli
 import { needs } from '../helpers/needs.js';
 import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
-import { answerSlowly, keptRows, printedCommand, userOf, users, csvRows } from '../helpers/batch.js';
+import { answerSlowly, holdAnswers, keptRows, printedCommand, until, userOf, users, csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -39,7 +39,6 @@ const received = () => server.requests.map((r) => userOf(r.url));
 const kept = (name: string) => keptRows(fs.readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8'));
 const slowly = (ms: number) => answerSlowly(server, ms);
 const printed = (result: RunResult) => printedCommand(result.stdout + result.stderr);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every row ends in exactly one place: received once by the server, or kept, and never both. */
 function expectEachOnce(all: string[], keptUsers: string[] = []): void {
@@ -55,66 +54,64 @@ function expectEachOnce(all: string[], keptUsers: string[] = []): void {
 
 describe('one batch at a time per journal', () => {
   it('two --resume runs started together: one sends, the other is refused naming its pid; every row once', async () => {
-    slowly(20);
-    const input = file('in.csv', csvRows(400));
+    // The answers are held until one run has ended, so the one that sends surely holds the journal
+    // while the other starts. More than 4 requests (one run's --concurrency) would mean both are sending.
+    const held = holdAnswers(server, 0, { releaseAt: 5 });
+    const input = file('in.csv', csvRows(40));
     const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
-    const [a, b] = await Promise.all([batch(args), batch(args)]);
+    const [a, b] = await Promise.all([batch(args).finally(held.release), batch(args).finally(held.release)]);
     const codes = [a.code, b.code].sort();
     expect(codes).toEqual([0, 2]);
     const refused = a.code === 2 ? a : b;
     expect(refused.stderr).toMatch(/^error: the journal .*\/j is in use by another batch \(pid \d+, since /m);
     expect(refused.stderr).toContain('nothing was sent');
-    expectEachOnce(users(400));
+    expectEachOnce(users(40));
   }, 300_000);
 
-  it('a second --resume run 1 s after the first is refused; once the first is done it carries on with nothing to send', async () => {
-    slowly(20);
-    const input = file('in.csv', csvRows(800));
+  it('a second --resume run while the first is sending is refused; once the first is done it carries on with nothing to send', async () => {
+    // The first run's answers are held until the second has been refused: it surely holds the journal.
+    const held = holdAnswers(server, 0, { releaseAt: 5 });
+    const input = file('in.csv', csvRows(100));
     const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
     const first = batch(args);
-    // 1 s on a quiet machine; on a loaded one the first may take longer to start sending, so wait
-    // until it surely holds the journal (it has sent) and at least 1 s.
-    await sleep(1000);
-    while (server.requests.length === 0) await sleep(20);
-    const second = await batch(args);
+    await until(() => server.requests.length > 0);
+    const second = await batch(args).finally(() => held.release());
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('is in use by another batch (pid ');
     expect((await first).code).toBe(0);
     const third = await batch(args);
     expect(third.code).toBe(0);
-    expect(third.stdout).toContain('800 accepted in an earlier run');
-    expectEachOnce(users(800));
+    expect(third.stdout).toContain('100 accepted in an earlier run');
+    expectEachOnce(users(100));
     expect(fs.existsSync(at('.j.lock'))).toBe(false); // released at the end
   }, 300_000);
 
   it('a holder killed with SIGKILL leaves its lock behind; the next --resume takes it over and nothing goes twice', async () => {
-    slowly(5);
-    // 1,000 rows (once 2,000), killed at the 200th request: 800 rows, at least a second of sending at
-    // 4 in flight, are still to go, so the kill lands mid-batch as before.
-    const input = file('in.csv', csvRows(1000));
+    // 50 answers, then the rest held: the kill at the 50th request surely lands mid-batch, with rows in flight.
+    holdAnswers(server, 50);
+    const input = file('in.csv', csvRows(200));
     const args = [input, '--journal', at('j'), '--failed', at('failed.csv')];
-    const killed = await batch(args, { onSpawn: killAfter(server, 200, 'SIGKILL') });
+    const killed = await batch(args, { onSpawn: killAfter(server, 50, 'SIGKILL') });
     expect(killed.signal).toBe('SIGKILL');
     expect(fs.existsSync(at('.j.lock'))).toBe(true);
+    server.handle((_req, res) => json(res, 200, { success: true }));
     const resumed = await batch([...args, '--resume']);
     expect(resumed.code).toBe(1); // the rows in flight at the kill are of unknown outcome
     const unknown = kept('failed.csv').filter((k) => k.error.includes('outcome unknown'));
     expect(unknown.length).toBeGreaterThan(0);
     const got = received();
     expect(got.filter((u, i) => got.indexOf(u) !== i)).toEqual([]);
-    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(1000);
+    expect(new Set([...got, ...unknown.map((k) => k.user)]).size).toBe(200);
   }, 300_000);
 });
 
 describe('one batch at a time per failed file', () => {
   it('a second batch naming the same --failed is refused before sending, and the first keeps all its rows', async () => {
-    server.handle(async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 5));
-      json(res, 400, { error: 'no' });
-    });
-    const first = batch([file('a.csv', csvRows(300, 'a')), '--failed', at('failed.csv'), '--concurrency', '2']);
-    while (server.requests.length < 10) await sleep(10);
-    const second = await batch([file('b.csv', csvRows(300, 'b')), '--failed', at('failed.csv')]);
+    // The first run's answers (all 400) are held after 10 until the second has been refused.
+    const held = holdAnswers(server, 10, { answer: (res) => json(res, 400, { error: 'no' }), releaseAt: 13 });
+    const first = batch([file('a.csv', csvRows(50, 'a')), '--failed', at('failed.csv'), '--concurrency', '2']);
+    await until(() => server.requests.length >= 10);
+    const second = await batch([file('b.csv', csvRows(50, 'b')), '--failed', at('failed.csv')]).finally(() => held.release());
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/^error: the failed file .*failed\.csv is in use by another batch \(pid \d+/m);
     expect(received().filter((u) => u.startsWith('b'))).toEqual([]);
@@ -123,7 +120,7 @@ describe('one batch at a time per failed file', () => {
       kept('failed.csv')
         .map((k) => k.user)
         .sort(),
-    ).toEqual(users(300, 'a').sort());
+    ).toEqual(users(50, 'a').sort());
   }, 300_000);
 });
 
@@ -149,8 +146,8 @@ describe('the printed commands, followed', () => {
 
   it('a chain of runs each interrupted (SIGINT) and followed by the command it printed sends every row exactly once', async () => {
     slowly(5);
-    const all = users(600);
-    let args: string[] = ['batch', file('in.csv', csvRows(600)), '--concurrency', '4']; // no --failed: the default file
+    const all = users(300);
+    let args: string[] = ['batch', file('in.csv', csvRows(300)), '--concurrency', '4']; // no --failed: the default file
     let runs = 0;
     for (; runs < 6; runs++) {
       const before = server.requests.length;
@@ -158,7 +155,7 @@ describe('the printed commands, followed', () => {
         env: box.env,
         timeoutMs: 240_000,
         cwd: box.home,
-        onSpawn: runs < 3 ? killAfter(server, before + 100, 'SIGINT') : undefined,
+        onSpawn: runs < 3 ? killAfter(server, before + 50, 'SIGINT') : undefined,
       });
       if (runs < 3) {
         expect(result.code).toBe(130);
@@ -197,7 +194,7 @@ describe('a pipe on stdin and a signal', () => {
       if (child.stdin.writable) child.stdin.write(`u${n++}\n`);
     }, 2);
     child.stdin.on('error', () => undefined);
-    while (server.requests.length < 10) await sleep(10);
+    await until(() => server.requests.length >= 10);
     child.kill('SIGTERM');
     // A batch that kept reading the pipe would never end (the producer goes on): a SIGKILL long after
     // any grace period (as `timeout -k` would send) tells that apart from a loaded machine's slowness.

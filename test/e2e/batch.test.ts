@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type Received, type TestServer, useServer } from '../helpers/server.js';
+import { holdAnswers } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -51,17 +52,19 @@ describe('trigger batch: interrupted', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
-  ] as const)('%s in the middle of 3,000 slow rows: exit %i, nothing sent twice, received + kept = all', async (signal, code) => {
-    server.handle(async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 50));
-      json(res, 200, { success: true });
-    });
+  ] as const)('%s in the middle of 3,000 rows: exit %i, nothing sent twice, received + kept = all', async (signal, code) => {
+    // 40 answers, then the rest held until the batch says it stopped sending: the signal surely lands
+    // mid-batch, with no row answered slowly for it.
+    const held = holdAnswers(server, 40);
     const rows = Array.from({ length: 3000 }, (_, i) => `t,u${i}`).join('\n');
     const input = file('slow.csv', `triggerId,userId\n${rows}\n`);
     const result = await run(['batch', input, '--failed', path.join(box.home, 'kept.csv')], {
       env: box.env,
       timeoutMs: 60_000,
-      onSpawn: killAfter(server, 40, signal),
+      onSpawn: (child) => {
+        killAfter(server, 40, signal)(child);
+        child.stderr!.on('data', (d: Buffer) => String(d).includes('sending stopped') && held.release());
+      },
     });
     expect(result.signal).toBeNull();
     expect(result.code).toBe(code);

@@ -2,6 +2,7 @@
  * What the batch tests read back: the rows a CSV failed file keeps, and the command a summary printed
  * to carry the batch on; and a server that answers after a delay, so a batch is still running.
  */
+import type { ServerResponse } from 'node:http';
 import { json, type TestServer } from './server.js';
 
 /** The rows of a CSV failed file's text (triggerId,userId,...,error): each user id with its error. */
@@ -44,3 +45,31 @@ export const csvRows = (n: number, prefix = 'u') =>
   `triggerId,userId\n${users(n, prefix)
     .map((user) => `t,${user}`)
     .join('\n')}\n`;
+
+/**
+ * Answers `answer` (a 200 unless told) to the first `free` requests, and holds every later one until
+ * release(): a batch that is surely still running for as long as a test needs it, with no sleep.
+ * The request numbered `releaseAt` (one more than the held run can have sent: a sign that another run
+ * is sending too, so the feature under test broke) releases them all, so that such a test fails
+ * rather than hangs.
+ */
+export function holdAnswers(
+  server: TestServer,
+  free: number,
+  options: { answer?: (res: ServerResponse) => void; releaseAt?: number } = {},
+): { release(): void } {
+  const answer = options.answer ?? ((res: ServerResponse) => json(res, 200, { success: true }));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  server.handle(async (_req, res, index) => {
+    if (index + 1 === options.releaseAt) release();
+    if (index >= free) await released;
+    answer(res);
+  });
+  return { release };
+}
+
+/** Resolves once `condition()` holds, checked every 5 ms: waiting on an event, not on a guess of its time. */
+export async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}

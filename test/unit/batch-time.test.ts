@@ -24,7 +24,7 @@ function rowsFrom(n: number, chunk = 100): AsyncIterable<Row[]> {
         const event: PreparedEvent = { triggerId: 't', userId: `u${j}`, value: undefined, path: `/p/${j}`, body: '{}' };
         rows.push({
           line: j + 2,
-          record: { format: 'lines', triggerId: 't', userId: `u${j}` },
+          record: { format: 'csv', fields: ['t', `u${j}`] },
           triggerId: 't',
           userId: `u${j}`,
           value: undefined,

@@ -184,8 +184,9 @@ describe('the failed file', () => {
   });
 
   it('writes --format lines rows as CSV that reads back without options', async () => {
-    const [row] = await rowsOf('a,b\n', 'lines', 'welcome');
-    const text = failedHeader('lines', undefined)! + failedLine(row!, 'no answer', undefined);
+    const source = readRows(Readable.from([Buffer.from('a,b\n')]), 'lines', { trigger: 'welcome' });
+    const [row] = (await source.rows[Symbol.asyncIterator]().next()).value as Row[];
+    const text = failedHeader(row!.record.format, source.header())! + failedLine(row!, 'no answer', source.header());
     expect(text).toBe('triggerId,userId,error\nwelcome,"a,b",line 1: no answer\n');
     const [back] = await rowsOf(text, 'csv');
     expect(back?.event?.path).toBe('/v1/triggers/welcome/users/a%2Cb/events');
@@ -200,7 +201,7 @@ function rowsFrom(n: number): AsyncIterable<Row[]> {
         const event: PreparedEvent = { triggerId: 't', userId: `u${j}`, value: undefined, path: `/p/${j}`, body: '{}' };
         chunk.push({
           line: j + 1,
-          record: { format: 'lines', triggerId: 't', userId: `u${j}` },
+          record: { format: 'csv', fields: ['t', `u${j}`] },
           triggerId: 't',
           userId: `u${j}`,
           value: undefined,

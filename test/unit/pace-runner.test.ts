@@ -18,7 +18,7 @@ function rowsFrom(n: number): AsyncIterable<Row[]> {
       const event: PreparedEvent = { triggerId: 't', userId: `u${j}`, value: undefined, path: `/p/${j}`, body: '{}' };
       chunk.push({
         line: j + 1,
-        record: { format: 'lines', triggerId: 't', userId: `u${j}` },
+        record: { format: 'csv', fields: ['t', `u${j}`] },
         triggerId: 't',
         userId: `u${j}`,
         value: undefined,

@@ -8,7 +8,7 @@ import { parseTraceparent } from '../../src/client/request.js';
 
 const row = (line: number, userId: string | undefined): Row => ({
   line,
-  record: { format: 'lines', triggerId: 't', userId: userId ?? '' },
+  record: { format: 'csv', fields: ['t', userId ?? ''] },
   triggerId: 't',
   userId,
   value: undefined,
