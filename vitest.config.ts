@@ -1,7 +1,37 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 // The fast tests that replace a module (vi.mock): each runs in a module graph of its own.
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts'];
+
+/**
+ * The spawned files that take longest (seconds on a quiet 2-core machine, 2026-11-26). They start
+ * first: vitest orders files by the durations of the last run on this machine and, on a fresh clone
+ * (CI) that has none, by size, which started a 23 s file near the end and left one worker idle while
+ * it ran (a suite of 123-129 s on a fresh clone against 113 s with durations known). A file missing
+ * here runs after these, ordered as vitest orders it; a stale entry costs nothing but its place.
+ */
+const LONGEST_FIRST = [
+  'test/e2e/completion.test.ts', // 23.5
+  'test/e2e/batch-once.test.ts', // 20.3
+  'test/e2e/terminal.test.ts', // 15.0
+  'test/e2e/code-cache.test.ts', // 9.7
+  'test/e2e/batch-durability.test.ts', // 8.8
+  'test/e2e/action-settings.test.ts', // 7.5
+  'test/e2e/batch.test.ts', // 7.1
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((name) => file.moduleId.endsWith(name));
+      return at < 0 ? LONGEST_FIRST.length : at;
+    };
+    // Array.prototype.sort is stable: within a rank, vitest's own order stays.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -12,6 +42,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end tests spawn the built binary; two cores here, so keep the pool small.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     // vitest's summary counts skipped tests; this one says what each skip was for (a package this
     // machine lacks, with its apt-get line: test/helpers/needs.ts).
     reporters: ['default', './test/helpers/skip-reporter.ts'],
