@@ -1,9 +1,9 @@
 /**
  * What the batch tests read back: the rows a CSV failed file keeps, and the command a summary printed
- * to carry the batch on; and a server that answers after a delay, so a batch is still running.
+ * to carry the batch on; and servers that answer after a delay, so a batch is still running.
  */
 import type { ServerResponse } from 'node:http';
-import { json, type TestServer } from './server.js';
+import { json, startServer, type TestServer } from './server.js';
 
 /** The rows of a CSV failed file's text (triggerId,userId,...,error): each user id with its error. */
 export function keptRows(text: string): Array<{ user: string; error: string }> {
@@ -37,6 +37,13 @@ export function printedCommand(output: string): string[] | undefined {
 }
 
 /** The user id a request was sent for (its URL is /v1/triggers/<trigger>/users/<user>/...). */
+/** The command (after `trigger`) a run printed, which must be there. */
+export function printedNext(result: { stdout: string; stderr: string }): string[] {
+  const command = printedCommand(`${result.stdout}\n${result.stderr}`);
+  if (!command) throw new Error(`no command printed:\n${result.stdout}\n${result.stderr}`);
+  return command;
+}
+
 export const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 /** n user ids: u0, u1, ... */
 export const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -73,3 +80,43 @@ export function holdAnswers(
 export async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
+
+/**
+ * A service on 127.0.0.1 for following printed replay commands: it refuses the users in `refused`
+ * (422) while the cause is not fixed, answers after `delayMs` (so a run can be killed in the middle)
+ * and 300 ms later still for the users in `slow`, and counts what it received for each user.
+ */
+export interface CountingService {
+  server: TestServer;
+  refused: Set<string>;
+  slow: Set<string>;
+  delayMs: number;
+  /** How many times the server received an event for each user (refused or not). */
+  received(): Map<string, number>;
+}
+
+export async function countingService(): Promise<CountingService> {
+  const server = await startServer();
+  const service: CountingService = {
+    server,
+    refused: new Set(),
+    slow: new Set(),
+    delayMs: 0,
+    received() {
+      const counts = new Map<string, number>();
+      for (const { url } of server.requests) counts.set(userOf(url), (counts.get(userOf(url)) ?? 0) + 1);
+      return counts;
+    },
+  };
+  server.handle(async (req, res) => {
+    const user = userOf(req.url);
+    const wait = service.delayMs + (service.slow.has(user) ? 300 : 0);
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (service.refused.has(user)) json(res, 422, { error: 'value out of range' });
+    else json(res, 200, { success: true });
+  });
+  return service;
+}
+
+/** A CSV of these users, each for trigger t. */
+export const csvOf = (ids: string[]) => `triggerId,userId\n${ids.map((u) => `t,${u}`).join('\n')}\n`;
