@@ -145,18 +145,22 @@ describe('the printed commands, followed', () => {
   });
 
   it('a chain of runs each interrupted (SIGINT) and followed by the command it printed sends every row exactly once', async () => {
-    slowly(5);
     const all = users(300);
     let args: string[] = ['batch', file('in.csv', csvRows(300)), '--concurrency', '4']; // no --failed: the default file
     let runs = 0;
     for (; runs < 6; runs++) {
       const before = server.requests.length;
-      const result = await run(args, {
-        env: box.env,
-        timeoutMs: 240_000,
-        cwd: box.home,
-        onSpawn: runs < 3 ? killAfter(server, before + 50, 'SIGINT') : undefined,
-      });
+      // From this run's 50th request on, answers wait until the batch says it was interrupted: on a
+      // loaded machine the signal may be handled late, and a run that had sent every row meanwhile
+      // would have nothing left to carry on with.
+      const held = holdAnswers(server, runs < 3 ? before + 50 : Infinity);
+      const interrupt = (child: ReturnType<typeof spawn>) => {
+        killAfter(server, before + 50, 'SIGINT')(child);
+        child.stderr?.on('data', (chunk: Buffer) => {
+          if (String(chunk).includes('interrupted')) held.release();
+        });
+      };
+      const result = await run(args, { env: box.env, timeoutMs: 240_000, cwd: box.home, onSpawn: runs < 3 ? interrupt : undefined });
       if (runs < 3) {
         expect(result.code).toBe(130);
         // The command names a new failed file: never the one being replayed, never none.

@@ -36,7 +36,6 @@ export function printedCommand(output: string): string[] | undefined {
     .map((word) => word.replace(/^'(.*)'$/, '$1'));
 }
 
-/** The user id a request was sent for (its URL is /v1/triggers/<trigger>/users/<user>/...). */
 /** The command (after `trigger`) a run printed, which must be there. */
 export function printedNext(result: { stdout: string; stderr: string }): string[] {
   const command = printedCommand(`${result.stdout}\n${result.stderr}`);
@@ -44,6 +43,7 @@ export function printedNext(result: { stdout: string; stderr: string }): string[
   return command;
 }
 
+/** The user id a request was sent for (its URL is /v1/triggers/<trigger>/users/<user>/...). */
 export const userOf = (url: string) => decodeURIComponent(url.split('/')[5] ?? '');
 /** n user ids: u0, u1, ... */
 export const users = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
