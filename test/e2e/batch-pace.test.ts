@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
+import { csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -15,7 +16,7 @@ useServer((s, b) => ([server, box] = [s, b]));
 
 const csv = (rows: number) => {
   const target = path.join(box.home, 'rows.csv');
-  fs.writeFileSync(target, `triggerId,userId\n${Array.from({ length: rows }, (_, i) => `t,u${i}`).join('\n')}\n`);
+  fs.writeFileSync(target, csvRows(rows));
   return target;
 };
 const failedFile = () => path.join(box.home, 'failed.csv');

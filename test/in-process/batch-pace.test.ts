@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { expectNoKey, type Sandbox } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
+import { csvRows } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -19,7 +20,7 @@ useServer((s, b) => ([server, box] = [s, b]));
 
 const csv = (rows: number) => {
   const target = path.join(box.home, 'rows.csv');
-  fs.writeFileSync(target, `triggerId,userId\n${Array.from({ length: rows }, (_, i) => `t,u${i}`).join('\n')}\n`);
+  fs.writeFileSync(target, csvRows(rows));
   return target;
 };
 const failedFile = () => path.join(box.home, 'failed.csv');
