@@ -8,7 +8,7 @@ import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } 
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine } from './lines.js';
+import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
 
 /** How a row is written back to the failed file, by the kind of its format (formats.ts). */
 export type RowRecord =
@@ -78,6 +78,8 @@ export interface ReadOptions {
   trigger?: string | undefined;
   /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
   check?: RowCheck | undefined;
+  /** Standard input, which a signal may stop reading. */
+  stopped?: Stopped | undefined;
 }
 
 /**
@@ -337,7 +339,7 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
 
   async function* rows(): AsyncGenerator<Row[]> {
     let out: Row[] = [];
-    for await (const chunk of readLines(stream)) {
+    for await (const chunk of readLines(stream, options.stopped)) {
       for (let i = 0; i < chunk.items.length; i++) {
         const line = chunk.first + i;
         let item = chunk.items[i]!;
@@ -367,8 +369,12 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
   return { rows: rows(), header: () => columns?.header };
 }
 
-async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {
-  for await (const chunk of readLines(stream)) {
+async function* mapLines(
+  stream: Readable,
+  options: ReadOptions,
+  toRow: (line: number, text: string | BadLine) => Row | undefined,
+): AsyncGenerator<Row[]> {
+  for await (const chunk of readLines(stream, options.stopped)) {
     const out: Row[] = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]!);
@@ -431,7 +437,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       valueText,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, options, toRow), header: () => undefined };
 }
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
@@ -465,7 +471,7 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
       options,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
 }
 
 const LINES_HEADER = ['triggerId', 'userId'];
