@@ -64,7 +64,7 @@ function elsewhere(holder: Holder): string | undefined {
  * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
  * nothing either way, so the holder is taken to live.
  */
-function stillRuns(pid: number, recordedStart: string | undefined): boolean {
+export function stillRuns(pid: number, recordedStart: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

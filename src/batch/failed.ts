@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { stillRuns } from '../lock.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import type { Row } from './rows.js';
 
@@ -69,16 +70,6 @@ export function failedHeader(kind: Row['record']['format'], header: readonly str
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
 
-/** Whether a process with this id is running (signal 0 asks without signalling). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the temporary files that runs killed before their rename left beside `file`. */
 function removeLeftovers(file: string): void {
   const prefix = `.${path.basename(file)}.`;
@@ -90,7 +81,8 @@ function removeLeftovers(file: string): void {
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -'.tmp'.length));
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, undefined))
+      continue;
     fs.rmSync(path.join(path.dirname(file), name), { force: true });
   }
 }
@@ -141,12 +133,7 @@ export class FailedFile {
     this.#format = format;
     this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
     this.#header = header;
-    let existing: fs.Stats | undefined;
-    try {
-      existing = fs.statSync(file);
-    } catch {
-      existing = undefined;
-    }
+    const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
     this.#inPlace = existing !== undefined && !existing.isFile();
     this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);

@@ -117,7 +117,7 @@ export function replayCommand(
   file: string,
   format: Format,
   trigger: string | undefined,
-  next: { failed: string; journal: string } = { failed: nextFailedName(file), journal: '' },
+  next: { failed: string; journal: string } = { failed: replayNames(file).failed, journal: '' },
 ): string {
   const written = FORMAT_TABLE[format].failedAs;
   const args = ['trigger', 'batch', shellQuote(file)];
@@ -168,11 +168,6 @@ export function replayNames(file: string): { failed: string; journal: string } {
     }
     if (!fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
-}
-
-/** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
-export function nextFailedName(file: string): string {
-  return replayNames(file).failed;
 }
 
 /** The command that carries a journaled batch on. */

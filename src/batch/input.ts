@@ -312,10 +312,6 @@ async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boo
   }
 }
 
-export async function openInput(source: string, options: OpenOptions = {}): Promise<Input> {
-  return openInputs([source], options);
-}
-
 export async function openInputs(sources: string[], options: OpenOptions = {}): Promise<Input> {
   const columns = options.read?.columns !== undefined;
   if (sources.includes('-')) {
