@@ -56,13 +56,8 @@ export class BatchRecorder implements OutcomeSink {
   readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled), for the journal. */
   readonly #sent = new Set<number>();
-  /** Set once standard output could not be written: nothing more is written to it. */
-  stdoutError: unknown;
-  readonly #onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (this.stdoutError !== undefined) return;
-    this.stdoutError = error;
-    this.stopWith({ kind: 'stdout', error });
-  };
+  // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
+  readonly #onStdoutError = (error: NodeJS.ErrnoException) => this.stopWith({ kind: 'stdout', error });
 
   constructor(options: RecorderOptions) {
     this.#o = options;
@@ -127,7 +122,7 @@ export class BatchRecorder implements OutcomeSink {
     if (breaker) this.stopWith(breaker);
 
     const reason = failureReason(outcome, this.#o.io.serverMask);
-    const drained = this.#o.json && this.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
+    const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
     const failed = this.#o.failed;
     if (failed && !failed.write(row, this.#o.io.redact(reason)))

@@ -333,8 +333,7 @@ function finish(
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
-  if (options.json || (options.quiet && notAccepted > 0) || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  if (options.json || (options.quiet && notAccepted > 0) || signal || io.stdoutError) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {
