@@ -174,16 +174,11 @@ function load(file: string): Loaded {
  * (or cannot be read). For the replay command, which reuses a journal only for its own input.
  */
 export function journalInput(file: string): InputFingerprint | undefined {
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    const text = fs.readFileSync(file, 'utf8');
     return headerOf(text.slice(0, text.indexOf('\n')))?.input;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

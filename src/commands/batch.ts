@@ -165,8 +165,7 @@ export async function batch(
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   let written: Written;
   try {
-    const shape = { format: input.format, header: reader.header, normalized: input.normalized };
-    written = await openWritten(input, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
+    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
