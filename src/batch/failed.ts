@@ -101,12 +101,9 @@ export class FailedFile {
   readonly #header: () => readonly string[] | undefined;
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
-  readonly #inPlace: boolean;
-
   /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-  get inPlace(): boolean {
-    return this.#inPlace;
-  }
+  readonly inPlace: boolean;
+  /** Open once there is a row to keep (or at once, unless lazy). */
   #fd: number | undefined;
   #buffer = '';
   #bufferedRows = 0;
@@ -114,8 +111,6 @@ export class FailedFile {
 
   /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
   readonly #normalized: { file: boolean } | undefined;
-  /** True once the file was opened (a lazy one, only when a row needed keeping). */
-  #opened = false;
   readonly #mode: number;
 
   /**
@@ -135,22 +130,20 @@ export class FailedFile {
     this.#header = header;
     const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
-    this.#inPlace = existing !== undefined && !existing.isFile();
-    this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    this.inPlace = existing !== undefined && !existing.isFile();
+    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
     if (!options.lazy) this.#open();
   }
 
   #open(): void {
-    if (this.#opened) return;
-    this.#opened = true;
     this.#fd = fs.openSync(this.#target, 'w', this.#mode);
-    if (!this.#inPlace) removeLeftovers(this.path);
+    if (!this.inPlace) removeLeftovers(this.path);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
-    if (!this.#opened && !this.error) {
+    if (this.#fd === undefined && !this.error) {
       try {
         this.#open();
       } catch (error) {
@@ -205,7 +198,7 @@ export class FailedFile {
       this.notKept += rows;
       this.rows -= rows;
       // A torn last row would read back as a different row: cut the file back to whole rows.
-      if (done > 0 && !this.#inPlace) {
+      if (done > 0 && !this.inPlace) {
         try {
           fs.ftruncateSync(this.#fd, fs.fstatSync(this.#fd).size - done);
         } catch {
@@ -217,19 +210,18 @@ export class FailedFile {
 
   /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
-    if (!this.#opened) return;
+    if (this.#fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
     this.#writeHeader(FORMAT_TABLE[this.#format].kind as Row['record']['format']); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;
     this.#fd = undefined;
-    if (fd === undefined) return;
     try {
-      if (!this.#inPlace && !this.error) fs.fsyncSync(fd);
+      if (!this.inPlace && !this.error) fs.fsyncSync(fd);
     } catch {
       // not every file system syncs; the rename below is still atomic
     }
     fs.closeSync(fd);
-    if (!this.#inPlace) fs.renameSync(this.#target, this.path);
+    if (!this.inPlace) fs.renameSync(this.#target, this.path);
   }
 
   /** Leaves an earlier file as it was (nothing of this run needs keeping). */
@@ -238,6 +230,6 @@ export class FailedFile {
     this.#fd = undefined;
     if (fd === undefined) return;
     fs.closeSync(fd);
-    if (!this.#inPlace) fs.rmSync(this.#target, { force: true });
+    if (!this.inPlace) fs.rmSync(this.#target, { force: true });
   }
 }
