@@ -57,27 +57,6 @@ const UNKNOWN = 4;
 /** The state each record letter sets (see above). */
 const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
 
-/** Line states, one byte a line, grown as needed: a million lines cost a megabyte. */
-class States {
-  #bytes = new Uint8Array(1024);
-  get(line: number): number {
-    return line < this.#bytes.length ? this.#bytes[line]! : NONE;
-  }
-  set(line: number, state: number): void {
-    if (line >= this.#bytes.length) {
-      const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-      grown.set(this.#bytes);
-      this.#bytes = grown;
-    }
-    this.#bytes[line] = state;
-  }
-  count(state: number): number {
-    let n = 0;
-    for (const s of this.#bytes) if (s === state) n++;
-    return n;
-  }
-}
-
 interface Header {
   journal: string;
   version: number;
@@ -106,7 +85,8 @@ export function catalogFingerprint(catalog: { path: string; text: string } | und
 
 interface Loaded {
   header: Header;
-  states: States;
+  /** Line states, one byte a line: a million lines cost a megabyte. */
+  states: Uint8Array;
   reasons: Map<number, string>;
   done: boolean;
   /** The failed file the last run that accounted for every row left (absolute), if it said. */
@@ -146,7 +126,7 @@ function load(file: string): Loaded {
   }
   const loaded: Loaded = {
     header,
-    states: new States(),
+    states: new Uint8Array(1024),
     reasons: new Map(),
     done: false,
     failed: undefined,
@@ -163,7 +143,12 @@ function load(file: string): Loaded {
     const line = Number(record.slice(2, space < 0 ? undefined : space));
     const state = RECORDS[record[0] ?? ''];
     if (!Number.isSafeInteger(line) || line < 1 || state === undefined) continue;
-    loaded.states.set(line, state);
+    if (line >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+      grown.set(loaded.states);
+      loaded.states = grown;
+    }
+    loaded.states[line] = state;
     if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), 'failed in an earlier run'));
   }
   return loaded;
@@ -183,10 +168,11 @@ export function journalInput(file: string): InputFingerprint | undefined {
 }
 
 function describeLoaded(j: Loaded): string {
+  const count = (state: number) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(j.states.count(ACCEPTED), 'row')} accepted`,
-    `${formatCount(j.states.count(FAILED))} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`,
+    `${plural(count(ACCEPTED), 'row')} accepted`,
+    `${formatCount(count(FAILED))} failed`,
+    `${count(STARTED) + count(UNKNOWN)} of unknown outcome`,
   ].join(', ');
 }
 
@@ -270,7 +256,7 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  readonly #states: States;
+  readonly #states: Uint8Array;
   readonly #reasons: Map<number, string>;
   #fd: number | undefined;
   /** Outcome records not yet written; they go out with the next "s" or within a second. */
@@ -287,7 +273,7 @@ export class Journal {
     this.#position = position;
     this.resumed = loaded !== undefined;
     this.completedWith = loaded?.done ? loaded.failed : undefined;
-    this.#states = loaded?.states ?? new States();
+    this.#states = loaded?.states ?? new Uint8Array(0);
     this.#reasons = loaded?.reasons ?? new Map();
     this.#timer = setInterval(() => this.sync(), 1000);
     this.#timer.unref();
@@ -326,7 +312,7 @@ export class Journal {
 
   /** What an earlier run did with this line, if anything. */
   prior(line: number): Prior | undefined {
-    switch (this.#states.get(line)) {
+    switch (this.#states[line]) {
       case ACCEPTED:
         return { kind: 'accepted' };
       case FAILED:
