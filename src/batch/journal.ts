@@ -22,6 +22,7 @@ import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
 import type { Format } from './input.js';
 import { formatCount, plural } from './report.js';
+import type { OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
 const VERSION = 1;
@@ -54,6 +55,8 @@ const STARTED = 1;
 const ACCEPTED = 2;
 const FAILED = 3;
 const UNKNOWN = 4;
+/** The record letter of each way a sent row can end. */
+const SETTLED: Partial<Record<OutcomeKind, string>> = { accepted: 'a', failed: 'f', unknown: 'u', unsent: 'n' };
 /** The state each record letter sets (see above). */
 const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
 
@@ -336,20 +339,11 @@ export class Journal {
     if (this.error) throw this.error;
   }
 
-  accepted(line: number): void {
-    this.#later(`a ${line}\n`);
-  }
-
-  failed(line: number, reason: string): void {
-    this.#later(`f ${line} ${JSON.stringify(reason)}\n`);
-  }
-
-  notSent(line: number): void {
-    this.#later(`n ${line}\n`);
-  }
-
-  unknown(line: number): void {
-    this.#later(`u ${line}\n`);
+  /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+  settled(line: number, kind: OutcomeKind, reason?: string): void {
+    const letter = SETTLED[kind];
+    if (letter === undefined) return; // a kind no sent row ends with
+    this.#later(kind === 'failed' ? `f ${line} ${JSON.stringify(reason)}\n` : `${letter} ${line}\n`);
   }
 
   /**

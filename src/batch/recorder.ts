@@ -117,31 +117,22 @@ export class BatchRecorder implements OutcomeSink {
   outcome(row: Row, outcome: Outcome): void | Promise<void> {
     this.counts.rows++;
     this.counts[outcome.kind]++;
-    this.#journal(row, outcome);
+    const reason = failureReason(outcome, this.#o.io.serverMask);
+    const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
+    const at = row.at ?? row.line;
+    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept); // only rows sent in this run are new to it
     const breaker = this.#breaker.record(outcome);
     if (breaker) this.stopWith(breaker);
 
-    const reason = failureReason(outcome, this.#o.io.serverMask);
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
     const failed = this.#o.failed;
-    if (failed && !failed.write(row, this.#o.io.redact(reason)))
-      this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
+    if (failed && !failed.write(row, kept!)) this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
       this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
     }
     return drained;
-  }
-
-  #journal(row: Row, outcome: Outcome): void {
-    const journal = this.#o.journal;
-    const at = row.at ?? row.line;
-    if (!journal || !this.#sent.delete(at)) return; // only rows sent in this run are new to it
-    if (outcome.kind === 'accepted') journal.accepted(at);
-    else if (outcome.kind === 'failed') journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)!));
-    else if (outcome.kind === 'unknown') journal.unknown(at);
-    else if (outcome.kind === 'unsent') journal.notSent(at);
   }
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
