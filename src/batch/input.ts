@@ -184,6 +184,11 @@ async function* decompressed(source: Readable, compression: Compression, name: s
   }
 }
 
+const parquetOnStdin = () =>
+  new UsageError('a Parquet file is read from its footer, so it cannot come through standard input', {
+    hint: 'give the file by its name: trigger batch export.parquet',
+  });
+
 /** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
 async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
@@ -192,11 +197,7 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
     source,
     (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b)),
   );
-  if (head.subarray(0, 4).toString('latin1') === 'PAR1') {
-    throw new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
-      hint: 'give the file by its name: trigger batch export.parquet',
-    });
-  }
+  if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
   yield* decompressed(stream, compression, 'standard input', stopped);
@@ -348,6 +349,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
   // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
   // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
+  if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin();
   const mark: Stopped = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(

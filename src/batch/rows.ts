@@ -478,11 +478,7 @@ const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
+/** The rows of a stream; a Parquet file is read from its file instead (parquet.ts), never from here. */
 export function readRows(stream: Readable, format: Format, options: ReadOptions): RowSource {
-  const kind = FORMAT_TABLE[format].kind;
-  if (kind === 'parquet')
-    throw new UsageError('a Parquet file is read from its footer, so it cannot come through standard input', {
-      hint: 'give the file by its name: trigger batch export.parquet',
-    });
-  return READERS[kind](stream, options, format);
+  return READERS[FORMAT_TABLE[format].kind as keyof typeof READERS](stream, options, format);
 }
