@@ -337,29 +337,24 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
     else columns = csvColumns(fields, line, options, separator);
   });
 
-  async function* rows(): AsyncGenerator<Row[]> {
+  /** Reads the waiting lines (at the end, gives up a record still open), handing rows on in chunks. */
+  function* take(atEnd: boolean): Generator<Row[]> {
     let out: Row[] = [];
-    for await (const chunk of readLines(stream, options.stopped)) {
-      for (let i = 0; i < chunk.items.length; i++) {
-        const line = chunk.first + i;
-        let item = chunk.items[i]!;
-        if (line === 1 && typeof item === 'string') item = item.replace(/^\uFEFF/, '');
-        csv.pending.push({ line, item });
-        while (csv.read(out, false)) {
-          if (out.length < MAX_CHUNK_ROWS) continue;
-          yield out;
-          out = [];
-        }
-      }
-      if (out.length) yield out;
-      out = [];
-    }
-    while (csv.read(out, true)) {
+    while (csv.read(out, atEnd)) {
       if (out.length < MAX_CHUNK_ROWS) continue;
       yield out;
       out = [];
     }
     if (out.length) yield out;
+  }
+
+  async function* rows(): AsyncGenerator<Row[]> {
+    for await (const { first, items } of readLines(stream, options.stopped)) {
+      if (first === 1 && typeof items[0] === 'string') items[0] = items[0].replace(/^\uFEFF/, '');
+      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
+      yield* take(false);
+    }
+    yield* take(true);
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
