@@ -6,7 +6,7 @@
  */
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
-import { Breaker } from './breaker.js';
+import { NetworkError, ServiceError } from '../errors.js';
 import type { FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
 import { failureLine, failureReason, rowJson } from './report.js';
@@ -36,8 +36,8 @@ export interface RecorderOptions {
   /** The batch's stop; aborted with the reason unsent rows are given. */
   stop: AbortController;
   json: boolean;
-  /** A fixed concurrency, or a function giving the current limit (--concurrency auto), for the breaker. */
-  concurrency: number | (() => number);
+  /** The requests in flight at most now (it changes with --concurrency auto), for the breaker. */
+  concurrency: () => number;
   failed?: FailedFile | undefined;
   journal?: Journal | undefined;
   retryUnknown: boolean;
@@ -52,7 +52,8 @@ export class BatchRecorder implements OutcomeSink {
   /** Failures shown on stderr one by one. */
   shownFailures = 0;
   readonly #o: RecorderOptions;
-  readonly #breaker: Breaker;
+  /** Failures in a row that every row would share (see #breaker). */
+  #streak = 0;
   readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled), for the journal. */
   readonly #sent = new Set<number>();
@@ -61,7 +62,6 @@ export class BatchRecorder implements OutcomeSink {
 
   constructor(options: RecorderOptions) {
     this.#o = options;
-    this.#breaker = new Breaker(options.concurrency);
     this.#stdout = options.io.stdoutStream;
     // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
     // also means the results can no longer be given, so the batch stops and keeps its rows.
@@ -121,8 +121,7 @@ export class BatchRecorder implements OutcomeSink {
     const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
     const at = row.at ?? row.line;
     if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept); // only rows sent in this run are new to it
-    const breaker = this.#breaker.record(outcome);
-    if (breaker) this.stopWith(breaker);
+    this.#breaker(outcome);
 
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
@@ -133,6 +132,22 @@ export class BatchRecorder implements OutcomeSink {
       this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
     }
     return drained;
+  }
+
+  /**
+   * A service that is down, or a key it refuses, fails every row the same way. After a run of such
+   * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
+   * rather than fail a million rows one by one.
+   */
+  #breaker(outcome: Outcome): void {
+    if (outcome.kind === 'accepted') this.#streak = 0;
+    if ((outcome.kind !== 'failed' && outcome.kind !== 'unknown') || !outcome.error) return;
+    const error = outcome.error;
+    const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
+    this.#streak = hopeless ? this.#streak + 1 : 0;
+    if (this.#streak < Math.max(10, 2 * this.#o.concurrency())) return;
+    const answer = error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer';
+    this.stopWith({ kind: 'breaker', failures: this.#streak, answer });
   }
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
