@@ -179,13 +179,10 @@ function describeLoaded(j: Loaded): string {
   ].join(', ');
 }
 
-interface JournalOptions {
+/** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
+interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog'> {
   resume: boolean;
   inputs: InputFingerprint[];
-  format: Format;
-  shard?: string | undefined;
-  /** The catalog this run checks rows against (null: none). */
-  catalog?: CatalogFingerprint | null;
   /** The command that carries the batch on, for the messages. */
   resumeCommand: string;
 }
