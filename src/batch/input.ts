@@ -185,7 +185,7 @@ async function* decompressed(source: Readable, compression: Compression, name: s
 }
 
 const parquetOnStdin = () =>
-  new UsageError('a Parquet file is read from its footer, so it cannot come through standard input', {
+  new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
     hint: 'give the file by its name: trigger batch export.parquet',
   });
 
