@@ -74,6 +74,11 @@ export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEn
   return { name: 'default', explicit: false, source: 'default' };
 }
 
+/** The name of the profile in effect, as the commands that send would use it. */
+export function activeProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv): string {
+  return selectedProfile(flags, env, readConfig(configPath(env))).name;
+}
+
 /** Marks a key that is in the credential store (read by withStoredKey). */
 const STORED = '\u0000keychain';
 
