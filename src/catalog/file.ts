@@ -43,7 +43,7 @@ interface ReadCatalogOptions {
 
 // ---------------------------------------------------------------------------------------------
 // Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
-// records are (src/startup.ts: writableByOwnerOnly, readOwnFile).
+// records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
 
 /** The running user's uid, or undefined where files have no owners to compare (Windows). */
 function currentUid(): number | undefined {
