@@ -164,7 +164,10 @@ function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
  * unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the
  * base URL could be read; the key from a credential store is read by resolveWorld.
  */
-function checkSettings(found: FoundSettings, options: ResolveOptions): { settings: Settings | undefined; problems: TriggerError[] } {
+function checkSettings(
+  found: FoundSettings,
+  options: ResolveOptions,
+): { settings: Settings | undefined; apiKey: string | undefined; problems: TriggerError[] } {
   const env = options.env ?? process.env;
   const { configFile, config, key, url, allowHttp } = found;
   const { name: profileName, explicit } = found.profile;
@@ -176,13 +179,13 @@ function checkSettings(found: FoundSettings, options: ResolveOptions): { setting
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
-  if (!url || !baseUrl) return { settings: undefined, problems };
+  if (!url || !baseUrl) return { settings: undefined, apiKey, problems };
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, problems };
+  return { settings, apiKey, problems };
 }
 
 export function resolveSettings(options: ResolveOptions = {}): Settings {
@@ -207,6 +210,8 @@ export interface CommandResolveOptions extends ResolveOptions {
 export interface World {
   found: FoundSettings;
   settings: Settings | undefined;
+  /** The key, checked (the one from a credential store too), also where no settings could be made. */
+  apiKey: string | undefined;
   catalog: (FoundCatalog & { loaded: Catalog | undefined; resolver: TriggerResolver | undefined }) | undefined;
   problems: TriggerError[];
 }
@@ -214,25 +219,25 @@ export interface World {
 export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
   const env = options.env ?? process.env;
   const found = findSettings(options);
-  const { settings, problems } = checkSettings(found, options);
+  const { settings, problems, ...checked } = checkSettings(found, options);
+  let apiKey = checked.apiKey;
   if (found.key?.[1] === 'keychain') {
     // Bounded to a second; --dry-run needs no key, so a store that does not answer is then no problem.
     try {
-      const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
-      if (settings) settings.apiKey = key;
-      else found.key = [key, 'keychain', found.key[2]];
+      apiKey = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
+      if (settings) settings.apiKey = apiKey;
     } catch (error) {
       if (!isTriggerError(error)) throw error;
       if (options.requireKey !== false) problems.push(error);
     }
   }
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
-  if (!where) return { found, settings, catalog: undefined, problems };
+  if (!where) return { found, settings, apiKey, catalog: undefined, problems };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), 'catalog-checked.json');
   const loaded = collected(problems, () => loadCatalog(where, { checkedRecord, env }));
   const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
-  return { found, settings, catalog: { ...where, loaded, resolver }, problems };
+  return { found, settings, apiKey, catalog: { ...where, loaded, resolver }, problems };
 }
 
 /** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */
