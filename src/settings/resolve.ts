@@ -45,12 +45,8 @@ export interface Settings {
 
 /** The warning for a config file holding a key with group or other permission bits, if it has them. */
 export function readableKeyFileWarning(file: string): string | undefined {
-  let mode: number;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    return undefined;
-  }
+  // The key came from the file just read (gone meanwhile: nothing to say).
+  const mode = (fs.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 0o777;
   if ((mode & 0o077) === 0 || process.platform === 'win32') return undefined;
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
