@@ -44,11 +44,16 @@ export interface TerminalSize {
   timeoutMs?: number;
 }
 
+export type Wanted = string | RegExp | ((output: string) => boolean);
+
 export interface Terminal {
   /** Everything the terminal has received so far. */
   output(): string;
-  /** Resolves with the output once it contains `text` (or matches it); rejects if the run ends first. */
-  waitFor(text: string | RegExp): Promise<string>;
+  /**
+   * Resolves with the output once it contains `wanted` (a string), matches it (a RegExp) or satisfies
+   * it (a function of the output); rejects if the run ends first.
+   */
+  waitFor(wanted: Wanted): Promise<string>;
   /** Types on the terminal, as a person at the keyboard (a string, so '\x03' is Ctrl-C). */
   type(text: string): void;
   /** The end of the run. */
@@ -63,7 +68,8 @@ export function startTerminal(args: string[], options: TerminalSize): Terminal {
   let status: number | undefined;
   let ended = false;
   const waiters = new Set<() => void>();
-  const matches = (wanted: string | RegExp) => (typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text));
+  const matches = (wanted: Wanted) =>
+    typeof wanted === 'string' ? text.includes(wanted) : typeof wanted === 'function' ? wanted(text) : wanted.test(text);
 
   let pending = '';
   child.stdout.setEncoding('utf8').on('data', (data: string) => {
