@@ -65,11 +65,13 @@ export class ShellSession {
       const functions = path.join(dir, 'functions');
       fs.mkdirSync(functions);
       const lines = ["PROMPT='$ '", 'unsetopt beep'];
+      // A dump of its own: two zsh sessions starting side by side would write one dump at once.
+      const dump = path.join(dir, 'zcompdump');
       if (options.install === 'fpath') {
         fs.writeFileSync(path.join(functions, '_trigger'), execFileSync('trigger', ['completion', 'zsh'], { env, encoding: 'utf8' }));
-        lines.push(`fpath=(${functions} $fpath)`, 'autoload -Uz compinit && compinit -u -d ~/.zcompdump-test');
+        lines.push(`fpath=(${functions} $fpath)`, `autoload -Uz compinit && compinit -u -d ${dump}`);
       } else {
-        lines.push('autoload -Uz compinit && compinit -u -d ~/.zcompdump-test', 'source <(trigger completion zsh)');
+        lines.push(`autoload -Uz compinit && compinit -u -d ${dump}`, 'source <(trigger completion zsh)');
       }
       fs.writeFileSync(path.join(dir, '.zshrc'), `${lines.join('\n')}\n`);
       env.ZDOTDIR = dir;
