@@ -44,14 +44,34 @@ export interface TerminalSize {
   timeoutMs?: number;
 }
 
-export type Wanted = string | RegExp | ((output: string) => boolean);
+/** What a person cannot see on the terminal but a test must wait for; undefined where it cannot be read. */
+export interface TerminalState {
+  /** Whether the terminal echoes what is typed (false at a hidden prompt). */
+  echo: boolean | undefined;
+  /** Whether the program has taken SIGINT, so that a Ctrl-C reaches its handler (rather than ends it). */
+  catchesInterrupt: boolean | undefined;
+}
+
+export type Wanted = string | RegExp | ((output: string, state: TerminalState) => boolean);
+
+/** The terminal shows `text` and no longer echoes: a hidden prompt waits for what is typed. */
+export const hiddenPrompt =
+  (text: string): Wanted =>
+  (output, state) =>
+    output.includes(text) && state.echo === false;
+
+/** The terminal shows `text` and the program takes Ctrl-C itself. */
+export const takesCtrlC =
+  (text: string): Wanted =>
+  (output, state) =>
+    output.includes(text) && state.catchesInterrupt !== false;
 
 export interface Terminal {
   /** Everything the terminal has received so far. */
   output(): string;
   /**
    * Resolves with the output once it contains `wanted` (a string), matches it (a RegExp) or satisfies
-   * it (a function of the output); rejects if the run ends first.
+   * it (a function of the output and the state); rejects if the run ends first.
    */
   waitFor(wanted: Wanted): Promise<string>;
   /** Types on the terminal, as a person at the keyboard (a string, so '\x03' is Ctrl-C). */
@@ -66,18 +86,21 @@ export function startTerminal(args: string[], options: TerminalSize): Terminal {
   const chunks: Buffer[] = [];
   let text = '';
   let status: number | undefined;
+  const state: TerminalState = { echo: undefined, catchesInterrupt: undefined };
   let ended = false;
   const waiters = new Set<() => void>();
   const matches = (wanted: Wanted) =>
-    typeof wanted === 'string' ? text.includes(wanted) : typeof wanted === 'function' ? wanted(text) : wanted.test(text);
+    typeof wanted === 'string' ? text.includes(wanted) : typeof wanted === 'function' ? wanted(text, state) : wanted.test(text);
 
   let pending = '';
   child.stdout.setEncoding('utf8').on('data', (data: string) => {
     const lines = (pending + data).split('\n');
     pending = lines.pop()!;
     for (const line of lines) {
-      const message = JSON.parse(line) as { out?: string; status?: number };
+      const message = JSON.parse(line) as { out?: string; status?: number; echo?: boolean | null; catches_sigint?: boolean | null };
       if (message.out !== undefined) chunks.push(Buffer.from(message.out, 'latin1'));
+      if ('echo' in message) state.echo = message.echo ?? undefined;
+      if ('catches_sigint' in message) state.catchesInterrupt = message.catches_sigint ?? undefined;
       if (message.status !== undefined) status = message.status;
     }
     text = Buffer.concat(chunks).toString('utf8');

@@ -5,9 +5,12 @@ a person's shell. Reads JSON lines on stdin: first the run,
   {"argv": [...], "env": {...}, "rows": 24, "cols": 80, "timeout": 20}
 then, at any time, a JSON string to type on the terminal. Writes JSON lines on stdout: {"out": what
 the terminal received, as latin-1} as it comes, so that the test can act on it (type a key, answer a
-request), then {"status": exit code (or -signal)} at the end.
+request), then {"status": exit code (or -signal)} at the end. Each "out", and each change between
+them, carries the state a person cannot see but a test must wait for: "echo" (whether the terminal
+echoes what is typed: false at a hidden prompt) and "catches_sigint" (whether the program has taken
+SIGINT, so that a Ctrl-C reaches its handler), null where it cannot be read.
 """
-import fcntl, json, os, pty, select, struct, sys, termios, time
+import fcntl, json, os, pty, select, signal, struct, sys, termios, time
 
 pending = b""
 
@@ -40,8 +43,24 @@ if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.get("rows", 24), cfg.get("cols", 80), 0, 0))
     os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
 
+
+
+def state():
+    try:
+        echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+    except termios.error:
+        echo = None
+    try:
+        with open(f"/proc/{pid}/status") as status_file:
+            caught = next((int(line.split()[1], 16) for line in status_file if line.startswith("SigCgt:")), None)
+    except OSError:
+        caught = None
+    return {"echo": echo, "catches_sigint": None if caught is None else bool(caught & (1 << (signal.SIGINT - 1)))}
+
+
 for line in lines:
     os.write(fd, json.loads(line).encode())
+last_state = None
 deadline = time.time() + cfg.get("timeout", 20)
 stdin_open = True
 received = 0
@@ -62,10 +81,15 @@ while time.time() < deadline:
             chunk = b""
         if not chunk:
             break
-        emit(out=chunk.decode("latin-1"))
+        last_state = state()
+        emit(out=chunk.decode("latin-1"), **last_state)
         received += len(chunk)
         if received > 5_000_000:
             break
+    now = state()
+    if now != last_state:
+        last_state = now
+        emit(**now)
     done, code = os.waitpid(pid, os.WNOHANG)
     if done:
         status = code
