@@ -44874,9 +44874,6 @@ function settingName(name) {
   if (normalized in NAMES2) return normalized;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
 }
-function profileFlag(name) {
-  return name === "default" ? "" : ` --profile ${name}`;
-}
 async function shown(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
     try {
@@ -44899,7 +44896,8 @@ function target(options, env2) {
   const lock = { waitMs: lockWaitMs(env2) };
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
-async function setKey(keyArgument, options, io, env2 = process.env) {
+async function setKey(keyArgument, options, ctx) {
+  const { io, env: env2 } = ctx;
   const { file, config, name, lock } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
@@ -44930,7 +44928,7 @@ async function setKey(keyArgument, options, io, env2 = process.env) {
 function precedenceNote(io, variable, over) {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
-async function setBaseUrl(url, options, io, env2 = process.env) {
+async function setBaseUrl(url, options, { io, env: env2 }) {
   const { file, name, lock } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(
@@ -44949,25 +44947,24 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
   if (versioned) io.stderr(io.errColors.warn(versioned));
   if (env2.TRIGGER_BASE_URL) precedenceNote(io, "TRIGGER_BASE_URL", " over the stored URL");
 }
-async function get(nameArgument, options, io, env2 = process.env) {
+async function get(nameArgument, options, { io, env: env2 }) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
   const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env2[OVERRIDES[name]]);
-  if (nameArgument !== void 0) {
-    const name = names[0];
-    const value = values.get(name);
-    if (value === void 0 && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim("(not set)"));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
+  if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
+      hint: `run: trigger config set-${names[0]}${profileName === "default" ? "" : ` --profile ${profileName}`}`
+    });
+  }
+  if (options.json) {
+    const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+    io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
+  } else if (nameArgument !== void 0) {
+    io.stdout(values.get(names[0]) ?? io.outColors.dim("(not set)"));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
   }
@@ -44979,12 +44976,7 @@ async function get(nameArgument, options, io, env2 = process.env) {
     );
   }
 }
-function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-async function list(options, io, env2 = process.env) {
+async function list(options, { io, env: env2 }) {
   const file = configPath(env2);
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
@@ -45010,15 +45002,22 @@ async function list(options, io, env2 = process.env) {
     io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
     return;
   }
+  const c = io.outColors;
   for (const row of rows2) {
-    const mark = row.active ? io.outColors.success("* ") : "  ";
-    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+    const why = row.active ? c.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
+    io.stdout(`${row.active ? c.success("* ") : "  "}${c.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? c.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? c.dim("(not set)")}`);
   }
 }
-async function unset(nameArgument, options, io, env2 = process.env) {
+async function forgetStoredKey(profile, kept) {
+  const failure = await deleteKey(profile);
+  if (failure)
+    throw new ConfigError(`cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`, {
+      hint: "unlock it and try again"
+    });
+}
+async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
@@ -45026,25 +45025,9 @@ async function unset(nameArgument, options, io, env2 = process.env) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next = { ...current };
-      delete next[NAMES2[name]];
-      if (name === "base-url") delete next.allowHttp;
-      if (name === "api-key") delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
+  if (inStore) await forgetStoredKey(profileName, "");
+  const gone = name === "api-key" ? ["apiKey", "apiKeyStorage"] : ["baseUrl", "allowHttp"];
+  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(name, env2) {
@@ -45052,7 +45035,7 @@ function namedProfile(name, env2) {
   if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
   return { ...named, profile: named.profile };
 }
-async function use(nameArgument, io, env2 = process.env) {
+async function use(nameArgument, { io, env: env2 }) {
   const { name, file, lock } = namedProfile(nameArgument, env2);
   await updateConfig(
     file,
@@ -45065,15 +45048,10 @@ async function use(nameArgument, io, env2 = process.env) {
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
-async function remove(nameArgument, io, env2 = process.env) {
+async function remove(nameArgument, { io, env: env2 }) {
   const { name, file, profile, lock } = namedProfile(nameArgument, env2);
-  if (profile.apiKeyStorage === "keychain") {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: "unlock it and try again"
-      });
-  }
+  const inStore = profile.apiKeyStorage === "keychain";
+  if (inStore) await forgetStoredKey(name, "; the profile was kept");
   await updateConfig(
     file,
     (data) => {
@@ -45085,16 +45063,14 @@ async function remove(nameArgument, io, env2 = process.env) {
     },
     lock
   );
-  io.stdout(
-    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
-  );
+  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ""}`);
 }
-function path14(options, io, env2 = process.env) {
+function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
   if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
 }
-function command3(program2, { io, env: env2 }) {
+function command3(program2, ctx) {
   const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
     "after",
     `
@@ -45110,14 +45086,14 @@ The key goes to the system keychain where one answers (and CI is not set); else,
 --insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
   );
   const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
-  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
-  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
-  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
-  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
-  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
-  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, io, env2));
+  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, ctx));
+  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, ctx));
+  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, ctx));
+  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, ctx));
+  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, ctx));
+  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, ctx));
+  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, ctx));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
 var import_node_fs14, NAMES2, OVERRIDES;
