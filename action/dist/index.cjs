@@ -45798,11 +45798,10 @@ __export(triggers_exports, {
   remove: () => remove2,
   show: () => show
 });
-function found(options, ctx) {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-function noCatalog() {
-  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+function found(options, ctx, create2 = false) {
+  const where2 = findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+  if (where2 || create2) return where2;
+  throw new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
@@ -45812,16 +45811,14 @@ function readFound(where2, ctx, write = false) {
   if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
   return { path: where2.path, text: file.text, data: parsed2.data, file };
 }
-function requireCatalog(options, ctx, write = false) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  return readFound(where2, ctx, write);
-}
 function changedFile(file, shown2) {
   return shown2 !== void 0 && import_node_path15.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
 }
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+}
+function shownCatalog(options, ctx) {
+  return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
 }
 function view(key, entry2, profile) {
   return {
@@ -45841,8 +45838,7 @@ function ruleText(t) {
   return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
 }
 function list2(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
   const { io } = ctx;
   if (options.json) {
@@ -45866,8 +45862,7 @@ function lookUp(catalog, profile, given) {
   return resolution.trigger.key;
 }
 function show(id, options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const key = lookUp(catalog, profile, id);
   const v = view(key, catalog.data.triggers[key], profile);
   const { io } = ctx;
@@ -45923,8 +45918,7 @@ function checkNewId(id) {
   if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
 }
 async function changeCatalog(options, ctx, create2, change) {
-  const where2 = found(options, ctx);
-  if (!where2 && !create2) throw noCatalog();
+  const where2 = found(options, ctx, create2);
   const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
@@ -46022,46 +46016,19 @@ async function remove2(id, options, ctx) {
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
 }
-function annotation(level, p) {
-  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
-}
 async function check(files, options, ctx) {
   const { io, env: env2 } = ctx;
   const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
-  const parsed2 = parseCatalog(text);
-  const problems = [];
+  const parsed2 = parseCatalog(readCatalogFile(where2.path, { source: where2.source, env: env2 }).text);
+  const problems = parsed2.problems.map((p) => ({ file: where2.path, line: p.line ?? null, message: p.message }));
   const warnings = [];
-  const print = () => {
-    const gha = env2.GITHUB_ACTIONS === "true";
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation("warning", w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation("error", p));
-  };
-  if (!parsed2.data) {
-    for (const p of parsed2.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-    const error2 = new ConfigError(message, { reported: true });
-    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
-    throw error2;
-  }
-  const catalog = { path: where2.path, text, data: parsed2.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
-  for (const source of files) {
+  const resolver = parsed2.data && new TriggerResolver({ path: where2.path, text: "", data: parsed2.data }, activeProfile(options, env2));
+  for (const source of resolver ? files : []) {
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     try {
-      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2, columns: columnsOf(options) })) {
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2 })) {
         rows2++;
         if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
@@ -46070,22 +46037,40 @@ async function check(files, options, ctx) {
       problems.push({ file: name, line: null, message: error2.message });
     }
   }
-  print();
-  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  printProblems(problems, warnings, where2.path, options, ctx);
+  const count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  if (!parsed2.data) {
+    const error2 = new ConfigError(`the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`, {
+      reported: true
+    });
+    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
+    throw error2;
+  }
+  const summary = `${printable(where2.path)}: ${Object.keys(parsed2.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-async function* rowsOf(source, options, ctx, read) {
+function printProblems(problems, warnings, catalog, options, { io, env: env2 }) {
+  const gha = env2.GITHUB_ACTIONS === "true";
+  const at = (p) => `${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`;
+  const annotation = (level, p) => githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+  for (const w of warnings) {
+    io.stderr(io.errColors.warn(at(w)));
+    if (gha) io.stderr(annotation("warning", w));
+  }
+  if (options.json) io.json(JSON.stringify({ ok: problems.length === 0, catalog, problems, warnings }));
+  else for (const p of problems) io.stdout(at(p));
+  if (gha) for (const p of problems) io.stderr(annotation("error", p));
+}
+async function* rowsOf(source, options, ctx, read = {}) {
+  read = { ...read, columns: options.columns === void 0 ? void 0 : parseColumns(options.columns) };
   const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
   for await (const chunk of input2.read(read).rows) yield* chunk;
-}
-function columnsOf(options) {
-  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+    for await (const row of rowsOf(source, options, ctx)) {
       const id = row.triggerId;
       if (id !== void 0 && id.trim() !== "") seen.add(id);
     }

@@ -38,12 +38,11 @@ export interface CatalogFlag {
   profile?: string;
 }
 
-function found(options: CatalogFlag, ctx: Context): FoundCatalog | undefined {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-
-function noCatalog(): ConfigError {
-  return new ConfigError('no trigger catalog here: no triggers.json in this folder or any parent', {
+/** The catalog in effect (--catalog, TRIGGER_CATALOG, else found from cwd); exit 2 when there is none, unless it may be created. */
+function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog | undefined {
+  const where = findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+  if (where || create) return where;
+  throw new ConfigError('no trigger catalog here: no triggers.json in this folder or any parent', {
     hint: 'create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>',
   });
 }
@@ -61,13 +60,6 @@ function readFound(where: FoundCatalog, ctx: Context, write = false): ReadCatalo
   return { path: where.path, text: file.text, data: parsed.data, file };
 }
 
-/** The catalog in effect, checked; exit 2 when there is none or it cannot be used. */
-function requireCatalog(options: CatalogFlag, ctx: Context, write = false): ReadCatalog {
-  const where = found(options, ctx);
-  if (!where) throw noCatalog();
-  return readFound(where, ctx, write);
-}
-
 /** The file a write changes, for its message: the file itself, and the link it was found through. */
 function changedFile(file: string, shown: string | undefined): string {
   return shown !== undefined && path.resolve(shown) !== file
@@ -78,6 +70,11 @@ function changedFile(file: string, shown: string | undefined): string {
 /** The active profile, as the commands that send would use it. */
 function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
   return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
+}
+
+/** What list and show print: the catalog in effect, checked, and the profile whose ids they show. */
+function shownCatalog(options: CatalogFlag, ctx: Context) {
+  return { catalog: readFound(found(options, ctx)!, ctx), profile: activeProfile(options, ctx.env) };
 }
 
 /** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
@@ -101,8 +98,7 @@ function ruleText(t: ReturnType<typeof view>): string {
 }
 
 export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): void {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const views = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
   const { io } = ctx;
   if (options.json) {
@@ -128,8 +124,7 @@ function lookUp(catalog: Catalog, profile: string, given: string): string {
 }
 
 export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx: Context): void {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const key = lookUp(catalog, profile, id);
   const v = view(key, catalog.data.triggers[key]!, profile);
   const { io } = ctx;
@@ -222,8 +217,7 @@ interface WriteTarget {
  * refused before anything is made beside it); a catalog that cannot be used is not written over.
  */
 async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean, change: (target: WriteTarget) => void): Promise<void> {
-  const where = found(options, ctx);
-  if (!where && !create) throw noCatalog();
+  const where = found(options, ctx, create);
   const lockFile = where
     ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
     : defaultCatalogPath(ctx.cwd);
@@ -334,10 +328,13 @@ export async function remove(id: string, options: CatalogFlag, ctx: Context): Pr
   });
 }
 
-export interface CheckOptions extends CatalogFlag {
-  json?: boolean;
+export interface ImportOptions extends CatalogFlag {
   format?: Format;
   columns?: string;
+}
+
+export interface CheckOptions extends ImportOptions {
+  json?: boolean;
   trigger?: string;
 }
 
@@ -347,52 +344,24 @@ interface FileProblem {
   message: string;
 }
 
-function annotation(level: 'error' | 'warning', p: FileProblem): string {
-  return githubAnnotation(p.message, 'trigger', { level, file: p.file, line: p.line });
-}
-
 /**
  * Checks the catalog and every row of the given batch files, sending nothing. Exit 1 for any bad
  * row, 2 when the catalog itself cannot be used.
  */
 export async function check(files: string[], options: CheckOptions, ctx: Context): Promise<void> {
   const { io, env } = ctx;
-  const where = found(options, ctx);
-  if (!where) throw noCatalog();
+  const where = found(options, ctx)!;
   // A catalog that is not trusted, not a regular file or too large is not read at all: exit 2.
-  const { text } = readCatalogFile(where.path, { source: where.source, env });
-  const parsed = parseCatalog(text);
-  const problems: FileProblem[] = [];
+  const parsed = parseCatalog(readCatalogFile(where.path, { source: where.source, env }).text);
+  const problems: FileProblem[] = parsed.problems.map((p) => ({ file: where.path, line: p.line ?? null, message: p.message }));
   const warnings: FileProblem[] = [];
-  const print = () => {
-    const gha = env.GITHUB_ACTIONS === 'true';
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ''}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation('warning', w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation('error', p));
-  };
-  if (!parsed.data) {
-    for (const p of parsed.problems) problems.push({ file: where.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-    const error = new ConfigError(message, { reported: true });
-    if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
-    throw error;
-  }
-  const catalog: Catalog = { path: where.path, text, data: parsed.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env));
   let rows = 0;
-  for (const source of files) {
+  const resolver = parsed.data && new TriggerResolver({ path: where.path, text: '', data: parsed.data }, activeProfile(options, env));
+  for (const source of resolver ? files : []) {
     const name = source === '-' ? 'stdin' : source; // as the user wrote it, for file:line
-    const check = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
+    const check = rowChecker(resolver!, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, '') }));
     try {
-      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check, columns: columnsOf(options) })) {
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check })) {
         rows++;
         if (row.invalid !== undefined) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
@@ -401,27 +370,41 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
       problems.push({ file: name, line: null, message: error.message });
     }
   }
-  print();
-  const summary = `${printable(where.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${files.length} file${files.length === 1 ? '' : 's'}` : ''}; ${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  printProblems(problems, warnings, where.path, options, ctx);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  if (!parsed.data) {
+    const error = new ConfigError(`the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`, {
+      reported: true,
+    });
+    if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
+    throw error;
+  }
+  const summary = `${printable(where.path)}: ${Object.keys(parsed.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${count(files.length, 'file')}` : ''}; ${count(problems.length, 'problem')}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
 }
 
-/** The rows of one batch file, read as trigger batch reads them. */
-async function* rowsOf(source: string, options: { format?: Format }, ctx: Context, read: ReadOptions) {
+/** Warnings on stderr, problems as file:line on stdout (or one JSON object), and each as a GitHub annotation in Actions. */
+function printProblems(problems: FileProblem[], warnings: FileProblem[], catalog: string, options: CheckOptions, { io, env }: Context) {
+  const gha = env.GITHUB_ACTIONS === 'true';
+  const at = (p: FileProblem) => `${printable(p.file)}${p.line !== null ? `:${p.line}` : ''}: ${printable(p.message)}`;
+  const annotation = (level: 'error' | 'warning', p: FileProblem) =>
+    githubAnnotation(p.message, 'trigger', { level, file: p.file, line: p.line });
+  for (const w of warnings) {
+    io.stderr(io.errColors.warn(at(w)));
+    if (gha) io.stderr(annotation('warning', w));
+  }
+  if (options.json) io.json(JSON.stringify({ ok: problems.length === 0, catalog, problems, warnings }));
+  else for (const p of problems) io.stdout(at(p));
+  if (gha) for (const p of problems) io.stderr(annotation('error', p));
+}
+
+/** The rows of one batch file, read as trigger batch reads them (--columns: the files' own column names). */
+async function* rowsOf(source: string, options: ImportOptions, ctx: Context, read: ReadOptions = {}) {
+  read = { ...read, columns: options.columns === undefined ? undefined : parseColumns(options.columns) };
   const input = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
   for await (const chunk of input.read(read).rows) yield* chunk;
-}
-
-/** --columns, parsed (the batch inputs' own column names). */
-function columnsOf(options: { columns?: string }) {
-  return options.columns === undefined ? undefined : parseColumns(options.columns);
-}
-
-export interface ImportOptions extends CatalogFlag {
-  format?: Format;
-  columns?: string;
 }
 
 /** Adds the distinct triggers of existing batch files to the catalog (created here when there is none). */
@@ -429,7 +412,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   // The files are read first; the catalog is read and changed under its lock.
   const seen = new Set<string>();
   for (const source of files) {
-    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+    for await (const row of rowsOf(source, options, ctx)) {
       const id = row.triggerId;
       if (id !== undefined && id.trim() !== '') seen.add(id);
     }
