@@ -45238,9 +45238,6 @@ var init_status = __esm({
 function sameKey(token, digest) {
   return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
 }
-function generateKey() {
-  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
-}
 function matchRoute(target2) {
   const path18 = target2.split("?", 1)[0] ?? "";
   const m = EVENT_PATH.exec(path18);
@@ -45356,10 +45353,10 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
-  const key = options.key || generateKey();
+  const key = options.key || `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
   const latencyMs = options.latencyMs ?? 0;
   const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const logFd = options.log === void 0 ? void 0 : openLog(options.log);
   const rules = rulesFor(options, key, logFd);
   const events = [];
   const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
@@ -45456,9 +45453,15 @@ async function listen(server, host, port) {
     throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
   }
 }
-function openLogOrExplain(file) {
+function openLog(file) {
   try {
-    return openLog(file);
+    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
+    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+    try {
+      return import_node_fs16.default.openSync(file, "a");
+    } finally {
+      import_node_fs16.default.closeSync(probe);
+    }
   } catch (error2) {
     if (error2.code === "ENXIO") {
       throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
@@ -45468,20 +45471,6 @@ function openLogOrExplain(file) {
     throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
       hint: "check that its folder exists and is writable"
     });
-  }
-}
-function openLog(file) {
-  let isFifo = false;
-  try {
-    isFifo = import_node_fs16.default.statSync(file).isFIFO();
-  } catch {
-  }
-  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
-  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
-  try {
-    return import_node_fs16.default.openSync(file, "a");
-  } finally {
-    import_node_fs16.default.closeSync(probe);
   }
 }
 function eventJson(event) {
@@ -45571,14 +45560,15 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-function catalogTriggers(options, env2, cwd) {
+function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
   const profile = selectedProfile({}, env2, readConfig(configPath(env2))).name;
   return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
 }
-async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = catalogTriggers(options, env2, cwd);
+async function emulator(options, ctx) {
+  const { io, env: env2 } = ctx;
+  const fromCatalog = catalogTriggers(options, ctx);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -45640,7 +45630,7 @@ function untilStopped(server) {
     });
   });
 }
-function command5(program2, { io, env: env2, cwd }) {
+function command5(program2, ctx) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
     new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
   ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
@@ -45660,7 +45650,7 @@ Examples:
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  ).action((options) => emulator(options, io, env2, cwd));
+  ).action((options) => emulator(options, ctx));
 }
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
@@ -46096,8 +46086,12 @@ function entryOptions(command8) {
 }
 function command6(program2, ctx) {
   const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
+  viewOptions(triggers.command("list").description("list the triggers, with their ids in the active profile")).action(
+    (options) => list2(options, ctx)
+  );
+  viewOptions(triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile")).action(
+    (id, options) => show(id, options, ctx)
+  );
   entryOptions(
     triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
   ).action((id, options) => add(id, options, ctx));
@@ -46107,7 +46101,7 @@ function command6(program2, ctx) {
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -46143,7 +46137,7 @@ The catalog is triggers.json in this folder or a parent (or --catalog <file>, or
 With one, fire and batch refuse a trigger it does not know before sending anything.`;
     COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
     catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+    viewOptions = (command8) => command8.option("--json", "print one JSON object").option("--profile <name>", "show the ids of this profile (default: the active one)").addOption(catalogOption());
   }
 });
 

@@ -72,24 +72,16 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
 }
 
 /** Without --trigger, the catalog's triggers under the active profile's ids (undefined: no catalog). */
-function catalogTriggers(
-  options: EmulatorCommandOptions,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): { ids: string[]; path: string } | undefined {
+function catalogTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
   const profile = selectedProfile({}, env, readConfig(configPath(env))).name;
   return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
 }
 
-export async function emulator(
-  options: EmulatorCommandOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): Promise<void> {
-  const fromCatalog = catalogTriggers(options, env, cwd);
+export async function emulator(options: EmulatorCommandOptions, ctx: Context): Promise<void> {
+  const { io, env } = ctx;
+  const fromCatalog = catalogTriggers(options, ctx);
   const keySource = options.key ? '--key' : env.TRIGGER_API_KEY ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? env.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
@@ -165,7 +157,7 @@ function untilStopped(server: Emulator): Promise<void> {
 }
 
 /** The command's definition: its options and help. */
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
@@ -203,5 +195,5 @@ Examples:
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
     )
-    .action((options: EmulatorCommandOptions) => emulator(options, io, env, cwd));
+    .action((options: EmulatorCommandOptions) => emulator(options, ctx));
 }

@@ -47,13 +47,8 @@ function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog
   });
 }
 
-/** The catalog in effect as read (trusted, within the limits) and checked, with the file it is. */
-interface ReadCatalog extends Catalog {
-  file: CatalogFile;
-}
-
-/** Reads and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
-function readFound(where: FoundCatalog, ctx: Context, write = false): ReadCatalog {
+/** Reads (trusted, within the limits) and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
+function readFound(where: FoundCatalog, ctx: Context, write = false): Catalog & { file: CatalogFile } {
   const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
   const parsed = parseCatalog(file.text);
   if (!parsed.data) throw catalogError(where.path, parsed.problems);
@@ -449,7 +444,12 @@ const COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name
 
 const catalogOption = () =>
   new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
-const activeProfileOption = () => new Option('--profile <name>', 'show the ids of this profile (default: the active one)');
+/** list and show: what they print, and whose ids. */
+const viewOptions = (command: Command) =>
+  command
+    .option('--json', 'print one JSON object')
+    .option('--profile <name>', 'show the ids of this profile (default: the active one)')
+    .addOption(catalogOption());
 
 function entryOptions(command: Command): Command {
   return command
@@ -468,21 +468,12 @@ export function command(program: Command, ctx: Context): Command {
     .command('triggers')
     .description('the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules')
     .addHelpText('after', EXAMPLES);
-  triggers
-    .command('list')
-    .description('list the triggers, with their ids in the active profile')
-    .option('--json', 'print one JSON object')
-    .addOption(activeProfileOption())
-    .addOption(catalogOption())
-    .action((options: CatalogFlag & { json?: boolean }) => list(options, ctx));
-  triggers
-    .command('show')
-    .description('show one trigger')
-    .argument('<id>', 'its key or its id in the active profile')
-    .option('--json', 'print one JSON object')
-    .addOption(activeProfileOption())
-    .addOption(catalogOption())
-    .action((id: string, options: CatalogFlag & { json?: boolean }) => show(id, options, ctx));
+  viewOptions(triggers.command('list').description('list the triggers, with their ids in the active profile')).action(
+    (options: CatalogFlag & { json?: boolean }) => list(options, ctx),
+  );
+  viewOptions(triggers.command('show').description('show one trigger').argument('<id>', 'its key or its id in the active profile')).action(
+    (id: string, options: CatalogFlag & { json?: boolean }) => show(id, options, ctx),
+  );
   entryOptions(
     triggers
       .command('add')
