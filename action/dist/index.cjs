@@ -37460,26 +37460,13 @@ var init_signals2 = __esm({
 });
 
 // src/commands/service.ts
-function keySourceLabel(settings) {
-  switch (settings.apiKeySource) {
-    case "flag":
-      return "--api-key";
-    case "env":
-      return "TRIGGER_API_KEY";
-    case "profile":
-      return `profile "${settings.profile}"`;
-    case "keychain":
-      return `profile "${settings.profile}" (system keychain)`;
-    default:
-      return void 0;
-  }
-}
 function clientFor(settings, options, io, extra = {}) {
   const onEvent = options.verbose || extra.onRetry ? (event) => {
     if (event.type === "retry") extra.onRetry?.(event.delayMs, event.reason);
     if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
   const env2 = extra.env ?? process.env;
+  const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
   if (env2.TRACEPARENT && !traceparent && options.verbose) {
     io.stderr(io.errColors.warn("* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent"));
@@ -37489,11 +37476,12 @@ function clientFor(settings, options, io, extra = {}) {
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? "",
-    keySource: keySourceLabel(settings),
+    // Where each came from, for the messages that blame one.
+    keySource: settings.apiKeySource && { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` }[settings.apiKeySource],
     baseUrlSource: {
       flag: "--base-url",
       env: "TRIGGER_BASE_URL",
-      profile: `profile "${settings.profile}": trigger config get base-url`,
+      profile: `${profile}: trigger config get base-url`,
       keychain: void 0
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1e3,
@@ -37517,7 +37505,7 @@ __export(fire_exports, {
   command: () => command,
   fire: () => fire
 });
-function command(program2, { io, env: env2, cwd }) {
+function command(program2, ctx) {
   const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES);
   return addServiceOptions(fireCommand).action(async (triggerId, userId, options, self2) => {
     const extra = self2.args.slice(2);
@@ -37530,10 +37518,10 @@ function command(program2, { io, env: env2, cwd }) {
         }
       );
     }
-    await fire(triggerId, userId, options, io, env2, cwd);
+    await fire(triggerId, userId, options, ctx);
   });
 }
-async function fire(triggerId, userId, options, io, env2 = process.env, cwd = process.cwd()) {
+async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   let event;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
@@ -45137,12 +45125,8 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  let mode2 = null;
-  try {
-    mode2 = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
-  } catch {
-    mode2 = null;
-  }
+  const stat = attempt2(() => import_node_fs15.default.statSync(configFile));
+  const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
     profile: { name: profile.name, source: profile.source },
@@ -45189,7 +45173,7 @@ function statusLines(s, io) {
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
 }
-async function status(options, io, env2 = process.env, cwd = process.cwd()) {
+async function status(options, { io, env: env2, cwd }) {
   const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
@@ -45198,7 +45182,7 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-function command4(program2, { io, env: env2, cwd }) {
+function command4(program2, ctx) {
   return addSettingsOptions(
     program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
   ).option("--json", "print one JSON object").addHelpText(
@@ -45209,7 +45193,7 @@ Examples:
   $ trigger status --json | jq .apiKey.source
 
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action((options) => status(options, io, env2, cwd));
+  ).action((options) => status(options, ctx));
 }
 var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({

@@ -65,12 +65,8 @@ export async function collectStatus(
         triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null,
       }
     : null;
-  let mode: string | null = null;
-  try {
-    mode = (fs.statSync(configFile).mode & 0o777).toString(8).padStart(4, '0');
-  } catch {
-    mode = null;
-  }
+  const stat = attempt(() => fs.statSync(configFile));
+  const mode = stat ? (stat.mode & 0o777).toString(8).padStart(4, '0') : null;
   return {
     ok: problems.length === 0,
     profile: { name: profile.name, source: profile.source },
@@ -84,7 +80,7 @@ export async function collectStatus(
   };
 }
 
-/** What fn returns, or undefined where it throws (the problem is in the world's list already). */
+/** What fn returns, or undefined where it throws (a problem is in the world's list already). */
 function attempt<T>(fn: () => T): T | undefined {
   try {
     return fn();
@@ -126,12 +122,7 @@ export function statusLines(s: Status, io: Output): string[] {
   ];
 }
 
-export async function status(
-  options: StatusOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): Promise<void> {
+export async function status(options: StatusOptions, { io, env, cwd }: Context): Promise<void> {
   const result = await collectStatus(settingsFlags(options), env, { cwd, catalog: options.catalog });
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
@@ -141,7 +132,7 @@ export async function status(
   throw new ConfigError(result.problems[0]!.message, { reported: true });
 }
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   return addSettingsOptions(
     program.command('status').description('show the settings a command would use now, and where each came from (sends nothing)'),
   )
@@ -155,5 +146,5 @@ Examples:
 
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
     )
-    .action((options: StatusOptions) => status(options, io, env, cwd));
+    .action((options: StatusOptions) => status(options, ctx));
 }
