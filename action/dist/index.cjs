@@ -46265,10 +46265,10 @@ var complete_exports = {};
 __export(complete_exports, {
   runComplete: () => runComplete
 });
-function argumentValues(path18, argument) {
+function argumentValues(command8, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path18} ${name}`];
+  const known = ARGUMENT_VALUES[`${pathOf2(command8)} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -46295,7 +46295,7 @@ function findOption(command8, word) {
 }
 function walk(program2, done) {
   const at = {
-    level: { command: program2, path: "" },
+    command: program2,
     typed: /* @__PURE__ */ new Map(),
     positional: 0,
     expecting: void 0,
@@ -46317,7 +46317,7 @@ function walk(program2, done) {
     } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
       at.variadic = void 0;
       const [flag, inline] = splitInline(word);
-      const option = findOption(at.level.command, flag);
+      const option = findOption(at.command, flag);
       if (!option) continue;
       if (inline !== void 0) note(option, inline);
       else if (option.required) at.expecting = option;
@@ -46325,8 +46325,8 @@ function walk(program2, done) {
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
-      const sub = at.onlyArguments ? void 0 : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
       else at.positional++;
     }
   }
@@ -46348,7 +46348,7 @@ function complete(program2, words, env2, cwd) {
   return { candidates, files: answer.files };
 }
 function answerAt(at, partial, program2, env2, cwd) {
-  const { level, typed: typed2, positional, onlyArguments } = at;
+  const { command: command8, typed: typed2, positional, onlyArguments } = at;
   const values = (kind, prefix = "") => {
     if (kind === void 0) return NOTHING;
     if (kind === "files") return { candidates: [], files: true };
@@ -46356,25 +46356,25 @@ function answerAt(at, partial, program2, env2, cwd) {
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
-    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    candidates: visibleOptions(command8, command8 === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
     files: false
   });
   if (at.expecting) return values(optionValues(at.expecting));
   if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
     const [flag] = splitInline(partial);
-    const option = findOption(level.command, flag);
+    const option = findOption(command8, flag);
     return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
   }
   if (!onlyArguments && partial.startsWith("-")) return options();
   if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(level.command);
+  const subs = visibleCommands(command8);
   if (subs.length > 0 && positional === 0 && !onlyArguments) {
     return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
   }
-  const args = level.command.registeredArguments;
+  const args = command8.registeredArguments;
   const last = args.at(-1);
   const argument = args[positional] ?? (last?.variadic ? last : void 0);
-  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
   const missing = args.slice(positional).some((a) => a.required);
   return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
 }
@@ -46386,41 +46386,32 @@ function completionText(completion) {
 `;
 }
 function profileCandidates(env2) {
-  try {
-    const config = readConfig(configPath(env2));
-    return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-      value: name,
-      description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
-    }));
-  } catch {
-    return [];
-  }
+  const config = readConfig(configPath(env2));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+  }));
 }
 function catalogCandidates(typed2, env2, cwd) {
-  try {
-    const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
-    if (!found2) return [];
-    const catalog = loadCatalog(found2, { env: env2 });
-    const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
-    return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-      value: idIn(key, entry2, profile),
-      description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
-    }));
-  } catch {
-    return [];
-  }
+  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
+  if (!found2) return [];
+  const catalog = loadCatalog(found2, { env: env2 });
+  const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+    value: idIn(key, entry2, profile),
+    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  }));
 }
 function runComplete(program2, words, io, env2, cwd) {
-  let completion;
+  let completion = NOTHING;
   try {
     completion = complete(program2, words, env2, cwd);
   } catch {
-    completion = { candidates: [], files: false };
   }
   io.write(completionText(completion));
   return 0;
 }
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, isPrintable, lastValue;
+var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf2, takesValue, NOTHING, isPrintable, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -46446,6 +46437,7 @@ var init_complete = __esm({
       "--profile": "profiles",
       "--trigger": "triggers"
     };
+    pathOf2 = (command8) => command8.parent?.parent ? `${pathOf2(command8.parent)} ${command8.name()}` : command8.name();
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
     isPrintable = (value) => printable(value) === value;
