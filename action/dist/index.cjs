@@ -45869,11 +45869,7 @@ function applyFields(entry2, options) {
     if (options.name.trim() === "") throw new UsageError("--name must not be empty");
     next.name = options.name;
   }
-  if (options.value !== void 0) {
-    if (!VALUE_RULES.includes(options.value))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value;
-  }
+  if (options.value !== void 0) next.value = options.value;
   if (options.min !== void 0) next.min = bound(options.min, "--min");
   if (options.max !== void 0) next.max = bound(options.max, "--max");
   if (options.description !== void 0) next.description = options.description;
@@ -45881,11 +45877,8 @@ function applyFields(entry2, options) {
     if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
     next.deprecated = options.deprecated;
   }
-  const ordered = {};
-  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
-    if (next[field2] !== void 0) ordered[field2] = next[field2];
-  }
-  return ordered;
+  const order = ["name", "description", "value", "min", "max", "deprecated", "ids"];
+  return Object.fromEntries(order.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
@@ -45957,11 +45950,7 @@ async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = keyIn(target2, id, ctx.env);
     let entry2 = applyFields(target2.data.triggers[key], options);
-    for (const field2 of options.clear ?? []) {
-      if (!CLEARABLE.includes(field2))
-        throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-      delete entry2[field2];
-    }
+    for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
       if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
       checkNewId(options.id);
@@ -46079,7 +46068,7 @@ function command6(program2, ctx) {
   entryOptions(
     triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
   ).action((id, options) => add(id, options, ctx));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").addOption(new Option("--clear <field...>", "remove fields").choices(CLEARABLE)).action((id, options) => edit(id, options, ctx));
   triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
   triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));

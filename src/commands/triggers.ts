@@ -140,7 +140,7 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
 
 export interface EntryOptions extends CatalogFlag {
   name?: string;
-  value?: string;
+  value?: ValueRule;
   min?: string;
   max?: string;
   description?: string;
@@ -148,7 +148,7 @@ export interface EntryOptions extends CatalogFlag {
   /** edit: the id --profile uses. */
   id?: string;
   /** edit: fields to remove. */
-  clear?: string[];
+  clear?: Array<(typeof CLEARABLE)[number]>;
 }
 
 /** A bound as a JSON number; refused when a double cannot hold the digits typed, as the catalog compares them. */
@@ -168,11 +168,7 @@ function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
     if (options.name.trim() === '') throw new UsageError('--name must not be empty');
     next.name = options.name;
   }
-  if (options.value !== undefined) {
-    if (!VALUE_RULES.includes(options.value as ValueRule))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value as ValueRule;
-  }
+  if (options.value !== undefined) next.value = options.value; // one of VALUE_RULES: commander checks its choices
   if (options.min !== undefined) next.min = bound(options.min, '--min');
   if (options.max !== undefined) next.max = bound(options.max, '--max');
   if (options.description !== undefined) next.description = options.description;
@@ -181,11 +177,8 @@ function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
     next.deprecated = options.deprecated;
   }
   // The fields in a stable order, whatever order they were set in.
-  const ordered: TriggerEntry = {};
-  for (const field of ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const) {
-    if (next[field] !== undefined) (ordered as Record<string, unknown>)[field] = next[field];
-  }
-  return ordered;
+  const order = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
+  return Object.fromEntries(order.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
 }
 
 function checkNewId(id: string): void {
@@ -288,11 +281,7 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
   await changeCatalog(options, ctx, false, (target) => {
     const key = keyIn(target, id, ctx.env);
     let entry = applyFields(target.data.triggers[key]!, options);
-    for (const field of options.clear ?? []) {
-      if (!(CLEARABLE as readonly string[]).includes(field))
-        throw new UsageError(`--clear takes ${CLEARABLE.join(', ')}; got ${JSON.stringify(field)}`);
-      delete (entry as Record<string, unknown>)[field];
-    }
+    for (const field of options.clear ?? []) delete entry[field];
     if (options.id !== undefined) {
       if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
       checkNewId(options.id);
@@ -483,7 +472,7 @@ export function command(program: Command, ctx: Context): Command {
   entryOptions(triggers.command('edit').description('change a trigger').argument('<id>', 'its key or its id in the active profile'))
     .option('--profile <name>', 'with --id: the profile whose account uses another id')
     .option('--id <id>', "with --profile: that profile's id for this trigger")
-    .option('--clear <field...>', `remove fields: ${CLEARABLE.join(', ')}`)
+    .addOption(new Option('--clear <field...>', 'remove fields').choices(CLEARABLE))
     .action((id: string, options: EntryOptions) => edit(id, options, ctx));
   triggers
     .command('remove')
