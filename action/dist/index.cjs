@@ -4746,10 +4746,10 @@ var init_shard = __esm({
 });
 
 // src/commands/parsers.ts
-function wholeNumber(min, max) {
+function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`) {
   return (text) => {
     const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
@@ -4766,10 +4766,7 @@ function fraction(text) {
   return n;
 }
 function concurrency(text) {
-  if (text.trim().toLowerCase() === "auto") return "auto";
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 256) throw new InvalidArgumentError("expected auto, or a whole number from 1 to 256");
-  return n;
+  return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
 }
 function shard(text) {
   try {
@@ -44791,11 +44788,6 @@ marked so, and a replay skips them unless --retry-unknown).`;
 });
 
 // src/commands/prompt.ts
-async function readAll(stream) {
-  const chunks = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
-}
 function promptHidden(question, output) {
   const input2 = process.stdin;
   return new Promise((resolve2, reject) => {
@@ -44831,15 +44823,17 @@ async function readSecret(question, output = process.stderr) {
       if (answer.trim() !== "") return answer;
     }
   }
-  const text = await readAll(process.stdin);
+  const text = await (0, import_consumers.text)(process.stdin);
   if (text.trim() === "") {
     throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
   }
   return text;
 }
+var import_consumers;
 var init_prompt = __esm({
   "src/commands/prompt.ts"() {
     "use strict";
+    import_consumers = require("node:stream/consumers");
     init_errors();
   }
 });
@@ -45585,13 +45579,9 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
   if (exposed) lines.push(c.warn(exposed));
-  if (server.keyGenerated) {
-    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
+  const key = server.keyGenerated ? "generated for this run" : `from ${keySource} (${maskKey(server.key)})`;
+  lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
+  if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
   if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
   else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
@@ -46117,21 +46107,10 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 // src/commands/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
-  command: () => command7,
-  completionScript: () => completionScript
+  command: () => command7
 });
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
 function command7(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
     "after",
     `
 Examples:
@@ -46141,9 +46120,9 @@ Examples:
 
 The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
 stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
+  ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var BASH, ZSH, FISH;
+var BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
@@ -46246,6 +46225,7 @@ end
 complete -c trigger -e
 complete -c trigger -f -a '(__trigger_complete)'
 `;
+    SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
   }
 });
 

@@ -124,13 +124,9 @@ function bannerLines(
   const lines = [`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
   if (exposed) lines.push(c.warn(exposed));
-  if (server.keyGenerated) {
-    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
+  const key = server.keyGenerated ? 'generated for this run' : `from ${keySource} (${maskKey(server.key)})`;
+  lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
+  if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
   if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
   else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
