@@ -45105,8 +45105,8 @@ __export(status_exports, {
   status: () => status,
   statusLines: () => statusLines
 });
-async function collectStatus(flags, env2 = process.env, where2 = {}) {
-  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
+async function collectStatus(options, { env: env2, cwd }) {
+  const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found: found2, settings, problems } = world;
   const { profile, configFile } = found2;
   const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
@@ -45167,8 +45167,9 @@ function statusLines(s, io) {
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
 }
-async function status(options, { io, env: env2, cwd }) {
-  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
+async function status(options, ctx) {
+  const { io } = ctx;
+  const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;

@@ -29,26 +29,12 @@ const SOURCE_WORDS: Record<Source, string> = {
 
 const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
 
-export interface Status {
-  ok: boolean;
-  profile: { name: string; source: 'flag' | 'env' | 'config' | 'default' };
-  apiKey: { masked: string; source: Source; from: string } | null;
-  baseUrl: { url: string; source: Source; from: string } | null;
-  configFile: { path: string; exists: boolean; mode: string | null };
-  proxy: string | null;
-  /** The trigger catalog in effect, and how many triggers it holds (null when it cannot be used). */
-  catalog: { path: string; source: CatalogSource; triggers: number | null } | null;
-  versions: { trigger: string; node: string };
-  problems: Array<{ message: string; hint: string | undefined }>;
-}
-
-/** The status: the command's world (resolveWorld, as fire and batch resolve it) with every problem, not the first. */
-export async function collectStatus(
-  flags: SettingsFlags,
-  env: NodeJS.ProcessEnv = process.env,
-  where: { cwd?: string; catalog?: string | boolean | undefined } = {},
-): Promise<Status> {
-  const world = await resolveWorld({ flags, env, cwd: where.cwd, catalog: where.catalog, rememberCatalog: false });
+/**
+ * The status (what --json prints): the command's world (resolveWorld, as fire and batch resolve it)
+ * with every problem, not the first.
+ */
+export async function collectStatus(options: StatusOptions, { env, cwd }: Context) {
+  const world = await resolveWorld({ flags: settingsFlags(options), env, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found, settings, problems } = world;
   const { profile, configFile } = found;
   const key =
@@ -58,6 +44,7 @@ export async function collectStatus(
   const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
   const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
+  // The trigger catalog in effect, and how many triggers it holds (null when it cannot be used).
   const catalog = world.catalog
     ? {
         path: world.catalog.path,
@@ -79,6 +66,8 @@ export async function collectStatus(
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };
 }
+
+export type Status = Awaited<ReturnType<typeof collectStatus>>;
 
 /** What fn returns, or undefined where it throws (a problem is in the world's list already). */
 function attempt<T>(fn: () => T): T | undefined {
@@ -122,8 +111,9 @@ export function statusLines(s: Status, io: Output): string[] {
   ];
 }
 
-export async function status(options: StatusOptions, { io, env, cwd }: Context): Promise<void> {
-  const result = await collectStatus(settingsFlags(options), env, { cwd, catalog: options.catalog });
+export async function status(options: StatusOptions, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
