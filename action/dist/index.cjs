@@ -44878,8 +44878,7 @@ function target(options, env2) {
   const lock = { waitMs: lockWaitMs(env2) };
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
-async function setKey(keyArgument, options, ctx) {
-  const { io, env: env2 } = ctx;
+async function setKey(keyArgument, options, { io, env: env2 }) {
   const { file, config, name, lock } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
@@ -45913,15 +45912,13 @@ async function add(id, options, ctx) {
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
     writeSchema(target2, io);
-    io.stdout("");
-    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-    io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-    io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-    io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-    io.stdout(
-      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-    );
+    io.stdout(`
+The service's API cannot create triggers: create it in the dashboard too:
+  1. open the Triggers page and click ${c.bold("Create Trigger")}
+  2. name: ${printable(entry2.name ?? id)}
+  3. id: ${printable(id)}  (edit the generated id to this)
+  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}
+Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
   });
 }
 function writeSchema(target2, io) {

@@ -248,15 +248,13 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
     const c = io.outColors;
     io.stdout(`${c.success('added')} ${printable(id)} to ${target.shown}${target.created ? ' (created)' : ''}`);
     writeSchema(target, io);
-    io.stdout('');
-    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-    io.stdout(`  1. open the Triggers page and click ${c.bold('Create Trigger')}`);
-    io.stdout(`  2. name: ${printable(entry.name ?? id)}`);
-    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-    io.stdout(`  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}`);
-    io.stdout(
-      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`,
-    );
+    io.stdout(`
+The service's API cannot create triggers: create it in the dashboard too:
+  1. open the Triggers page and click ${c.bold('Create Trigger')}
+  2. name: ${printable(entry.name ?? id)}
+  3. id: ${printable(id)}  (edit the generated id to this)
+  4. type: ${c.bold('Custom')}, then ${c.bold('Save')}
+Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
   });
 }
 
