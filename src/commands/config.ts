@@ -67,11 +67,8 @@ function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
 
-export async function setKey(
-  keyArgument: string | undefined,
-  options: ProfileOption & { insecureStorage?: boolean },
-  { io, env }: Context,
-) {
+export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, ctx: Context) {
+  const { io, env } = ctx;
   const { file, config, name, lock } = target(options, env);
   const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
