@@ -1486,27 +1486,27 @@ var require_help = __commonJS({
        * @returns {Option[]}
        */
       visibleOptions(cmd) {
-        const visibleOptions2 = cmd.options.filter((option) => !option.hidden);
+        const visibleOptions = cmd.options.filter((option) => !option.hidden);
         const helpOption = cmd._getHelpOption();
         if (helpOption && !helpOption.hidden) {
           const removeShort = helpOption.short && cmd._findOption(helpOption.short);
           const removeLong = helpOption.long && cmd._findOption(helpOption.long);
           if (!removeShort && !removeLong) {
-            visibleOptions2.push(helpOption);
+            visibleOptions.push(helpOption);
           } else if (helpOption.long && !removeLong) {
-            visibleOptions2.push(
+            visibleOptions.push(
               cmd.createOption(helpOption.long, helpOption.description)
             );
           } else if (helpOption.short && !removeShort) {
-            visibleOptions2.push(
+            visibleOptions.push(
               cmd.createOption(helpOption.short, helpOption.description)
             );
           }
         }
         if (this.sortOptions) {
-          visibleOptions2.sort(this.compareOptions);
+          visibleOptions.sort(this.compareOptions);
         }
-        return visibleOptions2;
+        return visibleOptions;
       }
       /**
        * Get an array of the visible global options. (Not including help.)
@@ -1518,10 +1518,10 @@ var require_help = __commonJS({
         if (!this.showGlobalOptions) return [];
         const globalOptions = [];
         for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
-          const visibleOptions2 = ancestorCmd.options.filter(
+          const visibleOptions = ancestorCmd.options.filter(
             (option) => !option.hidden
           );
-          globalOptions.push(...visibleOptions2);
+          globalOptions.push(...visibleOptions);
         }
         if (this.sortOptions) {
           globalOptions.sort(this.compareOptions);
@@ -44878,7 +44878,8 @@ function target(options, env2) {
   const lock = { waitMs: lockWaitMs(env2) };
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
-async function setKey(keyArgument, options, { io, env: env2 }) {
+async function setKey(keyArgument, options, ctx) {
+  const { io, env: env2 } = ctx;
   const { file, config, name, lock } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
@@ -46252,10 +46253,6 @@ function optionValues(option) {
 function visibleCommands(command8) {
   return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command8, root) {
-  const options = command8.createHelp().visibleOptions(command8);
-  return root ? options : options.filter((o) => o.long !== "--version");
-}
 function findOption(command8, word) {
   const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
   return options.find((o) => o.long === word || o.short === word);
@@ -46305,7 +46302,7 @@ function splitInline(word) {
 }
 function complete(program2, words, env2, cwd) {
   const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, env2, cwd);
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -46314,7 +46311,7 @@ function complete(program2, words, env2, cwd) {
   });
   return { candidates, files: answer.files };
 }
-function answerAt(at, partial, program2, env2, cwd) {
+function answerAt(at, partial, env2, cwd) {
   const { command: command8, typed: typed2, positional, onlyArguments } = at;
   const values = (kind, prefix = "") => {
     if (kind === void 0) return NOTHING;
@@ -46323,7 +46320,7 @@ function answerAt(at, partial, program2, env2, cwd) {
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
-    candidates: visibleOptions(command8, command8 === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
     files: false
   });
   if (at.expecting) return values(optionValues(at.expecting));

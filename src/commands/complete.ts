@@ -89,11 +89,6 @@ function visibleCommands(command: Command): Command[] {
     .filter((c) => c.name() !== 'help');
 }
 
-function visibleOptions(command: Command, root: boolean): Option[] {
-  const options = command.createHelp().visibleOptions(command);
-  return root ? options : options.filter((o) => o.long !== '--version');
-}
-
 function findOption(command: Command, word: string): Option | undefined {
   const options = command.createHelp().visibleOptions(command).concat(command.options);
   return options.find((o) => o.long === word || o.short === word);
@@ -172,7 +167,7 @@ const isPrintable = (value: string) => printable(value) === value;
 /** The completion of `words` (the last one partial) for the program, in the folder `cwd`. */
 function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const partial = words.at(-1) ?? '';
-  const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, env, cwd);
+  const answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
   const seen = new Set<string>();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -182,7 +177,7 @@ function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd
   return { candidates, files: answer.files };
 }
 
-function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
+function answerAt(at: Walked, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { command, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
     if (kind === undefined) return NOTHING;
@@ -191,7 +186,9 @@ function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.Pro
     return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = (): Completion => ({
-    candidates: visibleOptions(command, command === program)
+    candidates: command
+      .createHelp()
+      .visibleOptions(command)
       .filter((o) => o.long && (o.variadic || !typed.has(o.long ?? o.short ?? o.flags)))
       .map((o) => ({ value: o.long!, description: o.description })),
     files: false,
