@@ -45776,9 +45776,6 @@ function readFound(where2, ctx, write = false) {
   if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
   return { path: where2.path, text: file.text, data: parsed2.data, file };
 }
-function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path15.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
-}
 function activeProfile(options, env2) {
   return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
 }
@@ -45885,7 +45882,8 @@ function writeTarget(where2, ctx, create2) {
   if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
     const { data, file: file2 } = readFound(where2, ctx, true);
     const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
-    return { file: file2.real, shown: changedFile(file2.real, where2.path), data, created: false, save: save2 };
+    const link = import_node_path15.default.resolve(where2.path) === file2.real ? "" : ` (the file ${printable(where2.path)} links to)`;
+    return { file: file2.real, shown: `${printable(file2.real)}${link}`, data, created: false, save: save2 };
   }
   const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);

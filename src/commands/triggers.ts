@@ -55,13 +55,6 @@ function readFound(where: FoundCatalog, ctx: Context, write = false): Catalog & 
   return { path: where.path, text: file.text, data: parsed.data, file };
 }
 
-/** The file a write changes, for its message: the file itself, and the link it was found through. */
-function changedFile(file: string, shown: string | undefined): string {
-  return shown !== undefined && path.resolve(shown) !== file
-    ? `${printable(file)} (the file ${printable(shown)} links to)`
-    : printable(file);
-}
-
 /** The active profile, as the commands that send would use it. */
 function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
   return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
@@ -217,7 +210,9 @@ function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: bool
   if (where && (!create || where.source === 'found' || fs.existsSync(where.path))) {
     const { data, file } = readFound(where, ctx, true);
     const save = (next: CatalogData) => saveCatalog(file.real, next, file.stat);
-    return { file: file.real, shown: changedFile(file.real, where.path), data, created: false, save };
+    // For its message: the file a write changes, and the link it was found through.
+    const link = path.resolve(where.path) === file.real ? '' : ` (the file ${printable(where.path)} links to)`;
+    return { file: file.real, shown: `${printable(file.real)}${link}`, data, created: false, save };
   }
   const file = where?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
