@@ -102,9 +102,9 @@ interface Walked {
   /** Arguments given to the command reached. */
   positional: number;
   /** The option whose value comes next. */
-  expecting: Option | undefined;
+  expecting?: Option | undefined;
   /** A variadic option still taking values. */
-  variadic: Option | undefined;
+  variadic?: Option | undefined;
   /** After `--`. */
   onlyArguments: boolean;
 }
@@ -114,8 +114,6 @@ function walk(program: Command, done: string[]): Walked {
     command: program,
     typed: new Map(),
     positional: 0,
-    expecting: undefined,
-    variadic: undefined,
     onlyArguments: false,
   };
   const note = (option: Option, value: string) => {
