@@ -46260,8 +46260,6 @@ function walk(program2, done) {
     command: program2,
     typed: /* @__PURE__ */ new Map(),
     positional: 0,
-    expecting: void 0,
-    variadic: void 0,
     onlyArguments: false
   };
   const note = (option, value) => {
