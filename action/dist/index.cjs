@@ -45145,16 +45145,11 @@ function statusLines(s, io) {
   const c = io.outColors;
   const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
   const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
+  const setting = (value, from) => from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error("not set");
   return [
     row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      "api key",
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
-    ),
-    row(
-      "base URL",
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
-    ),
+    row("api key", setting(s.apiKey?.masked, s.apiKey)),
+    row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
     row(
       "config",
       s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`

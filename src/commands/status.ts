@@ -84,16 +84,12 @@ export function statusLines(s: Status, io: Output): string[] {
     s.profile.source
   ];
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
+  const setting = (value: string | undefined, from: { source: Source; from: string } | null) =>
+    from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error('not set');
   return [
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      'api key',
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error('not set'),
-    ),
-    row(
-      'base URL',
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error('not set'),
-    ),
+    row('api key', setting(s.apiKey?.masked, s.apiKey)),
+    row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
     row(
       'config',
       s.configFile.exists
