@@ -449,10 +449,10 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt3, options = {}) {
+function backoffMs(attempt2, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt3 - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -556,12 +556,10 @@ function isLoopbackHost(hostname) {
 function parseBaseUrl(raw, options = {}) {
   const source = options.source ? ` (from ${options.source})` : "";
   const text = raw.trim();
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
+  if (!URL.canParse(text)) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
+  const url = new URL(text);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
   }
@@ -592,12 +590,7 @@ function versionedBaseUrlWarning(baseUrl, source) {
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
-  let proxyHost;
-  try {
-    proxyHost = new URL(proxy).hostname;
-  } catch {
-    proxyHost = proxy;
-  }
+  const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
   throw new UsageError(
     `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
@@ -5378,11 +5371,8 @@ function writeFileAtomic(target2, text, options = {}) {
   }
   let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
-    try {
-      const stat = import_node_fs.default.lstatSync(file);
-      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
-    } catch {
-    }
+    const stat = import_node_fs.default.lstatSync(file, { throwIfNoEntry: false });
+    if (stat && !stat.isSymbolicLink()) mode2 = stat.mode & 511;
   }
   const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
@@ -5455,16 +5445,28 @@ function mine(stat) {
 function writableByOwnerOnly(stat) {
   return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
 }
-function openMine(file) {
+function readMine(file, read) {
   let fd;
   try {
     fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
     const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
-    if (stat.isFile() && mine(stat)) return { fd, stat };
+    return stat.isFile() && mine(stat) ? read(fd, stat) : void 0;
   } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
   }
-  if (fd !== void 0) import_node_fs2.default.closeSync(fd);
-  return void 0;
+}
+function readOwnRecord(file, limit) {
+  try {
+    const data = readMine(
+      file,
+      (fd, stat) => writableByOwnerOnly(stat) && stat.size <= BigInt(limit) ? JSON.parse(import_node_fs2.default.readFileSync(fd, "utf8")) : void 0
+    );
+    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+  } catch {
+    return {};
+  }
 }
 function setV8Flags(flags, undo) {
   if (off()) return;
@@ -5497,7 +5499,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, undoFlags, youngGenerationCap;
+var import_node_fs2, off, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5506,6 +5508,7 @@ var init_startup = __esm({
     init_paths();
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
+    MAX_RECORDS_BYTES = 1024 * 1024;
     undoFlags = [];
     youngGenerationCap = 32 * 1024 * 1024;
   }
@@ -5926,10 +5929,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt3) {
+      add(attempt2) {
         this.#dropEnded();
-        this.#queue.push(attempt3);
-        if (!this.#timer) this.#arm(attempt3.deadline);
+        this.#queue.push(attempt2);
+        if (!this.#timer) this.#arm(attempt2.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5943,7 +5946,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+          this.#queue = queue.slice(this.#head).filter((attempt2) => !attempt2.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5953,7 +5956,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+        return this.#queue.slice(this.#head).filter((attempt2) => !attempt2.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5964,10 +5967,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt3 = queue[i];
-          if (attempt3.done) continue;
-          if (attempt3.deadline > now) break;
-          attempt3.expire();
+          const attempt2 = queue[i];
+          if (attempt2.done) continue;
+          if (attempt2.deadline > now) break;
+          attempt2.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -32808,13 +32811,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt3 = 1; ; attempt3++) {
-          const outcome = await this.#attempt(event, attempt3, options.signal, attempt3 === 1 ? started : monotonicMs());
+        for (let attempt2 = 1; ; attempt2++) {
+          const outcome = await this.#attempt(event, attempt2, options.signal, attempt2 === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt3, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt2, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt3, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt2, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32823,10 +32826,10 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt3, started, throwPushBack) {
-        const canRetry = attempt3 <= this.retries;
+      #judge(event, outcome, attempt2, started, throwPushBack) {
+        const canRetry = attempt2 <= this.retries;
         if (outcome.kind === "failed") {
-          const info2 = { attempts: attempt3, durationMs: msSince(started) };
+          const info2 = { attempts: attempt2, durationMs: msSince(started) };
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32841,7 +32844,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt3, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt2, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32856,7 +32859,7 @@ var init_client = __esm({
             triggerId: event.triggerId,
             userId: event.userId,
             value: event.value?.json,
-            attempts: attempt3,
+            attempts: attempt2,
             durationMs: Math.round(outcome.ended - started),
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
@@ -32868,8 +32871,8 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt3, { baseMs: this.#options.retryBaseMs });
-            const info2 = { attempts: attempt3, durationMs: msSince(started) };
+            const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
+            const info2 = { attempts: attempt2, durationMs: msSince(started) };
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32882,7 +32885,7 @@ var init_client = __esm({
             keySource: this.#options.keySource,
             retries: this.retries
           },
-          { attempts: attempt3, durationMs: msSince(started), requestId }
+          { attempts: attempt2, durationMs: msSince(started), requestId }
         );
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -32902,11 +32905,11 @@ var init_client = __esm({
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt3, delayMs, reason2, options, info2) {
+      async #wait(attempt2, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
             clearTimeout(timer);
@@ -32928,17 +32931,17 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt3 of this.#deadlines.all()) attempt3.interrupt();
+        for (const attempt2 of this.#deadlines.all()) attempt2.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt3, signal, started) {
+      #attempt(event, attempt2, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt2, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
         onEvent?.({
           type: "request",
-          attempt: attempt3,
+          attempt: attempt2,
           method: "POST",
           url: eventUrl(this.baseUrl, event),
           headers: this.displayHeaders(),
@@ -32963,10 +32966,10 @@ var init_client = __esm({
         return ended.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt3, status: status2, headers, body: text, truncated, ms });
+            onEvent({ type: "response", attempt: attempt2, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt: attempt2, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -36165,35 +36168,27 @@ var init_spinner = __esm({
 // src/errno.ts
 function errnoWords(error2, doing = "writing") {
   const code = error2?.code;
-  switch (code) {
-    case "ENOENT":
-      return doing === "reading" ? "no such file" : "its folder does not exist";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "it is a folder";
-    case "ENOTDIR":
-    case "EEXIST":
-      return "a file is in the way (part of the path is a file, not a folder)";
-    case "ENOSPC":
-      return "no space left on the disk";
-    case "EDQUOT":
-      return "over the disk quota";
-    case "EROFS":
-      return "the file system is read-only";
-    case "EIO":
-      return "an input/output error";
-    case "EMFILE":
-    case "ENFILE":
-      return "too many open files (lower --concurrency, or raise the limit with ulimit -n)";
-    default:
-      return code ?? error2?.message ?? String(error2);
-  }
+  if (code === "ENOENT") return doing === "reading" ? "no such file" : "its folder does not exist";
+  if (code === void 0) return error2?.message ?? String(error2);
+  return Object.hasOwn(WORDS, code) ? WORDS[code] : code;
 }
+var WORDS;
 var init_errno = __esm({
   "src/errno.ts"() {
     "use strict";
+    WORDS = {
+      EACCES: "permission denied",
+      EPERM: "permission denied",
+      EISDIR: "it is a folder",
+      ENOTDIR: "a file is in the way (part of the path is a file, not a folder)",
+      EEXIST: "a file is in the way (part of the path is a file, not a folder)",
+      ENOSPC: "no space left on the disk",
+      EDQUOT: "over the disk quota",
+      EROFS: "the file system is read-only",
+      EIO: "an input/output error",
+      EMFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)",
+      ENFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)"
+    };
   }
 });
 
@@ -36320,15 +36315,25 @@ function removeStale(lock, dead, text, rules) {
     import_node_fs3.default.rmSync(breaker, { force: true });
   }
 }
-function attempt(lock, text, rules) {
-  if (create(lock, text, rules.mode)) {
-    held.add(lock);
-    return "taken";
+function take(lock, text, rules, cannot2) {
+  for (let tries = 0; tries < 10; tries++) {
+    let found2;
+    try {
+      if (create(lock, text, rules.mode)) {
+        held.add(lock);
+        return void 0;
+      }
+      found2 = look(lock, rules);
+    } catch (error2) {
+      throw cannot2(error2);
+    }
+    if (found2.state === "held") return found2.blocked;
+    if (found2.state === "dead") {
+      const blocked = removeStale(lock, found2, text, rules);
+      if (blocked) return blocked;
+    }
   }
-  const found2 = look(lock, rules);
-  if (found2.state === "held") return found2.blocked;
-  if (found2.state === "dead") return removeStale(lock, found2, text, rules) ?? "again";
-  return "again";
+  return { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
 }
 function release(lock, text) {
   held.delete(lock);
@@ -36352,24 +36357,18 @@ async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
+  const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
+    hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
+  });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    let result;
-    try {
-      result = attempt(lock, text, SETTINGS);
-    } catch (error2) {
-      throw new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
-        hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-      });
-    }
-    if (result === "taken") break;
-    const blocked = result === "again" ? void 0 : result;
+    const blocked = take(lock, text, SETTINGS, cannot2);
+    if (!blocked) break;
     const waited = performance.now() - started;
-    if (waited >= waitMs && (blocked !== void 0 || waited >= waitMs + 1e3)) {
-      const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
-      throw new ConfigError(`cannot write ${file}: ${why}; gave up after ${waitMs / 1e3} s`, { hint });
+    if (waited >= waitMs) {
+      throw new ConfigError(`cannot write ${file}: ${blocked.why}; gave up after ${waitMs / 1e3} s`, { hint: blocked.hint });
     }
-    await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
+    await sleep(Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)));
   }
   try {
     return await fn();
@@ -36429,26 +36428,18 @@ var init_lock = __esm({
       static acquire(file, what, hint) {
         const lock = _FileLock.pathFor(file);
         const text = lockText();
-        for (let tries = 0; tries < 10; tries++) {
-          let result;
-          try {
-            result = attempt(lock, text, BATCH);
-          } catch (error2) {
-            throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, {
-              hint: "name a file in a folder you can write to"
-            });
-          }
-          if (result === "taken") return new _FileLock(lock, text);
-          if (result === "again") continue;
-          const other = result.holder;
-          if (other === void 0) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
-          const away = elsewhere(other);
-          const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-          throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-            hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
-          });
-        }
-        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
+        const blocked = take(lock, text, BATCH, (error2) => {
+          const hint2 = "name a file in a folder you can write to";
+          return new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, { hint: hint2 });
+        });
+        if (!blocked) return new _FileLock(lock, text);
+        const other = blocked.holder;
+        if (other === void 0) throw new HeldError(`cannot lock ${what}: ${blocked.why}`, { hint: blocked.hint });
+        const away = elsewhere(other);
+        const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+        throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+          hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
+        });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
@@ -36592,13 +36583,8 @@ function reason(error2) {
   const text = error2?.message ?? String(error2);
   return text.split("\n")[0].replace(/^Platform failure: /, "");
 }
-async function tryStore(call, profile) {
-  try {
-    await bounded(call, profile);
-    return void 0;
-  } catch (error2) {
-    return reason(error2);
-  }
+function tryStore(call, profile) {
+  return bounded(call, profile).then(() => void 0, reason);
 }
 async function loadKey(profile) {
   let key;
@@ -36831,18 +36817,6 @@ function readAtMost(fd, file, size) {
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
-function readOwnFile(file, limit) {
-  const opened = openMine(file);
-  if (opened === void 0) return void 0;
-  try {
-    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return void 0;
-    return import_node_fs6.default.readFileSync(opened.fd, "utf8");
-  } catch {
-    return void 0;
-  } finally {
-    import_node_fs6.default.closeSync(opened.fd);
-  }
-}
 var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
 var init_file = __esm({
   "src/catalog/file.ts"() {
@@ -37057,13 +37031,7 @@ function identityOf(stat) {
   return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
-  const text = readOwnFile(record, MAX_RECORD_BYTES);
-  try {
-    const data = JSON.parse(text ?? "{}");
-    return isObject(data) ? data : {};
-  } catch {
-    return {};
-  }
+  return readOwnRecord(record, MAX_RECORD_BYTES);
 }
 function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
@@ -37112,6 +37080,7 @@ var init_load = __esm({
     init_errors();
     init_render();
     init_store();
+    init_startup();
     init_file();
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
@@ -37313,12 +37282,7 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  let mode2;
-  try {
-    mode2 = import_node_fs8.default.statSync(file).mode & 511;
-  } catch {
-    return void 0;
-  }
+  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
@@ -37330,6 +37294,9 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
+}
+function activeProfile(flags, env2) {
+  return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37379,41 +37346,41 @@ function checkSettings(found2, options) {
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
   const problems = [];
-  const attempt3 = (fn) => collected(problems, fn);
+  const attempt2 = (fn) => collected(problems, fn);
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
   if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
-  const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, problems };
+  const baseUrl = url && attempt2(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt2(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt2(() => normalizeApiKey(key[0], key[2])) : void 0;
+  if (!url || !baseUrl) return { settings: void 0, apiKey, problems };
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, problems };
+  return { settings, apiKey, problems };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = checkSettings(found2, options);
+  const { settings, problems, ...checked } = checkSettings(found2, options);
+  let apiKey = checked.apiKey;
   if (found2.key?.[1] === "keychain") {
     try {
-      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = key;
-      else found2.key = [key, "keychain", found2.key[2]];
+      apiKey = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = apiKey;
     } catch (error2) {
       if (!isTriggerError(error2)) throw error2;
       if (options.requireKey !== false) problems.push(error2);
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, catalog: void 0, problems };
+  if (!where2) return { found: found2, settings, apiKey, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
   const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  return { found: found2, settings, apiKey, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
@@ -45109,8 +45076,7 @@ async function collectStatus(options, { env: env2, cwd }) {
   const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found: found2, settings, problems } = world;
   const { profile, configFile } = found2;
-  const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-  (found2.key && attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])));
+  const key = world.apiKey;
   const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
   const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
@@ -45119,7 +45085,7 @@ async function collectStatus(options, { env: env2, cwd }) {
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  const stat = attempt2(() => import_node_fs15.default.statSync(configFile));
+  const stat = attempt(() => import_node_fs15.default.statSync(configFile));
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -45134,7 +45100,7 @@ async function collectStatus(options, { env: env2, cwd }) {
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
 }
-function attempt2(fn) {
+function attempt(fn) {
   try {
     return fn();
   } catch {
@@ -45268,7 +45234,7 @@ function screen(req, rules) {
   }
   return route;
 }
-function take(route, body, tooBig, requestId, rules) {
+function take2(route, body, tooBig, requestId, rules) {
   if (tooBig) return refused(413, "the body is larger than 1 MiB");
   const checked = checkBody(body);
   if ("error" in checked) return refused(400, checked.error);
@@ -45344,7 +45310,7 @@ async function startEmulator(options = {}) {
     if ("status" in screened) answer = screened;
     else {
       rules.working++;
-      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+      answer = { ...take2(screened, body, tooBig, requestId, rules), admitted: true };
     }
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
@@ -45537,7 +45503,7 @@ function rejectionLine(entry2, io) {
 function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const profile = selectedProfile({}, env2, readConfig(configPath(env2))).name;
+  const profile = activeProfile({}, env2);
   return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
 }
 async function emulator(options, ctx) {
@@ -45632,9 +45598,7 @@ var init_emulator = __esm({
     init_errors();
     init_find();
     init_load();
-    init_paths();
     init_resolve2();
-    init_store();
     init_signals2();
     init_validate();
   }
@@ -45770,9 +45734,6 @@ function readFound(where2, ctx, write = false) {
   const parsed2 = parseCatalog(file.text);
   if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
   return { path: where2.path, text: file.text, data: parsed2.data, file };
-}
-function activeProfile(options, env2) {
-  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
 }
 function shownCatalog(options, ctx) {
   return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
@@ -46076,9 +46037,7 @@ var init_triggers = __esm({
     init_write();
     init_errno();
     init_render();
-    init_paths();
     init_resolve2();
-    init_store();
     CLEARABLE = ["description", "min", "max", "deprecated"];
     EXAMPLES2 = `
 Examples:
@@ -46351,7 +46310,7 @@ function catalogCandidates(typed2, env2, cwd) {
   const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
   if (!found2) return [];
   const catalog = loadCatalog(found2, { env: env2 });
-  const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
+  const profile = activeProfile({ profile: lastValue(typed2, "--profile") }, env2);
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
     value: idIn(key, entry2, profile),
     description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")

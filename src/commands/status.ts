@@ -11,7 +11,7 @@ import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
-import { maskKey, normalizeApiKey } from '../settings/validate.js';
+import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { addSettingsOptions, settingsFlags, type CatalogOptions } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
@@ -37,10 +37,7 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
   const world = await resolveWorld({ flags: settingsFlags(options), env, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found, settings, problems } = world;
   const { profile, configFile } = found;
-  const key =
-    settings?.apiKey ??
-    // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-    (found.key && attempt(() => normalizeApiKey(found.key![0], found.key![2])));
+  const key = world.apiKey;
   const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
   const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
@@ -69,7 +66,7 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
 
 export type Status = Awaited<ReturnType<typeof collectStatus>>;
 
-/** What fn returns, or undefined where it throws (a problem is in the world's list already). */
+/** What fn returns, or undefined where it throws (a config file that cannot be looked at has no mode). */
 function attempt<T>(fn: () => T): T | undefined {
   try {
     return fn();

@@ -28,9 +28,7 @@ import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
-import { configPath } from '../settings/paths.js';
-import { selectedProfile } from '../settings/resolve.js';
-import { readConfig } from '../settings/store.js';
+import { activeProfile } from '../settings/resolve.js';
 import type { Context } from './shared.js';
 
 export interface CatalogFlag {
@@ -53,11 +51,6 @@ function readFound(where: FoundCatalog, ctx: Context, write = false): Catalog & 
   const parsed = parseCatalog(file.text);
   if (!parsed.data) throw catalogError(where.path, parsed.problems);
   return { path: where.path, text: file.text, data: parsed.data, file };
-}
-
-/** The active profile, as the commands that send would use it. */
-function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
-  return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
 }
 
 /** What list and show print: the catalog in effect, checked, and the profile whose ids they show. */
