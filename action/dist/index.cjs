@@ -15315,8 +15315,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running2 } of this[kClients]) {
-          ret += running2;
+        for (const { [kRunning]: running } of this[kClients]) {
+          ret += running;
         }
         return ret;
       }
@@ -36198,6 +36198,7 @@ __export(lock_exports, {
   FileLock: () => FileLock,
   LOCK_WAIT_MS: () => LOCK_WAIT_MS,
   lockWaitMs: () => lockWaitMs,
+  stillRuns: () => stillRuns,
   withLock: () => withLock
 });
 function procStat(pid) {
@@ -37678,14 +37679,6 @@ function failedHeader(kind, header, separator = ",") {
   if (kind !== "csv" || !header) return void 0;
   return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
 function removeLeftovers(file) {
   const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
@@ -37696,7 +37689,8 @@ function removeLeftovers(file) {
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
+      continue;
     import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
@@ -37706,6 +37700,7 @@ var init_failed = __esm({
     "use strict";
     import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
+    init_lock();
     init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
@@ -37722,19 +37717,15 @@ var init_failed = __esm({
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
-      #inPlace;
       /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      get inPlace() {
-        return this.#inPlace;
-      }
+      inPlace;
+      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
       /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
       #normalized;
-      /** True once the file was opened (a lazy one, only when a row needed keeping). */
-      #opened = false;
       #mode;
       /**
        * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
@@ -37746,27 +37737,20 @@ var init_failed = __esm({
         this.#format = format2;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
-        let existing;
-        try {
-          existing = import_node_fs9.default.statSync(file);
-        } catch {
-          existing = void 0;
-        }
+        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
       #open() {
-        if (this.#opened) return;
-        this.#opened = true;
         this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
-        if (!this.#inPlace) removeLeftovers(this.path);
+        if (!this.inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
-        if (!this.#opened && !this.error) {
+        if (this.#fd === void 0 && !this.error) {
           try {
             this.#open();
           } catch (error2) {
@@ -37816,7 +37800,7 @@ var init_failed = __esm({
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
-          if (done > 0 && !this.#inPlace) {
+          if (done > 0 && !this.inPlace) {
             try {
               import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
             } catch {
@@ -37826,18 +37810,17 @@ var init_failed = __esm({
       }
       /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
-        if (!this.#opened) return;
+        if (this.#fd === void 0) return;
         this.#writeHeader(FORMAT_TABLE[this.#format].kind);
         this.#flush();
         const fd = this.#fd;
         this.#fd = void 0;
-        if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+          if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
         } catch {
         }
         import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+        if (!this.inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
@@ -37845,7 +37828,7 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
+        if (!this.inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -37896,7 +37879,7 @@ function wholeLines(bytes, line, items) {
     return n;
   }
 }
-async function* readLines(stream) {
+async function* readLines(stream, stop) {
   let next = 1;
   const partial = new PartialLine();
   let first = true;
@@ -37914,7 +37897,7 @@ async function* readLines(stream) {
       const chunkFirst = next;
       const items = [];
       let start = 0;
-      if (!partial.empty) {
+      if (partial.bytes > 0) {
         items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
@@ -37927,7 +37910,8 @@ async function* readLines(stream) {
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
+  if (stop?.stopped) stop.dropped = partial.bytes;
+  else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
@@ -37944,17 +37928,15 @@ var init_lines = __esm({
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
       #pending = [];
-      #bytes = 0;
+      /** Its length so far (0: no line is open). */
+      bytes = 0;
       /** Set once the line is known to be too long: its start only, for the failed file. */
       #longStart;
-      get empty() {
-        return this.#bytes === 0;
-      }
       hold(bytes) {
         if (bytes.length === 0) return;
-        this.#bytes += bytes.length;
+        this.bytes += bytes.length;
         if (this.#longStart) return;
-        if (this.#bytes > MAX_LINE_BYTES) {
+        if (this.bytes > MAX_LINE_BYTES) {
           this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
           this.#pending = [];
           return;
@@ -37963,10 +37945,10 @@ var init_lines = __esm({
       }
       /** The whole line, ended by `tail`, as line number `line`. */
       finish(tail, line) {
-        const total = this.#bytes + tail.length;
+        const total = this.bytes + tail.length;
         const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
         this.#pending = [];
-        this.#bytes = 0;
+        this.bytes = 0;
         this.#longStart = void 0;
         if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
         return {
@@ -38094,29 +38076,22 @@ function readCsv(stream, options, format2) {
     if (columns) out.push(csvRow(fields, line, columns, options));
     else columns = csvColumns(fields, line, options, separator);
   });
-  async function* rows2() {
+  function* take3(atEnd) {
     let out = [];
-    for await (const chunk of readLines(stream)) {
-      for (let i = 0; i < chunk.items.length; i++) {
-        const line = chunk.first + i;
-        let item = chunk.items[i];
-        if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        csv.pending.push({ line, item });
-        while (csv.read(out, false)) {
-          if (out.length < MAX_CHUNK_ROWS) continue;
-          yield out;
-          out = [];
-        }
-      }
-      if (out.length) yield out;
-      out = [];
-    }
-    while (csv.read(out, true)) {
+    while (csv.read(out, atEnd)) {
       if (out.length < MAX_CHUNK_ROWS) continue;
       yield out;
       out = [];
     }
     if (out.length) yield out;
+  }
+  async function* rows2() {
+    for await (const { first, items } of readLines(stream, options.stopped)) {
+      if (first === 1 && typeof items[0] === "string") items[0] = items[0].replace(/^\uFEFF/, "");
+      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
+      yield* take3(false);
+    }
+    yield* take3(true);
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
@@ -38124,8 +38099,8 @@ function readCsv(stream, options, format2) {
   }
   return { rows: rows2(), header: () => columns?.header };
 }
-async function* mapLines(stream, toRow) {
-  for await (const chunk of readLines(stream)) {
+async function* mapLines(stream, options, toRow) {
+  for await (const chunk of readLines(stream, options.stopped)) {
     const out = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]);
@@ -38175,7 +38150,7 @@ function readNdjson(stream, options) {
       valueText
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, options, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38203,15 +38178,10 @@ function readLineIds(stream, options) {
       options
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
 }
 function readRows(stream, format2, options) {
-  const kind = FORMAT_TABLE[format2].kind;
-  if (kind === "parquet")
-    throw new UsageError("a Parquet file is read from its footer, so it cannot come through standard input", {
-      hint: "give the file by its name: trigger batch export.parquet"
-    });
-  return READERS[kind](stream, options, format2);
+  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
 var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
@@ -38569,7 +38539,7 @@ function load2(file) {
   }
   const loaded2 = {
     header,
-    states: new States(),
+    states: new Uint8Array(1024),
     reasons: /* @__PURE__ */ new Map(),
     done: false,
     failed: void 0,
@@ -38586,29 +38556,30 @@ function load2(file) {
     const line = Number(record.slice(2, space < 0 ? void 0 : space));
     const state = RECORDS[record[0] ?? ""];
     if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    loaded2.states.set(line, state);
+    if (line >= loaded2.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded2.states.length * 2));
+      grown.set(loaded2.states);
+      loaded2.states = grown;
+    }
+    loaded2.states[line] = state;
     if (state === FAILED) loaded2.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
   }
   return loaded2;
 }
 function journalInput(file) {
-  let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const text = import_node_fs10.default.readFileSync(file, "utf8");
     return headerOf(text.slice(0, text.indexOf("\n")))?.input;
   } catch {
     return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
+  const count2 = (state) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
-    `${formatCount(j.states.count(FAILED))} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
+    `${plural(count2(ACCEPTED), "row")} accepted`,
+    `${formatCount(count2(FAILED))} failed`,
+    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
 function refuseToCarryOn(file, loaded2, options) {
@@ -38657,7 +38628,7 @@ function refuseToCarryOn(file, loaded2, options) {
     });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, RECORDS, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -38674,26 +38645,8 @@ var init_journal = __esm({
     ACCEPTED = 2;
     FAILED = 3;
     UNKNOWN = 4;
+    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
     RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
-    States = class {
-      #bytes = new Uint8Array(1024);
-      get(line) {
-        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
-      }
-      set(line, state) {
-        if (line >= this.#bytes.length) {
-          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-          grown.set(this.#bytes);
-          this.#bytes = grown;
-        }
-        this.#bytes[line] = state;
-      }
-      count(state) {
-        let n = 0;
-        for (const s of this.#bytes) if (s === state) n++;
-        return n;
-      }
-    };
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */
@@ -38725,7 +38678,7 @@ var init_journal = __esm({
         this.#position = position;
         this.resumed = loaded2 !== void 0;
         this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new States();
+        this.#states = loaded2?.states ?? new Uint8Array(0);
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
         this.#timer.unref();
@@ -38763,7 +38716,7 @@ var init_journal = __esm({
       }
       /** What an earlier run did with this line, if anything. */
       prior(line) {
-        switch (this.#states.get(line)) {
+        switch (this.#states[line]) {
           case ACCEPTED:
             return { kind: "accepted" };
           case FAILED:
@@ -38786,20 +38739,12 @@ var init_journal = __esm({
         this.#write();
         if (this.error) throw this.error;
       }
-      accepted(line) {
-        this.#later(`a ${line}
-`);
-      }
-      failed(line, reason2) {
-        this.#later(`f ${line} ${JSON.stringify(reason2)}
-`);
-      }
-      notSent(line) {
-        this.#later(`n ${line}
-`);
-      }
-      unknown(line) {
-        this.#later(`u ${line}
+      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+      settled(line, kind, reason2) {
+        const letter = SETTLED[kind];
+        if (letter === void 0) return;
+        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
+` : `${letter} ${line}
 `);
       }
       /**
@@ -38924,7 +38869,7 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
   const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
@@ -38959,9 +38904,6 @@ function replayNames(file) {
     if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
-function nextFailedName(file) {
-  return replayNames(file).failed;
-}
 function resumeCommand(input2, options) {
   const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
@@ -38972,9 +38914,10 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
-async function openWritten(input2, shape, options, catalog, folder, warn) {
+async function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
+  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
   try {
     if (options.journal && !dryRun) {
       const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
@@ -38988,14 +38931,14 @@ async function openWritten(input2, shape, options, catalog, folder, warn) {
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
       try {
-        written.failed = new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized });
+        written.failed = open(file, false);
       } catch (error2) {
         throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
           hint: "name a file in a folder that exists and that you can write to"
         });
       }
     } else if (!dryRun) {
-      written.failed = openDefaultFailed(shape, folder, written.locks, warn);
+      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -39024,19 +38967,17 @@ function settleWritten({ failed, journal, locks }, complete2, noneSettled = fals
     for (const lock of locks) lock.release();
   }
 }
-function openDefaultFailed(shape, folder, locks, warn) {
+function defaultFailedName(ext, folder, locks, warn) {
   const now = /* @__PURE__ */ new Date();
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
     import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
   } catch (error2) {
     warn(
       `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
     );
-    return open(import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`));
+    return import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
@@ -39048,7 +38989,7 @@ function openDefaultFailed(shape, folder, locks, warn) {
       continue;
     }
     locks.push(lock);
-    return open(name);
+    return name;
   }
 }
 var import_node_fs11, import_node_path12;
@@ -43140,44 +43081,25 @@ var init_parquet = __esm({
 });
 
 // src/batch/input.ts
-function stoppable(source) {
-  let stopped;
-  let cut2;
+function stoppable(source, mark) {
+  const drained = [];
   async function* chunks() {
-    let held2 = Buffer.alloc(0);
     try {
-      for await (const chunk of source) {
-        const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-        held2 = held2.length ? Buffer.concat([held2, bytes]) : bytes;
-        const end2 = held2.lastIndexOf(10) + 1;
-        if (end2 === 0 && held2.length < MAX_HELD) continue;
-        const whole = end2 === 0 ? held2.length : end2;
-        yield held2.subarray(0, whole);
-        held2 = held2.subarray(whole);
-      }
+      yield* source;
     } catch (error2) {
-      if (!stopped) throw error2;
+      if (!mark.stopped) throw error2;
     }
-    if (!stopped) {
-      if (held2.length) yield held2;
-      return;
-    }
-    const rest = Buffer.concat([held2, ...stopped]);
-    const end = rest.lastIndexOf(10) + 1;
-    cut2 = { dropped: rest.length - end };
-    if (end > 0) yield rest.subarray(0, end);
+    yield* drained;
   }
   return {
     stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      if (stopped || source.readableEnded) return;
-      stopped = [];
+      if (mark.stopped || source.readableEnded) return;
+      mark.stopped = true;
       for (let more = source.read(); more !== null; more = source.read())
-        stopped.push(typeof more === "string" ? Buffer.from(more) : more);
+        drained.push(more);
       source.destroy();
-    },
-    close: () => source.destroy(),
-    cut: () => cut2
+    }
   };
 }
 async function peek(source, more = () => false) {
@@ -43223,15 +43145,8 @@ function decompressor(compression, name) {
 }
 async function* decompressed(source, compression, name, stopped = () => false) {
   const inflate = decompressor(compression, name);
-  let tail = Buffer.alloc(0);
   try {
-    for await (const chunk of source.pipe(inflate)) {
-      const all = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-      const end = all.lastIndexOf(10) + 1;
-      tail = Buffer.from(all.subarray(end));
-      if (end > 0) yield all.subarray(0, end);
-    }
-    if (tail.length) yield tail;
+    yield* source.pipe(inflate);
   } catch (error2) {
     if (stopped()) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
@@ -43247,11 +43162,7 @@ async function* sniffedStdin(source, stopped) {
     source,
     (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b))
   );
-  if (head.subarray(0, 4).toString("latin1") === "PAR1") {
-    throw new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
-      hint: "give the file by its name: trigger batch export.parquet"
-    });
-  }
+  if (head.subarray(0, 4).toString("latin1") === "PAR1") throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
   yield* decompressed(stream, compression, "standard input", stopped);
@@ -43372,10 +43283,11 @@ async function openInputs(sources, options = {}) {
 async function openStdin(options, columns) {
   const given = options.stdin;
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
-  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
-  let stopped = false;
+  if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin();
+  const mark = { stopped: false };
+  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
   const stream = import_node_stream.Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => stopped),
+    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
     { objectMode: false }
   );
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
@@ -43386,18 +43298,15 @@ async function openStdin(options, columns) {
     normalized: columns ? { file: false } : void 0,
     file: void 0,
     name: "stdin",
-    read: (read) => readRows(sniffed.stream, sniffed.format, read),
-    stopReading: () => {
-      stopped = true;
-      stdin?.stop();
-    },
-    close: () => stdin?.close(),
+    read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
+    stopReading: () => stdin?.stop(),
+    close: () => stdin && given.destroy(),
     get cut() {
-      return stdin?.cut();
+      return mark.stopped ? { dropped: mark.dropped ?? 0 } : void 0;
     }
   };
 }
-var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -43409,46 +43318,12 @@ var init_input = __esm({
     init_errors();
     init_formats();
     init_rows();
-    MAX_HELD = 2 * 1024 * 1024;
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
-  }
-});
-
-// src/batch/breaker.ts
-var Breaker;
-var init_breaker = __esm({
-  "src/batch/breaker.ts"() {
-    "use strict";
-    init_errors();
-    Breaker = class {
-      #concurrency;
-      #streak = 0;
-      /** Why this breaker tripped, once it has. */
-      reason;
-      /** A fixed concurrency, or (--concurrency auto) a function giving the current limit. */
-      constructor(concurrency2) {
-        this.#concurrency = concurrency2;
-      }
-      /** How many such failures in a row trip it: twice the requests in flight, at least 10. */
-      get limit() {
-        const concurrency2 = typeof this.#concurrency === "number" ? this.#concurrency : this.#concurrency();
-        return Math.max(10, 2 * concurrency2);
-      }
-      /** Counts an outcome; returns the reason when this one trips the breaker. */
-      record(outcome) {
-        if (outcome.kind === "accepted") this.#streak = 0;
-        if (outcome.kind !== "failed" && outcome.kind !== "unknown" || !outcome.error || this.reason) return void 0;
-        const error2 = outcome.error;
-        const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
-        this.#streak = hopeless ? this.#streak + 1 : 0;
-        if (this.#streak < this.limit) return void 0;
-        const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
-        this.reason = { kind: "breaker", failures: this.#streak, answer };
-        return this.reason;
-      }
-    };
+    parquetOnStdin = () => new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
+      hint: "give the file by its name: trigger batch export.parquet"
+    });
   }
 });
 
@@ -43461,7 +43336,7 @@ var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
     init_render();
-    init_breaker();
+    init_errors();
     init_report();
     init_stop();
     SHOWN_FAILURES = 20;
@@ -43472,20 +43347,15 @@ var init_recorder = __esm({
       /** Failures shown on stderr one by one. */
       shownFailures = 0;
       #o;
-      #breaker;
+      /** Failures in a row that every row would share (see #breaker). */
+      #streak = 0;
       #stdout;
       /** Lines of the rows sent in this run (and not yet settled), for the journal. */
       #sent = /* @__PURE__ */ new Set();
-      /** Set once standard output could not be written: nothing more is written to it. */
-      stdoutError;
-      #onStdoutError = (error2) => {
-        if (this.stdoutError !== void 0) return;
-        this.stdoutError = error2;
-        this.stopWith({ kind: "stdout", error: error2 });
-      };
+      // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
+      #onStdoutError = (error2) => this.stopWith({ kind: "stdout", error: error2 });
       constructor(options) {
         this.#o = options;
-        this.#breaker = new Breaker(options.concurrency);
         this.#stdout = options.io.stdoutStream;
         this.#stdout.on("error", this.#onStdoutError);
         const journal = options.journal;
@@ -43532,29 +43402,35 @@ var init_recorder = __esm({
       outcome(row, outcome) {
         this.counts.rows++;
         this.counts[outcome.kind]++;
-        this.#journal(row, outcome);
-        const breaker = this.#breaker.record(outcome);
-        if (breaker) this.stopWith(breaker);
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
-        const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
+        const kept = reason2 === void 0 ? void 0 : this.#o.io.redact(reason2);
+        const at = row.at ?? row.line;
+        if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
+        this.#breaker(outcome);
+        const drained = this.#o.json && this.#o.io.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
         const failed = this.#o.failed;
-        if (failed && !failed.write(row, this.#o.io.redact(reason2)))
-          this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
+        if (failed && !failed.write(row, kept)) this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
           this.#o.stderr(failureLine(row.file === void 0 ? row.line : `${printable(row.file)}:${row.line}`, reason2, this.#o.io.errColors));
         }
         return drained;
       }
-      #journal(row, outcome) {
-        const journal = this.#o.journal;
-        const at = row.at ?? row.line;
-        if (!journal || !this.#sent.delete(at)) return;
-        if (outcome.kind === "accepted") journal.accepted(at);
-        else if (outcome.kind === "failed") journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
-        else if (outcome.kind === "unknown") journal.unknown(at);
-        else if (outcome.kind === "unsent") journal.notSent(at);
+      /**
+       * A service that is down, or a key it refuses, fails every row the same way. After a run of such
+       * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
+       * rather than fail a million rows one by one.
+       */
+      #breaker(outcome) {
+        if (outcome.kind === "accepted") this.#streak = 0;
+        if (outcome.kind !== "failed" && outcome.kind !== "unknown" || !outcome.error) return;
+        const error2 = outcome.error;
+        const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
+        this.#streak = hopeless ? this.#streak + 1 : 0;
+        if (this.#streak < Math.max(10, 2 * this.#o.concurrency())) return;
+        const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
+        this.stopWith({ kind: "breaker", failures: this.#streak, answer });
       }
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
@@ -44554,8 +44430,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {
-    const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
-    written = await openWritten(input2, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
+    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44574,7 +44449,7 @@ async function send(run2) {
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : run2.maxConcurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : () => run2.maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
@@ -44676,8 +44551,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
-  if (options.json || options.quiet && notAccepted > 0 || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  if (options.json || options.quiet && notAccepted > 0 || signal || io.stdoutError) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
