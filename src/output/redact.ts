@@ -188,14 +188,15 @@ const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78
 
 /**
  * HTML's named character references for the characters a key can hold (printable ASCII), each name
- * before its character: the XML five, and HTML5's names for the rest of ASCII punctuation.
+ * before its character: the XML five, HTML5's names for the rest of ASCII punctuation, and the few
+ * an error page's words hold.
  */
 const NAMES = `
   amp & lt < gt > quot " apos '
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
   equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
   grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
-  dash \u2010 hyphen \u2010 nbsp \u00a0`
+  dash \u2010 hyphen \u2010 nbsp \u00a0 copy \u00a9 mdash \u2014 ndash \u2013 hellip \u2026`
   .split(/[ \n]+/)
   .filter(Boolean); // not trim(), which would take the nbsp
 const NAMED = new Map<string, number>();
@@ -208,8 +209,8 @@ const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
  */
 const REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
 
-/** The character reference at `at` (which holds `&`) as [code unit, length], or undefined. */
-function referenceAt(text: string, at: number): [unit: number, length: number] | undefined {
+/** The character reference at `at` (which holds `&`) as [code point, length], or undefined. */
+function referenceAt(text: string, at: number): [code: number, length: number] | undefined {
   REFERENCE_AT.lastIndex = at + 1;
   const m = REFERENCE_AT.exec(text);
   if (!m) return undefined;
@@ -217,13 +218,20 @@ function referenceAt(text: string, at: number): [unit: number, length: number] |
   const length = m[0].length + (closed ? 2 : 1);
   if (m[3] === undefined) {
     const value = m[1] === undefined ? Number(m[2]) : parseInt(m[1], 16);
-    // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
-    return value > 0xffff ? undefined : [value, length];
+    return value > 0x10ffff ? undefined : [value, length];
   }
   const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
   return [unit, length];
+}
+
+/** Text with its character references decoded, as a browser shows it (an error page's words). */
+export function decodeReferences(text: string): string {
+  return text.replace(/&(?:#[xX][0-9a-fA-F]{1,8}|#\d{1,8}|[A-Za-z]{2,20});?/g, (reference: string, at: number) => {
+    const code = referenceAt(text, at)?.[0];
+    return code ? String.fromCodePoint(code) : reference;
+  });
 }
 
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
@@ -264,7 +272,8 @@ function decodeOnce(text: string, references: boolean, outer: Int32Array | undef
       else if (SHORT_ESCAPES[next] !== undefined) [unit, length] = [SHORT_ESCAPES[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference = referenceAt(text, i);
-      if (reference) [unit, length] = reference;
+      // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
+      if (reference && reference[0] <= 0xffff) [unit, length] = reference;
     }
     // An escape that stands for `%`, `\` or `&` may start another: the text is decoded again.
     if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
