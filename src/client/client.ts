@@ -214,19 +214,18 @@ export class TriggerClient {
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
     if (signal?.aborted || stopRetries?.aborted) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
+    const signals = [signal, stopRetries].filter((s) => s !== undefined);
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        if (signal) unwatch(signal, stop);
-        if (stopRetries) unwatch(stopRetries, stop);
+        for (const s of signals) unwatch(s, stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.add(stop);
-      if (signal) watch(signal, stop);
-      if (stopRetries) watch(stopRetries, stop);
+      for (const s of signals) watch(s, stop);
     });
     if (interrupted) throw notSent();
   }
