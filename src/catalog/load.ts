@@ -14,7 +14,8 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
-import { readCatalogFile, readOwnFile } from './file.js';
+import { readOwnRecord } from '../startup.js';
+import { readCatalogFile } from './file.js';
 import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
@@ -324,13 +325,7 @@ function identityOf(stat: fs.Stats): string {
  * let them mark a catalog as checked. Otherwise none: every catalog is checked.
  */
 function remembered(record: string): Record<string, string> {
-  const text = readOwnFile(record, MAX_RECORD_BYTES);
-  try {
-    const data = JSON.parse(text ?? '{}') as unknown;
-    return isObject(data) ? (data as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
+  return readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>;
 }
 
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {

@@ -13,7 +13,7 @@ import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig } from '../settings/store.js';
-import { selectedProfile } from '../settings/resolve.js';
+import { activeProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
 
@@ -260,7 +260,7 @@ function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | u
     const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
     if (!found) return [];
     const catalog = loadCatalog(found, { env });
-    const profile = selectedProfile({ profile: lastValue(typed, '--profile') }, env, readConfig(configPath(env))).name;
+    const profile = activeProfile({ profile: lastValue(typed, '--profile') }, env);
     return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
       value: idIn(key, entry, profile),
       description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),

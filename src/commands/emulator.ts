@@ -11,9 +11,7 @@ import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
 import { findCatalog } from '../catalog/find.js';
 import { loadCatalog, triggerIdsFor } from '../catalog/load.js';
-import { configPath } from '../settings/paths.js';
-import { selectedProfile } from '../settings/resolve.js';
-import { readConfig } from '../settings/store.js';
+import { activeProfile } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
@@ -79,7 +77,7 @@ function catalogTriggers(
 ): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  const profile = selectedProfile({}, env, readConfig(configPath(env))).name;
+  const profile = activeProfile({}, env);
   return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
 }
 

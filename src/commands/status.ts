@@ -11,7 +11,7 @@ import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
-import { maskKey, normalizeApiKey } from '../settings/validate.js';
+import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { addSettingsOptions, settingsFlags, type CatalogOptions } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
@@ -51,10 +51,7 @@ export async function collectStatus(
   const world = await resolveWorld({ flags, env, cwd: where.cwd, catalog: where.catalog, rememberCatalog: false });
   const { found, settings, problems } = world;
   const { profile, configFile } = found;
-  const key =
-    settings?.apiKey ??
-    // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-    (found.key && attempt(() => normalizeApiKey(found.key![0], found.key![2])));
+  const key = world.apiKey;
   const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
   const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
@@ -82,15 +79,6 @@ export async function collectStatus(
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
   };
-}
-
-/** What fn returns, or undefined where it throws (the problem is in the world's list already). */
-function attempt<T>(fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
-  }
 }
 
 export function statusLines(s: Status, io: Output): string[] {

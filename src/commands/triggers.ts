@@ -28,9 +28,7 @@ import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
-import { configPath } from '../settings/paths.js';
-import { selectedProfile } from '../settings/resolve.js';
-import { readConfig } from '../settings/store.js';
+import { activeProfile } from '../settings/resolve.js';
 import type { Context } from './shared.js';
 
 export interface CatalogFlag {
@@ -73,11 +71,6 @@ function changedFile(file: string, shown: string | undefined): string {
   return shown !== undefined && path.resolve(shown) !== file
     ? `${printable(file)} (the file ${printable(shown)} links to)`
     : printable(file);
-}
-
-/** The active profile, as the commands that send would use it. */
-function activeProfile(options: CatalogFlag, env: NodeJS.ProcessEnv): string {
-  return selectedProfile({ profile: options.profile }, env, readConfig(configPath(env))).name;
 }
 
 /** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
