@@ -327,161 +327,6 @@ var init_render = __esm({
   }
 });
 
-// src/client/response.ts
-function parseJsonBody(text) {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return void 0;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return void 0;
-  }
-}
-function cleanText(text) {
-  return text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
-}
-function excerpt(text, max = 200) {
-  const clean = cleanText(text);
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function field(body, name) {
-  const value = body[name];
-  if (typeof value === "string" && value.trim() !== "") return value;
-  if (typeof value === "object" && value !== null) {
-    const nested = value.message;
-    if (typeof nested === "string" && nested.trim() !== "") return nested;
-  }
-  return void 0;
-}
-function serverMessage(json, text) {
-  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
-    const body = json;
-    const title = field(body, "title");
-    const detail = field(body, "detail");
-    const message = field(body, "message") ?? field(body, "error") ?? (title && detail && title !== detail ? `${title}: ${detail}` : title ?? detail);
-    if (message) return excerpt(message, 300);
-    if (Object.keys(body).length === 0) return void 0;
-  }
-  const plain2 = excerpt(looksLikeHtml(text) ? htmlWords(text) : text);
-  return plain2 === "" ? void 0 : plain2;
-}
-function looksLikeHtml(text) {
-  return /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) || /<\/(?:html|body|head|title)>/i.test(text);
-}
-function decodeEntities(text) {
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name) => {
-    if (name[0] === "#") {
-      const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1));
-      return code > 0 && code <= 1114111 ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
-function markupText(html) {
-  return decodeEntities(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
-}
-function htmlWords(page) {
-  const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
-  const withoutCode = html.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, " ");
-  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
-  let title = "";
-  let rest = withoutCode;
-  if (titleTag) {
-    const start = titleTag.index + titleTag[0].length;
-    const end = withoutCode.toLowerCase().indexOf("</title", start);
-    title = markupText(withoutCode.slice(start, end < 0 ? void 0 : end));
-    rest = withoutCode.slice(0, titleTag.index) + " " + (end < 0 ? "" : withoutCode.slice(end));
-  }
-  const bodyTag = /<body\b[^<>]*>/i.exec(rest);
-  let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
-  if (title !== "" && body.startsWith(title)) body = body.slice(title.length).trim();
-  return title === "" ? body : body === "" ? title : `${title}: ${body}`;
-}
-function headerValue(headers, name) {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-function requestIdOf(headers) {
-  const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
-  return id === void 0 ? void 0 : excerpt(id, 200);
-}
-var MAX_BODY_BYTES, CONTROL, ENTITIES, HTML_READ;
-var init_response = __esm({
-  "src/client/response.ts"() {
-    "use strict";
-    MAX_BODY_BYTES = 1024 * 1024;
-    CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-    ENTITIES = {
-      amp: "&",
-      lt: "<",
-      gt: ">",
-      quot: '"',
-      apos: "'",
-      nbsp: " ",
-      copy: "\xA9",
-      mdash: "\u2014",
-      ndash: "\u2013",
-      hellip: "\u2026"
-    };
-    HTML_READ = 64 * 1024;
-  }
-});
-
-// src/client/retry.ts
-function* causes(error2) {
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
-}
-function errorCodes(error2) {
-  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
-}
-function isConnectionNotMade(error2) {
-  return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
-}
-function isRetryableStatus(status2) {
-  return status2 === 429 || status2 === 503;
-}
-function parseRetryAfter(header, now = Date.now()) {
-  if (header === void 0) return void 0;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1e3;
-  if (!/[a-z]/i.test(text)) return void 0;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return void 0;
-  return Math.max(0, date - now);
-}
-function backoffMs(attempt2, options = {}) {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
-  return Math.floor((options.random ?? Math.random)() * ceiling);
-}
-var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
-var init_retry = __esm({
-  "src/client/retry.ts"() {
-    "use strict";
-    DEFAULT_RETRIES = 2;
-    DEFAULT_TIMEOUT_SECONDS = 30;
-    CONNECT_FAILURES = [
-      "ECONNREFUSED",
-      "ENOTFOUND",
-      "EAI_AGAIN",
-      "EAI_NONAME",
-      "EHOSTUNREACH",
-      "ENETUNREACH",
-      "EADDRNOTAVAIL",
-      "UND_ERR_CONNECT_TIMEOUT"
-    ];
-    NOT_CONNECTED = /* @__PURE__ */ new Set([
-      ...CONNECT_FAILURES,
-      // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
-      // handed to the connection to a forwarding proxy that then asked for credentials (407).
-      "ERR_PROXY_AUTH_REQUIRED",
-      "ERR_PROXY_REFUSED",
-      "ERR_PROXY_UNREACHABLE"
-    ]);
-  }
-});
-
 // src/output/excerpt.ts
 function cut(text) {
   if (text.length <= MAX_ECHO) return void 0;
@@ -493,7 +338,7 @@ function cut(text) {
   for (const _ of text) length++;
   return { head: text.slice(0, end), tail: text.slice(start), length };
 }
-function excerpt2(text) {
+function excerpt(text) {
   const c = cut(text);
   return c ? `${c.head}\u2026${c.tail} (${count(c.length)})` : text;
 }
@@ -622,29 +467,32 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
-function stretches(form, length, step = 1) {
+function stretches(form2, length) {
   const result = [];
-  for (let s = 0; s + length <= form.length; s += step) result.push([s, form.slice(s, s + length)]);
+  for (let s = 0; s + length <= form2.length; s += length) result.push([s, form2.slice(s, s + length)]);
   return result;
 }
-function base64Needles(key) {
-  const needles = [];
+function form(text, views2, minPiece = 0, more = {}) {
+  const found2 = minPiece > 0 ? stretches(text, minPiece / 2) : [];
+  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches: found2, ...more };
+}
+function base64Forms(key) {
+  const forms = [];
   for (const lead of [0, 2, 1]) {
     const whole = Math.floor((key.length - lead) / 3) * 3;
     if (whole < 3) continue;
-    const standard = Buffer.from(key.slice(lead, lead + whole), "latin1").toString("base64");
+    const bytes = Buffer.from(key.slice(lead, lead + whole), "latin1");
     const rest = key.length - lead - whole;
-    const around = { before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
-    for (const [text, alphabet] of [
-      [standard, STANDARD],
-      [standard.replace(/\+/g, "-").replace(/\//g, "_"), URL_SAFE]
+    const around = { anyCase: false, before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
+    for (const [encoding, alphabet] of [
+      ["base64", /[A-Za-z0-9+/]/],
+      ["base64url", /[A-Za-z0-9_-]/]
     ]) {
-      if (needles.some((needle) => needle.text === text)) continue;
-      const pieces = stretches(text, BASE64_PIECE, Math.max(1, text.length - BASE64_PIECE));
-      needles.push({ text, alphabet, pieces, ...around });
+      const text = bytes.toString(encoding);
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, "decoded", BASE64_PIECE, { alphabet, ...around }));
     }
   }
-  return needles;
+  return forms;
 }
 function referenceAt(text, at) {
   REFERENCE_AT.lastIndex = at + 1;
@@ -654,12 +502,18 @@ function referenceAt(text, at) {
   const length = m[0].length + (closed ? 2 : 1);
   if (m[3] === void 0) {
     const value = m[1] === void 0 ? Number(m[2]) : parseInt(m[1], 16);
-    return value > 65535 ? void 0 : [value, length];
+    return value > 1114111 ? void 0 : [value, length];
   }
   const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
   return [unit, length];
+}
+function decodeReferences(text) {
+  return text.replace(/&(?:#[xX][0-9a-fA-F]{1,8}|#\d{1,8}|[A-Za-z]{2,20});?/g, (reference2, at) => {
+    const code = referenceAt(text, at)?.[0];
+    return code ? String.fromCodePoint(code) : reference2;
+  });
 }
 function hexAt(text, at, length) {
   if (at + length > text.length) return -1;
@@ -691,7 +545,7 @@ function decodeOnce(text, references, outer) {
       else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference2 = referenceAt(text, i);
-      if (reference2) [unit, length] = reference2;
+      if (reference2 && reference2[0] <= 65535) [unit, length] = reference2;
     }
     if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
     units[n] = unit;
@@ -724,48 +578,38 @@ function views(text, secret) {
 function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
 }
-function wholeRanges(text, view2, secret, ranges) {
+function formRanges(text, view2, secret, pieces, ranges) {
   const add2 = (start, end) => {
     const [from, to] = view2.at ? [view2.at[start], view2.at[end]] : [start, end];
     if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
     ranges.push([from, to, true]);
   };
-  eachAt(view2.lower, secret.lower, (at) => add2(at, at + secret.key.length));
-  if (!view2.at) for (const form of secret.literal) eachAt(view2.lower, form, (at) => add2(at, at + form.length));
-  if (view2.raw) return;
-  eachAt(view2.lower, secret.hex, (at) => add2(at, at + secret.hex.length));
-  if (secret.apart.some((start) => view2.lower.includes(start))) {
-    for (const m of view2.lower.matchAll(secret.hexApart)) add2(m.index, m.index + m[0].length);
-  }
-  for (const needle of secret.base64) {
-    eachAt(view2.text, needle.text, (at) => {
+  for (const form2 of secret.forms) {
+    if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
+    const haystack = form2.anyCase ? view2.lower : view2.text;
+    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, view2.at, ranges);
+    eachAt(haystack, form2.text, (at) => {
       let start = at;
-      let end = at + needle.text.length;
-      for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view2.text[start - 1]); n++) start--;
-      for (let n = 0; n < needle.after && end < view2.text.length && needle.alphabet.test(view2.text[end]); n++) end++;
+      let end = at + form2.text.length;
+      for (let n = 0; n < form2.before && start > 0 && form2.alphabet.test(haystack[start - 1]); n++) start--;
+      for (let n = 0; n < form2.after && end < haystack.length && form2.alphabet.test(haystack[end]); n++) end++;
       add2(start, end);
     });
   }
 }
-function pieceRanges(view2, secret, ranges) {
-  grownRuns(view2.lower, secret.lower, secret.pieces, MIN_PIECE, view2.at, ranges);
-  if (view2.raw) return;
-  grownRuns(view2.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view2.at, ranges);
-  for (const needle of secret.base64) grownRuns(view2.text, needle.text, needle.pieces, BASE64_PIECE, view2.at, ranges);
-}
-function grownRuns(haystack, form, found2, minimum, map, ranges) {
+function grownRuns(haystack, { text: form2, stretches: stretches2, minPiece }, map, ranges) {
   const grown = /* @__PURE__ */ new Map();
-  for (const [s, stretch] of found2) {
+  for (const [s, stretch] of stretches2) {
     eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
       if (known && known[0] <= at && at + stretch.length <= known[1]) return;
       let start = at;
       let end = at + stretch.length;
-      for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
-      for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
+      for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form2[k]; k--) start--;
+      for (let k = s + stretch.length; k < form2.length && end < haystack.length && haystack[end] === form2[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minimum) return;
-      const whole = end - start === form.length;
+      if (end - start < minPiece) return;
+      const whole = end - start === form2.length;
       ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
     });
   }
@@ -806,25 +650,21 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, HEX_STRETCH, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, STANDARD, URL_SAFE, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
     init_validate();
     MIN_PIECE = 10;
-    HEX_STRETCH = MIN_PIECE;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
     DECODE_PASSES = 2;
     WORD = /[A-Za-z0-9_-]/;
     ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
-    STANDARD = /[A-Za-z0-9+/]/;
-    URL_SAFE = /[A-Za-z0-9_-]/;
     escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     Secret = class {
       key;
-      lower;
       mask;
       short;
       /**
@@ -832,22 +672,14 @@ var init_redact = __esm({
        * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
        */
       ampersand;
-      base64;
-      /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
-      hex;
-      /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
-      hexApart;
-      apart;
       /**
-       * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
-       * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
+       * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
+       * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
+       * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
+       * (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`); and, for a key long enough, its base64.
        */
-      literal;
-      /** Runs of MIN_PIECE characters of the lowered key (any piece in server text holds one). */
-      pieces;
-      /** Stretches of the hex at every HEX_STRETCH digits (any hex piece in server text holds one). */
-      hexPieces;
-      /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
+      forms;
+      /** Matches wherever a whole form might be: any form in any case, or an escape. */
       #maybe;
       /** Matches wherever a piece might be (in server text). */
       #maybePiece;
@@ -855,29 +687,25 @@ var init_redact = __esm({
       #shortest;
       constructor(key) {
         this.key = key;
-        this.lower = asciiLower(key);
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
         this.ampersand = key.includes("&");
-        this.literal = [.../* @__PURE__ */ new Set([JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])].filter(
-          (f) => f !== this.lower
-        );
-        this.base64 = this.short ? [] : base64Needles(key);
-        this.hex = Buffer.from(key, "latin1").toString("hex");
-        this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, "$&[-: ]"), "g");
-        this.apart = [":", "-", " "].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
-        const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
-        this.#maybe = new RegExp([...forms, this.hex, ...this.apart, "%", "\\\\", "&"].join("|"), "i");
-        this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
-        this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
-        this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
-        if (this.short) return;
-        const anchors = [
-          ...stretches(this.lower, 5, 5).map(([, text]) => text),
-          ...this.hexPieces.map(([, text]) => text),
-          ...this.base64.flatMap((n) => n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : [])
+        const lower = asciiLower(key);
+        const hex2 = Buffer.from(key, "latin1").toString("hex");
+        const literal = /* @__PURE__ */ new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
+        literal.delete(lower);
+        this.forms = [
+          form(lower, "all", this.short ? 0 : MIN_PIECE),
+          ...[...literal].map((text) => form(text, "undecoded")),
+          form(hex2, "decoded", this.short ? 0 : 2 * MIN_PIECE),
+          ...[":", "-", " "].map((separator) => form(hex2.replace(/..(?!$)/g, `$&${separator}`), "decoded")),
+          ...this.short ? [] : base64Forms(key)
         ];
-        this.#maybePiece = new RegExp([...new Set(anchors)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
+        const net2 = (texts) => new RegExp([...new Set(texts)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
+        this.#maybe = net2(this.forms.map((f) => f.text));
+        this.#shortest = Math.min(...this.forms.map((f) => f.text.length));
+        const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
+        this.#maybePiece = anchors.length > 0 ? net2(anchors) : void 0;
       }
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -893,7 +721,7 @@ var init_redact = __esm({
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
   equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
   grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
-  dash \u2010 hyphen \u2010 nbsp \xA0`.split(/[ \n]+/).filter(Boolean);
+  dash \u2010 hyphen \u2010 nbsp \xA0 copy \xA9 mdash \u2014 ndash \u2013 hellip \u2026`.split(/[ \n]+/).filter(Boolean);
     NAMED = /* @__PURE__ */ new Map();
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
@@ -924,10 +752,7 @@ var init_redact = __esm({
           const piece = pieces && !secret.short && secret.mayHoldPiece(text);
           if (!whole && !piece) continue;
           const ranges = [];
-          for (const view2 of views(text, secret)) {
-            if (whole) wholeRanges(text, view2, secret, ranges);
-            if (piece) pieceRanges(view2, secret, ranges);
-          }
+          for (const view2 of views(text, secret)) formRanges(text, view2, secret, piece, ranges);
           text = applyRanges(text, ranges, secret.mask);
         }
         return text;
@@ -948,6 +773,141 @@ var init_redact = __esm({
         return maskStrings(json, true, (text) => this.server(text));
       }
     };
+  }
+});
+
+// src/client/response.ts
+function parseJsonBody(text) {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return void 0;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return void 0;
+  }
+}
+function cleanText(text) {
+  return text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
+}
+function excerpt2(text, max = 200) {
+  const clean = cleanText(text);
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function field(body, name) {
+  const value = body[name];
+  if (typeof value === "string" && value.trim() !== "") return value;
+  if (typeof value === "object" && value !== null) {
+    const nested = value.message;
+    if (typeof nested === "string" && nested.trim() !== "") return nested;
+  }
+  return void 0;
+}
+function serverMessage(json, text) {
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    const body = json;
+    const title = field(body, "title");
+    const detail = field(body, "detail");
+    const message = field(body, "message") ?? field(body, "error") ?? (title && detail && title !== detail ? `${title}: ${detail}` : title ?? detail);
+    if (message) return excerpt2(message, 300);
+    if (Object.keys(body).length === 0) return void 0;
+  }
+  const plain2 = excerpt2(looksLikeHtml(text) ? htmlWords(text) : text);
+  return plain2 === "" ? void 0 : plain2;
+}
+function looksLikeHtml(text) {
+  return /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) || /<\/(?:html|body|head|title)>/i.test(text);
+}
+function markupText(html) {
+  return decodeReferences(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
+}
+function htmlWords(page) {
+  const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
+  const withoutCode = html.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, " ");
+  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
+  let title = "";
+  let rest = withoutCode;
+  if (titleTag) {
+    const start = titleTag.index + titleTag[0].length;
+    const end = withoutCode.toLowerCase().indexOf("</title", start);
+    title = markupText(withoutCode.slice(start, end < 0 ? void 0 : end));
+    rest = withoutCode.slice(0, titleTag.index) + " " + (end < 0 ? "" : withoutCode.slice(end));
+  }
+  const bodyTag = /<body\b[^<>]*>/i.exec(rest);
+  let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
+  if (title !== "" && body.startsWith(title)) body = body.slice(title.length).trim();
+  return title === "" ? body : body === "" ? title : `${title}: ${body}`;
+}
+function headerValue(headers, name) {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+function requestIdOf(headers) {
+  const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
+  return id === void 0 ? void 0 : excerpt2(id, 200);
+}
+var MAX_BODY_BYTES, CONTROL, HTML_READ;
+var init_response = __esm({
+  "src/client/response.ts"() {
+    "use strict";
+    init_redact();
+    MAX_BODY_BYTES = 1024 * 1024;
+    CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+    HTML_READ = 64 * 1024;
+  }
+});
+
+// src/client/retry.ts
+function* causes(error2) {
+  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
+}
+function errorCodes(error2) {
+  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
+}
+function isConnectionNotMade(error2) {
+  return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
+}
+function isRetryableStatus(status2) {
+  return status2 === 429 || status2 === 503;
+}
+function parseRetryAfter(header, now = Date.now()) {
+  if (header === void 0) return void 0;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1e3;
+  if (!/[a-z]/i.test(text)) return void 0;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return void 0;
+  return Math.max(0, date - now);
+}
+function backoffMs(attempt2, options = {}) {
+  const base = options.baseMs ?? 500;
+  const cap = options.capMs ?? 8e3;
+  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
+  return Math.floor((options.random ?? Math.random)() * ceiling);
+}
+var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
+var init_retry = __esm({
+  "src/client/retry.ts"() {
+    "use strict";
+    DEFAULT_RETRIES = 2;
+    DEFAULT_TIMEOUT_SECONDS = 30;
+    CONNECT_FAILURES = [
+      "ECONNREFUSED",
+      "ENOTFOUND",
+      "EAI_AGAIN",
+      "EAI_NONAME",
+      "EHOSTUNREACH",
+      "ENETUNREACH",
+      "EADDRNOTAVAIL",
+      "UND_ERR_CONNECT_TIMEOUT"
+    ];
+    NOT_CONNECTED = /* @__PURE__ */ new Set([
+      ...CONNECT_FAILURES,
+      // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
+      // handed to the connection to a forwarding proxy that then asked for credentials (407).
+      "ERR_PROXY_AUTH_REQUIRED",
+      "ERR_PROXY_REFUSED",
+      "ERR_PROXY_UNREACHABLE"
+    ]);
   }
 });
 
@@ -1115,7 +1075,7 @@ function statusHint(status2, headers, context) {
 function serviceError(answer, context, info2) {
   const { status: status2, headers, json, text } = answer;
   const rawLocation = headerValue(headers, "location");
-  const location = rawLocation === void 0 ? void 0 : excerpt(rawLocation, 300);
+  const location = rawLocation === void 0 ? void 0 : excerpt2(rawLocation, 300);
   const label = `${status2} ${statusText(status2)}`.trim();
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
@@ -5538,11 +5498,11 @@ function parseValue(raw, label = "--value") {
   const exponent = m[4];
   const asDouble = Number(`${sign}${intPart || "0"}.${fracPart || "0"}${exponent ? `e${exponent}` : ""}`);
   if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${excerpt2(raw)} is beyond the range of a double-precision number`);
+    throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }
   const digits = `${intPart}${fracPart ?? ""}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
-    throw new UsageError(`${label} ${excerpt2(raw)} is too small to represent as a double-precision number`);
+    throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
   }
   const int = intPart.replace(/^0+(?=\d)/, "") || "0";
   const frac = fracPart ? `.${fracPart}` : "";
@@ -5686,21 +5646,13 @@ var init_decode = __esm({
       #open(first) {
         const z = zlib();
         const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
-        let stream;
-        switch (this.#coding) {
-          case "gzip":
-            stream = z.createGunzip(flush);
-            break;
-          case "deflate":
-            stream = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0) ? z.createInflate(flush) : z.createInflateRaw(flush);
-            break;
-          case "br":
-            stream = z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH });
-            break;
-          case "zstd":
-            stream = z.createZstdDecompress();
-            break;
-        }
+        const wrapped = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0);
+        const stream = {
+          gzip: () => z.createGunzip(flush),
+          deflate: () => wrapped ? z.createInflate(flush) : z.createInflateRaw(flush),
+          br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
+          zstd: () => z.createZstdDecompress()
+        }[this.#coding]();
         stream.on("data", (chunk) => this.#take(chunk));
         stream.on("end", () => this.#finish(false, void 0));
         stream.on("error", (error2) => this.#finish(false, new DecodeError(this.#coding, error2)));
@@ -11785,9 +11737,9 @@ var require_formdata = __commonJS({
     var nodeUtil = require("node:util");
     var FormData = class _FormData {
       #state = [];
-      constructor(form = void 0) {
+      constructor(form2 = void 0) {
         webidl.util.markAsUncloneable(this);
-        if (form !== void 0) {
+        if (form2 !== void 0) {
           throw webidl.errors.conversionFailed({
             prefix: "FormData constructor",
             argument: "Argument 1",
@@ -32723,7 +32675,7 @@ function eventUrl(baseUrl, event) {
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, watchers, msSince;
+var TriggerClient, watchers;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32828,8 +32780,8 @@ var init_client = __esm({
        */
       #judge(event, outcome, attempt2, started, throwPushBack) {
         const canRetry = attempt2 <= this.retries;
+        const info2 = { attempts: attempt2, durationMs: Math.round(outcome.ended - started) };
         if (outcome.kind === "failed") {
-          const info2 = { attempts: attempt2, durationMs: msSince(started) };
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32859,8 +32811,7 @@ var init_client = __esm({
             triggerId: event.triggerId,
             userId: event.userId,
             value: event.value?.json,
-            attempts: attempt2,
-            durationMs: Math.round(outcome.ended - started),
+            ...info2,
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
             // sees the server's echo of the key either.
@@ -32872,7 +32823,6 @@ var init_client = __esm({
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
             const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
-            const info2 = { attempts: attempt2, durationMs: msSince(started) };
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32885,7 +32835,7 @@ var init_client = __esm({
             keySource: this.#options.keySource,
             retries: this.retries
           },
-          { attempts: attempt2, durationMs: msSince(started), requestId }
+          { ...info2, requestId }
         );
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -32910,19 +32860,18 @@ var init_client = __esm({
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
         this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
+        const signals2 = [signal, stopRetries].filter((s) => s !== void 0);
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            if (signal) unwatch(signal, stop);
-            if (stopRetries) unwatch(stopRetries, stop);
+            for (const s of signals2) unwatch(s, stop);
             resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
           this.#waits.add(stop);
-          if (signal) watch(signal, stop);
-          if (stopRetries) watch(stopRetries, stop);
+          for (const s of signals2) watch(s, stop);
         });
         if (interrupted) throw notSent();
       }
@@ -32986,7 +32935,6 @@ var init_client = __esm({
       }
     };
     watchers = /* @__PURE__ */ new WeakMap();
-    msSince = (started) => Math.round(monotonicMs() - started);
   }
 });
 
@@ -37049,8 +36997,9 @@ function remember(record, file, identity, known) {
   }
 }
 function loadCatalog(found2, options = {}) {
-  const file = pathOf(found2);
-  const { text, stat } = readCatalogFile(file, { source: sourceOf(found2), env: options.env });
+  const file = typeof found2 === "string" ? found2 : found2.path;
+  const source = typeof found2 === "string" ? "flag" : found2.source;
+  const { text, stat } = readCatalogFile(file, { source, env: options.env });
   const record = options.checkedRecord;
   const known = record === void 0 ? void 0 : remembered(record);
   const identity = identityOf(stat);
@@ -37071,7 +37020,7 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, pathOf, sourceOf, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -37089,8 +37038,6 @@ var init_load = __esm({
     MAX_KEY_RESCANS = 64;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
-    pathOf = (file) => typeof file === "string" ? file : file.path;
-    sourceOf = (file) => typeof file === "string" ? "flag" : file.source;
     MAX_RECORD_BYTES = 64 * 1024;
     MAX_REMEMBERED = 16;
     SETTLED_MS = 2e3;
@@ -46062,7 +46009,7 @@ __export(complete_exports, {
 function argumentValues(command8, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf2(command8)} ${name}`];
+  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -46199,7 +46146,7 @@ function runComplete(program2, words, io, env2, cwd) {
   io.write(completionText(completion));
   return 0;
 }
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf2, takesValue, NOTHING, isPrintable, lastValue;
+var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf, takesValue, NOTHING, isPrintable, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -46225,7 +46172,7 @@ var init_complete = __esm({
       "--profile": "profiles",
       "--trigger": "triggers"
     };
-    pathOf2 = (command8) => command8.parent?.parent ? `${pathOf2(command8.parent)} ${command8.name()}` : command8.name();
+    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
     isPrintable = (value) => printable(value) === value;
@@ -46263,16 +46210,12 @@ init_shared();
 init_errors();
 
 // src/output/colors.ts
+var STYLES = { success: "green", error: "red", warn: "yellow", hint: "cyan", dim: "dim", bold: "bold" };
 var plain = (text) => text;
-var PLAIN = {
-  success: plain,
-  error: plain,
-  warn: plain,
-  hint: plain,
-  dim: plain,
-  bold: plain,
-  enabled: false
-};
+var PLAIN = { ...colours(() => plain), enabled: false };
+function colours(style) {
+  return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
+}
 function wantsColor(stream, env2 = process.env) {
   if (env2.FORCE_COLOR !== void 0) return "auto";
   if (env2.NO_COLOR !== void 0 && env2.NO_COLOR !== "") return false;
@@ -46283,15 +46226,7 @@ async function paletteFor(which, env2 = process.env, stream = which === "stdout"
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
   const chalk2 = which === "stdout" ? chalkStdout : chalkStderr2;
   if (chalk2.level === 0) return PLAIN;
-  return {
-    success: chalk2.green,
-    error: chalk2.red,
-    warn: chalk2.yellow,
-    hint: chalk2.cyan,
-    dim: chalk2.dim,
-    bold: chalk2.bold,
-    enabled: true
-  };
+  return { ...colours((name) => chalk2[name]), enabled: true };
 }
 
 // src/output/io.ts
