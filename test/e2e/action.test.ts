@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { freePort, json, killAfter, startServer, usr1WhileHeld, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
@@ -58,8 +57,7 @@ describe('the GitHub Action', () => {
     expect(server.requests.map((r) => `${r.url} ${r.body} ${r.headers.authorization}`)).toEqual([
       `/v1/triggers/deploy/users/alice/events {"value":9.99} Bearer ${TEST_KEY}`,
     ]);
-    // The CLI's line for the same event, in-process (main()): only the Action's step needs a process here.
-    const cli = await runInProcess(['fire', 'deploy', 'alice', '--value', '9.99'], {
+    const cli = await run(['fire', 'deploy', 'alice', '--value', '9.99'], {
       env: { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url },
     });
     expect(cli.code).toBe(0);
