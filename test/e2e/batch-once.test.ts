@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { needs } from '../helpers/needs.js';
 import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
@@ -34,6 +35,16 @@ const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<t
     env: box.env,
     timeoutMs: 240_000,
     ...options,
+  });
+/**
+ * A run that only needs to be another batch, not another process (refused by a lock another process
+ * holds, carrying on after the run under test ended, a followed replay): main() in-process, the same
+ * argv, environment and folder, with no Node to start. One at a time: it captures this process's stdout.
+ */
+const batchInProcess = (args: string[], cwd?: string) =>
+  runInProcess(['batch', ...args, ...(args.includes('--concurrency') ? [] : ['--concurrency', '4'])], {
+    env: box.env,
+    ...(cwd ? { cwd } : {}),
   });
 const received = () => server.requests.map((r) => userOf(r.url));
 const kept = (name: string) => keptRows(fs.readFileSync(path.isAbsolute(name) ? name : at(name), 'utf8'));
@@ -59,7 +70,8 @@ describe('one batch at a time per journal', () => {
     const held = holdAnswers(server, 0, { releaseAt: 5 });
     const input = file('in.csv', csvRows(40));
     const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
-    const [a, b] = await Promise.all([batch(args).finally(held.release), batch(args).finally(held.release)]);
+    // One run is a spawned process, the other runs in-process: two batches in two processes either way.
+    const [a, b] = await Promise.all([batch(args).finally(held.release), batchInProcess(args).finally(held.release)]);
     const codes = [a.code, b.code].sort();
     expect(codes).toEqual([0, 2]);
     const refused = a.code === 2 ? a : b;
@@ -75,11 +87,11 @@ describe('one batch at a time per journal', () => {
     const args = [input, '--journal', at('j'), '--resume', '--failed', at('failed.csv')];
     const first = batch(args);
     await until(() => server.requests.length > 0);
-    const second = await batch(args).finally(() => held.release());
+    const second = await batchInProcess(args).finally(() => held.release());
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('is in use by another batch (pid ');
     expect((await first).code).toBe(0);
-    const third = await batch(args);
+    const third = await batchInProcess(args);
     expect(third.code).toBe(0);
     expect(third.stdout).toContain('100 accepted in an earlier run');
     expectEachOnce(users(100));
@@ -111,7 +123,7 @@ describe('one batch at a time per failed file', () => {
     const held = holdAnswers(server, 10, { answer: (res) => json(res, 400, { error: 'no' }), releaseAt: 13 });
     const first = batch([file('a.csv', csvRows(50, 'a')), '--failed', at('failed.csv'), '--concurrency', '2']);
     await until(() => server.requests.length >= 10);
-    const second = await batch([file('b.csv', csvRows(50, 'b')), '--failed', at('failed.csv')]).finally(() => held.release());
+    const second = await batchInProcess([file('b.csv', csvRows(50, 'b')), '--failed', at('failed.csv')]).finally(() => held.release());
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/^error: the failed file .*failed\.csv is in use by another batch \(pid \d+/m);
     expect(received().filter((u) => u.startsWith('b'))).toEqual([]);
@@ -126,7 +138,7 @@ describe('one batch at a time per failed file', () => {
 
 describe('the printed commands, followed', () => {
   it('without --failed, the rows not accepted go to a default file that the summary names; none is made when all is accepted', async () => {
-    const good = await batch([file('ok.csv', csvRows(3))]);
+    const good = await batchInProcess([file('ok.csv', csvRows(3))]);
     expect(good.code).toBe(0);
     expect(fs.readdirSync(box.home).filter((n) => n.startsWith('trigger-failed-'))).toEqual([]);
 
@@ -303,7 +315,7 @@ describe('a journal on a full file system', () => {
       // Not the journal that is behind: the replay's own, beside the failed file.
       expect(next).not.toContain(path.join(disk, 'j'));
       expect(next.slice(-3)).toEqual(['--journal', `${at('failed-2.csv')}.journal`, '--resume']);
-      const replay = await run(next, { env: box.env, cwd: box.home });
+      const replay = await runInProcess(next, { env: box.env, cwd: box.home });
       expect(replay.code).toBe(0);
       expectEachOnce(users(1000));
       expect(fs.readFileSync(path.join(disk, 'j'), 'utf8')).not.toContain(TEST_KEY);
