@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { json, killAfter, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, runAction } from '../helpers/action.js';
 import { printedCommand } from '../helpers/batch.js';
@@ -53,7 +53,7 @@ afterEach(async () => {
 });
 
 /** The CLI as a person on the runner or a job's next step runs it (in-process). */
-const run = (args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }) => runInProcess(args, options);
+const run = (args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }) => runBuilt(args, options);
 
 /**
  * Stores a key and the base URL on the "runner" as a person would, with the CLI. (The key as an

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 import { holdAnswers, keptRows, userOf, csvRows } from '../helpers/batch.js';
 
@@ -28,7 +28,7 @@ const batch = (args: string[], input?: string) => run(['batch', ...args], { env:
  * The runs that only refuse, or follow a printed command, after the process that matters (killed,
  * interrupted) has ended: in-process, with the same arguments and assertions, and no Node to start.
  */
-const batchInProcess = (args: string[]) => runInProcess(['batch', ...args], { env: box.env });
+const batchInProcess = (args: string[]) => runBuilt(['batch', ...args], { env: box.env });
 const keptIn = (name: string) => keptRows(read(name));
 
 describe('kill -9 with a journal, then --resume', () => {

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, run, type RunResult, type Sandbox } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { needs } from '../helpers/needs.js';
 import { TERMINAL, inTerminal } from '../helpers/pty.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
@@ -42,7 +42,7 @@ const batch = (args: string[], options: { input?: string; onSpawn?: Parameters<t
  * argv, environment and folder, with no Node to start. One at a time: it captures this process's stdout.
  */
 const batchInProcess = (args: string[], cwd?: string) =>
-  runInProcess(['batch', ...args, ...(args.includes('--concurrency') ? [] : ['--concurrency', '4'])], {
+  runBuilt(['batch', ...args, ...(args.includes('--concurrency') ? [] : ['--concurrency', '4'])], {
     env: box.env,
     ...(cwd ? { cwd } : {}),
   });
@@ -315,7 +315,7 @@ describe('a journal on a full file system', () => {
       // Not the journal that is behind: the replay's own, beside the failed file.
       expect(next).not.toContain(path.join(disk, 'j'));
       expect(next.slice(-3)).toEqual(['--journal', `${at('failed-2.csv')}.journal`, '--resume']);
-      const replay = await runInProcess(next, { env: box.env, cwd: box.home });
+      const replay = await runBuilt(next, { env: box.env, cwd: box.home });
       expect(replay.code).toBe(0);
       expectEachOnce(users(1000));
       expect(fs.readFileSync(path.join(disk, 'j'), 'utf8')).not.toContain(TEST_KEY);
