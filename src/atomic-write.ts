@@ -36,12 +36,9 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
   }
   let mode = options.mode ?? 0o644;
   if (!options.forceMode) {
-    try {
-      const stat = fs.lstatSync(file);
-      if (!stat.isSymbolicLink()) mode = stat.mode & 0o777;
-    } catch {
-      // a new file: the mode asked for
-    }
+    // A new file gets the mode asked for.
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (stat && !stat.isSymbolicLink()) mode = stat.mode & 0o777;
   }
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd: number | undefined;

@@ -1,17 +1,9 @@
 /**
- * The library: what `trigger fire` does, for Node programs, without spawning the CLI.
- *
- *   import { fireEvent, loadSettings } from 'trigger-cli';     // or: require('trigger-cli')
- *   const settings = await loadSettings();         // flag > env > profile (keychain or file), as the CLI does
- *   await fireEvent({ triggerId: 'purchase', userId: 'alice', value: 9.99 },
- *                   { baseUrl: settings.baseUrl, apiKey: settings.apiKey! });
- *
- * For many events, create one client and call `fire` on it: it keeps its connections alive.
- *
- * With a trigger catalog (triggers.json), resolve a trigger as `trigger fire` does:
- *   const found = findCatalog({ cwd: process.cwd(), env: process.env });
- *   const triggers = found && new TriggerResolver(loadCatalog(found), settings.profile); // found by the search: checked as the CLI checks it
- *   const r = triggers?.resolve('purchase');   // { ok: true, trigger: { id, ... } } or { ok: false, message }
+ * The library: what `trigger fire` does, for Node programs, without spawning the CLI (README.md,
+ * "Library"). loadSettings resolves as the CLI does, a key in the OS credential store included;
+ * resolveSettings does so synchronously, without the store. One client from createClient keeps its
+ * connections alive for many events; findCatalog, loadCatalog and TriggerResolver resolve a trigger
+ * from a catalog (triggers.json) as `trigger fire` does, checked as the CLI checks it.
  */
 export {
   createClient,

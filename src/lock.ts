@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errnoWords } from './errno.js';
-import { ConfigError, UsageError } from './errors.js';
+import { ConfigError, UsageError, type TriggerError } from './errors.js';
 
 /** A process as a lock records it. */
 interface Holder {
@@ -64,7 +64,7 @@ function elsewhere(holder: Holder): string | undefined {
  * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
  * nothing either way, so the holder is taken to live.
  */
-function stillRuns(pid: number, recordedStart: string | undefined): boolean {
+export function stillRuns(pid: number, recordedStart: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
@@ -192,16 +192,30 @@ function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text:
   }
 }
 
-/** One try at the lock: taken, blocked (by what), or worth another try at once (freed meanwhile). */
-function attempt(lock: string, text: string, rules: Rules): 'taken' | 'again' | Blocked {
-  if (create(lock, text, rules.mode)) {
-    held.add(lock);
-    return 'taken';
+/**
+ * Takes the lock, or says what stands in the way. A lock found free or stale (removed meanwhile) is
+ * tried again at once, a few times, so that only a holder (or what cannot be judged) is waited for.
+ * What the file system refuses is thrown as `cannot` words it.
+ */
+function take(lock: string, text: string, rules: Rules, cannot: (error: unknown) => TriggerError): Blocked | undefined {
+  for (let tries = 0; tries < 10; tries++) {
+    let found: Look;
+    try {
+      if (create(lock, text, rules.mode)) {
+        held.add(lock);
+        return undefined;
+      }
+      found = look(lock, rules);
+    } catch (error) {
+      throw cannot(error);
+    }
+    if (found.state === 'held') return found.blocked;
+    if (found.state === 'dead') {
+      const blocked = removeStale(lock, found, text, rules);
+      if (blocked) return blocked;
+    }
   }
-  const found = look(lock, rules);
-  if (found.state === 'held') return found.blocked;
-  if (found.state === 'dead') return removeStale(lock, found, text, rules) ?? 'again';
-  return 'again';
+  return { why: `its lock ${lock} was taken by others each time it was free`, hint: 'try again' };
 }
 
 /** Gives up a lock, only if it is still ours: never one that another process holds now. */
@@ -249,27 +263,20 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
+  const cannot = (error: unknown) =>
+    new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
+      hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+    });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    let result: ReturnType<typeof attempt>;
-    try {
-      result = attempt(lock, text, SETTINGS);
-    } catch (error) {
-      throw new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
-        hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
-      });
-    }
-    if (result === 'taken') break;
-    // Every way round the loop pauses, so that nothing it meets can make it spin.
-    const blocked = result === 'again' ? undefined : result;
+    const blocked = take(lock, text, SETTINGS, cannot);
+    if (!blocked) break;
     const waited = performance.now() - started;
-    // A lock found free or stale is tried again even when the wait is over (a second more at most).
-    if (waited >= waitMs && (blocked !== undefined || waited >= waitMs + 1000)) {
-      const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: 'try again' };
-      throw new ConfigError(`cannot write ${file}: ${why}; gave up after ${waitMs / 1000} s`, { hint });
+    if (waited >= waitMs) {
+      throw new ConfigError(`cannot write ${file}: ${blocked.why}; gave up after ${waitMs / 1000} s`, { hint: blocked.hint });
     }
-    // Released or removed meanwhile: try again after a moment; else wait longer each time.
-    await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
+    // Every way round the loop pauses, longer each time, so that nothing it meets can make it spin.
+    await sleep(Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)));
   }
   try {
     return await fn();
@@ -318,29 +325,21 @@ export class FileLock {
   static acquire(file: string, what: string, hint: string): FileLock {
     const lock = FileLock.pathFor(file);
     const text = lockText();
-    for (let tries = 0; tries < 10; tries++) {
-      let result: ReturnType<typeof attempt>;
-      try {
-        result = attempt(lock, text, BATCH);
-      } catch (error) {
-        throw new UsageError(`cannot write ${what}: ${errnoWords(error, 'writing')} (${lock})`, {
-          hint: 'name a file in a folder you can write to',
-        });
-      }
-      if (result === 'taken') return new FileLock(lock, text);
-      if (result === 'again') continue;
-      const other = result.holder;
-      if (other === undefined) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
-      const away = elsewhere(other);
-      const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-      throw new HeldError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
-        hint:
-          away === undefined
-            ? hint
-            : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`,
-      });
-    }
-    throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
+    const blocked = take(lock, text, BATCH, (error) => {
+      const hint = 'name a file in a folder you can write to';
+      return new UsageError(`cannot write ${what}: ${errnoWords(error, 'writing')} (${lock})`, { hint });
+    });
+    if (!blocked) return new FileLock(lock, text);
+    const other = blocked.holder;
+    if (other === undefined) throw new HeldError(`cannot lock ${what}: ${blocked.why}`, { hint: blocked.hint });
+    const away = elsewhere(other);
+    const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+    throw new HeldError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
+      hint:
+        away === undefined
+          ? hint
+          : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`,
+    });
   }
 
   /** Gives the lock up (only if it is still ours). */

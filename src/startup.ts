@@ -94,7 +94,8 @@ function runWithCodeCache(file: string): Cli {
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
   let cachedData: Buffer | undefined;
   try {
-    if (cacheFile !== undefined && unchanged && privateFolder(dir!, false)) cachedData = readCache(cacheFile, readRecords()[name], madeFor);
+    if (cacheFile !== undefined && unchanged && privateFolder(dir!, false))
+      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
   } catch {
     // no cache: a slower start
   }
@@ -134,7 +135,7 @@ function writeCache(
         present.delete(other);
       }
     }
-    const records = readRecords();
+    const records = readOwnRecord(recordsFile(), MAX_RECORDS_BYTES);
     for (const other of Object.keys(records)) if (!present.has(other)) delete records[other];
     records[names.name] = { file: identity, for: names.madeFor };
     // In the folder recordsWritable made, 0600, replacing the file whole.
@@ -159,7 +160,7 @@ function fileIdentity(stat: fs.BigIntStats): string {
 }
 
 /** Whether a file or folder is this user's (Windows has no owners to compare here). */
-export function mine(stat: fs.Stats | fs.BigIntStats): boolean {
+function mine(stat: fs.Stats | fs.BigIntStats): boolean {
   return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
 }
 
@@ -183,30 +184,36 @@ function privateFolder(dir: string, make: boolean): boolean {
   }
 }
 
-/** Opens a regular file of this user's, never through a symbolic link; undefined where it cannot. */
-export function openMine(file: string): { fd: number; stat: fs.BigIntStats } | undefined {
+/**
+ * What `read` makes of a regular file of this user's, opened never through a symbolic link (and never
+ * blocking on a FIFO); undefined where it cannot.
+ */
+function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T | undefined): T | undefined {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0)); // a FIFO never blocks
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0));
     const stat = fs.fstatSync(fd, { bigint: true });
-    if (stat.isFile() && mine(stat)) return { fd, stat };
-  } catch {
-    // none, or not readable
-  }
-  if (fd !== undefined) fs.closeSync(fd);
-  return undefined;
-}
-
-/** What `read` makes of a file of this user's (opened as openMine does); undefined where it cannot. */
-function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T | undefined): T | undefined {
-  const opened = openMine(file);
-  if (opened === undefined) return undefined;
-  try {
-    return read(opened.fd, opened.stat);
+    return stat.isFile() && mine(stat) ? read(fd, stat) : undefined;
   } catch {
     return undefined;
   } finally {
-    fs.closeSync(opened.fd);
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * A record the tool keeps (a JSON object), if its file is this user's own regular file that no one
+ * else can write, reached through no link, and at most `limit` bytes; else none. The code cache's
+ * records and the catalogs' checked record (catalog/load.ts) are read so.
+ */
+export function readOwnRecord(file: string, limit: number): Record<string, unknown> {
+  try {
+    const data = readMine(file, (fd, stat) =>
+      writableByOwnerOnly(stat) && stat.size <= BigInt(limit) ? (JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown) : undefined,
+    );
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 
@@ -224,14 +231,7 @@ function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer 
 
 /** The config folder's file of cache records: { [cache file name]: { file, for } }. */
 const recordsFile = () => path.join(configDir(), 'code-cache.json');
-
-/** The records, if the file is this user's and no one else can write to it; else none. */
-function readRecords(): Record<string, unknown> {
-  const records = readMine(recordsFile(), (fd, stat) =>
-    writableByOwnerOnly(stat) ? (JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown) : undefined,
-  );
-  return typeof records === 'object' && records !== null && !Array.isArray(records) ? (records as Record<string, unknown>) : {};
-}
+const MAX_RECORDS_BYTES = 1024 * 1024;
 
 /**
  * Whether the records can be kept: the config folder (made 0700 if need be) is writable. Checked

@@ -449,10 +449,10 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt3, options = {}) {
+function backoffMs(attempt2, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt3 - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -556,12 +556,10 @@ function isLoopbackHost(hostname) {
 function parseBaseUrl(raw, options = {}) {
   const source = options.source ? ` (from ${options.source})` : "";
   const text = raw.trim();
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
+  if (!URL.canParse(text)) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
+  const url = new URL(text);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
   }
@@ -592,12 +590,7 @@ function versionedBaseUrlWarning(baseUrl, source) {
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
-  let proxyHost;
-  try {
-    proxyHost = new URL(proxy).hostname;
-  } catch {
-    proxyHost = proxy;
-  }
+  const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
   throw new UsageError(
     `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
@@ -1486,27 +1479,27 @@ var require_help = __commonJS({
        * @returns {Option[]}
        */
       visibleOptions(cmd) {
-        const visibleOptions2 = cmd.options.filter((option) => !option.hidden);
+        const visibleOptions = cmd.options.filter((option) => !option.hidden);
         const helpOption = cmd._getHelpOption();
         if (helpOption && !helpOption.hidden) {
           const removeShort = helpOption.short && cmd._findOption(helpOption.short);
           const removeLong = helpOption.long && cmd._findOption(helpOption.long);
           if (!removeShort && !removeLong) {
-            visibleOptions2.push(helpOption);
+            visibleOptions.push(helpOption);
           } else if (helpOption.long && !removeLong) {
-            visibleOptions2.push(
+            visibleOptions.push(
               cmd.createOption(helpOption.long, helpOption.description)
             );
           } else if (helpOption.short && !removeShort) {
-            visibleOptions2.push(
+            visibleOptions.push(
               cmd.createOption(helpOption.short, helpOption.description)
             );
           }
         }
         if (this.sortOptions) {
-          visibleOptions2.sort(this.compareOptions);
+          visibleOptions.sort(this.compareOptions);
         }
-        return visibleOptions2;
+        return visibleOptions;
       }
       /**
        * Get an array of the visible global options. (Not including help.)
@@ -1518,10 +1511,10 @@ var require_help = __commonJS({
         if (!this.showGlobalOptions) return [];
         const globalOptions = [];
         for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
-          const visibleOptions2 = ancestorCmd.options.filter(
+          const visibleOptions = ancestorCmd.options.filter(
             (option) => !option.hidden
           );
-          globalOptions.push(...visibleOptions2);
+          globalOptions.push(...visibleOptions);
         }
         if (this.sortOptions) {
           globalOptions.sort(this.compareOptions);
@@ -4746,10 +4739,10 @@ var init_shard = __esm({
 });
 
 // src/commands/parsers.ts
-function wholeNumber(min, max) {
+function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`) {
   return (text) => {
     const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
@@ -4766,10 +4759,7 @@ function fraction(text) {
   return n;
 }
 function concurrency(text) {
-  if (text.trim().toLowerCase() === "auto") return "auto";
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 256) throw new InvalidArgumentError("expected auto, or a whole number from 1 to 256");
-  return n;
+  return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
 }
 function shard(text) {
   try {
@@ -5381,11 +5371,8 @@ function writeFileAtomic(target2, text, options = {}) {
   }
   let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
-    try {
-      const stat = import_node_fs.default.lstatSync(file);
-      if (!stat.isSymbolicLink()) mode2 = stat.mode & 511;
-    } catch {
-    }
+    const stat = import_node_fs.default.lstatSync(file, { throwIfNoEntry: false });
+    if (stat && !stat.isSymbolicLink()) mode2 = stat.mode & 511;
   }
   const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
@@ -5458,16 +5445,28 @@ function mine(stat) {
 function writableByOwnerOnly(stat) {
   return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
 }
-function openMine(file) {
+function readMine(file, read) {
   let fd;
   try {
     fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
     const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
-    if (stat.isFile() && mine(stat)) return { fd, stat };
+    return stat.isFile() && mine(stat) ? read(fd, stat) : void 0;
   } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
   }
-  if (fd !== void 0) import_node_fs2.default.closeSync(fd);
-  return void 0;
+}
+function readOwnRecord(file, limit) {
+  try {
+    const data = readMine(
+      file,
+      (fd, stat) => writableByOwnerOnly(stat) && stat.size <= BigInt(limit) ? JSON.parse(import_node_fs2.default.readFileSync(fd, "utf8")) : void 0
+    );
+    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+  } catch {
+    return {};
+  }
 }
 function setV8Flags(flags, undo) {
   if (off()) return;
@@ -5500,7 +5499,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, undoFlags, youngGenerationCap;
+var import_node_fs2, off, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5509,6 +5508,7 @@ var init_startup = __esm({
     init_paths();
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
+    MAX_RECORDS_BYTES = 1024 * 1024;
     undoFlags = [];
     youngGenerationCap = 32 * 1024 * 1024;
   }
@@ -5929,10 +5929,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt3) {
+      add(attempt2) {
         this.#dropEnded();
-        this.#queue.push(attempt3);
-        if (!this.#timer) this.#arm(attempt3.deadline);
+        this.#queue.push(attempt2);
+        if (!this.#timer) this.#arm(attempt2.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5946,7 +5946,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+          this.#queue = queue.slice(this.#head).filter((attempt2) => !attempt2.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5956,7 +5956,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt3) => !attempt3.done);
+        return this.#queue.slice(this.#head).filter((attempt2) => !attempt2.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5967,10 +5967,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt3 = queue[i];
-          if (attempt3.done) continue;
-          if (attempt3.deadline > now) break;
-          attempt3.expire();
+          const attempt2 = queue[i];
+          if (attempt2.done) continue;
+          if (attempt2.deadline > now) break;
+          attempt2.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -15315,8 +15315,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running2 } of this[kClients]) {
-          ret += running2;
+        for (const { [kRunning]: running } of this[kClients]) {
+          ret += running;
         }
         return ret;
       }
@@ -32811,13 +32811,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt3 = 1; ; attempt3++) {
-          const outcome = await this.#attempt(event, attempt3, options.signal, attempt3 === 1 ? started : monotonicMs());
+        for (let attempt2 = 1; ; attempt2++) {
+          const outcome = await this.#attempt(event, attempt2, options.signal, attempt2 === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt3, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt2, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt3, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt2, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32826,10 +32826,10 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt3, started, throwPushBack) {
-        const canRetry = attempt3 <= this.retries;
+      #judge(event, outcome, attempt2, started, throwPushBack) {
+        const canRetry = attempt2 <= this.retries;
         if (outcome.kind === "failed") {
-          const info2 = { attempts: attempt3, durationMs: msSince(started) };
+          const info2 = { attempts: attempt2, durationMs: msSince(started) };
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32844,7 +32844,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt3, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt2, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32859,7 +32859,7 @@ var init_client = __esm({
             triggerId: event.triggerId,
             userId: event.userId,
             value: event.value?.json,
-            attempts: attempt3,
+            attempts: attempt2,
             durationMs: Math.round(outcome.ended - started),
             requestId,
             // The usual answer holds no key; anything else is masked here, so a library caller never
@@ -32871,8 +32871,8 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt3, { baseMs: this.#options.retryBaseMs });
-            const info2 = { attempts: attempt3, durationMs: msSince(started) };
+            const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
+            const info2 = { attempts: attempt2, durationMs: msSince(started) };
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32885,7 +32885,7 @@ var init_client = __esm({
             keySource: this.#options.keySource,
             retries: this.retries
           },
-          { attempts: attempt3, durationMs: msSince(started), requestId }
+          { attempts: attempt2, durationMs: msSince(started), requestId }
         );
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -32905,11 +32905,11 @@ var init_client = __esm({
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt3, delayMs, reason2, options, info2) {
+      async #wait(attempt2, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt3, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
             clearTimeout(timer);
@@ -32931,17 +32931,17 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt3 of this.#deadlines.all()) attempt3.interrupt();
+        for (const attempt2 of this.#deadlines.all()) attempt2.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt3, signal, started) {
+      #attempt(event, attempt2, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt3, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt2, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
         onEvent?.({
           type: "request",
-          attempt: attempt3,
+          attempt: attempt2,
           method: "POST",
           url: eventUrl(this.baseUrl, event),
           headers: this.displayHeaders(),
@@ -32966,10 +32966,10 @@ var init_client = __esm({
         return ended.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt3, status: status2, headers, body: text, truncated, ms });
+            onEvent({ type: "response", attempt: attempt2, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt3, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt: attempt2, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -36168,35 +36168,27 @@ var init_spinner = __esm({
 // src/errno.ts
 function errnoWords(error2, doing = "writing") {
   const code = error2?.code;
-  switch (code) {
-    case "ENOENT":
-      return doing === "reading" ? "no such file" : "its folder does not exist";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "it is a folder";
-    case "ENOTDIR":
-    case "EEXIST":
-      return "a file is in the way (part of the path is a file, not a folder)";
-    case "ENOSPC":
-      return "no space left on the disk";
-    case "EDQUOT":
-      return "over the disk quota";
-    case "EROFS":
-      return "the file system is read-only";
-    case "EIO":
-      return "an input/output error";
-    case "EMFILE":
-    case "ENFILE":
-      return "too many open files (lower --concurrency, or raise the limit with ulimit -n)";
-    default:
-      return code ?? error2?.message ?? String(error2);
-  }
+  if (code === "ENOENT") return doing === "reading" ? "no such file" : "its folder does not exist";
+  if (code === void 0) return error2?.message ?? String(error2);
+  return Object.hasOwn(WORDS, code) ? WORDS[code] : code;
 }
+var WORDS;
 var init_errno = __esm({
   "src/errno.ts"() {
     "use strict";
+    WORDS = {
+      EACCES: "permission denied",
+      EPERM: "permission denied",
+      EISDIR: "it is a folder",
+      ENOTDIR: "a file is in the way (part of the path is a file, not a folder)",
+      EEXIST: "a file is in the way (part of the path is a file, not a folder)",
+      ENOSPC: "no space left on the disk",
+      EDQUOT: "over the disk quota",
+      EROFS: "the file system is read-only",
+      EIO: "an input/output error",
+      EMFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)",
+      ENFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)"
+    };
   }
 });
 
@@ -36206,6 +36198,7 @@ __export(lock_exports, {
   FileLock: () => FileLock,
   LOCK_WAIT_MS: () => LOCK_WAIT_MS,
   lockWaitMs: () => lockWaitMs,
+  stillRuns: () => stillRuns,
   withLock: () => withLock
 });
 function procStat(pid) {
@@ -36323,15 +36316,25 @@ function removeStale(lock, dead, text, rules) {
     import_node_fs3.default.rmSync(breaker, { force: true });
   }
 }
-function attempt(lock, text, rules) {
-  if (create(lock, text, rules.mode)) {
-    held.add(lock);
-    return "taken";
+function take(lock, text, rules, cannot2) {
+  for (let tries = 0; tries < 10; tries++) {
+    let found2;
+    try {
+      if (create(lock, text, rules.mode)) {
+        held.add(lock);
+        return void 0;
+      }
+      found2 = look(lock, rules);
+    } catch (error2) {
+      throw cannot2(error2);
+    }
+    if (found2.state === "held") return found2.blocked;
+    if (found2.state === "dead") {
+      const blocked = removeStale(lock, found2, text, rules);
+      if (blocked) return blocked;
+    }
   }
-  const found2 = look(lock, rules);
-  if (found2.state === "held") return found2.blocked;
-  if (found2.state === "dead") return removeStale(lock, found2, text, rules) ?? "again";
-  return "again";
+  return { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
 }
 function release(lock, text) {
   held.delete(lock);
@@ -36355,24 +36358,18 @@ async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
+  const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
+    hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
+  });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    let result;
-    try {
-      result = attempt(lock, text, SETTINGS);
-    } catch (error2) {
-      throw new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
-        hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-      });
-    }
-    if (result === "taken") break;
-    const blocked = result === "again" ? void 0 : result;
+    const blocked = take(lock, text, SETTINGS, cannot2);
+    if (!blocked) break;
     const waited = performance.now() - started;
-    if (waited >= waitMs && (blocked !== void 0 || waited >= waitMs + 1e3)) {
-      const { why, hint } = blocked ?? { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
-      throw new ConfigError(`cannot write ${file}: ${why}; gave up after ${waitMs / 1e3} s`, { hint });
+    if (waited >= waitMs) {
+      throw new ConfigError(`cannot write ${file}: ${blocked.why}; gave up after ${waitMs / 1e3} s`, { hint: blocked.hint });
     }
-    await sleep(blocked ? Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)) : 1);
+    await sleep(Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)));
   }
   try {
     return await fn();
@@ -36432,26 +36429,18 @@ var init_lock = __esm({
       static acquire(file, what, hint) {
         const lock = _FileLock.pathFor(file);
         const text = lockText();
-        for (let tries = 0; tries < 10; tries++) {
-          let result;
-          try {
-            result = attempt(lock, text, BATCH);
-          } catch (error2) {
-            throw new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, {
-              hint: "name a file in a folder you can write to"
-            });
-          }
-          if (result === "taken") return new _FileLock(lock, text);
-          if (result === "again") continue;
-          const other = result.holder;
-          if (other === void 0) throw new HeldError(`cannot lock ${what}: ${result.why}`, { hint: result.hint });
-          const away = elsewhere(other);
-          const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-          throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-            hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
-          });
-        }
-        throw new UsageError(`cannot lock ${what}: other runs keep taking it (${lock})`, { hint });
+        const blocked = take(lock, text, BATCH, (error2) => {
+          const hint2 = "name a file in a folder you can write to";
+          return new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, { hint: hint2 });
+        });
+        if (!blocked) return new _FileLock(lock, text);
+        const other = blocked.holder;
+        if (other === void 0) throw new HeldError(`cannot lock ${what}: ${blocked.why}`, { hint: blocked.hint });
+        const away = elsewhere(other);
+        const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
+        throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+          hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
+        });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
@@ -36595,13 +36584,8 @@ function reason(error2) {
   const text = error2?.message ?? String(error2);
   return text.split("\n")[0].replace(/^Platform failure: /, "");
 }
-async function tryStore(call, profile) {
-  try {
-    await bounded(call, profile);
-    return void 0;
-  } catch (error2) {
-    return reason(error2);
-  }
+function tryStore(call, profile) {
+  return bounded(call, profile).then(() => void 0, reason);
 }
 async function loadKey(profile) {
   let key;
@@ -36834,18 +36818,6 @@ function readAtMost(fd, file, size) {
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
-function readOwnFile(file, limit) {
-  const opened = openMine(file);
-  if (opened === void 0) return void 0;
-  try {
-    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return void 0;
-    return import_node_fs6.default.readFileSync(opened.fd, "utf8");
-  } catch {
-    return void 0;
-  } finally {
-    import_node_fs6.default.closeSync(opened.fd);
-  }
-}
 var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode;
 var init_file = __esm({
   "src/catalog/file.ts"() {
@@ -37060,13 +37032,7 @@ function identityOf(stat) {
   return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 function remembered(record) {
-  const text = readOwnFile(record, MAX_RECORD_BYTES);
-  try {
-    const data = JSON.parse(text ?? "{}");
-    return isObject(data) ? data : {};
-  } catch {
-    return {};
-  }
+  return readOwnRecord(record, MAX_RECORD_BYTES);
 }
 function remember(record, file, identity, known) {
   const entries = Object.entries(known).filter(([name]) => name !== file);
@@ -37115,6 +37081,7 @@ var init_load = __esm({
     init_errors();
     init_render();
     init_store();
+    init_startup();
     init_file();
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
@@ -37316,12 +37283,7 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  let mode2;
-  try {
-    mode2 = import_node_fs8.default.statSync(file).mode & 511;
-  } catch {
-    return void 0;
-  }
+  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
@@ -37333,6 +37295,9 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
+}
+function activeProfile(flags, env2) {
+  return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
 function findSettings(options = {}) {
   const flags = options.flags ?? {};
@@ -37382,41 +37347,41 @@ function checkSettings(found2, options) {
   const { configFile, config, key, url, allowHttp } = found2;
   const { name: profileName, explicit } = found2.profile;
   const problems = [];
-  const attempt3 = (fn) => collected(problems, fn);
+  const attempt2 = (fn) => collected(problems, fn);
   if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
   if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
-  const baseUrl = url && attempt3(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt3(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt3(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, problems };
+  const baseUrl = url && attempt2(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt2(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt2(() => normalizeApiKey(key[0], key[2])) : void 0;
+  if (!url || !baseUrl) return { settings: void 0, apiKey, problems };
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, problems };
+  return { settings, apiKey, problems };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems } = checkSettings(found2, options);
+  const { settings, problems, ...checked } = checkSettings(found2, options);
+  let apiKey = checked.apiKey;
   if (found2.key?.[1] === "keychain") {
     try {
-      const key = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = key;
-      else found2.key = [key, "keychain", found2.key[2]];
+      apiKey = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
+      if (settings) settings.apiKey = apiKey;
     } catch (error2) {
       if (!isTriggerError(error2)) throw error2;
       if (options.requireKey !== false) problems.push(error2);
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, catalog: void 0, problems };
+  if (!where2) return { found: found2, settings, apiKey, catalog: void 0, problems };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
   const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  return { found: found2, settings, apiKey, catalog: { ...where2, loaded: loaded2, resolver }, problems };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
@@ -37460,26 +37425,13 @@ var init_signals2 = __esm({
 });
 
 // src/commands/service.ts
-function keySourceLabel(settings) {
-  switch (settings.apiKeySource) {
-    case "flag":
-      return "--api-key";
-    case "env":
-      return "TRIGGER_API_KEY";
-    case "profile":
-      return `profile "${settings.profile}"`;
-    case "keychain":
-      return `profile "${settings.profile}" (system keychain)`;
-    default:
-      return void 0;
-  }
-}
 function clientFor(settings, options, io, extra = {}) {
   const onEvent = options.verbose || extra.onRetry ? (event) => {
     if (event.type === "retry") extra.onRetry?.(event.delayMs, event.reason);
     if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
   const env2 = extra.env ?? process.env;
+  const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
   if (env2.TRACEPARENT && !traceparent && options.verbose) {
     io.stderr(io.errColors.warn("* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent"));
@@ -37489,11 +37441,12 @@ function clientFor(settings, options, io, extra = {}) {
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? "",
-    keySource: keySourceLabel(settings),
+    // Where each came from, for the messages that blame one.
+    keySource: settings.apiKeySource && { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` }[settings.apiKeySource],
     baseUrlSource: {
       flag: "--base-url",
       env: "TRIGGER_BASE_URL",
-      profile: `profile "${settings.profile}": trigger config get base-url`,
+      profile: `${profile}: trigger config get base-url`,
       keychain: void 0
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1e3,
@@ -37517,7 +37470,7 @@ __export(fire_exports, {
   command: () => command,
   fire: () => fire
 });
-function command(program2, { io, env: env2, cwd }) {
+function command(program2, ctx) {
   const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES);
   return addServiceOptions(fireCommand).action(async (triggerId, userId, options, self2) => {
     const extra = self2.args.slice(2);
@@ -37530,10 +37483,10 @@ function command(program2, { io, env: env2, cwd }) {
         }
       );
     }
-    await fire(triggerId, userId, options, io, env2, cwd);
+    await fire(triggerId, userId, options, ctx);
   });
 }
-async function fire(triggerId, userId, options, io, env2 = process.env, cwd = process.cwd()) {
+async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   let event;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
@@ -37726,14 +37679,6 @@ function failedHeader(kind, header, separator = ",") {
   if (kind !== "csv" || !header) return void 0;
   return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
 }
-function running(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
 function removeLeftovers(file) {
   const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
@@ -37744,7 +37689,8 @@ function removeLeftovers(file) {
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
+      continue;
     import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
@@ -37754,6 +37700,7 @@ var init_failed = __esm({
     "use strict";
     import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
+    init_lock();
     init_formats();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
@@ -37770,19 +37717,15 @@ var init_failed = __esm({
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
-      #inPlace;
       /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      get inPlace() {
-        return this.#inPlace;
-      }
+      inPlace;
+      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
       /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
       #normalized;
-      /** True once the file was opened (a lazy one, only when a row needed keeping). */
-      #opened = false;
       #mode;
       /**
        * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
@@ -37794,27 +37737,20 @@ var init_failed = __esm({
         this.#format = format2;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
-        let existing;
-        try {
-          existing = import_node_fs9.default.statSync(file);
-        } catch {
-          existing = void 0;
-        }
+        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.#inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.#inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#open();
       }
       #open() {
-        if (this.#opened) return;
-        this.#opened = true;
         this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
-        if (!this.#inPlace) removeLeftovers(this.path);
+        if (!this.inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
-        if (!this.#opened && !this.error) {
+        if (this.#fd === void 0 && !this.error) {
           try {
             this.#open();
           } catch (error2) {
@@ -37864,7 +37800,7 @@ var init_failed = __esm({
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
-          if (done > 0 && !this.#inPlace) {
+          if (done > 0 && !this.inPlace) {
             try {
               import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
             } catch {
@@ -37874,18 +37810,17 @@ var init_failed = __esm({
       }
       /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
       finish() {
-        if (!this.#opened) return;
+        if (this.#fd === void 0) return;
         this.#writeHeader(FORMAT_TABLE[this.#format].kind);
         this.#flush();
         const fd = this.#fd;
         this.#fd = void 0;
-        if (fd === void 0) return;
         try {
-          if (!this.#inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+          if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
         } catch {
         }
         import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+        if (!this.inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
@@ -37893,7 +37828,7 @@ var init_failed = __esm({
         this.#fd = void 0;
         if (fd === void 0) return;
         import_node_fs9.default.closeSync(fd);
-        if (!this.#inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
+        if (!this.inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -37944,7 +37879,7 @@ function wholeLines(bytes, line, items) {
     return n;
   }
 }
-async function* readLines(stream) {
+async function* readLines(stream, stop) {
   let next = 1;
   const partial = new PartialLine();
   let first = true;
@@ -37962,7 +37897,7 @@ async function* readLines(stream) {
       const chunkFirst = next;
       const items = [];
       let start = 0;
-      if (!partial.empty) {
+      if (partial.bytes > 0) {
         items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
@@ -37975,7 +37910,8 @@ async function* readLines(stream) {
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
+  if (stop?.stopped) stop.dropped = partial.bytes;
+  else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
@@ -37992,17 +37928,15 @@ var init_lines = __esm({
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
       #pending = [];
-      #bytes = 0;
+      /** Its length so far (0: no line is open). */
+      bytes = 0;
       /** Set once the line is known to be too long: its start only, for the failed file. */
       #longStart;
-      get empty() {
-        return this.#bytes === 0;
-      }
       hold(bytes) {
         if (bytes.length === 0) return;
-        this.#bytes += bytes.length;
+        this.bytes += bytes.length;
         if (this.#longStart) return;
-        if (this.#bytes > MAX_LINE_BYTES) {
+        if (this.bytes > MAX_LINE_BYTES) {
           this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
           this.#pending = [];
           return;
@@ -38011,10 +37945,10 @@ var init_lines = __esm({
       }
       /** The whole line, ended by `tail`, as line number `line`. */
       finish(tail, line) {
-        const total = this.#bytes + tail.length;
+        const total = this.bytes + tail.length;
         const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
         this.#pending = [];
-        this.#bytes = 0;
+        this.bytes = 0;
         this.#longStart = void 0;
         if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
         return {
@@ -38142,29 +38076,22 @@ function readCsv(stream, options, format2) {
     if (columns) out.push(csvRow(fields, line, columns, options));
     else columns = csvColumns(fields, line, options, separator);
   });
-  async function* rows2() {
+  function* take3(atEnd) {
     let out = [];
-    for await (const chunk of readLines(stream)) {
-      for (let i = 0; i < chunk.items.length; i++) {
-        const line = chunk.first + i;
-        let item = chunk.items[i];
-        if (line === 1 && typeof item === "string") item = item.replace(/^\uFEFF/, "");
-        csv.pending.push({ line, item });
-        while (csv.read(out, false)) {
-          if (out.length < MAX_CHUNK_ROWS) continue;
-          yield out;
-          out = [];
-        }
-      }
-      if (out.length) yield out;
-      out = [];
-    }
-    while (csv.read(out, true)) {
+    while (csv.read(out, atEnd)) {
       if (out.length < MAX_CHUNK_ROWS) continue;
       yield out;
       out = [];
     }
     if (out.length) yield out;
+  }
+  async function* rows2() {
+    for await (const { first, items } of readLines(stream, options.stopped)) {
+      if (first === 1 && typeof items[0] === "string") items[0] = items[0].replace(/^\uFEFF/, "");
+      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
+      yield* take3(false);
+    }
+    yield* take3(true);
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
@@ -38172,8 +38099,8 @@ function readCsv(stream, options, format2) {
   }
   return { rows: rows2(), header: () => columns?.header };
 }
-async function* mapLines(stream, toRow) {
-  for await (const chunk of readLines(stream)) {
+async function* mapLines(stream, options, toRow) {
+  for await (const chunk of readLines(stream, options.stopped)) {
     const out = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]);
@@ -38223,7 +38150,7 @@ function readNdjson(stream, options) {
       valueText
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => void 0 };
+  return { rows: mapLines(stream, options, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
@@ -38251,15 +38178,10 @@ function readLineIds(stream, options) {
       options
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
 }
 function readRows(stream, format2, options) {
-  const kind = FORMAT_TABLE[format2].kind;
-  if (kind === "parquet")
-    throw new UsageError("a Parquet file is read from its footer, so it cannot come through standard input", {
-      hint: "give the file by its name: trigger batch export.parquet"
-    });
-  return READERS[kind](stream, options, format2);
+  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
 var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
@@ -38617,7 +38539,7 @@ function load2(file) {
   }
   const loaded2 = {
     header,
-    states: new States(),
+    states: new Uint8Array(1024),
     reasons: /* @__PURE__ */ new Map(),
     done: false,
     failed: void 0,
@@ -38634,29 +38556,30 @@ function load2(file) {
     const line = Number(record.slice(2, space < 0 ? void 0 : space));
     const state = RECORDS[record[0] ?? ""];
     if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    loaded2.states.set(line, state);
+    if (line >= loaded2.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded2.states.length * 2));
+      grown.set(loaded2.states);
+      loaded2.states = grown;
+    }
+    loaded2.states[line] = state;
     if (state === FAILED) loaded2.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
   }
   return loaded2;
 }
 function journalInput(file) {
-  let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    const text = import_node_fs10.default.readFileSync(file, "utf8");
     return headerOf(text.slice(0, text.indexOf("\n")))?.input;
   } catch {
     return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
+  const count2 = (state) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(j.states.count(ACCEPTED), "row")} accepted`,
-    `${formatCount(j.states.count(FAILED))} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`
+    `${plural(count2(ACCEPTED), "row")} accepted`,
+    `${formatCount(count2(FAILED))} failed`,
+    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
 function refuseToCarryOn(file, loaded2, options) {
@@ -38705,7 +38628,7 @@ function refuseToCarryOn(file, loaded2, options) {
     });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, RECORDS, States, Journal;
+var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -38722,26 +38645,8 @@ var init_journal = __esm({
     ACCEPTED = 2;
     FAILED = 3;
     UNKNOWN = 4;
+    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
     RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
-    States = class {
-      #bytes = new Uint8Array(1024);
-      get(line) {
-        return line < this.#bytes.length ? this.#bytes[line] : NONE2;
-      }
-      set(line, state) {
-        if (line >= this.#bytes.length) {
-          const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-          grown.set(this.#bytes);
-          this.#bytes = grown;
-        }
-        this.#bytes[line] = state;
-      }
-      count(state) {
-        let n = 0;
-        for (const s of this.#bytes) if (s === state) n++;
-        return n;
-      }
-    };
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */
@@ -38773,7 +38678,7 @@ var init_journal = __esm({
         this.#position = position;
         this.resumed = loaded2 !== void 0;
         this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new States();
+        this.#states = loaded2?.states ?? new Uint8Array(0);
         this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
         this.#timer.unref();
@@ -38811,7 +38716,7 @@ var init_journal = __esm({
       }
       /** What an earlier run did with this line, if anything. */
       prior(line) {
-        switch (this.#states.get(line)) {
+        switch (this.#states[line]) {
           case ACCEPTED:
             return { kind: "accepted" };
           case FAILED:
@@ -38834,20 +38739,12 @@ var init_journal = __esm({
         this.#write();
         if (this.error) throw this.error;
       }
-      accepted(line) {
-        this.#later(`a ${line}
-`);
-      }
-      failed(line, reason2) {
-        this.#later(`f ${line} ${JSON.stringify(reason2)}
-`);
-      }
-      notSent(line) {
-        this.#later(`n ${line}
-`);
-      }
-      unknown(line) {
-        this.#later(`u ${line}
+      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+      settled(line, kind, reason2) {
+        const letter = SETTLED[kind];
+        if (letter === void 0) return;
+        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
+` : `${letter} ${line}
 `);
       }
       /**
@@ -38972,7 +38869,7 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger, next = { failed: nextFailedName(file), journal: "" }) {
+function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
   const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
@@ -39007,9 +38904,6 @@ function replayNames(file) {
     if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
-function nextFailedName(file) {
-  return replayNames(file).failed;
-}
 function resumeCommand(input2, options) {
   const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
@@ -39020,9 +38914,10 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
-async function openWritten(input2, shape, options, catalog, folder, warn) {
+async function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
+  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
   try {
     if (options.journal && !dryRun) {
       const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
@@ -39036,14 +38931,14 @@ async function openWritten(input2, shape, options, catalog, folder, warn) {
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
       try {
-        written.failed = new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized });
+        written.failed = open(file, false);
       } catch (error2) {
         throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
           hint: "name a file in a folder that exists and that you can write to"
         });
       }
     } else if (!dryRun) {
-      written.failed = openDefaultFailed(shape, folder, written.locks, warn);
+      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -39072,19 +38967,17 @@ function settleWritten({ failed, journal, locks }, complete2, noneSettled = fals
     for (const lock of locks) lock.release();
   }
 }
-function openDefaultFailed(shape, folder, locks, warn) {
+function defaultFailedName(ext, folder, locks, warn) {
   const now = /* @__PURE__ */ new Date();
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
     import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
   } catch (error2) {
     warn(
       `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
     );
-    return open(import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`));
+    return import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
@@ -39096,7 +38989,7 @@ function openDefaultFailed(shape, folder, locks, warn) {
       continue;
     }
     locks.push(lock);
-    return open(name);
+    return name;
   }
 }
 var import_node_fs11, import_node_path12;
@@ -43188,44 +43081,25 @@ var init_parquet = __esm({
 });
 
 // src/batch/input.ts
-function stoppable(source) {
-  let stopped;
-  let cut2;
+function stoppable(source, mark) {
+  const drained = [];
   async function* chunks() {
-    let held2 = Buffer.alloc(0);
     try {
-      for await (const chunk of source) {
-        const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-        held2 = held2.length ? Buffer.concat([held2, bytes]) : bytes;
-        const end2 = held2.lastIndexOf(10) + 1;
-        if (end2 === 0 && held2.length < MAX_HELD) continue;
-        const whole = end2 === 0 ? held2.length : end2;
-        yield held2.subarray(0, whole);
-        held2 = held2.subarray(whole);
-      }
+      yield* source;
     } catch (error2) {
-      if (!stopped) throw error2;
+      if (!mark.stopped) throw error2;
     }
-    if (!stopped) {
-      if (held2.length) yield held2;
-      return;
-    }
-    const rest = Buffer.concat([held2, ...stopped]);
-    const end = rest.lastIndexOf(10) + 1;
-    cut2 = { dropped: rest.length - end };
-    if (end > 0) yield rest.subarray(0, end);
+    yield* drained;
   }
   return {
     stream: import_node_stream.Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      if (stopped || source.readableEnded) return;
-      stopped = [];
+      if (mark.stopped || source.readableEnded) return;
+      mark.stopped = true;
       for (let more = source.read(); more !== null; more = source.read())
-        stopped.push(typeof more === "string" ? Buffer.from(more) : more);
+        drained.push(more);
       source.destroy();
-    },
-    close: () => source.destroy(),
-    cut: () => cut2
+    }
   };
 }
 async function peek(source, more = () => false) {
@@ -43271,15 +43145,8 @@ function decompressor(compression, name) {
 }
 async function* decompressed(source, compression, name, stopped = () => false) {
   const inflate = decompressor(compression, name);
-  let tail = Buffer.alloc(0);
   try {
-    for await (const chunk of source.pipe(inflate)) {
-      const all = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-      const end = all.lastIndexOf(10) + 1;
-      tail = Buffer.from(all.subarray(end));
-      if (end > 0) yield all.subarray(0, end);
-    }
-    if (tail.length) yield tail;
+    yield* source.pipe(inflate);
   } catch (error2) {
     if (stopped()) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
@@ -43295,11 +43162,7 @@ async function* sniffedStdin(source, stopped) {
     source,
     (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b))
   );
-  if (head.subarray(0, 4).toString("latin1") === "PAR1") {
-    throw new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
-      hint: "give the file by its name: trigger batch export.parquet"
-    });
-  }
+  if (head.subarray(0, 4).toString("latin1") === "PAR1") throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
   yield* decompressed(stream, compression, "standard input", stopped);
@@ -43420,10 +43283,11 @@ async function openInputs(sources, options = {}) {
 async function openStdin(options, columns) {
   const given = options.stdin;
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
-  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given);
-  let stopped = false;
+  if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin();
+  const mark = { stopped: false };
+  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
   const stream = import_node_stream.Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => stopped),
+    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
     { objectMode: false }
   );
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
@@ -43434,18 +43298,15 @@ async function openStdin(options, columns) {
     normalized: columns ? { file: false } : void 0,
     file: void 0,
     name: "stdin",
-    read: (read) => readRows(sniffed.stream, sniffed.format, read),
-    stopReading: () => {
-      stopped = true;
-      stdin?.stop();
-    },
-    close: () => stdin?.close(),
+    read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
+    stopReading: () => stdin?.stop(),
+    close: () => stdin && given.destroy(),
     get cut() {
-      return stdin?.cut();
+      return mark.stopped ? { dropped: mark.dropped ?? 0 } : void 0;
     }
   };
 }
-var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, MAX_HELD, zstd, INFLATED_CHUNK, hex;
+var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -43457,46 +43318,12 @@ var init_input = __esm({
     init_errors();
     init_formats();
     init_rows();
-    MAX_HELD = 2 * 1024 * 1024;
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
-  }
-});
-
-// src/batch/breaker.ts
-var Breaker;
-var init_breaker = __esm({
-  "src/batch/breaker.ts"() {
-    "use strict";
-    init_errors();
-    Breaker = class {
-      #concurrency;
-      #streak = 0;
-      /** Why this breaker tripped, once it has. */
-      reason;
-      /** A fixed concurrency, or (--concurrency auto) a function giving the current limit. */
-      constructor(concurrency2) {
-        this.#concurrency = concurrency2;
-      }
-      /** How many such failures in a row trip it: twice the requests in flight, at least 10. */
-      get limit() {
-        const concurrency2 = typeof this.#concurrency === "number" ? this.#concurrency : this.#concurrency();
-        return Math.max(10, 2 * concurrency2);
-      }
-      /** Counts an outcome; returns the reason when this one trips the breaker. */
-      record(outcome) {
-        if (outcome.kind === "accepted") this.#streak = 0;
-        if (outcome.kind !== "failed" && outcome.kind !== "unknown" || !outcome.error || this.reason) return void 0;
-        const error2 = outcome.error;
-        const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
-        this.#streak = hopeless ? this.#streak + 1 : 0;
-        if (this.#streak < this.limit) return void 0;
-        const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
-        this.reason = { kind: "breaker", failures: this.#streak, answer };
-        return this.reason;
-      }
-    };
+    parquetOnStdin = () => new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
+      hint: "give the file by its name: trigger batch export.parquet"
+    });
   }
 });
 
@@ -43509,7 +43336,7 @@ var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
     init_render();
-    init_breaker();
+    init_errors();
     init_report();
     init_stop();
     SHOWN_FAILURES = 20;
@@ -43520,20 +43347,15 @@ var init_recorder = __esm({
       /** Failures shown on stderr one by one. */
       shownFailures = 0;
       #o;
-      #breaker;
+      /** Failures in a row that every row would share (see #breaker). */
+      #streak = 0;
       #stdout;
       /** Lines of the rows sent in this run (and not yet settled), for the journal. */
       #sent = /* @__PURE__ */ new Set();
-      /** Set once standard output could not be written: nothing more is written to it. */
-      stdoutError;
-      #onStdoutError = (error2) => {
-        if (this.stdoutError !== void 0) return;
-        this.stdoutError = error2;
-        this.stopWith({ kind: "stdout", error: error2 });
-      };
+      // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
+      #onStdoutError = (error2) => this.stopWith({ kind: "stdout", error: error2 });
       constructor(options) {
         this.#o = options;
-        this.#breaker = new Breaker(options.concurrency);
         this.#stdout = options.io.stdoutStream;
         this.#stdout.on("error", this.#onStdoutError);
         const journal = options.journal;
@@ -43580,29 +43402,35 @@ var init_recorder = __esm({
       outcome(row, outcome) {
         this.counts.rows++;
         this.counts[outcome.kind]++;
-        this.#journal(row, outcome);
-        const breaker = this.#breaker.record(outcome);
-        if (breaker) this.stopWith(breaker);
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
-        const drained = this.#o.json && this.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
+        const kept = reason2 === void 0 ? void 0 : this.#o.io.redact(reason2);
+        const at = row.at ?? row.line;
+        if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
+        this.#breaker(outcome);
+        const drained = this.#o.json && this.#o.io.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
         const failed = this.#o.failed;
-        if (failed && !failed.write(row, this.#o.io.redact(reason2)))
-          this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
+        if (failed && !failed.write(row, kept)) this.stopWith({ kind: "failed-file", path: failed.path, error: failed.error });
         if (!this.#o.json && outcome.kind !== "unsent" && outcome.kind !== "earlier" && this.shownFailures < SHOWN_FAILURES) {
           this.shownFailures++;
           this.#o.stderr(failureLine(row.file === void 0 ? row.line : `${printable(row.file)}:${row.line}`, reason2, this.#o.io.errColors));
         }
         return drained;
       }
-      #journal(row, outcome) {
-        const journal = this.#o.journal;
-        const at = row.at ?? row.line;
-        if (!journal || !this.#sent.delete(at)) return;
-        if (outcome.kind === "accepted") journal.accepted(at);
-        else if (outcome.kind === "failed") journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)));
-        else if (outcome.kind === "unknown") journal.unknown(at);
-        else if (outcome.kind === "unsent") journal.notSent(at);
+      /**
+       * A service that is down, or a key it refuses, fails every row the same way. After a run of such
+       * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
+       * rather than fail a million rows one by one.
+       */
+      #breaker(outcome) {
+        if (outcome.kind === "accepted") this.#streak = 0;
+        if (outcome.kind !== "failed" && outcome.kind !== "unknown" || !outcome.error) return;
+        const error2 = outcome.error;
+        const hopeless = error2 instanceof NetworkError || error2 instanceof ServiceError && (error2.status === 401 || error2.status === 403);
+        this.#streak = hopeless ? this.#streak + 1 : 0;
+        if (this.#streak < Math.max(10, 2 * this.#o.concurrency())) return;
+        const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
+        this.stopWith({ kind: "breaker", failures: this.#streak, answer });
       }
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
@@ -44602,8 +44430,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {
-    const shape = { format: input2.format, header: reader.header, normalized: input2.normalized };
-    written = await openWritten(input2, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
+    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44622,7 +44449,7 @@ async function send(run2) {
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : run2.maxConcurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : () => run2.maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
@@ -44724,8 +44551,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== void 0 || recorder.stdoutError !== void 0;
-  if (options.json || options.quiet && notAccepted > 0 || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  if (options.json || options.quiet && notAccepted > 0 || signal || io.stdoutError) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
@@ -44803,11 +44629,6 @@ marked so, and a replay skips them unless --retry-unknown).`;
 });
 
 // src/commands/prompt.ts
-async function readAll(stream) {
-  const chunks = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
-}
 function promptHidden(question, output) {
   const input2 = process.stdin;
   return new Promise((resolve2, reject) => {
@@ -44843,15 +44664,17 @@ async function readSecret(question, output = process.stderr) {
       if (answer.trim() !== "") return answer;
     }
   }
-  const text = await readAll(process.stdin);
+  const text = await (0, import_consumers.text)(process.stdin);
   if (text.trim() === "") {
     throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
   }
   return text;
 }
+var import_consumers;
 var init_prompt = __esm({
   "src/commands/prompt.ts"() {
     "use strict";
+    import_consumers = require("node:stream/consumers");
     init_errors();
   }
 });
@@ -44873,9 +44696,6 @@ function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
   if (normalized in NAMES2) return normalized;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
-}
-function profileFlag(name) {
-  return name === "default" ? "" : ` --profile ${name}`;
 }
 async function shown(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
@@ -44899,7 +44719,8 @@ function target(options, env2) {
   const lock = { waitMs: lockWaitMs(env2) };
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
-async function setKey(keyArgument, options, io, env2 = process.env) {
+async function setKey(keyArgument, options, ctx) {
+  const { io, env: env2 } = ctx;
   const { file, config, name, lock } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
@@ -44930,7 +44751,7 @@ async function setKey(keyArgument, options, io, env2 = process.env) {
 function precedenceNote(io, variable, over) {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
-async function setBaseUrl(url, options, io, env2 = process.env) {
+async function setBaseUrl(url, options, { io, env: env2 }) {
   const { file, name, lock } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(
@@ -44949,25 +44770,24 @@ async function setBaseUrl(url, options, io, env2 = process.env) {
   if (versioned) io.stderr(io.errColors.warn(versioned));
   if (env2.TRIGGER_BASE_URL) precedenceNote(io, "TRIGGER_BASE_URL", " over the stored URL");
 }
-async function get(nameArgument, options, io, env2 = process.env) {
+async function get(nameArgument, options, { io, env: env2 }) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
   const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env2[OVERRIDES[name]]);
-  if (nameArgument !== void 0) {
-    const name = names[0];
-    const value = values.get(name);
-    if (value === void 0 && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim("(not set)"));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
+  if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
+      hint: `run: trigger config set-${names[0]}${profileName === "default" ? "" : ` --profile ${profileName}`}`
+    });
+  }
+  if (options.json) {
+    const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+    io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
+  } else if (nameArgument !== void 0) {
+    io.stdout(values.get(names[0]) ?? io.outColors.dim("(not set)"));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
   }
@@ -44979,12 +44799,7 @@ async function get(nameArgument, options, io, env2 = process.env) {
     );
   }
 }
-function getJson(profile, names, values, overridden) {
-  const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-async function list(options, io, env2 = process.env) {
+async function list(options, { io, env: env2 }) {
   const file = configPath(env2);
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
@@ -45010,15 +44825,22 @@ async function list(options, io, env2 = process.env) {
     io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
     return;
   }
+  const c = io.outColors;
   for (const row of rows2) {
-    const mark = row.active ? io.outColors.success("* ") : "  ";
-    const why = row.active ? io.outColors.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim("(not set)")}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim("(not set)")}`);
+    const why = row.active ? c.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
+    io.stdout(`${row.active ? c.success("* ") : "  "}${c.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? c.dim("(not set)")}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? c.dim("(not set)")}`);
   }
 }
-async function unset(nameArgument, options, io, env2 = process.env) {
+async function forgetStoredKey(profile, kept) {
+  const failure = await deleteKey(profile);
+  if (failure)
+    throw new ConfigError(`cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`, {
+      hint: "unlock it and try again"
+    });
+}
+async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
@@ -45026,25 +44848,9 @@ async function unset(nameArgument, options, io, env2 = process.env) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: "unlock it and try again"
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next = { ...current };
-      delete next[NAMES2[name]];
-      if (name === "base-url") delete next.allowHttp;
-      if (name === "api-key") delete next.apiKeyStorage;
-      return next;
-    },
-    lock
-  );
+  if (inStore) await forgetStoredKey(profileName, "");
+  const gone = name === "api-key" ? ["apiKey", "apiKeyStorage"] : ["baseUrl", "allowHttp"];
+  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(name, env2) {
@@ -45052,7 +44858,7 @@ function namedProfile(name, env2) {
   if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
   return { ...named, profile: named.profile };
 }
-async function use(nameArgument, io, env2 = process.env) {
+async function use(nameArgument, { io, env: env2 }) {
   const { name, file, lock } = namedProfile(nameArgument, env2);
   await updateConfig(
     file,
@@ -45065,15 +44871,10 @@ async function use(nameArgument, io, env2 = process.env) {
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
-async function remove(nameArgument, io, env2 = process.env) {
+async function remove(nameArgument, { io, env: env2 }) {
   const { name, file, profile, lock } = namedProfile(nameArgument, env2);
-  if (profile.apiKeyStorage === "keychain") {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: "unlock it and try again"
-      });
-  }
+  const inStore = profile.apiKeyStorage === "keychain";
+  if (inStore) await forgetStoredKey(name, "; the profile was kept");
   await updateConfig(
     file,
     (data) => {
@@ -45085,16 +44886,14 @@ async function remove(nameArgument, io, env2 = process.env) {
     },
     lock
   );
-  io.stdout(
-    `${io.outColors.success("\u2714")} profile "${name}" deleted${profile.apiKeyStorage === "keychain" ? `, with its key in ${storeName()}` : ""}`
-  );
+  io.stdout(`${io.outColors.success("\u2714")} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ""}`);
 }
-function path14(options, io, env2 = process.env) {
+function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
   if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
 }
-function command3(program2, { io, env: env2 }) {
+function command3(program2, ctx) {
   const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
     "after",
     `
@@ -45110,14 +44909,14 @@ The key goes to the system keychain where one answers (and CI is not set); else,
 --insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
   );
   const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
-  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, io, env2));
-  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, io, env2));
-  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, io, env2));
-  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, io, env2));
-  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, io, env2));
-  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, io, env2));
-  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, io, env2));
-  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, io, env2));
+  config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, ctx));
+  config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, ctx));
+  config.command("get").description("print a stored setting (the key is masked)").argument("[name]", "api-key or base-url; all when omitted").addOption(profileOption()).option("--json", "print JSON").action((name, options) => get(name, options, ctx));
+  config.command("list").description("print every profile (keys masked)").option("--json", "print JSON").option("--names", "print only the profile names, one a line (for scripts and shell completion)").action((options) => list(options, ctx));
+  config.command("unset").description("remove a stored setting").argument("<name>", "api-key or base-url").addOption(profileOption()).action((name, options) => unset(name, options, ctx));
+  config.command("use").description("make a profile the active one (--profile and TRIGGER_PROFILE still override it)").argument("<profile>", "a profile in the config file").action((name) => use(name, ctx));
+  config.command("delete").description("delete a profile, and its key from the system keychain").argument("<profile>", "a profile in the config file").action((name) => remove(name, ctx));
+  config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
 var import_node_fs14, NAMES2, OVERRIDES;
@@ -45147,12 +44946,11 @@ __export(status_exports, {
   status: () => status,
   statusLines: () => statusLines
 });
-async function collectStatus(flags, env2 = process.env, where2 = {}) {
-  const world = await resolveWorld({ flags, env: env2, cwd: where2.cwd, catalog: where2.catalog, rememberCatalog: false });
+async function collectStatus(options, { env: env2, cwd }) {
+  const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found: found2, settings, problems } = world;
   const { profile, configFile } = found2;
-  const key = settings?.apiKey ?? // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-  (found2.key && attempt2(() => normalizeApiKey(found2.key[0], found2.key[2])));
+  const key = world.apiKey;
   const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
   const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
@@ -45161,12 +44959,8 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  let mode2 = null;
-  try {
-    mode2 = (import_node_fs15.default.statSync(configFile).mode & 511).toString(8).padStart(4, "0");
-  } catch {
-    mode2 = null;
-  }
+  const stat = attempt(() => import_node_fs15.default.statSync(configFile));
+  const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
     profile: { name: profile.name, source: profile.source },
@@ -45180,7 +44974,7 @@ async function collectStatus(flags, env2 = process.env, where2 = {}) {
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
 }
-function attempt2(fn) {
+function attempt(fn) {
   try {
     return fn();
   } catch {
@@ -45191,16 +44985,11 @@ function statusLines(s, io) {
   const c = io.outColors;
   const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
   const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
+  const setting = (value, from) => from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error("not set");
   return [
     row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      "api key",
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error("not set")
-    ),
-    row(
-      "base URL",
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error("not set")
-    ),
+    row("api key", setting(s.apiKey?.masked, s.apiKey)),
+    row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
     row(
       "config",
       s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
@@ -45213,8 +45002,9 @@ function statusLines(s, io) {
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
 }
-async function status(options, io, env2 = process.env, cwd = process.cwd()) {
-  const result = await collectStatus(settingsFlags(options), env2, { cwd, catalog: options.catalog });
+async function status(options, ctx) {
+  const { io } = ctx;
+  const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
@@ -45222,7 +45012,7 @@ async function status(options, io, env2 = process.env, cwd = process.cwd()) {
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
   throw new ConfigError(result.problems[0].message, { reported: true });
 }
-function command4(program2, { io, env: env2, cwd }) {
+function command4(program2, ctx) {
   return addSettingsOptions(
     program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
   ).option("--json", "print one JSON object").addHelpText(
@@ -45233,7 +45023,7 @@ Examples:
   $ trigger status --json | jq .apiKey.source
 
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action((options) => status(options, io, env2, cwd));
+  ).action((options) => status(options, ctx));
 }
 var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
@@ -45261,9 +45051,6 @@ var init_status = __esm({
 // src/emulator/server.ts
 function sameKey(token, digest) {
   return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
-}
-function generateKey() {
-  return `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
 }
 function matchRoute(target2) {
   const path18 = target2.split("?", 1)[0] ?? "";
@@ -45321,7 +45108,7 @@ function screen(req, rules) {
   }
   return route;
 }
-function take(route, body, tooBig, requestId, rules) {
+function take2(route, body, tooBig, requestId, rules) {
   if (tooBig) return refused(413, "the body is larger than 1 MiB");
   const checked = checkBody(body);
   if ("error" in checked) return refused(400, checked.error);
@@ -45380,10 +45167,10 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
-  const key = options.key || generateKey();
+  const key = options.key || `emu_${(0, import_node_crypto2.randomBytes)(18).toString("base64url")}`;
   const latencyMs = options.latencyMs ?? 0;
   const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === void 0 ? void 0 : openLogOrExplain(options.log);
+  const logFd = options.log === void 0 ? void 0 : openLog(options.log);
   const rules = rulesFor(options, key, logFd);
   const events = [];
   const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
@@ -45397,7 +45184,7 @@ async function startEmulator(options = {}) {
     if ("status" in screened) answer = screened;
     else {
       rules.working++;
-      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
+      answer = { ...take2(screened, body, tooBig, requestId, rules), admitted: true };
     }
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
@@ -45480,9 +45267,15 @@ async function listen(server, host, port) {
     throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
   }
 }
-function openLogOrExplain(file) {
+function openLog(file) {
   try {
-    return openLog(file);
+    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
+    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+    try {
+      return import_node_fs16.default.openSync(file, "a");
+    } finally {
+      import_node_fs16.default.closeSync(probe);
+    }
   } catch (error2) {
     if (error2.code === "ENXIO") {
       throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
@@ -45492,20 +45285,6 @@ function openLogOrExplain(file) {
     throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
       hint: "check that its folder exists and is writable"
     });
-  }
-}
-function openLog(file) {
-  let isFifo = false;
-  try {
-    isFifo = import_node_fs16.default.statSync(file).isFIFO();
-  } catch {
-  }
-  if (!isFifo) return import_node_fs16.default.openSync(file, "a");
-  const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
-  try {
-    return import_node_fs16.default.openSync(file, "a");
-  } finally {
-    import_node_fs16.default.closeSync(probe);
   }
 }
 function eventJson(event) {
@@ -45595,14 +45374,15 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-function catalogTriggers(options, env2, cwd) {
+function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const profile = selectedProfile({}, env2, readConfig(configPath(env2))).name;
+  const profile = activeProfile({}, env2);
   return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
 }
-async function emulator(options, io, env2 = process.env, cwd = process.cwd()) {
-  const fromCatalog = catalogTriggers(options, env2, cwd);
+async function emulator(options, ctx) {
+  const { io, env: env2 } = ctx;
+  const fromCatalog = catalogTriggers(options, ctx);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -45635,13 +45415,9 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
   if (exposed) lines.push(c.warn(exposed));
-  if (server.keyGenerated) {
-    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
+  const key = server.keyGenerated ? "generated for this run" : `from ${keySource} (${maskKey(server.key)})`;
+  lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
+  if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
   if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
   else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
@@ -45664,7 +45440,7 @@ function untilStopped(server) {
     });
   });
 }
-function command5(program2, { io, env: env2, cwd }) {
+function command5(program2, ctx) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
     new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
   ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
@@ -45684,7 +45460,7 @@ Examples:
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  ).action((options) => emulator(options, io, env2, cwd));
+  ).action((options) => emulator(options, ctx));
 }
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
@@ -45696,9 +45472,7 @@ var init_emulator = __esm({
     init_errors();
     init_find();
     init_load();
-    init_paths();
     init_resolve2();
-    init_store();
     init_signals2();
     init_validate();
   }
@@ -45822,11 +45596,10 @@ __export(triggers_exports, {
   remove: () => remove2,
   show: () => show
 });
-function found(options, ctx) {
-  return findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
-}
-function noCatalog() {
-  return new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
+function found(options, ctx, create2 = false) {
+  const where2 = findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
+  if (where2 || create2) return where2;
+  throw new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
@@ -45836,16 +45609,8 @@ function readFound(where2, ctx, write = false) {
   if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
   return { path: where2.path, text: file.text, data: parsed2.data, file };
 }
-function requireCatalog(options, ctx, write = false) {
-  const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  return readFound(where2, ctx, write);
-}
-function changedFile(file, shown2) {
-  return shown2 !== void 0 && import_node_path15.default.resolve(shown2) !== file ? `${printable(file)} (the file ${printable(shown2)} links to)` : printable(file);
-}
-function activeProfile(options, env2) {
-  return selectedProfile({ profile: options.profile }, env2, readConfig(configPath(env2))).name;
+function shownCatalog(options, ctx) {
+  return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
 }
 function view(key, entry2, profile) {
   return {
@@ -45865,8 +45630,7 @@ function ruleText(t) {
   return `value ${t.value}${bounds ? ` (${bounds})` : ""}`;
 }
 function list2(options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
   const { io } = ctx;
   if (options.json) {
@@ -45890,8 +45654,7 @@ function lookUp(catalog, profile, given) {
   return resolution.trigger.key;
 }
 function show(id, options, ctx) {
-  const catalog = requireCatalog(options, ctx);
-  const profile = activeProfile(options, ctx.env);
+  const { catalog, profile } = shownCatalog(options, ctx);
   const key = lookUp(catalog, profile, id);
   const v = view(key, catalog.data.triggers[key], profile);
   const { io } = ctx;
@@ -45924,11 +45687,7 @@ function applyFields(entry2, options) {
     if (options.name.trim() === "") throw new UsageError("--name must not be empty");
     next.name = options.name;
   }
-  if (options.value !== void 0) {
-    if (!VALUE_RULES.includes(options.value))
-      throw new UsageError(`--value must be required, optional or none; got ${JSON.stringify(options.value)}`);
-    next.value = options.value;
-  }
+  if (options.value !== void 0) next.value = options.value;
   if (options.min !== void 0) next.min = bound(options.min, "--min");
   if (options.max !== void 0) next.max = bound(options.max, "--max");
   if (options.description !== void 0) next.description = options.description;
@@ -45936,19 +45695,15 @@ function applyFields(entry2, options) {
     if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
     next.deprecated = options.deprecated;
   }
-  const ordered = {};
-  for (const field2 of ["name", "description", "value", "min", "max", "deprecated", "ids"]) {
-    if (next[field2] !== void 0) ordered[field2] = next[field2];
-  }
-  return ordered;
+  const order = ["name", "description", "value", "min", "max", "deprecated", "ids"];
+  return Object.fromEntries(order.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
   if (!id.isWellFormed()) throw new UsageError("a trigger id must be valid Unicode");
 }
 async function changeCatalog(options, ctx, create2, change) {
-  const where2 = found(options, ctx);
-  if (!where2 && !create2) throw noCatalog();
+  const where2 = found(options, ctx, create2);
   const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
@@ -45957,7 +45712,8 @@ function writeTarget(where2, ctx, create2) {
   if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
     const { data, file: file2 } = readFound(where2, ctx, true);
     const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
-    return { file: file2.real, shown: changedFile(file2.real, where2.path), data, created: false, save: save2 };
+    const link = import_node_path15.default.resolve(where2.path) === file2.real ? "" : ` (the file ${printable(where2.path)} links to)`;
+    return { file: file2.real, shown: `${printable(file2.real)}${link}`, data, created: false, save: save2 };
   }
   const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
@@ -45985,15 +45741,13 @@ async function add(id, options, ctx) {
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
     writeSchema(target2, io);
-    io.stdout("");
-    io.stdout("The service's API cannot create triggers: create it in the dashboard too:");
-    io.stdout(`  1. open the Triggers page and click ${c.bold("Create Trigger")}`);
-    io.stdout(`  2. name: ${printable(entry2.name ?? id)}`);
-    io.stdout(`  3. id: ${printable(id)}  (edit the generated id to this)`);
-    io.stdout(`  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}`);
-    io.stdout(
-      `Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`
-    );
+    io.stdout(`
+The service's API cannot create triggers: create it in the dashboard too:
+  1. open the Triggers page and click ${c.bold("Create Trigger")}
+  2. name: ${printable(entry2.name ?? id)}
+  3. id: ${printable(id)}  (edit the generated id to this)
+  4. type: ${c.bold("Custom")}, then ${c.bold("Save")}
+Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
   });
 }
 function writeSchema(target2, io) {
@@ -46013,11 +45767,7 @@ async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = keyIn(target2, id, ctx.env);
     let entry2 = applyFields(target2.data.triggers[key], options);
-    for (const field2 of options.clear ?? []) {
-      if (!CLEARABLE.includes(field2))
-        throw new UsageError(`--clear takes ${CLEARABLE.join(", ")}; got ${JSON.stringify(field2)}`);
-      delete entry2[field2];
-    }
+    for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
       if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
       checkNewId(options.id);
@@ -46046,46 +45796,19 @@ async function remove2(id, options, ctx) {
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
 }
-function annotation(level, p) {
-  return githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
-}
 async function check(files, options, ctx) {
   const { io, env: env2 } = ctx;
   const where2 = found(options, ctx);
-  if (!where2) throw noCatalog();
-  const { text } = readCatalogFile(where2.path, { source: where2.source, env: env2 });
-  const parsed2 = parseCatalog(text);
-  const problems = [];
+  const parsed2 = parseCatalog(readCatalogFile(where2.path, { source: where2.source, env: env2 }).text);
+  const problems = parsed2.problems.map((p) => ({ file: where2.path, line: p.line ?? null, message: p.message }));
   const warnings = [];
-  const print = () => {
-    const gha = env2.GITHUB_ACTIONS === "true";
-    for (const w of warnings) {
-      io.stderr(io.errColors.warn(`${printable(w.file)}${w.line !== null ? `:${w.line}` : ""}: ${printable(w.message)}`));
-      if (gha) io.stderr(annotation("warning", w));
-    }
-    if (options.json) {
-      io.json(JSON.stringify({ ok: problems.length === 0, catalog: where2.path, problems, warnings }));
-    } else {
-      for (const p of problems) io.stdout(`${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`);
-    }
-    if (gha) for (const p of problems) io.stderr(annotation("error", p));
-  };
-  if (!parsed2.data) {
-    for (const p of parsed2.problems) problems.push({ file: where2.path, line: p.line ?? null, message: p.message });
-    print();
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-    const error2 = new ConfigError(message, { reported: true });
-    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
-    throw error2;
-  }
-  const catalog = { path: where2.path, text, data: parsed2.data };
-  const resolver = new TriggerResolver(catalog, activeProfile(options, env2));
   let rows2 = 0;
-  for (const source of files) {
+  const resolver = parsed2.data && new TriggerResolver({ path: where2.path, text: "", data: parsed2.data }, activeProfile(options, env2));
+  for (const source of resolver ? files : []) {
     const name = source === "-" ? "stdin" : source;
     const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
     try {
-      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2, columns: columnsOf(options) })) {
+      for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2 })) {
         rows2++;
         if (row.invalid !== void 0) problems.push({ file: row.file ?? name, line: row.line, message: row.invalid });
       }
@@ -46094,22 +45817,40 @@ async function check(files, options, ctx) {
       problems.push({ file: name, line: null, message: error2.message });
     }
   }
-  print();
-  const summary = `${printable(where2.path)}: ${Object.keys(catalog.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${files.length} file${files.length === 1 ? "" : "s"}` : ""}; ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  printProblems(problems, warnings, where2.path, options, ctx);
+  const count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  if (!parsed2.data) {
+    const error2 = new ConfigError(`the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`, {
+      reported: true
+    });
+    if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
+    throw error2;
+  }
+  const summary = `${printable(where2.path)}: ${Object.keys(parsed2.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
-async function* rowsOf(source, options, ctx, read) {
+function printProblems(problems, warnings, catalog, options, { io, env: env2 }) {
+  const gha = env2.GITHUB_ACTIONS === "true";
+  const at = (p) => `${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`;
+  const annotation = (level, p) => githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+  for (const w of warnings) {
+    io.stderr(io.errColors.warn(at(w)));
+    if (gha) io.stderr(annotation("warning", w));
+  }
+  if (options.json) io.json(JSON.stringify({ ok: problems.length === 0, catalog, problems, warnings }));
+  else for (const p of problems) io.stdout(at(p));
+  if (gha) for (const p of problems) io.stderr(annotation("error", p));
+}
+async function* rowsOf(source, options, ctx, read = {}) {
+  read = { ...read, columns: options.columns === void 0 ? void 0 : parseColumns(options.columns) };
   const input2 = await openInputs([source], { format: options.format, cwd: ctx.cwd, stdin: ctx.stdin, read });
   for await (const chunk of input2.read(read).rows) yield* chunk;
-}
-function columnsOf(options) {
-  return options.columns === void 0 ? void 0 : parseColumns(options.columns);
 }
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    for await (const row of rowsOf(source, options, ctx, { columns: columnsOf(options) })) {
+    for await (const row of rowsOf(source, options, ctx)) {
       const id = row.triggerId;
       if (id !== void 0 && id.trim() !== "") seen.add(id);
     }
@@ -46135,18 +45876,22 @@ function entryOptions(command8) {
 }
 function command6(program2, ctx) {
   const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
-  triggers.command("list").description("list the triggers, with their ids in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((options) => list2(options, ctx));
-  triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile").option("--json", "print one JSON object").addOption(activeProfileOption()).addOption(catalogOption()).action((id, options) => show(id, options, ctx));
+  viewOptions(triggers.command("list").description("list the triggers, with their ids in the active profile")).action(
+    (options) => list2(options, ctx)
+  );
+  viewOptions(triggers.command("show").description("show one trigger").argument("<id>", "its key or its id in the active profile")).action(
+    (id, options) => show(id, options, ctx)
+  );
   entryOptions(
     triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
   ).action((id, options) => add(id, options, ctx));
-  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").option("--clear <field...>", `remove fields: ${CLEARABLE.join(", ")}`).action((id, options) => edit(id, options, ctx));
+  entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").addOption(new Option("--clear <field...>", "remove fields").choices(CLEARABLE)).action((id, options) => edit(id, options, ctx));
   triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
   triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, activeProfileOption;
+var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -46166,9 +45911,7 @@ var init_triggers = __esm({
     init_write();
     init_errno();
     init_render();
-    init_paths();
     init_resolve2();
-    init_store();
     CLEARABLE = ["description", "min", "max", "deprecated"];
     EXAMPLES2 = `
 Examples:
@@ -46182,28 +45925,17 @@ The catalog is triggers.json in this folder or a parent (or --catalog <file>, or
 With one, fire and batch refuse a trigger it does not know before sending anything.`;
     COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
     catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-    activeProfileOption = () => new Option("--profile <name>", "show the ids of this profile (default: the active one)");
+    viewOptions = (command8) => command8.option("--json", "print one JSON object").option("--profile <name>", "show the ids of this profile (default: the active one)").addOption(catalogOption());
   }
 });
 
 // src/commands/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
-  command: () => command7,
-  completionScript: () => completionScript
+  command: () => command7
 });
-function completionScript(shell) {
-  switch (shell) {
-    case "bash":
-      return BASH;
-    case "zsh":
-      return ZSH;
-    case "fish":
-      return FISH;
-  }
-}
 function command7(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"])).addHelpText(
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
     "after",
     `
 Examples:
@@ -46213,9 +45945,9 @@ Examples:
 
 The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
 stays right when trigger is upgraded.`
-  ).action((shell) => io.write(completionScript(shell)));
+  ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var BASH, ZSH, FISH;
+var BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
@@ -46318,6 +46050,7 @@ end
 complete -c trigger -e
 complete -c trigger -f -a '(__trigger_complete)'
 `;
+    SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
   }
 });
 
@@ -46326,10 +46059,10 @@ var complete_exports = {};
 __export(complete_exports, {
   runComplete: () => runComplete
 });
-function argumentValues(path18, argument) {
+function argumentValues(command8, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path18} ${name}`];
+  const known = ARGUMENT_VALUES[`${pathOf2(command8)} ${name}`];
   if (known) return known;
   if (name === "triggerId") return "triggers";
   if (name === "profile") return "profiles";
@@ -46346,21 +46079,15 @@ function optionValues(option) {
 function visibleCommands(command8) {
   return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
 }
-function visibleOptions(command8, root) {
-  const options = command8.createHelp().visibleOptions(command8);
-  return root ? options : options.filter((o) => o.long !== "--version");
-}
 function findOption(command8, word) {
   const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
   return options.find((o) => o.long === word || o.short === word);
 }
 function walk(program2, done) {
   const at = {
-    level: { command: program2, path: "" },
+    command: program2,
     typed: /* @__PURE__ */ new Map(),
     positional: 0,
-    expecting: void 0,
-    variadic: void 0,
     onlyArguments: false
   };
   const note = (option, value) => {
@@ -46378,7 +46105,7 @@ function walk(program2, done) {
     } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
       at.variadic = void 0;
       const [flag, inline] = splitInline(word);
-      const option = findOption(at.level.command, flag);
+      const option = findOption(at.command, flag);
       if (!option) continue;
       if (inline !== void 0) note(option, inline);
       else if (option.required) at.expecting = option;
@@ -46386,8 +46113,8 @@ function walk(program2, done) {
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
-      const sub = at.onlyArguments ? void 0 : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
       else at.positional++;
     }
   }
@@ -46399,7 +46126,7 @@ function splitInline(word) {
 }
 function complete(program2, words, env2, cwd) {
   const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, program2, env2, cwd);
+  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
   const seen = /* @__PURE__ */ new Set();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -46408,8 +46135,8 @@ function complete(program2, words, env2, cwd) {
   });
   return { candidates, files: answer.files };
 }
-function answerAt(at, partial, program2, env2, cwd) {
-  const { level, typed: typed2, positional, onlyArguments } = at;
+function answerAt(at, partial, env2, cwd) {
+  const { command: command8, typed: typed2, positional, onlyArguments } = at;
   const values = (kind, prefix = "") => {
     if (kind === void 0) return NOTHING;
     if (kind === "files") return { candidates: [], files: true };
@@ -46417,25 +46144,25 @@ function answerAt(at, partial, program2, env2, cwd) {
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({
-    candidates: visibleOptions(level.command, level.command === program2).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
     files: false
   });
   if (at.expecting) return values(optionValues(at.expecting));
   if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
     const [flag] = splitInline(partial);
-    const option = findOption(level.command, flag);
+    const option = findOption(command8, flag);
     return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
   }
   if (!onlyArguments && partial.startsWith("-")) return options();
   if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(level.command);
+  const subs = visibleCommands(command8);
   if (subs.length > 0 && positional === 0 && !onlyArguments) {
     return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
   }
-  const args = level.command.registeredArguments;
+  const args = command8.registeredArguments;
   const last = args.at(-1);
   const argument = args[positional] ?? (last?.variadic ? last : void 0);
-  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
   const missing = args.slice(positional).some((a) => a.required);
   return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
 }
@@ -46447,41 +46174,32 @@ function completionText(completion) {
 `;
 }
 function profileCandidates(env2) {
-  try {
-    const config = readConfig(configPath(env2));
-    return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-      value: name,
-      description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
-    }));
-  } catch {
-    return [];
-  }
+  const config = readConfig(configPath(env2));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+  }));
 }
 function catalogCandidates(typed2, env2, cwd) {
-  try {
-    const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
-    if (!found2) return [];
-    const catalog = loadCatalog(found2, { env: env2 });
-    const profile = selectedProfile({ profile: lastValue(typed2, "--profile") }, env2, readConfig(configPath(env2))).name;
-    return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-      value: idIn(key, entry2, profile),
-      description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
-    }));
-  } catch {
-    return [];
-  }
+  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
+  if (!found2) return [];
+  const catalog = loadCatalog(found2, { env: env2 });
+  const profile = activeProfile({ profile: lastValue(typed2, "--profile") }, env2);
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+    value: idIn(key, entry2, profile),
+    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  }));
 }
 function runComplete(program2, words, io, env2, cwd) {
-  let completion;
+  let completion = NOTHING;
   try {
     completion = complete(program2, words, env2, cwd);
   } catch {
-    completion = { candidates: [], files: false };
   }
   io.write(completionText(completion));
   return 0;
 }
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, takesValue, NOTHING, isPrintable, lastValue;
+var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf2, takesValue, NOTHING, isPrintable, lastValue;
 var init_complete = __esm({
   "src/commands/complete.ts"() {
     "use strict";
@@ -46507,6 +46225,7 @@ var init_complete = __esm({
       "--profile": "profiles",
       "--trigger": "triggers"
     };
+    pathOf2 = (command8) => command8.parent?.parent ? `${pathOf2(command8.parent)} ${command8.name()}` : command8.name();
     takesValue = (option) => option.required || option.optional;
     NOTHING = { candidates: [], files: false };
     isPrintable = (value) => printable(value) === value;

@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { stillRuns } from '../lock.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import type { Row } from './rows.js';
 
@@ -69,16 +70,6 @@ export function failedHeader(kind: Row['record']['format'], header: readonly str
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
 
-/** Whether a process with this id is running (signal 0 asks without signalling). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the temporary files that runs killed before their rename left beside `file`. */
 function removeLeftovers(file: string): void {
   const prefix = `.${path.basename(file)}.`;
@@ -90,7 +81,8 @@ function removeLeftovers(file: string): void {
   }
   for (const name of names) {
     const pid = Number(name.slice(prefix.length, -'.tmp'.length));
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || running(pid)) continue;
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, undefined))
+      continue;
     fs.rmSync(path.join(path.dirname(file), name), { force: true });
   }
 }
@@ -109,12 +101,9 @@ export class FailedFile {
   readonly #header: () => readonly string[] | undefined;
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
-  readonly #inPlace: boolean;
-
   /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-  get inPlace(): boolean {
-    return this.#inPlace;
-  }
+  readonly inPlace: boolean;
+  /** Open once there is a row to keep (or at once, unless lazy). */
   #fd: number | undefined;
   #buffer = '';
   #bufferedRows = 0;
@@ -122,8 +111,6 @@ export class FailedFile {
 
   /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
   readonly #normalized: { file: boolean } | undefined;
-  /** True once the file was opened (a lazy one, only when a row needed keeping). */
-  #opened = false;
   readonly #mode: number;
 
   /**
@@ -141,29 +128,22 @@ export class FailedFile {
     this.#format = format;
     this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
     this.#header = header;
-    let existing: fs.Stats | undefined;
-    try {
-      existing = fs.statSync(file);
-    } catch {
-      existing = undefined;
-    }
+    const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
-    this.#inPlace = existing !== undefined && !existing.isFile();
-    this.#target = this.#inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    this.inPlace = existing !== undefined && !existing.isFile();
+    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
     if (!options.lazy) this.#open();
   }
 
   #open(): void {
-    if (this.#opened) return;
-    this.#opened = true;
     this.#fd = fs.openSync(this.#target, 'w', this.#mode);
-    if (!this.#inPlace) removeLeftovers(this.path);
+    if (!this.inPlace) removeLeftovers(this.path);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
-    if (!this.#opened && !this.error) {
+    if (this.#fd === undefined && !this.error) {
       try {
         this.#open();
       } catch (error) {
@@ -218,7 +198,7 @@ export class FailedFile {
       this.notKept += rows;
       this.rows -= rows;
       // A torn last row would read back as a different row: cut the file back to whole rows.
-      if (done > 0 && !this.#inPlace) {
+      if (done > 0 && !this.inPlace) {
         try {
           fs.ftruncateSync(this.#fd, fs.fstatSync(this.#fd).size - done);
         } catch {
@@ -230,19 +210,18 @@ export class FailedFile {
 
   /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
-    if (!this.#opened) return;
+    if (this.#fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
     this.#writeHeader(FORMAT_TABLE[this.#format].kind as Row['record']['format']); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;
     this.#fd = undefined;
-    if (fd === undefined) return;
     try {
-      if (!this.#inPlace && !this.error) fs.fsyncSync(fd);
+      if (!this.inPlace && !this.error) fs.fsyncSync(fd);
     } catch {
       // not every file system syncs; the rename below is still atomic
     }
     fs.closeSync(fd);
-    if (!this.#inPlace) fs.renameSync(this.#target, this.path);
+    if (!this.inPlace) fs.renameSync(this.#target, this.path);
   }
 
   /** Leaves an earlier file as it was (nothing of this run needs keeping). */
@@ -251,6 +230,6 @@ export class FailedFile {
     this.#fd = undefined;
     if (fd === undefined) return;
     fs.closeSync(fd);
-    if (!this.#inPlace) fs.rmSync(this.#target, { force: true });
+    if (!this.inPlace) fs.rmSync(this.#target, { force: true });
   }
 }

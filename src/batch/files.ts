@@ -14,13 +14,6 @@ import { fingerprint, Journal, journalInput, type CatalogFingerprint, type Input
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
 
-/** What the failed file is written as: the input's format and header, or normalized (input.ts). */
-export interface FailedShape {
-  format: Format;
-  header: () => readonly string[] | undefined;
-  normalized?: { file: boolean } | undefined;
-}
-
 /** The options that name files, and what the commands printed for the user must repeat. */
 export interface BatchFiles {
   failed?: string | undefined;
@@ -117,7 +110,7 @@ export function replayCommand(
   file: string,
   format: Format,
   trigger: string | undefined,
-  next: { failed: string; journal: string } = { failed: nextFailedName(file), journal: '' },
+  next: { failed: string; journal: string } = { failed: replayNames(file).failed, journal: '' },
 ): string {
   const written = FORMAT_TABLE[format].failedAs;
   const args = ['trigger', 'batch', shellQuote(file)];
@@ -170,11 +163,6 @@ export function replayNames(file: string): { failed: string; journal: string } {
   }
 }
 
-/** A failed file for the replay of `file`: "failed.csv" gives "failed-2.csv", then "failed-3.csv". */
-export function nextFailedName(file: string): string {
-  return replayNames(file).failed;
-}
-
 /** The command that carries a journaled batch on. */
 export function resumeCommand(input: Input, options: BatchFiles): string {
   const args = ['trigger', 'batch', ...input.sources.map((s) => shellQuote(s)), '--journal', shellQuote(options.journal!), '--resume'];
@@ -202,7 +190,8 @@ export interface Written {
  */
 export async function openWritten(
   input: Input,
-  shape: FailedShape,
+  /** The input's header, for the failed file (known once the first row is read). */
+  header: () => readonly string[] | undefined,
   options: BatchFiles & { dryRun?: boolean | undefined },
   catalog: CatalogFingerprint | null,
   folder: string,
@@ -210,6 +199,7 @@ export async function openWritten(
 ): Promise<Written> {
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
+  const open = (file: string, lazy: boolean) => new FailedFile(file, input.format, header, { lazy, normalized: input.normalized });
   try {
     if (options.journal && !dryRun) {
       const hint =
@@ -225,14 +215,14 @@ export async function openWritten(
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
       try {
-        written.failed = new FailedFile(file, shape.format, shape.header, { normalized: shape.normalized });
+        written.failed = open(file, false);
       } catch (error) {
         throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error)}`, {
           hint: 'name a file in a folder that exists and that you can write to',
         });
       }
     } else if (!dryRun) {
-      written.failed = openDefaultFailed(shape, folder, written.locks, warn);
+      written.failed = open(defaultFailedName(failedExtension(input.format), folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -271,16 +261,14 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
 }
 
 /**
- * The failed file a batch writes without --failed: in `folder`, named by the time, made only when
- * there is a row to keep. Runs started in the same second take the next free name (the lock is taken
- * on the way, so two runs never pick the same one).
+ * The name of the failed file a batch writes without --failed (made only when there is a row to
+ * keep): in `folder`, named by the time. Runs started in the same second take the next free name (the
+ * lock is taken on the way, so two runs never pick the same one).
  */
-function openDefaultFailed(shape: FailedShape, folder: string, locks: FileLock[], warn: (line: string) => void): FailedFile {
+function defaultFailedName(ext: string, folder: string, locks: FileLock[], warn: (line: string) => void): string {
   const now = new Date();
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  const ext = failedExtension(shape.format);
-  const open = (name: string) => new FailedFile(name, shape.format, shape.header, { lazy: true, normalized: shape.normalized });
   try {
     fs.accessSync(folder, fs.constants.W_OK);
   } catch (error) {
@@ -289,7 +277,7 @@ function openDefaultFailed(shape: FailedShape, folder: string, locks: FileLock[]
     warn(
       `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
     );
-    return open(path.join(folder, `trigger-failed-${stamp}${ext}`));
+    return path.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {
     const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
@@ -301,6 +289,6 @@ function openDefaultFailed(shape: FailedShape, folder: string, locks: FileLock[]
       continue;
     }
     locks.push(lock);
-    return open(name);
+    return name;
   }
 }

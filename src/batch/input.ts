@@ -20,6 +20,7 @@ import {
   type Compression,
   type Format,
 } from './formats.js';
+import type { Stopped } from './lines.js';
 import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 export type { Format } from './formats.js';
@@ -68,56 +69,33 @@ export interface Input {
   cut: { dropped: number } | undefined;
 }
 
-/** Held back while no newline comes, at most: a longer line is the line reader's to report. */
-const MAX_HELD = 2 * 1024 * 1024;
-
 /**
- * Standard input, a whole line at a time, until it ends or `stop()` is called. A pipe whose
- * producer is still writing never ends by itself: without this a batch kept reading after SIGTERM
- * until it was killed (timeout -k, Kubernetes), and every row it had read was lost. After `stop()`
- * the bytes already taken from the pipe are handed on up to their last newline; a partial line after
- * it is dropped (and counted), never sent cut short; the rest is the producer's.
+ * Standard input, until it ends or `stop()` is called. A pipe whose producer is still writing never
+ * ends by itself: without this a batch kept reading after SIGTERM until it was killed (timeout -k,
+ * Kubernetes), and every row it had read was lost. After `stop()` the bytes already taken from the
+ * pipe are handed on and the input ends there: the line reader drops a partial last line (and counts
+ * it), never sends it cut short; the rest is the producer's.
  */
-function stoppable(source: Readable): { stream: Readable; stop(): void; close(): void; cut(): { dropped: number } | undefined } {
-  /** What the pipe held when reading stopped, once it did. */
-  let stopped: Buffer[] | undefined;
-  let cut: { dropped: number } | undefined;
-  async function* chunks(): AsyncGenerator<Buffer> {
+function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop(): void } {
+  const drained: Array<Buffer | string> = [];
+  async function* chunks(): AsyncGenerator<Buffer | string> {
     // Iterating starts with the first read, so a run that ends before reading leaves stdin alone.
-    let held: Buffer = Buffer.alloc(0);
     try {
-      for await (const chunk of source as AsyncIterable<Buffer | string>) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        held = held.length ? Buffer.concat([held, bytes]) : bytes;
-        const end = held.lastIndexOf(10) + 1;
-        if (end === 0 && held.length < MAX_HELD) continue;
-        const whole = end === 0 ? held.length : end;
-        yield held.subarray(0, whole);
-        held = held.subarray(whole);
-      }
+      yield* source as AsyncIterable<Buffer | string>;
     } catch (error) {
-      if (!stopped) throw error;
+      if (!mark.stopped) throw error;
     }
-    if (!stopped) {
-      if (held.length) yield held; // the end of the input: a last line without a newline is whole
-      return;
-    }
-    const rest = Buffer.concat([held, ...stopped]);
-    const end = rest.lastIndexOf(10) + 1;
-    cut = { dropped: rest.length - end };
-    if (end > 0) yield rest.subarray(0, end);
+    yield* drained;
   }
   return {
     stream: Readable.from(chunks(), { objectMode: false }),
     stop: () => {
-      if (stopped || source.readableEnded) return;
-      stopped = [];
+      if (mark.stopped || source.readableEnded) return;
+      mark.stopped = true;
       for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null)
-        stopped.push(typeof more === 'string' ? Buffer.from(more) : more);
+        drained.push(more);
       source.destroy();
     },
-    close: () => source.destroy(),
-    cut: () => cut,
   };
 }
 
@@ -190,19 +168,12 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  * A decompressed stream whose errors name the file (a .gz cut short, or not gzip after all): found
  * midway, the rows read before are kept, and the message says which file could not be read on. When
  * reading stops early (`stopped`, standard input at a signal), the compressed bytes end mid-stream:
- * what was decompressed is handed on up to its last newline, never a row cut short.
+ * what was decompressed is handed on, and the line reader drops a partial last line.
  */
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
   const inflate = decompressor(compression, name);
-  let tail = Buffer.alloc(0);
   try {
-    for await (const chunk of source.pipe(inflate) as AsyncIterable<Buffer>) {
-      const all = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-      const end = all.lastIndexOf(10) + 1;
-      tail = Buffer.from(all.subarray(end));
-      if (end > 0) yield all.subarray(0, end);
-    }
-    if (tail.length) yield tail;
+    yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
     if (stopped()) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
@@ -213,6 +184,11 @@ async function* decompressed(source: Readable, compression: Compression, name: s
   }
 }
 
+const parquetOnStdin = () =>
+  new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
+    hint: 'give the file by its name: trigger batch export.parquet',
+  });
+
 /** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
 async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
@@ -221,11 +197,7 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
     source,
     (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b)),
   );
-  if (head.subarray(0, 4).toString('latin1') === 'PAR1') {
-    throw new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
-      hint: 'give the file by its name: trigger batch export.parquet',
-    });
-  }
+  if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
   yield* decompressed(stream, compression, 'standard input', stopped);
@@ -341,10 +313,6 @@ async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boo
   }
 }
 
-export async function openInput(source: string, options: OpenOptions = {}): Promise<Input> {
-  return openInputs([source], options);
-}
-
 export async function openInputs(sources: string[], options: OpenOptions = {}): Promise<Input> {
   const columns = options.read?.columns !== undefined;
   if (sources.includes('-')) {
@@ -381,10 +349,11 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
   // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
   // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
-  const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given);
-  let stopped = false;
+  if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin();
+  const mark: Stopped = { stopped: false };
+  const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => stopped),
+    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
     { objectMode: false },
   );
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
@@ -395,14 +364,11 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
     normalized: columns ? { file: false } : undefined,
     file: undefined,
     name: 'stdin',
-    read: (read) => readRows(sniffed.stream, sniffed.format, read),
-    stopReading: () => {
-      stopped = true;
-      stdin?.stop();
-    },
-    close: () => stdin?.close(),
+    read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
+    stopReading: () => stdin?.stop(),
+    close: () => stdin && given.destroy(),
     get cut() {
-      return stdin?.cut();
+      return mark.stopped ? { dropped: mark.dropped ?? 0 } : undefined;
     },
   };
 }

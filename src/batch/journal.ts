@@ -22,6 +22,7 @@ import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
 import type { Format } from './input.js';
 import { formatCount, plural } from './report.js';
+import type { OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
 const VERSION = 1;
@@ -54,29 +55,10 @@ const STARTED = 1;
 const ACCEPTED = 2;
 const FAILED = 3;
 const UNKNOWN = 4;
+/** The record letter of each way a sent row can end. */
+const SETTLED: Partial<Record<OutcomeKind, string>> = { accepted: 'a', failed: 'f', unknown: 'u', unsent: 'n' };
 /** The state each record letter sets (see above). */
 const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
-
-/** Line states, one byte a line, grown as needed: a million lines cost a megabyte. */
-class States {
-  #bytes = new Uint8Array(1024);
-  get(line: number): number {
-    return line < this.#bytes.length ? this.#bytes[line]! : NONE;
-  }
-  set(line: number, state: number): void {
-    if (line >= this.#bytes.length) {
-      const grown = new Uint8Array(Math.max(line + 1, this.#bytes.length * 2));
-      grown.set(this.#bytes);
-      this.#bytes = grown;
-    }
-    this.#bytes[line] = state;
-  }
-  count(state: number): number {
-    let n = 0;
-    for (const s of this.#bytes) if (s === state) n++;
-    return n;
-  }
-}
 
 interface Header {
   journal: string;
@@ -106,7 +88,8 @@ export function catalogFingerprint(catalog: { path: string; text: string } | und
 
 interface Loaded {
   header: Header;
-  states: States;
+  /** Line states, one byte a line: a million lines cost a megabyte. */
+  states: Uint8Array;
   reasons: Map<number, string>;
   done: boolean;
   /** The failed file the last run that accounted for every row left (absolute), if it said. */
@@ -146,7 +129,7 @@ function load(file: string): Loaded {
   }
   const loaded: Loaded = {
     header,
-    states: new States(),
+    states: new Uint8Array(1024),
     reasons: new Map(),
     done: false,
     failed: undefined,
@@ -163,7 +146,12 @@ function load(file: string): Loaded {
     const line = Number(record.slice(2, space < 0 ? undefined : space));
     const state = RECORDS[record[0] ?? ''];
     if (!Number.isSafeInteger(line) || line < 1 || state === undefined) continue;
-    loaded.states.set(line, state);
+    if (line >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+      grown.set(loaded.states);
+      loaded.states = grown;
+    }
+    loaded.states[line] = state;
     if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), 'failed in an earlier run'));
   }
   return loaded;
@@ -174,34 +162,27 @@ function load(file: string): Loaded {
  * (or cannot be read). For the replay command, which reuses a journal only for its own input.
  */
 export function journalInput(file: string): InputFingerprint | undefined {
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
-    const buffer = Buffer.alloc(64 * 1024);
-    const text = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    const text = fs.readFileSync(file, 'utf8');
     return headerOf(text.slice(0, text.indexOf('\n')))?.input;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
 function describeLoaded(j: Loaded): string {
+  const count = (state: number) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(j.states.count(ACCEPTED), 'row')} accepted`,
-    `${formatCount(j.states.count(FAILED))} failed`,
-    `${j.states.count(STARTED) + j.states.count(UNKNOWN)} of unknown outcome`,
+    `${plural(count(ACCEPTED), 'row')} accepted`,
+    `${formatCount(count(FAILED))} failed`,
+    `${count(STARTED) + count(UNKNOWN)} of unknown outcome`,
   ].join(', ');
 }
 
-interface JournalOptions {
+/** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
+interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog'> {
   resume: boolean;
   inputs: InputFingerprint[];
-  format: Format;
-  shard?: string | undefined;
-  /** The catalog this run checks rows against (null: none). */
-  catalog?: CatalogFingerprint | null;
   /** The command that carries the batch on, for the messages. */
   resumeCommand: string;
 }
@@ -275,7 +256,7 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  readonly #states: States;
+  readonly #states: Uint8Array;
   readonly #reasons: Map<number, string>;
   #fd: number | undefined;
   /** Outcome records not yet written; they go out with the next "s" or within a second. */
@@ -292,7 +273,7 @@ export class Journal {
     this.#position = position;
     this.resumed = loaded !== undefined;
     this.completedWith = loaded?.done ? loaded.failed : undefined;
-    this.#states = loaded?.states ?? new States();
+    this.#states = loaded?.states ?? new Uint8Array(0);
     this.#reasons = loaded?.reasons ?? new Map();
     this.#timer = setInterval(() => this.sync(), 1000);
     this.#timer.unref();
@@ -331,7 +312,7 @@ export class Journal {
 
   /** What an earlier run did with this line, if anything. */
   prior(line: number): Prior | undefined {
-    switch (this.#states.get(line)) {
+    switch (this.#states[line]) {
       case ACCEPTED:
         return { kind: 'accepted' };
       case FAILED:
@@ -355,20 +336,11 @@ export class Journal {
     if (this.error) throw this.error;
   }
 
-  accepted(line: number): void {
-    this.#later(`a ${line}\n`);
-  }
-
-  failed(line: number, reason: string): void {
-    this.#later(`f ${line} ${JSON.stringify(reason)}\n`);
-  }
-
-  notSent(line: number): void {
-    this.#later(`n ${line}\n`);
-  }
-
-  unknown(line: number): void {
-    this.#later(`u ${line}\n`);
+  /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+  settled(line: number, kind: OutcomeKind, reason?: string): void {
+    const letter = SETTLED[kind];
+    if (letter === undefined) return; // a kind no sent row ends with
+    this.#later(kind === 'failed' ? `f ${line} ${JSON.stringify(reason)}\n` : `${letter} ${line}\n`);
   }
 
   /**

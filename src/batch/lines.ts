@@ -71,19 +71,16 @@ export function wideEncoding(bytes: Uint8Array): string | undefined {
 /** The start of a line that a slice did not end: held until its newline comes, up to MAX_LINE_BYTES. */
 class PartialLine {
   #pending: Buffer[] = [];
-  #bytes = 0;
+  /** Its length so far (0: no line is open). */
+  bytes = 0;
   /** Set once the line is known to be too long: its start only, for the failed file. */
   #longStart: Buffer | undefined;
 
-  get empty(): boolean {
-    return this.#bytes === 0;
-  }
-
   hold(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    this.#bytes += bytes.length;
+    this.bytes += bytes.length;
     if (this.#longStart) return;
-    if (this.#bytes > MAX_LINE_BYTES) {
+    if (this.bytes > MAX_LINE_BYTES) {
       // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
       this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
       this.#pending = [];
@@ -94,10 +91,10 @@ class PartialLine {
 
   /** The whole line, ended by `tail`, as line number `line`. */
   finish(tail: Uint8Array, line: number): string | BadLine {
-    const total = this.#bytes + tail.length;
+    const total = this.bytes + tail.length;
     const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
     this.#pending = [];
-    this.#bytes = 0;
+    this.bytes = 0;
     this.#longStart = undefined;
     if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
     return {
@@ -136,7 +133,16 @@ function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLi
   }
 }
 
-export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
+/**
+ * Standard input that a signal stopped reading (input.ts): its last line, when the stop cut it short,
+ * is dropped and its bytes counted, never read as a shorter line.
+ */
+export interface Stopped {
+  stopped: boolean;
+  dropped?: number;
+}
+
+export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
   const partial = new PartialLine();
   let first = true;
@@ -154,7 +160,7 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
       const chunkFirst = next;
       const items: Array<string | BadLine> = [];
       let start = 0;
-      if (!partial.empty) {
+      if (partial.bytes > 0) {
         items.push(partial.finish(slice.subarray(0, firstNewline), next++));
         start = firstNewline + 1;
       }
@@ -167,7 +173,8 @@ export async function* readLines(stream: Readable): AsyncGenerator<LineChunk> {
       if (items.length) yield { first: chunkFirst, items };
     }
   }
-  if (!partial.empty) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
+  if (stop?.stopped) stop.dropped = partial.bytes;
+  else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 
 /** A line without the "\r" of a CRLF line ending. */

@@ -6,7 +6,7 @@
  */
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
-import { Breaker } from './breaker.js';
+import { NetworkError, ServiceError } from '../errors.js';
 import type { FailedFile } from './failed.js';
 import type { Journal } from './journal.js';
 import { failureLine, failureReason, rowJson } from './report.js';
@@ -36,8 +36,8 @@ export interface RecorderOptions {
   /** The batch's stop; aborted with the reason unsent rows are given. */
   stop: AbortController;
   json: boolean;
-  /** A fixed concurrency, or a function giving the current limit (--concurrency auto), for the breaker. */
-  concurrency: number | (() => number);
+  /** The requests in flight at most now (it changes with --concurrency auto), for the breaker. */
+  concurrency: () => number;
   failed?: FailedFile | undefined;
   journal?: Journal | undefined;
   retryUnknown: boolean;
@@ -52,21 +52,16 @@ export class BatchRecorder implements OutcomeSink {
   /** Failures shown on stderr one by one. */
   shownFailures = 0;
   readonly #o: RecorderOptions;
-  readonly #breaker: Breaker;
+  /** Failures in a row that every row would share (see #breaker). */
+  #streak = 0;
   readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled), for the journal. */
   readonly #sent = new Set<number>();
-  /** Set once standard output could not be written: nothing more is written to it. */
-  stdoutError: unknown;
-  readonly #onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (this.stdoutError !== undefined) return;
-    this.stdoutError = error;
-    this.stopWith({ kind: 'stdout', error });
-  };
+  // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
+  readonly #onStdoutError = (error: NodeJS.ErrnoException) => this.stopWith({ kind: 'stdout', error });
 
   constructor(options: RecorderOptions) {
     this.#o = options;
-    this.#breaker = new Breaker(options.concurrency);
     this.#stdout = options.io.stdoutStream;
     // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
     // also means the results can no longer be given, so the batch stops and keeps its rows.
@@ -122,16 +117,16 @@ export class BatchRecorder implements OutcomeSink {
   outcome(row: Row, outcome: Outcome): void | Promise<void> {
     this.counts.rows++;
     this.counts[outcome.kind]++;
-    this.#journal(row, outcome);
-    const breaker = this.#breaker.record(outcome);
-    if (breaker) this.stopWith(breaker);
-
     const reason = failureReason(outcome, this.#o.io.serverMask);
-    const drained = this.#o.json && this.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
+    const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
+    const at = row.at ?? row.line;
+    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept); // only rows sent in this run are new to it
+    this.#breaker(outcome);
+
+    const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
     if (reason === undefined) return drained;
     const failed = this.#o.failed;
-    if (failed && !failed.write(row, this.#o.io.redact(reason)))
-      this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
+    if (failed && !failed.write(row, kept!)) this.stopWith({ kind: 'failed-file', path: failed.path, error: failed.error });
     if (!this.#o.json && outcome.kind !== 'unsent' && outcome.kind !== 'earlier' && this.shownFailures < SHOWN_FAILURES) {
       this.shownFailures++;
       this.#o.stderr(failureLine(row.file === undefined ? row.line : `${printable(row.file)}:${row.line}`, reason, this.#o.io.errColors));
@@ -139,14 +134,20 @@ export class BatchRecorder implements OutcomeSink {
     return drained;
   }
 
-  #journal(row: Row, outcome: Outcome): void {
-    const journal = this.#o.journal;
-    const at = row.at ?? row.line;
-    if (!journal || !this.#sent.delete(at)) return; // only rows sent in this run are new to it
-    if (outcome.kind === 'accepted') journal.accepted(at);
-    else if (outcome.kind === 'failed') journal.failed(at, this.#o.io.redact(failureReason(outcome, this.#o.io.serverMask)!));
-    else if (outcome.kind === 'unknown') journal.unknown(at);
-    else if (outcome.kind === 'unsent') journal.notSent(at);
+  /**
+   * A service that is down, or a key it refuses, fails every row the same way. After a run of such
+   * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
+   * rather than fail a million rows one by one.
+   */
+  #breaker(outcome: Outcome): void {
+    if (outcome.kind === 'accepted') this.#streak = 0;
+    if ((outcome.kind !== 'failed' && outcome.kind !== 'unknown') || !outcome.error) return;
+    const error = outcome.error;
+    const hopeless = error instanceof NetworkError || (error instanceof ServiceError && (error.status === 401 || error.status === 403));
+    this.#streak = hopeless ? this.#streak + 1 : 0;
+    if (this.#streak < Math.max(10, 2 * this.#o.concurrency())) return;
+    const answer = error instanceof ServiceError ? `${error.status} ${error.statusText}`.trim() : 'no answer';
+    this.stopWith({ kind: 'breaker', failures: this.#streak, answer });
   }
 
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */

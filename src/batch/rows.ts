@@ -8,7 +8,7 @@ import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } 
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine } from './lines.js';
+import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
 
 /** How a row is written back to the failed file, by the kind of its format (formats.ts). */
 export type RowRecord =
@@ -78,6 +78,8 @@ export interface ReadOptions {
   trigger?: string | undefined;
   /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
   check?: RowCheck | undefined;
+  /** Standard input, which a signal may stop reading. */
+  stopped?: Stopped | undefined;
 }
 
 /**
@@ -335,29 +337,24 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
     else columns = csvColumns(fields, line, options, separator);
   });
 
-  async function* rows(): AsyncGenerator<Row[]> {
+  /** Reads the waiting lines (at the end, gives up a record still open), handing rows on in chunks. */
+  function* take(atEnd: boolean): Generator<Row[]> {
     let out: Row[] = [];
-    for await (const chunk of readLines(stream)) {
-      for (let i = 0; i < chunk.items.length; i++) {
-        const line = chunk.first + i;
-        let item = chunk.items[i]!;
-        if (line === 1 && typeof item === 'string') item = item.replace(/^\uFEFF/, '');
-        csv.pending.push({ line, item });
-        while (csv.read(out, false)) {
-          if (out.length < MAX_CHUNK_ROWS) continue;
-          yield out;
-          out = [];
-        }
-      }
-      if (out.length) yield out;
-      out = [];
-    }
-    while (csv.read(out, true)) {
+    while (csv.read(out, atEnd)) {
       if (out.length < MAX_CHUNK_ROWS) continue;
       yield out;
       out = [];
     }
     if (out.length) yield out;
+  }
+
+  async function* rows(): AsyncGenerator<Row[]> {
+    for await (const { first, items } of readLines(stream, options.stopped)) {
+      if (first === 1 && typeof items[0] === 'string') items[0] = items[0].replace(/^\uFEFF/, '');
+      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
+      yield* take(false);
+    }
+    yield* take(true);
     if (!columns && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
@@ -367,8 +364,12 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
   return { rows: rows(), header: () => columns?.header };
 }
 
-async function* mapLines(stream: Readable, toRow: (line: number, text: string | BadLine) => Row | undefined): AsyncGenerator<Row[]> {
-  for await (const chunk of readLines(stream)) {
+async function* mapLines(
+  stream: Readable,
+  options: ReadOptions,
+  toRow: (line: number, text: string | BadLine) => Row | undefined,
+): AsyncGenerator<Row[]> {
+  for await (const chunk of readLines(stream, options.stopped)) {
     const out: Row[] = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]!);
@@ -431,7 +432,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       valueText,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => undefined };
+  return { rows: mapLines(stream, options, toRow), header: () => undefined };
 }
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
@@ -465,18 +466,14 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
       options,
     );
   };
-  return { rows: mapLines(stream, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
 }
 
 const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
+/** The rows of a stream; a Parquet file is read from its file instead (parquet.ts), never from here. */
 export function readRows(stream: Readable, format: Format, options: ReadOptions): RowSource {
-  const kind = FORMAT_TABLE[format].kind;
-  if (kind === 'parquet')
-    throw new UsageError('a Parquet file is read from its footer, so it cannot come through standard input', {
-      hint: 'give the file by its name: trigger batch export.parquet',
-    });
-  return READERS[kind](stream, options, format);
+  return READERS[FORMAT_TABLE[format].kind as keyof typeof READERS](stream, options, format);
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable, shellQuote } from '../output/render.js';
-import { openMine, writableByOwnerOnly } from '../startup.js';
+import { writableByOwnerOnly } from '../startup.js';
 import type { CatalogSource } from './find.js';
 
 /** The largest catalog read: far above any team's triggers, far below what a string can hold. */
@@ -43,7 +43,7 @@ interface ReadCatalogOptions {
 
 // ---------------------------------------------------------------------------------------------
 // Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
-// records are (src/startup.ts: mine, writableByOwnerOnly, openMine).
+// records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
 
 /** The running user's uid, or undefined where files have no owners to compare (Windows). */
 function currentUid(): number | undefined {
@@ -277,22 +277,4 @@ function readAtMost(fd: number, file: string, size: number): string {
   }
   if (length > size) throw unusable(file, 'it grew while it was read; run the command again');
   return buffer.toString('utf8', 0, length);
-}
-
-/**
- * A small file of this user's own that no one else can write (a record the tool keeps), as text;
- * undefined when it is missing, not a regular file, another user's, writable by others, reached
- * through a link, or larger than `limit` bytes. The code cache's records are judged so (startup.ts).
- */
-export function readOwnFile(file: string, limit: number): string | undefined {
-  const opened = openMine(file);
-  if (opened === undefined) return undefined;
-  try {
-    if (!writableByOwnerOnly(opened.stat) || opened.stat.size > BigInt(limit)) return undefined;
-    return fs.readFileSync(opened.fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(opened.fd);
-  }
 }

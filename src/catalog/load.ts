@@ -14,7 +14,8 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
-import { readCatalogFile, readOwnFile } from './file.js';
+import { readOwnRecord } from '../startup.js';
+import { readCatalogFile } from './file.js';
 import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
@@ -289,10 +290,6 @@ export function catalogError(file: string, problems: CatalogProblem[]): ConfigEr
   });
 }
 
-const pathOf = (file: string | FoundCatalog) => (typeof file === 'string' ? file : file.path);
-/** A file named by the caller is trusted by name, as --catalog is; one the search found is checked. */
-const sourceOf = (file: string | FoundCatalog): CatalogSource => (typeof file === 'string' ? 'flag' : file.source);
-
 export interface LoadOptions {
   /**
    * A file that remembers catalogs found usable, by the identity the kernel gives the file (device,
@@ -328,13 +325,7 @@ function identityOf(stat: fs.Stats): string {
  * let them mark a catalog as checked. Otherwise none: every catalog is checked.
  */
 function remembered(record: string): Record<string, string> {
-  const text = readOwnFile(record, MAX_RECORD_BYTES);
-  try {
-    const data = JSON.parse(text ?? '{}') as unknown;
-    return isObject(data) ? (data as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
+  return readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>;
 }
 
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
@@ -358,9 +349,11 @@ function remember(record: string, file: string, identity: string, known: Record<
  * it is checked for its owner when the search found it.
  */
 export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog {
-  const file = pathOf(found);
+  const file = typeof found === 'string' ? found : found.path;
+  // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
+  const source: CatalogSource = typeof found === 'string' ? 'flag' : found.source;
   // One open file for the identity and the text, so that what is read is what was identified.
-  const { text, stat } = readCatalogFile(file, { source: sourceOf(found), env: options.env });
+  const { text, stat } = readCatalogFile(file, { source, env: options.env });
   const record = options.checkedRecord;
   const known = record === undefined ? undefined : remembered(record);
   const identity = identityOf(stat);

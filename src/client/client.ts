@@ -125,8 +125,8 @@ export class TriggerClient {
    */
   #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, throwPushBack: boolean): FireResult | Retry {
     const canRetry = attempt <= this.retries;
+    const info = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
     if (outcome.kind === 'failed') {
-      const info = { attempts: attempt, durationMs: msSince(started) };
       const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
         throw new InterruptedError(
@@ -158,8 +158,7 @@ export class TriggerClient {
         triggerId: event.triggerId,
         userId: event.userId,
         value: event.value?.json,
-        attempts: attempt,
-        durationMs: Math.round(outcome.ended - started),
+        ...info,
         requestId,
         // The usual answer holds no key; anything else is masked here, so a library caller never
         // sees the server's echo of the key either.
@@ -171,7 +170,6 @@ export class TriggerClient {
       const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-        const info = { attempts: attempt, durationMs: msSince(started) };
         return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
       }
     }
@@ -184,7 +182,7 @@ export class TriggerClient {
         keySource: this.#options.keySource,
         retries: this.retries,
       },
-      { attempts: attempt, durationMs: msSince(started), requestId },
+      { ...info, requestId },
     );
   }
 
@@ -214,19 +212,18 @@ export class TriggerClient {
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
     if (signal?.aborted || stopRetries?.aborted) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
+    const signals = [signal, stopRetries].filter((s) => s !== undefined);
     const interrupted = await new Promise<boolean>((resolve) => {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        if (signal) unwatch(signal, stop);
-        if (stopRetries) unwatch(stopRetries, stop);
+        for (const s of signals) unwatch(s, stop);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.add(stop);
-      if (signal) watch(signal, stop);
-      if (stopRetries) watch(stopRetries, stop);
+      for (const s of signals) watch(s, stop);
     });
     if (interrupted) throw notSent();
   }
@@ -343,8 +340,6 @@ function maskFor(key: string): Redactor {
   mask.add(key);
   return mask;
 }
-
-const msSince = (started: number): number => Math.round(monotonicMs() - started);
 
 /** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */
 function viaProxy(outcome: AttemptOutcome, proxy: ProxyChoice): AttemptOutcome {

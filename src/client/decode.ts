@@ -69,24 +69,13 @@ export class BodyDecoder {
   #open(first: Buffer): Transform {
     const z = zlib();
     const flush = { finishFlush: z.constants.Z_SYNC_FLUSH }; // a body cut short decodes as far as it goes
-    let stream: Transform;
-    switch (this.#coding) {
-      case 'gzip':
-        stream = z.createGunzip(flush);
-        break;
-      case 'deflate':
-        stream =
-          (first[0]! & 0x0f) === 8 && (first.length < 2 || ((first[0]! << 8) | first[1]!) % 31 === 0)
-            ? z.createInflate(flush)
-            : z.createInflateRaw(flush);
-        break;
-      case 'br':
-        stream = z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH });
-        break;
-      case 'zstd':
-        stream = (z as unknown as { createZstdDecompress(): Transform }).createZstdDecompress();
-        break;
-    }
+    const wrapped = (first[0]! & 0x0f) === 8 && (first.length < 2 || ((first[0]! << 8) | first[1]!) % 31 === 0);
+    const stream = {
+      gzip: () => z.createGunzip(flush),
+      deflate: () => (wrapped ? z.createInflate(flush) : z.createInflateRaw(flush)),
+      br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
+      zstd: () => (z as unknown as { createZstdDecompress(): Transform }).createZstdDecompress(),
+    }[this.#coding]();
     stream.on('data', (chunk: Buffer) => this.#take(chunk));
     stream.on('end', () => this.#finish(false, undefined));
     stream.on('error', (error) => this.#finish(false, new DecodeError(this.#coding, error)));

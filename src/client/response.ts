@@ -1,6 +1,7 @@
 /**
  * Reading what the service answered: a bounded body, its message, a request id.
  */
+import { decodeReferences } from '../output/redact.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -64,32 +65,9 @@ export function looksLikeHtml(text: string): boolean {
   );
 }
 
-const ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  copy: '©',
-  mdash: '—',
-  ndash: '–',
-  hellip: '…',
-};
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
-
 /** Markup as text: tags gone, entities decoded (a `<` from an entity stays a `<`, as the page shows it). */
 function markupText(html: string): string {
-  return decodeEntities(html.replace(/<[^<>]*>/g, ' '))
+  return decodeReferences(html.replace(/<[^<>]*>/g, ' '))
     .replace(/\s+/g, ' ')
     .trim();
 }

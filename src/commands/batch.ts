@@ -165,8 +165,7 @@ export async function batch(
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   let written: Written;
   try {
-    const shape = { format: input.format, header: reader.header, normalized: input.normalized };
-    written = await openWritten(input, shape, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
+    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
@@ -198,7 +197,7 @@ async function send(run: Run): Promise<void> {
     io.stderr(line);
   };
   const recorder = new BatchRecorder({
-    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : run.maxConcurrency },
+    ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : () => run.maxConcurrency },
     json: options.json === true,
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
@@ -333,8 +332,7 @@ function finish(
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  const stdoutBroken = io.stdoutError !== undefined || recorder.stdoutError !== undefined;
-  if (options.json || (options.quiet && notAccepted > 0) || signal || stdoutBroken) for (const line of lines) io.stderr(line);
+  if (options.json || (options.quiet && notAccepted > 0) || signal || io.stdoutError) for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {

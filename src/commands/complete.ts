@@ -13,7 +13,7 @@ import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig } from '../settings/store.js';
-import { selectedProfile } from '../settings/resolve.js';
+import { activeProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
 
@@ -57,10 +57,13 @@ const OPTION_VALUES: Record<string, ValueKind> = {
   '--trigger': 'triggers',
 };
 
-function argumentValues(path: string, argument: Argument): ValueKind | undefined {
+/** "config set-key": the command's words after `trigger`. */
+const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());
+
+function argumentValues(command: Command, argument: Argument): ValueKind | undefined {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${path} ${name}`];
+  const known = ARGUMENT_VALUES[`${pathOf(command)} ${name}`];
   if (known) return known;
   if (name === 'triggerId') return 'triggers';
   if (name === 'profile') return 'profiles';
@@ -79,22 +82,11 @@ function optionValues(option: Option): ValueKind | undefined {
 
 const takesValue = (option: Option) => option.required || option.optional;
 
-interface Level {
-  command: Command;
-  /** "config set-key" */
-  path: string;
-}
-
 function visibleCommands(command: Command): Command[] {
   return command
     .createHelp()
     .visibleCommands(command)
     .filter((c) => c.name() !== 'help');
-}
-
-function visibleOptions(command: Command, root: boolean): Option[] {
-  const options = command.createHelp().visibleOptions(command);
-  return root ? options : options.filter((o) => o.long !== '--version');
 }
 
 function findOption(command: Command, word: string): Option | undefined {
@@ -104,25 +96,24 @@ function findOption(command: Command, word: string): Option | undefined {
 
 /** Where the words typed so far leave the command line. */
 interface Walked {
-  level: Level;
+  /** The command reached. */
+  command: Command;
   typed: Typed;
   /** Arguments given to the command reached. */
   positional: number;
   /** The option whose value comes next. */
-  expecting: Option | undefined;
+  expecting?: Option | undefined;
   /** A variadic option still taking values. */
-  variadic: Option | undefined;
+  variadic?: Option | undefined;
   /** After `--`. */
   onlyArguments: boolean;
 }
 
 function walk(program: Command, done: string[]): Walked {
   const at: Walked = {
-    level: { command: program, path: '' },
+    command: program,
     typed: new Map(),
     positional: 0,
-    expecting: undefined,
-    variadic: undefined,
     onlyArguments: false,
   };
   const note = (option: Option, value: string) => {
@@ -140,7 +131,7 @@ function walk(program: Command, done: string[]): Walked {
     } else if (!at.onlyArguments && word.startsWith('-') && word !== '-') {
       at.variadic = undefined;
       const [flag, inline] = splitInline(word);
-      const option = findOption(at.level.command, flag);
+      const option = findOption(at.command, flag);
       if (!option) continue;
       if (inline !== undefined) note(option, inline);
       else if (option.required) at.expecting = option;
@@ -148,10 +139,8 @@ function walk(program: Command, done: string[]): Walked {
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
-      const sub = at.onlyArguments
-        ? undefined
-        : visibleCommands(at.level.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.level = { command: sub, path: at.level.path ? `${at.level.path} ${sub.name()}` : sub.name() };
+      const sub = at.onlyArguments ? undefined : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
       else at.positional++;
     }
   }
@@ -176,7 +165,7 @@ const isPrintable = (value: string) => printable(value) === value;
 /** The completion of `words` (the last one partial) for the program, in the folder `cwd`. */
 function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const partial = words.at(-1) ?? '';
-  const answer = answerAt(walk(program, words.slice(0, -1)), partial, program, env, cwd);
+  const answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
   const seen = new Set<string>();
   const candidates = answer.candidates.filter((c) => {
     if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
@@ -186,8 +175,8 @@ function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd
   return { candidates, files: answer.files };
 }
 
-function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
-  const { level, typed, positional, onlyArguments } = at;
+function answerAt(at: Walked, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
+  const { command, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
     if (kind === undefined) return NOTHING;
     if (kind === 'files') return { candidates: [], files: true };
@@ -195,7 +184,9 @@ function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.Pro
     return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = (): Completion => ({
-    candidates: visibleOptions(level.command, level.command === program)
+    candidates: command
+      .createHelp()
+      .visibleOptions(command)
       .filter((o) => o.long && (o.variadic || !typed.has(o.long ?? o.short ?? o.flags)))
       .map((o) => ({ value: o.long!, description: o.description })),
     files: false,
@@ -204,20 +195,20 @@ function answerAt(at: Walked, partial: string, program: Command, env: NodeJS.Pro
   if (at.expecting) return values(optionValues(at.expecting));
   if (!onlyArguments && partial.startsWith('--') && partial.includes('=')) {
     const [flag] = splitInline(partial);
-    const option = findOption(level.command, flag);
+    const option = findOption(command, flag);
     // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
     return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
   }
   if (!onlyArguments && partial.startsWith('-')) return options();
   if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(level.command);
+  const subs = visibleCommands(command);
   if (subs.length > 0 && positional === 0 && !onlyArguments) {
     return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
   }
-  const args = level.command.registeredArguments;
+  const args = command.registeredArguments;
   const last = args.at(-1);
   const argument = args[positional] ?? (last?.variadic ? last : undefined);
-  const answer = argument ? values(argumentValues(level.path, argument)) : NOTHING;
+  const answer = argument ? values(argumentValues(command, argument)) : NOTHING;
   const missing = args.slice(positional).some((a) => a.required);
   return !argument || (answer.candidates.length === 0 && !answer.files && !missing) ? options() : answer;
 }
@@ -230,19 +221,15 @@ function completionText(completion: Completion): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The profiles in the config file, each described by its base URL; none when it cannot be read. */
+/** The profiles in the config file, each described by its base URL. */
 function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
-  try {
-    const config = readConfig(configPath(env));
-    return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-      value: name,
-      description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
-        .filter(Boolean)
-        .join(' '),
-    }));
-  } catch {
-    return [];
-  }
+  const config = readConfig(configPath(env));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
+      .filter(Boolean)
+      .join(' '),
+  }));
 }
 
 /** The last value typed for an option, if any. */
@@ -255,28 +242,27 @@ const lastValue = (typed: Typed, option: string) => typed.get(option)?.at(-1);
  * None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
 function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
-  try {
-    // process.cwd() throws in a folder that was deleted: asked here, inside the try.
-    const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
-    if (!found) return [];
-    const catalog = loadCatalog(found, { env });
-    const profile = selectedProfile({ profile: lastValue(typed, '--profile') }, env, readConfig(configPath(env))).name;
-    return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
-      value: idIn(key, entry, profile),
-      description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),
-    }));
-  } catch {
-    return [];
-  }
+  // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
+  const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
+  if (!found) return [];
+  const catalog = loadCatalog(found, { env });
+  const profile = activeProfile({ profile: lastValue(typed, '--profile') }, env);
+  return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
+    value: idIn(key, entry, profile),
+    description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),
+  }));
 }
 
-/** `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors. */
+/**
+ * `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors: a
+ * config file or catalog that cannot be read offers nothing.
+ */
 export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
-  let completion: Completion;
+  let completion = NOTHING;
   try {
     completion = complete(program, words, env, cwd);
   } catch {
-    completion = { candidates: [], files: false };
+    // nothing to offer
   }
   io.write(completionText(completion));
   return 0;

@@ -3,16 +3,10 @@
  * itself (`trigger __complete <words>`, see complete.ts) what may come next. So the scripts hold no
  * list of commands, options or values: the commander tree, the config file's profiles and the
  * catalog's triggers are the one source of truth, and an upgraded trigger completes its new options
- * without a new script.
- *
- *   bash:  source <(trigger completion bash)          (or save it as ~/.local/share/bash-completion/completions/trigger)
- *   zsh:   source <(trigger completion zsh)           (after compinit; or save it as _trigger in a folder of $fpath)
- *   fish:  trigger completion fish > ~/.config/fish/completions/trigger.fish
+ * without a new script. How to install each is in its first lines and in the command's help.
  */
 import { Argument, type Command } from 'commander';
 import type { Context } from './shared.js';
-
-export type Shell = 'bash' | 'zsh' | 'fish';
 
 // bash: the words come from bash-completion's _get_comp_words_by_ref where it is loaded (it keeps
 // `--format=csv` and `a:b` whole), else from COMP_WORDS joined back at `=` and `:`. Readline
@@ -122,22 +116,15 @@ complete -c trigger -e
 complete -c trigger -f -a '(__trigger_complete)'
 `;
 
-export function completionScript(shell: Shell): string {
-  switch (shell) {
-    case 'bash':
-      return BASH;
-    case 'zsh':
-      return ZSH;
-    case 'fish':
-      return FISH;
-  }
-}
+const SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
+
+export type Shell = keyof typeof SCRIPTS;
 
 export function command(program: Command, { io }: Context): Command {
   return program
     .command('completion')
     .description('print a shell completion script')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SCRIPTS)))
     .addHelpText(
       'after',
       `
@@ -149,5 +136,5 @@ Examples:
 The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
 stays right when trigger is upgraded.`,
     )
-    .action((shell: Shell) => io.write(completionScript(shell)));
+    .action((shell: Shell) => io.write(SCRIPTS[shell]));
 }

@@ -36,10 +36,6 @@ function settingName(name: string): Name {
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(', ')}`);
 }
 
-function profileFlag(name: string): string {
-  return name === 'default' ? '' : ` --profile ${name}`;
-}
-
 /** A stored value as shown: the key masked (read from the credential store when it is there). */
 async function shown(name: Name, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
   if (name === 'api-key' && profile?.apiKeyStorage === 'keychain' && typeof profile.apiKey !== 'string') {
@@ -71,12 +67,8 @@ function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
   return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
 }
 
-export async function setKey(
-  keyArgument: string | undefined,
-  options: ProfileOption & { insecureStorage?: boolean },
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
+export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, ctx: Context) {
+  const { io, env } = ctx;
   const { file, config, name, lock } = target(options, env);
   const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
@@ -113,12 +105,7 @@ function precedenceNote(io: Output, variable: string, over: string): void {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 
-export async function setBaseUrl(
-  url: string,
-  options: ProfileOption & { allowHttp?: boolean },
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
+export async function setBaseUrl(url: string, options: ProfileOption & { allowHttp?: boolean }, { io, env }: Context) {
   const { file, name, lock } = target(options, env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
   await updateProfile(
@@ -138,31 +125,25 @@ export async function setBaseUrl(
   if (env.TRIGGER_BASE_URL) precedenceNote(io, 'TRIGGER_BASE_URL', ' over the stored URL');
 }
 
-export async function get(
-  nameArgument: string | undefined,
-  options: ProfileOption & { json?: boolean },
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
+export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, { io, env }: Context) {
   const { file, config, name: profileName, explicit, profile } = target(options, env);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
   const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
   const values = new Map<Name, string | undefined>();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env[OVERRIDES[name]]);
-
-  if (nameArgument !== undefined) {
-    const name = names[0]!;
-    const value = values.get(name);
-    if (value === undefined && !overridden.length) {
-      throw new ConfigError(`${name} is not set in ${where(profileName, file)}`, {
-        hint: `run: trigger config set-${name}${profileFlag(profileName)}`,
-      });
-    }
-    if (options.json) io.json(getJson(profileName, names, values, overridden));
-    else io.stdout(value ?? io.outColors.dim('(not set)'));
-  } else if (options.json) {
-    io.json(getJson(profileName, names, values, overridden));
+  if (nameArgument !== undefined && values.get(names[0]!) === undefined && !overridden.length) {
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
+      hint: `run: trigger config set-${names[0]}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
+    });
+  }
+  if (options.json) {
+    // One shape for one setting or all, with the camelCase names `status --json` uses.
+    const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+    io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
+  } else if (nameArgument !== undefined) {
+    io.stdout(values.get(names[0]!) ?? io.outColors.dim('(not set)'));
   } else {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
@@ -175,14 +156,7 @@ export async function get(
   }
 }
 
-/** `config get --json`: one shape for one setting or all, with the camelCase names `status --json` uses. */
-function getJson(profile: string, names: Name[], values: Map<Name, string | undefined>, overridden: Name[]): string {
-  const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-  const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
-  return JSON.stringify({ profile, ...settings, overriddenBy });
-}
-
-export async function list(options: { json?: boolean; names?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function list(options: { json?: boolean; names?: boolean }, { io, env }: Context): Promise<void> {
   const file = configPath(env);
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
@@ -208,16 +182,25 @@ export async function list(options: { json?: boolean; names?: boolean }, io: Out
     io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
     return;
   }
+  const c = io.outColors;
   for (const row of rows) {
-    const mark = row.active ? io.outColors.success('* ') : '  ';
-    const why = row.active ? io.outColors.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
-    io.stdout(`${mark}${io.outColors.bold(row.profile)}${why}`);
-    io.stdout(`    api-key   ${row.apiKey ?? io.outColors.dim('(not set)')}`);
-    io.stdout(`    base-url  ${row.baseUrl ?? io.outColors.dim('(not set)')}`);
+    const why = row.active ? c.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
+    io.stdout(`${row.active ? c.success('* ') : '  '}${c.bold(row.profile)}${why}`);
+    io.stdout(`    api-key   ${row.apiKey ?? c.dim('(not set)')}`);
+    io.stdout(`    base-url  ${row.baseUrl ?? c.dim('(not set)')}`);
   }
 }
 
-export async function unset(nameArgument: string, options: ProfileOption, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** Removes a profile's key from the credential store, or says why it cannot (`kept`: what stays as it was). */
+async function forgetStoredKey(profile: string, kept: string): Promise<void> {
+  const failure = await deleteKey(profile);
+  if (failure)
+    throw new ConfigError(`cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`, {
+      hint: 'unlock it and try again',
+    });
+}
+
+export async function unset(nameArgument: string, options: ProfileOption, { io, env }: Context): Promise<void> {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
@@ -225,25 +208,10 @@ export async function unset(nameArgument: string, options: ProfileOption, io: Ou
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
-  if (inStore) {
-    const failure = await deleteKey(profileName);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${profileName}" from ${storeName()}: ${failure}`, {
-        hint: 'unlock it and try again',
-      });
-  }
-  await updateProfile(
-    file,
-    profileName,
-    (current) => {
-      const next: Profile = { ...current };
-      delete next[NAMES[name]];
-      if (name === 'base-url') delete next.allowHttp;
-      if (name === 'api-key') delete next.apiKeyStorage;
-      return next;
-    },
-    lock,
-  );
+  if (inStore) await forgetStoredKey(profileName, '');
+  // With the base URL goes its allowHttp; with the key, where it was kept.
+  const gone = name === 'api-key' ? ['apiKey', 'apiKeyStorage'] : ['baseUrl', 'allowHttp'];
+  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
@@ -254,7 +222,7 @@ function namedProfile(name: string, env: NodeJS.ProcessEnv) {
   return { ...named, profile: named.profile };
 }
 
-export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function use(nameArgument: string, { io, env }: Context): Promise<void> {
   const { name, file, lock } = namedProfile(nameArgument, env);
   await updateConfig(
     file,
@@ -268,15 +236,10 @@ export async function use(nameArgument: string, io: Output, env: NodeJS.ProcessE
   if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env.TRIGGER_PROFILE}`, '');
 }
 
-export async function remove(nameArgument: string, io: Output, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function remove(nameArgument: string, { io, env }: Context): Promise<void> {
   const { name, file, profile, lock } = namedProfile(nameArgument, env);
-  if (profile.apiKeyStorage === 'keychain') {
-    const failure = await deleteKey(name);
-    if (failure)
-      throw new ConfigError(`cannot remove the key of profile "${name}" from ${storeName()}: ${failure}; the profile was kept`, {
-        hint: 'unlock it and try again',
-      });
-  }
+  const inStore = profile.apiKeyStorage === 'keychain';
+  if (inStore) await forgetStoredKey(name, '; the profile was kept');
   await updateConfig(
     file,
     (data) => {
@@ -288,18 +251,16 @@ export async function remove(nameArgument: string, io: Output, env: NodeJS.Proce
     },
     lock,
   );
-  io.stdout(
-    `${io.outColors.success('✔')} profile "${name}" deleted${profile.apiKeyStorage === 'keychain' ? `, with its key in ${storeName()}` : ''}`,
-  );
+  io.stdout(`${io.outColors.success('✔')} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ''}`);
 }
 
-export function path(options: { json?: boolean }, io: Output, env: NodeJS.ProcessEnv = process.env): void {
+export function path(options: { json?: boolean }, { io, env }: Context): void {
   const file = configPath(env);
   if (options.json) io.json(JSON.stringify({ path: file, exists: fs.existsSync(file) }));
   else io.stdout(file);
 }
 
-export function command(program: Command, { io, env }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   const config = program
     .command('config')
     .description('store the API key and base URL, per profile')
@@ -324,47 +285,47 @@ The key goes to the system keychain where one answers (and CI is not set); else,
     .argument('[key]', 'the key; omit it to keep it out of your shell history')
     .addOption(profileOption())
     .option('--insecure-storage', 'store the key in the config file (mode 0600) even where a system keychain answers')
-    .action((key: string | undefined, options: { profile?: string; insecureStorage?: boolean }) => setKey(key, options, io, env));
+    .action((key: string | undefined, options: ProfileOption) => setKey(key, options, ctx));
   config
     .command('set-base-url')
     .description('store the service base URL')
     .argument('<url>', 'e.g. https://api.example.com (a path prefix is kept)')
     .addOption(profileOption())
     .option('--allow-http', 'allow plain http to a host other than loopback')
-    .action((url: string, options: { profile?: string; allowHttp?: boolean }) => setBaseUrl(url, options, io, env));
+    .action((url: string, options: ProfileOption) => setBaseUrl(url, options, ctx));
   config
     .command('get')
     .description('print a stored setting (the key is masked)')
     .argument('[name]', 'api-key or base-url; all when omitted')
     .addOption(profileOption())
     .option('--json', 'print JSON')
-    .action((name: string | undefined, options: { profile?: string; json?: boolean }) => get(name, options, io, env));
+    .action((name: string | undefined, options: ProfileOption) => get(name, options, ctx));
   config
     .command('list')
     .description('print every profile (keys masked)')
     .option('--json', 'print JSON')
     .option('--names', 'print only the profile names, one a line (for scripts and shell completion)')
-    .action((options: { json?: boolean; names?: boolean }) => list(options, io, env));
+    .action((options: { names?: boolean }) => list(options, ctx));
   config
     .command('unset')
     .description('remove a stored setting')
     .argument('<name>', 'api-key or base-url')
     .addOption(profileOption())
-    .action((name: string, options: { profile?: string }) => unset(name, options, io, env));
+    .action((name: string, options: ProfileOption) => unset(name, options, ctx));
   config
     .command('use')
     .description('make a profile the active one (--profile and TRIGGER_PROFILE still override it)')
     .argument('<profile>', 'a profile in the config file')
-    .action((name: string) => use(name, io, env));
+    .action((name: string) => use(name, ctx));
   config
     .command('delete')
     .description('delete a profile, and its key from the system keychain')
     .argument('<profile>', 'a profile in the config file')
-    .action((name: string) => remove(name, io, env));
+    .action((name: string) => remove(name, ctx));
   config
     .command('path')
     .description('print the config file path')
     .option('--json', 'print JSON')
-    .action((options: { json?: boolean }) => path(options, io, env));
+    .action((options: { json?: boolean }) => path(options, ctx));
   return config;
 }

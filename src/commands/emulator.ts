@@ -11,9 +11,7 @@ import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
 import { findCatalog } from '../catalog/find.js';
 import { loadCatalog, triggerIdsFor } from '../catalog/load.js';
-import { configPath } from '../settings/paths.js';
-import { selectedProfile } from '../settings/resolve.js';
-import { readConfig } from '../settings/store.js';
+import { activeProfile } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
@@ -72,24 +70,16 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
 }
 
 /** Without --trigger, the catalog's triggers under the active profile's ids (undefined: no catalog). */
-function catalogTriggers(
-  options: EmulatorCommandOptions,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): { ids: string[]; path: string } | undefined {
+function catalogTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  const profile = selectedProfile({}, env, readConfig(configPath(env))).name;
+  const profile = activeProfile({}, env);
   return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
 }
 
-export async function emulator(
-  options: EmulatorCommandOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): Promise<void> {
-  const fromCatalog = catalogTriggers(options, env, cwd);
+export async function emulator(options: EmulatorCommandOptions, ctx: Context): Promise<void> {
+  const { io, env } = ctx;
+  const fromCatalog = catalogTriggers(options, ctx);
   const keySource = options.key ? '--key' : env.TRIGGER_API_KEY ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? env.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
@@ -132,13 +122,9 @@ function bannerLines(
   const lines = [`${c.success('trigger emulator')} listening on ${where}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
   if (exposed) lines.push(c.warn(exposed));
-  if (server.keyGenerated) {
-    lines.push(`  API key generated for this run; point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`, `    export TRIGGER_API_KEY=${server.key}`);
-  } else {
-    lines.push(`  API key from ${keySource} (${maskKey(server.key)}); point trigger at the emulator with:`);
-    lines.push(`    export TRIGGER_BASE_URL=${server.url}`);
-  }
+  const key = server.keyGenerated ? 'generated for this run' : `from ${keySource} (${maskKey(server.key)})`;
+  lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
+  if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
   if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
   else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
@@ -165,7 +151,7 @@ function untilStopped(server: Emulator): Promise<void> {
 }
 
 /** The command's definition: its options and help. */
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
@@ -203,5 +189,5 @@ Examples:
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
     )
-    .action((options: EmulatorCommandOptions) => emulator(options, io, env, cwd));
+    .action((options: EmulatorCommandOptions) => emulator(options, ctx));
 }

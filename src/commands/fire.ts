@@ -29,7 +29,7 @@ Examples:
 
 ${EXIT_CODES}`;
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   const fireCommand = program
     .command('fire')
     .description('report one event for one user')
@@ -49,18 +49,11 @@ export function command(program: Command, { io, env, cwd }: Context): Command {
         },
       );
     }
-    await fire(triggerId, userId, options, io, env, cwd);
+    await fire(triggerId, userId, options, ctx);
   });
 }
 
-export async function fire(
-  triggerId: string,
-  userId: string,
-  options: FireCommandOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): Promise<void> {
+export async function fire(triggerId: string, userId: string, options: FireCommandOptions, { io, env, cwd }: Context): Promise<void> {
   let event: PreparedEvent | undefined;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });

@@ -9,10 +9,10 @@ import { parseShard, type Shard } from '../batch/shard.js';
 const PLAIN_DECIMAL = /^\d*\.?\d+$/;
 
 /** A whole number from min to max. */
-export function wholeNumber(min: number, max: number): (text: string) => number {
+export function wholeNumber(min: number, max: number, expected = `a whole number from ${min} to ${max}`): (text: string) => number {
   return (text) => {
     const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
@@ -39,10 +39,7 @@ export const retries = wholeNumber(0, 100);
 
 /** --concurrency: auto, or a whole number from 1 to 256. */
 export function concurrency(text: string): number | 'auto' {
-  if (text.trim().toLowerCase() === 'auto') return 'auto';
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 256) throw new InvalidArgumentError('expected auto, or a whole number from 1 to 256');
-  return n;
+  return text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);
 }
 
 /** --shard i/n. */

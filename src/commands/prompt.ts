@@ -1,13 +1,8 @@
 /**
  * Reading a secret: piped standard input, or a prompt that does not echo on a terminal.
  */
+import { text as readAll } from 'node:stream/consumers';
 import { TriggerError, UsageError } from '../errors.js';
-
-async function readAll(stream: NodeJS.ReadStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function promptHidden(question: string, output: NodeJS.WritableStream): Promise<string> {
   const input = process.stdin;

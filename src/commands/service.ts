@@ -8,21 +8,6 @@ import { verboseLines } from '../output/render.js';
 import type { Settings } from '../settings/resolve.js';
 import type { ServiceOptions } from './shared.js';
 
-export function keySourceLabel(settings: Settings): string | undefined {
-  switch (settings.apiKeySource) {
-    case 'flag':
-      return '--api-key';
-    case 'env':
-      return 'TRIGGER_API_KEY';
-    case 'profile':
-      return `profile "${settings.profile}"`;
-    case 'keychain':
-      return `profile "${settings.profile}" (system keychain)`;
-    default:
-      return undefined;
-  }
-}
-
 export function clientFor(
   settings: Settings,
   options: ServiceOptions,
@@ -37,6 +22,7 @@ export function clientFor(
         }
       : undefined;
   const env = extra.env ?? process.env;
+  const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env.TRACEPARENT);
   if (env.TRACEPARENT && !traceparent && options.verbose) {
     io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
@@ -46,11 +32,14 @@ export function clientFor(
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? '',
-    keySource: keySourceLabel(settings),
+    // Where each came from, for the messages that blame one.
+    keySource:
+      settings.apiKeySource &&
+      { flag: '--api-key', env: 'TRIGGER_API_KEY', profile, keychain: `${profile} (system keychain)` }[settings.apiKeySource],
     baseUrlSource: {
       flag: '--base-url',
       env: 'TRIGGER_BASE_URL',
-      profile: `profile "${settings.profile}": trigger config get base-url`,
+      profile: `${profile}: trigger config get base-url`,
       keychain: undefined,
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1000,

@@ -11,7 +11,7 @@ import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
-import { maskKey, normalizeApiKey } from '../settings/validate.js';
+import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { addSettingsOptions, settingsFlags, type CatalogOptions } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
@@ -29,35 +29,19 @@ const SOURCE_WORDS: Record<Source, string> = {
 
 const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
 
-export interface Status {
-  ok: boolean;
-  profile: { name: string; source: 'flag' | 'env' | 'config' | 'default' };
-  apiKey: { masked: string; source: Source; from: string } | null;
-  baseUrl: { url: string; source: Source; from: string } | null;
-  configFile: { path: string; exists: boolean; mode: string | null };
-  proxy: string | null;
-  /** The trigger catalog in effect, and how many triggers it holds (null when it cannot be used). */
-  catalog: { path: string; source: CatalogSource; triggers: number | null } | null;
-  versions: { trigger: string; node: string };
-  problems: Array<{ message: string; hint: string | undefined }>;
-}
-
-/** The status: the command's world (resolveWorld, as fire and batch resolve it) with every problem, not the first. */
-export async function collectStatus(
-  flags: SettingsFlags,
-  env: NodeJS.ProcessEnv = process.env,
-  where: { cwd?: string; catalog?: string | boolean | undefined } = {},
-): Promise<Status> {
-  const world = await resolveWorld({ flags, env, cwd: where.cwd, catalog: where.catalog, rememberCatalog: false });
+/**
+ * The status (what --json prints): the command's world (resolveWorld, as fire and batch resolve it)
+ * with every problem, not the first.
+ */
+export async function collectStatus(options: StatusOptions, { env, cwd }: Context) {
+  const world = await resolveWorld({ flags: settingsFlags(options), env, cwd, catalog: options.catalog, rememberCatalog: false });
   const { found, settings, problems } = world;
   const { profile, configFile } = found;
-  const key =
-    settings?.apiKey ??
-    // Settings are not made without a base URL: the key as found then (one from the store is read into it).
-    (found.key && attempt(() => normalizeApiKey(found.key![0], found.key![2])));
+  const key = world.apiKey;
   const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
   const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
+  // The trigger catalog in effect, and how many triggers it holds (null when it cannot be used).
   const catalog = world.catalog
     ? {
         path: world.catalog.path,
@@ -65,12 +49,8 @@ export async function collectStatus(
         triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null,
       }
     : null;
-  let mode: string | null = null;
-  try {
-    mode = (fs.statSync(configFile).mode & 0o777).toString(8).padStart(4, '0');
-  } catch {
-    mode = null;
-  }
+  const stat = attempt(() => fs.statSync(configFile));
+  const mode = stat ? (stat.mode & 0o777).toString(8).padStart(4, '0') : null;
   return {
     ok: problems.length === 0,
     profile: { name: profile.name, source: profile.source },
@@ -84,7 +64,9 @@ export async function collectStatus(
   };
 }
 
-/** What fn returns, or undefined where it throws (the problem is in the world's list already). */
+export type Status = Awaited<ReturnType<typeof collectStatus>>;
+
+/** What fn returns, or undefined where it throws (a config file that cannot be looked at has no mode). */
 function attempt<T>(fn: () => T): T | undefined {
   try {
     return fn();
@@ -99,16 +81,12 @@ export function statusLines(s: Status, io: Output): string[] {
     s.profile.source
   ];
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
+  const setting = (value: string | undefined, from: { source: Source; from: string } | null) =>
+    from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error('not set');
   return [
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
-    row(
-      'api key',
-      s.apiKey ? `${s.apiKey.masked} ${c.dim(`from ${SOURCE_WORDS[s.apiKey.source]}: ${s.apiKey.from}`)}` : c.error('not set'),
-    ),
-    row(
-      'base URL',
-      s.baseUrl ? `${s.baseUrl.url} ${c.dim(`from ${SOURCE_WORDS[s.baseUrl.source]}: ${s.baseUrl.from}`)}` : c.error('not set'),
-    ),
+    row('api key', setting(s.apiKey?.masked, s.apiKey)),
+    row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
     row(
       'config',
       s.configFile.exists
@@ -126,13 +104,9 @@ export function statusLines(s: Status, io: Output): string[] {
   ];
 }
 
-export async function status(
-  options: StatusOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): Promise<void> {
-  const result = await collectStatus(settingsFlags(options), env, { cwd, catalog: options.catalog });
+export async function status(options: StatusOptions, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
   if (result.problems.length === 0) return;
@@ -141,7 +115,7 @@ export async function status(
   throw new ConfigError(result.problems[0]!.message, { reported: true });
 }
 
-export function command(program: Command, { io, env, cwd }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   return addSettingsOptions(
     program.command('status').description('show the settings a command would use now, and where each came from (sends nothing)'),
   )
@@ -155,5 +129,5 @@ Examples:
 
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
     )
-    .action((options: StatusOptions) => status(options, io, env, cwd));
+    .action((options: StatusOptions) => status(options, ctx));
 }

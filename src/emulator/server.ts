@@ -108,10 +108,6 @@ export function sameKey(token: string, digest: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(token).digest(), digest);
 }
 
-export function generateKey(): string {
-  return `emu_${randomBytes(18).toString('base64url')}`;
-}
-
 /** Splits a raw request target into decoded ids, or says why it is not the event route. */
 export function matchRoute(target: string): { triggerId: string; userId: string } | 'not-found' | 'bad-encoding' {
   const path = target.split('?', 1)[0] ?? '';
@@ -291,10 +287,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? DEFAULT_PORT;
   const keyGenerated = !options.key;
-  const key = options.key || generateKey();
+  const key = options.key || `emu_${randomBytes(18).toString('base64url')}`;
   const latencyMs = options.latencyMs ?? 0;
   const keepEvents = options.keepEvents ?? true;
-  const logFd = options.log === undefined ? undefined : openLogOrExplain(options.log);
+  const logFd = options.log === undefined ? undefined : openLog(options.log);
   const rules = rulesFor(options, key, logFd);
   const events: RecordedEvent[] = [];
   const stats = { requests: 0, recorded: 0, rejected: 0, injected: 0, pushedBack: 0 };
@@ -402,10 +398,22 @@ async function listen(server: http.Server, host: string, port: number): Promise<
   }
 }
 
-/** Opened once and written synchronously per event: a line is on disk before the 200 goes out. */
-function openLogOrExplain(file: string): number {
+/**
+ * Opens the log for appending, once; each event is written synchronously, so its line is on disk
+ * before the 200 goes out. Opening a FIFO that no one reads blocks until someone does, before the
+ * emulator listens, with nothing said: a FIFO is first opened without blocking, which fails at once
+ * (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for a
+ * slow reader rather than fail.
+ */
+function openLog(file: string): number {
   try {
-    return openLog(file);
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return fs.openSync(file, 'a');
+    const probe = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    try {
+      return fs.openSync(file, 'a');
+    } finally {
+      fs.closeSync(probe);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
       throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
@@ -415,28 +423,6 @@ function openLogOrExplain(file: string): number {
     throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error, 'writing')}`, {
       hint: 'check that its folder exists and is writable',
     });
-  }
-}
-
-/**
- * Opens the log for appending. Opening a FIFO that no one reads blocks until someone does, before
- * the emulator listens, with nothing said: a FIFO is first opened without blocking, which fails at
- * once (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for
- * a slow reader rather than fail.
- */
-function openLog(file: string): number {
-  let isFifo = false;
-  try {
-    isFifo = fs.statSync(file).isFIFO();
-  } catch {
-    // not there yet: created below
-  }
-  if (!isFifo) return fs.openSync(file, 'a');
-  const probe = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-  try {
-    return fs.openSync(file, 'a');
-  } finally {
-    fs.closeSync(probe);
   }
 }
 

@@ -3,27 +3,22 @@
  * NO_COLOR, so the decision is made here: FORCE_COLOR wins, then NO_COLOR, then "is it a TTY".
  * When no colour is wanted chalk is not even loaded.
  */
-export interface Palette {
-  success: (text: string) => string;
-  error: (text: string) => string;
-  warn: (text: string) => string;
-  hint: (text: string) => string;
-  dim: (text: string) => string;
-  bold: (text: string) => string;
-  enabled: boolean;
-}
+
+/** Each colour by its meaning, and the chalk style it is. */
+const STYLES = { success: 'green', error: 'red', warn: 'yellow', hint: 'cyan', dim: 'dim', bold: 'bold' } as const;
+
+type Colours = Record<keyof typeof STYLES, (text: string) => string>;
+
+export type Palette = Colours & { enabled: boolean };
 
 const plain = (text: string) => text;
 
-export const PLAIN: Palette = {
-  success: plain,
-  error: plain,
-  warn: plain,
-  hint: plain,
-  dim: plain,
-  bold: plain,
-  enabled: false,
-};
+export const PLAIN: Palette = { ...colours(() => plain), enabled: false };
+
+/** Each meaning's colour, as `style` gives it for the chalk style's name. */
+function colours(style: (name: (typeof STYLES)[keyof Colours]) => (text: string) => string): Colours {
+  return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)])) as Colours;
+}
 
 export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean | 'auto' {
   if (env.FORCE_COLOR !== undefined) return 'auto'; // chalk reads FORCE_COLOR itself (0 turns colour off)
@@ -40,13 +35,5 @@ export async function paletteFor(
   const { default: chalkStdout, chalkStderr } = await import('chalk');
   const chalk = which === 'stdout' ? chalkStdout : chalkStderr;
   if (chalk.level === 0) return PLAIN;
-  return {
-    success: chalk.green,
-    error: chalk.red,
-    warn: chalk.yellow,
-    hint: chalk.cyan,
-    dim: chalk.dim,
-    bold: chalk.bold,
-    enabled: true,
-  };
+  return { ...colours((name) => chalk[name]), enabled: true };
 }

@@ -1,23 +1,20 @@
 /**
  * Keeping the API key out of everything the tool writes, in every form docs/masking.md lists. Two
  * strengths, because the user's own data must come out as it went in: `text` masks the whole key
- * wherever it is; `server` also masks any run of MIN_PIECE characters of it, for text that came from
- * the server, where an echo cut short at an excerpt limit still leaks most of a key. The encoded forms
- * are found by decoding the text into views that remember where each character came from; the key
- * is looked for in the views and masked in the text. JSON is masked inside its strings only, so that
- * `--json` stays JSON whatever the key is.
+ * wherever it is; `server` also masks any long enough run of it, for text that came from the server,
+ * where an echo cut short at an excerpt limit still leaks most of a key. The encoded forms are found
+ * by decoding the text into views that remember where each character came from; each form of the
+ * key in the table a Secret holds is looked for in the views and masked in the text. JSON is masked
+ * inside its strings only, so that `--json` stays JSON whatever the key is.
  */
 import { maskKey } from '../settings/validate.js';
 
 /**
  * The shortest piece of a key that is masked on its own in server text: ten characters of a random
  * key are ~60 bits of it, while shorter runs would mask ordinary text (a live key's `sk_live_` prefix
- * is eight).
+ * is eight). Of its hex, twice as many digits; of its base64, BASE64_PIECE characters.
  */
 const MIN_PIECE = 10;
-
-/** Hex digits per stretch: any run of 2 x MIN_PIECE digits of the key's hex holds one at a multiple of this. */
-const HEX_STRETCH = MIN_PIECE;
 
 /** The shortest run of a key's base64 that is masked on its own in server text (twelve bytes of it). */
 const BASE64_PIECE = 16;
@@ -43,22 +40,30 @@ const WORD = /[A-Za-z0-9_-]/;
 const ESCAPES = /[%\\&]/;
 /** A JSON string, and the colon after it when it is a member name. */
 const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
-const STANDARD = /[A-Za-z0-9+/]/;
-const URL_SAFE = /[A-Za-z0-9_-]/;
 
 /** A stretch of a form of the key that is looked for, with where it starts in the form. */
 type Stretch = [start: number, text: string];
 
-/** The key's base64 at one alignment: whole groups of key bytes, and how far the key reaches on either side. */
-interface Base64Needle {
+/**
+ * One form of the key, and how it is looked for. Every form is found whole; one with `minPiece`
+ * also as a run of that many of its characters in server text, through its `stretches`: a run of
+ * minPiece characters holds one of the stretches of minPiece / 2 that start at a multiple of that.
+ */
+interface Form {
   text: string;
-  /** Characters before `text` that still carry bits of the key (its group shared with earlier bytes). */
+  /** Looked for in the lowered view (any letter case), else with case kept (base64). */
+  anyCase: boolean;
+  /**
+   * The views it is looked for in: all; only the text as it is (a form that is itself escaped); or
+   * all but the text as it is beside decoded views (where only the key's own characters are sought).
+   */
+  views: 'all' | 'undecoded' | 'decoded';
+  /** Characters before and after it, of `alphabet`, that still carry bits of the key (base64's groups). */
   before: number;
-  /** Characters after `text` that still carry bits of the key. */
   after: number;
-  alphabet: RegExp;
-  /** The stretches of BASE64_PIECE characters a piece of it in server text is found by. */
-  pieces: Stretch[];
+  alphabet: RegExp | undefined;
+  minPiece: number;
+  stretches: Stretch[];
 }
 
 /** A stretch of the text to mask; `whole` when it is a whole form of the key (masked as ••••abcd). */
@@ -72,37 +77,41 @@ function asciiLower(text: string): string {
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
-/** The stretches of `form` that are `length` long and start every `step` characters. */
-function stretches(form: string, length: number, step = 1): Stretch[] {
+/** The stretches of `form` that are `length` long and start every `length` characters. */
+function stretches(form: string, length: number): Stretch[] {
   const result: Stretch[] = [];
-  for (let s = 0; s + length <= form.length; s += step) result.push([s, form.slice(s, s + length)]);
+  for (let s = 0; s + length <= form.length; s += length) result.push([s, form.slice(s, s + length)]);
   return result;
 }
 
-function base64Needles(key: string): Base64Needle[] {
-  const needles: Base64Needle[] = [];
+function form(text: string, views: Form['views'], minPiece = 0, more: Partial<Form> = {}): Form {
+  const found = minPiece > 0 ? stretches(text, minPiece / 2) : [];
+  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches: found, ...more };
+}
+
+/** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
+function base64Forms(key: string): Form[] {
+  const forms: Form[] = [];
   // `lead` key bytes share a group with bytes before the key: 0, 2 or 1 of them.
   for (const lead of [0, 2, 1]) {
     const whole = Math.floor((key.length - lead) / 3) * 3;
     if (whole < 3) continue;
-    const standard = Buffer.from(key.slice(lead, lead + whole), 'latin1').toString('base64');
+    const bytes = Buffer.from(key.slice(lead, lead + whole), 'latin1');
     const rest = key.length - lead - whole;
-    const around = { before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
-    for (const [text, alphabet] of [
-      [standard, STANDARD],
-      [standard.replace(/\+/g, '-').replace(/\//g, '_'), URL_SAFE],
+    const around = { anyCase: false, before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
+    for (const [encoding, alphabet] of [
+      ['base64', /[A-Za-z0-9+/]/],
+      ['base64url', /[A-Za-z0-9_-]/],
     ] as const) {
-      if (needles.some((needle) => needle.text === text)) continue;
-      const pieces = stretches(text, BASE64_PIECE, Math.max(1, text.length - BASE64_PIECE));
-      needles.push({ text, alphabet, pieces, ...around });
+      const text = bytes.toString(encoding); // whole groups: no padding
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, 'decoded', BASE64_PIECE, { alphabet, ...around }));
     }
   }
-  return needles;
+  return forms;
 }
 
 class Secret {
   readonly key: string;
-  readonly lower: string;
   readonly mask: string;
   readonly short: boolean;
   /**
@@ -110,22 +119,14 @@ class Secret {
    * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
    */
   readonly ampersand: boolean;
-  readonly base64: Base64Needle[];
-  /** The key's bytes in lower-case hex: looked for in the lowered view, so any letter case matches. */
-  readonly hex: string;
-  /** The hex with its bytes apart (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`), and how it starts with each separator. */
-  readonly hexApart: RegExp;
-  readonly apart: string[];
   /**
-   * The lowered key JSON-escaped and percent-encoded, where that changes it: a key holding `"`, `\`
-   * or `%` is looked for so in the text as it is, since decoding all escapes at once changes the key too.
+   * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
+   * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
+   * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
+   * (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`); and, for a key long enough, its base64.
    */
-  readonly literal: string[];
-  /** Runs of MIN_PIECE characters of the lowered key (any piece in server text holds one). */
-  readonly pieces: Stretch[];
-  /** Stretches of the hex at every HEX_STRETCH digits (any hex piece in server text holds one). */
-  readonly hexPieces: Stretch[];
-  /** Matches wherever a whole form might be: the key in any case, an escape, a base64 needle. */
+  readonly forms: Form[];
+  /** Matches wherever a whole form might be: any form in any case, or an escape. */
   readonly #maybe: RegExp;
   /** Matches wherever a piece might be (in server text). */
   readonly #maybePiece: RegExp | undefined;
@@ -134,34 +135,26 @@ class Secret {
 
   constructor(key: string) {
     this.key = key;
-    this.lower = asciiLower(key);
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
     this.ampersand = key.includes('&');
-    this.literal = [...new Set([JSON.stringify(this.lower).slice(1, -1), asciiLower(encodeURIComponent(key))])].filter(
-      (f) => f !== this.lower,
-    );
-    this.base64 = this.short ? [] : base64Needles(key);
-    this.hex = Buffer.from(key, 'latin1').toString('hex');
-    this.hexApart = new RegExp(this.hex.replace(/..(?!$)/g, '$&[-: ]'), 'g');
-    this.apart = [':', '-', ' '].map((separator) => `${this.hex.slice(0, 2)}${separator}${this.hex.slice(2, 4)}`);
-    // One case-insensitive search (wider than base64 needs: a net never narrower than the forms).
-    const forms = [this.lower, ...this.base64.map((n) => n.text)].map(escapeRegExp);
-    this.#maybe = new RegExp([...forms, this.hex, ...this.apart, '%', '\\\\', '&'].join('|'), 'i');
-    this.#shortest = Math.min(key.length, ...this.base64.map((n) => n.text.length));
-    this.pieces = this.short ? [] : stretches(this.lower, MIN_PIECE);
-    this.hexPieces = this.short ? [] : stretches(this.hex, HEX_STRETCH, HEX_STRETCH);
-    if (this.short) return;
-    // A run of MIN_PIECE characters of the key holds one of its five-character stretches that start
-    // at a multiple of five; a hex piece one of the hex's stretches; a base64 piece starts or ends with
-    // eight of its needle's characters. Looking for those few (in any case: a wider net, never a
-    // narrower one) rules out most text at once.
-    const anchors = [
-      ...stretches(this.lower, 5, 5).map(([, text]) => text),
-      ...this.hexPieces.map(([, text]) => text),
-      ...this.base64.flatMap((n) => (n.text.length >= BASE64_PIECE ? [n.text.slice(0, 8), n.text.slice(-8)] : [])),
+    const lower = asciiLower(key);
+    const hex = Buffer.from(key, 'latin1').toString('hex');
+    const literal = new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
+    literal.delete(lower);
+    this.forms = [
+      form(lower, 'all', this.short ? 0 : MIN_PIECE),
+      ...[...literal].map((text) => form(text, 'undecoded')),
+      form(hex, 'decoded', this.short ? 0 : 2 * MIN_PIECE),
+      ...[':', '-', ' '].map((separator) => form(hex.replace(/..(?!$)/g, `$&${separator}`), 'decoded')),
+      ...(this.short ? [] : base64Forms(key)),
     ];
-    this.#maybePiece = new RegExp([...new Set(anchors)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
+    // Case-insensitive searches: wider than base64 needs, a net never narrower than the forms.
+    const net = (texts: string[]) => new RegExp([...new Set(texts)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
+    this.#maybe = net(this.forms.map((f) => f.text));
+    this.#shortest = Math.min(...this.forms.map((f) => f.text.length));
+    const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
+    this.#maybePiece = anchors.length > 0 ? net(anchors) : undefined;
   }
 
   /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
@@ -195,14 +188,15 @@ const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78
 
 /**
  * HTML's named character references for the characters a key can hold (printable ASCII), each name
- * before its character: the XML five, and HTML5's names for the rest of ASCII punctuation.
+ * before its character: the XML five, HTML5's names for the rest of ASCII punctuation, and the few
+ * an error page's words hold.
  */
 const NAMES = `
   amp & lt < gt > quot " apos '
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
   equals = quest ? commat @ lsqb [ lbrack [ bsol \\ rsqb ] rbrack ] hat ^ lowbar _ underbar _
   grave \` diacriticalgrave \` lcub { lbrace { verbar | vert | verticalline | rcub } rbrace } tilde ~
-  dash \u2010 hyphen \u2010 nbsp \u00a0`
+  dash \u2010 hyphen \u2010 nbsp \u00a0 copy \u00a9 mdash \u2014 ndash \u2013 hellip \u2026`
   .split(/[ \n]+/)
   .filter(Boolean); // not trim(), which would take the nbsp
 const NAMED = new Map<string, number>();
@@ -215,8 +209,8 @@ const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
  */
 const REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
 
-/** The character reference at `at` (which holds `&`) as [code unit, length], or undefined. */
-function referenceAt(text: string, at: number): [unit: number, length: number] | undefined {
+/** The character reference at `at` (which holds `&`) as [code point, length], or undefined. */
+function referenceAt(text: string, at: number): [code: number, length: number] | undefined {
   REFERENCE_AT.lastIndex = at + 1;
   const m = REFERENCE_AT.exec(text);
   if (!m) return undefined;
@@ -224,13 +218,20 @@ function referenceAt(text: string, at: number): [unit: number, length: number] |
   const length = m[0].length + (closed ? 2 : 1);
   if (m[3] === undefined) {
     const value = m[1] === undefined ? Number(m[2]) : parseInt(m[1], 16);
-    // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
-    return value > 0xffff ? undefined : [value, length];
+    return value > 0x10ffff ? undefined : [value, length];
   }
   const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
   if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
   return [unit, length];
+}
+
+/** Text with its character references decoded, as a browser shows it (an error page's words). */
+export function decodeReferences(text: string): string {
+  return text.replace(/&(?:#[xX][0-9a-fA-F]{1,8}|#\d{1,8}|[A-Za-z]{2,20});?/g, (reference: string, at: number) => {
+    const code = referenceAt(text, at)?.[0];
+    return code ? String.fromCodePoint(code) : reference;
+  });
 }
 
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
@@ -271,7 +272,8 @@ function decodeOnce(text: string, references: boolean, outer: Int32Array | undef
       else if (SHORT_ESCAPES[next] !== undefined) [unit, length] = [SHORT_ESCAPES[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference = referenceAt(text, i);
-      if (reference) [unit, length] = reference;
+      // Only what one code unit holds: a key is ASCII, and the view keeps one unit per character.
+      if (reference && reference[0] <= 0xffff) [unit, length] = reference;
     }
     // An escape that stands for `%`, `\` or `&` may start another: the text is decoded again.
     if (length > 1 && (unit === PERCENT || unit === BACKSLASH || unit === AMPERSAND)) again = true;
@@ -316,50 +318,40 @@ function eachAt(haystack: string, needle: string, found: (at: number) => void): 
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found(at);
 }
 
-/** The ranges of `text` where the whole key stands, in any form. */
-function wholeRanges(text: string, view: View, secret: Secret, ranges: Range[]): void {
+/**
+ * The ranges of `text` where a form of the key stands in `view`: each whole form, and with `pieces`
+ * each run of a form at least its minPiece long.
+ */
+function formRanges(text: string, view: View, secret: Secret, pieces: boolean, ranges: Range[]): void {
   const add = (start: number, end: number) => {
     const [from, to] = view.at ? [view.at[start]!, view.at[end]!] : [start, end];
     // A short key counts only where it stands alone, so that `user` leaves `user42` alone.
     if (secret.short && (WORD.test(text[from - 1] ?? '') || WORD.test(text[to] ?? ''))) return;
     ranges.push([from, to, true]);
   };
-  eachAt(view.lower, secret.lower, (at) => add(at, at + secret.key.length));
-  if (!view.at) for (const form of secret.literal) eachAt(view.lower, form, (at) => add(at, at + form.length));
-  if (view.raw) return;
-  eachAt(view.lower, secret.hex, (at) => add(at, at + secret.hex.length));
-  // The hex with its bytes apart is told by how it starts: a literal search is faster than the expression.
-  if (secret.apart.some((start) => view.lower.includes(start))) {
-    for (const m of view.lower.matchAll(secret.hexApart)) add(m.index, m.index + m[0].length);
-  }
-  for (const needle of secret.base64) {
-    eachAt(view.text, needle.text, (at) => {
+  for (const form of secret.forms) {
+    if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
+    const haystack = form.anyCase ? view.lower : view.text;
+    if (pieces && form.minPiece > 0) grownRuns(haystack, form, view.at, ranges);
+    eachAt(haystack, form.text, (at) => {
       let start = at;
-      let end = at + needle.text.length;
-      for (let n = 0; n < needle.before && start > 0 && needle.alphabet.test(view.text[start - 1]!); n++) start--;
-      for (let n = 0; n < needle.after && end < view.text.length && needle.alphabet.test(view.text[end]!); n++) end++;
+      let end = at + form.text.length;
+      for (let n = 0; n < form.before && start > 0 && form.alphabet!.test(haystack[start - 1]!); n++) start--;
+      for (let n = 0; n < form.after && end < haystack.length && form.alphabet!.test(haystack[end]!); n++) end++;
       add(start, end);
     });
   }
 }
 
-/** The ranges of `text` that are runs of MIN_PIECE or more characters of the key (or of its hex or base64). */
-function pieceRanges(view: View, secret: Secret, ranges: Range[]): void {
-  grownRuns(view.lower, secret.lower, secret.pieces, MIN_PIECE, view.at, ranges);
-  if (view.raw) return;
-  grownRuns(view.lower, secret.hex, secret.hexPieces, 2 * MIN_PIECE, view.at, ranges);
-  for (const needle of secret.base64) grownRuns(view.text, needle.text, needle.pieces, BASE64_PIECE, view.at, ranges);
-}
-
 /**
  * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, as a range
- * when the run is at least `minimum` long. The run grown from each alignment with the form (where it
+ * when the run is at least its minPiece long. The run grown from each alignment with the form (where it
  * would start) is kept: another stretch of the same alignment inside it would grow into the same run,
  * so a text of a thousand echoes stays linear.
  */
-function grownRuns(haystack: string, form: string, found: Stretch[], minimum: number, map: Int32Array | undefined, ranges: Range[]): void {
+function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, map: Int32Array | undefined, ranges: Range[]): void {
   const grown = new Map<number, [number, number]>();
-  for (const [s, stretch] of found) {
+  for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
       if (known && known[0] <= at && at + stretch.length <= known[1]) return;
@@ -368,7 +360,7 @@ function grownRuns(haystack: string, form: string, found: Stretch[], minimum: nu
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
       for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minimum) return;
+      if (end - start < minPiece) return;
       const whole = end - start === form.length;
       ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
     });
@@ -426,10 +418,7 @@ export class Redactor implements ServerMask {
       const piece = pieces && !secret.short && secret.mayHoldPiece(text);
       if (!whole && !piece) continue;
       const ranges: Range[] = [];
-      for (const view of views(text, secret)) {
-        if (whole) wholeRanges(text, view, secret, ranges);
-        if (piece) pieceRanges(view, secret, ranges);
-      }
+      for (const view of views(text, secret)) formRanges(text, view, secret, piece, ranges);
       text = applyRanges(text, ranges, secret.mask);
     }
     return text;

@@ -68,16 +68,8 @@ function reason(error: unknown): string {
 }
 
 /** Runs one store call that may fail; returns undefined when it worked, else why not. */
-async function tryStore(
-  call: (entry: KeyringEntry, signal: AbortSignal) => Promise<unknown>,
-  profile: string,
-): Promise<string | undefined> {
-  try {
-    await bounded(call, profile);
-    return undefined;
-  } catch (error) {
-    return reason(error);
-  }
+function tryStore(call: (entry: KeyringEntry, signal: AbortSignal) => Promise<unknown>, profile: string): Promise<string | undefined> {
+  return bounded(call, profile).then(() => undefined, reason);
 }
 
 /** Stores the key; returns undefined when stored, else why the store could not take it. */

@@ -45,12 +45,8 @@ export interface Settings {
 
 /** The warning for a config file holding a key with group or other permission bits, if it has them. */
 export function readableKeyFileWarning(file: string): string | undefined {
-  let mode: number;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    return undefined;
-  }
+  // The key came from the file just read (gone meanwhile: nothing to say).
+  const mode = (fs.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 0o777;
   if ((mode & 0o077) === 0 || process.platform === 'win32') return undefined;
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
@@ -72,6 +68,11 @@ export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEn
   if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' };
   if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' };
   return { name: 'default', explicit: false, source: 'default' };
+}
+
+/** The name of the profile in effect, as the commands that send would use it. */
+export function activeProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv): string {
+  return selectedProfile(flags, env, readConfig(configPath(env))).name;
 }
 
 /** Marks a key that is in the credential store (read by withStoredKey). */
@@ -159,7 +160,10 @@ function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
  * unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the
  * base URL could be read; the key from a credential store is read by resolveWorld.
  */
-function checkSettings(found: FoundSettings, options: ResolveOptions): { settings: Settings | undefined; problems: TriggerError[] } {
+function checkSettings(
+  found: FoundSettings,
+  options: ResolveOptions,
+): { settings: Settings | undefined; apiKey: string | undefined; problems: TriggerError[] } {
   const env = options.env ?? process.env;
   const { configFile, config, key, url, allowHttp } = found;
   const { name: profileName, explicit } = found.profile;
@@ -171,13 +175,13 @@ function checkSettings(found: FoundSettings, options: ResolveOptions): { setting
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
-  if (!url || !baseUrl) return { settings: undefined, problems };
+  if (!url || !baseUrl) return { settings: undefined, apiKey, problems };
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, problems };
+  return { settings, apiKey, problems };
 }
 
 export function resolveSettings(options: ResolveOptions = {}): Settings {
@@ -202,6 +206,8 @@ export interface CommandResolveOptions extends ResolveOptions {
 export interface World {
   found: FoundSettings;
   settings: Settings | undefined;
+  /** The key, checked (the one from a credential store too), also where no settings could be made. */
+  apiKey: string | undefined;
   catalog: (FoundCatalog & { loaded: Catalog | undefined; resolver: TriggerResolver | undefined }) | undefined;
   problems: TriggerError[];
 }
@@ -209,25 +215,25 @@ export interface World {
 export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
   const env = options.env ?? process.env;
   const found = findSettings(options);
-  const { settings, problems } = checkSettings(found, options);
+  const { settings, problems, ...checked } = checkSettings(found, options);
+  let apiKey = checked.apiKey;
   if (found.key?.[1] === 'keychain') {
     // Bounded to a second; --dry-run needs no key, so a store that does not answer is then no problem.
     try {
-      const key = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
-      if (settings) settings.apiKey = key;
-      else found.key = [key, 'keychain', found.key[2]];
+      apiKey = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
+      if (settings) settings.apiKey = apiKey;
     } catch (error) {
       if (!isTriggerError(error)) throw error;
       if (options.requireKey !== false) problems.push(error);
     }
   }
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
-  if (!where) return { found, settings, catalog: undefined, problems };
+  if (!where) return { found, settings, apiKey, catalog: undefined, problems };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), 'catalog-checked.json');
   const loaded = collected(problems, () => loadCatalog(where, { checkedRecord, env }));
   const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
-  return { found, settings, catalog: { ...where, loaded, resolver }, problems };
+  return { found, settings, apiKey, catalog: { ...where, loaded, resolver }, problems };
 }
 
 /** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */

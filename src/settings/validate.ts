@@ -83,12 +83,10 @@ export function isLoopbackHost(hostname: string): boolean {
 export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source?: string } = {}): BaseUrl {
   const source = options.source ? ` (from ${options.source})` : '';
   const text = raw.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
+  if (!URL.canParse(text)) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
+  const url = new URL(text);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
   }
@@ -131,12 +129,7 @@ export function versionedBaseUrlWarning(baseUrl: BaseUrl, source?: string): stri
  */
 export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allowHttp: boolean): void {
   if (baseUrl.secure || allowHttp || proxy === undefined) return;
-  let proxyHost: string;
-  try {
-    proxyHost = new URL(proxy).hostname;
-  } catch {
-    proxyHost = proxy;
-  }
+  const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
   throw new UsageError(
     `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, run, type Sandbox } from '../helpers/cli.js';
 import { needs } from '../helpers/needs.js';
-import { TERMINAL, inTerminal } from '../helpers/pty.js';
+import { TERMINAL, hiddenPrompt, startTerminal, takesCtrlC } from '../helpers/pty.js';
 import { useServer } from '../helpers/server.js';
 
 let box: Sandbox;
@@ -25,14 +25,13 @@ describe('wording, in a terminal', () => {
   it('an empty answer at the hidden prompt asks again', async () => {
     const env: NodeJS.ProcessEnv = { ...box.env };
     delete env.TRIGGER_API_KEY;
-    const result = await inTerminal(['config', 'set-key', '--insecure-storage'], {
-      env,
-      waitFor: 'API key:',
-      input: [
-        [0.2, '\r'],
-        [0.6, `${TEST_KEY}\r`],
-      ],
-    });
+    // Each answer is typed once the prompt is on the screen and the terminal no longer echoes.
+    const terminal = startTerminal(['config', 'set-key', '--insecure-storage'], { env });
+    await terminal.waitFor(hiddenPrompt('API key:'));
+    terminal.type('\r');
+    await terminal.waitFor(hiddenPrompt('nothing was entered; API key:'));
+    terminal.type(`${TEST_KEY}\r`);
+    const result = await terminal.done;
     expect(result.status).toBe(0);
     expect(result.output).toContain('nothing was entered; API key:');
     expect(result.output).toContain('saved to profile "default"');
@@ -44,7 +43,10 @@ describe('file errors in words', () => {
   needs(...TERMINAL);
 
   it('the emulator starts a new line after the ^C the terminal echoed', async () => {
-    const run = await inTerminal(['emulator', '--port', '0'], { env: box.env, waitFor: 'Ctrl-C stops it', input: [[0.3, '\x03']] });
+    const terminal = startTerminal(['emulator', '--port', '0'], { env: box.env });
+    await terminal.waitFor(takesCtrlC('Ctrl-C stops it'));
+    terminal.type('\x03');
+    const run = await terminal.done;
     expect(run.status).toBe(0);
     expect(run.output).toMatch(/\nstopped: 0 recorded/);
     expect(run.output).not.toMatch(/\^Cstopped/);

@@ -2,11 +2,12 @@
  * Runs the built binary in a real pseudo-terminal (python3's pty.fork in terminal.py, sized with TIOCSWINSZ), as a
  * person's shell runs it: for spinners, progress lines, colours and Ctrl-C (type '\x03'). A test that
  * uses it calls needs(...TERMINAL) in its describe block: python3 is not part of every machine.
+ *
+ * What the terminal receives comes as it comes, so a test acts on what it sees (types a key once the
+ * prompt is there, answers a request once the spinner shows) instead of after a fixed time.
  */
 import { Buffer } from 'node:buffer';
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN } from './cli.js';
@@ -17,6 +18,17 @@ export const TERMINAL: Need[] = ['python3'];
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'terminal.py');
 
+let interpreter: string | undefined;
+
+/**
+ * The python3 on PATH, as the file it runs: a pyenv shim (a bash script that runs pyenv, which runs
+ * python) took half a second of CPU to start it, more than the run it served; asked once per worker.
+ */
+function python(): string {
+  interpreter ??= execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || 'python3';
+  return interpreter;
+}
+
 export interface TerminalRun {
   /** The exit code, or minus the signal that ended it. */
   status: number;
@@ -24,10 +36,119 @@ export interface TerminalRun {
   output: string;
 }
 
-export interface TerminalOptions {
+export interface TerminalSize {
   env: NodeJS.ProcessEnv;
   rows?: number;
   cols?: number;
+  /** A hang detector: the run is killed after this long. */
+  timeoutMs?: number;
+}
+
+/** What a person cannot see on the terminal but a test must wait for; undefined where it cannot be read. */
+export interface TerminalState {
+  /** Whether the terminal echoes what is typed (false at a hidden prompt). */
+  echo: boolean | undefined;
+  /** Whether the program has taken SIGINT, so that a Ctrl-C reaches its handler (rather than ends it). */
+  catchesInterrupt: boolean | undefined;
+}
+
+export type Wanted = string | RegExp | ((output: string, state: TerminalState) => boolean);
+
+/** The terminal shows `text` and no longer echoes: a hidden prompt waits for what is typed. */
+export const hiddenPrompt =
+  (text: string): Wanted =>
+  (output, state) =>
+    output.includes(text) && state.echo === false;
+
+/** The terminal shows `text` and the program takes Ctrl-C itself. */
+export const takesCtrlC =
+  (text: string): Wanted =>
+  (output, state) =>
+    output.includes(text) && state.catchesInterrupt !== false;
+
+export interface Terminal {
+  /** Everything the terminal has received so far. */
+  output(): string;
+  /**
+   * Resolves with the output once it contains `wanted` (a string), matches it (a RegExp) or satisfies
+   * it (a function of the output and the state); rejects if the run ends first.
+   */
+  waitFor(wanted: Wanted): Promise<string>;
+  /** Types on the terminal, as a person at the keyboard (a string, so '\x03' is Ctrl-C). */
+  type(text: string): void;
+  /** The end of the run. */
+  done: Promise<TerminalRun>;
+}
+
+/** Starts `trigger <args>` in a pseudo-terminal; see Terminal. */
+export function startTerminal(args: string[], options: TerminalSize): Terminal {
+  const child = spawn(python(), [SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  let text = '';
+  let status: number | undefined;
+  const state: TerminalState = { echo: undefined, catchesInterrupt: undefined };
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const matches = (wanted: Wanted) =>
+    typeof wanted === 'string' ? text.includes(wanted) : typeof wanted === 'function' ? wanted(text, state) : wanted.test(text);
+
+  let pending = '';
+  child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    const lines = (pending + data).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const message = JSON.parse(line) as { out?: string; status?: number; echo?: boolean | null; catches_sigint?: boolean | null };
+      if (message.out !== undefined) chunks.push(Buffer.from(message.out, 'latin1'));
+      if ('echo' in message) state.echo = message.echo ?? undefined;
+      if ('catches_sigint' in message) state.catchesInterrupt = message.catches_sigint ?? undefined;
+      if (message.status !== undefined) status = message.status;
+    }
+    text = Buffer.concat(chunks).toString('utf8');
+    for (const waiter of [...waiters]) waiter();
+  });
+  child.stdin.on('error', () => undefined); // typed after the run ended: nobody to read it
+  const done = new Promise<TerminalRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', () => {
+      ended = true;
+      for (const waiter of [...waiters]) waiter();
+      if (status === undefined) reject(new Error(`terminal.py ended without a status; the terminal showed:\n${text}`));
+      else resolve({ status, output: text });
+    });
+  });
+  child.stdin.write(
+    `${JSON.stringify({
+      argv: [process.execPath, BIN, ...args],
+      env: options.env,
+      rows: options.rows ?? 24,
+      cols: options.cols ?? 80,
+      timeout: (options.timeoutMs ?? 20_000) / 1000,
+    })}\n`,
+  );
+  return {
+    output: () => text,
+    waitFor: (wanted) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (matches(wanted)) {
+            waiters.delete(check);
+            resolve(text);
+          } else if (ended) {
+            waiters.delete(check);
+            reject(new Error(`the terminal never showed ${String(wanted)}; it showed:\n${text}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+    type(typed) {
+      if (!ended) child.stdin.write(`${JSON.stringify(typed)}\n`);
+    },
+    done,
+  };
+}
+
+export interface TerminalOptions extends TerminalSize {
   /** [seconds after start (or after `waitFor` appeared), text to type]. */
   input?: Array<[number, string]>;
   waitFor?: string;
@@ -36,39 +157,17 @@ export interface TerminalOptions {
    * request, so that a Ctrl-C surely comes after the binary took its signals, however loaded the machine).
    */
   startWhen?: Promise<unknown>;
-  timeoutMs?: number;
 }
 
+/** Runs `trigger <args>` in a pseudo-terminal to its end, typing `input` on a clock. */
 export function inTerminal(args: string[], options: TerminalOptions): Promise<TerminalRun> {
-  const startFile = options.startWhen ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pty-')), 'start') : undefined;
-  void options.startWhen?.then(() => {
-    if (fs.existsSync(path.dirname(startFile!))) fs.writeFileSync(startFile!, '');
-  });
-  const cleanup = () => startFile && fs.rmSync(path.dirname(startFile), { recursive: true, force: true });
-  return new Promise<TerminalRun>((resolve, reject) => {
-    const child = spawn('python3', [SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        const run = JSON.parse(out) as TerminalRun;
-        resolve({ ...run, output: Buffer.from(run.output, 'latin1').toString('utf8') });
-      } catch (error) {
-        reject(error as Error);
-      }
-    });
-    child.stdin.end(
-      JSON.stringify({
-        argv: [process.execPath, BIN, ...args],
-        env: options.env,
-        rows: options.rows ?? 24,
-        cols: options.cols ?? 80,
-        input: options.input ?? [],
-        wait_for: options.waitFor,
-        start_file: startFile,
-        timeout: (options.timeoutMs ?? 20_000) / 1000,
-      }),
-    );
-  }).finally(cleanup);
+  const terminal = startTerminal(args, options);
+  const start = options.startWhen ?? (options.waitFor === undefined ? Promise.resolve() : terminal.waitFor(options.waitFor));
+  start.then(
+    () => {
+      for (const [seconds, text] of options.input ?? []) setTimeout(() => terminal.type(text), seconds * 1000);
+    },
+    () => undefined, // the run ended without it: its output tells why
+  );
+  return terminal.done;
 }

@@ -1,44 +1,95 @@
-"""Runs a command in a real pseudo-terminal (not named pty.py: it would hide the pty module) of a given size, typing input at given times.
+"""Runs a command in a real pseudo-terminal (not named pty.py: it would hide the pty module) of a given size, typing what it is told.
 
 For the terminal tests (test/helpers/pty.ts): stdin, stdout and stderr are all the terminal, as in
-a person's shell. Reads one JSON object on stdin:
-  {"argv": [...], "env": {...}, "rows": 24, "cols": 80, "input": [[after_seconds, text], ...],
-   "wait_for": "text to see before the input clock starts",
-   "start_file": "a file whose coming into being starts the input clock", "timeout": 20}
-Prints {"status": exit code (or -signal), "output": everything the terminal received, as latin-1}.
+a person's shell. Reads JSON lines on stdin: first the run,
+  {"argv": [...], "env": {...}, "rows": 24, "cols": 80, "timeout": 20}
+then, at any time, a JSON string to type on the terminal. Writes JSON lines on stdout: {"out": what
+the terminal received, as latin-1} as it comes, so that the test can act on it (type a key, answer a
+request), then {"status": exit code (or -signal)} at the end. Each "out", and each change between
+them, carries the state a person cannot see but a test must wait for: "echo" (whether the terminal
+echoes what is typed: false at a hidden prompt) and "catches_sigint" (whether the program has taken
+SIGINT, so that a Ctrl-C reaches its handler), null where it cannot be read.
 """
-import fcntl, json, os, pty, select, struct, sys, termios, time
+import fcntl, json, os, pty, select, signal, struct, sys, termios, time
 
-cfg = json.load(sys.stdin)
+pending = b""
+
+
+def lines_from_stdin():
+    """The complete lines that have come on stdin, or None at its end."""
+    global pending
+    chunk = os.read(0, 65536)
+    if not chunk:
+        return None
+    pending += chunk
+    *lines, pending = pending.split(b"\n")
+    return [line for line in lines if line]
+
+
+def emit(**message):
+    os.write(1, (json.dumps(message) + "\n").encode())
+
+
+lines = []
+while not lines:
+    got = lines_from_stdin()
+    if got is None:
+        sys.exit("terminal.py: no run on stdin")
+    lines += got
+cfg = json.loads(lines.pop(0))
+
 pid, fd = pty.fork()
 if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", cfg.get("rows", 24), cfg.get("cols", 80), 0, 0))
     os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
 
-output = b""
-pending = list(cfg.get("input", []))
-start = time.time()
-clock = None if cfg.get("wait_for") or cfg.get("start_file") else start
-deadline = start + cfg.get("timeout", 20)
+
+
+def state():
+    try:
+        echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+    except termios.error:
+        echo = None
+    try:
+        with open(f"/proc/{pid}/status") as status_file:
+            caught = next((int(line.split()[1], 16) for line in status_file if line.startswith("SigCgt:")), None)
+    except OSError:
+        caught = None
+    return {"echo": echo, "catches_sigint": None if caught is None else bool(caught & (1 << (signal.SIGINT - 1)))}
+
+
+for line in lines:
+    os.write(fd, json.loads(line).encode())
+last_state = None
+deadline = time.time() + cfg.get("timeout", 20)
+stdin_open = True
+received = 0
 status = None
 while time.time() < deadline:
-    if clock is None and (
-        cfg["wait_for"].encode() in output if cfg.get("wait_for") else os.path.exists(cfg["start_file"])
-    ):
-        clock = time.time()
-    while clock is not None and pending and time.time() - clock >= pending[0][0]:
-        os.write(fd, pending.pop(0)[1].encode())
-    ready, _, _ = select.select([fd], [], [], 0.02)
-    if ready:
+    ready, _, _ = select.select([fd, 0] if stdin_open else [fd], [], [], 0.05)
+    if 0 in ready:
+        got = lines_from_stdin()
+        if got is None:
+            stdin_open = False
+        else:
+            for line in got:
+                os.write(fd, json.loads(line).encode())
+    if fd in ready:
         try:
             chunk = os.read(fd, 65536)
         except OSError:
             chunk = b""
         if not chunk:
             break
-        output += chunk
-        if len(output) > 5_000_000:
+        last_state = state()
+        emit(out=chunk.decode("latin-1"), **last_state)
+        received += len(chunk)
+        if received > 5_000_000:
             break
+    now = state()
+    if now != last_state:
+        last_state = now
+        emit(**now)
     done, code = os.waitpid(pid, os.WNOHANG)
     if done:
         status = code
@@ -53,7 +104,7 @@ while time.time() < deadline:
                 break
             if not chunk:
                 break
-            output += chunk
+            emit(out=chunk.decode("latin-1"))
         break
 if status is None:
     try:
@@ -61,5 +112,4 @@ if status is None:
     except ProcessLookupError:
         pass
     _, status = os.waitpid(pid, 0)
-code = os.waitstatus_to_exitcode(status)
-print(json.dumps({"status": code, "output": output.decode("latin-1")}))
+emit(status=os.waitstatus_to_exitcode(status))

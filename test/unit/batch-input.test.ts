@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readLines, type BadLine } from '../../src/batch/lines.js';
 import { readRows, type Row } from '../../src/batch/rows.js';
 import { failedLine } from '../../src/batch/failed.js';
-import { openInput } from '../../src/batch/input.js';
+import { openInputs } from '../../src/batch/input.js';
 import { valueTextIn } from '../../src/client/request.js';
 
 async function rowsOf(
@@ -168,7 +168,7 @@ describe('NDJSON and lines', () => {
 });
 
 describe('standard input stopped by a signal', () => {
-  const readAll = async (input: Awaited<ReturnType<typeof openInput>>) => {
+  const readAll = async (input: Awaited<ReturnType<typeof openInputs>>) => {
     const rows: Row[] = [];
     for await (const chunk of input.read({}).rows) rows.push(...chunk);
     return rows;
@@ -176,7 +176,7 @@ describe('standard input stopped by a signal', () => {
 
   it('hands on what was already read up to its last newline, drops and counts a partial line, and ends', async () => {
     const pipe = new PassThrough();
-    const input = await openInput('-', { format: 'csv', stdin: pipe });
+    const input = await openInputs(['-'], { format: 'csv', stdin: pipe });
     pipe.write('triggerId,userId\nt,a\nt,b\nt,c-cut-sh'); // the producer is still writing: no end
     input.stopReading();
     const rows = await readAll(input);
@@ -187,7 +187,7 @@ describe('standard input stopped by a signal', () => {
 
   it('ends at once when the signal comes while it waits for the producer', async () => {
     const pipe = new PassThrough();
-    const input = await openInput('-', { format: 'lines', stdin: pipe });
+    const input = await openInputs(['-'], { format: 'lines', stdin: pipe });
     pipe.write('a\n');
     const rows = input.read({ trigger: 't' }).rows[Symbol.asyncIterator]();
     expect((await rows.next()).value?.map((r: Row) => r.userId)).toEqual(['a']);
@@ -198,7 +198,7 @@ describe('standard input stopped by a signal', () => {
   });
 
   it('reads to the end when the producer ends first: nothing is cut', async () => {
-    const input = await openInput('-', { format: 'csv', stdin: Readable.from([Buffer.from('triggerId,userId\nt,a\nt,b')]) });
+    const input = await openInputs(['-'], { format: 'csv', stdin: Readable.from([Buffer.from('triggerId,userId\nt,a\nt,b')]) });
     const rows = await readAll(input);
     input.stopReading(); // after the end: changes nothing
     expect(rows.map((r) => r.userId)).toEqual(['a', 'b']); // a last line without a newline is whole at the end

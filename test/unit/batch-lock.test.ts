@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nextFailedName, replayCommand } from '../../src/batch/files.js';
+import { replayCommand, replayNames } from '../../src/batch/files.js';
 import { wideEncoding } from '../../src/batch/lines.js';
 import { FileLock } from '../../src/lock.js';
 import { stopCause, unsentWords } from '../../src/batch/stop.js';
@@ -92,13 +92,13 @@ describe('the replay names a new failed file', () => {
     ['trigger-failed-2026-11-22-190437.csv', 'trigger-failed-2026-11-22-190437-2.csv'],
     ['trigger-failed-2026-11-22-190437-9.csv', 'trigger-failed-2026-11-22-190437-10.csv'],
   ])('%s → %s', (from, to) => {
-    expect(nextFailedName(from)).toBe(to);
+    expect(replayNames(from).failed).toBe(to);
   });
 
   it('skips a name that is taken', () => {
     const taken = path.join(dir, 'f-2.csv');
     fs.writeFileSync(taken, '');
-    expect(nextFailedName(path.join(dir, 'f.csv'))).toBe(path.join(dir, 'f-3.csv'));
+    expect(replayNames(path.join(dir, 'f.csv')).failed).toBe(path.join(dir, 'f-3.csv'));
     expect(replayCommand(path.join(dir, 'f.csv'), 'csv', undefined)).toBe(`trigger batch ${dir}/f.csv --failed ${dir}/f-3.csv`);
   });
 });

@@ -8,7 +8,7 @@ import type { FireResult } from '../../src/client/client.js';
 import type { PreparedEvent } from '../../src/client/request.js';
 import { readLines } from '../../src/batch/lines.js';
 import { failedHeader, failedLine } from '../../src/batch/failed.js';
-import { openInput } from '../../src/batch/input.js';
+import { openInputs } from '../../src/batch/input.js';
 import { readRows, type Row } from '../../src/batch/rows.js';
 import { Runner, type OutcomeSink, type Outcome, type RunOptions } from '../../src/batch/runner.js';
 import { InterruptedError, ServiceError, UsageError } from '../../src/errors.js';
@@ -148,7 +148,7 @@ describe('choosing the format', () => {
     ['  \n{"userId":"a"}\n', 'ndjson'],
     ['userId,triggerId\n', 'csv'],
   ])('detects %j from stdin as %s', async (text, format) => {
-    const input = await openInput('-', { stdin: Readable.from([Buffer.from(text)]) });
+    const input = await openInputs(['-'], { stdin: Readable.from([Buffer.from(text)]) });
     expect(input.format).toBe(format);
     const rows: Row[] = [];
     for await (const chunk of input.read({ trigger: 't' }).rows) rows.push(...chunk);
@@ -156,7 +156,7 @@ describe('choosing the format', () => {
   });
 
   it('says clearly when the file cannot be read', async () => {
-    await expect(openInput('/no/such/file.csv')).rejects.toThrow('cannot read /no/such/file.csv: no such file');
+    await expect(openInputs(['/no/such/file.csv'])).rejects.toThrow('cannot read /no/such/file.csv: no such file');
   });
 });
 

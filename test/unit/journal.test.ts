@@ -38,10 +38,10 @@ describe('the journal', () => {
     const file = path.join(dir, 'j');
     const first = Journal.open(file, options());
     for (const line of [2, 3, 4, 5, 6]) first.starting(line);
-    first.accepted(2);
-    first.failed(3, 'line 3: 500 boom');
-    first.notSent(4);
-    first.unknown(5);
+    first.settled(2, 'accepted');
+    first.settled(3, 'failed', 'line 3: 500 boom');
+    first.settled(4, 'unsent');
+    first.settled(5, 'unknown');
     first.close(false); // line 6 stays "about to be sent": in flight when it ended
     fs.appendFileSync(file, 'a 6'); // a record torn by the kill: no newline
 
@@ -82,7 +82,7 @@ describe('the journal', () => {
     const file = path.join(dir, 'j');
     const journal = Journal.open(file, options());
     journal.starting(2);
-    journal.failed(2, 'line 2: 401 ••••WXYZ refused');
+    journal.settled(2, 'failed', 'line 2: 401 ••••WXYZ refused');
     journal.close(true);
     expect(fs.readFileSync(file, 'utf8')).toMatch(
       /^\{"journal":"trigger batch journal","version":1,.*\}\ns 2\nf 2 "line 2: 401 ••••WXYZ refused"\ndone /,

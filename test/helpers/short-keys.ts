@@ -1,0 +1,14 @@
+/**
+ * Keys too short to be API keys (docs/choices.md), and how their refusal reads: for
+ * test/e2e/short-keys.test.ts (keys on standard input) and test/in-process/shells-short-keys.test.ts.
+ */
+
+export const TOO_SHORT =
+  /^error: the API key from .+ is (\d+) characters? long, too short to be an API key \(trigger needs 12 or more\); nothing was stored or sent/m;
+
+export const keys = ['x', 'purchase', 'abcdefghijk']; // 1, 8 and 11 characters
+
+/** Fails without echoing the key when it is in the text as a word of its own. */
+export const expectNotEchoed = (text: string, key: string) => {
+  if (new RegExp(`(^|[^\\w])${key}([^\\w]|$)`).test(text.replace(TOO_SHORT, ''))) throw new Error('the key was echoed');
+};
