@@ -6,11 +6,15 @@
  *   its hints name its inputs and the secret, never `trigger config`;
  * - every command it prints for a person runs as printed, and its log shows the rows that were not
  *   accepted with the lines the CLI prints.
+ * The Action runs as a process, as a runner runs it; the CLI that stores the runner's settings, prints
+ * the ✖ lines to compare with and follows the printed commands runs in-process (main() with the same
+ * argv, environment and folder): a spawned Node for each cost a second and showed nothing more.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { json, killAfter, startServer, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, runAction } from '../helpers/action.js';
 import { printedCommand } from '../helpers/batch.js';
@@ -48,9 +52,15 @@ afterEach(async () => {
   box.cleanup();
 });
 
-/** Stores a key and the base URL on the "runner" as a person would, with the CLI. */
+/** The CLI as a person on the runner or a job's next step runs it (in-process). */
+const run = (args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }) => runBuilt(args, options);
+
+/**
+ * Stores a key and the base URL on the "runner" as a person would, with the CLI. (The key as an
+ * argument: piped in, as people do, in test/e2e/config.test.ts.)
+ */
 async function storeSettings(env: NodeJS.ProcessEnv = box.env): Promise<string> {
-  const key = await run(['config', 'set-key', '--insecure-storage'], { env, input: `${STORED_KEY}\n` });
+  const key = await run(['config', 'set-key', STORED_KEY, '--insecure-storage'], { env });
   expect(key.code).toBe(0);
   const url = await run(['config', 'set-base-url', server.url], { env });
   expect(url.code).toBe(0);

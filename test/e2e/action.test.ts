@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
+import { ROOT, TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
 import { freePort, json, killAfter, startServer, usr1WhileHeld, type TestServer } from '../helpers/server.js';
 import { cloneWorkingTree, loadAction, parseOutputFile, runAction } from '../helpers/action.js';
 
@@ -57,7 +58,8 @@ describe('the GitHub Action', () => {
     expect(server.requests.map((r) => `${r.url} ${r.body} ${r.headers.authorization}`)).toEqual([
       `/v1/triggers/deploy/users/alice/events {"value":9.99} Bearer ${TEST_KEY}`,
     ]);
-    const cli = await run(['fire', 'deploy', 'alice', '--value', '9.99'], {
+    // The CLI's line for the same event: the built main() in this process (only the Action's step needs one).
+    const cli = await runBuilt(['fire', 'deploy', 'alice', '--value', '9.99'], {
       env: { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url },
     });
     expect(cli.code).toBe(0);

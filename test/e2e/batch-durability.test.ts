@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, TEST_KEY, expectNoKey, run, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 import { holdAnswers, keptRows, userOf, csvRows } from '../helpers/batch.js';
 
@@ -23,6 +24,11 @@ const file = (name: string, text: string | Buffer) => {
 const read = (name: string) => fs.readFileSync(at(name), 'utf8');
 // 20,000 rows took over 60 s under a load of 27 on two cores: the time limit only catches a hang.
 const batch = (args: string[], input?: string) => run(['batch', ...args], { env: box.env, input, timeoutMs: 240_000 });
+/**
+ * The runs that only refuse, or follow a printed command, after the process that matters (killed,
+ * interrupted) has ended: in-process, with the same arguments and assertions, and no Node to start.
+ */
+const batchInProcess = (args: string[]) => runBuilt(['batch', ...args], { env: box.env });
 const keptIn = (name: string) => keptRows(read(name));
 
 describe('kill -9 with a journal, then --resume', () => {
@@ -47,13 +53,13 @@ describe('kill -9 with a journal, then --resume', () => {
 
     // The journal is never ignored: without --resume nothing is sent. (Run one after the other: each
     // takes the journal's lock.)
-    const again = await batch([input, '--journal', journal, '--failed', at('failed.csv')]);
+    const again = await batchInProcess([input, '--journal', journal, '--failed', at('failed.csv')]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already records a batch of .*big\.csv that did not finish/);
     expect(again.stderr).toContain(`--journal ${journal} --resume`);
     // Nor with another input.
     const other = file('other.csv', csvRows(1_000, 'x'));
-    const wrong = await batch([other, '--journal', journal, '--resume']);
+    const wrong = await batchInProcess([other, '--journal', journal, '--resume']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('was made for another input');
     expect(server.requests.length).toBe(firstRun);
@@ -76,8 +82,9 @@ describe('kill -9 with a journal, then --resume', () => {
 
     // A completed batch guards against sending the backfill twice; and the replay the summary prints
     // sends nothing twice: it skips the unknown rows. Neither sends nor changes what the other reads.
+    // (One of the two in-process: a second at once would swap process.stdout under the first.)
     const before = server.requests.length;
-    const [twice, replay] = await Promise.all([batch([input, '--journal', journal]), batch([at('failed.csv')])]);
+    const [twice, replay] = await Promise.all([batchInProcess([input, '--journal', journal]), batch([at('failed.csv')])]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('already records a completed batch');
     expect(server.requests.length).toBe(before);
@@ -90,7 +97,7 @@ describe('kill -9 with a journal, then --resume', () => {
     const stdin = await batch(['-', '--journal', at('j')], csvRows(3));
     expect(stdin.code).toBe(2);
     expect(stdin.stderr).toContain('--journal needs the input as a regular file');
-    const alone = await batch([file('a.csv', csvRows(3)), '--resume']);
+    const alone = await batchInProcess([file('a.csv', csvRows(3)), '--resume']);
     expect(alone.code).toBe(2);
     expect(server.requests).toHaveLength(0);
   });
@@ -142,7 +149,7 @@ describe('signals', () => {
     expect(firstRun).toHaveLength(8);
 
     server.handle((_req, res) => json(res, 200, { success: true }));
-    const replay = await batch([at('cc-failed.csv'), '--failed', at('cc-again.csv')]);
+    const replay = await batchInProcess([at('cc-failed.csv'), '--failed', at('cc-again.csv')]);
     const sent = server.requests.slice(8).map((r) => userOf(r.url));
     expect(sent).toHaveLength(32);
     expect(sent.filter((u) => firstRun.includes(u))).toEqual([]);
@@ -150,7 +157,7 @@ describe('signals', () => {
     expect(replay.stdout).toMatch(/32 accepted · 0 failed · 0 invalid · 8 outcome unknown of 40 rows/);
     expect(replay.stderr).toContain('skipped: an earlier run could not tell whether it was recorded');
     // The skipped rows stay marked, so the next replay skips them too; --retry-unknown sends them.
-    const retry = await batch([at('cc-again.csv'), '--retry-unknown']);
+    const retry = await batchInProcess([at('cc-again.csv'), '--retry-unknown']);
     expect(retry.code).toBe(0);
     expect(
       server.requests

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator.js';
+import { startServer } from '../helpers/server.js';
 
 let box: Sandbox;
 let emu: EmulatorProcess | undefined;
@@ -61,9 +62,10 @@ describe('trigger emulator: lifecycle', () => {
   });
 
   it('a port in use is one clear line and exit 2', async () => {
-    emu = await startEmulatorProcess([], box.env);
-    const port = new URL(emu.url).port;
-    const result = await run(['emulator', '--port', port], { env: box.env, timeoutMs: 5_000 });
+    // Anything listening on the port will do: a plain server here, not a second spawned emulator.
+    const holder = await startServer();
+    const port = String(holder.port);
+    const result = await run(['emulator', '--port', port], { env: box.env, timeoutMs: 5_000 }).finally(() => holder.close());
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);

@@ -1,11 +1,12 @@
 /**
  * The built binary against a real server on 127.0.0.1: what the server received, the exit code,
  * stdout and stderr, and that the key shows in neither. One spawned run per exit code (0, 1, 2, 3,
- * 130 on a real SIGINT) and --version/--help; the table cases run in-process in
+ * 130 on a real SIGINT) and --version (--help runs the built main() in-process); the table cases run in-process in
  * test/in-process/fire-service.test.ts and test/commands/fire.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -101,10 +102,11 @@ describe('help and version', () => {
     const version = await run(['--version'], { env: box.env });
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const help = await run(['--help'], { env: box.env });
+    // The help texts from the built main() in this process; the spawned --version shows the process's exit 0.
+    const help = await runBuilt(['--help'], { env: box.env });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
-    const fireHelp = await run(['fire', '--help'], { env: box.env });
+    const fireHelp = await runBuilt(['fire', '--help'], { env: box.env });
     expect(fireHelp.code).toBe(0);
     expect(fireHelp.stdout).toContain('trigger fire purchase alice@example.com --value 9.99');
   });

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { killAfter } from '../helpers/server.js';
 import { countingService, csvOf, printedNext, users, type CountingService } from '../helpers/batch.js';
 
@@ -26,6 +27,12 @@ afterEach(async () => {
 });
 const batch = (args: string[], options: { onSpawn?: Parameters<typeof run>[1]['onSpawn'] } = {}) =>
   run(args, { env: box.env, cwd: box.home, timeoutMs: 30_000, ...options });
+/**
+ * A run that needs to be another batch, not another process: the built main() in this process
+ * (test/helpers/built-in-process.ts), in the same folder. Not for a run whose printed command is read
+ * back: in-process the paths it prints are resolved against the folder, not as typed.
+ */
+const batchInProcess = (args: string[]) => runBuilt(args, { env: box.env, cwd: box.home });
 
 describe('a printed replay command', () => {
   it('killed with SIGKILL in the middle, then run again (and again): each row is sent at most once, none lost', async () => {
@@ -46,8 +53,8 @@ describe('a printed replay command', () => {
     expect(sentBeforeKill.size).toBeLessThan(300);
 
     service.delayMs = 0;
-    const again = await batch(replay);
-    const third = await batch(replay);
+    const again = await batchInProcess(replay);
+    const third = await batchInProcess(replay);
     for (const [user, n] of service.received()) expect([user, n]).toEqual([user, 1]); // never twice
     // Every user was received, or is kept in the replay's failed file (in flight at the kill: outcome unknown).
     const kept = fs.readFileSync(path.join(box.home, replay[3]!), 'utf8');
@@ -69,6 +76,8 @@ describe('a printed replay command', () => {
     service.server.requests.length = 0;
     service.refused = new Set();
     service.delayMs = 30;
+    // Both spawned: one in this process would be sending before the other's Node had started, and done
+    // before it asked for the journal.
     const [a, b] = await Promise.all([batch(replay), batch(replay)]);
     expect([a.code, b.code].sort()).toEqual([0, 2]);
     expect(`${a.stderr}${b.stderr}`).toMatch(/is in use by another batch \(pid \d+/);

@@ -4,6 +4,10 @@
  * that has ended, one on another host, and a lock that is a folder (which used to spin at 100% CPU).
  * How long a write waits, and that it pauses between looks, is asserted on a fake clock in-process
  * (test/unit/lock-wait.test.ts); here, what a process shows, never how long it took.
+ * The holders are real processes; the writer facing one runs main() of the built bundle in this
+ * process (`inProcess`, test/helpers/built-in-process.ts) where only its code, message and the file
+ * matter, and is a spawned binary for the eight at once under libfaketime and for the folder lock (a
+ * spin there would be a process at 100% CPU).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
+import { runBuilt } from '../helpers/built-in-process.js';
 import { needs, where } from '../helpers/needs.js';
 
 let box: Sandbox;
@@ -25,6 +30,7 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = box.env, timeoutMs?: number) => run(args, { env, timeoutMs });
+const inProcess = (args: string[], env: NodeJS.ProcessEnv) => runBuilt(args, { env });
 const stored = () => JSON.parse(fs.readFileSync(file, 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
 const seed = () =>
   fs.writeFileSync(file, JSON.stringify({ profiles: { default: { baseUrl: 'https://kept.example.com' } } }), { mode: 0o600 });
@@ -82,7 +88,7 @@ describe('the settings lock', () => {
     const holding = await holder();
     let killed = false;
     try {
-      const waited = await cli(['config', 'set-base-url', 'https://new.example.com'], { ...box.env, TRIGGER_LOCK_WAIT: '1' });
+      const waited = await inProcess(['config', 'set-base-url', 'https://new.example.com'], { ...box.env, TRIGGER_LOCK_WAIT: '1' });
       expect(waited.code).toBe(2);
       expect(waited.stderr.trim().split('\n')).toHaveLength(1);
       expect(waited.stderr).toContain(`error: cannot write ${file}: process ${holding.pid} holds its lock ${lock}; gave up after 1 s`);
@@ -91,7 +97,7 @@ describe('the settings lock', () => {
 
       await holding.kill();
       killed = true;
-      const taken = await cli(['config', 'set-base-url', 'https://new.example.com'], { ...box.env, TRIGGER_LOCK_WAIT: '0' });
+      const taken = await inProcess(['config', 'set-base-url', 'https://new.example.com'], { ...box.env, TRIGGER_LOCK_WAIT: '0' });
       expect(taken.stderr).toBe('');
       expect(taken.code).toBe(0);
       expect(stored().profiles.default?.baseUrl).toBe('https://new.example.com');
@@ -107,7 +113,7 @@ describe('the settings lock', () => {
     // Dated an hour ahead, as a machine whose clock runs ahead would leave it: its age says nothing.
     const ahead = new Date(Date.now() + 3_600_000);
     fs.utimesSync(lock, ahead, ahead);
-    const result = await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '0' });
+    const result = await inProcess(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '0' });
     expect(result.code).toBe(0);
     expect(stored().profiles.default?.apiKey === TEST_KEY).toBe(true);
     expect(fs.existsSync(lock)).toBe(false);
@@ -117,7 +123,7 @@ describe('the settings lock', () => {
   it('a lock held on another host is waited for, then exit 2 naming it and the host', async () => {
     seed();
     fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: 'build-7.example.net' }));
-    const result = await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '0.5' });
+    const result = await inProcess(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '0.5' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`its lock ${lock} is held by process ${process.pid} on build-7.example.net`);
     expect(result.stderr).toContain(`if no trigger command is running there, remove it: rm ${lock}`);
@@ -141,7 +147,7 @@ describe('the settings lock', () => {
   });
 
   it('a TRIGGER_LOCK_WAIT that is not a number of seconds: exit 2, nothing stored', async () => {
-    const result = await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '5s' });
+    const result = await inProcess(['config', 'set-key', TEST_KEY, '--insecure-storage'], { ...box.env, TRIGGER_LOCK_WAIT: '5s' });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe('error: TRIGGER_LOCK_WAIT="5s" is not a number of seconds — set it to e.g. 15, or unset it');
     expect(fs.existsSync(file)).toBe(false);
