@@ -5,20 +5,20 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts'];
 
 /**
- * The spawned files that take longest (seconds on a quiet 2-core machine, 2026-11-26). They start
+ * The spawned files that take longest (seconds each with three files at once, on a quiet 2-core machine, 2026-11-27). They start
  * first: vitest orders files by the durations of the last run on this machine and, on a fresh clone
  * (CI) that has none, by size, which started a 23 s file near the end and left one worker idle while
  * it ran (a suite of 123-129 s on a fresh clone against 113 s with durations known). A file missing
  * here runs after these, ordered as vitest orders it; a stale entry costs nothing but its place.
  */
 const LONGEST_FIRST = [
-  'test/e2e/completion.test.ts', // 23.5
-  'test/e2e/batch-once.test.ts', // 20.3
-  'test/e2e/terminal.test.ts', // 15.0
-  'test/e2e/code-cache.test.ts', // 9.7
-  'test/e2e/batch-durability.test.ts', // 8.8
-  'test/e2e/action-settings.test.ts', // 7.5
-  'test/e2e/batch.test.ts', // 7.1
+  'test/e2e/batch-once.test.ts', // 23.7
+  'test/e2e/code-cache.test.ts', // 17.7
+  'test/e2e/terminal.test.ts', // 13.0
+  'test/e2e/batch-durability.test.ts', // 12.0
+  'test/e2e/package.test.ts', // 9.7
+  'test/e2e/batch.test.ts', // 9.5
+  'test/e2e/keychain.test.ts', // 8.5
 ];
 
 class LongestFirst extends BaseSequencer {
