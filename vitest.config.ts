@@ -5,11 +5,12 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts'];
 
 /**
- * The spawned files that take longest (seconds each with three files at once, on a quiet 2-core machine, 2026-11-27). They start
- * first: vitest orders files by the durations of the last run on this machine and, on a fresh clone
- * (CI) that has none, by size, which started a 23 s file near the end and left one worker idle while
- * it ran (a suite of 123-129 s on a fresh clone against 113 s with durations known). A file missing
- * here runs after these, ordered as vitest orders it; a stale entry costs nothing but its place.
+ * The spawned files that take longest (seconds each, three files at once, quiet 2-core machine,
+ * 2026-11-27). They start first: vitest orders files by the durations of the last run on this
+ * machine and, on a fresh clone (CI) that has none, by size, which started a 23 s file near the end
+ * and left one worker idle while it ran (a suite of 123-129 s on a fresh clone against 113 s with
+ * durations known). A file missing here runs after these, ordered as vitest orders it; a stale entry
+ * costs nothing but its place.
  */
 const LONGEST_FIRST = [
   'test/e2e/batch-once.test.ts', // 23.7
