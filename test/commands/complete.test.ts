@@ -7,15 +7,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../src/batch/formats.js';
 import { commandEnv, runCommand, type CommandSandbox } from '../helpers/in-process.js';
+import { PROFILES } from '../helpers/complete.js';
 
 let box: CommandSandbox;
 beforeAll(async () => {
   box = commandEnv();
-  for (const [name, url] of [
-    ['staging', 'https://staging.example.com'],
-    ['prod', 'https://api.example.com'],
-  ]) {
-    const result = await runCommand(['config', 'set-base-url', url!, '--profile', name!], box.env);
+  for (const [name, url] of PROFILES) {
+    const result = await runCommand(['config', 'set-base-url', url, '--profile', name], box.env);
     expect(result.code, result.stderr).toBe(0);
   }
 });

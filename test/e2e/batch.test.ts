@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, type Sandbox } from '../helpers/cli.js';
+import { homeFile, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type Received, type TestServer, useServer } from '../helpers/server.js';
 import { holdAnswers } from '../helpers/batch.js';
 
@@ -14,11 +14,7 @@ let server: TestServer;
 let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
-const file = (name: string, text: string) => {
-  const target = path.join(box.home, name);
-  fs.writeFileSync(target, text);
-  return target;
-};
+const file = (name: string, text: string) => homeFile(box, name, text);
 const read = (name: string) => fs.readFileSync(path.join(box.home, name), 'utf8');
 const batch = (args: string[], input?: string, env: NodeJS.ProcessEnv = box.env) =>
   run(['batch', ...args], { env, input, timeoutMs: 60_000 });

@@ -3,12 +3,11 @@
  * scripts of `trigger completion` are used in real interactive bash (with bash-completion), zsh and
  * fish in a pseudo-terminal (tmux), typing Tab as a person does.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, sandbox, type Sandbox } from '../helpers/cli.js';
 import { missing, needs } from '../helpers/needs.js';
 import { SHELL_NEEDS, ShellSession, type ShellName } from '../helpers/shell.js';
+import { PROFILES, writeCompletionWork } from '../helpers/complete.js';
 
 const shells: Array<[ShellName, 'source' | 'fpath' | undefined]> = [
   ['bash', undefined],
@@ -24,15 +23,7 @@ let box: Sandbox;
 let work: string;
 beforeAll(async () => {
   box = sandbox();
-  work = path.join(box.home, 'work');
-  fs.mkdirSync(work);
-  fs.writeFileSync(path.join(work, 'events.csv'), 'triggerId,userId\n');
-  fs.writeFileSync(
-    path.join(work, 'triggers.json'),
-    JSON.stringify({
-      triggers: { purchase: { name: 'Purchase completed' }, promo: { name: 'Spring promo' }, signup: { name: 'Signed up' } },
-    }),
-  );
+  work = writeCompletionWork(box.home);
   for (const [shell, install] of shells) {
     if (missing(...SHELL_NEEDS[shell])) continue;
     const started = ShellSession.start(shell, box, { cwd: work, install });
@@ -40,11 +31,8 @@ beforeAll(async () => {
     sessions.set(`${shell} ${install}`, started);
   }
   // The profiles are written while the shells start: the first Tab is the first to read them.
-  for (const [name, url] of [
-    ['staging', 'https://staging.example.com'],
-    ['prod', 'https://api.example.com'],
-  ]) {
-    const result = await run(['config', 'set-base-url', url!, '--profile', name!], { env: box.env });
+  for (const [name, url] of PROFILES) {
+    const result = await run(['config', 'set-base-url', url, '--profile', name], { env: box.env });
     expect(result.code, result.stderr).toBe(0);
   }
 }, 60_000);

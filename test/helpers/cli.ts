@@ -28,6 +28,13 @@ export interface Sandbox {
   cleanup(): void;
 }
 
+/** Writes `text` to `name` in the sandbox's home folder; returns the file's path. */
+export function homeFile(box: Sandbox, name: string, text: string): string {
+  const target = path.join(box.home, name);
+  fs.writeFileSync(target, text);
+  return target;
+}
+
 export function sandbox(extra: NodeJS.ProcessEnv = {}): Sandbox {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-test-'));
   const configDir = path.join(home, 'trigger-config');

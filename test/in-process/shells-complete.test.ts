@@ -6,30 +6,18 @@
  * show: that a Tab reaches the tool, puts a single answer on the line, lists several with their
  * descriptions, completes after `=`, and lists files where a file goes.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../src/batch/formats.js';
 import { commandEnv, runCommand, type CommandSandbox } from '../helpers/in-process.js';
+import { PROFILES, writeCompletionWork } from '../helpers/complete.js';
 
 let box: CommandSandbox;
 let work: string;
 beforeAll(async () => {
   box = commandEnv();
-  work = path.join(box.home, 'work');
-  fs.mkdirSync(work);
-  fs.writeFileSync(path.join(work, 'events.csv'), 'triggerId,userId\n');
-  fs.writeFileSync(
-    path.join(work, 'triggers.json'),
-    JSON.stringify({
-      triggers: { purchase: { name: 'Purchase completed' }, promo: { name: 'Spring promo' }, signup: { name: 'Signed up' } },
-    }),
-  );
-  for (const [name, url] of [
-    ['staging', 'https://staging.example.com'],
-    ['prod', 'https://api.example.com'],
-  ]) {
-    const result = await runCommand(['config', 'set-base-url', url!, '--profile', name!], box.env);
+  work = writeCompletionWork(box.home);
+  for (const [name, url] of PROFILES) {
+    const result = await runCommand(['config', 'set-base-url', url, '--profile', name], box.env);
     expect(result.code, result.stderr).toBe(0);
   }
 });

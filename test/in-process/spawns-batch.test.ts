@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../helpers/cli.js';
+import { homeFile, type Sandbox } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type TestServer, useServer } from '../helpers/server.js';
 import { keptRows, userOf } from '../helpers/batch.js';
@@ -18,11 +18,7 @@ let server: TestServer;
 let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
-const file = (name: string, text: string) => {
-  const target = path.join(box.home, name);
-  fs.writeFileSync(target, text);
-  return target;
-};
+const file = (name: string, text: string) => homeFile(box, name, text);
 const batch = (args: string[]) => runInProcess(['batch', ...args], { env: box.env });
 
 describe('trigger batch --shard', () => {
