@@ -64,6 +64,11 @@ interface Form {
   alphabet: RegExp | undefined;
   minPiece: number;
   stretches: Stretch[];
+  /**
+   * Found by this expression rather than by its text, once one of `starts` is in the view: the hex
+   * with its bytes apart, where any of `:`, `-` or space may stand between each two bytes.
+   */
+  pattern?: { expression: RegExp; starts: string[] };
 }
 
 /** A stretch of the text to mask; `whole` when it is a whole form of the key (masked as ••••abcd). */
@@ -123,7 +128,7 @@ class Secret {
    * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
    * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
    * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
-   * (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`); and, for a key long enough, its base64.
+   * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
    */
   readonly forms: Form[];
   /** Matches wherever a whole form might be: any form in any case, or an escape. */
@@ -146,12 +151,17 @@ class Secret {
       form(lower, 'all', this.short ? 0 : MIN_PIECE),
       ...[...literal].map((text) => form(text, 'undecoded')),
       form(hex, 'decoded', this.short ? 0 : 2 * MIN_PIECE),
-      ...[':', '-', ' '].map((separator) => form(hex.replace(/..(?!$)/g, `$&${separator}`), 'decoded')),
+      form(hex.replace(/..(?!$)/g, '$&:'), 'decoded', 0, {
+        pattern: {
+          expression: new RegExp(hex.replace(/..(?!$)/g, '$&[-: ]'), 'g'),
+          starts: [':', '-', ' '].map((separator) => `${hex.slice(0, 2)}${separator}${hex.slice(2, 4)}`),
+        },
+      }),
       ...(this.short ? [] : base64Forms(key)),
     ];
     // Case-insensitive searches: wider than base64 needs, a net never narrower than the forms.
     const net = (texts: string[]) => new RegExp([...new Set(texts)].map(escapeRegExp).concat('%', '\\\\', '&').join('|'), 'i');
-    this.#maybe = net(this.forms.map((f) => f.text));
+    this.#maybe = net(this.forms.flatMap((f) => f.pattern?.starts ?? f.text));
     this.#shortest = Math.min(...this.forms.map((f) => f.text.length));
     const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
     this.#maybePiece = anchors.length > 0 ? net(anchors) : undefined;
@@ -332,6 +342,11 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
   for (const form of secret.forms) {
     if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
     const haystack = form.anyCase ? view.lower : view.text;
+    if (form.pattern) {
+      if (!form.pattern.starts.some((start) => haystack.includes(start))) continue;
+      for (const m of haystack.matchAll(form.pattern.expression)) add(m.index, m.index + m[0].length);
+      continue;
+    }
     if (pieces && form.minPiece > 0) grownRuns(haystack, form, view.at, ranges);
     eachAt(haystack, form.text, (at) => {
       let start = at;

@@ -56,6 +56,7 @@ describe('hexadecimal with its bytes apart', () => {
     ['dashes', apart('-')],
     ['spaces', apart(' ')],
     ['colons, upper case', apart(':').toUpperCase()],
+    ['the three separators mixed', hex(KEY).replace(/..(?!$)/g, (byte, at: number) => `${byte}${[':', '-', ' '][(at / 2) % 3]}`)],
     ['inside a longer run', `00:11:${apart(':')}:ff`],
   ])('%s: masked whole in written text and server text', (_name, form) => {
     for (const mask of [(t: string) => r.text(t), (t: string) => r.server(t)]) {
