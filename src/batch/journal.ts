@@ -162,11 +162,23 @@ function load(file: string): Loaded {
  * (or cannot be read). For the replay command, which reuses a journal only for its own input.
  */
 export function journalInput(file: string): InputFingerprint | undefined {
+  // The first line only, read until its newline: a replay's journal of millions of rows is tens of
+  // MB, and the header of an input of many files can pass any fixed size.
+  let fd: number | undefined;
   try {
-    const text = fs.readFileSync(file, 'utf8');
-    return headerOf(text.slice(0, text.indexOf('\n')))?.input;
+    fd = fs.openSync(file, 'r');
+    const chunks: Buffer[] = [];
+    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
+      const chunk = Buffer.alloc(64 * 1024);
+      read = fs.readSync(fd, chunk, 0, chunk.length, at);
+      newline = chunk.subarray(0, read).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
+    }
+    return headerOf(Buffer.concat(chunks).toString('utf8'))?.input;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

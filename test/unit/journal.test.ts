@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Journal, type InputFingerprint } from '../../src/batch/journal.js';
+import { Journal, journalInput, type InputFingerprint } from '../../src/batch/journal.js';
 import { UsageError } from '../../src/errors.js';
 
 let dir: string;
@@ -87,5 +87,18 @@ describe('the journal', () => {
     expect(fs.readFileSync(file, 'utf8')).toMatch(
       /^\{"journal":"trigger batch journal","version":1,.*\}\ns 2\nf 2 "line 2: 401 ••••WXYZ refused"\ndone /,
     );
+  });
+
+  it("names the input from the header line alone: past a large journal's records, and a header of many files", () => {
+    const file = path.join(dir, 'j');
+    const parts = Array.from({ length: 1_000 }, (_, i) => ({ ...input, path: `/data/export/part-${String(i).padStart(5, '0')}.csv.gz` }));
+    const journal = Journal.open(file, options({ inputs: parts }));
+    journal.close(true);
+    expect(fs.statSync(file).size).toBeGreaterThan(64 * 1024); // the header alone
+    fs.appendFileSync(file, 's 2\n'.repeat(100_000));
+    expect(journalInput(file)).toEqual(parts[0]);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
+    expect(journalInput(path.join(dir, 'notes.txt'))).toBeUndefined();
+    expect(journalInput(path.join(dir, 'missing'))).toBeUndefined();
   });
 });
