@@ -587,6 +587,11 @@ function formRanges(text, view2, secret, pieces, ranges) {
   for (const form2 of secret.forms) {
     if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
     const haystack = form2.anyCase ? view2.lower : view2.text;
+    if (form2.pattern) {
+      if (!form2.pattern.starts.some((start) => haystack.includes(start))) continue;
+      for (const m of haystack.matchAll(form2.pattern.expression)) add2(m.index, m.index + m[0].length);
+      continue;
+    }
     if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, view2.at, ranges);
     eachAt(haystack, form2.text, (at) => {
       let start = at;
@@ -676,7 +681,7 @@ var init_redact = __esm({
        * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
        * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
        * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
-       * (`73:6b:5f`, `73-6b-5f`, `73 6b 5f`); and, for a key long enough, its base64.
+       * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
        */
       forms;
       /** Matches wherever a whole form might be: any form in any case, or an escape. */
@@ -698,11 +703,16 @@ var init_redact = __esm({
           form(lower, "all", this.short ? 0 : MIN_PIECE),
           ...[...literal].map((text) => form(text, "undecoded")),
           form(hex2, "decoded", this.short ? 0 : 2 * MIN_PIECE),
-          ...[":", "-", " "].map((separator) => form(hex2.replace(/..(?!$)/g, `$&${separator}`), "decoded")),
+          form(hex2.replace(/..(?!$)/g, "$&:"), "decoded", 0, {
+            pattern: {
+              expression: new RegExp(hex2.replace(/..(?!$)/g, "$&[-: ]"), "g"),
+              starts: [":", "-", " "].map((separator) => `${hex2.slice(0, 2)}${separator}${hex2.slice(2, 4)}`)
+            }
+          }),
           ...this.short ? [] : base64Forms(key)
         ];
         const net2 = (texts) => new RegExp([...new Set(texts)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
-        this.#maybe = net2(this.forms.map((f) => f.text));
+        this.#maybe = net2(this.forms.flatMap((f) => f.pattern?.starts ?? f.text));
         this.#shortest = Math.min(...this.forms.map((f) => f.text.length));
         const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
         this.#maybePiece = anchors.length > 0 ? net2(anchors) : void 0;
@@ -38514,11 +38524,21 @@ function load2(file) {
   return loaded2;
 }
 function journalInput(file) {
+  let fd;
   try {
-    const text = import_node_fs10.default.readFileSync(file, "utf8");
-    return headerOf(text.slice(0, text.indexOf("\n")))?.input;
+    fd = import_node_fs10.default.openSync(file, "r");
+    const chunks = [];
+    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
+      const chunk = Buffer.alloc(64 * 1024);
+      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      newline = chunk.subarray(0, read).indexOf(10);
+      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
+    }
+    return headerOf(Buffer.concat(chunks).toString("utf8"))?.input;
   } catch {
     return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
@@ -43230,7 +43250,7 @@ async function openInputs(sources, options = {}) {
 async function openStdin(options, columns) {
   const given = options.stdin;
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
-  if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin();
+  if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
   const mark = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
   const stream = import_node_stream.Readable.from(
@@ -43268,7 +43288,7 @@ var init_input = __esm({
     zstd = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
-    parquetOnStdin = () => new UsageError("standard input is a Parquet file, which is read from its footer and cannot come through a pipe", {
+    parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
   }

@@ -184,8 +184,9 @@ async function* decompressed(source: Readable, compression: Compression, name: s
   }
 }
 
-const parquetOnStdin = () =>
-  new UsageError('standard input is a Parquet file, which is read from its footer and cannot come through a pipe', {
+/** Parquet through standard input: found by its first bytes, or asked for with `--format parquet`. */
+const parquetOnStdin = (what = 'standard input is a Parquet file') =>
+  new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
     hint: 'give the file by its name: trigger batch export.parquet',
   });
 
@@ -349,7 +350,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
   // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
   // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
-  if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin();
+  if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
   const mark: Stopped = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(

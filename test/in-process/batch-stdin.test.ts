@@ -58,4 +58,14 @@ describe('trigger batch - reads the context stdin', () => {
     expect(sent()).toEqual(['/v1/triggers/t/users/u1/events {"value":1}']);
     expect(result.stderr).toMatch(/line 3|row 2/);
   });
+
+  it('--format parquet with a pipe: exit 2 saying the flag asks for a file by name, whatever the pipe holds; nothing sent', async () => {
+    const result = await batchFrom(Readable.from(['triggerId,userId\nt,u1\n']), '--format', 'parquet');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: --format parquet reads a Parquet file, which is read from its footer and cannot come through a pipe',
+    );
+    expect(result.stderr).not.toContain('standard input is a Parquet file');
+    expect(sent()).toEqual([]);
+  });
 });
