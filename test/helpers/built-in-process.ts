@@ -30,6 +30,14 @@ export async function runBuilt(args: string[], options: { env: NodeJS.ProcessEnv
     stdout: Object.getOwnPropertyDescriptor(streams.stdout, 'isTTY'),
     stderr: Object.getOwnPropertyDescriptor(streams.stderr, 'isTTY'),
   };
+  // What main() leaves on the process (an Output's 'error' listener on stdout, a signal handler) is
+  // taken off again: listeners would pile up over a file's runs, each keeping an Output alive.
+  const watched: Array<[NodeJS.EventEmitter, string]> = [
+    [streams.stdout, 'error'],
+    [streams.stderr, 'error'],
+    ...(['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal): [NodeJS.EventEmitter, string] => [process, signal]),
+  ];
+  const listeners = watched.map(([emitter, event]) => [emitter, event, new Set(emitter.listeners(event))] as const);
   for (const name of ['stdout', 'stderr'] as const) {
     streams[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       text[name] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -46,6 +54,11 @@ export async function runBuilt(args: string[], options: { env: NodeJS.ProcessEnv
     });
     return { code, signal: null, ...text };
   } finally {
+    for (const [emitter, event, before] of listeners) {
+      for (const listener of emitter.listeners(event)) {
+        if (!before.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    }
     for (const name of ['stdout', 'stderr'] as const) {
       streams[name].write = saved[name];
       const before = tty[name];
