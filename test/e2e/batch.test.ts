@@ -122,3 +122,32 @@ describe('trigger batch: a reader that goes away', () => {
 });
 
 // --shard (four jobs given one file) runs in-process: test/in-process/spawns-batch.test.ts.
+
+describe('trigger batch --shard', () => {
+  it('four jobs given the same file send every row exactly once between them, a user in one job', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `t,user${i % 97},${i}`).join('\n');
+    const input = file('shared.csv', `triggerId,userId,value\n${rows}\nt,,1\n`);
+    // Four processes at once in one folder, as the jobs of a CI matrix start.
+    const runs = await Promise.all([1, 2, 3, 4].map((i) => batch([input, '--shard', `${i}/4`, '--json'])));
+    const perShard = runs.map((r) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { line: number; userId: string | null }),
+    );
+    const lines = perShard
+      .flat()
+      .map((r) => r.line)
+      .sort((a, b) => a - b);
+    expect(lines).toEqual(Array.from({ length: 401 }, (_, i) => i + 2)); // every row, once (the invalid one too)
+    expect(server.requests).toHaveLength(400);
+    expect(new Set(server.requests.map((r) => r.body)).size).toBe(400);
+    const shardOf = new Map<string, number>();
+    perShard.forEach((results, shard) =>
+      results.forEach((r) => r.userId && shardOf.set(r.userId, (shardOf.get(r.userId) ?? shard) === shard ? shard : -1)),
+    );
+    expect([...shardOf.values()].includes(-1)).toBe(false);
+    expect(perShard.every((results) => results.length > 40)).toBe(true);
+  });
+});
