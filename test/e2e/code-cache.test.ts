@@ -227,6 +227,7 @@ describe('the code cache runs only what this user wrote for this bundle', () => 
       fs.chmodSync(cacheDir(), 0o755); // readable is fine
       await expectFired(rec.env);
       expect(rec.last()).toEqual({ given: true, taken: true });
+      fs.chmodSync(cacheDir(), 0o700); // as it was made: the next test shares this sandbox
     });
 
     describe('as root', () => {
