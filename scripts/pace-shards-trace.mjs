@@ -1,0 +1,48 @@
+/**
+ * Issue 31's diagnostic: the four shards of scripts/bench-pace-sim.mjs on one 400/s token bucket
+ * (429 + Retry-After), on the simulated clock, printed per second: each shard's accepted events and
+ * the limit (P: paused) each had at the last answer of each half second. Shows which shard starves
+ * and in which regime of src/batch/pace.ts it sits.
+ *
+ * node scripts/pace-shards-trace.mjs   (SEED=42 quiet, 1-5 loaded; STAGGER=5000 starts them 5 s apart)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-trace-'));
+const outfile = path.join(dir, 'pace-sim.mjs');
+await build({
+  entryPoints: [path.join(root, 'test/unit/pace-sim.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  outfile,
+  logLevel: 'error',
+});
+const sim = await import(pathToFileURL(outfile).href);
+fs.rmSync(dir, { recursive: true, force: true });
+
+const seed = Number(process.env.SEED ?? 42);
+const stagger = Number(process.env.STAGGER ?? 0);
+const limits = {};
+const plans = [0, 1, 2, 3].map((i) => ({ rows: stagger ? 8_000 : 3_000, startAt: i * stagger }));
+const results = sim.simulateSenders(sim.tokenBucket(400), plans, {
+  loaded: seed !== 42,
+  seed,
+  trace: (who, now, pace) => {
+    (limits[Math.floor(now / 500)] ??= {})[who] = `${pace.limit}${pace.pausedUntil > now ? 'P' : ''}`;
+  },
+});
+const perSecond = {};
+results.forEach((r, who) => r.acceptedAt.forEach((t) => ((perSecond[Math.floor(t / 1000)] ??= [0, 0, 0, 0])[who] += 1)));
+for (const [second, counts] of Object.entries(perSecond)) {
+  const halves = [0, 1].map((h) => JSON.stringify(limits[2 * Number(second) + h] ?? {}));
+  console.log(`${second} s\t${counts.join('\t')}\t| limits ${halves.join(' ')}`);
+}
+console.log(
+  results.map((r, who) => `shard ${who}: ${r.accepted} accepted, ${r.pushedBack} pushed back, limit ${r.lowest}-${r.highest}`).join('\n'),
+);
