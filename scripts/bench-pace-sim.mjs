@@ -14,8 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const MACHINES = [{ loaded: false, seed: 42 }, ...[1, 2, 3, 4, 5].map((seed) => ({ loaded: true, seed }))];
 
-/** The simulator, bundled with the controller from source (both TypeScript). */
-async function loadSim() {
+/** The simulator, bundled with the controller from source (both TypeScript); scripts/pace-shards-trace.mjs uses it too. */
+export async function loadSim() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-sim-'));
   const outfile = path.join(dir, 'pace-sim.mjs');
   try {

@@ -6,25 +6,9 @@
  *
  * node scripts/pace-shards-trace.mjs   (SEED=42 quiet, 1-5 loaded; STAGGER=5000 starts them 5 s apart)
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { loadSim } from './bench-pace-sim.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-trace-'));
-const outfile = path.join(dir, 'pace-sim.mjs');
-await build({
-  entryPoints: [path.join(root, 'test/unit/pace-sim.ts')],
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  outfile,
-  logLevel: 'error',
-});
-const sim = await import(pathToFileURL(outfile).href);
-fs.rmSync(dir, { recursive: true, force: true });
+const sim = await loadSim();
 
 const seed = Number(process.env.SEED ?? 42);
 const stagger = Number(process.env.STAGGER ?? 0);
