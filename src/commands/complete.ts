@@ -12,7 +12,7 @@ import type { Argument, Command, Option } from 'commander';
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
-import { readConfig } from '../settings/store.js';
+import { readConfig, SETTINGS } from '../settings/store.js';
 import { activeProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
@@ -37,15 +37,12 @@ type Typed = Map<string, string[]>;
 /** Where the user's files tell the values, or the values themselves. */
 type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
 
-const SETTINGS: Candidate[] = [
-  { value: 'api-key', description: 'the API key (printed masked)' },
-  { value: 'base-url', description: 'the service base URL' },
-];
+const SETTING_NAMES: Candidate[] = Object.entries(SETTINGS).map(([value, setting]) => ({ value, description: setting.about }));
 
 /** An argument's values, by command path and argument name, where its name does not say it. */
 const ARGUMENT_VALUES: Record<string, ValueKind> = {
-  'config get name': SETTINGS,
-  'config unset name': SETTINGS,
+  'config get name': SETTING_NAMES,
+  'config unset name': SETTING_NAMES,
   'triggers show id': 'triggers',
   'triggers edit id': 'triggers',
   'triggers remove id': 'triggers',

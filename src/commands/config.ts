@@ -12,7 +12,17 @@ import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settin
 import { lockWaitMs, type LockOptions } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
-import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
+import {
+  checkProfileName,
+  getProfile,
+  readConfig,
+  updateConfig,
+  updateProfile,
+  SETTINGS,
+  type ConfigData,
+  type Profile,
+  type SettingName,
+} from '../settings/store.js';
 import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';
@@ -21,23 +31,18 @@ export interface ProfileOption {
   profile?: string;
 }
 
-/** Setting names as the user types them, where they live in a profile (and their --json names), and what overrides them. */
-const NAMES = { 'api-key': 'apiKey', 'base-url': 'baseUrl' } as const;
-const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL' } as const;
-type Name = keyof typeof NAMES;
-
-function settingName(name: string): Name {
+function settingName(name: string): SettingName {
   const normalized = name
     .toLowerCase()
     .replace(/_/g, '-')
     .replace(/^apikey$/, 'api-key')
     .replace(/^baseurl$/, 'base-url');
-  if (normalized in NAMES) return normalized as Name;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(', ')}`);
+  if (Object.hasOwn(SETTINGS, normalized)) return normalized as SettingName;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS).join(', ')}`);
 }
 
 /** A stored value as shown: the key masked (read from the credential store when it is there). */
-async function shown(name: Name, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
+async function shown(name: SettingName, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
   if (name === 'api-key' && profile?.apiKeyStorage === 'keychain' && typeof profile.apiKey !== 'string') {
     try {
       return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
@@ -45,7 +50,7 @@ async function shown(name: Name, profileName: string, profile: Profile | undefin
       return `(in ${storeName()}, which cannot be read now: ${(error as Error).message})`;
     }
   }
-  const value = profile?.[NAMES[name]];
+  const value = profile?.[SETTINGS[name].field];
   if (typeof value !== 'string') return undefined;
   return name === 'api-key' ? maskKey(value) : value;
 }
@@ -128,19 +133,19 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
 export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, { io, env }: Context) {
   const { file, config, name: profileName, explicit, profile } = target(options, env);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
-  const values = new Map<Name, string | undefined>();
+  const names = nameArgument === undefined ? (Object.keys(SETTINGS) as SettingName[]) : [settingName(nameArgument)];
+  const values = new Map<SettingName, string | undefined>();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env[SETTINGS[name].env]);
   if (nameArgument !== undefined && values.get(names[0]!) === undefined && !overridden.length) {
     throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config set-${names[0]}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
+      hint: `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
     });
   }
   if (options.json) {
     // One shape for one setting or all, with the camelCase names `status --json` uses.
-    const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+    const settings = Object.fromEntries(names.map((name) => [SETTINGS[name].field, values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [SETTINGS[name].field, SETTINGS[name].env]));
     io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
   } else if (nameArgument !== undefined) {
     io.stdout(values.get(names[0]!) ?? io.outColors.dim('(not set)'));
@@ -150,7 +155,7 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   for (const name of overridden) {
     io.stderr(
       io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
+        `note: ${SETTINGS[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
       ),
     );
   }
@@ -204,7 +209,7 @@ export async function unset(nameArgument: string, options: ProfileOption, { io, 
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, lock } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
-  if (profile?.[NAMES[name]] === undefined && !inStore) {
+  if (profile?.[SETTINGS[name].field] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }

@@ -30,6 +30,32 @@ export interface ConfigData {
   [other: string]: unknown;
 }
 
+/**
+ * The two settings, by the name the user types: the profile's field (and --json name), the variable
+ * and the flag that override it, their words, the `config` command that stores them, their completion.
+ */
+export const SETTINGS = {
+  'api-key': {
+    field: 'apiKey',
+    env: 'TRIGGER_API_KEY',
+    flag: '--api-key',
+    words: 'API key',
+    set: 'set-key',
+    about: 'the API key (printed masked)',
+  },
+  'base-url': {
+    field: 'baseUrl',
+    env: 'TRIGGER_BASE_URL',
+    flag: '--base-url',
+    words: 'base URL',
+    set: 'set-base-url https://<your-service-host>',
+    about: 'the service base URL',
+  },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Setting = (typeof SETTINGS)[SettingName];
+
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
