@@ -32,7 +32,8 @@ export interface ConfigData {
 
 /**
  * The two settings, by the name the user types: the profile's field (and --json name), the variable
- * and the flag that override it, their words, the `config` command that stores them, their completion.
+ * and the flag that override it, their words, the `config` command that stores them, their completion,
+ * and the fields a profile keeps them in (the key's place; the base URL's consent to plain http).
  */
 export const SETTINGS = {
   'api-key': {
@@ -42,6 +43,7 @@ export const SETTINGS = {
     words: 'API key',
     set: 'set-key',
     about: 'the API key (printed masked)',
+    kept: ['apiKey', 'apiKeyStorage'],
   },
   'base-url': {
     field: 'baseUrl',
@@ -50,6 +52,7 @@ export const SETTINGS = {
     words: 'base URL',
     set: 'set-base-url https://<your-service-host>',
     about: 'the service base URL',
+    kept: ['baseUrl', 'allowHttp'],
   },
 } as const;
 
@@ -127,29 +130,6 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
         throw cannot('write', file, error);
       }
       return next;
-    },
-    options,
-  );
-}
-
-/**
- * Changes one profile, keeping every other value and profile. The update sees the profile as stored
- * (or {}); returning undefined removes the profile.
- */
-export async function updateProfile(
-  file: string,
-  name: string,
-  update: (profile: Profile) => Profile | undefined,
-  options: LockOptions = {},
-): Promise<void> {
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
-      const next = update({ ...(profiles[name] ?? {}) });
-      if (next === undefined) delete profiles[name];
-      else profiles[name] = next;
-      return { ...data, profiles };
     },
     options,
   );
