@@ -21,7 +21,6 @@ interface Cli {
   restoreV8Flags?: () => void;
 }
 
-/** What bin/trigger.cjs calls, with the path of dist/cli.cjs. */
 export function start(bundle: string): void {
   guardInspector();
   const args = process.argv.slice(2);
@@ -55,7 +54,6 @@ function guardInspector(): void {
   setImmediate(() => debugEnd.call(process));
 }
 
-/** The user's cache folder for trigger (XDG on Linux, Library/Caches on macOS, LOCALAPPDATA on Windows). */
 function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'trigger', 'Cache');
   if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches', 'trigger');
@@ -77,7 +75,6 @@ function runWithCodeCache(file: string): Cli {
   } catch {
     // no home folder (a user without a passwd entry): no cache
   }
-  // The identity and the bytes of the same open file.
   const fd = fs.openSync(file, 'r');
   const bundleStat = fs.fstatSync(fd, { bigint: true });
   // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
@@ -90,7 +87,6 @@ function runWithCodeCache(file: string): Cli {
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
   const cacheFile = dir === undefined ? undefined : path.join(dir, name);
-  // What the data was made for.
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
   let cachedData: Buffer | undefined;
   try {
@@ -159,12 +155,12 @@ function fileIdentity(stat: fs.BigIntStats): string {
   return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 }
 
-/** Whether a file or folder is this user's (Windows has no owners to compare here). */
+/** Windows has no owners to compare here. */
 function mine(stat: fs.Stats | fs.BigIntStats): boolean {
   return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
 }
 
-/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
+/** Windows: the folder's access list decides. */
 export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
   return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
 }
@@ -217,7 +213,6 @@ export function readOwnRecord(file: string, limit: number): Record<string, unkno
   }
 }
 
-/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
 function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {
   const { file, for: made } = (record ?? {}) as { file?: unknown; for?: unknown };
   if (made !== madeFor || typeof file !== 'string') return undefined;
@@ -272,7 +267,6 @@ function setV8Flags(flags: string, undo: string): void {
   process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 }
 
-/** Sets back every flag setV8Flags changed; called by start() before the cache data is made. */
 export function restoreV8Flags(): void {
   for (const flags of undoFlags.reverse()) process.getBuiltinModule('node:v8').setFlagsFromString(flags);
   undoFlags.length = 0;
@@ -297,7 +291,6 @@ export function keepWasmOnBaselineTier(): void {
  */
 let youngGenerationCap = 32 * 1024 * 1024;
 
-/** Called by the Parquet reader: the rest of this batch runs with an 8 MB young generation. */
 export function youngGenerationForParquet(): void {
   youngGenerationCap = 8 * 1024 * 1024;
 }
