@@ -31,8 +31,8 @@ interface Completion {
   files: boolean;
 }
 
-/** The options typed so far, by long name, with their values: the profile and catalog flags change the answer. */
-type Typed = Map<string, string[]>;
+/** The options typed so far, by long name, with the last value of each: the profile and catalog flags change the answer. */
+type Typed = Map<string, string>;
 
 /** Where the user's files tell the values, or the values themselves. */
 type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
@@ -113,10 +113,7 @@ function walk(program: Command, done: string[]): Walked {
     positional: 0,
     onlyArguments: false,
   };
-  const note = (option: Option, value: string) => {
-    const key = option.long ?? option.short ?? option.flags;
-    at.typed.set(key, [...(at.typed.get(key) ?? []), value]);
-  };
+  const note = (option: Option, value: string) => at.typed.set(option.long ?? option.short ?? option.flags, value);
   for (const word of done) {
     if (at.expecting) {
       note(at.expecting, word);
@@ -159,19 +156,6 @@ const NOTHING: Completion = { candidates: [], files: false };
  */
 const isPrintable = (value: string) => printable(value) === value;
 
-/** The completion of `words` (the last one partial) for the program, in the folder `cwd`. */
-function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
-  const partial = words.at(-1) ?? '';
-  const answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
-  const seen = new Set<string>();
-  const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
-    seen.add(c.value);
-    return true;
-  });
-  return { candidates, files: answer.files };
-}
-
 function answerAt(at: Walked, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { command, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
@@ -210,14 +194,6 @@ function answerAt(at: Walked, partial: string, env: NodeJS.ProcessEnv, cwd: stri
   return !argument || (answer.candidates.length === 0 && !answer.files && !missing) ? options() : answer;
 }
 
-/** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:plain`. */
-function completionText(completion: Completion): string {
-  const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
-  const lines = completion.candidates.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
-  lines.push(completion.files ? ':files' : ':plain');
-  return `${lines.join('\n')}\n`;
-}
-
 /** The profiles in the config file, each described by its base URL. */
 function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
   const config = readConfig(configPath(env));
@@ -229,9 +205,6 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
   }));
 }
 
-/** The last value typed for an option, if any. */
-const lastValue = (typed: Typed, option: string) => typed.get(option)?.at(-1);
-
 /**
  * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else
  * triggers.json here or in a parent folder; none with --no-catalog), each under its id in the
@@ -240,10 +213,10 @@ const lastValue = (typed: Typed, option: string) => typed.get(option)?.at(-1);
  */
 function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
   // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
-  const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : lastValue(typed, '--catalog') });
+  const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : typed.get('--catalog') });
   if (!found) return [];
   const catalog = loadCatalog(found, { env });
-  const profile = activeProfile({ profile: lastValue(typed, '--profile') }, env);
+  const profile = activeProfile({ profile: typed.get('--profile') }, env);
   return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
     value: idIn(key, entry, profile),
     description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),
@@ -251,16 +224,26 @@ function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | u
 }
 
 /**
- * `trigger __complete <words...>`: prints the answer; never fails, since a Tab must not print errors: a
- * config file or catalog that cannot be read offers nothing.
+ * `trigger __complete <words...>` (the last one partial), in the folder `cwd`: prints the answer as the
+ * scripts read it, `value<TAB>description` lines, then `:files` or `:plain`. Never fails, since a Tab
+ * must not print errors: a config file or catalog that cannot be read offers nothing.
  */
 export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
-  let completion = NOTHING;
+  const partial = words.at(-1) ?? '';
+  let answer = NOTHING;
   try {
-    completion = complete(program, words, env, cwd);
+    answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
   } catch {
     // nothing to offer
   }
-  io.write(completionText(completion));
+  const seen = new Set<string>();
+  const offered = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
+  const lines = offered.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
+  io.write(`${[...lines, answer.files ? ':files' : ':plain'].join('\n')}\n`);
   return 0;
 }
