@@ -9,8 +9,7 @@ import { checkProfileName, getProfile, readConfig, SETTINGS, type ConfigData, ty
 import { proxyFor } from '../client/undici.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
-import { findCatalog, type FoundCatalog } from '../catalog/find.js';
-import type { Catalog } from '../catalog/load.js';
+import { findCatalog } from '../catalog/find.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
@@ -112,30 +111,12 @@ function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
 }
 
 /**
- * A command's world, resolved once: where each setting came from (highest first: flag, environment,
- * profile) and the settings checked, the key from the credential store, the catalog in effect and its
- * resolver for the active profile, and every problem met on the way, in order. `fire` and `batch` stop
- * at the first (resolveCommand); `status` shows them all. The catalog's code is loaded only when a
- * catalog is found.
+ * Where each setting came from (highest first: flag, environment, profile) and the settings checked,
+ * with every problem collected, in the order a command meets them (an unknown profile, no key, no base
+ * URL, a bad URL, a cleartext key). `settings` is there when the base URL could be read; `apiKey` is
+ * the key checked, also where no settings could be made (resolveWorld adds one from a credential store).
  */
-export interface World {
-  configFile: string;
-  profile: SelectedProfile;
-  key: Found | undefined;
-  url: Found | undefined;
-  /** There when the base URL could be read. */
-  settings: Settings | undefined;
-  /** The key, checked (the one from a credential store too), also where no settings could be made. */
-  apiKey: string | undefined;
-  catalog: (FoundCatalog & { loaded: Catalog | undefined; resolver: TriggerResolver | undefined }) | undefined;
-  problems: TriggerError[];
-}
-
-/**
- * The world without the credential store and the catalog: every problem collected, in the order a
- * command meets them (an unknown profile, no key, no base URL, a bad URL, a cleartext key).
- */
-export function findSettings(options: ResolveOptions = {}): Omit<World, 'catalog'> {
+export function findSettings(options: ResolveOptions = {}) {
   const flags = options.flags ?? {};
   const env = options.env ?? process.env;
   const configFile = configPath(env);
@@ -163,7 +144,7 @@ export function findSettings(options: ResolveOptions = {}): Omit<World, 'catalog
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
-  const world = { configFile, profile, key, url, apiKey, problems, settings: undefined };
+  const world = { configFile, profile, key, url, apiKey, problems, settings: undefined as Settings | undefined };
   if (!url || !baseUrl) return world;
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
@@ -186,7 +167,13 @@ export interface CommandResolveOptions extends ResolveOptions {
   catalog?: string | boolean | undefined;
 }
 
-export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
+/**
+ * A command's world, resolved once: the settings as found and checked, the key from the credential
+ * store, the catalog in effect and its resolver for the active profile, and every problem met on the
+ * way, in order. `fire` and `batch` stop at the first (resolveCommand); `status` shows them all. The
+ * catalog's code is loaded only when a catalog is found.
+ */
+export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}) {
   const env = options.env ?? process.env;
   const found = findSettings(options);
   const { key, settings, problems } = found;
