@@ -12,7 +12,6 @@ import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
 // For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
 export { restoreV8Flags } from './startup.js';
-export type { Context } from './commands/shared.js';
 
 /** What the running command asked for, so the catch can render its error the same way. */
 export interface Mode {
