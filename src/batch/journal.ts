@@ -338,14 +338,14 @@ export class Journal {
   }
 
   /**
-   * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-   * cannot be written: the row must then not be sent.
+   * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+   * be written (onError has been told): the row must then not be sent.
    */
-  starting(line: number): void {
+  starting(line: number): boolean {
     this.sentHere = true;
     this.#pending += `s ${line}\n`;
     this.#write();
-    if (this.error) throw this.error;
+    return this.error === undefined;
   }
 
   /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */

@@ -105,12 +105,8 @@ export class BatchRecorder implements OutcomeSink {
   starting(row: Row): boolean {
     const journal = this.#o.journal;
     if (!journal) return true;
-    try {
-      journal.starting(row.at ?? row.line);
-    } catch (error) {
-      this.stopWith({ kind: 'journal', path: journal.path, error });
-      return false;
-    }
+    // One that cannot be written has stopped the batch through its onError.
+    if (!journal.starting(row.at ?? row.line)) return false;
     this.#sent.add(row.at ?? row.line);
     return true;
   }
