@@ -92,26 +92,14 @@ function findOption(command: Command, word: string): Option | undefined {
 }
 
 /** Where the words typed so far leave the command line. */
-interface Walked {
-  /** The command reached. */
-  command: Command;
-  typed: Typed;
-  /** Arguments given to the command reached. */
-  positional: number;
-  /** The option whose value comes next. */
-  expecting?: Option | undefined;
-  /** A variadic option still taking values. */
-  variadic?: Option | undefined;
-  /** After `--`. */
-  onlyArguments: boolean;
-}
-
-function walk(program: Command, done: string[]): Walked {
-  const at: Walked = {
-    command: program,
-    typed: new Map(),
-    positional: 0,
-    onlyArguments: false,
+function walk(program: Command, done: string[]) {
+  const at = {
+    command: program, // the command reached
+    typed: new Map() as Typed,
+    positional: 0, // arguments given to the command reached
+    expecting: undefined as Option | undefined, // the option whose value comes next
+    variadic: undefined as Option | undefined, // a variadic option still taking values
+    onlyArguments: false, // after `--`
   };
   const note = (option: Option, value: string) => at.typed.set(option.long ?? option.short ?? option.flags, value);
   for (const word of done) {
@@ -156,7 +144,7 @@ const NOTHING: Completion = { candidates: [], files: false };
  */
 const isPrintable = (value: string) => printable(value) === value;
 
-function answerAt(at: Walked, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
+function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { command, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
     if (kind === undefined) return NOTHING;
