@@ -127,8 +127,8 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
       return 0;
     }
     if (argv[2] === '__complete') {
-      // Asked by the shell completion scripts on every Tab (see commands/complete.ts); hidden from help.
-      const { runComplete } = await import('./commands/complete.js');
+      // Asked by the shell completion scripts on every Tab (see commands/completion.ts); hidden from help.
+      const { runComplete } = await import('./commands/completion.js');
       return runComplete(program, argv.slice(3), io, env, context.cwd);
     }
     await program.parseAsync(argv);
