@@ -69,12 +69,6 @@ function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * check, and why not an HMAC). Nothing here may fail the command: no cache is only a slower start.
  */
 function runWithCodeCache(file: string): Cli {
-  let dir: string | undefined;
-  try {
-    dir = cacheDir();
-  } catch {
-    // no home folder (a user without a passwd entry): no cache
-  }
   const fd = fs.openSync(file, 'r');
   const bundleStat = fs.fstatSync(fd, { bigint: true });
   // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
@@ -86,12 +80,13 @@ function runWithCodeCache(file: string): Cli {
   const build = `${bundle}-${fnv1a(JSON.stringify([String(bundleStat.size), String(bundleStat.mtimeNs)]))}`;
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
-  const cacheFile = dir === undefined ? undefined : path.join(dir, name);
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
+  let dir: string | undefined;
   let cachedData: Buffer | undefined;
   try {
-    if (cacheFile !== undefined && unchanged && privateFolder(dir!, false))
-      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
+    dir = cacheDir(); // throws for a user without a home folder or a passwd entry: no cache
+    if (unchanged && privateFolder(dir, false))
+      cachedData = readCache(path.join(dir, name), readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
   } catch {
     // no cache: a slower start
   }
@@ -99,9 +94,10 @@ function runWithCodeCache(file: string): Cli {
   const module = { exports: {} as Cli };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    const cacheFile = path.join(dir, name);
     // Made when the process is about to exit, so every function the command compiled is in it.
-    process.once('beforeExit', () => writeCache(module.exports, script, dir!, cacheFile, { bundle, build, name, madeFor }));
+    process.once('beforeExit', () => writeCache(module.exports, script, cacheFile, { bundle, build, madeFor }));
   }
   return module.exports;
 }
@@ -111,13 +107,8 @@ function runWithCodeCache(file: string): Cli {
  * removed then (those for other flags are kept: a job may alternate them). V8 rejects data made under
  * other flags than the ones it is used with, so the flags the command changed are set back first.
  */
-function writeCache(
-  cli: Cli,
-  script: vm.Script,
-  dir: string,
-  cacheFile: string,
-  names: Record<'bundle' | 'build' | 'name' | 'madeFor', string>,
-) {
+function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Record<'bundle' | 'build' | 'madeFor', string>) {
+  const dir = path.dirname(cacheFile);
   try {
     cli.restoreV8Flags?.();
     if (!privateFolder(dir, true) || !recordsWritable()) return;
@@ -133,7 +124,7 @@ function writeCache(
     }
     const records = readOwnRecord(recordsFile(), MAX_RECORDS_BYTES);
     for (const other of Object.keys(records)) if (!present.has(other)) delete records[other];
-    records[names.name] = { file: identity, for: names.madeFor };
+    records[path.basename(cacheFile)] = { file: identity, for: names.madeFor };
     // In the folder recordsWritable made, 0600, replacing the file whole.
     writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
   } catch {
