@@ -81,8 +81,6 @@ function optionValues(option: Option): ValueKind | undefined {
   return undefined;
 }
 
-const takesValue = (option: Option) => option.required || option.optional;
-
 function visibleCommands(command: Command): Command[] {
   return command
     .createHelp()
@@ -170,7 +168,7 @@ function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.Proc
     const [flag] = splitInline(partial);
     const option = findOption(command, flag);
     // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
-    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+    return option && (option.required || option.optional) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
   }
   if (!onlyArguments && partial.startsWith('-')) return options();
   if (at.variadic) return values(optionValues(at.variadic));
