@@ -76,10 +76,7 @@ interface Header {
 }
 
 /** The catalog a batch ran with: its path and the SHA-256 of its content. */
-export interface CatalogFingerprint {
-  path: string;
-  sha256: string;
-}
+export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
 
 /** The fingerprint of a catalog's text, for the journal. */
 export function catalogFingerprint(catalog: { path: string; text: string } | undefined): CatalogFingerprint | null {
