@@ -13,13 +13,11 @@ import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
 import { configDir } from './settings/paths.js';
 import { VERSION } from './version.js';
+import type * as CliModule from './cli.js';
 
 const off = () => process.env.TRIGGER_NO_STARTUP_CACHE === '1';
 
-interface Cli {
-  main(): Promise<number>;
-  restoreV8Flags?: () => void;
-}
+type Cli = typeof CliModule;
 
 export function start(bundle: string): void {
   guardInspector();
@@ -110,7 +108,7 @@ function runWithCodeCache(file: string): Cli {
 function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Record<'bundle' | 'build' | 'madeFor', string>) {
   const dir = path.dirname(cacheFile);
   try {
-    cli.restoreV8Flags?.();
+    cli.restoreV8Flags();
     if (!privateFolder(dir, true) || !recordsWritable()) return;
     writeFileAtomic(cacheFile, script.createCachedData(), { mode: 0o600, forceMode: true, follow: false });
     // Taken after the rename, which moves the change time.
