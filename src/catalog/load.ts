@@ -63,14 +63,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The line (1-based) of an offset in text; the lines are counted once, when first asked. */
+/** The line (1-based) of an offset in text; the lines are counted once. */
 function lineFinder(text: string): (offset: number) => number {
-  let starts: number[] | undefined;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -300,6 +297,14 @@ export interface LoadOptions {
   checkedRecord?: string | undefined;
   /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog the search found (file.ts). */
   env?: NodeJS.ProcessEnv | undefined;
+  /** Read to be changed (file.ts): never through another user's link. */
+  write?: boolean | undefined;
+}
+
+/** A catalog as loaded: also the file read (links followed, what a change writes) and its identity. */
+export interface LoadedCatalog extends Catalog {
+  real: string;
+  stat: fs.Stats;
 }
 
 /** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
@@ -317,15 +322,6 @@ const RULES_VERSION = 2;
 
 function identityOf(stat: fs.Stats): string {
   return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
-/**
- * The catalogs remembered as usable, if the record is this user's own regular file that no one
- * else can write (as the code cache's records are judged): a record another user could write would
- * let them mark a catalog as checked. Otherwise none: every catalog is checked.
- */
-function remembered(record: string): Record<string, string> {
-  return readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>;
 }
 
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
@@ -348,18 +344,20 @@ function remember(record: string, file: string, identity: string, known: Record<
  * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
  * it is checked for its owner when the search found it.
  */
-export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog {
+export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): LoadedCatalog {
   const file = typeof found === 'string' ? found : found.path;
   // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
   const source: CatalogSource = typeof found === 'string' ? 'flag' : found.source;
   // One open file for the identity and the text, so that what is read is what was identified.
-  const { text, stat } = readCatalogFile(file, { source, env: options.env });
+  const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  const known = record === undefined ? undefined : remembered(record);
+  // Taken only from this user's own file that no one else can write (as the code cache's records
+  // are): a record another user could write would let them mark a catalog as checked.
+  const known = record === undefined ? undefined : (readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>);
   const identity = identityOf(stat);
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: parseJson(text) as CatalogData };
+      return { path: file, text, data: parseJson(text) as CatalogData, real, stat };
     } catch {
       // not what was checked after all: check it
     }
@@ -367,7 +365,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   const parsed = parseCatalog(text);
   if (!parsed.data) throw catalogError(file, parsed.problems);
   if (record !== undefined && known !== undefined && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed.data };
+  return { path: file, text, data: parsed.data, real, stat };
 }
 
 /** The id a trigger is sent as in a profile. */

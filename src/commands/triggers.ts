@@ -11,10 +11,10 @@ import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
-import { catalogTarget, readCatalogFile, type CatalogFile } from '../catalog/file.js';
+import { catalogTarget, readCatalogFile } from '../catalog/file.js';
 import {
-  catalogError,
   idIn,
+  loadCatalog,
   parseCatalog,
   VALUE_RULES,
   type Catalog,
@@ -45,17 +45,9 @@ function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog
   });
 }
 
-/** Reads (trusted, within the limits) and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
-function readFound(where: FoundCatalog, ctx: Context, write = false): Catalog & { file: CatalogFile } {
-  const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
-  const parsed = parseCatalog(file.text);
-  if (!parsed.data) throw catalogError(where.path, parsed.problems);
-  return { path: where.path, text: file.text, data: parsed.data, file };
-}
-
 /** What list and show print: the catalog in effect, checked, and the profile whose ids they show. */
 function shownCatalog(options: CatalogFlag, ctx: Context) {
-  return { catalog: readFound(found(options, ctx)!, ctx), profile: activeProfile(options, ctx.env) };
+  return { catalog: loadCatalog(found(options, ctx)!, { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
 
 /** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
@@ -172,15 +164,13 @@ function checkNewId(id: string): void {
   if (!id.isWellFormed()) throw new UsageError('a trigger id must be valid Unicode');
 }
 
-/** The catalog a write changes, read inside its lock: `save` writes it back; `shown` names the file for a message. */
-interface WriteTarget {
-  file: string;
+/** The catalog a change works on, read inside its lock (`path`: the file itself); `shown` names the file for a message. */
+interface WriteTarget extends Catalog {
   shown: string;
-  data: CatalogData;
   created: boolean;
   /** A new catalog: where its "$schema" points. */
   schema?: SchemaPlan | undefined;
-  save(data: CatalogData): void;
+  save(triggers: CatalogData['triggers']): void;
 }
 
 /**
@@ -201,22 +191,17 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
 
 function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: boolean): WriteTarget {
   if (where && (!create || where.source === 'found' || fs.existsSync(where.path))) {
-    const { data, file } = readFound(where, ctx, true);
-    const save = (next: CatalogData) => saveCatalog(file.real, next, file.stat);
+    const { data, text, real, stat } = loadCatalog(where, { env: ctx.env, write: true });
     // For its message: the file a write changes, and the link it was found through.
-    const link = path.resolve(where.path) === file.real ? '' : ` (the file ${printable(where.path)} links to)`;
-    return { file: file.real, shown: `${printable(file.real)}${link}`, data, created: false, save };
+    const link = path.resolve(where.path) === real ? '' : ` (the file ${printable(where.path)} links to)`;
+    const save = (triggers: CatalogData['triggers']) => saveCatalog(real, { ...data, triggers }, stat);
+    return { path: real, text, data, shown: `${printable(real)}${link}`, created: false, save };
   }
   const file = where?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
-  const save = (next: CatalogData) => saveCatalog(file, next, undefined);
-  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
-}
-
-/** The catalog's key for an id a user typed: the key itself, or the id in the active profile. */
-function keyIn(target: WriteTarget, id: string, env: NodeJS.ProcessEnv): string {
-  if (Object.hasOwn(target.data.triggers, id)) return id;
-  return lookUp({ path: target.file, text: '', data: target.data }, activeProfile({}, env), id);
+  const data = newCatalog(schema);
+  const save = (triggers: CatalogData['triggers']) => saveCatalog(file, { ...data, triggers }, undefined);
+  return { path: file, text: '', data, shown: printable(file), created: true, schema, save };
 }
 
 export async function add(id: string, options: EntryOptions, ctx: Context): Promise<void> {
@@ -227,11 +212,11 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
     });
   await changeCatalog(options, ctx, true, (target) => {
     if (Object.hasOwn(target.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.file)}`, {
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
       });
     const entry = applyFields({}, options);
-    target.save({ ...target.data, triggers: { ...target.data.triggers, [id]: entry } });
+    target.save({ ...target.data.triggers, [id]: entry });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success('added')} ${printable(id)} to ${target.shown}${target.created ? ' (created)' : ''}`);
@@ -265,7 +250,7 @@ const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
 export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
-    const key = keyIn(target, id, ctx.env);
+    const key = lookUp(target, activeProfile({}, ctx.env), id);
     let entry = applyFields(target.data.triggers[key]!, options);
     for (const field of options.clear ?? []) delete entry[field];
     if (options.id !== undefined) {
@@ -283,17 +268,17 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
       throw new UsageError(`nothing to change for ${key}`, {
         hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
       });
-    target.save({ ...target.data, triggers: { ...target.data.triggers, [key]: entry } });
+    target.save({ ...target.data.triggers, [key]: entry });
     ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${target.shown}`);
   });
 }
 
 export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
-    const key = keyIn(target, id, ctx.env);
+    const key = lookUp(target, activeProfile({}, ctx.env), id);
     const triggers = { ...target.data.triggers };
     delete triggers[key];
-    target.save({ ...target.data, triggers });
+    target.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${target.shown} (the dashboard still has it)`);
   });
 }
@@ -388,11 +373,11 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     }
   }
   await changeCatalog(options, ctx, true, (target) => {
-    const resolver = new TriggerResolver({ path: target.file, text: '', data: target.data }, activeProfile(options, ctx.env));
+    const resolver = new TriggerResolver(target, activeProfile(options, ctx.env));
     const added = new Map<string, TriggerEntry>();
     for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
     const known = seen.size - added.size;
-    if (added.size > 0) target.save({ ...target.data, triggers: { ...target.data.triggers, ...Object.fromEntries(added) } });
+    if (added.size > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added) });
     const { io } = ctx;
     io.stdout(
       `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
