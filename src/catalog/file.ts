@@ -45,11 +45,6 @@ interface ReadCatalogOptions {
 // Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
 // records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
 
-/** The running user's uid, or undefined where files have no owners to compare (Windows). */
-function currentUid(): number | undefined {
-  return typeof process.getuid === 'function' ? process.getuid() : undefined;
-}
-
 /** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
 function loginName(uid: number): string | undefined {
   try {
@@ -92,50 +87,48 @@ function cannotRead(file: string, error: unknown): ConfigError {
   });
 }
 
-/**
- * Why a catalog the search found is not trusted, as an error naming the file, its owner and the fix;
- * `found` is the file as found, `hop` the file or link on its way that fails.
- */
-function untrusted(found: string, hop: string, problem: string, fix: string): ConfigError {
-  const through = hop === path.resolve(found) ? '' : ` (through the link to ${printable(hop)})`;
-  return new ConfigError(
-    `catalog ${printable(found)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
-  );
+/** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */
+function through(named: string, hop: string): string {
+  return hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
 }
 
-/** Whether a user other than the running one (and root) could write `stat`'s file or replace it in `dir`. */
-function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
+/**
+ * Why a user other than the running one (and root) could write `stat`'s file or replace it in `dir`,
+ * and the fix; undefined when none can.
+ */
+function hopProblem(hop: string, stat: fs.Stats, dir: string, folder: fs.Stats, uid: number): [string, string] | undefined {
   if (stat.uid !== uid && stat.uid !== 0)
-    throw untrusted(
-      found,
-      hop,
+    return [
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
       `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
-    );
+    ];
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
+  if (folder.uid !== uid && folder.uid !== 0)
+    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, 'move it to a folder of yours'];
+  const sticky = (folder.mode & 0o1000) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    return [
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`,
+    ];
+  return undefined;
+}
+
+/** A catalog the search found is trusted only when no hop on its way has a hopProblem. */
+function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
   let folder: fs.Stats;
   try {
     folder = fs.statSync(dir);
   } catch (error) {
     throw cannotRead(found, error);
   }
-  if (folder.uid !== uid && folder.uid !== 0)
-    throw untrusted(
-      found,
-      hop,
-      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
-      `move it to a folder of yours`,
-    );
-  const sticky = (folder.mode & 0o1000) !== 0;
-  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    throw untrusted(
-      found,
-      hop,
-      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
-      `chmod go-w ${printable(shellQuote(dir))}`,
-    );
+  const [problem, fix] = hopProblem(hop, stat, dir, folder, uid) ?? [];
+  if (problem === undefined) return;
+  throw new ConfigError(
+    `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
+  );
 }
 
 /** Whether `file` is `dir` or inside it. */
@@ -208,7 +201,8 @@ function realPath(file: string): string {
  * GitHub Actions, inside the workspace, trusted); else the file named, links followed.
  */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
-  const uid = currentUid();
+  // Undefined where files have no owners to compare (Windows).
+  const uid = process.getuid?.();
   const env = options.env ?? process.env;
   if (uid === undefined) return { real: realPath(file) };
   if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
@@ -222,9 +216,8 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): {
  */
 function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: 'name the file it leads to with --catalog, if that is the one to change' },
   );
 }

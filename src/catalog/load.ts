@@ -52,7 +52,7 @@ export interface Catalog {
   data: CatalogData;
 }
 
-const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
+export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
 const TOP_FIELDS = ['$schema', 'triggers'];
 
 function describe(value: unknown): string {

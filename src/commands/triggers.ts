@@ -13,6 +13,7 @@ import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
 import { catalogTarget, readCatalogFile } from '../catalog/file.js';
 import {
+  ENTRY_FIELDS,
   idIn,
   loadCatalog,
   parseCatalog,
@@ -155,8 +156,7 @@ function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
     next.deprecated = options.deprecated;
   }
   // The fields in a stable order, whatever order they were set in.
-  const order = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
-  return Object.fromEntries(order.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
+  return Object.fromEntries(ENTRY_FIELDS.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
 }
 
 function checkNewId(id: string): void {
