@@ -8,9 +8,9 @@
  * them together), plus those a JSON Schema cannot state: min not above max, and one id per trigger
  * in each profile.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
+import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
@@ -320,16 +320,13 @@ const SETTLED_MS = 2000;
  */
 const RULES_VERSION = 2;
 
-function identityOf(stat: fs.Stats): string {
-  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
+/** Remembers `file` as the last one checked, its earlier place (if any) given up. */
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
-  const entries = Object.entries(known).filter(([name]) => name !== file);
-  entries.push([file, identity]);
+  const { [file]: _earlier, ...others } = known;
+  const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   try {
-    fs.mkdirSync(path.dirname(record), { recursive: true, mode: 0o700 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, {
+    makeFolders(path.dirname(record));
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}\n`, {
       mode: 0o600,
       forceMode: true,
       follow: false,
@@ -354,7 +351,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   // Taken only from this user's own file that no one else can write (as the code cache's records
   // are): a record another user could write would let them mark a catalog as checked.
   const known = record === undefined ? undefined : (readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>);
-  const identity = identityOf(stat);
+  const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (known?.[file] === identity) {
     try {
       return { path: file, text, data: parseJson(text) as CatalogData, real, stat };
