@@ -2,7 +2,7 @@
  * trigger emulator: runs the local stand-in until SIGINT, SIGTERM or SIGHUP. Recorded events go to stdout,
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import * as parse from './parsers.js';
 import type { Context } from './shared.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
@@ -155,9 +155,7 @@ export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
-    .addOption(
-      new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(DEFAULT_PORT),
-    )
+    .option('--port <n>', 'port to listen on (0: any free port)', parse.wholeNumber(0, 65_535), DEFAULT_PORT)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option(
       '--key <key>',
@@ -167,18 +165,19 @@ export function command(program: Command, ctx: Context): Command {
     .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
     .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
-    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
-    .addOption(
-      new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)')
-        .argParser(parse.wholeNumber(400, 599))
-        .default(DEFAULT_FAIL_STATUS),
+    .option('--fail-rate <0..1>', 'share of requests to fail on purpose', parse.fraction)
+    .option(
+      '--fail-status <code>',
+      'status of those failures (429 and 503 add Retry-After: 1)',
+      parse.wholeNumber(400, 599),
+      DEFAULT_FAIL_STATUS,
     )
-    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
-    .addOption(new Option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond').argParser(parse.rate))
-    .addOption(
-      new Option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond').argParser(
-        parse.wholeNumber(1, 1_000_000),
-      ),
+    .option('--latency <ms>', 'delay every answer by this many milliseconds', parse.wholeNumber(0, 600_000))
+    .option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond', parse.rate)
+    .option(
+      '--max-in-flight <n>',
+      'work on at most n requests at once; answer 503 with Retry-After beyond',
+      parse.wholeNumber(1, 1_000_000),
     )
     .addHelpText(
       'after',
