@@ -237,13 +237,9 @@ function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) 
   for (const profile of new Set(['default', ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
-    const involved = new Set(own);
-    for (const i of own) {
-      const named = index.get(triggers[keys[i]!]!.ids![profile]!);
-      if (named !== undefined) involved.add(named);
-    }
+    const named = own.map((i) => index.get(triggers[keys[i]!]!.ids![profile]!) ?? i);
     const sent = new Map<string, string>();
-    for (const i of [...involved].sort((a, b) => a - b)) {
+    for (const i of [...new Set([...own, ...named])].sort((a, b) => a - b)) {
       const key = keys[i]!;
       const id = idIn(key, triggers[key]!, profile);
       const other = sent.get(id);
