@@ -37,22 +37,15 @@ function reference(from: string, to: string): string {
 
 /** The package's own triggers.schema.json: beside the package.json named trigger-cli above this module. */
 export function packageSchema(): string | undefined {
-  const starts: string[] = [];
-  // The CLI bundle (dist/cli.cjs) and the tests have __filename; the library bundle has its require.
-  if (typeof __filename === 'string') starts.push(path.dirname(__filename));
-  try {
-    if (typeof require === 'function') starts.push(path.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-    // not resolvable from here
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = path.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-        if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-        // no package.json here
-      }
+  // Every bundle that writes a catalog is CommonJS (dist/cli.cjs, the Action's), as are the tests: a
+  // level or two below the package's root.
+  if (typeof __filename !== 'string') return undefined;
+  for (let dir = path.dirname(__filename), up = 0; up < 4; up++, dir = path.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
+    } catch {
+      // no package.json here
     }
   }
   return undefined;
