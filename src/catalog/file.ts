@@ -19,16 +19,6 @@ const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 /** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
 const MAX_LINKS = 40;
 
-export interface CatalogFile {
-  /** The file as found or named. */
-  path: string;
-  /** The file read: `path` with every link followed (what a write changes). */
-  real: string;
-  text: string;
-  /** The identity of the file read, taken from the open file. */
-  stat: fs.Stats;
-}
-
 interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */
   source?: CatalogSource | undefined;
@@ -233,9 +223,10 @@ export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
 /**
  * Reads a catalog file within the limits, after the checks above. The file is opened without
  * following a link (the links were followed and checked), and without blocking (a FIFO), and what is
- * read is the file that was checked: its identity from the open file must be the one checked.
+ * read is the file that was checked: its identity from the open file must be the one checked. Returns
+ * the text, the file read (`real`: every link followed, what a write changes) and its identity.
  */
-export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): CatalogFile {
+export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): { real: string; text: string; stat: fs.Stats } {
   const target = catalogTarget(file, options);
   let fd: number;
   try {
@@ -251,7 +242,7 @@ export function readCatalogFile(file: string, options: ReadCatalogOptions = {}):
     // Replaced between the check and the open: not what was checked.
     if (target.stat && !sameFile(stat, target.stat)) throw unusable(file, 'it was replaced while it was checked; run the command again');
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
-    return { path: file, real: target.real, text: readAtMost(fd, file, stat.size), stat };
+    return { real: target.real, text: readAtMost(fd, file, stat.size), stat };
   } finally {
     fs.closeSync(fd);
   }

@@ -297,12 +297,6 @@ export interface LoadOptions {
   write?: boolean | undefined;
 }
 
-/** A catalog as loaded: also the file read (links followed, what a change writes) and its identity. */
-export interface LoadedCatalog extends Catalog {
-  real: string;
-  stat: fs.Stats;
-}
-
 /** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
 const MAX_RECORD_BYTES = 64 * 1024;
 /** Catalogs remembered as usable, at most this many (the last ones checked). */
@@ -335,9 +329,10 @@ function remember(record: string, file: string, identity: string, known: Record<
 /**
  * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be
  * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
- * it is checked for its owner when the search found it.
+ * it is checked for its owner when the search found it. Also returns the file read (links followed,
+ * what a change writes) and its identity.
  */
-export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): LoadedCatalog {
+export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog & { real: string; stat: fs.Stats } {
   const file = typeof found === 'string' ? found : found.path;
   // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
   const source: CatalogSource = typeof found === 'string' ? 'flag' : found.source;
