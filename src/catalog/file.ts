@@ -19,10 +19,10 @@ const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 /** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
 const MAX_LINKS = 40;
 
-interface ReadCatalogOptions {
+export interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */
   source?: CatalogSource | undefined;
-  /** GITHUB_ACTIONS and GITHUB_WORKSPACE. */
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace. */
   env?: NodeJS.ProcessEnv | undefined;
   /**
    * The file is read to be changed: a file trusted by name is still not written through a link

@@ -15,7 +15,7 @@ import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
 import { readOwnRecord } from '../startup.js';
-import { readCatalogFile } from './file.js';
+import { readCatalogFile, type ReadCatalogOptions } from './file.js';
 import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
@@ -283,7 +283,8 @@ export function catalogError(file: string, problems: CatalogProblem[]): ConfigEr
   });
 }
 
-export interface LoadOptions {
+/** env and write: as readCatalogFile takes them (file.ts); the source is the one `found` says. */
+export interface LoadOptions extends Omit<ReadCatalogOptions, 'source'> {
   /**
    * A file that remembers catalogs found usable, by the identity the kernel gives the file (device,
    * inode, size, modification and change times). A catalog unchanged since it passed every rule is
@@ -291,10 +292,6 @@ export interface LoadOptions {
    * changed without its change time moving.
    */
   checkedRecord?: string | undefined;
-  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog the search found (file.ts). */
-  env?: NodeJS.ProcessEnv | undefined;
-  /** Read to be changed (file.ts): never through another user's link. */
-  write?: boolean | undefined;
 }
 
 /** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
