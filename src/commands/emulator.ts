@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import * as parse from './parsers.js';
-import type { Context } from './shared.js';
+import type { CatalogOptions, Context } from './shared.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
+import type { EmulatorOptions } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
@@ -15,19 +16,13 @@ import { activeProfile } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
-export interface EmulatorCommandOptions {
+export interface EmulatorCommandOptions
+  extends CatalogOptions, Pick<EmulatorOptions, 'key' | 'log' | 'failRate' | 'failStatus' | 'capacity' | 'maxInFlight'> {
   port: number;
   host: string;
-  key?: string;
+  /** Known trigger ids; without, the catalog's (--no-catalog: any). */
   trigger?: string[];
-  /** --catalog <file> or --no-catalog: the triggers it knows when --trigger is not given. */
-  catalog?: string | boolean;
-  log?: string;
-  failRate?: number;
-  failStatus?: number;
   latency?: number;
-  capacity?: number;
-  maxInFlight?: number;
 }
 
 function clock(date: Date): string {

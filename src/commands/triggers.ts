@@ -30,10 +30,9 @@ import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
-import type { Context } from './shared.js';
+import type { CatalogOptions, Context } from './shared.js';
 
-export interface CatalogFlag {
-  catalog?: string | boolean;
+export interface CatalogFlag extends CatalogOptions {
   profile?: string;
 }
 
