@@ -52,17 +52,8 @@ function shownCatalog(options: CatalogFlag, ctx: Context) {
 
 /** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
 function view(key: string, entry: TriggerEntry, profile: string) {
-  return {
-    id: idIn(key, entry, profile),
-    key,
-    name: entry.name ?? null,
-    value: entry.value ?? ('optional' as ValueRule),
-    min: entry.min ?? null,
-    max: entry.max ?? null,
-    deprecated: entry.deprecated ?? null,
-    description: entry.description ?? null,
-    ids: entry.ids ?? {},
-  };
+  const unset = { name: null, value: 'optional' as ValueRule, min: null, max: null, deprecated: null, description: null, ids: {} };
+  return { id: idIn(key, entry, profile), key, ...unset, ...entry };
 }
 
 function ruleText(t: ReturnType<typeof view>): string {
@@ -110,19 +101,16 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
   row('id', `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ''}`);
   if (v.name !== null) row('name', v.name);
   row('value', ruleText(v).replace(/^value /, ''));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  for (const [p, pid] of Object.entries<string>(v.ids)) row(`id in ${p}`, pid);
   if (v.deprecated !== null) row('deprecated', v.deprecated);
   if (v.description !== null) row('description', v.description);
   row('catalog', catalog.path); // row() makes it printable
 }
 
-export interface EntryOptions extends CatalogFlag {
-  name?: string;
-  value?: ValueRule;
+/** The fields as typed: the bounds as decimal text, checked by bound(). */
+export interface EntryOptions extends CatalogFlag, Pick<TriggerEntry, 'name' | 'value' | 'description' | 'deprecated'> {
   min?: string;
   max?: string;
-  description?: string;
-  deprecated?: string;
   /** edit: the id --profile uses. */
   id?: string;
   /** edit: fields to remove. */
