@@ -107,13 +107,7 @@ function hopProblem(hop: string, stat: fs.Stats, dir: string, folder: fs.Stats, 
 
 /** A catalog the search found is trusted only when no hop on its way has a hopProblem. */
 function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
-  let folder: fs.Stats;
-  try {
-    folder = fs.statSync(dir);
-  } catch (error) {
-    throw cannotRead(found, error);
-  }
-  const [problem, fix] = hopProblem(hop, stat, dir, folder, uid) ?? [];
+  const [problem, fix] = hopProblem(hop, stat, dir, fs.statSync(dir), uid) ?? [];
   if (problem === undefined) return;
   throw new ConfigError(
     `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
@@ -147,7 +141,7 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
  * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
  * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
  * real path, what a write changes) and its identity, or no identity where nothing is there and
- * `missing` allows it. Read errors name `file`.
+ * `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
  */
 function follow(
   file: string,
@@ -155,24 +149,19 @@ function follow(
   missing = false,
 ): { real: string; stat?: fs.Stats | undefined } {
   let hop = path.resolve(file);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat: fs.Stats | undefined;
-    let dir: string;
-    try {
-      stat = fs.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = fs.realpathSync(path.dirname(hop));
-    } catch (error) {
-      throw cannotRead(file, error);
-    }
-    const real = path.join(dir, path.basename(hop));
-    if (stat === undefined) return { real };
-    check(hop, stat, dir);
-    if (!stat.isSymbolicLink()) return { real, stat };
-    try {
+  try {
+    for (let links = 0; links <= MAX_LINKS; links++) {
+      const stat = fs.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = fs.realpathSync(path.dirname(hop));
+      const real = path.join(dir, path.basename(hop));
+      if (stat === undefined) return { real };
+      check(hop, stat, dir);
+      if (!stat.isSymbolicLink()) return { real, stat };
       hop = path.resolve(dir, fs.readlinkSync(hop));
-    } catch (error) {
-      throw cannotRead(file, error);
     }
+  } catch (error) {
+    // What `check` found is said as it is; a file-system error names the file.
+    throw error instanceof ConfigError ? error : cannotRead(file, error);
   }
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
