@@ -217,23 +217,22 @@ export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
  */
 export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): { real: string; text: string; stat: fs.Stats } {
   const target = catalogTarget(file, options);
-  let fd: number;
+  let fd: number | undefined;
   try {
     const noFollow = target.stat ? fs.constants.O_NOFOLLOW : 0;
     fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unusable(file, 'it was replaced by a link while it was checked');
-    throw cannotRead(file, error);
-  }
-  try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     // Replaced between the check and the open: not what was checked.
     if (target.stat && !sameFile(stat, target.stat)) throw unusable(file, 'it was replaced while it was checked; run the command again');
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
     return { real: target.real, text: readAtMost(fd, file, stat.size), stat };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unusable(file, 'it was replaced by a link while it was checked');
+    throw cannotRead(file, error);
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -242,11 +241,7 @@ function readAtMost(fd: number, file: string, size: number): string {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read) {
-    try {
-      read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error) {
-      throw cannotRead(file, error);
-    }
+    read = fs.readSync(fd, buffer, length, buffer.length - length, null);
   }
   if (length > size) throw unusable(file, 'it grew while it was read; run the command again');
   return buffer.toString('utf8', 0, length);
