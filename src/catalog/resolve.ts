@@ -124,6 +124,8 @@ export class TriggerResolver {
    */
   valueProblem(trigger: KnownTrigger, value: string | undefined): string | undefined {
     const { entry } = trigger;
+    // Most triggers have no rules: nothing to word (a batch asks for every row).
+    if (entry.value === undefined && trigger.min === undefined && trigger.max === undefined) return undefined;
     const key = printable(trigger.key);
     const where = `(the catalog ${printable(this.catalog.path)})`;
     if (value === undefined) return entry.value === 'required' ? `trigger ${key} requires a value ${where}` : undefined;
@@ -154,10 +156,7 @@ export function rowChecker(resolver: TriggerResolver, warn: (message: string, li
     const found = resolver.resolve(given);
     if (!found.ok) return { invalid: found.message };
     const { trigger } = found;
-    const problem =
-      trigger.entry.value === undefined && trigger.min === undefined && trigger.max === undefined
-        ? undefined
-        : resolver.valueProblem(trigger, value);
+    const problem = resolver.valueProblem(trigger, value);
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== undefined && !warned.has(trigger.key)) {
       warned.add(trigger.key);
