@@ -31,7 +31,6 @@ export interface ReadCatalogOptions {
   write?: boolean | undefined;
 }
 
-// ---------------------------------------------------------------------------------------------
 // Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
 // records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
 
@@ -64,8 +63,6 @@ function kindOf(stat: fs.Stats): string {
   if (stat.isSocket()) return 'a socket';
   return 'not a regular file';
 }
-
-// ---------------------------------------------------------------------------------------------
 
 function unusable(file: string, problem: string, hint = 'name another with --catalog <file>, or pass --no-catalog'): ConfigError {
   return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
@@ -115,7 +112,6 @@ function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: 
   );
 }
 
-/** Whether `file` is `dir` or inside it. */
 function inside(file: string, dir: string): boolean {
   const relative = path.relative(dir, file);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));

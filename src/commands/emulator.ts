@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import * as parse from './parsers.js';
 import type { CatalogOptions, Context } from './shared.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
-import type { EmulatorOptions } from '../emulator/server.js';
+import type { EmulatorOptions, RecordedEvent } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
@@ -46,15 +46,13 @@ export function exposureWarning(host: string): string | undefined {
   return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? ' (every address of this machine)' : ''}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
 
-export function eventLine(entry: RequestEntry, io: Output): string {
+function eventLine(event: RecordedEvent, io: Output): string {
   const c = io.outColors;
-  const event = entry.event;
-  if (!event) return '';
   const value = event.valueText === undefined ? c.dim('no value') : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success('✔')} ${c.bold(showId(event.triggerId))} ${c.dim('·')} ${showId(event.userId)} ${c.dim('·')} ${value}`;
 }
 
-export function rejectionLine(entry: RequestEntry, io: Output): string {
+function rejectionLine(entry: RequestEntry, io: Output): string {
   const c = io.errColors;
   const label = entry.injected
     ? c.warn(`${entry.status} injected`)
@@ -86,7 +84,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry) {
-      if (entry.event) io.stdout(eventLine(entry, io));
+      if (entry.event) io.stdout(eventLine(entry.event, io));
       else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
