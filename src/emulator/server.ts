@@ -338,8 +338,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           if (logFd !== undefined) fs.closeSync(logFd);
           resolve();
         });
-        server.closeIdleConnections();
-        // Connections that answered their last request go idle; close them as they do.
+        // server.close() closes the idle connections; those that answer their last request later go
+        // idle then: close them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.once('close', () => clearInterval(sweep));
       });
