@@ -108,18 +108,6 @@ export function sameKey(token: string, digest: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(token).digest(), digest);
 }
 
-/** Splits a raw request target into decoded ids, or says why it is not the event route. */
-export function matchRoute(target: string): { triggerId: string; userId: string } | 'not-found' | 'bad-encoding' {
-  const path = target.split('?', 1)[0] ?? '';
-  const m = EVENT_PATH.exec(path);
-  if (!m?.[1] || !m[2]) return 'not-found';
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return 'bad-encoding';
-  }
-}
-
 /** Checks a request body; returns the value (if any) or the 400 message. */
 export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
   let parsed: unknown;
@@ -177,10 +165,15 @@ const refused = (status: number, error: string, headers?: http.OutgoingHttpHeade
 
 /** The checks before the event is taken, in the order a service makes them. */
 function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: string; userId: string } {
-  const route = matchRoute(req.url ?? '');
-  if (route === 'not-found')
+  const ids = EVENT_PATH.exec((req.url ?? '').split('?', 1)[0]!);
+  if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === 'bad-encoding') return refused(400, 'the path is not valid percent-encoding');
+  let route: { triggerId: string; userId: string };
+  try {
+    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
+  } catch {
+    return refused(400, 'the path is not valid percent-encoding');
+  }
   if (req.method !== 'POST') return refused(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { 'retry-after': '1' } : {};
