@@ -178,9 +178,8 @@ function realPath(file: string): string {
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
-  const env = options.env ?? process.env;
   if (uid === undefined) return { real: realPath(file) };
-  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
+  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, options.env ?? process.env))
     return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
   return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
