@@ -361,16 +361,15 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   }
   await changeCatalog(options, ctx, true, (target) => {
     const resolver = new TriggerResolver(target, activeProfile(options, ctx.env));
-    const added = new Map<string, TriggerEntry>();
-    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
-    const known = seen.size - added.size;
-    if (added.size > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added) });
+    const added = [...seen].filter((id) => !resolver.resolve(id).ok);
+    const known = seen.size - added.length;
+    if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
+      `${io.outColors.success('imported')} ${added.length} trigger${added.length === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
     );
-    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-    if (added.size === 0) return;
+    for (const id of added) io.stdout(`  ${printable(id)}`);
+    if (added.length === 0) return;
     writeSchema(target, io);
     io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
   });
