@@ -9,7 +9,7 @@ import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { sameFile } from './file.js';
 import { CATALOG_FILE_NAME } from './find.js';
-import { catalogError, catalogProblems, type CatalogData } from './load.js';
+import { catalogProblems, type CatalogData } from './load.js';
 
 export const SCHEMA_FILE_NAME = 'triggers.schema.json';
 const PACKAGE_NAME = 'trigger-cli';
@@ -103,10 +103,7 @@ export function catalogText(data: CatalogData): string {
 export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): void {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${printable(file)} was left as it was`, cause: error });
-  }
+  if (problems.length > 0) throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${printable(file)} was left as it was` });
   try {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error) {
@@ -123,9 +120,7 @@ function stillThere(file: string, was: fs.Stats | undefined): void {
   if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
-    {
-      hint: 'look at it, then run the command again',
-    },
+    { hint: 'look at it, then run the command again' },
   );
 }
 
