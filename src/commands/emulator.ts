@@ -130,17 +130,12 @@ function bannerLines(
 }
 
 /** Until a stop signal: the first lets requests in flight finish, a second cuts them off. */
-function untilStopped(server: Emulator): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const removeSignals = onStopSignals((_signal, count) => {
-      if (count > 1) void server.close({ force: true });
-      else
-        void server.close().then(() => {
-          removeSignals();
-          resolve();
-        });
-    });
+async function untilStopped(server: Emulator): Promise<void> {
+  let removeSignals = () => {};
+  await new Promise((resolve) => {
+    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
   });
+  removeSignals();
 }
 
 /** The command's definition: its options and help. */
