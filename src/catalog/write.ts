@@ -54,12 +54,10 @@ export function packageSchema(): string | undefined {
 /** Where the "$schema" of a new catalog at `file` points, and whether a copy must be written for it. */
 export function schemaFor(file: string, ownSchema: string | undefined = packageSchema()): SchemaPlan {
   const folder = path.dirname(path.resolve(file));
-  for (let dir = folder; ;) {
+  // This folder and each above it, up to the root (whose dirname is itself).
+  for (let dir = folder, below = ''; dir !== below; below = dir, dir = path.dirname(dir)) {
     const installed = path.join(dir, 'node_modules', PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   if (ownSchema === undefined) return { ref: undefined };
   const copyTo = path.join(folder, SCHEMA_FILE_NAME);
