@@ -66,8 +66,7 @@ function rejectionLine(entry: RequestEntry, io: Output): string {
 function catalogTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  const profile = activeProfile({}, env);
-  return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
+  return { ids: triggerIdsFor(loadCatalog(found, { env }), activeProfile({}, env)), path: found.path };
 }
 
 export async function emulator(options: EmulatorCommandOptions, ctx: Context): Promise<void> {
