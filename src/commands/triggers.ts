@@ -72,8 +72,15 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
   io.stderr(
     io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views.length} trigger${views.length === 1 ? '' : 's'}`),
   );
-  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? '').length)));
+  // Folded, not spread into Math.max: 200,000 arguments overflow the stack.
+  const width = Math.min(
+    32,
+    views.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2),
+  );
+  const nameWidth = Math.min(
+    40,
+    views.reduce((widest, v) => Math.max(widest, printable(v.name ?? '').length), 0),
+  );
   const c = io.outColors;
   for (const v of views) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
