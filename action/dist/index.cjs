@@ -2383,7 +2383,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path18 = require("node:path");
-    var fs21 = require("node:fs");
+    var fs20 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3377,7 +3377,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs21.existsSync(executableFile)) return;
+        if (fs20.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3396,10 +3396,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path18.resolve(baseDir, baseName);
-          if (fs21.existsSync(localBin)) return localBin;
+          if (fs20.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs21.existsSync(`${localBin}${ext}`)
+            (ext) => fs20.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3411,7 +3411,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs20.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -36568,13 +36568,11 @@ function findCatalog({ cwd, env: env2, flag }) {
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
   if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+  for (let dir = import_node_path5.default.resolve(cwd), below = ""; dir !== below; below = dir, dir = import_node_path5.default.dirname(dir)) {
     const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path5.default.dirname(dir);
-    if (parent === dir) return void 0;
-    dir = parent;
   }
+  return void 0;
 }
 function exists(file) {
   try {
@@ -36595,9 +36593,6 @@ var init_find = __esm({
 });
 
 // src/catalog/file.ts
-function currentUid() {
-  return typeof process.getuid === "function" ? process.getuid() : void 0;
-}
 function loginName(uid) {
   try {
     for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
@@ -36628,44 +36623,34 @@ function cannotRead(file, error2) {
     hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
   });
 }
-function untrusted(found2, hop, problem, fix) {
-  const through = hop === import_node_path6.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
-  return new ConfigError(
-    `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
-  );
+function through(named, hop) {
+  return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
-function checkHop(found2, hop, stat, dir, uid) {
+function hopProblem(hop, stat, dir, folder, uid) {
   if (stat.uid !== uid && stat.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
       `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
-    );
+    ];
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
-  let folder;
-  try {
-    folder = import_node_fs6.default.statSync(dir);
-  } catch (error2) {
-    throw cannotRead(found2, error2);
-  }
+    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
   if (folder.uid !== uid && folder.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
-      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
-      `move it to a folder of yours`
-    );
+    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours"];
   const sticky = (folder.mode & 512) !== 0;
   if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
       `chmod go-w ${printable(shellQuote(dir))}`
-    );
+    ];
+  return void 0;
+}
+function checkHop(found2, hop, stat, dir, uid) {
+  const [problem, fix] = hopProblem(hop, stat, dir, import_node_fs6.default.statSync(dir), uid) ?? [];
+  if (problem === void 0) return;
+  throw new ConfigError(
+    `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
+  );
 }
 function inside(file, dir) {
   const relative = import_node_path6.default.relative(dir, file);
@@ -36683,24 +36668,18 @@ function inWorkspace(file, env2) {
 }
 function follow(file, check2, missing = false) {
   let hop = import_node_path6.default.resolve(file);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat;
-    let dir;
-    try {
-      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
-    const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
-    if (stat === void 0) return { real };
-    check2(hop, stat, dir);
-    if (!stat.isSymbolicLink()) return { real, stat };
-    try {
+  try {
+    for (let links = 0; links <= MAX_LINKS; links++) {
+      const stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+      if (stat === void 0) return { real };
+      check2(hop, stat, dir);
+      if (!stat.isSymbolicLink()) return { real, stat };
       hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
     }
+  } catch (error2) {
+    throw error2 instanceof ConfigError ? error2 : cannotRead(file, error2);
   }
   throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
@@ -36712,18 +36691,16 @@ function realPath(file) {
   }
 }
 function catalogTarget(file, options = {}) {
-  const uid = currentUid();
-  const env2 = options.env ?? process.env;
+  const uid = process.getuid?.();
   if (uid === void 0) return { real: realPath(file) };
-  if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
+  if ((options.source ?? "found") !== "found" || inWorkspace(file, options.env ?? process.env))
     return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
   return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: "name the file it leads to with --catalog, if that is the one to change" }
   );
 }
@@ -36736,29 +36713,24 @@ function readCatalogFile(file, options = {}) {
   try {
     const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
     fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
-  } catch (error2) {
-    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
-    throw cannotRead(file, error2);
-  }
-  try {
     const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
-    return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+    return { real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
+    throw cannotRead(file, error2);
   } finally {
-    import_node_fs6.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs6.default.closeSync(fd);
   }
 }
 function readAtMost(fd, file, size) {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read) {
-    try {
-      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
+    read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
   }
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
@@ -36782,6 +36754,7 @@ var init_file = __esm({
 // src/catalog/load.ts
 var load_exports = {};
 __export(load_exports, {
+  ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
   catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
@@ -36798,12 +36771,9 @@ function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function lineFinder(text) {
-  let starts;
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -36866,7 +36836,7 @@ function catalogProblems(data, text = "") {
       problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
     });
   }
-  problems.push(...underflowProblems(triggers, text));
+  for (const problem of underflowProblems(triggers, text)) problems.push(problem);
   if (problems.length > 0) return problems;
   return idProblems(triggers, lineOfKey);
 }
@@ -36931,13 +36901,9 @@ function idProblems(triggers, lineOfKey) {
   for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
-    const involved = new Set(own);
-    for (const i of own) {
-      const named = index.get(triggers[keys[i]].ids[profile]);
-      if (named !== void 0) involved.add(named);
-    }
+    const named = own.map((i) => index.get(triggers[keys[i]].ids[profile]) ?? i);
     const sent = /* @__PURE__ */ new Map();
-    for (const i of [...involved].sort((a, b) => a - b)) {
+    for (const i of [.../* @__PURE__ */ new Set([...own, ...named])].sort((a, b) => a - b)) {
       const key = keys[i];
       const id = idIn(key, triggers[key], profile);
       const other = sent.get(id);
@@ -36973,18 +36939,12 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function identityOf(stat) {
-  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-function remembered(record) {
-  return readOwnRecord(record, MAX_RECORD_BYTES);
-}
 function remember(record, file, identity, known) {
-  const entries = Object.entries(known).filter(([name]) => name !== file);
-  entries.push([file, identity]);
+  const { [file]: _earlier, ...others } = known;
+  const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   try {
-    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
+    makeFolders(import_node_path7.default.dirname(record));
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}
 `, {
       mode: 384,
       forceMode: true,
@@ -36994,22 +36954,21 @@ function remember(record, file, identity, known) {
   }
 }
 function loadCatalog(found2, options = {}) {
-  const file = typeof found2 === "string" ? found2 : found2.path;
-  const source = typeof found2 === "string" ? "flag" : found2.source;
-  const { text, stat } = readCatalogFile(file, { source, env: options.env });
+  const { path: file, source } = typeof found2 === "string" ? { path: found2, source: "flag" } : found2;
+  const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  const known = record === void 0 ? void 0 : remembered(record);
-  const identity = identityOf(stat);
+  const known = record === void 0 ? void 0 : readOwnRecord(record, MAX_RECORD_BYTES);
+  const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: parseJson(text) };
+      return { path: file, text, data: parseJson(text), real, stat };
     } catch {
     }
   }
   const parsed2 = parseCatalog(text);
   if (!parsed2.data) throw catalogError(file, parsed2.problems);
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed2.data };
+  return { path: file, text, data: parsed2.data, real, stat };
 }
 function idIn(key, entry2, profile) {
   return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
@@ -37017,11 +36976,10 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
@@ -37060,10 +37018,7 @@ function decimal2(text) {
 function compareMagnitude(a, b) {
   if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
   if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  const n = Math.max(a.digits.length, b.digits.length);
-  const x = a.digits.padEnd(n, "0");
-  const y = b.digits.padEnd(n, "0");
-  return x === y ? 0 : x < y ? -1 : 1;
+  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
 }
 function compareDecimal(a, b) {
   const x = decimal2(a);
@@ -37107,7 +37062,7 @@ function rowChecker(resolver, warn) {
     const found2 = resolver.resolve(given);
     if (!found2.ok) return { invalid: found2.message };
     const { trigger } = found2;
-    const problem = trigger.entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0 ? void 0 : resolver.valueProblem(trigger, value);
+    const problem = resolver.valueProblem(trigger, value);
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== void 0 && !warned.has(trigger.key)) {
       warned.add(trigger.key);
@@ -37127,8 +37082,7 @@ var init_resolve = __esm({
       catalog;
       profile;
       /** Names looked up so far: a batch asks for the same few again and again. */
-      known = /* @__PURE__ */ new Map();
-      unknown = /* @__PURE__ */ new Map();
+      seen = /* @__PURE__ */ new Map();
       /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
       ids;
       constructor(catalog, profile) {
@@ -37145,34 +37099,28 @@ var init_resolve = __esm({
        * never ambiguous); a profile's own id through a map made once.
        */
       resolve(given) {
-        const seen = this.known.get(given);
-        if (seen) return { ok: true, trigger: seen };
-        const triggers = this.catalog.data.triggers;
-        let key = Object.hasOwn(triggers, given) ? given : void 0;
-        if (key === void 0) {
-          if (!this.ids) {
-            this.ids = /* @__PURE__ */ new Map();
-            for (const k of Object.keys(triggers)) {
-              const id = idIn(k, triggers[k], this.profile);
-              if (id !== k) this.ids.set(id, k);
-            }
+        let resolution = this.seen.get(given);
+        if (resolution) return resolution;
+        const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+        resolution = key === void 0 ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
+        this.seen.set(given, resolution);
+        return resolution;
+      }
+      ownIds() {
+        if (!this.ids) {
+          const triggers = this.catalog.data.triggers;
+          this.ids = /* @__PURE__ */ new Map();
+          for (const key of Object.keys(triggers)) {
+            const id = idIn(key, triggers[key], this.profile);
+            if (id !== key) this.ids.set(id, key);
           }
-          key = this.ids.get(given);
         }
-        if (key !== void 0) {
-          const trigger = this.trigger(key);
-          this.known.set(given, trigger);
-          return { ok: true, trigger };
-        }
-        const known = this.unknown.get(given);
-        if (known) return known;
-        const result = this.explainUnknown(given);
-        this.unknown.set(given, result);
-        return result;
+        return this.ids;
       }
       explainUnknown(given) {
         const where2 = `the catalog ${printable(this.catalog.path)}`;
         const quoted = printable(JSON.stringify(given));
+        let best;
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
@@ -37184,9 +37132,6 @@ var init_resolve = __esm({
               };
             }
           }
-        }
-        let best;
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
             const distance = editDistance(given.toLowerCase(), name.toLowerCase());
             if (!best || distance < best.distance) best = { key, name, distance };
@@ -37206,6 +37151,7 @@ var init_resolve = __esm({
        */
       valueProblem(trigger, value) {
         const { entry: entry2 } = trigger;
+        if (entry2.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
         const key = printable(trigger.key);
         const where2 = `(the catalog ${printable(this.catalog.path)})`;
         if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
@@ -37227,7 +37173,7 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
+  const mode2 = (import_node_fs7.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
@@ -37322,11 +37268,11 @@ async function resolveCommand(options = {}) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED;
+var import_node_fs7, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -37617,7 +37563,7 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs9.default.readdirSync(import_node_path10.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
     return;
   }
@@ -37625,14 +37571,14 @@ function removeLeftovers(file) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
       continue;
-    import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_lock();
     init_formats();
@@ -37671,7 +37617,7 @@ var init_failed = __esm({
         this.#format = format2;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
-        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
+        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
         this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
@@ -37679,7 +37625,7 @@ var init_failed = __esm({
         if (!options.lazy) this.#open();
       }
       #open() {
-        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
         if (!this.inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -37729,14 +37675,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.inPlace) {
             try {
-              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
+              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -37750,19 +37696,19 @@ var init_failed = __esm({
         const fd = this.#fd;
         this.#fd = void 0;
         try {
-          if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -38433,12 +38379,12 @@ var init_report = __esm({
 function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = import_node_fs10.default.openSync(file, "r");
+  const fd = import_node_fs9.default.openSync(file, "r");
   let size = 0;
   try {
-    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    for (let n; (n = import_node_fs9.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
   } finally {
-    import_node_fs10.default.closeSync(fd);
+    import_node_fs9.default.closeSync(fd);
   }
   return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
 }
@@ -38457,7 +38403,7 @@ function headerOf(line) {
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs9.default.readFileSync(file, "utf8");
   const whole = text.slice(0, text.lastIndexOf("\n") + 1);
   const [first, ...records] = whole.split("\n");
   const header = headerOf(first ?? "");
@@ -38506,11 +38452,11 @@ function load2(file) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
+    fd = import_node_fs9.default.openSync(file, "r");
     const chunks = [];
     for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
       const chunk = Buffer.alloc(64 * 1024);
-      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      read = import_node_fs9.default.readSync(fd, chunk, 0, chunk.length, at);
       newline = chunk.subarray(0, read).indexOf(10);
       chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
     }
@@ -38518,7 +38464,7 @@ function journalInput(file) {
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs9.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
@@ -38575,12 +38521,12 @@ function refuseToCarryOn(file, loaded2, options) {
     });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var import_node_crypto, import_node_fs9, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_errno();
@@ -38632,15 +38578,15 @@ var init_journal = __esm({
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
-        const loaded2 = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        const loaded2 = import_node_fs9.default.existsSync(file) ? load2(file) : void 0;
         if (loaded2) refuseToCarryOn(file, loaded2, options);
         try {
           if (loaded2) {
-            const fd2 = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd2, loaded2.whole);
+            const fd2 = import_node_fs9.default.openSync(file, "r+");
+            import_node_fs9.default.ftruncateSync(fd2, loaded2.whole);
             return new _Journal(file, fd2, loaded2.whole, loaded2);
           }
-          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const fd = import_node_fs9.default.openSync(file, "wx", 384);
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -38651,9 +38597,9 @@ var init_journal = __esm({
             catalog: options.catalog ?? null,
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
-          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+          const position = import_node_fs9.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-          import_node_fs10.default.fsyncSync(fd);
+          import_node_fs9.default.fsyncSync(fd);
           return new _Journal(file, fd, position, void 0);
         } catch (error2) {
           throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
@@ -38714,7 +38660,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -38731,7 +38677,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs9.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -38745,7 +38691,7 @@ var init_journal = __esm({
         if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -38760,8 +38706,8 @@ function sameFile2(a, b) {
   const other = b === "-" ? 0 : b;
   if (typeof other === "string" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(other)) return true;
   try {
-    const sa = import_node_fs11.default.statSync(a);
-    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
+    const sa = import_node_fs10.default.statSync(a);
+    const sb = typeof other === "number" ? import_node_fs10.default.fstatSync(other) : import_node_fs10.default.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -38773,7 +38719,7 @@ function inInputFolder(file, folder) {
 }
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  const folders = sources.filter((s) => s !== "-" && import_node_fs10.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
@@ -38799,7 +38745,7 @@ function checkPaths(sources, options) {
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
   for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs11.default.statSync(source, { throwIfNoEntry: false });
+    const stat = source === "-" ? void 0 : import_node_fs10.default.statSync(source, { throwIfNoEntry: false });
     if (!stat?.isFile() && !stat?.isDirectory()) {
       throw new UsageError("--journal needs the input as a regular file, or files and folders", {
         hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
@@ -38811,7 +38757,7 @@ function checkPaths(sources, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -38844,11 +38790,11 @@ function replayNames(file) {
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`;
-    if (import_node_fs11.default.existsSync(journal)) {
+    if (import_node_fs10.default.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
-    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    if (!import_node_fs10.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 function resumeCommand(input2, options) {
@@ -38871,7 +38817,7 @@ async function openWritten(input2, header, options, catalog, folder, warn) {
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
     if (options.failed) {
-      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
+      const regular = import_node_fs10.default.statSync(options.failed, { throwIfNoEntry: false });
       const file = options.failed;
       if (regular === void 0 || regular.isFile()) {
         const hint = "name another --failed file, or wait for that batch to finish";
@@ -38906,7 +38852,7 @@ async function openWritten(input2, header, options, catalog, folder, warn) {
 }
 function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs10.default.existsSync(failed.path);
     if (unchanged || noneSettled) failed?.discard();
     else failed?.finish();
     journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
@@ -38919,7 +38865,7 @@ function defaultFailedName(ext, folder, locks, warn) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
   try {
-    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+    import_node_fs10.default.accessSync(folder, import_node_fs10.default.constants.W_OK);
   } catch (error2) {
     warn(
       `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
@@ -38928,10 +38874,10 @@ function defaultFailedName(ext, folder, locks, warn) {
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs11.default.existsSync(name)) continue;
+    if (import_node_fs10.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs11.default.existsSync(name)) {
+    if (import_node_fs10.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -38939,11 +38885,11 @@ function defaultFailedName(ext, folder, locks, warn) {
     return name;
   }
 }
-var import_node_fs11, import_node_path12;
+var import_node_fs10, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -43072,7 +43018,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs12.default.fstatSync(0).isFile();
+    return import_node_fs11.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43118,21 +43064,21 @@ function filesOf(source, cwd) {
   const at = import_node_path13.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs12.default.statSync(at);
+    stat = import_node_fs11.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs11.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs11.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs12.default.promises.open(file.path, "r");
+    const handle = await import_node_fs11.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -43179,7 +43125,7 @@ async function openFile(file, options) {
   };
 }
 function streamOf(file) {
-  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs11.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFiles(files, options, named) {
@@ -43253,11 +43199,11 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
+var import_node_fs11, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_path13 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
@@ -44493,7 +44439,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44516,11 +44462,11 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
+var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     init_esm();
     init_files();
     init_stop();
@@ -44809,7 +44755,7 @@ async function remove(nameArgument, { io, env: env2 }) {
 }
 function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs13.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command3(program2, ctx) {
@@ -44838,11 +44784,11 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs14, without;
+var import_node_fs13, without;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
     init_keychain();
@@ -44875,7 +44821,7 @@ async function collectStatus(options, { env: env2, cwd }) {
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  const stat = import_node_fs15.default.statSync(configFile, { throwIfNoEntry: false });
+  const stat = import_node_fs14.default.statSync(configFile, { throwIfNoEntry: false });
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -44934,11 +44880,11 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
   ).action((options) => status(options, ctx));
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_render();
@@ -44961,16 +44907,6 @@ var init_status = __esm({
 function sameKey(token, digest) {
   return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
 }
-function matchRoute(target2) {
-  const path18 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path18);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
 function checkBody(body) {
   let parsed2;
   try {
@@ -44990,11 +44926,32 @@ function checkBody(body) {
     return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
 }
+function tokenBucket(perSecond, now) {
+  const perMs = perSecond / 1e3;
+  const size = Math.max(1, perSecond / 10);
+  let tokens = size;
+  let at = now();
+  return {
+    take() {
+      const time = now();
+      tokens = Math.min(size, tokens + (time - at) * perMs);
+      at = time;
+      if (tokens < 1) return (1 - tokens) / perMs;
+      tokens -= 1;
+      return 0;
+    }
+  };
+}
 function screen(req, rules) {
-  const route = matchRoute(req.url ?? "");
-  if (route === "not-found")
+  const ids = EVENT_PATH.exec((req.url ?? "").split("?", 1)[0]);
+  if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  let route;
+  try {
+    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
+  } catch {
+    return refused(400, "the path is not valid percent-encoding");
+  }
   if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
@@ -45033,7 +44990,7 @@ function take2(route, body, tooBig, requestId, rules) {
   };
   if (rules.log) {
     try {
-      import_node_fs16.default.writeSync(rules.log.fd, `${eventJson(event)}
+      import_node_fs15.default.writeSync(rules.log.fd, `${eventJson(event)}
 `);
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
@@ -45052,7 +45009,7 @@ function rulesFor(options, key, logFd) {
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
     random: options.random ?? Math.random,
     capacity: options.capacity,
-    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    bucket: options.capacity === void 0 ? void 0 : tokenBucket(options.capacity, options.now ?? monotonicMs),
     maxInFlight: options.maxInFlight ?? Infinity,
     working: 0,
     log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
@@ -45089,15 +45046,12 @@ async function startEmulator(options = {}) {
     const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const screened = screen(req, rules);
-    let answer;
-    if ("status" in screened) answer = screened;
-    else {
-      rules.working++;
-      answer = { ...take2(screened, body, tooBig, requestId, rules), admitted: true };
-    }
+    const admitted = !("status" in screened);
+    if (admitted) rules.working++;
+    const answer = admitted ? take2(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
-      const { headers, admitted, ...entry2 } = answer;
+      const { headers, ...entry2 } = answer;
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
@@ -45115,7 +45069,7 @@ async function startEmulator(options = {}) {
   try {
     await listen(server, host, port);
   } catch (error2) {
-    if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+    if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
     throw error2;
   }
   const bound2 = server.address().port;
@@ -45133,10 +45087,9 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve2) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
           resolve2();
         });
-        server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.once("close", () => clearInterval(sweep));
       });
@@ -45161,29 +45114,27 @@ async function listen(server, host, port) {
     await (0, import_node_events2.once)(server, "listening");
   } catch (error2) {
     const { code, message } = error2;
-    if (code === "EADDRINUSE")
-      throw new UsageError(`port ${port} on ${host} is already in use`, {
-        hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-      });
-    if (code === "EACCES")
-      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
-        hint: "ports below 1024 need privileges; pick another with --port"
-      });
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
-      throw new UsageError(`cannot listen on ${host}: no such local address`, {
-        hint: "use 127.0.0.1, ::1, or an address of this machine"
-      });
-    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+    const noAddress = [`cannot listen on ${host}: no such local address`, "use 127.0.0.1, ::1, or an address of this machine"];
+    const [problem, hint] = {
+      EADDRINUSE: [
+        `port ${port} on ${host} is already in use`,
+        "stop what is using it, or pick another with --port (0 takes any free port)"
+      ],
+      EACCES: [`not allowed to listen on ${host}:${port}`, "ports below 1024 need privileges; pick another with --port"],
+      EADDRNOTAVAIL: noAddress,
+      ENOTFOUND: noAddress
+    }[code ?? ""] ?? [`cannot listen on ${host}:${port}: ${message}`];
+    throw new UsageError(problem, { hint });
   }
 }
 function openLog(file) {
   try {
-    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
-    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+    if (!import_node_fs15.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs15.default.openSync(file, "a");
+    const probe = import_node_fs15.default.openSync(file, import_node_fs15.default.constants.O_WRONLY | import_node_fs15.default.constants.O_NONBLOCK);
     try {
-      return import_node_fs16.default.openSync(file, "a");
+      return import_node_fs15.default.openSync(file, "a");
     } finally {
-      import_node_fs16.default.closeSync(probe);
+      import_node_fs15.default.closeSync(probe);
     }
   } catch (error2) {
     if (error2.code === "ENXIO") {
@@ -45200,12 +45151,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs15, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     import_node_events2 = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
@@ -45216,31 +45167,6 @@ var init_server = __esm({
     DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
-      }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
-        }
-        return (1 - this.#tokens) / this.#perMs;
-      }
-    };
     refused = (status2, error2, headers) => ({
       status: status2,
       error: error2,
@@ -45255,9 +45181,7 @@ var emulator_exports = {};
 __export(emulator_exports, {
   command: () => command5,
   emulator: () => emulator,
-  eventLine: () => eventLine,
-  exposureWarning: () => exposureWarning,
-  rejectionLine: () => rejectionLine
+  exposureWarning: () => exposureWarning
 });
 function clock(date) {
   return date.toISOString().slice(11, 23);
@@ -45271,10 +45195,8 @@ function exposureWarning(host) {
   const every = bare === "0.0.0.0" || bare === "::" || bare === "";
   return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
-function eventLine(entry2, io) {
+function eventLine(event, io) {
   const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
@@ -45286,8 +45208,7 @@ function rejectionLine(entry2, io) {
 function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const profile = activeProfile({}, env2);
-  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), path: found2.path };
 }
 async function emulator(options, ctx) {
   const { io, env: env2 } = ctx;
@@ -45303,7 +45224,7 @@ async function emulator(options, ctx) {
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
+      if (entry2.event) io.stdout(eventLine(entry2.event, io));
       else io.stderr(rejectionLine(entry2, io));
     },
     onLogError(message) {
@@ -45337,30 +45258,27 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   lines.push(c.dim("  Ctrl-C stops it."));
   return lines;
 }
-function untilStopped(server) {
-  return new Promise((resolve2) => {
-    const removeSignals = onStopSignals((_signal, count2) => {
-      if (count2 > 1) void server.close({ force: true });
-      else
-        void server.close().then(() => {
-          removeSignals();
-          resolve2();
-        });
-    });
+async function untilStopped(server) {
+  let removeSignals = () => {
+  };
+  await new Promise((resolve2) => {
+    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
   });
+  removeSignals();
 }
 function command5(program2, ctx) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
     "--key <key>",
     "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option(
+    "--fail-status <code>",
+    "status of those failures (429 and 503 add Retry-After: 1)",
+    wholeNumber(400, 599),
+    DEFAULT_FAIL_STATUS
+  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option(
+    "--max-in-flight <n>",
+    "work on at most n requests at once; answer 503 with Retry-After beyond",
+    wholeNumber(1, 1e6)
   ).addHelpText(
     "after",
     `
@@ -45374,7 +45292,6 @@ Examples:
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
-    init_esm();
     init_parsers();
     init_server();
     init_render();
@@ -45393,31 +45310,21 @@ function reference(from, to) {
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path14.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path14.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
+  if (typeof __filename !== "string") return void 0;
+  for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(import_node_fs16.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
+      if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
+    } catch {
     }
   }
   return void 0;
 }
 function schemaFor(file, ownSchema = packageSchema()) {
   const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
-  for (let dir = folder; ; ) {
+  for (let dir = folder, below = ""; dir !== below; below = dir, dir = import_node_path14.default.dirname(dir)) {
     const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path14.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   if (ownSchema === void 0) return { ref: void 0 };
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
@@ -45428,11 +45335,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs17.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs16.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs17.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs16.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -45448,10 +45355,7 @@ function catalogText(data) {
 function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
+  if (problems.length > 0) throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was` });
   try {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
@@ -45462,23 +45366,21 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs16.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
+    { hint: "look at it, then run the command again" }
   );
 }
 function defaultCatalogPath(cwd) {
   return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -45489,7 +45391,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -45512,27 +45414,12 @@ function found(options, ctx, create2 = false) {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed2 = parseCatalog(file.text);
-  if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
-  return { path: where2.path, text: file.text, data: parsed2.data, file };
-}
 function shownCatalog(options, ctx) {
-  return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
+  return { catalog: loadCatalog(found(options, ctx), { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
 function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
+  const unset2 = { name: null, value: "optional", min: null, max: null, deprecated: null, description: null, ids: {} };
+  return { id: idIn(key, entry2, profile), key, ...unset2, ...entry2 };
 }
 function ruleText(t) {
   const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
@@ -45549,8 +45436,14 @@ function list2(options, ctx) {
   io.stderr(
     io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
   );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const width = Math.min(
+    32,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
+  );
+  const nameWidth = Math.min(
+    40,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.name ?? "").length), 0)
+  );
   const c = io.outColors;
   for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
@@ -45604,8 +45497,7 @@ function applyFields(entry2, options) {
     if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
     next.deprecated = options.deprecated;
   }
-  const order = ["name", "description", "value", "min", "max", "deprecated", "ids"];
-  return Object.fromEntries(order.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
+  return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
@@ -45618,20 +45510,17 @@ async function changeCatalog(options, ctx, create2, change) {
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
 }
 function writeTarget(where2, ctx, create2) {
-  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
-    const { data, file: file2 } = readFound(where2, ctx, true);
-    const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
-    const link = import_node_path15.default.resolve(where2.path) === file2.real ? "" : ` (the file ${printable(where2.path)} links to)`;
-    return { file: file2.real, shown: `${printable(file2.real)}${link}`, data, created: false, save: save2 };
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+    const { data: data2, text, real, stat } = loadCatalog(where2, { env: ctx.env, write: true });
+    const link = import_node_path15.default.resolve(where2.path) === real ? "" : ` (the file ${printable(where2.path)} links to)`;
+    const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
+    return { path: real, text, data: data2, shown: `${printable(real)}${link}`, created: false, save: save2 };
   }
   const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
-  const save = (next) => saveCatalog(file, next, void 0);
-  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
-}
-function keyIn(target2, id, env2) {
-  if (Object.hasOwn(target2.data.triggers, id)) return id;
-  return lookUp({ path: target2.file, text: "", data: target2.data }, activeProfile({}, env2), id);
+  const data = newCatalog(schema);
+  const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
+  return { path: file, text: "", data, shown: printable(file), created: true, schema, save };
 }
 async function add(id, options, ctx) {
   checkNewId(id);
@@ -45641,11 +45530,11 @@ async function add(id, options, ctx) {
     });
   await changeCatalog(options, ctx, true, (target2) => {
     if (Object.hasOwn(target2.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.file)}`, {
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`
       });
     const entry2 = applyFields({}, options);
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [id]: entry2 } });
+    target2.save({ ...target2.data.triggers, [id]: entry2 });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
@@ -45674,7 +45563,7 @@ function writeSchema(target2, io) {
 }
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     let entry2 = applyFields(target2.data.triggers[key], options);
     for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
@@ -45692,16 +45581,16 @@ async function edit(id, options, ctx) {
       throw new UsageError(`nothing to change for ${key}`, {
         hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
       });
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [key]: entry2 } });
+    target2.save({ ...target2.data.triggers, [key]: entry2 });
     ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
   });
 }
 async function remove2(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     const triggers = { ...target2.data.triggers };
     delete triggers[key];
-    target2.save({ ...target2.data, triggers });
+    target2.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
 }
@@ -45765,17 +45654,16 @@ async function importFiles(files, options, ctx) {
     }
   }
   await changeCatalog(options, ctx, true, (target2) => {
-    const resolver = new TriggerResolver({ path: target2.file, text: "", data: target2.data }, activeProfile(options, ctx.env));
-    const added = /* @__PURE__ */ new Map();
-    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
-    const known = seen.size - added.size;
-    if (added.size > 0) target2.save({ ...target2.data, triggers: { ...target2.data.triggers, ...Object.fromEntries(added) } });
+    const resolver = new TriggerResolver(target2, activeProfile(options, ctx.env));
+    const added = [...seen].filter((id) => !resolver.resolve(id).ok);
+    const known = seen.size - added.length;
+    if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${added.length} trigger${added.length === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
-    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-    if (added.size === 0) return;
+    for (const id of added) io.stdout(`  ${printable(id)}`);
+    if (added.length === 0) return;
     writeSchema(target2, io);
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
   });
@@ -45800,11 +45688,11 @@ function command6(program2, ctx) {
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
+var import_node_fs17, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_esm();
     init_formats();
@@ -46140,7 +46028,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs19 = __toESM(require("node:fs"), 1);
+var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -46475,7 +46363,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs19.default.appendFileSync(file, text);
+  import_node_fs18.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -46572,13 +46460,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs18.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs19.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs18.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
