@@ -82,7 +82,7 @@ const without = (profile: Profile, name: SettingName): Profile =>
 export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, ctx: Context) {
   const { io, env } = ctx;
   const { file, config, name, saveProfile } = target(options, env);
-  const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
+  const raw = keyArgument ?? (await readSecret('API key: ', ctx.stdin ?? process.stdin, io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
