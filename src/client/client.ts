@@ -151,6 +151,9 @@ export class TriggerClient {
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
+      // The usual answer holds no key; anything else is masked here, so a library caller never sees
+      // the server's echo of the key either.
+      const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
       return {
         ok: true,
         status,
@@ -160,9 +163,7 @@ export class TriggerClient {
         value: event.value?.json,
         ...info,
         requestId,
-        // The usual answer holds no key; anything else is masked here, so a library caller never
-        // sees the server's echo of the key either.
-        response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json),
+        response: safe.json ?? safe.text,
       };
     }
     const headers = this.#maskedHeaders(outcome.headers);
@@ -188,19 +189,14 @@ export class TriggerClient {
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
   #masked(text: string, json: unknown): { text: string; json: unknown } {
-    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    const mask = (this.#mask ??= new Redactor(this.#apiKey));
     if (json === undefined) return { text: mask.server(text), json };
     const safe = mask.serverJson(text);
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
   }
 
-  #responseOf(text: string, json: unknown): unknown {
-    const safe = this.#masked(text, json);
-    return safe.json ?? safe.text;
-  }
-
   #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    const mask = (this.#mask ??= new Redactor(this.#apiKey));
     const masked = (value: string | string[] | undefined) =>
       Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
     return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
@@ -272,8 +268,7 @@ export class TriggerClient {
         const { status, headers, text, truncated, ms } = outcome;
         onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
       } else {
-        const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
-        onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+        onEvent({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
       }
       return outcome;
     });
@@ -333,12 +328,6 @@ function unwatch(signal: AbortSignal, wake: () => void): void {
   if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
   watchers.delete(signal);
   signal.removeEventListener('abort', entry.listener);
-}
-
-function maskFor(key: string): Redactor {
-  const mask = new Redactor();
-  mask.add(key);
-  return mask;
 }
 
 /** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */

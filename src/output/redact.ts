@@ -406,6 +406,10 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
 export class Redactor implements ServerMask {
   readonly #secrets: Secret[] = [];
 
+  constructor(secret?: string) {
+    this.add(secret);
+  }
+
   add(secret: string | undefined): void {
     const key = secret?.trim();
     if (!key || this.#secrets.some((s) => s.key === key)) return;
