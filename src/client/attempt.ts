@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { headerValue, MAX_BODY_BYTES, parseJsonBody, type AnswerHeaders } from './response.js';
-import { BodyDecoder, contentCoding, DecodeError, type Decoded } from './decode.js';
+import { BodyDecoder, contentCoding, type Decoded } from './decode.js';
 import { monotonicMs } from '../clock.js';
 
 export type AttemptOutcome =
@@ -65,9 +65,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #sent = false;
   /** The body has been read as far as it will be (the answer may still be decoding). */
   #bodyEnded = false;
-  /** For a compressed answer: its decoder, or why it cannot be decoded. */
+  /** For a compressed answer: its decoder (see decode.ts). */
   #decoder: BodyDecoder | undefined;
-  #undecodable: DecodeError | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
   constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs()) {
@@ -107,7 +106,6 @@ export class Attempt implements Dispatcher.DispatchHandler {
 
   #answer(): void {
     if (this.#decoder) return this.#decoder.end(); // answers when decoded (#decoded)
-    if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
     const first = this.#first;
     // The usual answer, at batch rates: no decoding, no parsing.
     if (!this.#more && first !== undefined && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
@@ -169,18 +167,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#headers = headers;
     const encoding = headerValue(headers, 'content-encoding');
-    if (encoding !== undefined) this.#decodeAs(encoding);
-  }
-
-  /** A compressed answer: its body is decoded as it comes (see decode.ts). */
-  #decodeAs(encoding: string): void {
-    const coding = contentCoding(encoding);
-    if (coding === undefined) return;
-    if (typeof coding === 'object') {
-      this.#undecodable = new DecodeError(coding.unsupported, undefined, true);
-      return;
-    }
-    this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+    const coding = encoding === undefined ? undefined : contentCoding(encoding); // a compressed answer: see decode.ts
+    if (coding !== undefined) this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {

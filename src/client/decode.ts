@@ -48,10 +48,11 @@ export interface Decoded {
 
 /**
  * One body being decoded as it arrives. `done` is called once: when the input ended and all of it
- * was decoded, when the decoded size passed the limit (the rest is dropped), or on a decoding error.
+ * was decoded, when the decoded size passed the limit (the rest is dropped), or on a decoding error
+ * (for a coding the tool cannot decode, when the input ended).
  */
 export class BodyDecoder {
-  readonly #coding: Coding;
+  readonly #coding: Coding | { unsupported: string };
   readonly #limit: number;
   readonly #done: (decoded: Decoded) => void;
   #stream: Transform | undefined;
@@ -59,14 +60,14 @@ export class BodyDecoder {
   #size = 0;
   #finished = false;
 
-  constructor(coding: Coding, limit: number, done: (decoded: Decoded) => void) {
+  constructor(coding: Coding | { unsupported: string }, limit: number, done: (decoded: Decoded) => void) {
     this.#coding = coding;
     this.#limit = limit;
     this.#done = done;
   }
 
   /** The stream for the coding; for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some servers send). */
-  #open(first: Buffer): Transform {
+  #open(first: Buffer, coding: Coding): Transform {
     const z = zlib();
     const flush = { finishFlush: z.constants.Z_SYNC_FLUSH }; // a body cut short decodes as far as it goes
     const wrapped = (first[0]! & 0x0f) === 8 && (first.length < 2 || ((first[0]! << 8) | first[1]!) % 31 === 0);
@@ -75,10 +76,10 @@ export class BodyDecoder {
       deflate: () => (wrapped ? z.createInflate(flush) : z.createInflateRaw(flush)),
       br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
       zstd: () => (z as unknown as { createZstdDecompress(): Transform }).createZstdDecompress(),
-    }[this.#coding]();
+    }[coding]();
     stream.on('data', (chunk: Buffer) => this.#take(chunk));
     stream.on('end', () => this.#finish(false, undefined));
-    stream.on('error', (error) => this.#finish(false, new DecodeError(this.#coding, error)));
+    stream.on('error', (error) => this.#finish(false, new DecodeError(coding, error)));
     return stream;
   }
 
@@ -104,14 +105,16 @@ export class BodyDecoder {
   }
 
   write(chunk: Buffer): void {
-    if (this.#finished || chunk.length === 0) return;
-    (this.#stream ??= this.#open(chunk)).write(chunk);
+    const coding = this.#coding;
+    if (this.#finished || chunk.length === 0 || typeof coding === 'object') return;
+    (this.#stream ??= this.#open(chunk, coding)).write(chunk);
   }
 
   /** The input ended. */
   end(): void {
     if (this.#finished) return;
-    if (this.#stream) this.#stream.end();
+    if (typeof this.#coding === 'object') this.#finish(false, new DecodeError(this.#coding.unsupported, undefined, true));
+    else if (this.#stream) this.#stream.end();
     else this.#finish(false, undefined); // an empty body
   }
 
