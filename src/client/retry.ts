@@ -64,18 +64,8 @@ export function parseRetryAfter(header: string | undefined, now: number = Date.n
   return Math.max(0, date - now);
 }
 
-export interface BackoffOptions {
-  /** First back-off ceiling in ms (default 500). */
-  baseMs?: number;
-  /** Largest back-off in ms (default 8000). */
-  capMs?: number;
-  random?: () => number;
-}
-
-/** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based). */
-export function backoffMs(attempt: number, options: BackoffOptions = {}): number {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 8000;
-  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+/** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based), at most 8 s. */
+export function backoffMs(attempt: number, options: { baseMs?: number | undefined; random?: () => number } = {}): number {
+  const ceiling = Math.min(8000, (options.baseMs ?? 500) * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }

@@ -208,33 +208,26 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
   }
 }
 
-/** Text for a workflow command's message (its data): `%`, CR and LF escaped as the syntax requires, then shown as on a terminal. */
-export function annotationData(text: string): string {
-  return printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
-}
-
-/** Text for a workflow command's property (`title=`, `file=`): as data, and `:` and `,` too, which end a property. */
-export function annotationProperty(text: string): string {
-  return annotationData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
 /**
  * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its
- * message and properties are escaped as the workflow-command syntax requires, so one failure is one
- * annotation line whatever the data says; other control and invisible characters are shown escaped,
- * as on a terminal. The one escaper: every annotation the tool prints is made here.
+ * message is escaped as the workflow-command syntax requires (`%`, CR, LF), and its properties
+ * (`title=`, `file=`) also for `:` and `,`, which end a property; so one failure is one annotation
+ * line whatever the data says. Other control and invisible characters are shown escaped, as on a
+ * terminal. The one escaper: every annotation the tool prints is made here.
  */
 export function githubAnnotation(
   message: string,
   title = 'trigger',
   { level = 'error', file, line }: { level?: 'error' | 'warning' | 'notice'; file?: string; line?: number | null } = {},
 ): string {
+  const data = (text: string) => printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
+  const property = (text: string) => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
   const properties = [
-    ...(file === undefined ? [] : [`file=${annotationProperty(file)}`]),
+    ...(file === undefined ? [] : [`file=${property(file)}`]),
     ...(line === undefined || line === null ? [] : [`line=${line}`]),
-    `title=${annotationProperty(title)}`,
+    `title=${property(title)}`,
   ];
-  return `::${level} ${properties.join(',')}::${annotationData(message)}`;
+  return `::${level} ${properties.join(',')}::${data(message)}`;
 }
 
 /** A word for a POSIX shell: as it is when that is safe, else single-quoted. */
