@@ -416,10 +416,6 @@ export class Redactor implements ServerMask {
     this.#secrets.push(new Secret(key));
   }
 
-  get empty(): boolean {
-    return this.#secrets.length === 0;
-  }
-
   /** Text with every form of the whole key masked: for anything written, the user's own data included. */
   text(input: string): string {
     return this.#mask(input, false);
