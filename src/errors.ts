@@ -119,14 +119,9 @@ export class ServiceError extends AttemptError {
 
   constructor(
     message: string,
-    details: {
-      status: number;
-      statusText: string;
-      serverMessage?: string | undefined;
-      body?: unknown;
-      location?: string | undefined;
-      hint?: string | undefined;
-    } & AttemptInfo,
+    details: Pick<ServiceError, 'status' | 'statusText'> &
+      Partial<Pick<ServiceError, 'serverMessage' | 'body' | 'location' | 'hint'>> &
+      AttemptInfo,
   ) {
     const { status } = details;
     const definitive = status < 500 && status !== 408 && status !== 429;
