@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { headerValue, MAX_BODY_BYTES, parseJsonBody, type AnswerHeaders } from './response.js';
 import { BodyDecoder, contentCoding, type Decoded } from './decode.js';
 import { monotonicMs } from '../clock.js';
+import { asProxyError, type ProxyChoice } from './proxy.js';
 
 export type AttemptOutcome =
   | {
@@ -52,6 +53,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   readonly #started: number;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
+  /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
+  readonly #proxy: ProxyChoice | undefined;
   #resolve!: (outcome: AttemptOutcome) => void;
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
@@ -69,11 +72,12 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #decoder: BodyDecoder | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
-  constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs()) {
+  constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs(), proxy?: ProxyChoice) {
     this.#started = started;
     this.#timeoutMs = timeoutMs;
     this.deadline = this.#started + timeoutMs;
     this.#signal = signal;
+    this.#proxy = proxy;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
     deadlines.add(this);
     if (signal?.aborted) this.interrupt();
@@ -134,9 +138,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#failed(reason);
   }
 
-  #failed(error: unknown): void {
+  #failed(cause: unknown): void {
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
+    const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
     this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
   }
 

@@ -22,7 +22,7 @@ import {
 } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { openDispatcher, proxyFor } from './undici.js';
-import { asProxyError, type ProxyChoice } from './proxy.js';
+import type { ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
@@ -109,8 +109,7 @@ export class TriggerClient {
     // locals, and at batch rates that was measurable.
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
-      if (options.onAttempt) observe(outcome, options.onAttempt);
-      const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
+      const next = this.#judge(event, outcome, attempt, started, options);
       if (next.ok) return next;
       const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
       await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
@@ -121,12 +120,15 @@ export class TriggerClient {
    * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
    * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
    * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-   * and replays.
+   * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
    */
-  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, throwPushBack: boolean): FireResult | Retry {
+  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, options: FireOptions): FireResult | Retry {
     const canRetry = attempt <= this.retries;
     const info = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+    const onEvent = this.#options.onEvent;
     if (outcome.kind === 'failed') {
+      options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
+      onEvent?.({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
       const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
         throw new InterruptedError(
@@ -148,6 +150,10 @@ export class TriggerClient {
       throw error;
     }
     const { status, json, text } = outcome;
+    // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
+    const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
+    options.onAttempt?.(status, outcome.ms, false, retryAfter ?? -1);
+    onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
@@ -167,8 +173,7 @@ export class TriggerClient {
       };
     }
     const headers = this.#maskedHeaders(outcome.headers);
-    if (isRetryableStatus(status) && canRetry && !throwPushBack) {
-      const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
+    if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
         return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
@@ -237,8 +242,7 @@ export class TriggerClient {
   #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
     if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
-    const onEvent = this.#options.onEvent;
-    onEvent?.({
+    this.#options.onEvent?.({
       type: 'request',
       attempt,
       method: 'POST',
@@ -247,7 +251,7 @@ export class TriggerClient {
       body: event.body,
     });
 
-    const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
+    const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
     if (!current.done) {
       dispatcher.dispatch(
         {
@@ -260,18 +264,7 @@ export class TriggerClient {
         current,
       );
     }
-    const proxy = this.#proxy;
-    const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
-    if (!onEvent) return ended;
-    return ended.then((outcome) => {
-      if (outcome.kind === 'answer') {
-        const { status, headers, text, truncated, ms } = outcome;
-        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
-      } else {
-        onEvent({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-      }
-      return outcome;
-    });
+    return current.promise;
   }
 
   /** Closes kept-alive connections; requests in flight finish first. */
@@ -328,22 +321,6 @@ function unwatch(signal: AbortSignal, wake: () => void): void {
   if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
   watchers.delete(signal);
   signal.removeEventListener('abort', entry.listener);
-}
-
-/** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */
-function viaProxy(outcome: AttemptOutcome, proxy: ProxyChoice): AttemptOutcome {
-  if (outcome.kind === 'answer') return outcome;
-  const error = asProxyError(outcome.error, proxy, outcome.sent);
-  return error ? { ...outcome, error } : outcome;
-}
-
-/** Tells an observer how an attempt ended, in numbers (see FireOptions.onAttempt). */
-function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['onAttempt']>): void {
-  if (outcome.kind === 'failed') return onAttempt(0, outcome.ms, outcome.timedOut, -1);
-  const status = outcome.status;
-  // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
-  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
-  onAttempt(status, outcome.ms, false, retryAfter ?? -1);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
