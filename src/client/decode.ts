@@ -22,11 +22,8 @@ export function contentCoding(header: string): Coding | undefined | { unsupporte
   return { unsupported: value };
 }
 
-let loaded: typeof Zlib | undefined;
-function zlib(): typeof Zlib {
-  // getBuiltinModule is synchronous and skips the module loader (Node 20.16+; engines ask 20.19).
-  return (loaded ??= process.getBuiltinModule('node:zlib'));
-}
+// getBuiltinModule is synchronous and skips the module loader (Node 20.16+; engines ask 20.19).
+const zlib = (): typeof Zlib => process.getBuiltinModule('node:zlib');
 
 /** The error for a body that could not be decoded. */
 export class DecodeError extends Error {

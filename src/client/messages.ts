@@ -6,7 +6,7 @@
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
-import { proxyErrorOf, type ProxyError } from './proxy.js';
+import { ProxyError } from './proxy.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -150,8 +150,7 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
       cause: error,
     });
   }
-  const proxy = proxyErrorOf(error);
-  if (proxy) return proxyNetworkError(proxy, context, info, tries);
+  if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
   const [message, hint] =

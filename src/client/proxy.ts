@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { maskProxyCredentials } from '../output/redact.js';
-import { causes, CONNECT_FAILURES } from './retry.js';
+import { CONNECT_FAILURES } from './retry.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
 export interface ProxyChoice {
@@ -140,11 +140,6 @@ export class ProxyError extends Error {
     this.variable = choice.variable;
     this.status = options.status;
   }
-}
-
-/** The ProxyError in an error's chain of causes, if any. */
-export function proxyErrorOf(error: unknown): ProxyError | undefined {
-  return [...causes(error)].find((e) => e instanceof ProxyError) as ProxyError | undefined;
 }
 
 /** Codes of a connection that failed on the way: to the proxy when they come before the request went out. */

@@ -32,14 +32,14 @@ const NOT_CONNECTED = new Set<string>([
   'ERR_PROXY_UNREACHABLE',
 ]);
 
-/** An error and its causes, outermost first (five at most: a cycle of causes ends too). */
-export function* causes(error: unknown): Generator<unknown> {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
-}
-
-/** Error codes of an error and its causes, outermost first. */
+/** Error codes of an error and its causes, outermost first (five at most: a cycle of causes ends too). */
 export function errorCodes(error: unknown): string[] {
-  return [...causes(error)].map((e) => (e as { code?: unknown }).code).filter((code): code is string => typeof code === 'string');
+  const codes: string[] = [];
+  let e = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
+    if (typeof e.code === 'string') codes.push(e.code);
+  }
+  return codes;
 }
 
 export function isConnectionNotMade(error: unknown): boolean {
