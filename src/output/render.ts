@@ -7,13 +7,6 @@ import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type Trigge
 import type { Palette } from './colors.js';
 import type { ServerMask } from './redact.js';
 
-export interface EventSummary {
-  triggerId?: string | undefined;
-  userId?: string | undefined;
-  /** JSON number text as sent */
-  value?: string | undefined;
-}
-
 /**
  * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category
  * Cf: U+202E and the other direction overrides and isolates, U+200B and the other zero-width ones,
@@ -147,7 +140,7 @@ export function errorJsonFields(error: TriggerError, mask: ServerMask, options: 
 export function failureJson(
   error: TriggerError,
   mask: ServerMask,
-  event: EventSummary = error.event ?? {},
+  event: NonNullable<TriggerError['event']> = error.event ?? {},
   lead: Record<string, unknown> = {},
   options: { body?: boolean } = {},
 ): string {
