@@ -41,9 +41,7 @@ export class TriggerClient {
   readonly #deadlines = new Deadlines();
   /** Interrupts for the waits before a retry (see abortAll). */
   readonly #waits = new Set<() => void>();
-  /** The same headers for every request (undici copies them; nothing here changes them). */
-  readonly #requestHeaders: Record<string, string>;
-  /** The same as names and values in turn, as undici takes them with the least work. */
+  /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
   readonly #headerList: string[];
   /** Masks the key in server text; made when an answer first needs it. */
   #mask: Redactor | undefined;
@@ -65,13 +63,12 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
-    this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
-    this.#headerList = Object.entries(this.#requestHeaders).flat();
+    this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
   }
 
   /** Headers as they are sent, with the key masked: for --verbose. */
   displayHeaders(): Record<string, string> {
-    return { ...this.#requestHeaders, authorization: `Bearer ${maskKey(this.#apiKey)}` };
+    return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
   }
 
   async #pool(): Promise<Dispatcher> {
