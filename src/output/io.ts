@@ -1,5 +1,5 @@
 /**
- * The one place that writes to stdout and stderr (progress, spinners and prompts through `terminal`). Every line passes through redaction, so a key that
+ * The one place that writes to stdout and stderr (spinners and prompts through `terminal`). Every line passes through redaction, so a key that
  * a server echoes back, or that sits in a URL the user typed, is masked before it reaches a terminal
  * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
  */
@@ -26,8 +26,6 @@ export interface Terminal {
   /** Columns, 0 when the terminal reports no size (a pty nobody sized). */
   readonly columns: number;
   readonly stream: TerminalStream;
-  /** Writes as it is (no newline added), redacted like every line. */
-  write(text: string): void;
 }
 
 export class Output {
@@ -56,7 +54,6 @@ export class Output {
         return stderr.columns ?? 0;
       },
       stream: stderr,
-      write: (text) => this.writeErr(text),
     };
     // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
     // exit 1 ("refused") for an event that was accepted.

@@ -31,12 +31,12 @@ export class Progress {
 
   draw(): void {
     if (this.#plain) return this.#io.stderr(this.#render());
-    this.#io.terminal.write(`\r\x1b[K${this.#render()}`);
+    this.#io.writeErr(`\r\x1b[K${this.#render()}`);
     this.#shown = true;
   }
 
   clear(): void {
-    if (this.#shown) this.#io.terminal.write('\r\x1b[K');
+    if (this.#shown) this.#io.writeErr('\r\x1b[K');
     this.#shown = false;
   }
 
