@@ -82,16 +82,12 @@ function asciiLower(text: string): string {
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
-/** The stretches of `form` that are `length` long and start every `length` characters. */
-function stretches(form: string, length: number): Stretch[] {
-  const result: Stretch[] = [];
-  for (let s = 0; s + length <= form.length; s += length) result.push([s, form.slice(s, s + length)]);
-  return result;
-}
-
+/** A form, with its stretches of minPiece / 2 characters starting every minPiece / 2 when it has pieces. */
 function form(text: string, views: Form['views'], minPiece = 0, more: Partial<Form> = {}): Form {
-  const found = minPiece > 0 ? stretches(text, minPiece / 2) : [];
-  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches: found, ...more };
+  const half = minPiece / 2;
+  const stretches: Stretch[] = [];
+  for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
+  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
 }
 
 /** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
