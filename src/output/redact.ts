@@ -329,11 +329,11 @@ function eachAt(haystack: string, needle: string, found: (at: number) => void): 
  * each run of a form at least its minPiece long.
  */
 function formRanges(text: string, view: View, secret: Secret, pieces: boolean, ranges: Range[]): void {
-  const add = (start: number, end: number) => {
+  const add = (start: number, end: number, whole = true) => {
     const [from, to] = view.at ? [view.at[start]!, view.at[end]!] : [start, end];
     // A short key counts only where it stands alone, so that `user` leaves `user42` alone.
     if (secret.short && (WORD.test(text[from - 1] ?? '') || WORD.test(text[to] ?? ''))) return;
-    ranges.push([from, to, true]);
+    ranges.push([from, to, whole]);
   };
   for (const form of secret.forms) {
     if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
@@ -343,7 +343,7 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
       for (const m of haystack.matchAll(form.pattern.expression)) add(m.index, m.index + m[0].length);
       continue;
     }
-    if (pieces && form.minPiece > 0) grownRuns(haystack, form, view.at, ranges);
+    if (pieces && form.minPiece > 0) grownRuns(haystack, form, add);
     eachAt(haystack, form.text, (at) => {
       let start = at;
       let end = at + form.text.length;
@@ -355,12 +355,12 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
 }
 
 /**
- * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, as a range
- * when the run is at least its minPiece long. The run grown from each alignment with the form (where it
- * would start) is kept: another stretch of the same alignment inside it would grow into the same run,
- * so a text of a thousand echoes stays linear.
+ * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, added when
+ * the run is at least its minPiece long (whole when it is the whole form). The run grown from each
+ * alignment with the form (where it would start) is kept: another stretch of the same alignment
+ * inside it would grow into the same run, so a text of a thousand echoes stays linear.
  */
-function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, map: Int32Array | undefined, ranges: Range[]): void {
+function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, add: (s: number, e: number, whole: boolean) => void): void {
   const grown = new Map<number, [number, number]>();
   for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
@@ -371,9 +371,7 @@ function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, 
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
       for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minPiece) return;
-      const whole = end - start === form.length;
-      ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
+      if (end - start >= minPiece) add(start, end, end - start === form.length);
     });
   }
 }
