@@ -67,7 +67,7 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   }
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
-  const asDouble = Number(`${sign}${intPart || '0'}.${fracPart || '0'}${exponent ? `e${exponent}` : ''}`);
+  const asDouble = Number(text); // what a double makes of it, to check its range
   if (!Number.isFinite(asDouble)) {
     throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }

@@ -17,11 +17,11 @@ import type { ServerMask } from './redact.js';
 const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
 const HAS_UNSEEN = new RegExp(UNSEEN.source, 'u'); // no `g`: a test that keeps no lastIndex
 
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
 /** One character as an escape a person can read and type back: \n, \x1b, \u202e, \u{e0041}. */
 function escaped(c: string): string {
-  if (c === '\n') return '\\n';
-  if (c === '\r') return '\\r';
-  if (c === '\t') return '\\t';
+  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
   const code = c.codePointAt(0)!;
   if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
