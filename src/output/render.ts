@@ -3,6 +3,7 @@
  * annotations and the --dry-run curl command. Pure functions; io.ts does the writing.
  */
 import type { ClientEvent, FireResult } from '../client/client.js';
+import type { AnswerHeaders } from '../client/response.js';
 import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
 import type { Palette } from './colors.js';
 import type { ServerMask } from './redact.js';
@@ -159,11 +160,7 @@ export function failureJson(
   });
 }
 
-function headerLines(
-  prefix: string,
-  headers: Record<string, string | string[] | undefined>,
-  shown: (text: string) => string = (text) => text,
-): string[] {
+function headerLines(prefix: string, headers: AnswerHeaders, shown: (text: string) => string = (text) => text): string[] {
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value])
