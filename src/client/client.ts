@@ -4,7 +4,7 @@
  * through it; `trigger batch` sends many through the same pool.
  */
 import type { Dispatcher } from 'undici';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
@@ -205,7 +205,7 @@ export class TriggerClient {
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-  async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: { attempts: number; durationMs: number }) {
+  async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: AttemptInfo) {
     const { signal, stopRetries } = options;
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
     if (signal?.aborted || stopRetries?.aborted) throw notSent();
@@ -278,12 +278,7 @@ export class TriggerClient {
 }
 
 /** An attempt to be made again, after a wait. */
-interface Retry {
-  ok: false;
-  delayMs: number;
-  reason: string;
-  info: { attempts: number; durationMs: number };
-}
+type Retry = { ok: false; delayMs: number; reason: string; info: AttemptInfo };
 
 /** A failure that the same attempt would meet again: a refused certificate, a proxy's 407. */
 function isPermanent(error: unknown): boolean {
