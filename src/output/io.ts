@@ -12,10 +12,7 @@ export interface TerminalStream extends NodeJS.WritableStream {
   columns?: number;
 }
 
-export interface Streams {
-  stdout: TerminalStream;
-  stderr: TerminalStream;
-}
+export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 
 /**
  * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts): whether
