@@ -8,10 +8,7 @@ import { maskProxyCredentials } from '../output/redact.js';
 import { CONNECT_FAILURES } from './retry.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
-export interface ProxyChoice {
-  url: string;
-  variable: string;
-}
+export type ProxyChoice = { url: string; variable: string };
 
 /** curl takes `host:port` without a scheme as `http://host:port`. */
 export function withScheme(proxy: string): string {

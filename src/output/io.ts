@@ -7,10 +7,7 @@ import { PLAIN, paletteFor, type Palette } from './colors.js';
 import { Redactor, type ServerMask } from './redact.js';
 
 /** A stream that may be a terminal (process.stdout and process.stderr say so, and their width). */
-export interface TerminalStream extends NodeJS.WritableStream {
-  isTTY?: boolean;
-  columns?: number;
-}
+export type TerminalStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 

@@ -82,9 +82,7 @@ export function errorLine(error: TriggerError, c: Palette, mask: ServerMask): st
 }
 
 const RAW = Symbol('raw JSON');
-interface Raw {
-  [RAW]: string;
-}
+type Raw = { [RAW]: string };
 
 /** Marks JSON text to be placed as it is: the value's digits, never round-tripped through a double. */
 export function rawJson(text: string | undefined): Raw | null {
