@@ -82,11 +82,7 @@ export class ConfigError extends TriggerError {
 export type Recorded = 'no' | 'unknown';
 
 /** What is known about the exchange when a request fails. */
-export interface AttemptInfo {
-  attempts: number;
-  durationMs: number;
-  requestId?: string | undefined;
-}
+export type AttemptInfo = { attempts: number; durationMs: number; requestId?: string | undefined };
 
 /** An error about one exchange with the service: how many attempts it took, how long, its request id. */
 export abstract class AttemptError extends TriggerError implements AttemptInfo {
