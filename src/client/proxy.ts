@@ -57,13 +57,10 @@ function ipMatches(host: string, entry: string): boolean {
  */
 function entryParts(entry: string): [name: string, port: string] | undefined {
   if (!entry.startsWith('[') && entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, ''];
-  try {
-    const url = new URL(`x://${entry}`);
-    if (url.username || url.password || url.search || url.hash) return undefined; // not a host
-    return [unbracket(url.hostname) + url.pathname, url.port];
-  } catch {
-    return undefined; // names no host
-  }
+  if (!URL.canParse(`x://${entry}`)) return undefined; // names no host
+  const url = new URL(`x://${entry}`);
+  if (url.username || url.password || url.search || url.hash) return undefined; // not a host
+  return [unbracket(url.hostname) + url.pathname, url.port];
 }
 
 /**
@@ -95,14 +92,12 @@ export function displayProxy(proxy: string): string {
 
 /** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */
 export function parseProxy(choice: ProxyChoice): URL {
-  let url: URL;
-  try {
-    url = new URL(choice.url);
-  } catch {
+  if (!URL.canParse(choice.url)) {
     throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
       hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`,
     });
   }
+  const url = new URL(choice.url);
   if (!['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
     throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
       hint: 'an http:// or https:// proxy is needed (host:port is taken as http://host:port)',
