@@ -40,13 +40,11 @@ function ipMatches(host: string, entry: string): boolean {
   const [address = '', bits, more] = entry.split('/');
   const family = net.isIP(address);
   if (family === 0 || family !== net.isIP(host) || more !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
+  const width = family === 6 ? 128 : 32;
+  if (Number(bits ?? width) > width) return false; // a prefix too long for the family: names nothing
   const type = family === 6 ? 'ipv6' : 'ipv4';
   const list = new net.BlockList();
-  try {
-    list.addSubnet(address, bits === undefined ? (family === 6 ? 128 : 32) : Number(bits), type);
-  } catch {
-    return false; // a prefix too long for the family: names nothing
-  }
+  list.addSubnet(address, Number(bits ?? width), type);
   return list.check(host, type);
 }
 
