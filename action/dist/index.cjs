@@ -405,18 +405,13 @@ function parseBaseUrl(raw, options = {}) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   const url = new URL(text);
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
-  }
-  if (url.search || text.includes("?")) {
-    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
-  }
-  if (url.hash || text.includes("#")) {
-    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
-  }
+  const refused2 = [
+    !["https:", "http:"].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
+    (url.username || url.password) && "must not contain credentials; the API key is sent as a Bearer token",
+    (url.search || text.includes("?")) && 'must not contain a query string ("?...")',
+    (url.hash || text.includes("#")) && 'must not contain a fragment ("#...")'
+  ].find(Boolean);
+  if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
   if (!secure && !loopback && !options.allowHttp) {
@@ -429,9 +424,9 @@ function parseBaseUrl(raw, options = {}) {
 }
 function versionedBaseUrlWarning(baseUrl, source) {
   if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const without2 = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
   const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without2}, use that`;
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
@@ -888,10 +883,10 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt2, options = {}) {
+function backoffMs(attempt, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -4716,17 +4711,12 @@ function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`
     return n;
   };
 }
-function positiveNumber(expected, max) {
+function decimal(expected, max, zero = false) {
   return (text) => {
     const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!PLAIN_DECIMAL.test(text.trim()) || n === 0 && !zero || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
-}
-function fraction(text) {
-  const n = Number(text);
-  if (!PLAIN_DECIMAL.test(text.trim()) || n > 1) throw new InvalidArgumentError("expected a share from 0 to 1, e.g. 0.25");
-  return n;
 }
 function concurrency(text) {
   return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
@@ -4740,15 +4730,16 @@ function shard(text) {
     );
   }
 }
-var PLAIN_DECIMAL, seconds, rate, retries;
+var PLAIN_DECIMAL, seconds, rate, fraction, retries;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
     init_esm();
     init_shard();
     PLAIN_DECIMAL = /^\d*\.?\d+$/;
-    seconds = positiveNumber("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
-    rate = positiveNumber("a number of requests per second greater than 0, e.g. 50", 1e6);
+    seconds = decimal("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
+    rate = decimal("a number of requests per second greater than 0, e.g. 50", 1e6);
+    fraction = decimal("a share from 0 to 1, e.g. 0.25", 1, true);
     retries = wholeNumber(0, 100);
   }
 });
@@ -4761,14 +4752,6 @@ function addServiceOptions(command8) {
   return addSettingsOptions(command8).addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
-}
-function settingsFlags(options) {
-  return {
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    profile: options.profile,
-    allowHttp: options.allowHttp
-  };
 }
 var EXIT_CODES2;
 var init_shared = __esm({
@@ -5396,15 +5379,14 @@ function configDir(env2 = process.env, platform = process.platform) {
   return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path2.default.join(configDir(env2, platform), "config.json");
 }
-var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path2;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
   }
 });
 
@@ -5891,10 +5873,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt2) {
+      add(attempt) {
         this.#dropEnded();
-        this.#queue.push(attempt2);
-        if (!this.#timer) this.#arm(attempt2.deadline);
+        this.#queue.push(attempt);
+        if (!this.#timer) this.#arm(attempt.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5908,7 +5890,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5918,7 +5900,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5929,10 +5911,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt2 = queue[i];
-          if (attempt2.done) continue;
-          if (attempt2.deadline > now) break;
-          attempt2.expire();
+          const attempt = queue[i];
+          if (attempt.done) continue;
+          if (attempt.deadline > now) break;
+          attempt.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -32773,13 +32755,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt2 = 1; ; attempt2++) {
-          const outcome = await this.#attempt(event, attempt2, options.signal, attempt2 === 1 ? started : monotonicMs());
+        for (let attempt = 1; ; attempt++) {
+          const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt2, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt2, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32788,9 +32770,9 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt2, started, throwPushBack) {
-        const canRetry = attempt2 <= this.retries;
-        const info2 = { attempts: attempt2, durationMs: Math.round(outcome.ended - started) };
+      #judge(event, outcome, attempt, started, throwPushBack) {
+        const canRetry = attempt <= this.retries;
+        const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
         if (outcome.kind === "failed") {
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
@@ -32806,7 +32788,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt2, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32832,7 +32814,7 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
+            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32865,11 +32847,11 @@ var init_client = __esm({
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt2, delayMs, reason2, options, info2) {
+      async #wait(attempt, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const signals2 = [signal, stopRetries].filter((s) => s !== void 0);
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
@@ -32890,17 +32872,17 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt2 of this.#deadlines.all()) attempt2.interrupt();
+        for (const attempt of this.#deadlines.all()) attempt.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt2, signal, started) {
+      #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt2, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
         onEvent?.({
           type: "request",
-          attempt: attempt2,
+          attempt,
           method: "POST",
           url: eventUrl(this.baseUrl, event),
           headers: this.displayHeaders(),
@@ -32925,10 +32907,10 @@ var init_client = __esm({
         return ended.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt2, status: status2, headers, body: text, truncated, ms });
+            onEvent({ type: "response", attempt, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt2, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -36196,10 +36178,9 @@ function stillRuns(pid, recordedStart) {
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
 function look(lock, rules) {
-  let stat;
   let text = "";
   try {
-    stat = import_node_fs3.default.lstatSync(lock);
+    const stat = import_node_fs3.default.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
@@ -36276,16 +36257,15 @@ function removeStale(lock, dead, text, rules) {
 }
 function take(lock, text, rules, cannot2) {
   for (let tries = 0; tries < 10; tries++) {
-    let found2;
     try {
       if (create(lock, text, rules.mode)) {
         held.add(lock);
         return void 0;
       }
-      found2 = look(lock, rules);
     } catch (error2) {
       throw cannot2(error2);
     }
+    const found2 = look(lock, rules);
     if (found2.state === "held") return found2.blocked;
     if (found2.state === "dead") {
       const blocked = removeStale(lock, found2, text, rules);
@@ -36472,20 +36452,7 @@ async function updateConfig(file, update, options = {}) {
     options
   );
 }
-async function updateProfile(file, name, update, options = {}) {
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      const next = update({ ...profiles[name] ?? {} });
-      if (next === void 0) delete profiles[name];
-      else profiles[name] = next;
-      return { ...data, profiles };
-    },
-    options
-  );
-}
-var import_node_fs4, import_node_path4, PROFILE_NAME;
+var import_node_fs4, import_node_path4, SETTINGS2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36495,6 +36462,26 @@ var init_store = __esm({
     init_errno();
     init_errors();
     init_lock();
+    SETTINGS2 = {
+      "api-key": {
+        field: "apiKey",
+        env: "TRIGGER_API_KEY",
+        flag: "--api-key",
+        words: "API key",
+        set: "set-key",
+        about: "the API key (printed masked)",
+        kept: ["apiKey", "apiKeyStorage"]
+      },
+      "base-url": {
+        field: "baseUrl",
+        env: "TRIGGER_BASE_URL",
+        flag: "--base-url",
+        words: "base URL",
+        set: "set-base-url https://<your-service-host>",
+        about: "the service base URL",
+        kept: ["baseUrl", "allowHttp"]
+      }
+    };
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
   }
 });
@@ -37056,7 +37043,7 @@ var init_load = __esm({
 });
 
 // src/catalog/decimal.ts
-function decimal(text) {
+function decimal2(text) {
   const m = DECIMAL2.exec(text.trim());
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
@@ -37079,8 +37066,8 @@ function compareMagnitude(a, b) {
   return x === y ? 0 : x < y ? -1 : 1;
 }
 function compareDecimal(a, b) {
-  const x = decimal(a);
-  const y = decimal(b);
+  const x = decimal2(a);
+  const y = decimal2(b);
   if (x.negative !== y.negative) return x.negative ? -1 : 1;
   const m = compareMagnitude(x, y);
   return x.negative ? -m : m;
@@ -37244,9 +37231,6 @@ function readableKeyFileWarning(file) {
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
-function pick(candidates) {
-  return candidates.find(([value]) => value !== void 0 && value !== "");
-}
 function selectedProfile(flags = {}, env2 = process.env, config) {
   if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: "flag" };
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
@@ -37256,38 +37240,16 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
 function activeProfile(flags, env2) {
   return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
-function findSettings(options = {}) {
-  const flags = options.flags ?? {};
-  const env2 = options.env ?? process.env;
-  const configFile = configPath(env2);
-  const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env2, config);
-  const stored = getProfile(config, profile.name);
-  const profileLabel = `profile "${profile.name}" in ${configFile}`;
-  const key = pick([
-    [flags.apiKey, "flag", "--api-key"],
-    [env2.TRIGGER_API_KEY, "env", "TRIGGER_API_KEY"],
-    [typeof stored?.apiKey === "string" ? stored.apiKey : void 0, "profile", profileLabel],
-    [stored?.apiKeyStorage === "keychain" ? STORED : void 0, "keychain", `profile "${profile.name}" in ${storeName()}`]
-  ]);
-  const url = pick([
-    [flags.baseUrl, "flag", "--base-url"],
-    [env2.TRIGGER_BASE_URL, "env", "TRIGGER_BASE_URL"],
-    [typeof stored?.baseUrl === "string" ? stored.baseUrl : void 0, "profile", profileLabel]
-  ]);
-  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
-  return { configFile, config, profile, stored, key, url, allowHttp };
-}
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function notSet(what, command8, variable, profile) {
+function notSet(setting, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
-  return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
+  return new ConfigError(`no ${setting.words} is set`, {
+    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`
   });
 }
 function collected(problems, fn) {
@@ -37299,46 +37261,61 @@ function collected(problems, fn) {
     return void 0;
   }
 }
-function checkSettings(found2, options) {
+function findSettings(options = {}) {
+  const flags = options.flags ?? {};
   const env2 = options.env ?? process.env;
-  const { configFile, config, key, url, allowHttp } = found2;
-  const { name: profileName, explicit } = found2.profile;
+  const configFile = configPath(env2);
+  const config = options.config ?? readConfig(configFile);
+  const profile = selectedProfile(flags, env2, config);
+  const stored = getProfile(config, profile.name);
+  const found2 = (setting) => {
+    const value = stored?.[setting.field];
+    return [
+      [flags[setting.field] ?? "", "flag", setting.flag],
+      [env2[setting.env] ?? "", "env", setting.env],
+      [typeof value === "string" ? value : "", "profile", `profile "${profile.name}" in ${configFile}`]
+    ];
+  };
+  const inStore = [stored?.apiKeyStorage === "keychain" ? STORED : "", "keychain", `profile "${profile.name}" in ${storeName()}`];
+  const key = [...found2(SETTINGS2["api-key"]), inStore].find(([value]) => value !== "");
+  const url = found2(SETTINGS2["base-url"]).find(([value]) => value !== "");
+  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
   const problems = [];
-  const attempt2 = (fn) => collected(problems, fn);
-  if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
-  if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
-  const baseUrl = url && attempt2(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt2(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt2(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, apiKey, problems };
+  const attempt = (fn) => collected(problems, fn);
+  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
+  if (!url) problems.push(notSet(SETTINGS2["base-url"], profile));
+  const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
+  const world = { configFile, profile, key, url, apiKey, problems, settings: void 0 };
+  if (!url || !baseUrl) return world;
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
-  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, apiKey, problems };
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
+  return { ...world, settings };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems, ...checked } = checkSettings(found2, options);
-  let apiKey = checked.apiKey;
-  if (found2.key?.[1] === "keychain") {
+  const { key, settings, problems } = found2;
+  if (key?.[1] === "keychain") {
     try {
-      apiKey = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = apiKey;
+      found2.apiKey = normalizeApiKey(await loadKey(found2.profile.name), key[2]);
+      if (settings) settings.apiKey = found2.apiKey;
     } catch (error2) {
       if (!isTriggerError(error2)) throw error2;
       if (options.requireKey !== false) problems.push(error2);
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, apiKey, catalog: void 0, problems };
+  if (!where2) return { ...found2, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
   const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, apiKey, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  return { ...found2, catalog: { ...where2, loaded: loaded2, resolver } };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
@@ -37448,7 +37425,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
     const { settings, catalog } = await resolveCommand({
-      flags: settingsFlags(options),
+      flags: options,
       requireKey: !options.dryRun,
       env: env2,
       cwd,
@@ -38497,10 +38474,13 @@ function load2(file) {
   const loaded2 = {
     header,
     states: new Uint8Array(1024),
+    // one byte a line: a million lines cost a megabyte
     reasons: /* @__PURE__ */ new Map(),
     done: false,
     failed: void 0,
+    // the failed file the last run that accounted for every row left (absolute), if it said
     whole: Buffer.byteLength(whole)
+    // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
   for (const record of records) {
     if (record.startsWith("done")) {
@@ -38696,15 +38676,15 @@ var init_journal = __esm({
         }
       }
       /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
+       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+       * be written (onError has been told): the row must then not be sent.
        */
       starting(line) {
         this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
-        if (this.error) throw this.error;
+        return this.error === void 0;
       }
       /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
       settled(line, kind, reason2) {
@@ -38758,11 +38738,11 @@ var init_journal = __esm({
         }
       }
       /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
+      close(complete, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
         const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
@@ -38924,12 +38904,12 @@ async function openWritten(input2, header, options, catalog, folder, warn) {
   }
   return written;
 }
-function settleWritten({ failed, journal, locks }, complete2, noneSettled = false) {
+function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
   try {
     const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
     if (unchanged || noneSettled) failed?.discard();
     else failed?.finish();
-    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -42925,8 +42905,8 @@ function decimalText(unscaled, scale) {
   return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
 }
 function valueReader(element) {
-  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
-  if (decimal2) {
+  const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
+  if (decimal3) {
     const scale = element.scale ?? element.logical_type?.scale ?? 0;
     return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
   }
@@ -43298,10 +43278,11 @@ var init_input = __esm({
 function emptyCounts() {
   return { rows: 0, accepted: 0, earlier: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0, skippedUnknown: 0 };
 }
-var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
+var import_node_events, SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
+    import_node_events = require("node:events");
     init_render();
     init_errors();
     init_report();
@@ -43357,12 +43338,7 @@ var init_recorder = __esm({
       starting(row) {
         const journal = this.#o.journal;
         if (!journal) return true;
-        try {
-          journal.starting(row.at ?? row.line);
-        } catch (error2) {
-          this.stopWith({ kind: "journal", path: journal.path, error: error2 });
-          return false;
-        }
+        if (!journal.starting(row.at ?? row.line)) return false;
         this.#sent.add(row.at ?? row.line);
         return true;
       }
@@ -43404,15 +43380,10 @@ var init_recorder = __esm({
         this.#o.beforeStdout?.();
         if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
-        return new Promise((resolve2) => {
-          const done = () => {
-            this.#stdout.off("drain", done);
-            this.#stdout.off("error", done);
-            resolve2();
-          };
-          this.#stdout.on("drain", done);
-          this.#stdout.on("error", done);
-        });
+        return (0, import_node_events.once)(this.#stdout, "drain").then(
+          () => void 0,
+          () => void 0
+        );
       }
       close() {
         this.#stdout.off("error", this.#onStdoutError);
@@ -44374,7 +44345,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
-    flags: settingsFlags(options),
+    flags: options,
     requireKey: !dryRun,
     env: env2,
     cwd,
@@ -44463,8 +44434,8 @@ async function send(run2) {
     removeSignals();
     recorder.close();
     await client?.destroy();
-    const complete2 = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
-    settleWritten(run2, complete2, result === void 0 && recorder.counts.rows === 0);
+    const complete = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0);
     if (result === void 0) input2.close();
   }
   finish(run2, recorder, result, stoppedBy, stderr);
@@ -44661,8 +44632,8 @@ __export(config_exports, {
 });
 function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES2) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
+  if (Object.hasOwn(SETTINGS2, normalized)) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS2).join(", ")}`);
 }
 async function shown(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
@@ -44672,7 +44643,7 @@ async function shown(name, profileName, profile) {
       return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
     }
   }
-  const value = profile?.[NAMES2[name]];
+  const value = profile?.[SETTINGS2[name].field];
   if (typeof value !== "string") return void 0;
   return name === "api-key" ? maskKey(value) : value;
 }
@@ -44684,11 +44655,13 @@ function target(options, env2) {
   const config = readConfig(file);
   const selected = selectedProfile(options, env2, config);
   const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+  const save = (update) => updateConfig(file, update, lock);
+  const saveProfile = (update) => save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
+  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
 }
 async function setKey(keyArgument, options, ctx) {
   const { io, env: env2 } = ctx;
-  const { file, config, name, lock } = target(options, env2);
+  const { file, config, name, saveProfile } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
@@ -44700,12 +44673,10 @@ async function setKey(keyArgument, options, ctx) {
     if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) => inFile === void 0 ? { ...rest, apiKeyStorage: "keychain" } : { ...rest, apiKey: key },
-    lock
-  );
+  await saveProfile((profile) => ({
+    ...without(profile, "api-key"),
+    ...inFile === void 0 ? { apiKeyStorage: "keychain" } : { apiKey: key }
+  }));
   const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
   if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -44719,19 +44690,10 @@ function precedenceNote(io, variable, over) {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 async function setBaseUrl(url, options, { io, env: env2 }) {
-  const { file, name, lock } = target(options, env2);
+  const { file, name, saveProfile } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed2.href };
-      if (!parsed2.secure && !parsed2.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
+  const consent = parsed2.secure || parsed2.loopback ? {} : { allowHttp: true };
+  await saveProfile((profile) => ({ ...without(profile, "base-url"), baseUrl: parsed2.href, ...consent }));
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed2);
   if (versioned) io.stderr(io.errColors.warn(versioned));
@@ -44740,18 +44702,18 @@ async function setBaseUrl(url, options, { io, env: env2 }) {
 async function get(nameArgument, options, { io, env: env2 }) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
+  const names = nameArgument === void 0 ? Object.keys(SETTINGS2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env2[SETTINGS2[name].env]);
   if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
     throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config set-${names[0]}${profileName === "default" ? "" : ` --profile ${profileName}`}`
+      hint: `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`
     });
   }
   if (options.json) {
-    const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+    const settings = Object.fromEntries(names.map((name) => [SETTINGS2[name].field, values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [SETTINGS2[name].field, SETTINGS2[name].env]));
     io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
   } else if (nameArgument !== void 0) {
     io.stdout(values.get(names[0]) ?? io.outColors.dim("(not set)"));
@@ -44761,7 +44723,7 @@ async function get(nameArgument, options, { io, env: env2 }) {
   for (const name of overridden) {
     io.stderr(
       io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+        `note: ${SETTINGS2[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
       )
     );
   }
@@ -44809,15 +44771,14 @@ async function forgetStoredKey(profile, kept) {
 }
 async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
+  const { file, name: profileName, profile, saveProfile } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
+  if (profile?.[SETTINGS2[name].field] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
   if (inStore) await forgetStoredKey(profileName, "");
-  const gone = name === "api-key" ? ["apiKey", "apiKeyStorage"] : ["baseUrl", "allowHttp"];
-  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
+  await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(name, env2) {
@@ -44826,33 +44787,24 @@ function namedProfile(name, env2) {
   return { ...named, profile: named.profile };
 }
 async function use(nameArgument, { io, env: env2 }) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
+  const { name, file, save } = namedProfile(nameArgument, env2);
+  await save((data) => {
+    if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+    return { ...data, active: name };
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, { io, env: env2 }) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  const { name, profile, save } = namedProfile(nameArgument, env2);
   const inStore = profile.apiKeyStorage === "keychain";
   if (inStore) await forgetStoredKey(name, "; the profile was kept");
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
+  await save((data) => {
+    const { [name]: _gone, ...profiles } = data.profiles ?? {};
+    const next = { ...data, profiles };
+    if (next.active === name) delete next.active;
+    return next;
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ""}`);
 }
 function path14(options, { io, env: env2 }) {
@@ -44886,7 +44838,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs14, NAMES2, OVERRIDES;
+var import_node_fs14, without;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
@@ -44900,8 +44852,7 @@ var init_config = __esm({
     init_store();
     init_validate();
     init_prompt();
-    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+    without = (profile, name) => Object.fromEntries(Object.entries(profile).filter(([field2]) => !SETTINGS2[name].kept.includes(field2)));
   }
 });
 
@@ -44914,19 +44865,17 @@ __export(status_exports, {
   statusLines: () => statusLines
 });
 async function collectStatus(options, { env: env2, cwd }) {
-  const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
-  const { found: found2, settings, problems } = world;
-  const { profile, configFile } = found2;
-  const key = world.apiKey;
-  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
-  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
+  const world = await resolveWorld({ flags: options, env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
+  const { settings, problems, profile, configFile, key, url } = world;
+  const apiKey = world.apiKey !== void 0 && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
+  const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
   const catalog = world.catalog ? {
     path: world.catalog.path,
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  const stat = attempt(() => import_node_fs15.default.statSync(configFile));
+  const stat = import_node_fs15.default.statSync(configFile, { throwIfNoEntry: false });
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -44940,13 +44889,6 @@ async function collectStatus(options, { env: env2, cwd }) {
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
-}
-function attempt(fn) {
-  try {
-    return fn();
-  } catch {
-    return void 0;
-  }
 }
 function statusLines(s, io) {
   const c = io.outColors;
@@ -45216,7 +45158,7 @@ function reachableUrl(host, port) {
 async function listen(server, host, port) {
   server.listen(port, host);
   try {
-    await (0, import_node_events.once)(server, "listening");
+    await (0, import_node_events2.once)(server, "listening");
   } catch (error2) {
     const { code, message } = error2;
     if (code === "EADDRINUSE")
@@ -45258,13 +45200,13 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_events, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs16, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
     import_node_fs16 = __toESM(require("node:fs"), 1);
-    import_node_events = require("node:events");
+    import_node_events2 = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -45899,8 +45841,145 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 // src/commands/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
-  command: () => command7
+  command: () => command7,
+  runComplete: () => runComplete
 });
+function argumentValues(command8, argument) {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
+  if (known) return known;
+  if (name === "triggerId") return "triggers";
+  if (name === "profile") return "profiles";
+  if (/file/i.test(name)) return "files";
+  return void 0;
+}
+function optionValues(option) {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ""];
+  if (known) return known;
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
+  return void 0;
+}
+function visibleCommands(command8) {
+  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
+}
+function findOption(command8, word) {
+  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+function walk(program2, done) {
+  const at = {
+    command: program2,
+    // the command reached
+    typed: /* @__PURE__ */ new Map(),
+    positional: 0,
+    // arguments given to the command reached
+    expecting: void 0,
+    // the option whose value comes next
+    variadic: void 0,
+    // a variadic option still taking values
+    onlyArguments: false
+    // after `--`
+  };
+  const note = (option, value) => at.typed.set(option.long ?? option.short ?? option.flags, value);
+  for (const word of done) {
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.command, flag);
+      if (!option) continue;
+      if (inline !== void 0) note(option, inline);
+      else if (option.required) at.expecting = option;
+      else note(option, "");
+    } else if (at.variadic) {
+      note(at.variadic, word);
+    } else {
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
+      else at.positional++;
+    }
+  }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function answerAt(at, partial, env2, cwd) {
+  const { command: command8, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(command8, flag);
+    return option && (option.required || option.optional) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(command8);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = command8.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
+}
+function profileCandidates(env2) {
+  const config = readConfig(configPath(env2));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+  }));
+}
+function catalogCandidates(typed2, env2, cwd) {
+  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : typed2.get("--catalog") });
+  if (!found2) return [];
+  const catalog = loadCatalog(found2, { env: env2 });
+  const profile = activeProfile({ profile: typed2.get("--profile") }, env2);
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+    value: idIn(key, entry2, profile),
+    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  }));
+}
+function runComplete(program2, words, io, env2, cwd) {
+  const partial = words.at(-1) ?? "";
+  let answer = NOTHING;
+  try {
+    answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
+  } catch {
+  }
+  const seen = /* @__PURE__ */ new Set();
+  const offered = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
+  const lines = offered.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
+  io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
+`);
+  return 0;
+}
 function command7(program2, { io }) {
   return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
     "after",
@@ -45914,11 +45993,33 @@ The script asks trigger on each Tab (commands, options, profiles, the catalog's 
 stays right when trigger is upgraded.`
   ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var BASH, ZSH, FISH, SCRIPTS;
+var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, isPrintable, BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
     init_esm();
+    init_render();
+    init_paths();
+    init_store();
+    init_resolve2();
+    init_find();
+    init_load();
+    CONTROLS = /[\u0000-\u001f\u007f]+/g;
+    SETTING_NAMES = Object.entries(SETTINGS2).map(([value, setting]) => ({ value, description: setting.about }));
+    ARGUMENT_VALUES = {
+      "config get name": SETTING_NAMES,
+      "config unset name": SETTING_NAMES,
+      "triggers show id": "triggers",
+      "triggers edit id": "triggers",
+      "triggers remove id": "triggers"
+    };
+    OPTION_VALUES = {
+      "--profile": "profiles",
+      "--trigger": "triggers"
+    };
+    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
+    NOTHING = { candidates: [], files: false };
+    isPrintable = (value) => printable(value) === value;
     BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
@@ -46018,185 +46119,6 @@ complete -c trigger -e
 complete -c trigger -f -a '(__trigger_complete)'
 `;
     SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
-  }
-});
-
-// src/commands/complete.ts
-var complete_exports = {};
-__export(complete_exports, {
-  runComplete: () => runComplete
-});
-function argumentValues(command8, argument) {
-  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
-  const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
-  if (known) return known;
-  if (name === "triggerId") return "triggers";
-  if (name === "profile") return "profiles";
-  if (/file/i.test(name)) return "files";
-  return void 0;
-}
-function optionValues(option) {
-  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
-  const known = OPTION_VALUES[option.long ?? ""];
-  if (known) return known;
-  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
-  return void 0;
-}
-function visibleCommands(command8) {
-  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
-}
-function findOption(command8, word) {
-  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
-  return options.find((o) => o.long === word || o.short === word);
-}
-function walk(program2, done) {
-  const at = {
-    command: program2,
-    typed: /* @__PURE__ */ new Map(),
-    positional: 0,
-    onlyArguments: false
-  };
-  const note = (option, value) => {
-    const key = option.long ?? option.short ?? option.flags;
-    at.typed.set(key, [...at.typed.get(key) ?? [], value]);
-  };
-  for (const word of done) {
-    if (at.expecting) {
-      note(at.expecting, word);
-      if (at.expecting.variadic) at.variadic = at.expecting;
-      at.expecting = void 0;
-    } else if (!at.onlyArguments && word === "--") {
-      at.onlyArguments = true;
-      at.variadic = void 0;
-    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
-      at.variadic = void 0;
-      const [flag, inline] = splitInline(word);
-      const option = findOption(at.command, flag);
-      if (!option) continue;
-      if (inline !== void 0) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, "");
-    } else if (at.variadic) {
-      note(at.variadic, word);
-    } else {
-      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.command = sub;
-      else at.positional++;
-    }
-  }
-  return at;
-}
-function splitInline(word) {
-  const equals2 = word.indexOf("=");
-  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
-}
-function complete(program2, words, env2, cwd) {
-  const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
-  const seen = /* @__PURE__ */ new Set();
-  const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
-    seen.add(c.value);
-    return true;
-  });
-  return { candidates, files: answer.files };
-}
-function answerAt(at, partial, env2, cwd) {
-  const { command: command8, typed: typed2, positional, onlyArguments } = at;
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return NOTHING;
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  if (at.expecting) return values(optionValues(at.expecting));
-  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const [flag] = splitInline(partial);
-    const option = findOption(command8, flag);
-    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
-  }
-  if (!onlyArguments && partial.startsWith("-")) return options();
-  if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(command8);
-  if (subs.length > 0 && positional === 0 && !onlyArguments) {
-    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
-  }
-  const args = command8.registeredArguments;
-  const last = args.at(-1);
-  const argument = args[positional] ?? (last?.variadic ? last : void 0);
-  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
-  const missing = args.slice(positional).some((a) => a.required);
-  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
-}
-function completionText(completion) {
-  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
-  lines.push(completion.files ? ":files" : ":plain");
-  return `${lines.join("\n")}
-`;
-}
-function profileCandidates(env2) {
-  const config = readConfig(configPath(env2));
-  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-    value: name,
-    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
-  }));
-}
-function catalogCandidates(typed2, env2, cwd) {
-  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
-  if (!found2) return [];
-  const catalog = loadCatalog(found2, { env: env2 });
-  const profile = activeProfile({ profile: lastValue(typed2, "--profile") }, env2);
-  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-    value: idIn(key, entry2, profile),
-    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
-  }));
-}
-function runComplete(program2, words, io, env2, cwd) {
-  let completion = NOTHING;
-  try {
-    completion = complete(program2, words, env2, cwd);
-  } catch {
-  }
-  io.write(completionText(completion));
-  return 0;
-}
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf, takesValue, NOTHING, isPrintable, lastValue;
-var init_complete = __esm({
-  "src/commands/complete.ts"() {
-    "use strict";
-    init_render();
-    init_paths();
-    init_store();
-    init_resolve2();
-    init_find();
-    init_load();
-    CONTROLS = /[\u0000-\u001f\u007f]+/g;
-    SETTINGS2 = [
-      { value: "api-key", description: "the API key (printed masked)" },
-      { value: "base-url", description: "the service base URL" }
-    ];
-    ARGUMENT_VALUES = {
-      "config get name": SETTINGS2,
-      "config unset name": SETTINGS2,
-      "triggers show id": "triggers",
-      "triggers edit id": "triggers",
-      "triggers remove id": "triggers"
-    };
-    OPTION_VALUES = {
-      "--profile": "profiles",
-      "--trigger": "triggers"
-    };
-    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
-    takesValue = (option) => option.required || option.optional;
-    NOTHING = { candidates: [], files: false };
-    isPrintable = (value) => printable(value) === value;
-    lastValue = (typed2, option) => typed2.get(option)?.at(-1);
   }
 });
 
@@ -46442,7 +46364,7 @@ async function main(argv = process.argv, context = {}) {
       return 0;
     }
     if (argv[2] === "__complete") {
-      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
+      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
     await program2.parseAsync(argv);

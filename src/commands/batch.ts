@@ -41,7 +41,7 @@ import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import * as parse from './parsers.js';
 import { clientFor } from './service.js';
-import { addServiceOptions, settingsFlags, type Context, type ServiceOptions } from './shared.js';
+import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 
 /** --concurrency auto finds the service's pace, up to --max-concurrency. */
@@ -140,7 +140,7 @@ export async function batch(
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
-    flags: settingsFlags(options),
+    flags: options,
     requireKey: !dryRun,
     env,
     cwd,
