@@ -162,9 +162,7 @@ var init_errors = __esm({
 
 // src/output/render.ts
 function escaped(c) {
-  if (c === "\n") return "\\n";
-  if (c === "\r") return "\\r";
-  if (c === "	") return "\\t";
+  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
   const code = c.codePointAt(0);
   if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
   return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
@@ -286,19 +284,15 @@ function verboseLines(event, c, mask) {
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
 }
-function annotationData(text) {
-  return printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
-}
-function annotationProperty(text) {
-  return annotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
 function githubAnnotation(message, title = "trigger", { level = "error", file, line } = {}) {
+  const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
+  const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
   const properties = [
-    ...file === void 0 ? [] : [`file=${annotationProperty(file)}`],
+    ...file === void 0 ? [] : [`file=${property(file)}`],
     ...line === void 0 || line === null ? [] : [`line=${line}`],
-    `title=${annotationProperty(title)}`
+    `title=${property(title)}`
   ];
-  return `::${level} ${properties.join(",")}::${annotationData(message)}`;
+  return `::${level} ${properties.join(",")}::${data(message)}`;
 }
 function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
@@ -315,13 +309,14 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, RAW, serverText;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, RAW, serverText;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
     init_errors();
     UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
+    SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
     RAW = /* @__PURE__ */ Symbol("raw JSON");
     serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
@@ -462,14 +457,11 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
-function stretches(form2, length) {
-  const result = [];
-  for (let s = 0; s + length <= form2.length; s += length) result.push([s, form2.slice(s, s + length)]);
-  return result;
-}
 function form(text, views2, minPiece = 0, more = {}) {
-  const found2 = minPiece > 0 ? stretches(text, minPiece / 2) : [];
-  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches: found2, ...more };
+  const half = minPiece / 2;
+  const stretches = [];
+  for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
+  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
 }
 function base64Forms(key) {
   const forms = [];
@@ -537,7 +529,7 @@ function decodeOnce(text, references, outer) {
       const next = text.charCodeAt(i + 1);
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
-      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+      else if (SHORT_ESCAPES2[next] !== void 0) [unit, length] = [SHORT_ESCAPES2[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference2 = referenceAt(text, i);
       if (reference2 && reference2[0] <= 65535) [unit, length] = reference2;
@@ -574,10 +566,10 @@ function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
 }
 function formRanges(text, view2, secret, pieces, ranges) {
-  const add2 = (start, end) => {
+  const add2 = (start, end, whole = true) => {
     const [from, to] = view2.at ? [view2.at[start], view2.at[end]] : [start, end];
     if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
-    ranges.push([from, to, true]);
+    ranges.push([from, to, whole]);
   };
   for (const form2 of secret.forms) {
     if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
@@ -587,7 +579,7 @@ function formRanges(text, view2, secret, pieces, ranges) {
       for (const m of haystack.matchAll(form2.pattern.expression)) add2(m.index, m.index + m[0].length);
       continue;
     }
-    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, view2.at, ranges);
+    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, add2);
     eachAt(haystack, form2.text, (at) => {
       let start = at;
       let end = at + form2.text.length;
@@ -597,9 +589,9 @@ function formRanges(text, view2, secret, pieces, ranges) {
     });
   }
 }
-function grownRuns(haystack, { text: form2, stretches: stretches2, minPiece }, map, ranges) {
+function grownRuns(haystack, { text: form2, stretches, minPiece }, add2) {
   const grown = /* @__PURE__ */ new Map();
-  for (const [s, stretch] of stretches2) {
+  for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
       if (known && known[0] <= at && at + stretch.length <= known[1]) return;
@@ -608,9 +600,7 @@ function grownRuns(haystack, { text: form2, stretches: stretches2, minPiece }, m
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form2[k]; k--) start--;
       for (let k = s + stretch.length; k < form2.length && end < haystack.length && haystack[end] === form2[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minPiece) return;
-      const whole = end - start === form2.length;
-      ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
+      if (end - start >= minPiece) add2(start, end, end - start === form2.length);
     });
   }
 }
@@ -650,7 +640,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -731,16 +721,16 @@ var init_redact = __esm({
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
-    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    SHORT_ESCAPES2 = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
+      constructor(secret) {
+        this.add(secret);
+      }
       add(secret) {
         const key = secret?.trim();
         if (!key || this.#secrets.some((s) => s.key === key)) return;
         this.#secrets.push(new Secret(key));
-      }
-      get empty() {
-        return this.#secrets.length === 0;
       }
       /** Text with every form of the whole key masked: for anything written, the user's own data included. */
       text(input2) {
@@ -800,12 +790,7 @@ function excerpt2(text, max = 200) {
 }
 function field(body, name) {
   const value = body[name];
-  if (typeof value === "string" && value.trim() !== "") return value;
-  if (typeof value === "object" && value !== null) {
-    const nested = value.message;
-    if (typeof nested === "string" && nested.trim() !== "") return nested;
-  }
-  return void 0;
+  return said(value) ?? (typeof value === "object" && value !== null ? said(value.message) : void 0);
 }
 function serverMessage(json, text) {
   if (typeof json === "object" && json !== null && !Array.isArray(json)) {
@@ -850,23 +835,26 @@ function requestIdOf(headers) {
   const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
   return id === void 0 ? void 0 : excerpt2(id, 200);
 }
-var MAX_BODY_BYTES, CONTROL, HTML_READ;
+var MAX_BODY_BYTES, CONTROL, said, HTML_READ;
 var init_response = __esm({
   "src/client/response.ts"() {
     "use strict";
     init_redact();
     MAX_BODY_BYTES = 1024 * 1024;
     CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+    said = (value) => typeof value === "string" && value.trim() !== "" ? value : void 0;
     HTML_READ = 64 * 1024;
   }
 });
 
 // src/client/retry.ts
-function* causes(error2) {
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
-}
 function errorCodes(error2) {
-  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
+  const codes = [];
+  let e = error2;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause) {
+    if (typeof e.code === "string") codes.push(e.code);
+  }
+  return codes;
 }
 function isConnectionNotMade(error2) {
   return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
@@ -884,9 +872,7 @@ function parseRetryAfter(header, now = Date.now()) {
   return Math.max(0, date - now);
 }
 function backoffMs(attempt, options = {}) {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+  const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -930,81 +916,55 @@ function proxyChoice(origin, env2 = process.env) {
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
 }
-function ipMatches(ip, type, entry2) {
-  const slash = entry2.indexOf("/");
-  const address = unbracket(slash < 0 ? entry2 : entry2.slice(0, slash));
+function ipMatches(host, entry2) {
+  const [address = "", bits, more] = entry2.split("/");
   const family = import_node_net.default.isIP(address);
-  if (family === 0 || family === 4 !== (type === "ipv4")) return false;
+  if (family === 0 || family !== import_node_net.default.isIP(host) || more !== void 0 || bits !== void 0 && !/^\d{1,3}$/.test(bits)) return false;
+  const width = family === 6 ? 128 : 32;
+  if (Number(bits ?? width) > width) return false;
+  const type = family === 6 ? "ipv6" : "ipv4";
   const list3 = new import_node_net.default.BlockList();
-  try {
-    if (slash < 0) list3.addAddress(address, type);
-    else {
-      const bits = entry2.slice(slash + 1);
-      if (!/^\d{1,3}$/.test(bits)) return false;
-      list3.addSubnet(address, Number(bits), type);
-    }
-  } catch {
-    return false;
-  }
-  return list3.check(ip, type);
+  list3.addSubnet(address, Number(bits ?? width), type);
+  return list3.check(host, type);
+}
+function entryParts(entry2) {
+  if (!entry2.startsWith("[") && entry2.indexOf(":") !== entry2.lastIndexOf(":")) return [entry2, ""];
+  if (!URL.canParse(`x://${entry2}`)) return void 0;
+  const url = new URL(`x://${entry2}`);
+  if (url.username || url.password || url.search || url.hash) return void 0;
+  return [unbracket(url.hostname) + url.pathname, url.port];
 }
 function bypassesProxy(url, noProxy) {
   const host = unbracket(url.hostname).replace(/\.$/, "").toLowerCase();
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
-  const family = import_node_net.default.isIP(host);
-  const type = family === 6 ? "ipv6" : "ipv4";
-  for (const raw of noProxy.split(/[\s,]+/)) {
+  return noProxy.split(/[\s,]+/).some((raw) => {
     const entry2 = raw.toLowerCase();
-    if (entry2 === "") continue;
     if (entry2 === "*") return true;
-    if (entry2.includes("/")) {
-      if (family !== 0 && ipMatches(host, type, entry2)) return true;
-      continue;
-    }
-    let name = entry2;
-    let entryPort;
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry2);
-    if (bracketed) {
-      name = bracketed[1];
-      entryPort = bracketed[2];
-    } else if (entry2.indexOf(":") === entry2.lastIndexOf(":")) {
-      const withPort = /^(.*):(\d+)$/.exec(entry2);
-      if (withPort) {
-        name = withPort[1];
-        entryPort = withPort[2];
-      }
-    }
-    if (entryPort !== void 0 && Number(entryPort) !== port) continue;
-    if (import_node_net.default.isIP(name) !== 0) {
-      if (family !== 0 && ipMatches(host, type, name)) return true;
-      continue;
-    }
-    name = name.replace(/^\*?\./, "").replace(/\.$/, "");
-    if (name !== "" && (host === name || host.endsWith(`.${name}`))) return true;
-  }
-  return false;
+    const parts = entry2 === "" ? void 0 : entryParts(entry2);
+    if (!parts) return false;
+    const [name, entryPort] = parts;
+    if (entryPort !== "" && Number(entryPort) !== port) return false;
+    if (import_node_net.default.isIP(name.split("/")[0]) !== 0) return ipMatches(host, name);
+    const domain = name.replace(/^\*?\./, "").replace(/\.$/, "");
+    return domain !== "" && (host === domain || host.endsWith(`.${domain}`));
+  });
 }
 function displayProxy(proxy) {
   return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, "");
 }
 function parseProxy(choice) {
-  let url;
-  try {
-    url = new URL(choice.url);
-  } catch {
+  if (!URL.canParse(choice.url)) {
     throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
       hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`
     });
   }
+  const url = new URL(choice.url);
   if (!["http:", "https:"].includes(url.protocol) || url.hostname === "") {
     throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
       hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)"
     });
   }
   return url;
-}
-function proxyErrorOf(error2) {
-  return [...causes(error2)].find((e) => e instanceof ProxyError);
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
@@ -1112,8 +1072,7 @@ function networkError(error2, timedOut, context, info2) {
       cause: error2
     });
   }
-  const proxy = proxyErrorOf(error2);
-  if (proxy) return proxyNetworkError(proxy, context, info2, tries);
+  if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
   const [message, hint] = code === "ERR_BODY_DECODE" ? [
@@ -5488,7 +5447,7 @@ function parseValue(raw, label = "--value") {
   }
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
-  const asDouble = Number(`${sign}${intPart || "0"}.${fracPart || "0"}${exponent ? `e${exponent}` : ""}`);
+  const asDouble = Number(text);
   if (!Number.isFinite(asDouble)) {
     throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }
@@ -5501,14 +5460,10 @@ function parseValue(raw, label = "--value") {
   const exp = exponent === void 0 ? "" : `e${exponent}`;
   return { json: `${sign}${int}${frac}${exp}` };
 }
-function valueFromInput(value, label = "value") {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) {
-      throw new UsageError(`${label} must be a finite number; got ${String(value)}`);
-    }
-    return { json: JSON.stringify(value) };
-  }
-  return parseValue(value, label === "value" ? "--value" : label);
+function valueFromInput(value) {
+  if (typeof value === "string") return parseValue(value);
+  if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
+  return { json: JSON.stringify(value) };
 }
 function valueTextIn(jsonText, value, member = "value") {
   let found2;
@@ -5605,13 +5560,22 @@ function contentCoding(header) {
   if (value === "zstd" && typeof zlib().createZstdDecompress === "function") return "zstd";
   return { unsupported: value };
 }
-function zlib() {
-  return loaded ??= process.getBuiltinModule("node:zlib");
+function decoderFor(coding, first) {
+  const z = zlib();
+  const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
+  const wrapped = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0);
+  return {
+    gzip: () => z.createGunzip(flush),
+    deflate: () => wrapped ? z.createInflate(flush) : z.createInflateRaw(flush),
+    br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
+    zstd: () => z.createZstdDecompress()
+  }[coding]();
 }
-var loaded, DecodeError, BodyDecoder;
+var zlib, DecodeError;
 var init_decode = __esm({
   "src/client/decode.ts"() {
     "use strict";
+    zlib = () => process.getBuiltinModule("node:zlib");
     DecodeError = class extends Error {
       code = "ERR_BODY_DECODE";
       constructor(coding, cause, unsupported = false) {
@@ -5619,77 +5583,6 @@ var init_decode = __esm({
           cause
         });
         this.name = "DecodeError";
-      }
-    };
-    BodyDecoder = class {
-      #coding;
-      #limit;
-      #done;
-      #stream;
-      #parts = [];
-      #size = 0;
-      #finished = false;
-      constructor(coding, limit, done) {
-        this.#coding = coding;
-        this.#limit = limit;
-        this.#done = done;
-      }
-      /** The stream for the coding; for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some servers send). */
-      #open(first) {
-        const z = zlib();
-        const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
-        const wrapped = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0);
-        const stream = {
-          gzip: () => z.createGunzip(flush),
-          deflate: () => wrapped ? z.createInflate(flush) : z.createInflateRaw(flush),
-          br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
-          zstd: () => z.createZstdDecompress()
-        }[this.#coding]();
-        stream.on("data", (chunk) => this.#take(chunk));
-        stream.on("end", () => this.#finish(false, void 0));
-        stream.on("error", (error2) => this.#finish(false, new DecodeError(this.#coding, error2)));
-        return stream;
-      }
-      #take(chunk) {
-        if (this.#finished) return;
-        const room = this.#limit - this.#size;
-        if (chunk.length > room) {
-          if (room > 0) this.#parts.push(chunk.subarray(0, room));
-          this.#size = this.#limit;
-          this.#finish(true, void 0);
-          return;
-        }
-        this.#parts.push(chunk);
-        this.#size += chunk.length;
-      }
-      #finish(truncated, error2) {
-        if (this.#finished) return;
-        this.#finished = true;
-        const body = this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts);
-        this.destroy();
-        this.#done({ body, truncated, error: error2 });
-      }
-      write(chunk) {
-        if (this.#finished || chunk.length === 0) return;
-        (this.#stream ??= this.#open(chunk)).write(chunk);
-      }
-      /** The input ended. */
-      end() {
-        if (this.#finished) return;
-        if (this.#stream) this.#stream.end();
-        else this.#finish(false, void 0);
-      }
-      /** Drops the decoder and what it held (the attempt ended otherwise). */
-      destroy() {
-        this.#parts = [];
-        const stream = this.#stream;
-        this.#stream = void 0;
-        if (stream) {
-          stream.removeAllListeners("data");
-          stream.on("error", () => {
-          });
-          stream.destroy();
-        }
       }
     };
   }
@@ -5719,6 +5612,7 @@ var init_attempt = __esm({
     init_response();
     init_decode();
     init_clock();
+    init_proxy();
     SUCCESS_TEXT = '{"success":true}';
     SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
     NO_HEADERS = {};
@@ -5730,10 +5624,13 @@ var init_attempt = __esm({
       #started;
       #timeoutMs;
       #signal;
+      /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
+      #proxy;
       #resolve;
       #controller;
       #status = 0;
       #headers = NO_HEADERS;
+      /** The body kept (decoded, for a compressed answer), and its size. */
       #first;
       #more;
       #size = 0;
@@ -5743,15 +5640,17 @@ var init_attempt = __esm({
       #sent = false;
       /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** For a compressed answer: its decoder, or why it cannot be decoded. */
+      /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
+      #coding;
+      #read = 0;
       #decoder;
-      #undecodable;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
-      constructor(timeoutMs, deadlines, signal, started = monotonicMs()) {
+      constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
         this.#started = started;
         this.#timeoutMs = timeoutMs;
         this.deadline = this.#started + timeoutMs;
         this.#signal = signal;
+        this.#proxy = proxy;
         this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
@@ -5768,8 +5667,7 @@ var init_attempt = __esm({
         this.#controller = void 0;
         this.#first = void 0;
         this.#more = void 0;
-        this.#decoder?.destroy();
-        this.#decoder = void 0;
+        this.#dropDecoder();
         this.#resolve(outcome);
       }
       #answered(text, json, truncated) {
@@ -5777,35 +5675,88 @@ var init_attempt = __esm({
         const ms = Math.round(ended - this.#started);
         this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
       }
+      /** The body ended, or was cut at the limit. */
       #answer() {
-        if (this.#decoder) return this.#decoder.end();
-        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+        if (this.#decoder) this.#decoder.end();
+        else if (typeof this.#coding === "object") this.#undecodable(new DecodeError(this.#coding.unsupported, void 0, true));
+        else this.#answerKept();
+      }
+      #answerKept() {
         const first = this.#first;
         if (!this.#more && first !== void 0 && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
         const text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
         this.#answered(text, parseJsonBody(text), this.#truncated);
       }
+      /** Keeps a chunk of the body, up to MAX_BODY_BYTES in all; false when it had to be cut there. */
+      #keep(chunk) {
+        const room = MAX_BODY_BYTES - this.#size;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#size += part.length;
+        if (!this.#first) this.#first = part;
+        else (this.#more ??= []).push(part);
+        return chunk.length <= room;
+      }
+      /** At the limit: the answer is what was kept, and the connection is dropped rather than read on. */
+      #cut(reason2) {
+        this.#truncated = true;
+        this.#stopReading(reason2);
+        this.#answer();
+      }
+      #stopReading(reason2) {
+        if (this.#bodyEnded) return;
+        this.#bodyEnded = true;
+        this.#controller?.abort(new Error(reason2));
+      }
+      /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
+      #decode(chunk) {
+        const room = MAX_BODY_BYTES - this.#read;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#read += part.length;
+        if (typeof this.#coding === "string" && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+        if (chunk.length > room) this.#cut("response body over 1 MiB");
+      }
+      #openDecoder(coding, first) {
+        const decoder4 = decoderFor(coding, first);
+        decoder4.on("data", (decoded) => {
+          if (this.#keep(decoded)) return;
+          this.#dropDecoder();
+          this.#cut("response body over 1 MiB once decoded");
+        });
+        decoder4.on("end", () => {
+          this.#decoder = void 0;
+          if (!this.done) this.#answerKept();
+        });
+        decoder4.on("error", (error2) => this.#undecodable(new DecodeError(coding, error2)));
+        return decoder4;
+      }
       /**
-       * The answer from a decoded body. One that could not be decoded is a malformed answer when its
-       * status is 2xx (whether it says `"success": false` cannot be read); any other status says enough.
+       * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
+       * `"success": false` cannot be read); any other status says enough.
        */
-      #decoded({ body, truncated, error: error2 }) {
+      #undecodable(error2) {
         if (this.done) return;
-        if (!this.#bodyEnded) {
-          this.#bodyEnded = true;
-          this.#controller?.abort(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
-        }
-        if (error2 && this.#status >= 200 && this.#status < 300) return this.#failed(error2);
-        const text = body.toString("utf8");
-        this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
+        this.#dropDecoder();
+        this.#stopReading("response body could not be decoded");
+        if (this.#status >= 200 && this.#status < 300) this.#failed(error2);
+        else this.#answerKept();
+      }
+      #dropDecoder() {
+        const decoder4 = this.#decoder;
+        this.#decoder = void 0;
+        if (!decoder4) return;
+        decoder4.removeAllListeners();
+        decoder4.on("error", () => {
+        });
+        decoder4.destroy();
       }
       #stop(reason2) {
         this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
-      #failed(error2) {
+      #failed(cause) {
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
+        const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
         this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
       }
       /** The time limit passed without a whole answer. */
@@ -5830,33 +5781,12 @@ var init_attempt = __esm({
         this.#status = statusCode;
         this.#headers = headers;
         const encoding = headerValue(headers, "content-encoding");
-        if (encoding !== void 0) this.#decodeAs(encoding);
-      }
-      /** A compressed answer: its body is decoded as it comes (see decode.ts). */
-      #decodeAs(encoding) {
-        const coding = contentCoding(encoding);
-        if (coding === void 0) return;
-        if (typeof coding === "object") {
-          this.#undecodable = new DecodeError(coding.unsupported, void 0, true);
-          return;
-        }
-        this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+        if (encoding !== void 0) this.#coding = contentCoding(encoding);
       }
       onResponseData(_controller, chunk) {
         if (this.done || this.#bodyEnded) return;
-        const room = MAX_BODY_BYTES - this.#size;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        this.#size += part.length;
-        if (this.#decoder) this.#decoder.write(part);
-        else if (!this.#first) this.#first = part;
-        else (this.#more ??= []).push(part);
-        if (chunk.length > room) {
-          this.#truncated = true;
-          this.#bodyEnded = true;
-          const controller = this.#controller;
-          this.#answer();
-          controller?.abort(new Error("response body over 1 MiB"));
-        }
+        if (this.#coding) this.#decode(chunk);
+        else if (!this.#keep(chunk)) this.#cut("response body over 1 MiB");
       }
       onResponseEnd() {
         this.#bodyEnded = true;
@@ -32601,15 +32531,9 @@ async function openDispatcher(origin, options, env2 = process.env) {
   return { dispatcher, proxy };
 }
 async function loadPool() {
-  try {
-    const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
-    const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
-    if (typeof PoolClass?.prototype?.dispatch !== "function" || typeof buildConnector !== "function") throw new Error("layout changed");
-    return [PoolClass, buildConnector];
-  } catch {
-    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return [undici.Pool, undici.buildConnector];
-  }
+  const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
+  const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
+  return [PoolClass, buildConnector];
 }
 var VERIFIED;
 var init_undici = __esm({
@@ -32645,22 +32569,6 @@ function unwatch(signal, wake) {
   watchers.delete(signal);
   signal.removeEventListener("abort", entry2.listener);
 }
-function maskFor(key) {
-  const mask = new Redactor();
-  mask.add(key);
-  return mask;
-}
-function viaProxy(outcome, proxy) {
-  if (outcome.kind === "answer") return outcome;
-  const error2 = asProxyError(outcome.error, proxy, outcome.sent);
-  return error2 ? { ...outcome, error: error2 } : outcome;
-}
-function observe(outcome, onAttempt) {
-  if (outcome.kind === "failed") return onAttempt(0, outcome.ms, outcome.timedOut, -1);
-  const status2 = outcome.status;
-  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
-  onAttempt(status2, outcome.ms, false, retryAfter ?? -1);
-}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
@@ -32680,7 +32588,6 @@ var init_client = __esm({
     init_messages();
     init_retry();
     init_undici();
-    init_proxy();
     init_clock();
     init_request();
     TriggerClient = class {
@@ -32696,9 +32603,7 @@ var init_client = __esm({
       #deadlines = new Deadlines();
       /** Interrupts for the waits before a retry (see abortAll). */
       #waits = /* @__PURE__ */ new Set();
-      /** The same headers for every request (undici copies them; nothing here changes them). */
-      #requestHeaders;
-      /** The same as names and values in turn, as undici takes them with the least work. */
+      /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
       /** Masks the key in server text; made when an answer first needs it. */
       #mask;
@@ -32719,12 +32624,11 @@ var init_client = __esm({
           throw new UsageError(`retries must be a whole number, 0 or more`);
         }
         this.#options = options;
-        this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
-        this.#headerList = Object.entries(this.#requestHeaders).flat();
+        this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
       }
       /** Headers as they are sent, with the key masked: for --verbose. */
       displayHeaders() {
-        return { ...this.#requestHeaders, authorization: `Bearer ${maskKey(this.#apiKey)}` };
+        return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
       }
       async #pool() {
         if (!this.#dispatcher) {
@@ -32757,8 +32661,7 @@ var init_client = __esm({
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
           const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
-          if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt, started, options);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
           await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
@@ -32768,12 +32671,15 @@ var init_client = __esm({
        * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
        * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-       * and replays.
+       * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
        */
-      #judge(event, outcome, attempt, started, throwPushBack) {
+      #judge(event, outcome, attempt, started, options) {
         const canRetry = attempt <= this.retries;
         const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+        const onEvent = this.#options.onEvent;
         if (outcome.kind === "failed") {
+          options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
+          onEvent?.({ type: "error", attempt, message: outcome.error.message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32793,9 +32699,13 @@ var init_client = __esm({
           throw error2;
         }
         const { status: status2, json, text } = outcome;
+        const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
+        options.onAttempt?.(status2, outcome.ms, false, retryAfter ?? -1);
+        onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
         const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
+          const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
           return {
             ok: true,
             status: status2,
@@ -32805,14 +32715,11 @@ var init_client = __esm({
             value: event.value?.json,
             ...info2,
             requestId,
-            // The usual answer holds no key; anything else is masked here, so a library caller never
-            // sees the server's echo of the key either.
-            response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json)
+            response: safe.json ?? safe.text
           };
         }
         const headers = this.#maskedHeaders(outcome.headers);
-        if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
-          const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
+        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
             const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
@@ -32832,17 +32739,13 @@ var init_client = __esm({
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {
-        const mask = this.#mask ??= maskFor(this.#apiKey);
+        const mask = this.#mask ??= new Redactor(this.#apiKey);
         if (json === void 0) return { text: mask.server(text), json };
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
       }
-      #responseOf(text, json) {
-        const safe = this.#masked(text, json);
-        return safe.json ?? safe.text;
-      }
       #maskedHeaders(headers) {
-        const mask = this.#mask ??= maskFor(this.#apiKey);
+        const mask = this.#mask ??= new Redactor(this.#apiKey);
         const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
@@ -32879,8 +32782,7 @@ var init_client = __esm({
       #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
         if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
-        const onEvent = this.#options.onEvent;
-        onEvent?.({
+        this.#options.onEvent?.({
           type: "request",
           attempt,
           method: "POST",
@@ -32888,7 +32790,7 @@ var init_client = __esm({
           headers: this.displayHeaders(),
           body: event.body
         });
-        const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
+        const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
         if (!current.done) {
           dispatcher.dispatch(
             {
@@ -32901,19 +32803,7 @@ var init_client = __esm({
             current
           );
         }
-        const proxy = this.#proxy;
-        const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
-        if (!onEvent) return ended;
-        return ended.then((outcome) => {
-          if (outcome.kind === "answer") {
-            const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt, status: status2, headers, body: text, truncated, ms });
-          } else {
-            const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-          }
-          return outcome;
-        });
+        return current.promise;
       }
       /** Closes kept-alive connections; requests in flight finish first. */
       async close() {
@@ -37259,9 +37149,9 @@ async function resolveWorld(options = {}) {
   if (!where2) return { ...found2, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
-  const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
-  const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { ...found2, catalog: { ...where2, loaded: loaded2, resolver } };
+  const loaded = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
+  const resolver = loaded && new TriggerResolver2(loaded, found2.profile.name);
+  return { ...found2, catalog: { ...where2, loaded, resolver } };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
@@ -38417,7 +38307,7 @@ function load2(file) {
       hint: "finish that batch with the trigger that started it"
     });
   }
-  const loaded2 = {
+  const loaded = {
     header,
     states: new Uint8Array(1024),
     // one byte a line: a million lines cost a megabyte
@@ -38430,24 +38320,24 @@ function load2(file) {
   };
   for (const record of records) {
     if (record.startsWith("done")) {
-      loaded2.done = true;
-      const said = parsed(record.slice(5), null)?.failed;
-      loaded2.failed = typeof said === "string" ? said : void 0;
+      loaded.done = true;
+      const said2 = parsed(record.slice(5), null)?.failed;
+      loaded.failed = typeof said2 === "string" ? said2 : void 0;
       continue;
     }
     const space = record.indexOf(" ", 2);
     const line = Number(record.slice(2, space < 0 ? void 0 : space));
     const state = RECORDS[record[0] ?? ""];
     if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    if (line >= loaded2.states.length) {
-      const grown = new Uint8Array(Math.max(line + 1, loaded2.states.length * 2));
-      grown.set(loaded2.states);
-      loaded2.states = grown;
+    if (line >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+      grown.set(loaded.states);
+      loaded.states = grown;
     }
-    loaded2.states[line] = state;
-    if (state === FAILED) loaded2.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
+    loaded.states[line] = state;
+    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
   }
-  return loaded2;
+  return loaded;
 }
 function journalInput(file) {
   let fd;
@@ -38475,14 +38365,14 @@ function describeLoaded(j) {
     `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
-function refuseToCarryOn(file, loaded2, options) {
-  const { header } = loaded2;
+function refuseToCarryOn(file, loaded, options) {
+  const { header } = loaded;
   const was = header.inputs ?? [header.input];
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
-    const batch2 = loaded2.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded2)}); nothing was sent`, {
-      hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+    const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
+    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, {
+      hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
     });
   }
   const now = options.inputs;
@@ -38565,26 +38455,26 @@ var init_journal = __esm({
       #flushScheduled = false;
       /** Where the next record goes (writes are positioned: the file may have been cut back). */
       #position = 0;
-      constructor(file, fd, position, loaded2) {
+      constructor(file, fd, position, loaded) {
         this.path = file;
         this.#fd = fd;
         this.#position = position;
-        this.resumed = loaded2 !== void 0;
-        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new Uint8Array(0);
-        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
+        this.resumed = loaded !== void 0;
+        this.completedWith = loaded?.done ? loaded.failed : void 0;
+        this.#states = loaded?.states ?? new Uint8Array(0);
+        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
         this.#timer = setInterval(() => this.sync(), 1e3);
         this.#timer.unref();
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
-        const loaded2 = import_node_fs9.default.existsSync(file) ? load2(file) : void 0;
-        if (loaded2) refuseToCarryOn(file, loaded2, options);
+        const loaded = import_node_fs9.default.existsSync(file) ? load2(file) : void 0;
+        if (loaded) refuseToCarryOn(file, loaded, options);
         try {
-          if (loaded2) {
+          if (loaded) {
             const fd2 = import_node_fs9.default.openSync(file, "r+");
-            import_node_fs9.default.ftruncateSync(fd2, loaded2.whole);
-            return new _Journal(file, fd2, loaded2.whole, loaded2);
+            import_node_fs9.default.ftruncateSync(fd2, loaded.whole);
+            return new _Journal(file, fd2, loaded.whole, loaded);
           }
           const fd = import_node_fs9.default.openSync(file, "wx", 384);
           const header = {
@@ -38687,8 +38577,8 @@ var init_journal = __esm({
       close(complete, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+        const said2 = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
@@ -44222,6 +44112,7 @@ var init_progress = __esm({
       #everyMs;
       #timer;
       #shown = false;
+      /** `plain`: a plain line now and then instead of one redrawn in place. */
       constructor(io, render, options = {}) {
         this.#io = io;
         this.#render = render;
@@ -44234,11 +44125,11 @@ var init_progress = __esm({
       }
       draw() {
         if (this.#plain) return this.#io.stderr(this.#render());
-        this.#io.terminal.write(`\r\x1B[K${this.#render()}`);
+        this.#io.writeErr(`\r\x1B[K${this.#render()}`);
         this.#shown = true;
       }
       clear() {
-        if (this.#shown) this.#io.terminal.write("\r\x1B[K");
+        if (this.#shown) this.#io.writeErr("\r\x1B[K");
         this.#shown = false;
       }
       stop() {
@@ -44513,8 +44404,7 @@ marked so, and a replay skips them unless --retry-unknown).`;
 });
 
 // src/commands/prompt.ts
-function promptHidden(question, output) {
-  const input2 = process.stdin;
+function promptHidden(question, input2, output) {
   return new Promise((resolve2, reject) => {
     let answer = "";
     output.write(question);
@@ -44542,13 +44432,14 @@ function promptHidden(question, output) {
     input2.on("data", onData);
   });
 }
-async function readSecret(question, output = process.stderr) {
-  if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+async function readSecret(question, input2, output) {
+  if (input2.isTTY) {
+    const tty3 = input2;
+    for (let answer = await promptHidden(question, tty3, output); ; answer = await promptHidden(`nothing was entered; ${question}`, tty3, output)) {
       if (answer.trim() !== "") return answer;
     }
   }
-  const text = await (0, import_consumers.text)(process.stdin);
+  const text = await (0, import_consumers.text)(input2);
   if (text.trim() === "") {
     throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
   }
@@ -44608,7 +44499,7 @@ function target(options, env2) {
 async function setKey(keyArgument, options, ctx) {
   const { io, env: env2 } = ctx;
   const { file, config, name, saveProfile } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
+  const raw = keyArgument ?? await readSecret("API key: ", ctx.stdin ?? process.stdin, io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
   let inFile;
@@ -46084,8 +45975,7 @@ var Output = class {
       get columns() {
         return stderr.columns ?? 0;
       },
-      stream: stderr,
-      write: (text) => this.writeErr(text)
+      stream: stderr
     };
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
   }
@@ -46155,9 +46045,7 @@ init_render();
 // src/output/usage.ts
 init_excerpt();
 var typed = (text) => quotedExcerpt(text, (t) => `'${t}'`);
-function orList(items) {
-  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
-}
+var orList = (items) => new Intl.ListFormat("en-GB", { type: "disjunction" }).format(items);
 var choicesOf = (text) => text.replace(/\.$/, "").split(",").map((choice) => choice.trim()).filter(Boolean);
 function usageWords(message) {
   const end = message.endsWith("\n") ? "\n" : "";
