@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stillRuns } from '../lock.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import type { Row } from './rows.js';
+import { columnAt, type Row } from './rows.js';
 
 function csvField(text: string, separator = ','): string {
   return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -30,7 +30,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   switch (record.format) {
     case 'csv': {
       if (record.raw !== undefined) return `${record.raw}${separator}${csvField(reason, separator)}\n`; // as read, to be fixed by hand
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === 'error') : -1;
+      const errorAt = header ? columnAt(header, 'error') : -1;
       const fields = [...record.fields];
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push(''); // a short row still lines up with the header
@@ -64,7 +64,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
 /** The header line a failed file starts with, if its kind of format has one. */
 export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
   if (kind !== 'csv' || !header) return undefined;
-  return csvLine(header.some((h) => h.trim().toLowerCase() === 'error') ? header : [...header, 'error'], separator);
+  return csvLine(columnAt(header, 'error') >= 0 ? header : [...header, 'error'], separator);
 }
 
 /** Buffered text is written once it reaches this size. */

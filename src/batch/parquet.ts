@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
-import { DEFAULT_COLUMNS, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
+import { findColumns, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** What is known of a file once its footer was read: everything a row group read needs. */
 export interface ParquetPlan {
@@ -93,25 +93,10 @@ export async function planParquet(file: string, name: string, options: ReadOptio
   } catch (error) {
     throw broken(name, (error as Error).message.replace(/^parquet /, ''));
   }
-  const names = options.columns ?? DEFAULT_COLUMNS;
   const top = metadata.schema.slice(1).filter((e) => !e.num_children);
-  const find = (wanted: string) => top.find((e) => e.name === wanted) ?? top.find((e) => e.name.toLowerCase() === wanted.toLowerCase());
-  const user = find(names.userId);
-  const trigger = find(names.triggerId);
-  const value = find(names.value);
-  const listed = top.map((e) => e.name).join(', ');
-  if (!user)
-    throw new UsageError(`${name} has no column ${names.userId} (its columns: ${listed})`, {
-      hint: 'name it with --columns userId=<name>',
-    });
-  if (!trigger && !options.trigger)
-    throw new UsageError(`${name} has no column ${names.triggerId} (its columns: ${listed})`, {
-      hint: 'name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
-    });
-  if (options.columns && names.value !== 'value' && !value)
-    throw new UsageError(`${name} has no column ${names.value} (its columns: ${listed})`, {
-      hint: 'name another with --columns value=<name>',
-    });
+  const names = top.map((e) => e.name);
+  const at = findColumns(names, options, name);
+  const [trigger, user, value] = [top[at.trigger], top[at.user]!, top[at.value]];
   if (value && (value.converted_type === 'DECIMAL' || value.logical_type?.type === 'DECIMAL')) {
     // Read as the unscaled integer: hyparquet would divide it into a double and lose digits.
     const plain: SchemaElement = { ...value, converted_type: undefined, logical_type: undefined };

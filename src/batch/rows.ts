@@ -136,11 +136,6 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
   return row;
 }
 
-function columnIndex(header: string[], name: string): number {
-  const exact = header.indexOf(name);
-  return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
-}
-
 /** Rows handed on at once, at most: lines read again after a malformed record can be many. */
 const MAX_CHUNK_ROWS = 1024;
 
@@ -148,58 +143,54 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
   return { line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason };
 }
 
-interface CsvColumns {
-  header: string[];
+/** Where a batch's columns are among a file's (-1: not there). */
+export interface Columns {
   trigger: number;
   user: number;
   value: number;
   error: number;
 }
 
-/** Finds the columns a CSV header names; a header that cannot be read is a usage error. */
-function csvColumns(header: string[], line: number, options: ReadOptions, separator: string): CsvColumns {
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const seen = new Set<string>();
-  for (const name of header) {
-    const key = name.trim().toLowerCase();
-    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
-    seen.add(key);
-  }
-  const shown = header.join(separator);
-  const headerText = shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
-  if (options.columns) {
-    const missing = (Object.keys(names) as Array<keyof ColumnNames>).find(
-      (key) => names[key] !== key && columnIndex(header, names[key]) < 0,
-    );
-    if (missing)
-      throw new UsageError(
-        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`,
-      );
-  }
+/** Where `name` is among `names`: the name as given, else in any case, white space around it aside. */
+export function columnAt(names: readonly string[], name: string): number {
+  const exact = names.indexOf(name);
+  return exact >= 0 ? exact : names.findIndex((n) => n.trim().toLowerCase() === name.toLowerCase());
+}
+
+/**
+ * Finds a batch's columns among a file's (a CSV header, a Parquet file's columns). A column named
+ * twice, one --columns names that the file lacks, no userId column, and no triggerId column without
+ * --trigger are usage errors, each listing the file's columns.
+ */
+export function findColumns(names: readonly string[], options: ReadOptions, where: string): Columns {
+  const keys = names.map((name) => name.trim().toLowerCase());
+  const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+  if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
+  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const listed = names.join(', ');
+  const missing = (key: keyof ColumnNames, hint: string) =>
+    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${listed.length > 120 ? `${listed.slice(0, 120)}…` : listed})`, {
+      hint,
+    });
+  const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
+  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
-    header,
-    trigger: columnIndex(header, names.triggerId),
-    user: columnIndex(header, names.userId),
-    value: columnIndex(header, names.value),
-    error: columnIndex(header, 'error'),
+    trigger: columnAt(names, wanted.triggerId),
+    user: columnAt(names, wanted.userId),
+    value: columnAt(names, wanted.value),
+    error: columnAt(names, 'error'),
   };
-  if (columns.user < 0) {
-    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-      hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
-    });
-  }
-  if (columns.trigger < 0 && !options.trigger) {
-    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-      hint: 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
-    });
-  }
+  if (columns.user < 0)
+    throw missing('userId', 'name it with --columns userId=<name>; for one userId per line use --format lines --trigger <id>');
+  if (columns.trigger < 0 && !options.trigger)
+    throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
   return columns;
 }
 
-function csvRow(fields: string[], line: number, columns: CsvColumns, options: ReadOptions): Row {
+function csvRow(fields: string[], line: number, header: string[], columns: Columns, options: ReadOptions): Row {
   const record: RowRecord = { format: 'csv', fields };
-  if (fields.length !== columns.header.length) {
-    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  if (fields.length !== header.length) {
+    return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   }
   const field = (at: number) => (at >= 0 ? fields[at] : undefined);
   return makeRow(
@@ -330,11 +321,16 @@ class CsvRecords {
 /** CSV (or another delimited format), a physical line at a time. */
 function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSource {
   const separator = FORMAT_TABLE[format].separator ?? ',';
-  let columns: CsvColumns | undefined;
+  let header: string[] | undefined;
+  let columns: Columns;
   const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === '') return; // a blank line
-    if (columns) out.push(csvRow(fields, line, columns, options));
-    else columns = csvColumns(fields, line, options, separator);
+    if (header) {
+      out.push(csvRow(fields, line, header, columns, options));
+      return;
+    }
+    columns = findColumns(fields, options, `the CSV header (line ${line})`);
+    header = fields;
   });
 
   /** Reads the waiting lines (at the end, gives up a record still open), handing rows on in chunks. */
@@ -355,13 +351,13 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       yield* take(false);
     }
     yield* take(true);
-    if (!columns && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });
   }
 
-  return { rows: rows(), header: () => columns?.header };
+  return { rows: rows(), header: () => header };
 }
 
 async function* mapLines(

@@ -67,7 +67,7 @@ describe('Parquet: the value column sent with its exact digits, whatever its typ
   it('a column --columns names that the file lacks: exit 2 listing its columns', async () => {
     const result = await runCommand(['batch', fixture('numbers.parquet'), '--columns', 'userId=user,triggerId=event_name'], sandbox.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/has no column user \(its columns: user_id, event_name, i32/);
+    expect(result.stderr).toMatch(/has no user column \(its columns: user_id, event_name, i32/);
     expect(server.requests).toHaveLength(0);
   });
 });
