@@ -375,12 +375,6 @@ async function* mapLines(
   }
 }
 
-/** The number text of a member, as written in the JSON text (for the message). */
-function numberTextOf(text: string, member: string): string | undefined {
-  const at = text.indexOf(`${JSON.stringify(member)}`);
-  return at < 0 ? undefined : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
-}
-
 function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
@@ -408,7 +402,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
         ? `"${names.triggerId}" must be a string, not ${describe(triggerId)}`
         : typeof userId === 'number' && !Number.isSafeInteger(userId)
-          ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"`
+          ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"`
           : userId !== undefined && typeof userId !== 'string' && typeof userId !== 'number'
             ? `"${names.userId}" must be a string, not ${describe(userId)}`
             : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
