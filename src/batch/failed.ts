@@ -150,11 +150,7 @@ export class FailedFile {
         this.error = error as Error;
       }
     }
-    if (this.error) {
-      this.notKept++;
-      return false;
-    }
-    this.#writeHeader(row.record.format);
+    if (!this.error) this.#writeHeader(row.record.format);
     if (this.error) {
       this.notKept++;
       return false;
@@ -168,8 +164,7 @@ export class FailedFile {
 
   /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
   #normalizedLine(row: Row, reason: string): string {
-    const raw =
-      row.record.format === 'csv' ? row.record.raw : row.record.format === 'ndjson' && !row.record.object ? row.record.raw : undefined;
+    const raw = row.record.format === 'csv' || !row.record.object ? row.record.raw : undefined;
     const error = `line ${row.line}: ${reason}${raw === undefined ? '' : ` (as read: ${raw})`}`;
     const file = this.#normalized!.file ? [row.file ?? ''] : [];
     return csvLine([row.triggerId ?? '', row.userId ?? '', row.value ?? '', ...file, error]);

@@ -45,9 +45,7 @@ function float32Text(x: number): string {
 
 /** A two's complement big-endian integer (a decimal's bytes). */
 function bigIntOf(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (const byte of bytes) n = (n << 8n) | BigInt(byte);
-  return bytes.length && bytes[0]! & 0x80 ? n - (1n << BigInt(bytes.length * 8)) : n;
+  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 }
 
 /** An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). */
