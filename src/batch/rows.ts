@@ -4,7 +4,7 @@
  * another with it: every reader works a line at a time on top of lines.ts.
  */
 import type { Readable } from 'node:stream';
-import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } from '../client/request.js';
+import { eventOf, parseValue, valueTextIn, type PreparedEvent } from '../client/request.js';
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
@@ -92,20 +92,20 @@ const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 interface Fields {
   triggerId: string | undefined;
   userId: string | undefined;
-  value: string | number | undefined;
+  /** As text: an NDJSON number as its digits are written. */
+  value: string | undefined;
   error?: unknown;
 }
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
-export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions, valueText?: string): Row {
+export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
   const triggerId = fields.triggerId === undefined || fields.triggerId === '' ? options.trigger : fields.triggerId;
-  const given = fields.value;
   const row: Row = {
     line,
     record,
     triggerId,
     userId: fields.userId,
-    value: typeof given === 'number' ? (valueText ?? JSON.stringify(given)) : given || undefined,
+    value: fields.value || undefined,
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: undefined,
     invalid: undefined,
@@ -118,12 +118,7 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     row.invalid = 'empty userId';
   } else {
     try {
-      const value =
-        given === undefined || given === ''
-          ? undefined
-          : typeof given === 'number'
-            ? valueFromInput(row.value ?? given) // the digits as written in the JSON text
-            : parseValue(given, 'value');
+      const value = row.value === undefined ? undefined : parseValue(row.value, 'value');
       row.value = value?.json;
       const checked = options.check?.(triggerId, row.value, line);
       if (checked?.invalid !== undefined) row.invalid = checked.invalid;
@@ -415,11 +410,10 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       {
         triggerId: (triggerId as string | null | undefined) ?? undefined,
         userId: userId === undefined ? undefined : String(userId),
-        value: (value as string | number | null | undefined) ?? undefined,
+        value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
         error,
       },
       options,
-      valueText,
     );
   };
   return { rows: mapLines(stream, options, toRow), header: () => undefined };
