@@ -19,19 +19,14 @@ export interface ParquetPlan {
   columns: { trigger: string | undefined; user: string; value: string | undefined };
   /** How the value column's raw values become number text. */
   valueText: (raw: unknown) => string | undefined;
-  rows: number;
 }
 
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
+const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }).zstdDecompressSync;
 const compressors = {
   GZIP: (input: Uint8Array) => new Uint8Array(zlib.gunzipSync(input)),
   BROTLI: (input: Uint8Array) => new Uint8Array(zlib.brotliDecompressSync(input)),
-  ...('zstdDecompressSync' in zlib
-    ? {
-        ZSTD: (input: Uint8Array) =>
-          new Uint8Array((zlib as unknown as { zstdDecompressSync(b: Uint8Array): Buffer }).zstdDecompressSync(input)),
-      }
-    : {}),
+  ...(zstd && { ZSTD: (input: Uint8Array) => new Uint8Array(zstd(input)) }),
 };
 
 /** The shortest decimal text that reads back as this float32 (a FLOAT column's 0.1 is "0.1"). */
@@ -106,7 +101,6 @@ export async function planParquet(file: string, name: string, options: ReadOptio
     metadata,
     columns: { trigger: trigger?.name, user: user.name, value: value?.name },
     valueText: value ? valueReader(value) : () => undefined,
-    rows: Number(metadata.num_rows),
   };
 }
 

@@ -51,14 +51,7 @@ export function stopCause(reason: StopReason): string {
 /** The reason an unsent row is given in the failed file and in its NDJSON line. */
 export function unsentWords(reason: StopReason | undefined): string {
   if (!reason) return 'not sent: the batch stopped first';
-  switch (reason.kind) {
-    case 'signal':
-      return `not sent: the batch was interrupted (${reason.signal})`;
-    case 'breaker':
-      return `not sent: the batch stopped after ${stopCause(reason)}`;
-    case 'failed-file':
-      return 'not sent: the batch stopped because the failed file could not be written';
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason)}`;
-  }
+  if (reason.kind === 'signal') return `not sent: the batch was interrupted (${reason.signal})`;
+  if (reason.kind === 'failed-file') return 'not sent: the batch stopped because the failed file could not be written';
+  return `not sent: the batch stopped ${reason.kind === 'breaker' ? 'after' : 'because'} ${stopCause(reason)}`;
 }
