@@ -155,12 +155,6 @@ function noZstd(name: string): UsageError {
   );
 }
 
-function decompressor(compression: Compression, name: string): NodeJS.ReadWriteStream {
-  if (compression === 'gzip') return zlib.createGunzip({ chunkSize: INFLATED_CHUNK });
-  if (!zstd) throw noZstd(name);
-  return zstd({ chunkSize: INFLATED_CHUNK });
-}
-
 /** Bytes as hex, for a message. */
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
@@ -171,7 +165,8 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  * what was decompressed is handed on, and the line reader drops a partial last line.
  */
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
-  const inflate = decompressor(compression, name);
+  if (compression === 'zstd' && !zstd) throw noZstd(name);
+  const inflate = compression === 'gzip' ? zlib.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd!({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {

@@ -199,10 +199,6 @@ function csvRow(fields: string[], line: number, header: string[], columns: Colum
 type Item = { line: number; item: string | BadLine };
 
 const QUOTE = 34;
-const CR = 13;
-
-/** Where a line's text ends: before a "\r" that ends it. */
-const lineEnd = (line: string) => (line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length);
 
 interface OpenRecord {
   line: number;
@@ -271,7 +267,7 @@ class CsvRecords {
           // is a call into the runtime per line, and took a third of the time here).
           const at = line.indexOf(this.separator, i);
           if (at < 0) {
-            record.fields.push(line.slice(i, lineEnd(line)));
+            record.fields.push(withoutCr(line.slice(i)));
             return true;
           }
           record.fields.push(line.slice(i, at));
@@ -296,7 +292,7 @@ class CsvRecords {
       // Text after the closing quote is kept up to the next separator, so that a stray quote never
       // carries the record on into the lines after it.
       const at = line.indexOf(this.separator, quote + 1);
-      const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+      const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
       record.fields.push(tail === '' ? record.field : `${record.field}"${tail}`);
       if (at < 0) return true;
       i = at + 1;
