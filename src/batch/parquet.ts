@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
-import { findColumns, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
+import { findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** What is known of a file once its footer was read: everything a row group read needs. */
 export interface ParquetPlan {
@@ -104,9 +104,6 @@ export async function planParquet(file: string, name: string, options: ReadOptio
   };
 }
 
-/** Rows handed on at once: what the other readers hand on from a slice of text. */
-const CHUNK_ROWS = 1024;
-
 /**
  * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and
  * decoding one whole, as hyparquet's row reads do, held a group's rows at once. A slice decodes only
@@ -147,9 +144,9 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
         const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
-        for (let i = 0; i < end - start; i += CHUNK_ROWS) {
+        for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
-          for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
+          for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
             const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && plan.valueText(values[j]) };
             out.push(
               makeRow(start + j + 1, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options),

@@ -131,8 +131,8 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
   return row;
 }
 
-/** Rows handed on at once, at most: lines read again after a malformed record can be many. */
-const MAX_CHUNK_ROWS = 1024;
+/** Rows handed on at once, at most: lines read again after a malformed record can be many, and a Parquet slice is. */
+export const MAX_CHUNK_ROWS = 1024;
 
 function invalidRow(line: number, record: RowRecord, reason: string): Row {
   return { line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason };
@@ -417,14 +417,8 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return {
-    line,
-    record: { format: 'ndjson', object, valueText, raw },
-    triggerId: str(object?.triggerId),
-    userId: str(object?.userId),
-    value: valueText ?? str(object?.value),
-    invalid: reason,
-  };
+  const row = invalidRow(line, { format: 'ndjson', object, valueText, raw }, reason);
+  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 
 /**
