@@ -294,13 +294,13 @@ function streamOf(file: Pick<InputFile, 'path' | 'name' | 'compression'>): Reada
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
-async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boolean): AsyncGenerator<Row[]> {
+async function* rowsOfFiles(files: InputFile[], options: ReadOptions): AsyncGenerator<Row[]> {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
-        if (named) row.file = file.name;
+        row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -333,7 +333,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     normalized,
     file: one && !one.compression && !parquet ? one.path : undefined,
     name: sources.join(' '),
-    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop }),
+    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop }),
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
