@@ -22,6 +22,7 @@ export interface BatchFiles {
   trigger?: string | undefined;
   shard?: Shard | undefined;
   format?: Format | undefined;
+  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string | undefined;
 }
 

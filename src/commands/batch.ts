@@ -15,12 +15,13 @@ import {
   replayNames,
   resumeCommand,
   settleWritten,
+  type BatchFiles,
   type Written,
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation } from '../output/render.js';
 import { catalogFingerprint } from '../batch/journal.js';
-import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
+import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
 import { BatchRecorder, type Counts } from '../batch/recorder.js';
@@ -31,7 +32,7 @@ import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
 import type { TriggerClient } from '../client/client.js';
 import { TriggerError, UsageError, type StopSignal } from '../errors.js';
-import { shardRows, type Shard } from '../batch/shard.js';
+import { shardRows } from '../batch/shard.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -46,19 +47,11 @@ import { capYoungGeneration } from '../startup.js';
 export const DEFAULT_CONCURRENCY = 'auto';
 export const DEFAULT_MAX_CONCURRENCY = 64;
 
-export interface BatchCommandOptions extends ServiceOptions {
-  format?: Format;
-  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
-  columns?: string;
-  trigger?: string;
+export interface BatchCommandOptions extends ServiceOptions, BatchFiles {
   concurrency: number | 'auto';
   maxConcurrency?: number;
   rate?: number;
-  failed?: string;
-  journal?: string;
-  resume?: boolean;
   retryUnknown?: boolean;
-  shard?: Shard;
 }
 
 const HELP = `
