@@ -187,7 +187,7 @@ export interface Written {
  * time in `folder`, made only if there is something to keep; a dry run sends nothing: none), then the
  * journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
-export async function openWritten(
+export function openWritten(
   input: Input,
   /** The input's header, for the failed file (known once the first row is read). */
   header: () => readonly string[] | undefined,
@@ -195,7 +195,7 @@ export async function openWritten(
   catalog: CatalogFingerprint | null,
   folder: string,
   warn: (line: string) => void,
-): Promise<Written> {
+): Written {
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
   const open = (file: string, lazy: boolean) => new FailedFile(file, input.format, header, { lazy, normalized: input.normalized });
@@ -227,7 +227,7 @@ export async function openWritten(
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
-        inputs: await Promise.all(input.files.map((f) => fingerprint(f.path))),
+        inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),

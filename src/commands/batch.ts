@@ -152,7 +152,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   let written: Written;
   try {
-    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
+    written = openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
