@@ -282,12 +282,11 @@ function defaultFailedName(ext: string, folder: string, locks: FileLock[], warn:
     const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (fs.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (fs.existsSync(name)) {
-      lock.release(); // made by a run that finished meanwhile
-      continue;
+    // Taken, and not made meanwhile by a run that finished: it is this run's.
+    if (lock && !fs.existsSync(name)) {
+      locks.push(lock);
+      return name;
     }
-    locks.push(lock);
-    return name;
+    lock?.release();
   }
 }
