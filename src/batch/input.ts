@@ -25,7 +25,6 @@ import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js'
 
 export type { Format } from './formats.js';
 
-/** One file of the input. */
 export interface InputFile {
   /** Where it is read from. */
   path: string;
@@ -155,7 +154,6 @@ function noZstd(name: string): UsageError {
   );
 }
 
-/** Bytes as hex, for a message. */
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /**

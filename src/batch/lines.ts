@@ -171,7 +171,6 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 
-/** A line without the "\r" of a CRLF line ending. */
 export function withoutCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
