@@ -9,7 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
-import type { Input } from './input.js';
+import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
@@ -47,10 +47,9 @@ function sameFile(a: string, b: string | number): boolean {
   }
 }
 
-/** True when `file` would be read as part of the folder `folder` (a file in it, not hidden). */
+/** True when `file` would be read as part of the folder `folder`. */
 function inInputFolder(file: string, folder: string): boolean {
-  const name = path.basename(file);
-  return !name.startsWith('.') && !name.startsWith('_') && path.resolve(path.dirname(file)) === path.resolve(folder);
+  return isPart(path.basename(file)) && path.resolve(path.dirname(file)) === path.resolve(folder);
 }
 
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {

@@ -197,6 +197,10 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
   yield* decompressed(stream, compression, 'standard input', stopped);
 }
 
+// A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
+// hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
+export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_');
+
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */
 function filesOf(source: string, cwd: string): Array<{ path: string; name: string }> {
   const at = path.resolve(cwd, source);
@@ -214,12 +218,10 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
     throw new UsageError(`${source} is not a regular file or folder`, {
       hint: `pipe it to standard input: cat ${source} | trigger batch -`,
     });
-  // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
-  // hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
   return fs
     .readdirSync(at, { withFileTypes: true })
-    .filter((e) => !e.name.startsWith('.') && !e.name.startsWith('_'))
     .map((e) => e.name)
+    .filter(isPart)
     .sort()
     .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
     .filter((f) => fs.statSync(f.path, { throwIfNoEntry: false })?.isFile());
