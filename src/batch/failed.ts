@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stillRuns } from '../lock.js';
+import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, type Row } from './rows.js';
 
@@ -49,14 +50,10 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
         const empty = Object.keys(record.object).length === 0;
         return `${raw.slice(0, -1).trimEnd()}${empty ? '' : ','}"error":${JSON.stringify(reason)}}\n`;
       }
-      const members = Object.entries(record.object)
-        .filter(([key]) => key !== 'error')
-        .map(([key, value]) => {
-          const text = key === 'value' && typeof value === 'number' && record.valueText ? record.valueText : JSON.stringify(value);
-          return `${JSON.stringify(key)}:${text}`;
-        });
-      members.push(`"error":${JSON.stringify(reason)}`);
-      return `{${members.join(',')}}\n`;
+      // A replayed row: its error is replaced, and its value keeps the digits it was written with.
+      const { error: _, ...members } = record.object;
+      if (typeof members.value === 'number' && record.valueText) members.value = rawJson(record.valueText);
+      return `${toJson({ ...members, error: reason })}\n`;
     }
   }
 }
