@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { eventOf, parseValue, valueTextIn, type PreparedEvent } from '../client/request.js';
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
+import { excerpt } from '../output/excerpt.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
 
@@ -162,9 +163,8 @@ export function findColumns(names: readonly string[], options: ReadOptions, wher
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
   const wanted = options.columns ?? DEFAULT_COLUMNS;
-  const listed = names.join(', ');
   const missing = (key: keyof ColumnNames, hint: string) =>
-    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${listed.length > 120 ? `${listed.slice(0, 120)}…` : listed})`, {
+    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, {
       hint,
     });
   const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
