@@ -257,9 +257,9 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (format === 'parquet' || (format === undefined && isParquet)) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
       if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
-      const { planParquet, readParquet } = await import('./parquet.js');
-      const plan = await planParquet(file.path, file.name, options.read ?? {});
-      return { ...file, compression, format: 'parquet', read: (read) => readParquet(plan, read), close: () => undefined };
+      const { openParquet } = await import('./parquet.js');
+      const read = await openParquet(file.path, file.name, options.read ?? {});
+      return { ...file, compression, format: 'parquet', read, close: () => undefined };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
     const text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;

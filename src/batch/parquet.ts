@@ -10,17 +10,6 @@ import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
 import { findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
-/** What is known of a file once its footer was read: everything a row group read needs. */
-export interface ParquetPlan {
-  file: string;
-  name: string;
-  metadata: FileMetaData;
-  /** The file's names of the columns read. */
-  columns: { trigger: string | undefined; user: string; value: string | undefined };
-  /** How the value column's raw values become number text. */
-  valueText: (raw: unknown) => string | undefined;
-}
-
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
 const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }).zstdDecompressSync;
 const compressors = {
@@ -75,9 +64,23 @@ function broken(name: string, why: string): UsageError {
   });
 }
 
-/** Reads a file's footer and finds its columns; a broken file or a missing column is a usage error. */
-export async function planParquet(file: string, name: string, options: ReadOptions): Promise<ParquetPlan> {
-  const { asyncBufferFromFile, parquetMetadataAsync } = await import('hyparquet');
+/**
+ * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and
+ * decoding one whole, as hyparquet's row reads do, held a group's rows at once. A slice decodes only
+ * the pages it covers, into one array per column; but a page is decoded whole, and one page of a
+ * column of doubles holds up to 131,072 values (1 MiB), so a slice much smaller than a page decodes
+ * the same page again for each slice: 16,384 rows made the reader four times slower. 65,536 rows
+ * decodes such a page at most twice and kept the reader's own peak lowest (146 MB against 195 MB for
+ * whole groups of 125,000 rows, reading 1,000,000 rows alone).
+ */
+const SLICE_ROWS = 65_536;
+
+/**
+ * Reads a file's footer and finds its columns (a broken file or a missing column is a usage error),
+ * and gives the reader of its rows, a slice of a row group at a time.
+ */
+export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetScan } = await import('hyparquet');
   let metadata: FileMetaData;
   try {
     const buffer = await asyncBufferFromFile(file);
@@ -95,59 +98,37 @@ export async function planParquet(file: string, name: string, options: ReadOptio
     const plain: SchemaElement = { ...value, converted_type: undefined, logical_type: undefined };
     metadata = { ...metadata, schema: metadata.schema.map((e) => (e === value ? plain : e)) };
   }
-  return {
-    file,
-    name,
-    metadata,
-    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
-    valueText: value ? valueReader(value) : () => undefined,
-  };
-}
-
-/**
- * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and
- * decoding one whole, as hyparquet's row reads do, held a group's rows at once. A slice decodes only
- * the pages it covers, into one array per column; but a page is decoded whole, and one page of a
- * column of doubles holds up to 131,072 values (1 MiB), so a slice much smaller than a page decodes
- * the same page again for each slice: 16,384 rows made the reader four times slower. 65,536 rows
- * decodes such a page at most twice and kept the reader's own peak lowest (146 MB against 195 MB for
- * whole groups of 125,000 rows, reading 1,000,000 rows alone).
- */
-const SLICE_ROWS = 65_536;
-
-export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource {
+  const valueText = value ? valueReader(value) : () => undefined;
   const text = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
-  const { trigger, user, value } = plan.columns;
-  async function* rows(): AsyncGenerator<Row[]> {
+
+  async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {
     youngGenerationForParquet();
-    const { asyncBufferFromFile, parquetScan } = await import('hyparquet');
-    const file = await asyncBufferFromFile(plan.file);
     let scan: ParquetScan;
     try {
-      scan = await parquetScan({
-        file,
-        metadata: plan.metadata,
-        columns: [trigger, user, value].filter((c) => c !== undefined),
-        compressors,
-      });
+      const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== undefined);
+      scan = await parquetScan({ file: await asyncBufferFromFile(file), metadata, columns, compressors });
     } catch (error) {
-      throw broken(plan.name, (error as Error).message);
+      throw broken(name, (error as Error).message);
     }
     const read = async (column: string | undefined, rowStart: number, rowEnd: number) => {
       try {
         return column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error) {
-        throw broken(plan.name, `row ${rowStart + 1} on: ${(error as Error).message}`);
+        throw broken(name, `row ${rowStart + 1} on: ${(error as Error).message}`);
       }
     };
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
+        const [triggers, users, values] = await Promise.all([
+          read(trigger?.name, start, end),
+          read(user.name, start, end),
+          read(value?.name, start, end),
+        ]);
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && plan.valueText(values[j]) };
+            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && valueText(values[j]) };
             out.push(
               makeRow(start + j + 1, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options),
             );
@@ -157,5 +138,5 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
       }
     }
   }
-  return { rows: rows(), header: () => undefined };
+  return (options) => ({ rows: rows(options), header: () => undefined });
 }
