@@ -405,18 +405,13 @@ function parseBaseUrl(raw, options = {}) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   const url = new URL(text);
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
-  }
-  if (url.search || text.includes("?")) {
-    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
-  }
-  if (url.hash || text.includes("#")) {
-    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
-  }
+  const refused2 = [
+    !["https:", "http:"].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
+    (url.username || url.password) && "must not contain credentials; the API key is sent as a Bearer token",
+    (url.search || text.includes("?")) && 'must not contain a query string ("?...")',
+    (url.hash || text.includes("#")) && 'must not contain a fragment ("#...")'
+  ].find(Boolean);
+  if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
   if (!secure && !loopback && !options.allowHttp) {
@@ -429,9 +424,9 @@ function parseBaseUrl(raw, options = {}) {
 }
 function versionedBaseUrlWarning(baseUrl, source) {
   if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const without2 = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
   const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without2}, use that`;
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
@@ -888,10 +883,10 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt2, options = {}) {
+function backoffMs(attempt, options = {}) {
   const base = options.baseMs ?? 500;
   const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
+  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -2388,7 +2383,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path18 = require("node:path");
-    var fs21 = require("node:fs");
+    var fs20 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3382,7 +3377,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs21.existsSync(executableFile)) return;
+        if (fs20.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3401,10 +3396,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path18.resolve(baseDir, baseName);
-          if (fs21.existsSync(localBin)) return localBin;
+          if (fs20.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs21.existsSync(`${localBin}${ext}`)
+            (ext) => fs20.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3416,7 +3411,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs20.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4716,17 +4711,12 @@ function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`
     return n;
   };
 }
-function positiveNumber(expected, max) {
+function decimal(expected, max, zero = false) {
   return (text) => {
     const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!PLAIN_DECIMAL.test(text.trim()) || n === 0 && !zero || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
-}
-function fraction(text) {
-  const n = Number(text);
-  if (!PLAIN_DECIMAL.test(text.trim()) || n > 1) throw new InvalidArgumentError("expected a share from 0 to 1, e.g. 0.25");
-  return n;
 }
 function concurrency(text) {
   return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
@@ -4740,15 +4730,16 @@ function shard(text) {
     );
   }
 }
-var PLAIN_DECIMAL, seconds, rate, retries;
+var PLAIN_DECIMAL, seconds, rate, fraction, retries;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
     init_esm();
     init_shard();
     PLAIN_DECIMAL = /^\d*\.?\d+$/;
-    seconds = positiveNumber("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
-    rate = positiveNumber("a number of requests per second greater than 0, e.g. 50", 1e6);
+    seconds = decimal("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
+    rate = decimal("a number of requests per second greater than 0, e.g. 50", 1e6);
+    fraction = decimal("a share from 0 to 1, e.g. 0.25", 1, true);
     retries = wholeNumber(0, 100);
   }
 });
@@ -4761,14 +4752,6 @@ function addServiceOptions(command8) {
   return addSettingsOptions(command8).addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
-}
-function settingsFlags(options) {
-  return {
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    profile: options.profile,
-    allowHttp: options.allowHttp
-  };
 }
 var EXIT_CODES2;
 var init_shared = __esm({
@@ -5396,15 +5379,14 @@ function configDir(env2 = process.env, platform = process.platform) {
   return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path2.default.join(configDir(env2, platform), "config.json");
 }
-var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path2;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
   }
 });
 
@@ -5891,10 +5873,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt2) {
+      add(attempt) {
         this.#dropEnded();
-        this.#queue.push(attempt2);
-        if (!this.#timer) this.#arm(attempt2.deadline);
+        this.#queue.push(attempt);
+        if (!this.#timer) this.#arm(attempt.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5908,7 +5890,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5918,7 +5900,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5929,10 +5911,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt2 = queue[i];
-          if (attempt2.done) continue;
-          if (attempt2.deadline > now) break;
-          attempt2.expire();
+          const attempt = queue[i];
+          if (attempt.done) continue;
+          if (attempt.deadline > now) break;
+          attempt.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -32773,13 +32755,13 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt2 = 1; ; attempt2++) {
-          const outcome = await this.#attempt(event, attempt2, options.signal, attempt2 === 1 ? started : monotonicMs());
+        for (let attempt = 1; ; attempt++) {
+          const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
           if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt2, started, options.throwPushBack === true);
+          const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt2, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
@@ -32788,9 +32770,9 @@ var init_client = __esm({
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
        * and replays.
        */
-      #judge(event, outcome, attempt2, started, throwPushBack) {
-        const canRetry = attempt2 <= this.retries;
-        const info2 = { attempts: attempt2, durationMs: Math.round(outcome.ended - started) };
+      #judge(event, outcome, attempt, started, throwPushBack) {
+        const canRetry = attempt <= this.retries;
+        const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
         if (outcome.kind === "failed") {
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
@@ -32806,7 +32788,7 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt2, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
@@ -32832,7 +32814,7 @@ var init_client = __esm({
         if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
           const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
+            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32865,11 +32847,11 @@ var init_client = __esm({
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt2, delayMs, reason2, options, info2) {
+      async #wait(attempt, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const signals2 = [signal, stopRetries].filter((s) => s !== void 0);
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
@@ -32890,17 +32872,17 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt2 of this.#deadlines.all()) attempt2.interrupt();
+        for (const attempt of this.#deadlines.all()) attempt.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt2, signal, started) {
+      #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt2, signal, monotonicMs()));
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
         const onEvent = this.#options.onEvent;
         onEvent?.({
           type: "request",
-          attempt: attempt2,
+          attempt,
           method: "POST",
           url: eventUrl(this.baseUrl, event),
           headers: this.displayHeaders(),
@@ -32925,10 +32907,10 @@ var init_client = __esm({
         return ended.then((outcome) => {
           if (outcome.kind === "answer") {
             const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt2, status: status2, headers, body: text, truncated, ms });
+            onEvent({ type: "response", attempt, status: status2, headers, body: text, truncated, ms });
           } else {
             const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt2, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
+            onEvent({ type: "error", attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           }
           return outcome;
         });
@@ -36196,10 +36178,9 @@ function stillRuns(pid, recordedStart) {
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
 function look(lock, rules) {
-  let stat;
   let text = "";
   try {
-    stat = import_node_fs3.default.lstatSync(lock);
+    const stat = import_node_fs3.default.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
@@ -36276,16 +36257,15 @@ function removeStale(lock, dead, text, rules) {
 }
 function take(lock, text, rules, cannot2) {
   for (let tries = 0; tries < 10; tries++) {
-    let found2;
     try {
       if (create(lock, text, rules.mode)) {
         held.add(lock);
         return void 0;
       }
-      found2 = look(lock, rules);
     } catch (error2) {
       throw cannot2(error2);
     }
+    const found2 = look(lock, rules);
     if (found2.state === "held") return found2.blocked;
     if (found2.state === "dead") {
       const blocked = removeStale(lock, found2, text, rules);
@@ -36472,20 +36452,7 @@ async function updateConfig(file, update, options = {}) {
     options
   );
 }
-async function updateProfile(file, name, update, options = {}) {
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      const next = update({ ...profiles[name] ?? {} });
-      if (next === void 0) delete profiles[name];
-      else profiles[name] = next;
-      return { ...data, profiles };
-    },
-    options
-  );
-}
-var import_node_fs4, import_node_path4, PROFILE_NAME;
+var import_node_fs4, import_node_path4, SETTINGS2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36495,6 +36462,26 @@ var init_store = __esm({
     init_errno();
     init_errors();
     init_lock();
+    SETTINGS2 = {
+      "api-key": {
+        field: "apiKey",
+        env: "TRIGGER_API_KEY",
+        flag: "--api-key",
+        words: "API key",
+        set: "set-key",
+        about: "the API key (printed masked)",
+        kept: ["apiKey", "apiKeyStorage"]
+      },
+      "base-url": {
+        field: "baseUrl",
+        env: "TRIGGER_BASE_URL",
+        flag: "--base-url",
+        words: "base URL",
+        set: "set-base-url https://<your-service-host>",
+        about: "the service base URL",
+        kept: ["baseUrl", "allowHttp"]
+      }
+    };
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
   }
 });
@@ -36581,13 +36568,11 @@ function findCatalog({ cwd, env: env2, flag }) {
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
   if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+  for (let dir = import_node_path5.default.resolve(cwd), below = ""; dir !== below; below = dir, dir = import_node_path5.default.dirname(dir)) {
     const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path5.default.dirname(dir);
-    if (parent === dir) return void 0;
-    dir = parent;
   }
+  return void 0;
 }
 function exists(file) {
   try {
@@ -36608,9 +36593,6 @@ var init_find = __esm({
 });
 
 // src/catalog/file.ts
-function currentUid() {
-  return typeof process.getuid === "function" ? process.getuid() : void 0;
-}
 function loginName(uid) {
   try {
     for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
@@ -36641,44 +36623,34 @@ function cannotRead(file, error2) {
     hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
   });
 }
-function untrusted(found2, hop, problem, fix) {
-  const through = hop === import_node_path6.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
-  return new ConfigError(
-    `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
-  );
+function through(named, hop) {
+  return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
-function checkHop(found2, hop, stat, dir, uid) {
+function hopProblem(hop, stat, dir, folder, uid) {
   if (stat.uid !== uid && stat.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
       `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
-    );
+    ];
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
-  let folder;
-  try {
-    folder = import_node_fs6.default.statSync(dir);
-  } catch (error2) {
-    throw cannotRead(found2, error2);
-  }
+    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
   if (folder.uid !== uid && folder.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
-      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
-      `move it to a folder of yours`
-    );
+    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours"];
   const sticky = (folder.mode & 512) !== 0;
   if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
       `chmod go-w ${printable(shellQuote(dir))}`
-    );
+    ];
+  return void 0;
+}
+function checkHop(found2, hop, stat, dir, uid) {
+  const [problem, fix] = hopProblem(hop, stat, dir, import_node_fs6.default.statSync(dir), uid) ?? [];
+  if (problem === void 0) return;
+  throw new ConfigError(
+    `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
+  );
 }
 function inside(file, dir) {
   const relative = import_node_path6.default.relative(dir, file);
@@ -36696,24 +36668,18 @@ function inWorkspace(file, env2) {
 }
 function follow(file, check2, missing = false) {
   let hop = import_node_path6.default.resolve(file);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat;
-    let dir;
-    try {
-      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
-    const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
-    if (stat === void 0) return { real };
-    check2(hop, stat, dir);
-    if (!stat.isSymbolicLink()) return { real, stat };
-    try {
+  try {
+    for (let links = 0; links <= MAX_LINKS; links++) {
+      const stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+      if (stat === void 0) return { real };
+      check2(hop, stat, dir);
+      if (!stat.isSymbolicLink()) return { real, stat };
       hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
     }
+  } catch (error2) {
+    throw error2 instanceof ConfigError ? error2 : cannotRead(file, error2);
   }
   throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
@@ -36725,18 +36691,16 @@ function realPath(file) {
   }
 }
 function catalogTarget(file, options = {}) {
-  const uid = currentUid();
-  const env2 = options.env ?? process.env;
+  const uid = process.getuid?.();
   if (uid === void 0) return { real: realPath(file) };
-  if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
+  if ((options.source ?? "found") !== "found" || inWorkspace(file, options.env ?? process.env))
     return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
   return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: "name the file it leads to with --catalog, if that is the one to change" }
   );
 }
@@ -36749,29 +36713,24 @@ function readCatalogFile(file, options = {}) {
   try {
     const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
     fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
-  } catch (error2) {
-    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
-    throw cannotRead(file, error2);
-  }
-  try {
     const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
-    return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+    return { real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
+    throw cannotRead(file, error2);
   } finally {
-    import_node_fs6.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs6.default.closeSync(fd);
   }
 }
 function readAtMost(fd, file, size) {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read) {
-    try {
-      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
+    read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
   }
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
@@ -36795,6 +36754,7 @@ var init_file = __esm({
 // src/catalog/load.ts
 var load_exports = {};
 __export(load_exports, {
+  ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
   catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
@@ -36811,12 +36771,9 @@ function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function lineFinder(text) {
-  let starts;
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -36879,7 +36836,7 @@ function catalogProblems(data, text = "") {
       problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
     });
   }
-  problems.push(...underflowProblems(triggers, text));
+  for (const problem of underflowProblems(triggers, text)) problems.push(problem);
   if (problems.length > 0) return problems;
   return idProblems(triggers, lineOfKey);
 }
@@ -36944,13 +36901,9 @@ function idProblems(triggers, lineOfKey) {
   for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
-    const involved = new Set(own);
-    for (const i of own) {
-      const named = index.get(triggers[keys[i]].ids[profile]);
-      if (named !== void 0) involved.add(named);
-    }
+    const named = own.map((i) => index.get(triggers[keys[i]].ids[profile]) ?? i);
     const sent = /* @__PURE__ */ new Map();
-    for (const i of [...involved].sort((a, b) => a - b)) {
+    for (const i of [.../* @__PURE__ */ new Set([...own, ...named])].sort((a, b) => a - b)) {
       const key = keys[i];
       const id = idIn(key, triggers[key], profile);
       const other = sent.get(id);
@@ -36986,18 +36939,12 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function identityOf(stat) {
-  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-function remembered(record) {
-  return readOwnRecord(record, MAX_RECORD_BYTES);
-}
 function remember(record, file, identity, known) {
-  const entries = Object.entries(known).filter(([name]) => name !== file);
-  entries.push([file, identity]);
+  const { [file]: _earlier, ...others } = known;
+  const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   try {
-    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
+    makeFolders(import_node_path7.default.dirname(record));
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}
 `, {
       mode: 384,
       forceMode: true,
@@ -37007,22 +36954,21 @@ function remember(record, file, identity, known) {
   }
 }
 function loadCatalog(found2, options = {}) {
-  const file = typeof found2 === "string" ? found2 : found2.path;
-  const source = typeof found2 === "string" ? "flag" : found2.source;
-  const { text, stat } = readCatalogFile(file, { source, env: options.env });
+  const { path: file, source } = typeof found2 === "string" ? { path: found2, source: "flag" } : found2;
+  const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  const known = record === void 0 ? void 0 : remembered(record);
-  const identity = identityOf(stat);
+  const known = record === void 0 ? void 0 : readOwnRecord(record, MAX_RECORD_BYTES);
+  const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: parseJson(text) };
+      return { path: file, text, data: parseJson(text), real, stat };
     } catch {
     }
   }
   const parsed2 = parseCatalog(text);
   if (!parsed2.data) throw catalogError(file, parsed2.problems);
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed2.data };
+  return { path: file, text, data: parsed2.data, real, stat };
 }
 function idIn(key, entry2, profile) {
   return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
@@ -37030,11 +36976,10 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
@@ -37056,7 +37001,7 @@ var init_load = __esm({
 });
 
 // src/catalog/decimal.ts
-function decimal(text) {
+function decimal2(text) {
   const m = DECIMAL2.exec(text.trim());
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
@@ -37073,14 +37018,11 @@ function decimal(text) {
 function compareMagnitude(a, b) {
   if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
   if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  const n = Math.max(a.digits.length, b.digits.length);
-  const x = a.digits.padEnd(n, "0");
-  const y = b.digits.padEnd(n, "0");
-  return x === y ? 0 : x < y ? -1 : 1;
+  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
 }
 function compareDecimal(a, b) {
-  const x = decimal(a);
-  const y = decimal(b);
+  const x = decimal2(a);
+  const y = decimal2(b);
   if (x.negative !== y.negative) return x.negative ? -1 : 1;
   const m = compareMagnitude(x, y);
   return x.negative ? -m : m;
@@ -37120,7 +37062,7 @@ function rowChecker(resolver, warn) {
     const found2 = resolver.resolve(given);
     if (!found2.ok) return { invalid: found2.message };
     const { trigger } = found2;
-    const problem = trigger.entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0 ? void 0 : resolver.valueProblem(trigger, value);
+    const problem = resolver.valueProblem(trigger, value);
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== void 0 && !warned.has(trigger.key)) {
       warned.add(trigger.key);
@@ -37140,8 +37082,7 @@ var init_resolve = __esm({
       catalog;
       profile;
       /** Names looked up so far: a batch asks for the same few again and again. */
-      known = /* @__PURE__ */ new Map();
-      unknown = /* @__PURE__ */ new Map();
+      seen = /* @__PURE__ */ new Map();
       /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
       ids;
       constructor(catalog, profile) {
@@ -37158,34 +37099,28 @@ var init_resolve = __esm({
        * never ambiguous); a profile's own id through a map made once.
        */
       resolve(given) {
-        const seen = this.known.get(given);
-        if (seen) return { ok: true, trigger: seen };
-        const triggers = this.catalog.data.triggers;
-        let key = Object.hasOwn(triggers, given) ? given : void 0;
-        if (key === void 0) {
-          if (!this.ids) {
-            this.ids = /* @__PURE__ */ new Map();
-            for (const k of Object.keys(triggers)) {
-              const id = idIn(k, triggers[k], this.profile);
-              if (id !== k) this.ids.set(id, k);
-            }
+        let resolution = this.seen.get(given);
+        if (resolution) return resolution;
+        const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+        resolution = key === void 0 ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
+        this.seen.set(given, resolution);
+        return resolution;
+      }
+      ownIds() {
+        if (!this.ids) {
+          const triggers = this.catalog.data.triggers;
+          this.ids = /* @__PURE__ */ new Map();
+          for (const key of Object.keys(triggers)) {
+            const id = idIn(key, triggers[key], this.profile);
+            if (id !== key) this.ids.set(id, key);
           }
-          key = this.ids.get(given);
         }
-        if (key !== void 0) {
-          const trigger = this.trigger(key);
-          this.known.set(given, trigger);
-          return { ok: true, trigger };
-        }
-        const known = this.unknown.get(given);
-        if (known) return known;
-        const result = this.explainUnknown(given);
-        this.unknown.set(given, result);
-        return result;
+        return this.ids;
       }
       explainUnknown(given) {
         const where2 = `the catalog ${printable(this.catalog.path)}`;
         const quoted = printable(JSON.stringify(given));
+        let best;
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
@@ -37197,9 +37132,6 @@ var init_resolve = __esm({
               };
             }
           }
-        }
-        let best;
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
             const distance = editDistance(given.toLowerCase(), name.toLowerCase());
             if (!best || distance < best.distance) best = { key, name, distance };
@@ -37219,6 +37151,7 @@ var init_resolve = __esm({
        */
       valueProblem(trigger, value) {
         const { entry: entry2 } = trigger;
+        if (entry2.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
         const key = printable(trigger.key);
         const where2 = `(the catalog ${printable(this.catalog.path)})`;
         if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
@@ -37240,12 +37173,9 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
+  const mode2 = (import_node_fs7.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
-}
-function pick(candidates) {
-  return candidates.find(([value]) => value !== void 0 && value !== "");
 }
 function selectedProfile(flags = {}, env2 = process.env, config) {
   if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: "flag" };
@@ -37256,38 +37186,16 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
 function activeProfile(flags, env2) {
   return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
-function findSettings(options = {}) {
-  const flags = options.flags ?? {};
-  const env2 = options.env ?? process.env;
-  const configFile = configPath(env2);
-  const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env2, config);
-  const stored = getProfile(config, profile.name);
-  const profileLabel = `profile "${profile.name}" in ${configFile}`;
-  const key = pick([
-    [flags.apiKey, "flag", "--api-key"],
-    [env2.TRIGGER_API_KEY, "env", "TRIGGER_API_KEY"],
-    [typeof stored?.apiKey === "string" ? stored.apiKey : void 0, "profile", profileLabel],
-    [stored?.apiKeyStorage === "keychain" ? STORED : void 0, "keychain", `profile "${profile.name}" in ${storeName()}`]
-  ]);
-  const url = pick([
-    [flags.baseUrl, "flag", "--base-url"],
-    [env2.TRIGGER_BASE_URL, "env", "TRIGGER_BASE_URL"],
-    [typeof stored?.baseUrl === "string" ? stored.baseUrl : void 0, "profile", profileLabel]
-  ]);
-  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
-  return { configFile, config, profile, stored, key, url, allowHttp };
-}
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function notSet(what, command8, variable, profile) {
+function notSet(setting, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
-  return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
+  return new ConfigError(`no ${setting.words} is set`, {
+    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`
   });
 }
 function collected(problems, fn) {
@@ -37299,57 +37207,72 @@ function collected(problems, fn) {
     return void 0;
   }
 }
-function checkSettings(found2, options) {
+function findSettings(options = {}) {
+  const flags = options.flags ?? {};
   const env2 = options.env ?? process.env;
-  const { configFile, config, key, url, allowHttp } = found2;
-  const { name: profileName, explicit } = found2.profile;
+  const configFile = configPath(env2);
+  const config = options.config ?? readConfig(configFile);
+  const profile = selectedProfile(flags, env2, config);
+  const stored = getProfile(config, profile.name);
+  const found2 = (setting) => {
+    const value = stored?.[setting.field];
+    return [
+      [flags[setting.field] ?? "", "flag", setting.flag],
+      [env2[setting.env] ?? "", "env", setting.env],
+      [typeof value === "string" ? value : "", "profile", `profile "${profile.name}" in ${configFile}`]
+    ];
+  };
+  const inStore = [stored?.apiKeyStorage === "keychain" ? STORED : "", "keychain", `profile "${profile.name}" in ${storeName()}`];
+  const key = [...found2(SETTINGS2["api-key"]), inStore].find(([value]) => value !== "");
+  const url = found2(SETTINGS2["base-url"]).find(([value]) => value !== "");
+  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
   const problems = [];
-  const attempt2 = (fn) => collected(problems, fn);
-  if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
-  if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
-  const baseUrl = url && attempt2(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt2(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt2(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, apiKey, problems };
+  const attempt = (fn) => collected(problems, fn);
+  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
+  if (!url) problems.push(notSet(SETTINGS2["base-url"], profile));
+  const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
+  const world = { configFile, profile, key, url, apiKey, problems, settings: void 0 };
+  if (!url || !baseUrl) return world;
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
-  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, apiKey, problems };
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
+  return { ...world, settings };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems, ...checked } = checkSettings(found2, options);
-  let apiKey = checked.apiKey;
-  if (found2.key?.[1] === "keychain") {
+  const { key, settings, problems } = found2;
+  if (key?.[1] === "keychain") {
     try {
-      apiKey = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = apiKey;
+      found2.apiKey = normalizeApiKey(await loadKey(found2.profile.name), key[2]);
+      if (settings) settings.apiKey = found2.apiKey;
     } catch (error2) {
       if (!isTriggerError(error2)) throw error2;
       if (options.requireKey !== false) problems.push(error2);
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, apiKey, catalog: void 0, problems };
+  if (!where2) return { ...found2, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
   const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, apiKey, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  return { ...found2, catalog: { ...where2, loaded: loaded2, resolver } };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED;
+var import_node_fs7, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -37448,7 +37371,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
     const { settings, catalog } = await resolveCommand({
-      flags: settingsFlags(options),
+      flags: options,
       requireKey: !options.dryRun,
       env: env2,
       cwd,
@@ -37640,7 +37563,7 @@ function removeLeftovers(file) {
   const prefix = `.${import_node_path10.default.basename(file)}.`;
   let names;
   try {
-    names = import_node_fs9.default.readdirSync(import_node_path10.default.dirname(file));
+    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
     return;
   }
@@ -37648,14 +37571,14 @@ function removeLeftovers(file) {
     const pid = Number(name.slice(prefix.length, -".tmp".length));
     if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
       continue;
-    import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
+    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
+var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_lock();
     init_formats();
@@ -37694,7 +37617,7 @@ var init_failed = __esm({
         this.#format = format2;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
         this.#header = header;
-        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
+        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
         this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
@@ -37702,7 +37625,7 @@ var init_failed = __esm({
         if (!options.lazy) this.#open();
       }
       #open() {
-        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
         if (!this.inPlace) removeLeftovers(this.path);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
@@ -37752,14 +37675,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.inPlace) {
             try {
-              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
+              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -37773,19 +37696,19 @@ var init_failed = __esm({
         const fd = this.#fd;
         this.#fd = void 0;
         try {
-          if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
+          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
         } catch {
         }
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
       }
       /** Leaves an earlier file as it was (nothing of this run needs keeping). */
       discard() {
         const fd = this.#fd;
         this.#fd = void 0;
         if (fd === void 0) return;
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -38456,12 +38379,12 @@ var init_report = __esm({
 function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = import_node_fs10.default.openSync(file, "r");
+  const fd = import_node_fs9.default.openSync(file, "r");
   let size = 0;
   try {
-    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    for (let n; (n = import_node_fs9.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
   } finally {
-    import_node_fs10.default.closeSync(fd);
+    import_node_fs9.default.closeSync(fd);
   }
   return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
 }
@@ -38480,7 +38403,7 @@ function headerOf(line) {
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs9.default.readFileSync(file, "utf8");
   const whole = text.slice(0, text.lastIndexOf("\n") + 1);
   const [first, ...records] = whole.split("\n");
   const header = headerOf(first ?? "");
@@ -38497,10 +38420,13 @@ function load2(file) {
   const loaded2 = {
     header,
     states: new Uint8Array(1024),
+    // one byte a line: a million lines cost a megabyte
     reasons: /* @__PURE__ */ new Map(),
     done: false,
     failed: void 0,
+    // the failed file the last run that accounted for every row left (absolute), if it said
     whole: Buffer.byteLength(whole)
+    // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
   for (const record of records) {
     if (record.startsWith("done")) {
@@ -38526,11 +38452,11 @@ function load2(file) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
+    fd = import_node_fs9.default.openSync(file, "r");
     const chunks = [];
     for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
       const chunk = Buffer.alloc(64 * 1024);
-      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      read = import_node_fs9.default.readSync(fd, chunk, 0, chunk.length, at);
       newline = chunk.subarray(0, read).indexOf(10);
       chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
     }
@@ -38538,7 +38464,7 @@ function journalInput(file) {
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs9.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
@@ -38595,12 +38521,12 @@ function refuseToCarryOn(file, loaded2, options) {
     });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var import_node_crypto, import_node_fs9, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     init_errors();
     init_errno();
@@ -38652,15 +38578,15 @@ var init_journal = __esm({
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
-        const loaded2 = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        const loaded2 = import_node_fs9.default.existsSync(file) ? load2(file) : void 0;
         if (loaded2) refuseToCarryOn(file, loaded2, options);
         try {
           if (loaded2) {
-            const fd2 = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd2, loaded2.whole);
+            const fd2 = import_node_fs9.default.openSync(file, "r+");
+            import_node_fs9.default.ftruncateSync(fd2, loaded2.whole);
             return new _Journal(file, fd2, loaded2.whole, loaded2);
           }
-          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const fd = import_node_fs9.default.openSync(file, "wx", 384);
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -38671,9 +38597,9 @@ var init_journal = __esm({
             catalog: options.catalog ?? null,
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
-          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+          const position = import_node_fs9.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-          import_node_fs10.default.fsyncSync(fd);
+          import_node_fs9.default.fsyncSync(fd);
           return new _Journal(file, fd, position, void 0);
         } catch (error2) {
           throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
@@ -38696,15 +38622,15 @@ var init_journal = __esm({
         }
       }
       /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
+       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+       * be written (onError has been told): the row must then not be sent.
        */
       starting(line) {
         this.sentHere = true;
         this.#pending += `s ${line}
 `;
         this.#write();
-        if (this.error) throw this.error;
+        return this.error === void 0;
       }
       /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
       settled(line, kind, reason2) {
@@ -38734,7 +38660,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
           this.#position += bytes.length;
           this.#dirty = true;
         } catch (error2) {
@@ -38751,21 +38677,21 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs9.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
         }
       }
       /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
+      close(complete, failed) {
         clearInterval(this.#timer);
         this.onError = void 0;
         const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -38780,8 +38706,8 @@ function sameFile2(a, b) {
   const other = b === "-" ? 0 : b;
   if (typeof other === "string" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(other)) return true;
   try {
-    const sa = import_node_fs11.default.statSync(a);
-    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
+    const sa = import_node_fs10.default.statSync(a);
+    const sb = typeof other === "number" ? import_node_fs10.default.fstatSync(other) : import_node_fs10.default.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -38793,7 +38719,7 @@ function inInputFolder(file, folder) {
 }
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  const folders = sources.filter((s) => s !== "-" && import_node_fs10.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
@@ -38819,7 +38745,7 @@ function checkPaths(sources, options) {
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
   for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs11.default.statSync(source, { throwIfNoEntry: false });
+    const stat = source === "-" ? void 0 : import_node_fs10.default.statSync(source, { throwIfNoEntry: false });
     if (!stat?.isFile() && !stat?.isDirectory()) {
       throw new UsageError("--journal needs the input as a regular file, or files and folders", {
         hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
@@ -38831,7 +38757,7 @@ function checkPaths(sources, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -38864,11 +38790,11 @@ function replayNames(file) {
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`;
-    if (import_node_fs11.default.existsSync(journal)) {
+    if (import_node_fs10.default.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
-    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    if (!import_node_fs10.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 function resumeCommand(input2, options) {
@@ -38891,7 +38817,7 @@ async function openWritten(input2, header, options, catalog, folder, warn) {
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
     if (options.failed) {
-      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
+      const regular = import_node_fs10.default.statSync(options.failed, { throwIfNoEntry: false });
       const file = options.failed;
       if (regular === void 0 || regular.isFile()) {
         const hint = "name another --failed file, or wait for that batch to finish";
@@ -38924,12 +38850,12 @@ async function openWritten(input2, header, options, catalog, folder, warn) {
   }
   return written;
 }
-function settleWritten({ failed, journal, locks }, complete2, noneSettled = false) {
+function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs10.default.existsSync(failed.path);
     if (unchanged || noneSettled) failed?.discard();
     else failed?.finish();
-    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -38939,7 +38865,7 @@ function defaultFailedName(ext, folder, locks, warn) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
   try {
-    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+    import_node_fs10.default.accessSync(folder, import_node_fs10.default.constants.W_OK);
   } catch (error2) {
     warn(
       `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
@@ -38948,10 +38874,10 @@ function defaultFailedName(ext, folder, locks, warn) {
   }
   for (let n = 1; ; n++) {
     const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs11.default.existsSync(name)) continue;
+    if (import_node_fs10.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
     if (!lock) continue;
-    if (import_node_fs11.default.existsSync(name)) {
+    if (import_node_fs10.default.existsSync(name)) {
       lock.release();
       continue;
     }
@@ -38959,11 +38885,11 @@ function defaultFailedName(ext, folder, locks, warn) {
     return name;
   }
 }
-var import_node_fs11, import_node_path12;
+var import_node_fs10, import_node_path12;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -42925,8 +42851,8 @@ function decimalText(unscaled, scale) {
   return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
 }
 function valueReader(element) {
-  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
-  if (decimal2) {
+  const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
+  if (decimal3) {
     const scale = element.scale ?? element.logical_type?.scale ?? 0;
     return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
   }
@@ -43092,7 +43018,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs12.default.fstatSync(0).isFile();
+    return import_node_fs11.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43138,21 +43064,21 @@ function filesOf(source, cwd) {
   const at = import_node_path13.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs12.default.statSync(at);
+    stat = import_node_fs11.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
   if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs11.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs11.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const head = Buffer.alloc(4);
   try {
-    const handle = await import_node_fs12.default.promises.open(file.path, "r");
+    const handle = await import_node_fs11.default.promises.open(file.path, "r");
     try {
       await handle.read(head, 0, 4, 0);
     } finally {
@@ -43199,7 +43125,7 @@ async function openFile(file, options) {
   };
 }
 function streamOf(file) {
-  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs11.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFiles(files, options, named) {
@@ -43273,11 +43199,11 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
+var import_node_fs11, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_path13 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
@@ -43298,10 +43224,11 @@ var init_input = __esm({
 function emptyCounts() {
   return { rows: 0, accepted: 0, earlier: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0, skippedUnknown: 0 };
 }
-var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
+var import_node_events, SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
+    import_node_events = require("node:events");
     init_render();
     init_errors();
     init_report();
@@ -43357,12 +43284,7 @@ var init_recorder = __esm({
       starting(row) {
         const journal = this.#o.journal;
         if (!journal) return true;
-        try {
-          journal.starting(row.at ?? row.line);
-        } catch (error2) {
-          this.stopWith({ kind: "journal", path: journal.path, error: error2 });
-          return false;
-        }
+        if (!journal.starting(row.at ?? row.line)) return false;
         this.#sent.add(row.at ?? row.line);
         return true;
       }
@@ -43404,15 +43326,10 @@ var init_recorder = __esm({
         this.#o.beforeStdout?.();
         if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
-        return new Promise((resolve2) => {
-          const done = () => {
-            this.#stdout.off("drain", done);
-            this.#stdout.off("error", done);
-            resolve2();
-          };
-          this.#stdout.on("drain", done);
-          this.#stdout.on("error", done);
-        });
+        return (0, import_node_events.once)(this.#stdout, "drain").then(
+          () => void 0,
+          () => void 0
+        );
       }
       close() {
         this.#stdout.off("error", this.#onStdoutError);
@@ -44374,7 +44291,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
-    flags: settingsFlags(options),
+    flags: options,
     requireKey: !dryRun,
     env: env2,
     cwd,
@@ -44463,8 +44380,8 @@ async function send(run2) {
     removeSignals();
     recorder.close();
     await client?.destroy();
-    const complete2 = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
-    settleWritten(run2, complete2, result === void 0 && recorder.counts.rows === 0);
+    const complete = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0);
     if (result === void 0) input2.close();
   }
   finish(run2, recorder, result, stoppedBy, stderr);
@@ -44522,7 +44439,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44545,11 +44462,11 @@ async function catalogRowCheck(catalog, trigger, warn) {
   const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
   return rowChecker2(catalog, warn);
 }
-var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
+var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     init_esm();
     init_files();
     init_stop();
@@ -44661,8 +44578,8 @@ __export(config_exports, {
 });
 function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES2) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
+  if (Object.hasOwn(SETTINGS2, normalized)) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS2).join(", ")}`);
 }
 async function shown(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
@@ -44672,7 +44589,7 @@ async function shown(name, profileName, profile) {
       return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
     }
   }
-  const value = profile?.[NAMES2[name]];
+  const value = profile?.[SETTINGS2[name].field];
   if (typeof value !== "string") return void 0;
   return name === "api-key" ? maskKey(value) : value;
 }
@@ -44684,11 +44601,13 @@ function target(options, env2) {
   const config = readConfig(file);
   const selected = selectedProfile(options, env2, config);
   const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+  const save = (update) => updateConfig(file, update, lock);
+  const saveProfile = (update) => save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
+  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
 }
 async function setKey(keyArgument, options, ctx) {
   const { io, env: env2 } = ctx;
-  const { file, config, name, lock } = target(options, env2);
+  const { file, config, name, saveProfile } = target(options, env2);
   const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
@@ -44700,12 +44619,10 @@ async function setKey(keyArgument, options, ctx) {
     if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) => inFile === void 0 ? { ...rest, apiKeyStorage: "keychain" } : { ...rest, apiKey: key },
-    lock
-  );
+  await saveProfile((profile) => ({
+    ...without(profile, "api-key"),
+    ...inFile === void 0 ? { apiKeyStorage: "keychain" } : { apiKey: key }
+  }));
   const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
   if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -44719,19 +44636,10 @@ function precedenceNote(io, variable, over) {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 async function setBaseUrl(url, options, { io, env: env2 }) {
-  const { file, name, lock } = target(options, env2);
+  const { file, name, saveProfile } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed2.href };
-      if (!parsed2.secure && !parsed2.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
+  const consent = parsed2.secure || parsed2.loopback ? {} : { allowHttp: true };
+  await saveProfile((profile) => ({ ...without(profile, "base-url"), baseUrl: parsed2.href, ...consent }));
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed2);
   if (versioned) io.stderr(io.errColors.warn(versioned));
@@ -44740,18 +44648,18 @@ async function setBaseUrl(url, options, { io, env: env2 }) {
 async function get(nameArgument, options, { io, env: env2 }) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
+  const names = nameArgument === void 0 ? Object.keys(SETTINGS2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env2[SETTINGS2[name].env]);
   if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
     throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config set-${names[0]}${profileName === "default" ? "" : ` --profile ${profileName}`}`
+      hint: `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`
     });
   }
   if (options.json) {
-    const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+    const settings = Object.fromEntries(names.map((name) => [SETTINGS2[name].field, values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [SETTINGS2[name].field, SETTINGS2[name].env]));
     io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
   } else if (nameArgument !== void 0) {
     io.stdout(values.get(names[0]) ?? io.outColors.dim("(not set)"));
@@ -44761,7 +44669,7 @@ async function get(nameArgument, options, { io, env: env2 }) {
   for (const name of overridden) {
     io.stderr(
       io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+        `note: ${SETTINGS2[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
       )
     );
   }
@@ -44809,15 +44717,14 @@ async function forgetStoredKey(profile, kept) {
 }
 async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
+  const { file, name: profileName, profile, saveProfile } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
+  if (profile?.[SETTINGS2[name].field] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
   if (inStore) await forgetStoredKey(profileName, "");
-  const gone = name === "api-key" ? ["apiKey", "apiKeyStorage"] : ["baseUrl", "allowHttp"];
-  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
+  await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(name, env2) {
@@ -44826,38 +44733,29 @@ function namedProfile(name, env2) {
   return { ...named, profile: named.profile };
 }
 async function use(nameArgument, { io, env: env2 }) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
+  const { name, file, save } = namedProfile(nameArgument, env2);
+  await save((data) => {
+    if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+    return { ...data, active: name };
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, { io, env: env2 }) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  const { name, profile, save } = namedProfile(nameArgument, env2);
   const inStore = profile.apiKeyStorage === "keychain";
   if (inStore) await forgetStoredKey(name, "; the profile was kept");
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
+  await save((data) => {
+    const { [name]: _gone, ...profiles } = data.profiles ?? {};
+    const next = { ...data, profiles };
+    if (next.active === name) delete next.active;
+    return next;
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ""}`);
 }
 function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs13.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command3(program2, ctx) {
@@ -44886,11 +44784,11 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs14, NAMES2, OVERRIDES;
+var import_node_fs13, without;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
     init_keychain();
@@ -44900,8 +44798,7 @@ var init_config = __esm({
     init_store();
     init_validate();
     init_prompt();
-    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+    without = (profile, name) => Object.fromEntries(Object.entries(profile).filter(([field2]) => !SETTINGS2[name].kept.includes(field2)));
   }
 });
 
@@ -44914,19 +44811,17 @@ __export(status_exports, {
   statusLines: () => statusLines
 });
 async function collectStatus(options, { env: env2, cwd }) {
-  const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
-  const { found: found2, settings, problems } = world;
-  const { profile, configFile } = found2;
-  const key = world.apiKey;
-  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
-  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
+  const world = await resolveWorld({ flags: options, env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
+  const { settings, problems, profile, configFile, key, url } = world;
+  const apiKey = world.apiKey !== void 0 && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
+  const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
   const catalog = world.catalog ? {
     path: world.catalog.path,
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  const stat = attempt(() => import_node_fs15.default.statSync(configFile));
+  const stat = import_node_fs14.default.statSync(configFile, { throwIfNoEntry: false });
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -44940,13 +44835,6 @@ async function collectStatus(options, { env: env2, cwd }) {
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
-}
-function attempt(fn) {
-  try {
-    return fn();
-  } catch {
-    return void 0;
-  }
 }
 function statusLines(s, io) {
   const c = io.outColors;
@@ -44992,11 +44880,11 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
   ).action((options) => status(options, ctx));
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_render();
@@ -45019,16 +44907,6 @@ var init_status = __esm({
 function sameKey(token, digest) {
   return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
 }
-function matchRoute(target2) {
-  const path18 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path18);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
 function checkBody(body) {
   let parsed2;
   try {
@@ -45048,11 +44926,32 @@ function checkBody(body) {
     return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
 }
+function tokenBucket(perSecond, now) {
+  const perMs = perSecond / 1e3;
+  const size = Math.max(1, perSecond / 10);
+  let tokens = size;
+  let at = now();
+  return {
+    take() {
+      const time = now();
+      tokens = Math.min(size, tokens + (time - at) * perMs);
+      at = time;
+      if (tokens < 1) return (1 - tokens) / perMs;
+      tokens -= 1;
+      return 0;
+    }
+  };
+}
 function screen(req, rules) {
-  const route = matchRoute(req.url ?? "");
-  if (route === "not-found")
+  const ids = EVENT_PATH.exec((req.url ?? "").split("?", 1)[0]);
+  if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  let route;
+  try {
+    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
+  } catch {
+    return refused(400, "the path is not valid percent-encoding");
+  }
   if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
@@ -45091,7 +44990,7 @@ function take2(route, body, tooBig, requestId, rules) {
   };
   if (rules.log) {
     try {
-      import_node_fs16.default.writeSync(rules.log.fd, `${eventJson(event)}
+      import_node_fs15.default.writeSync(rules.log.fd, `${eventJson(event)}
 `);
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
@@ -45110,7 +45009,7 @@ function rulesFor(options, key, logFd) {
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
     random: options.random ?? Math.random,
     capacity: options.capacity,
-    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    bucket: options.capacity === void 0 ? void 0 : tokenBucket(options.capacity, options.now ?? monotonicMs),
     maxInFlight: options.maxInFlight ?? Infinity,
     working: 0,
     log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
@@ -45147,15 +45046,12 @@ async function startEmulator(options = {}) {
     const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const screened = screen(req, rules);
-    let answer;
-    if ("status" in screened) answer = screened;
-    else {
-      rules.working++;
-      answer = { ...take2(screened, body, tooBig, requestId, rules), admitted: true };
-    }
+    const admitted = !("status" in screened);
+    if (admitted) rules.working++;
+    const answer = admitted ? take2(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
-      const { headers, admitted, ...entry2 } = answer;
+      const { headers, ...entry2 } = answer;
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
@@ -45173,7 +45069,7 @@ async function startEmulator(options = {}) {
   try {
     await listen(server, host, port);
   } catch (error2) {
-    if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+    if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
     throw error2;
   }
   const bound2 = server.address().port;
@@ -45191,10 +45087,9 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve2) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
           resolve2();
         });
-        server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.once("close", () => clearInterval(sweep));
       });
@@ -45216,32 +45111,30 @@ function reachableUrl(host, port) {
 async function listen(server, host, port) {
   server.listen(port, host);
   try {
-    await (0, import_node_events.once)(server, "listening");
+    await (0, import_node_events2.once)(server, "listening");
   } catch (error2) {
     const { code, message } = error2;
-    if (code === "EADDRINUSE")
-      throw new UsageError(`port ${port} on ${host} is already in use`, {
-        hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-      });
-    if (code === "EACCES")
-      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
-        hint: "ports below 1024 need privileges; pick another with --port"
-      });
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
-      throw new UsageError(`cannot listen on ${host}: no such local address`, {
-        hint: "use 127.0.0.1, ::1, or an address of this machine"
-      });
-    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+    const noAddress = [`cannot listen on ${host}: no such local address`, "use 127.0.0.1, ::1, or an address of this machine"];
+    const [problem, hint] = {
+      EADDRINUSE: [
+        `port ${port} on ${host} is already in use`,
+        "stop what is using it, or pick another with --port (0 takes any free port)"
+      ],
+      EACCES: [`not allowed to listen on ${host}:${port}`, "ports below 1024 need privileges; pick another with --port"],
+      EADDRNOTAVAIL: noAddress,
+      ENOTFOUND: noAddress
+    }[code ?? ""] ?? [`cannot listen on ${host}:${port}: ${message}`];
+    throw new UsageError(problem, { hint });
   }
 }
 function openLog(file) {
   try {
-    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
-    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+    if (!import_node_fs15.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs15.default.openSync(file, "a");
+    const probe = import_node_fs15.default.openSync(file, import_node_fs15.default.constants.O_WRONLY | import_node_fs15.default.constants.O_NONBLOCK);
     try {
-      return import_node_fs16.default.openSync(file, "a");
+      return import_node_fs15.default.openSync(file, "a");
     } finally {
-      import_node_fs16.default.closeSync(probe);
+      import_node_fs15.default.closeSync(probe);
     }
   } catch (error2) {
     if (error2.code === "ENXIO") {
@@ -45258,13 +45151,13 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_events, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs15, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
-    import_node_events = require("node:events");
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_events2 = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -45274,31 +45167,6 @@ var init_server = __esm({
     DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
-      }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
-        }
-        return (1 - this.#tokens) / this.#perMs;
-      }
-    };
     refused = (status2, error2, headers) => ({
       status: status2,
       error: error2,
@@ -45313,9 +45181,7 @@ var emulator_exports = {};
 __export(emulator_exports, {
   command: () => command5,
   emulator: () => emulator,
-  eventLine: () => eventLine,
-  exposureWarning: () => exposureWarning,
-  rejectionLine: () => rejectionLine
+  exposureWarning: () => exposureWarning
 });
 function clock(date) {
   return date.toISOString().slice(11, 23);
@@ -45329,10 +45195,8 @@ function exposureWarning(host) {
   const every = bare === "0.0.0.0" || bare === "::" || bare === "";
   return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
-function eventLine(entry2, io) {
+function eventLine(event, io) {
   const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
@@ -45344,8 +45208,7 @@ function rejectionLine(entry2, io) {
 function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const profile = activeProfile({}, env2);
-  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), path: found2.path };
 }
 async function emulator(options, ctx) {
   const { io, env: env2 } = ctx;
@@ -45361,7 +45224,7 @@ async function emulator(options, ctx) {
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
+      if (entry2.event) io.stdout(eventLine(entry2.event, io));
       else io.stderr(rejectionLine(entry2, io));
     },
     onLogError(message) {
@@ -45395,30 +45258,27 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   lines.push(c.dim("  Ctrl-C stops it."));
   return lines;
 }
-function untilStopped(server) {
-  return new Promise((resolve2) => {
-    const removeSignals = onStopSignals((_signal, count2) => {
-      if (count2 > 1) void server.close({ force: true });
-      else
-        void server.close().then(() => {
-          removeSignals();
-          resolve2();
-        });
-    });
+async function untilStopped(server) {
+  let removeSignals = () => {
+  };
+  await new Promise((resolve2) => {
+    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
   });
+  removeSignals();
 }
 function command5(program2, ctx) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
     "--key <key>",
     "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option(
+    "--fail-status <code>",
+    "status of those failures (429 and 503 add Retry-After: 1)",
+    wholeNumber(400, 599),
+    DEFAULT_FAIL_STATUS
+  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option(
+    "--max-in-flight <n>",
+    "work on at most n requests at once; answer 503 with Retry-After beyond",
+    wholeNumber(1, 1e6)
   ).addHelpText(
     "after",
     `
@@ -45432,7 +45292,6 @@ Examples:
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
-    init_esm();
     init_parsers();
     init_server();
     init_render();
@@ -45451,31 +45310,21 @@ function reference(from, to) {
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path14.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path14.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
+  if (typeof __filename !== "string") return void 0;
+  for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(import_node_fs16.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
+      if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
+    } catch {
     }
   }
   return void 0;
 }
 function schemaFor(file, ownSchema = packageSchema()) {
   const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
-  for (let dir = folder; ; ) {
+  for (let dir = folder, below = ""; dir !== below; below = dir, dir = import_node_path14.default.dirname(dir)) {
     const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path14.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   if (ownSchema === void 0) return { ref: void 0 };
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
@@ -45486,11 +45335,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs17.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs16.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs17.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs16.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -45506,10 +45355,7 @@ function catalogText(data) {
 function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
+  if (problems.length > 0) throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was` });
   try {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
@@ -45520,23 +45366,21 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs16.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
+    { hint: "look at it, then run the command again" }
   );
 }
 function defaultCatalogPath(cwd) {
   return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -45547,7 +45391,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -45570,27 +45414,12 @@ function found(options, ctx, create2 = false) {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed2 = parseCatalog(file.text);
-  if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
-  return { path: where2.path, text: file.text, data: parsed2.data, file };
-}
 function shownCatalog(options, ctx) {
-  return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
+  return { catalog: loadCatalog(found(options, ctx), { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
 function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
+  const unset2 = { name: null, value: "optional", min: null, max: null, deprecated: null, description: null, ids: {} };
+  return { id: idIn(key, entry2, profile), key, ...unset2, ...entry2 };
 }
 function ruleText(t) {
   const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
@@ -45607,8 +45436,14 @@ function list2(options, ctx) {
   io.stderr(
     io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
   );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const width = Math.min(
+    32,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
+  );
+  const nameWidth = Math.min(
+    40,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.name ?? "").length), 0)
+  );
   const c = io.outColors;
   for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
@@ -45662,8 +45497,7 @@ function applyFields(entry2, options) {
     if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
     next.deprecated = options.deprecated;
   }
-  const order = ["name", "description", "value", "min", "max", "deprecated", "ids"];
-  return Object.fromEntries(order.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
+  return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
@@ -45676,20 +45510,17 @@ async function changeCatalog(options, ctx, create2, change) {
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
 }
 function writeTarget(where2, ctx, create2) {
-  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
-    const { data, file: file2 } = readFound(where2, ctx, true);
-    const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
-    const link = import_node_path15.default.resolve(where2.path) === file2.real ? "" : ` (the file ${printable(where2.path)} links to)`;
-    return { file: file2.real, shown: `${printable(file2.real)}${link}`, data, created: false, save: save2 };
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+    const { data: data2, text, real, stat } = loadCatalog(where2, { env: ctx.env, write: true });
+    const link = import_node_path15.default.resolve(where2.path) === real ? "" : ` (the file ${printable(where2.path)} links to)`;
+    const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
+    return { path: real, text, data: data2, shown: `${printable(real)}${link}`, created: false, save: save2 };
   }
   const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
-  const save = (next) => saveCatalog(file, next, void 0);
-  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
-}
-function keyIn(target2, id, env2) {
-  if (Object.hasOwn(target2.data.triggers, id)) return id;
-  return lookUp({ path: target2.file, text: "", data: target2.data }, activeProfile({}, env2), id);
+  const data = newCatalog(schema);
+  const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
+  return { path: file, text: "", data, shown: printable(file), created: true, schema, save };
 }
 async function add(id, options, ctx) {
   checkNewId(id);
@@ -45699,11 +45530,11 @@ async function add(id, options, ctx) {
     });
   await changeCatalog(options, ctx, true, (target2) => {
     if (Object.hasOwn(target2.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.file)}`, {
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`
       });
     const entry2 = applyFields({}, options);
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [id]: entry2 } });
+    target2.save({ ...target2.data.triggers, [id]: entry2 });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
@@ -45732,7 +45563,7 @@ function writeSchema(target2, io) {
 }
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     let entry2 = applyFields(target2.data.triggers[key], options);
     for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
@@ -45750,16 +45581,16 @@ async function edit(id, options, ctx) {
       throw new UsageError(`nothing to change for ${key}`, {
         hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
       });
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [key]: entry2 } });
+    target2.save({ ...target2.data.triggers, [key]: entry2 });
     ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
   });
 }
 async function remove2(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     const triggers = { ...target2.data.triggers };
     delete triggers[key];
-    target2.save({ ...target2.data, triggers });
+    target2.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
 }
@@ -45823,17 +45654,16 @@ async function importFiles(files, options, ctx) {
     }
   }
   await changeCatalog(options, ctx, true, (target2) => {
-    const resolver = new TriggerResolver({ path: target2.file, text: "", data: target2.data }, activeProfile(options, ctx.env));
-    const added = /* @__PURE__ */ new Map();
-    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
-    const known = seen.size - added.size;
-    if (added.size > 0) target2.save({ ...target2.data, triggers: { ...target2.data.triggers, ...Object.fromEntries(added) } });
+    const resolver = new TriggerResolver(target2, activeProfile(options, ctx.env));
+    const added = [...seen].filter((id) => !resolver.resolve(id).ok);
+    const known = seen.size - added.length;
+    if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${added.length} trigger${added.length === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
-    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-    if (added.size === 0) return;
+    for (const id of added) io.stdout(`  ${printable(id)}`);
+    if (added.length === 0) return;
     writeSchema(target2, io);
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
   });
@@ -45858,11 +45688,11 @@ function command6(program2, ctx) {
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
+var import_node_fs17, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_esm();
     init_formats();
@@ -45899,8 +45729,145 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 // src/commands/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
-  command: () => command7
+  command: () => command7,
+  runComplete: () => runComplete
 });
+function argumentValues(command8, argument) {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
+  if (known) return known;
+  if (name === "triggerId") return "triggers";
+  if (name === "profile") return "profiles";
+  if (/file/i.test(name)) return "files";
+  return void 0;
+}
+function optionValues(option) {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ""];
+  if (known) return known;
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
+  return void 0;
+}
+function visibleCommands(command8) {
+  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
+}
+function findOption(command8, word) {
+  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+function walk(program2, done) {
+  const at = {
+    command: program2,
+    // the command reached
+    typed: /* @__PURE__ */ new Map(),
+    positional: 0,
+    // arguments given to the command reached
+    expecting: void 0,
+    // the option whose value comes next
+    variadic: void 0,
+    // a variadic option still taking values
+    onlyArguments: false
+    // after `--`
+  };
+  const note = (option, value) => at.typed.set(option.long ?? option.short ?? option.flags, value);
+  for (const word of done) {
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.command, flag);
+      if (!option) continue;
+      if (inline !== void 0) note(option, inline);
+      else if (option.required) at.expecting = option;
+      else note(option, "");
+    } else if (at.variadic) {
+      note(at.variadic, word);
+    } else {
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
+      else at.positional++;
+    }
+  }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function answerAt(at, partial, env2, cwd) {
+  const { command: command8, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(command8, flag);
+    return option && (option.required || option.optional) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(command8);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = command8.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
+}
+function profileCandidates(env2) {
+  const config = readConfig(configPath(env2));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+  }));
+}
+function catalogCandidates(typed2, env2, cwd) {
+  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : typed2.get("--catalog") });
+  if (!found2) return [];
+  const catalog = loadCatalog(found2, { env: env2 });
+  const profile = activeProfile({ profile: typed2.get("--profile") }, env2);
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+    value: idIn(key, entry2, profile),
+    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  }));
+}
+function runComplete(program2, words, io, env2, cwd) {
+  const partial = words.at(-1) ?? "";
+  let answer = NOTHING;
+  try {
+    answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
+  } catch {
+  }
+  const seen = /* @__PURE__ */ new Set();
+  const offered = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
+  const lines = offered.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
+  io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
+`);
+  return 0;
+}
 function command7(program2, { io }) {
   return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
     "after",
@@ -45914,11 +45881,33 @@ The script asks trigger on each Tab (commands, options, profiles, the catalog's 
 stays right when trigger is upgraded.`
   ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var BASH, ZSH, FISH, SCRIPTS;
+var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, isPrintable, BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
     init_esm();
+    init_render();
+    init_paths();
+    init_store();
+    init_resolve2();
+    init_find();
+    init_load();
+    CONTROLS = /[\u0000-\u001f\u007f]+/g;
+    SETTING_NAMES = Object.entries(SETTINGS2).map(([value, setting]) => ({ value, description: setting.about }));
+    ARGUMENT_VALUES = {
+      "config get name": SETTING_NAMES,
+      "config unset name": SETTING_NAMES,
+      "triggers show id": "triggers",
+      "triggers edit id": "triggers",
+      "triggers remove id": "triggers"
+    };
+    OPTION_VALUES = {
+      "--profile": "profiles",
+      "--trigger": "triggers"
+    };
+    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
+    NOTHING = { candidates: [], files: false };
+    isPrintable = (value) => printable(value) === value;
     BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
@@ -46021,185 +46010,6 @@ complete -c trigger -f -a '(__trigger_complete)'
   }
 });
 
-// src/commands/complete.ts
-var complete_exports = {};
-__export(complete_exports, {
-  runComplete: () => runComplete
-});
-function argumentValues(command8, argument) {
-  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
-  const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
-  if (known) return known;
-  if (name === "triggerId") return "triggers";
-  if (name === "profile") return "profiles";
-  if (/file/i.test(name)) return "files";
-  return void 0;
-}
-function optionValues(option) {
-  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
-  const known = OPTION_VALUES[option.long ?? ""];
-  if (known) return known;
-  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
-  return void 0;
-}
-function visibleCommands(command8) {
-  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
-}
-function findOption(command8, word) {
-  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
-  return options.find((o) => o.long === word || o.short === word);
-}
-function walk(program2, done) {
-  const at = {
-    command: program2,
-    typed: /* @__PURE__ */ new Map(),
-    positional: 0,
-    onlyArguments: false
-  };
-  const note = (option, value) => {
-    const key = option.long ?? option.short ?? option.flags;
-    at.typed.set(key, [...at.typed.get(key) ?? [], value]);
-  };
-  for (const word of done) {
-    if (at.expecting) {
-      note(at.expecting, word);
-      if (at.expecting.variadic) at.variadic = at.expecting;
-      at.expecting = void 0;
-    } else if (!at.onlyArguments && word === "--") {
-      at.onlyArguments = true;
-      at.variadic = void 0;
-    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
-      at.variadic = void 0;
-      const [flag, inline] = splitInline(word);
-      const option = findOption(at.command, flag);
-      if (!option) continue;
-      if (inline !== void 0) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, "");
-    } else if (at.variadic) {
-      note(at.variadic, word);
-    } else {
-      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.command = sub;
-      else at.positional++;
-    }
-  }
-  return at;
-}
-function splitInline(word) {
-  const equals2 = word.indexOf("=");
-  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
-}
-function complete(program2, words, env2, cwd) {
-  const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
-  const seen = /* @__PURE__ */ new Set();
-  const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
-    seen.add(c.value);
-    return true;
-  });
-  return { candidates, files: answer.files };
-}
-function answerAt(at, partial, env2, cwd) {
-  const { command: command8, typed: typed2, positional, onlyArguments } = at;
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return NOTHING;
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  if (at.expecting) return values(optionValues(at.expecting));
-  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const [flag] = splitInline(partial);
-    const option = findOption(command8, flag);
-    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
-  }
-  if (!onlyArguments && partial.startsWith("-")) return options();
-  if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(command8);
-  if (subs.length > 0 && positional === 0 && !onlyArguments) {
-    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
-  }
-  const args = command8.registeredArguments;
-  const last = args.at(-1);
-  const argument = args[positional] ?? (last?.variadic ? last : void 0);
-  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
-  const missing = args.slice(positional).some((a) => a.required);
-  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
-}
-function completionText(completion) {
-  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
-  lines.push(completion.files ? ":files" : ":plain");
-  return `${lines.join("\n")}
-`;
-}
-function profileCandidates(env2) {
-  const config = readConfig(configPath(env2));
-  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-    value: name,
-    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
-  }));
-}
-function catalogCandidates(typed2, env2, cwd) {
-  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
-  if (!found2) return [];
-  const catalog = loadCatalog(found2, { env: env2 });
-  const profile = activeProfile({ profile: lastValue(typed2, "--profile") }, env2);
-  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-    value: idIn(key, entry2, profile),
-    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
-  }));
-}
-function runComplete(program2, words, io, env2, cwd) {
-  let completion = NOTHING;
-  try {
-    completion = complete(program2, words, env2, cwd);
-  } catch {
-  }
-  io.write(completionText(completion));
-  return 0;
-}
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf, takesValue, NOTHING, isPrintable, lastValue;
-var init_complete = __esm({
-  "src/commands/complete.ts"() {
-    "use strict";
-    init_render();
-    init_paths();
-    init_store();
-    init_resolve2();
-    init_find();
-    init_load();
-    CONTROLS = /[\u0000-\u001f\u007f]+/g;
-    SETTINGS2 = [
-      { value: "api-key", description: "the API key (printed masked)" },
-      { value: "base-url", description: "the service base URL" }
-    ];
-    ARGUMENT_VALUES = {
-      "config get name": SETTINGS2,
-      "config unset name": SETTINGS2,
-      "triggers show id": "triggers",
-      "triggers edit id": "triggers",
-      "triggers remove id": "triggers"
-    };
-    OPTION_VALUES = {
-      "--profile": "profiles",
-      "--trigger": "triggers"
-    };
-    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
-    takesValue = (option) => option.required || option.optional;
-    NOTHING = { candidates: [], files: false };
-    isPrintable = (value) => printable(value) === value;
-    lastValue = (typed2, option) => typed2.get(option)?.at(-1);
-  }
-});
-
 // action/guard.ts
 var node = process;
 if (process.platform !== "win32") {
@@ -46218,7 +46028,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs19 = __toESM(require("node:fs"), 1);
+var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -46442,7 +46252,7 @@ async function main(argv = process.argv, context = {}) {
       return 0;
     }
     if (argv[2] === "__complete") {
-      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
+      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
     await program2.parseAsync(argv);
@@ -46553,7 +46363,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs19.default.appendFileSync(file, text);
+  import_node_fs18.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -46650,13 +46460,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs18.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs19.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs18.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
