@@ -24236,19 +24236,19 @@ var require_decompress = __commonJS({
        * @param {DecompressorStream} decompressor - The decompressor stream
        * @returns {void}
        */
-      #setupDecompressorEvents(decompressor2) {
-        this.#finalDecompressor = decompressor2;
-        decompressor2.on("readable", () => this.#drainOutput());
-        decompressor2.on("error", (error2) => this.#fail(error2));
+      #setupDecompressorEvents(decompressor) {
+        this.#finalDecompressor = decompressor;
+        decompressor.on("readable", () => this.#drainOutput());
+        decompressor.on("error", (error2) => this.#fail(error2));
       }
       /**
        * Sets up event handling for a single decompressor
        * @returns {void}
        */
       #setupSingleDecompressor() {
-        const decompressor2 = this.#decompressors[0];
-        this.#setupDecompressorEvents(decompressor2);
-        decompressor2.on("end", () => this.#onDecompressionEnd());
+        const decompressor = this.#decompressors[0];
+        this.#setupDecompressorEvents(decompressor);
+        decompressor.on("end", () => this.#onDecompressionEnd());
       }
       /**
        * Sets up event handling for multiple chained decompressors using pipeline
@@ -24269,8 +24269,8 @@ var require_decompress = __commonJS({
         });
       }
       #setupInputBackpressure() {
-        const decompressor2 = this.#decompressors[0];
-        decompressor2.on("drain", () => {
+        const decompressor = this.#decompressors[0];
+        decompressor.on("drain", () => {
           if (this.#terminated) {
             return;
           }
@@ -24386,8 +24386,8 @@ var require_decompress = __commonJS({
           return;
         }
         this.#terminated = true;
-        for (const decompressor2 of this.#decompressors) {
-          decompressor2.destroy();
+        for (const decompressor of this.#decompressors) {
+          decompressor.destroy();
         }
         this.#cleanupDecompressors();
         super.onResponseError(this.#controller, err);
@@ -31575,7 +31575,7 @@ var require_eventsource_stream = __commonJS({
     var { isASCIINumber, isValidLastEventId } = require_util6();
     var BOM = [239, 187, 191];
     var LF = 10;
-    var CR2 = 13;
+    var CR = 13;
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
@@ -31690,7 +31690,7 @@ var require_eventsource_stream = __commonJS({
           callback();
           return;
         }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR2) {
+        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR) {
           callback(createMaxEventSizeExceededError());
           return;
         }
@@ -31712,8 +31712,8 @@ var require_eventsource_stream = __commonJS({
               }
               this.crlfCheck = false;
             }
-            if (byte === LF || byte === CR2) {
-              if (byte === CR2) {
+            if (byte === LF || byte === CR) {
+              if (byte === CR) {
                 this.crlfCheck = true;
               }
               this.consumeCurrentByte();
@@ -31726,8 +31726,8 @@ var require_eventsource_stream = __commonJS({
             this.eventEndCheck = false;
             continue;
           }
-          if (byte === LF || byte === CR2) {
-            if (byte === CR2) {
+          if (byte === LF || byte === CR) {
+            if (byte === CR) {
               this.crlfCheck = true;
             }
             try {
@@ -37402,208 +37402,6 @@ var init_formats = __esm({
   }
 });
 
-// src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
-function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
-  const record = row.record;
-  switch (record.format) {
-    case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
-      const fields = [...record.fields];
-      const width = header?.length ?? fields.length;
-      while (fields.length < width) fields.push("");
-      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
-      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
-      else fields.push(reason2);
-      return csvLine(fields, separator);
-    }
-    case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
-`;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
-        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
-`;
-      }
-      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
-        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
-        return `${JSON.stringify(key)}:${text}`;
-      });
-      members.push(`"error":${JSON.stringify(reason2)}`);
-      return `{${members.join(",")}}
-`;
-    }
-  }
-}
-function failedHeader(kind, header, separator = ",") {
-  if (kind !== "csv" || !header) return void 0;
-  return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
-      continue;
-    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
-}
-var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
-var init_failed = __esm({
-  "src/batch/failed.ts"() {
-    "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
-    init_lock();
-    init_formats();
-    FLUSH_BYTES = 64 * 1024;
-    FailedFile = class {
-      path;
-      /** Rows written (or waiting in the buffer to be). */
-      rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
-      notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
-      error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
-      #separator;
-      #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-      #target;
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      inPlace;
-      /** Open once there is a row to keep (or at once, unless lazy). */
-      #fd;
-      #buffer = "";
-      #bufferedRows = 0;
-      #headerDone = false;
-      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
-      #normalized;
-      #mode;
-      /**
-       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
-       * default failed file, when --failed is not given) is made only once there is a row to keep.
-       */
-      constructor(file, format2, header, options = {}) {
-        this.path = file;
-        this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
-        this.#header = header;
-        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
-        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
-        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
-        if (!this.inPlace) removeLeftovers(this.path);
-      }
-      /** Writes one row's line; false when the file is broken and the row could not be kept. */
-      write(row, reason2) {
-        if (this.#fd === void 0 && !this.error) {
-          try {
-            this.#open();
-          } catch (error2) {
-            this.error = error2;
-          }
-        }
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#writeHeader(row.record.format);
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
-        this.#bufferedRows++;
-        this.rows++;
-        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
-        return !this.error;
-      }
-      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
-      #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
-        const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
-      }
-      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
-        if (this.#headerDone) return;
-        this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
-        this.#flush();
-      }
-      #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
-        let done = 0;
-        try {
-          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
-        } catch (error2) {
-          this.error = error2;
-          this.notKept += rows2;
-          this.rows -= rows2;
-          if (done > 0 && !this.inPlace) {
-            try {
-              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
-        }
-      }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (this.#fd === void 0) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
-        const fd = this.#fd;
-        this.#fd = void 0;
-        try {
-          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
 // src/batch/lines.ts
 function firstBadByte(bytes, decoded) {
   const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf("\uFFFD"))));
@@ -37697,29 +37495,23 @@ var init_lines = __esm({
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
+      /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
       #pending = [];
       /** Its length so far (0: no line is open). */
       bytes = 0;
-      /** Set once the line is known to be too long: its start only, for the failed file. */
-      #longStart;
       hold(bytes) {
-        if (bytes.length === 0) return;
+        const long = this.bytes > MAX_LINE_BYTES;
         this.bytes += bytes.length;
-        if (this.#longStart) return;
-        if (this.bytes > MAX_LINE_BYTES) {
-          this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-          this.#pending = [];
-          return;
-        }
+        if (long || bytes.length === 0) return;
         this.#pending.push(Buffer.from(bytes));
+        if (this.bytes > MAX_LINE_BYTES) this.#pending = [Buffer.from(Buffer.concat(this.#pending).subarray(0, KEPT_OF_LONG_LINE))];
       }
       /** The whole line, ended by `tail`, as line number `line`. */
       finish(tail, line) {
         const total = this.bytes + tail.length;
-        const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+        const bytes = Buffer.concat([...this.#pending, tail]);
         this.#pending = [];
         this.bytes = 0;
-        this.#longStart = void 0;
         if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
         return {
           line,
@@ -37747,15 +37539,14 @@ function parseColumns(text) {
   }
   return names;
 }
-function makeRow(line, record, fields, options, valueText) {
+function makeRow(line, record, fields, options) {
   const triggerId = fields.triggerId === void 0 || fields.triggerId === "" ? options.trigger : fields.triggerId;
-  const given = fields.value;
   const row = {
     line,
     record,
     triggerId,
     userId: fields.userId,
-    value: typeof given === "number" ? valueText ?? JSON.stringify(given) : given || void 0,
+    value: fields.value || void 0,
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: void 0,
     invalid: void 0,
@@ -37768,7 +37559,7 @@ function makeRow(line, record, fields, options, valueText) {
     row.invalid = "empty userId";
   } else {
     try {
-      const value = given === void 0 || given === "" ? void 0 : typeof given === "number" ? valueFromInput(row.value ?? given) : parseValue(given, "value");
+      const value = row.value === void 0 ? void 0 : parseValue(row.value, "value");
       row.value = value?.json;
       const checked = options.check?.(triggerId, row.value, line);
       if (checked?.invalid !== void 0) row.invalid = checked.invalid;
@@ -37780,55 +37571,39 @@ function makeRow(line, record, fields, options, valueText) {
   }
   return row;
 }
-function columnIndex(header, name) {
-  const exact = header.indexOf(name);
-  return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
-}
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
-function csvColumns(header, line, options, separator) {
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const seen = /* @__PURE__ */ new Set();
-  for (const name of header) {
-    const key = name.trim().toLowerCase();
-    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
-    seen.add(key);
-  }
-  const shown2 = header.join(separator);
-  const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
-  if (options.columns) {
-    const missing = Object.keys(names).find(
-      (key) => names[key] !== key && columnIndex(header, names[key]) < 0
-    );
-    if (missing)
-      throw new UsageError(
-        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
-      );
-  }
+function columnAt(names, name) {
+  const exact = names.indexOf(name);
+  return exact >= 0 ? exact : names.findIndex((n) => n.trim().toLowerCase() === name.toLowerCase());
+}
+function findColumns(names, options, where2) {
+  const keys = names.map((name) => name.trim().toLowerCase());
+  const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+  if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
+  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, {
+    hint
+  });
+  const named = Object.keys(wanted).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
+  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
-    header,
-    trigger: columnIndex(header, names.triggerId),
-    user: columnIndex(header, names.userId),
-    value: columnIndex(header, names.value),
-    error: columnIndex(header, "error")
+    trigger: columnAt(names, wanted.triggerId),
+    user: columnAt(names, wanted.userId),
+    value: columnAt(names, wanted.value),
+    error: columnAt(names, "error")
   };
-  if (columns.user < 0) {
-    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-      hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
-    });
-  }
-  if (columns.trigger < 0 && !options.trigger) {
-    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-      hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-    });
-  }
+  if (columns.user < 0)
+    throw missing("userId", "name it with --columns userId=<name>; for one userId per line use --format lines --trigger <id>");
+  if (columns.trigger < 0 && !options.trigger)
+    throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
   return columns;
 }
-function csvRow(fields, line, columns, options) {
+function csvRow(fields, line, header, columns, options) {
   const record = { format: "csv", fields };
-  if (fields.length !== columns.header.length) {
-    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  if (fields.length !== header.length) {
+    return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   }
   const field2 = (at) => at >= 0 ? fields[at] : void 0;
   return makeRow(
@@ -37840,11 +37615,16 @@ function csvRow(fields, line, columns, options) {
 }
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
+  let header;
   let columns;
   const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (columns) out.push(csvRow(fields, line, columns, options));
-    else columns = csvColumns(fields, line, options, separator);
+    if (header) {
+      out.push(csvRow(fields, line, header, columns, options));
+      return;
+    }
+    columns = findColumns(fields, options, `the CSV header (line ${line})`);
+    header = fields;
   });
   function* take3(atEnd) {
     let out = [];
@@ -37862,12 +37642,12 @@ function readCsv(stream, options, format2) {
       yield* take3(false);
     }
     yield* take3(true);
-    if (!columns && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { rows: rows2(), header: () => columns?.header };
+  return { rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, options, toRow) {
   for await (const chunk of readLines(stream, options.stopped)) {
@@ -37878,10 +37658,6 @@ async function* mapLines(stream, options, toRow) {
     }
     if (out.length) yield out;
   }
-}
-function numberTextOf(text, member) {
-  const at = text.indexOf(`${JSON.stringify(member)}`);
-  return at < 0 ? void 0 : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
 }
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
@@ -37905,7 +37681,7 @@ function readNdjson(stream, options) {
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
+    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
@@ -37913,25 +37689,18 @@ function readNdjson(stream, options) {
       {
         triggerId: triggerId ?? void 0,
         userId: userId === void 0 ? void 0 : String(userId),
-        value: value ?? void 0,
+        value: typeof value === "number" ? valueText : value ?? void 0,
         error: error2
       },
-      options,
-      valueText
+      options
     );
   };
   return { rows: mapLines(stream, options, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
-  return {
-    line,
-    record: { format: "ndjson", object, valueText, raw },
-    triggerId: str(object?.triggerId),
-    userId: str(object?.userId),
-    value: valueText ?? str(object?.value),
-    invalid: reason2
-  };
+  const row = invalidRow(line, { format: "ndjson", object, valueText, raw }, reason2);
+  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 function readLineIds(stream, options) {
   if (!options.trigger) {
@@ -37953,12 +37722,13 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
+    init_excerpt();
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
@@ -37966,8 +37736,6 @@ var init_rows = __esm({
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     MAX_CHUNK_ROWS = 1024;
     QUOTE = 34;
-    CR = 13;
-    lineEnd = (line) => line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
     CsvRecords = class {
       constructor(separator, toRow) {
         this.separator = separator;
@@ -38014,7 +37782,7 @@ var init_rows = __esm({
             if (line.charCodeAt(i) !== QUOTE) {
               const at2 = line.indexOf(this.separator, i);
               if (at2 < 0) {
-                record.fields.push(line.slice(i, lineEnd(line)));
+                record.fields.push(withoutCr(line.slice(i)));
                 return true;
               }
               record.fields.push(line.slice(i, at2));
@@ -38038,7 +37806,7 @@ var init_rows = __esm({
             continue;
           }
           const at = line.indexOf(this.separator, quote + 1);
-          const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+          const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
           record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
           if (at < 0) return true;
           i = at + 1;
@@ -38058,736 +37826,200 @@ var init_rows = __esm({
   }
 });
 
-// src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
+// src/batch/failed.ts
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function stopCause(reason2) {
-  switch (reason2.kind) {
-    case "signal":
-      return `it was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `${reason2.failures} failures in a row: ${reason2.answer}`;
-    case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(reason2.error)}`;
-    case "failed-file":
-      return `${reason2.path} could not be written (${errnoWords(reason2.error)})`;
-    case "journal":
-      return `the journal ${reason2.path} could not be written (${errnoWords(reason2.error)})`;
-    case "retry-after":
-      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
-    case "pushed-back":
-      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
-  }
-}
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  switch (reason2.kind) {
-    case "signal":
-      return `not sent: the batch was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `not sent: the batch stopped after ${stopCause(reason2)}`;
-    case "failed-file":
-      return "not sent: the batch stopped because the failed file could not be written";
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason2)}`;
-  }
-}
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_errno();
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
-  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
-  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
-  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
-}
-function failureReason(outcome, mask) {
-  switch (outcome.kind) {
-    case "failed":
-      return serverWords(outcome, mask);
-    case "unsent":
-      return unsentWords(outcome.stop);
-    case "invalid":
-      return `invalid, not sent: ${outcome.reason}`;
-    case "unknown":
-      return `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`;
-    default:
-      return void 0;
-  }
-}
-function serverWords(outcome, mask) {
-  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-}
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
-}
-function rowsNotAccepted(c) {
-  return c.rows - c.accepted - c.earlier - c.checked;
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function plural(n, one) {
-  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = rowsNotAccepted(counts);
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
-  }
-  if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts, pace } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", counts.rows],
-    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
-  ];
-  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
-  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
-  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
-  if (pace) {
-    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
-    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
-    rows2.push(["pushed back (429/503)", pace.pushedBack]);
-  }
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
 }
-var number, formatCount, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_rows();
-    init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
-    rows = (n) => plural(n, "row");
+function failedLine(row, error2, header, separator = ",") {
+  const reason2 = `line ${row.line}: ${error2}`;
+  const record = row.record;
+  switch (record.format) {
+    case "csv": {
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
+`;
+      const errorAt = header ? columnAt(header, "error") : -1;
+      const fields = [...record.fields];
+      const width = header?.length ?? fields.length;
+      while (fields.length < width) fields.push("");
+      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
+      else fields.push(reason2);
+      return csvLine(fields, separator);
+    }
+    case "ndjson": {
+      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+`;
+      if (!("error" in record.object)) {
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
+`;
+      }
+      const { error: _, ...members } = record.object;
+      if (typeof members.value === "number" && record.valueText) members.value = rawJson(record.valueText);
+      return `${toJson({ ...members, error: reason2 })}
+`;
+    }
   }
-});
-
-// src/batch/journal.ts
-function fingerprint(file) {
-  const hash = (0, import_node_crypto.createHash)("sha256");
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = import_node_fs9.default.openSync(file, "r");
-  let size = 0;
-  try {
-    for (let n; (n = import_node_fs9.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-  } finally {
-    import_node_fs9.default.closeSync(fd);
-  }
-  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
 }
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+function failedHeader(kind, header, separator = ",") {
+  if (kind !== "csv" || !header) return void 0;
+  return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
 }
-function parsed(text, otherwise) {
+function removeLeftovers(file) {
+  const prefix = `.${import_node_path10.default.basename(file)}.`;
+  let names;
   try {
-    return JSON.parse(text);
+    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
-    return otherwise;
+    return;
   }
-}
-function headerOf(line) {
-  const header = parsed(line, null);
-  return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
-}
-function load2(file) {
-  const text = import_node_fs9.default.readFileSync(file, "utf8");
-  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
-  const [first, ...records] = whole.split("\n");
-  const header = headerOf(first ?? "");
-  if (!header) {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
-  }
-  if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
-  }
-  const loaded = {
-    header,
-    states: new Uint8Array(1024),
-    // one byte a line: a million lines cost a megabyte
-    reasons: /* @__PURE__ */ new Map(),
-    done: false,
-    failed: void 0,
-    // the failed file the last run that accounted for every row left (absolute), if it said
-    whole: Buffer.byteLength(whole)
-    // bytes up to the end of the last whole record (a record torn by a kill is cut off)
-  };
-  for (const record of records) {
-    if (record.startsWith("done")) {
-      loaded.done = true;
-      const said2 = parsed(record.slice(5), null)?.failed;
-      loaded.failed = typeof said2 === "string" ? said2 : void 0;
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -".tmp".length));
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
       continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
-    const state = RECORDS[record[0] ?? ""];
-    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    if (line >= loaded.states.length) {
-      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
-      grown.set(loaded.states);
-      loaded.states = grown;
-    }
-    loaded.states[line] = state;
-    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
-  }
-  return loaded;
-}
-function journalInput(file) {
-  let fd;
-  try {
-    fd = import_node_fs9.default.openSync(file, "r");
-    const chunks = [];
-    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
-      const chunk = Buffer.alloc(64 * 1024);
-      read = import_node_fs9.default.readSync(fd, chunk, 0, chunk.length, at);
-      newline = chunk.subarray(0, read).indexOf(10);
-      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
-    }
-    return headerOf(Buffer.concat(chunks).toString("utf8"))?.input;
-  } catch {
-    return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs9.default.closeSync(fd);
+    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-function describeLoaded(j) {
-  const count2 = (state) => j.states.filter((s) => s === state).length;
-  return [
-    `${plural(count2(ACCEPTED), "row")} accepted`,
-    `${formatCount(count2(FAILED))} failed`,
-    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
-  ].join(", ");
-}
-function refuseToCarryOn(file, loaded, options) {
-  const { header } = loaded;
-  const was = header.inputs ?? [header.input];
-  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
-  if (!options.resume) {
-    const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, {
-      hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-    });
-  }
-  const now = options.inputs;
-  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-  if (was.length !== now.length) {
-    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
-    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
-  }
-  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-  if (changed >= 0) {
-    const w = was[changed];
-    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-    throw new UsageError(
-      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-      hint
-    );
-  }
-  if ((header.shard ?? "") !== (options.shard ?? "")) {
-    const shard2 = (s) => s ? `shard ${s}` : "the whole input";
-    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
-      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
-    });
-  }
-  const before = header.catalog;
-  const catalog = options.catalog ?? null;
-  if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-    const then = before ? `the catalog ${before.path}` : "no catalog";
-    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-    });
-  }
-  if (header.format !== options.format) {
-    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
-      hint: `pass --format ${header.format}`
-    });
-  }
-}
-var import_node_crypto, import_node_fs9, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
-var init_journal = __esm({
-  "src/batch/journal.ts"() {
+var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
+var init_failed = __esm({
+  "src/batch/failed.ts"() {
     "use strict";
-    import_node_crypto = require("node:crypto");
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_errno();
-    init_report();
-    MAGIC = "trigger batch journal";
-    VERSION2 = 1;
-    NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
-    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
-    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
-    Journal = class _Journal {
+    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
+    init_lock();
+    init_render();
+    init_formats();
+    init_rows();
+    FLUSH_BYTES = 64 * 1024;
+    FailedFile = class {
       path;
-      /** True when this run carries on an earlier one. */
-      resumed;
-      /**
-       * When the journal already accounted for every row as this run opened it: the failed file that
-       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
-       */
-      completedWith;
-      /** Whether this run has sent a row. */
-      sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
+      /** Rows written (or waiting in the buffer to be). */
+      rows = 0;
+      /** Rows that could not be kept because the file could not be written. */
+      notKept = 0;
+      /** The write error, once there was one; nothing more is written after it. */
       error;
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-      onError;
-      #states;
-      #reasons;
+      #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
+      #header;
+      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+      #target;
+      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+      inPlace;
+      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
-      #pending = "";
-      #dirty = false;
-      #timer;
-      #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, position, loaded) {
+      #buffer = "";
+      #bufferedRows = 0;
+      #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
         this.path = file;
-        this.#fd = fd;
-        this.#position = position;
-        this.resumed = loaded !== void 0;
-        this.completedWith = loaded?.done ? loaded.failed : void 0;
-        this.#states = loaded?.states ?? new Uint8Array(0);
-        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
+        this.#normalized = options.normalized;
+        this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#header = header;
+        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
+        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
+        this.inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
       }
-      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        const loaded = import_node_fs9.default.existsSync(file) ? load2(file) : void 0;
-        if (loaded) refuseToCarryOn(file, loaded, options);
-        try {
-          if (loaded) {
-            const fd2 = import_node_fs9.default.openSync(file, "r+");
-            import_node_fs9.default.ftruncateSync(fd2, loaded.whole);
-            return new _Journal(file, fd2, loaded.whole, loaded);
+      #open() {
+        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
+        if (!this.inPlace) removeLeftovers(this.path);
+      }
+      /** Writes one row's line; false when the file is broken and the row could not be kept. */
+      write(row, reason2) {
+        if (this.#fd === void 0 && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
           }
-          const fd = import_node_fs9.default.openSync(file, "wx", 384);
-          const header = {
-            journal: MAGIC,
-            version: VERSION2,
-            input: options.inputs[0],
-            inputs: options.inputs.length > 1 ? options.inputs : void 0,
-            format: options.format,
-            shard: options.shard,
-            catalog: options.catalog ?? null,
-            started: (/* @__PURE__ */ new Date()).toISOString()
-          };
-          const position = import_node_fs9.default.writeSync(fd, `${JSON.stringify(header)}
-`);
-          import_node_fs9.default.fsyncSync(fd);
-          return new _Journal(file, fd, position, void 0);
-        } catch (error2) {
-          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
         }
-      }
-      /** What an earlier run did with this line, if anything. */
-      prior(line) {
-        switch (this.#states[line]) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
+        if (!this.error) this.#writeHeader(row.record.format);
+        if (this.error) {
+          this.notKept++;
+          return false;
         }
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
+        this.#bufferedRows++;
+        this.rows++;
+        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+        return !this.error;
       }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
-       * be written (onError has been told): the row must then not be sent.
-       */
-      starting(line) {
-        this.sentHere = true;
-        this.#pending += `s ${line}
-`;
-        this.#write();
-        return this.error === void 0;
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" || !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
       }
-      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
-      settled(line, kind, reason2) {
-        const letter = SETTLED[kind];
-        if (letter === void 0) return;
-        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
-` : `${letter} ${line}
-`);
+      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
+      #writeHeader(kind) {
+        if (this.#headerDone) return;
+        this.#headerDone = true;
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        this.#flush();
       }
-      /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
-       */
-      #later(record) {
-        this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
-      }
-      #write() {
-        if (this.#fd === void 0 || this.error || this.#pending === "") return;
-        const bytes = Buffer.from(this.#pending);
-        this.#pending = "";
+      #flush() {
+        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const bytes = Buffer.from(this.#buffer);
+        const rows2 = this.#bufferedRows;
+        this.#buffer = "";
+        this.#bufferedRows = 0;
+        let done = 0;
         try {
-          let done = 0;
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
-          this.#dirty = true;
+          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
-          this.#failed(error2);
+          this.error = error2;
+          this.notKept += rows2;
+          this.rows -= rows2;
+          if (done > 0 && !this.inPlace) {
+            try {
+              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
+            } catch {
+            }
+          }
         }
       }
-      #failed(error2) {
-        if (this.error) return;
-        this.error = error2;
-        this.onError?.(error2);
-      }
-      /** Writes waiting records and syncs them to disk (every second, and at the end). */
-      sync() {
-        this.#write();
-        if (this.#fd === void 0 || !this.#dirty) return;
-        try {
-          import_node_fs9.default.fdatasyncSync(this.#fd);
-          this.#dirty = false;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete, failed) {
-        clearInterval(this.#timer);
-        this.onError = void 0;
-        const said2 = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
-`;
-        this.sync();
-        if (this.#fd !== void 0) import_node_fs9.default.closeSync(this.#fd);
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
+      finish() {
+        if (this.#fd === void 0) return;
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
+        this.#flush();
+        const fd = this.#fd;
         this.#fd = void 0;
+        try {
+          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+        } catch {
+        }
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
+      }
+      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+      discard() {
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
-  }
-});
-
-// src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
-}
-function sameFile2(a, b) {
-  const other = b === "-" ? 0 : b;
-  if (typeof other === "string" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(other)) return true;
-  try {
-    const sa = import_node_fs10.default.statSync(a);
-    const sb = typeof other === "number" ? import_node_fs10.default.fstatSync(other) : import_node_fs10.default.statSync(other);
-    return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function inInputFolder(file, folder) {
-  const name = import_node_path12.default.basename(file);
-  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
-}
-function checkPaths(sources, options) {
-  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs10.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (file === "-" || file === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
-    if (file === void 0) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
-    if (sources.some((source) => sameFile2(file, source)))
-      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
-  }
-  if (options.failed && options.json && sameFile2(options.failed, 1)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
-  if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs10.default.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-      });
-    }
-  }
-  if (options.failed && sameFile2(options.journal, options.failed))
-    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
-}
-async function countLines(file) {
-  let n = 0;
-  for await (const chunk of import_node_fs10.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
-  const written = FORMAT_TABLE[format2].failedAs;
-  const args = ["trigger", "batch", shellQuote(file)];
-  if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(next.failed));
-  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
-}
-function replayNames(file) {
-  const ext = import_node_path12.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path12.default.resolve(file)) return false;
-    try {
-      mine2 ??= fingerprint(file);
-    } catch {
-      return false;
-    }
-    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = `${failed}.journal`;
-    if (import_node_fs10.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs10.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
-  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push("--failed", shellQuote(options.failed));
-  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
-  if (options.columns) args.push("--columns", shellQuote(options.columns));
-  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return args.join(" ");
-}
-async function openWritten(input2, header, options, catalog, folder, warn) {
-  const dryRun = options.dryRun === true;
-  const written = { failed: void 0, journal: void 0, locks: [] };
-  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
-  try {
-    if (options.journal && !dryRun) {
-      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
-      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
-    }
-    if (options.failed) {
-      const regular = import_node_fs10.default.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === void 0 || regular.isFile()) {
-        const hint = "name another --failed file, or wait for that batch to finish";
-        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
-      }
-      try {
-        written.failed = open(file, false);
-      } catch (error2) {
-        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
-          hint: "name a file in a folder that exists and that you can write to"
-        });
-      }
-    } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
-    }
-    if (options.journal && !dryRun) {
-      written.journal = Journal.open(options.journal, {
-        catalog,
-        resume: options.resume === true,
-        inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-        format: input2.format,
-        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
-      });
-    }
-  } catch (error2) {
-    written.failed?.discard();
-    for (const taken of written.locks) taken.release();
-    throw error2;
-  }
-  return written;
-}
-function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
-  try {
-    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs10.default.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
-    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
-  } finally {
-    for (const lock of locks) lock.release();
-  }
-}
-function defaultFailedName(ext, folder, locks, warn) {
-  const now = /* @__PURE__ */ new Date();
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  try {
-    import_node_fs10.default.accessSync(folder, import_node_fs10.default.constants.W_OK);
-  } catch (error2) {
-    warn(
-      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    );
-    return import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs10.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs10.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    locks.push(lock);
-    return name;
-  }
-}
-var import_node_fs10, import_node_path12;
-var init_files = __esm({
-  "src/batch/files.ts"() {
-    "use strict";
-    import_node_fs10 = __toESM(require("node:fs"), 1);
-    import_node_path12 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_render();
-    init_errno();
-    init_failed();
-    init_formats();
-    init_journal();
-    init_lock();
   }
 });
 
@@ -39435,7 +38667,7 @@ function parquetMetadata(arrayBuffer, { parsers, geoparquet = true } = {}) {
   const columnSchema = schema.filter((e) => e.type);
   const num_rows = metadata.field_3;
   const row_groups = metadata.field_4.map((rowGroup) => ({
-    columns: rowGroup.field_1.map((column, columnIndex2) => ({
+    columns: rowGroup.field_1.map((column, columnIndex) => ({
       file_path: decode2(column.field_1),
       file_offset: column.field_2,
       meta_data: column.field_3 && {
@@ -39453,7 +38685,7 @@ function parquetMetadata(arrayBuffer, { parsers, geoparquet = true } = {}) {
         data_page_offset: column.field_3.field_9,
         index_page_offset: column.field_3.field_10,
         dictionary_page_offset: column.field_3.field_11,
-        statistics: convertStats(column.field_3.field_12, columnSchema[columnIndex2], allParsers),
+        statistics: convertStats(column.field_3.field_12, columnSchema[columnIndex], allParsers),
         encoding_stats: column.field_3.field_13?.map((encodingStat) => ({
           page_type: PageTypes[encodingStat.field_1],
           encoding: Encodings[encodingStat.field_2],
@@ -40115,9 +39347,9 @@ function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = 
     return false;
   }
   for (const [field2, condition] of Object.entries(filter)) {
-    const columnIndex2 = physicalColumns.indexOf(field2);
-    if (columnIndex2 === -1) continue;
-    const stats = rowGroup.columns[columnIndex2].meta_data?.statistics;
+    const columnIndex = physicalColumns.indexOf(field2);
+    if (columnIndex === -1) continue;
+    const stats = rowGroup.columns[columnIndex].meta_data?.statistics;
     const { min, max, min_value, max_value, null_count: nullCount } = stats || {};
     const minVal = min_value !== void 0 ? min_value : min;
     const maxVal = max_value !== void 0 ? max_value : max;
@@ -40523,14 +39755,14 @@ async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true
           prefetchedFile.slice(columnIndexStart, columnIndexEnd),
           prefetchedFile.slice(offsetIndexStart, offsetIndexEnd)
         ]);
-        const columnIndex2 = readColumnIndex({ view: new DataView(columnIndexBuffer), offset: 0 }, element, parsers);
+        const columnIndex = readColumnIndex({ view: new DataView(columnIndexBuffer), offset: 0 }, element, parsers);
         const offsetIndex = readOffsetIndex({ view: new DataView(offsetIndexBuffer), offset: 0 });
         pageLocationsByGroup[rgIdx][columnName] = offsetIndex.page_locations;
         columnPages[columnName] = {
-          minValues: columnIndex2.min_values,
-          maxValues: columnIndex2.max_values,
-          nullPages: columnIndex2.null_pages,
-          nullCounts: columnIndex2.null_counts,
+          minValues: columnIndex.min_values,
+          maxValues: columnIndex.max_values,
+          nullPages: columnIndex.null_pages,
+          nullCounts: columnIndex.null_counts,
           pageStarts: offsetIndex.page_locations.map((page) => Number(page.first_row_index)),
           element
         };
@@ -42718,8 +41950,7 @@ var init_node = __esm({
 var parquet_exports = {};
 __export(parquet_exports, {
   decimalText: () => decimalText,
-  planParquet: () => planParquet,
-  readParquet: () => readParquet
+  openParquet: () => openParquet
 });
 function float32Text(x) {
   for (let p = 1; p < 9; p++) {
@@ -42729,9 +41960,7 @@ function float32Text(x) {
   return String(x);
 }
 function bigIntOf(bytes) {
-  let n = 0n;
-  for (const byte of bytes) n = n << 8n | BigInt(byte);
-  return bytes.length && bytes[0] & 128 ? n - (1n << BigInt(bytes.length * 8)) : n;
+  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
 }
 function decimalText(unscaled, scale) {
   const negative = unscaled < 0n;
@@ -42757,8 +41986,8 @@ function broken(name, why) {
     hint: "check that the export finished and the file was copied whole (a Parquet file ends with its footer)"
   });
 }
-async function planParquet(file, name, options) {
-  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+async function openParquet(file, name, options) {
+  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
   let metadata;
   try {
     const buffer = await asyncBufferFromFile2(file);
@@ -42767,73 +41996,46 @@ async function planParquet(file, name, options) {
   } catch (error2) {
     throw broken(name, error2.message.replace(/^parquet /, ""));
   }
-  const names = options.columns ?? DEFAULT_COLUMNS;
   const top = metadata.schema.slice(1).filter((e) => !e.num_children);
-  const find = (wanted) => top.find((e) => e.name === wanted) ?? top.find((e) => e.name.toLowerCase() === wanted.toLowerCase());
-  const user = find(names.userId);
-  const trigger = find(names.triggerId);
-  const value = find(names.value);
-  const listed = top.map((e) => e.name).join(", ");
-  if (!user)
-    throw new UsageError(`${name} has no column ${names.userId} (its columns: ${listed})`, {
-      hint: "name it with --columns userId=<name>"
-    });
-  if (!trigger && !options.trigger)
-    throw new UsageError(`${name} has no column ${names.triggerId} (its columns: ${listed})`, {
-      hint: "name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-    });
-  if (options.columns && names.value !== "value" && !value)
-    throw new UsageError(`${name} has no column ${names.value} (its columns: ${listed})`, {
-      hint: "name another with --columns value=<name>"
-    });
+  const names = top.map((e) => e.name);
+  const at = findColumns(names, options, name);
+  const [trigger, user, value] = [top[at.trigger], top[at.user], top[at.value]];
   if (value && (value.converted_type === "DECIMAL" || value.logical_type?.type === "DECIMAL")) {
     const plain2 = { ...value, converted_type: void 0, logical_type: void 0 };
     metadata = { ...metadata, schema: metadata.schema.map((e) => e === value ? plain2 : e) };
   }
-  return {
-    file,
-    name,
-    metadata,
-    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
-    valueText: value ? valueReader(value) : () => void 0,
-    rows: Number(metadata.num_rows)
-  };
-}
-function readParquet(plan2, options) {
+  const valueText = value ? valueReader(value) : () => void 0;
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
-  const { trigger, user, value } = plan2.columns;
-  async function* rows2() {
+  async function* rows2(options2) {
     youngGenerationForParquet();
-    const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
-    const file = await asyncBufferFromFile2(plan2.file);
     let scan;
     try {
-      scan = await parquetScan2({
-        file,
-        metadata: plan2.metadata,
-        columns: [trigger, user, value].filter((c) => c !== void 0),
-        compressors
-      });
+      const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
+      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, compressors });
     } catch (error2) {
-      throw broken(plan2.name, error2.message);
+      throw broken(name, error2.message);
     }
     const read = async (column, rowStart, rowEnd) => {
       try {
         return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error2) {
-        throw broken(plan2.name, `row ${rowStart + 1} on: ${error2.message}`);
+        throw broken(name, `row ${rowStart + 1} on: ${error2.message}`);
       }
     };
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
-        for (let i = 0; i < end - start; i += CHUNK_ROWS) {
+        const [triggers, users, values] = await Promise.all([
+          read(trigger?.name, start, end),
+          read(user.name, start, end),
+          read(value?.name, start, end)
+        ]);
+        for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
-          for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && plan2.valueText(values[j]) };
+          for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
+            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && valueText(values[j]) };
             out.push(
-              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options)
+              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2)
             );
           }
           yield out;
@@ -42841,9 +42043,9 @@ function readParquet(plan2, options) {
       }
     }
   }
-  return { rows: rows2(), header: () => void 0 };
+  return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, compressors, CHUNK_ROWS, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -42851,14 +42053,12 @@ var init_parquet = __esm({
     init_errors();
     init_startup();
     init_rows();
+    zstd = import_node_zlib.default.zstdDecompressSync;
     compressors = {
       GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
       BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
-      ..."zstdDecompressSync" in import_node_zlib.default ? {
-        ZSTD: (input2) => new Uint8Array(import_node_zlib.default.zstdDecompressSync(input2))
-      } : {}
+      ...zstd && { ZSTD: (input2) => new Uint8Array(zstd(input2)) }
     };
-    CHUNK_ROWS = 1024;
     SLICE_ROWS = 65536;
   }
 });
@@ -42908,7 +42108,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs11.default.fstatSync(0).isFile();
+    return import_node_fs9.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -42921,13 +42121,9 @@ function noZstd(name) {
     }
   );
 }
-function decompressor(compression, name) {
-  if (compression === "gzip") return import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK });
-  if (!zstd) throw noZstd(name);
-  return zstd({ chunkSize: INFLATED_CHUNK });
-}
 async function* decompressed(source, compression, name, stopped = () => false) {
-  const inflate = decompressor(compression, name);
+  if (compression === "zstd" && !zstd2) throw noZstd(name);
+  const inflate = compression === "gzip" ? import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd2({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate);
   } catch (error2) {
@@ -42951,80 +42147,78 @@ async function* sniffedStdin(source, stopped) {
   yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path13.default.resolve(cwd, source);
+  const at = import_node_path11.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs11.default.statSync(at);
+    stat = import_node_fs9.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
-  if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs11.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs11.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  if (stat.isFile()) return [{ path: at, name: source }];
+  if (!stat.isDirectory())
+    throw new UsageError(`${source} is not a regular file or folder`, {
+      hint: `pipe it to standard input: cat ${source} | trigger batch -`
+    });
+  return import_node_fs9.default.readdirSync(at, { withFileTypes: true }).map((e) => e.name).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
-  const head = Buffer.alloc(4);
+  const probe = import_node_fs9.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
   try {
-    const handle = await import_node_fs11.default.promises.open(file.path, "r");
-    try {
-      await handle.read(head, 0, 4, 0);
-    } finally {
-      await handle.close();
+    const first = await peek(probe).catch((error2) => {
+      throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
+    });
+    const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4);
+    const found2 = compressionOf(head);
+    const isParquet = head.toString("latin1") === "PAR1";
+    const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+    if (compression && found2 !== compression)
+      throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
+    if (compression === "zstd" && !zstd2) throw noZstd(file.name);
+    if (!compression && found2)
+      throw new UsageError(
+        `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
+        {
+          hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
+        }
+      );
+    if (format2 === "parquet" || format2 === void 0 && isParquet) {
+      if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
+      if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
+      const { openParquet: openParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+      const read = await openParquet2(file.path, file.name, options.read ?? {});
+      return { ...file, compression, format: "parquet", read, close: () => void 0 };
     }
-  } catch (error2) {
-    throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
-  }
-  const found2 = compressionOf(head);
-  const isParquet = head.toString("latin1") === "PAR1";
-  const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
-  if (compression && found2 !== compression)
-    throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
-  if (compression === "zstd" && !zstd) throw noZstd(file.name);
-  if (!compression && found2)
-    throw new UsageError(
-      `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
-      {
-        hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
-      }
-    );
-  if (format2 === "parquet" || format2 === void 0 && isParquet) {
-    if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
-    if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
-    const { planParquet: planParquet2, readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    const plan2 = await planParquet2(file.path, file.name, options.read ?? {});
-    return { ...file, compression, format: "parquet", read: (read) => readParquet2(plan2, read), close: () => void 0 };
-  }
-  if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-  const opened = { ...file, compression };
-  let known = format2;
-  if (!known) {
-    const probe = streamOf(opened);
-    known = (await sniff(probe)).format;
+    if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
+    const text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const known = format2 ?? (await sniff(text)).format;
+    const opened = { ...file, compression };
+    let stream;
+    return {
+      ...opened,
+      format: known,
+      read: (read) => readRows(stream = streamOf(opened), known, read),
+      // An open still under way may end after its file is gone, which is no longer anyone's error.
+      close: () => stream?.on("error", () => void 0).destroy()
+    };
+  } finally {
     probe.destroy();
   }
-  let stream;
-  return {
-    ...opened,
-    format: known,
-    read: (read) => readRows(stream = streamOf(opened), known, read),
-    // An open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => stream?.on("error", () => void 0).destroy()
-  };
 }
 function streamOf(file) {
-  const raw = import_node_fs11.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
-async function* rowsOfFiles(files, options, named) {
+async function* rowsOfFiles(files, options) {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
-        if (named) row.file = file.name;
+        row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -43056,7 +42250,7 @@ async function openInputs(sources, options = {}) {
     normalized,
     file: one && !one.compression && !parquet ? one.path : void 0,
     name: sources.join(" "),
-    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop },
+    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
@@ -43089,24 +42283,733 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs11, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
     init_errors();
     init_formats();
     init_rows();
-    zstd = import_node_zlib2.default.createZstdDecompress;
+    zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
+    isPart = (name) => !name.startsWith(".") && !name.startsWith("_");
+  }
+});
+
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  if (reason2.kind === "signal") return `not sent: the batch was interrupted (${reason2.signal})`;
+  if (reason2.kind === "failed-file") return "not sent: the batch stopped because the failed file could not be written";
+  return `not sent: the batch stopped ${reason2.kind === "breaker" ? "after" : "because"} ${stopCause(reason2)}`;
+}
+var CAUSES, stopCause;
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_errno();
+    CAUSES = {
+      signal: (r) => `it was interrupted (${r.signal})`,
+      breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
+      stdout: (r) => r.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(r.error)}`,
+      "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
+      journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
+      "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`
+    };
+    stopCause = (reason2) => CAUSES[reason2.kind](reason2);
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
+  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
+  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
+  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
+}
+function serverWords(outcome, mask) {
+  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+}
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rowsNotAccepted(c) {
+  return c.rows - c.accepted - c.earlier - c.checked;
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function plural(n, one) {
+  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  if (s.dryRun) {
+    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    return [
+      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      ...keptLines(s, c)
+    ];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = rowsNotAccepted(counts);
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
+      )
+    );
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
+      )
+    );
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts, pace } = s;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", counts.rows],
+    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
+  ];
+  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
+  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
+  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (pace) {
+    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
+    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
+    rows2.push(["pushed back (429/503)", pace.pushedBack]);
+  }
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}
+`;
+}
+var number, formatCount, REASONS2, failureReason, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_rows();
+    init_stop();
+    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    REASONS2 = {
+      failed: serverWords,
+      unsent: (outcome) => unsentWords(outcome.stop),
+      invalid: (outcome) => `invalid, not sent: ${outcome.reason}`,
+      unknown: (outcome, mask) => `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`
+      // a 500 quotes the server too
+    };
+    failureReason = (outcome, mask) => REASONS2[outcome.kind]?.(outcome, mask);
+    rows = (n) => plural(n, "row");
+  }
+});
+
+// src/batch/journal.ts
+function fingerprint(file) {
+  const hash = (0, import_node_crypto.createHash)("sha256");
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const fd = import_node_fs10.default.openSync(file, "r");
+  let size = 0;
+  try {
+    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+  } finally {
+    import_node_fs10.default.closeSync(fd);
+  }
+  return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+}
+function parsed(text, otherwise) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return otherwise;
+  }
+}
+function headerOf(line) {
+  const header = parsed(line, null);
+  return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
+}
+function load2(file) {
+  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+  const [first, ...records] = whole.split("\n");
+  const header = headerOf(first ?? "");
+  if (!header) {
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
+    });
+  }
+  if (header.version !== VERSION2) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: "finish that batch with the trigger that started it"
+    });
+  }
+  const loaded = {
+    header,
+    states: new Uint8Array(1024),
+    // one byte a line: a million lines cost a megabyte
+    reasons: /* @__PURE__ */ new Map(),
+    done: false,
+    failed: void 0,
+    // the failed file the last run that accounted for every row left (absolute), if it said
+    whole: Buffer.byteLength(whole)
+    // bytes up to the end of the last whole record (a record torn by a kill is cut off)
+  };
+  for (const record of records) {
+    if (record.startsWith("done")) {
+      loaded.done = true;
+      const said2 = parsed(record.slice(5), null)?.failed;
+      loaded.failed = typeof said2 === "string" ? said2 : void 0;
+      continue;
+    }
+    const space = record.indexOf(" ", 2);
+    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    const state = RECORDS[record[0] ?? ""];
+    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
+    if (line >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+      grown.set(loaded.states);
+      loaded.states = grown;
+    }
+    loaded.states[line] = state;
+    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
+  }
+  return loaded;
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs10.default.openSync(file, "r");
+    const chunks = [];
+    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
+      const chunk = Buffer.alloc(64 * 1024);
+      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      newline = chunk.subarray(0, read).indexOf(10);
+      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
+    }
+    return headerOf(Buffer.concat(chunks).toString("utf8"))?.input;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+  }
+}
+function describeLoaded(j) {
+  const count2 = (state) => j.states.filter((s) => s === state).length;
+  return [
+    `${plural(count2(ACCEPTED), "row")} accepted`,
+    `${formatCount(count2(FAILED))} failed`,
+    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
+  ].join(", ");
+}
+function refuseToCarryOn(file, loaded, options) {
+  const { header } = loaded;
+  const was = header.inputs ?? [header.input];
+  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
+  if (!options.resume) {
+    const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
+    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, {
+      hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+    });
+  }
+  const now = options.inputs;
+  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+  if (was.length !== now.length) {
+    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
+    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
+  }
+  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+  if (changed >= 0) {
+    const w = was[changed];
+    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+    throw new UsageError(
+      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+      hint
+    );
+  }
+  if ((header.shard ?? "") !== (options.shard ?? "")) {
+    const shard2 = (s) => s ? `shard ${s}` : "the whole input";
+    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
+      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
+    });
+  }
+  const before = header.catalog;
+  const catalog = options.catalog ?? null;
+  if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+    const then = before ? `the catalog ${before.path}` : "no catalog";
+    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+    });
+  }
+  if (header.format !== options.format) {
+    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
+      hint: `pass --format ${header.format}`
+    });
+  }
+}
+var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var init_journal = __esm({
+  "src/batch/journal.ts"() {
+    "use strict";
+    import_node_crypto = require("node:crypto");
+    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_errno();
+    init_report();
+    MAGIC = "trigger batch journal";
+    VERSION2 = 1;
+    NONE2 = 0;
+    STARTED = 1;
+    ACCEPTED = 2;
+    FAILED = 3;
+    UNKNOWN = 4;
+    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
+    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    Journal = class _Journal {
+      path;
+      /** True when this run carries on an earlier one. */
+      resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
+      /** Set when the journal cannot be written: nothing more may be sent. */
+      error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
+      #states;
+      #reasons;
+      #fd;
+      /** Outcome records not yet written; they go out with the next "s" or within a second. */
+      #pending = "";
+      #dirty = false;
+      #timer;
+      #flushScheduled = false;
+      /** Where the next record goes (writes are positioned: the file may have been cut back). */
+      #position = 0;
+      constructor(file, fd, position, loaded) {
+        this.path = file;
+        this.#fd = fd;
+        this.#position = position;
+        this.resumed = loaded !== void 0;
+        this.completedWith = loaded?.done ? loaded.failed : void 0;
+        this.#states = loaded?.states ?? new Uint8Array(0);
+        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
+        this.#timer = setInterval(() => this.sync(), 1e3);
+        this.#timer.unref();
+      }
+      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+      static open(file, options) {
+        const loaded = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        if (loaded) refuseToCarryOn(file, loaded, options);
+        try {
+          if (loaded) {
+            const fd2 = import_node_fs10.default.openSync(file, "r+");
+            import_node_fs10.default.ftruncateSync(fd2, loaded.whole);
+            return new _Journal(file, fd2, loaded.whole, loaded);
+          }
+          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const header = {
+            journal: MAGIC,
+            version: VERSION2,
+            input: options.inputs[0],
+            inputs: options.inputs.length > 1 ? options.inputs : void 0,
+            format: options.format,
+            shard: options.shard,
+            catalog: options.catalog ?? null,
+            started: (/* @__PURE__ */ new Date()).toISOString()
+          };
+          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+`);
+          import_node_fs10.default.fsyncSync(fd);
+          return new _Journal(file, fd, position, void 0);
+        } catch (error2) {
+          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
+            hint: "name a file in a folder you can write to"
+          });
+        }
+      }
+      /** What an earlier run did with this line, if anything. */
+      prior(line) {
+        switch (this.#states[line]) {
+          case ACCEPTED:
+            return { kind: "accepted" };
+          case FAILED:
+            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
+          case STARTED:
+          case UNKNOWN:
+            return { kind: "unknown" };
+          default:
+            return void 0;
+        }
+      }
+      /**
+       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+       * be written (onError has been told): the row must then not be sent.
+       */
+      starting(line) {
+        this.sentHere = true;
+        this.#pending += `s ${line}
+`;
+        this.#write();
+        return this.error === void 0;
+      }
+      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+      settled(line, kind, reason2) {
+        const letter = SETTLED[kind];
+        if (letter === void 0) return;
+        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
+` : `${letter} ${line}
+`);
+      }
+      /**
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+       * all that settled together, and never more than a turn behind (a kill then leaves at most the
+       * requests in flight of unknown outcome).
+       */
+      #later(record) {
+        this.#pending += record;
+        if (this.#flushScheduled) return;
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#write();
+        });
+      }
+      #write() {
+        if (this.#fd === void 0 || this.error || this.#pending === "") return;
+        const bytes = Buffer.from(this.#pending);
+        this.#pending = "";
+        try {
+          let done = 0;
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          this.#position += bytes.length;
+          this.#dirty = true;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
+      }
+      /** Writes waiting records and syncs them to disk (every second, and at the end). */
+      sync() {
+        this.#write();
+        if (this.#fd === void 0 || !this.#dirty) return;
+        try {
+          import_node_fs10.default.fdatasyncSync(this.#fd);
+          this.#dirty = false;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete, failed) {
+        clearInterval(this.#timer);
+        this.onError = void 0;
+        const said2 = failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) };
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
+`;
+        this.sync();
+        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  const other = b === "-" ? 0 : b;
+  if (typeof other === "string" && import_node_path13.default.resolve(a) === import_node_path13.default.resolve(other)) return true;
+  try {
+    const sa = import_node_fs11.default.statSync(a);
+    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function inInputFolder(file, folder) {
+  return isPart(import_node_path13.default.basename(file)) && import_node_path13.default.resolve(import_node_path13.default.dirname(file)) === import_node_path13.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (file === "-" || file === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+    if (file === void 0) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+    if (sources.some((source) => sameFile2(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
+  }
+  if (options.failed && options.json && sameFile2(options.failed, 1)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
+  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
+  if (!options.journal) return;
+  if (sources.includes("-")) {
+    throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+      hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+    });
+  }
+  if (options.failed && sameFile2(options.journal, options.failed))
+    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
+}
+async function countLines(file) {
+  let n = 0;
+  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
+  const args = ["trigger", "batch", shellQuote(file)];
+  if (formatFromName(file) !== written) args.push("--format", written);
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
+  return args.join(" ");
+}
+function replayNames(file) {
+  const ext = import_node_path13.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
+    try {
+      mine2 ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`;
+    if (import_node_fs11.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function resumeCommand(input2, options) {
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.failed) args.push("--failed", shellQuote(options.failed));
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return args.join(" ");
+}
+function openWritten(input2, header, options, catalog, folder, warn) {
+  const dryRun = options.dryRun === true;
+  const written = { failed: void 0, journal: void 0, locks: [] };
+  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
+  try {
+    if (options.journal && !dryRun) {
+      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
+      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
+    }
+    if (options.failed) {
+      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
+      const file = options.failed;
+      if (regular === void 0 || regular.isFile()) {
+        const hint = "name another --failed file, or wait for that batch to finish";
+        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
+      }
+      try {
+        written.failed = open(file, false);
+      } catch (error2) {
+        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
+          hint: "name a file in a folder that exists and that you can write to"
+        });
+      }
+    } else if (!dryRun) {
+      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
+    }
+    if (options.journal && !dryRun) {
+      written.journal = Journal.open(options.journal, {
+        catalog,
+        resume: options.resume === true,
+        inputs: input2.files.map((f) => fingerprint(f.path)),
+        format: input2.format,
+        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
+      });
+    }
+  } catch (error2) {
+    written.failed?.discard();
+    for (const taken of written.locks) taken.release();
+    throw error2;
+  }
+  return written;
+}
+function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
+  try {
+    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    if (unchanged || noneSettled) failed?.discard();
+    else failed?.finish();
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
+  } finally {
+    for (const lock of locks) lock.release();
+  }
+}
+function defaultFailedName(ext, folder, locks, warn) {
+  const now = /* @__PURE__ */ new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  try {
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+  } catch (error2) {
+    warn(
+      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    );
+    return import_node_path13.default.join(folder, `trigger-failed-${stamp}${ext}`);
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path13.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (lock && !import_node_fs11.default.existsSync(name)) {
+      locks.push(lock);
+      return name;
+    }
+    lock?.release();
+  }
+}
+var import_node_fs11, import_node_path13;
+var init_files = __esm({
+  "src/batch/files.ts"() {
+    "use strict";
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_render();
+    init_errno();
+    init_failed();
+    init_formats();
+    init_input();
+    init_journal();
+    init_lock();
   }
 });
 
@@ -44148,7 +44051,7 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function command2(program2, { io, env: env2, cwd, stdin }) {
+function command2(program2, ctx) {
   const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
   ).addOption(
@@ -44167,9 +44070,9 @@ function command2(program2, { io, env: env2, cwd, stdin }) {
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
-  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd, stdin));
+  return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
 }
-async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin) {
+async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
@@ -44191,7 +44094,10 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   io.addSecret(settings.apiKey);
   const warn = (line) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
-  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
+  const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
+  if (found2 && !found2.ok)
+    throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
+  const check2 = catalog && (await Promise.resolve().then(() => (init_resolve(), resolve_exports))).rowChecker(catalog, warn);
   if (sources[0] === "-" && stdin?.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
@@ -44199,13 +44105,12 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const read = { trigger: options.trigger, check: check2, columns };
   const input2 = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input2.read(read);
-  const auto = options.concurrency === "auto";
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
-  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
+  const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {
-    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
+    written = openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44344,14 +44249,6 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     );
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
-}
-async function catalogRowCheck(catalog, trigger, warn) {
-  if (trigger !== void 0) {
-    const found2 = catalog.resolve(trigger);
-    if (!found2.ok) throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
-  }
-  const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
-  return rowChecker2(catalog, warn);
 }
 var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
