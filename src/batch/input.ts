@@ -235,6 +235,7 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
   const { compression, inner } = compressionFromName(file.name);
   const format = options.format ?? formatFromName(inner);
   const probe = fs.createReadStream(file.path, { highWaterMark: format ? 4 : 64 * 1024 });
+  let text: Readable | undefined;
   try {
     const first = await peek(probe).catch((error: unknown) => {
       throw new UsageError(`cannot read ${file.name}: ${errnoWords(error, 'reading')}`);
@@ -262,7 +263,7 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       return { ...file, compression, format: 'parquet', read, close: () => undefined };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
-    const text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
     const known = format ?? (await sniff(text)).format;
     const opened = { ...file, compression };
     let stream: Readable | undefined;
@@ -274,6 +275,8 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       close: () => stream?.on('error', () => undefined).destroy(),
     };
   } finally {
+    // The sniffed bytes were only looked at: the decompressor made for them goes with the probe.
+    text?.destroy();
     probe.destroy();
   }
 }

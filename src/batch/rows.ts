@@ -156,9 +156,15 @@ export function columnAt(names: readonly string[], name: string): number {
 /**
  * Finds a batch's columns among a file's (a CSV header, a Parquet file's columns). A column named
  * twice, one --columns names that the file lacks, no userId column, and no triggerId column without
- * --trigger are usage errors, each listing the file's columns.
+ * --trigger are usage errors, each listing the file's columns. `noUser`: the hint when there is no
+ * userId column (a CSV's first row may not be a header at all).
  */
-export function findColumns(names: readonly string[], options: ReadOptions, where: string): Columns {
+export function findColumns(
+  names: readonly string[],
+  options: ReadOptions,
+  where: string,
+  noUser = 'name it with --columns userId=<name>',
+): Columns {
   const keys = names.map((name) => name.trim().toLowerCase());
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
@@ -175,8 +181,7 @@ export function findColumns(names: readonly string[], options: ReadOptions, wher
     value: columnAt(names, wanted.value),
     error: columnAt(names, 'error'),
   };
-  if (columns.user < 0)
-    throw missing('userId', 'name it with --columns userId=<name>; for one userId per line use --format lines --trigger <id>');
+  if (columns.user < 0) throw missing('userId', noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
   return columns;
@@ -320,7 +325,12 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       out.push(csvRow(fields, line, header, columns, options));
       return;
     }
-    columns = findColumns(fields, options, `the CSV header (line ${line})`);
+    columns = findColumns(
+      fields,
+      options,
+      `the CSV header (line ${line})`,
+      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>',
+    );
     header = fields;
   });
 

@@ -2,9 +2,10 @@
  * One column rule for the CSV header and the Parquet columns (findColumns): the name as given, else in
  * any case with white space around it ignored, and the same refusals for both readers.
  */
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { columnAt, findColumns, parseColumns } from '../../src/batch/rows.js';
+import { columnAt, findColumns, parseColumns, readRows } from '../../src/batch/rows.js';
 
 describe('findColumns', () => {
   it('finds the exact name first, else the name in any case with white space around it', () => {
@@ -54,5 +55,20 @@ describe('findColumns', () => {
     })();
     expect(message).toMatch(/^f has no userId column \(its columns: column0, column1, .*….*column59 \([\d,]+ characters\)\)$/);
     expect(message.length).toBeLessThan(180);
+  });
+
+  it('a CSV without a header row is told the first row must name the columns; other files are not', async () => {
+    const csv = readRows(Readable.from(['purchase,alice,9.99\n']), 'csv', {});
+    const error = await (async () => {
+      for await (const _ of csv.rows);
+    })().catch((caught: unknown) => caught as UsageError);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).hint).toMatch(/^the first row must name the columns, e\.g\. triggerId,userId,value/);
+    try {
+      findColumns(['user_id'], {}, 'f.parquet');
+    } catch (caught) {
+      expect((caught as UsageError).hint).toBe('name it with --columns userId=<name>');
+    }
+    expect.assertions(3);
   });
 });
