@@ -37578,7 +37578,7 @@ function columnAt(names, name) {
   const exact = names.indexOf(name);
   return exact >= 0 ? exact : names.findIndex((n) => n.trim().toLowerCase() === name.toLowerCase());
 }
-function findColumns(names, options, where2) {
+function findColumns(names, options, where2, noUser = "name it with --columns userId=<name>") {
   const keys = names.map((name) => name.trim().toLowerCase());
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
@@ -37594,8 +37594,7 @@ function findColumns(names, options, where2) {
     value: columnAt(names, wanted.value),
     error: columnAt(names, "error")
   };
-  if (columns.user < 0)
-    throw missing("userId", "name it with --columns userId=<name>; for one userId per line use --format lines --trigger <id>");
+  if (columns.user < 0) throw missing("userId", noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
   return columns;
@@ -37623,7 +37622,12 @@ function readCsv(stream, options, format2) {
       out.push(csvRow(fields, line, header, columns, options));
       return;
     }
-    columns = findColumns(fields, options, `the CSV header (line ${line})`);
+    columns = findColumns(
+      fields,
+      options,
+      `the CSV header (line ${line})`,
+      "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>"
+    );
     header = fields;
   });
   function* take3(atEnd) {
@@ -42167,6 +42171,7 @@ async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const probe = import_node_fs9.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
+  let text;
   try {
     const first = await peek(probe).catch((error2) => {
       throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
@@ -42193,7 +42198,7 @@ async function openFile(file, options) {
       return { ...file, compression, format: "parquet", read, close: () => void 0 };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-    const text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
     const known = format2 ?? (await sniff(text)).format;
     const opened = { ...file, compression };
     let stream;
@@ -42205,6 +42210,7 @@ async function openFile(file, options) {
       close: () => stream?.on("error", () => void 0).destroy()
     };
   } finally {
+    text?.destroy();
     probe.destroy();
   }
 }
