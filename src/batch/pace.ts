@@ -191,6 +191,8 @@ export class Pace {
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
+  /** Cuts to one at a time from two or three since the last restart. */
+  #cutsToOne = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
   /** Answers accepted in those round trips. */
@@ -584,7 +586,10 @@ export class Pace {
       }
       if (!this.#slowStart) {
         const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
-        if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
+        // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
+        // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
+        const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
+        if (!slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
           // Near where the service pushed back: back to one under it, a round trip at a time, then
           // hold, then probe one above. A rate limit does not slow answers down, so only push-back
           // finds it, and each overshoot costs push-backs.
@@ -637,6 +642,7 @@ export class Pace {
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
       this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
       if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
@@ -692,7 +698,7 @@ export class Pace {
    */
   #restart(): void {
     this.#descentStart = -1;
-    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
