@@ -121,6 +121,16 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_ANSWERS = 50;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
+/**
+ * A service that sends Retry-After (not paced: a bucket, often shared by several senders) is
+ * followed by AIMD in rate, as Chiu and Jain show converges to equal shares: within AIMD_MS of a
+ * cut, INCREASE requests a second are added every second, the same for every sender whatever its
+ * share (in requests a ms per ms), and a cut multiplies the pace by DECREASE, so the larger sender
+ * gives up more; to what the service took when that is under half (a service that changed).
+ */
+const INCREASE = 45 / 1e6;
+const DECREASE = 0.75;
+const AIMD_MS = 10_000;
 
 export class Pace {
   readonly max: number;
@@ -556,28 +566,9 @@ export class Pace {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
+    const elapsed = now - this.#windowStart;
     if (accepted > 0 && this.#gapMs > 0) {
-      // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
-      // than a round trip (one at a time spaces them as much): then the limit alone paces again.
-      // Far wider than a round trip (a service that was down, or one that takes a few a second):
-      // every few answers, so that coming back from a long gap does not take minutes.
-      const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
-      if ((this.#heldAnswers += accepted) >= every) {
-        this.#heldAnswers = 0;
-        // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
-        // service back from an outage), twice as much each time, up to half.
-        const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-        this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-        if (this.#gapMs <= this.#windowMs) {
-          // No longer than a round trip: the limit alone paces again. Narrowed all the way without
-          // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
-          if (faster > 0) this.#restart();
-          else {
-            this.#gapMs = this.#nextStart = 0;
-            this.#ceiling = 2;
-          }
-        }
-      }
+      this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
@@ -589,7 +580,11 @@ export class Pace {
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
-        if (!slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
+        const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === 'push-back' && now - this.#cutAt < AIMD_MS;
+        if (!slow && aimd) {
+          // Additive increase in rate (the pace, requests a ms, times the round trip).
+          this.#set(this.#value + INCREASE * elapsed * rtt);
+        } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
           // Near where the service pushed back: back to one under it, a round trip at a time, then
           // hold, then probe one above. A rate limit does not slow answers down, so only push-back
           // finds it, and each overshoot costs push-backs.
@@ -618,6 +613,41 @@ export class Pace {
     this.#nextWindow(now);
   }
 
+  /** Under one at a time, the gap between starts narrows as answers are accepted. */
+  #narrowGap(accepted: number, elapsed: number): void {
+    if (!this.#paced) {
+      // Under one at a time too, the same increase per unit of time (the gap is the pace's
+      // inverse), so that a sender crowded out by others on a shared limit comes back as fast as
+      // they grow. The gap goes once it is no longer than the fastest round trip (a slow one, on
+      // a loaded machine, would close it at once and send one at a time at full speed).
+      const rtt = this.#windowMs;
+      this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
+      if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
+      return;
+    }
+    // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
+    // than a round trip (one at a time spaces them as much): then the limit alone paces again.
+    // Far wider than a round trip (a service that was down, or one that takes a few a second):
+    // every few answers, so that coming back from a long gap does not take minutes.
+    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
+    if ((this.#heldAnswers += accepted) >= every) {
+      this.#heldAnswers = 0;
+      // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
+      // service back from an outage), twice as much each time, up to half.
+      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+      this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+      if (this.#gapMs <= this.#windowMs) {
+        // No longer than a round trip: the limit alone paces again. Narrowed all the way without
+        // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
+        if (faster > 0) this.#restart();
+        else {
+          this.#gapMs = this.#nextStart = 0;
+          this.#ceiling = 2;
+        }
+      }
+    }
+  }
+
   /**
    * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
@@ -630,6 +660,7 @@ export class Pace {
       this.#beforeSlowStart = this.#slowStart;
       this.#since = [0, 0, 0];
     }
+    const slowStart = this.#slowStart;
     this.#slowStart = false;
     this.#cutAt = now;
     // Cuts start a new round trip; what this one saw of the round trip still counts.
@@ -638,10 +669,12 @@ export class Pace {
       // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
       // service accepted lately were to requests sent before, so what it took says too much (a
       // service that has just gone down). Halve, as TCP does.
-      const took = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back' ? this.#value / 2 : this.#took(now);
+      const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
+      const took = down ? this.#value / 2 : this.#took(now);
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
-      this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
       if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
