@@ -6,6 +6,7 @@
  * builds. Push-back (429, 503) beyond what the service refuses at random cuts the limit at once to
  * what the service took; near that ceiling it climbs back, holds, then probes. Once pushed back
  * without Retry-After, the starts are paced over the round trip and the pace is held as a rate.
+ * A service that sends Retry-After (a bucket, often shared) is followed by AIMD in rate instead.
  * Under one at a time, the starts are spaced out; a service that takes nothing pauses every sender.
  * docs/pace.md says why each rule is there and what it was measured against.
  *
@@ -43,7 +44,7 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
-// The numbers below, and what each was measured against, are in docs/pace.md (items 1-10).
+// The numbers below, and what each was measured against, are in docs/pace.md (items 1-13).
 
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
