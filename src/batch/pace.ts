@@ -132,6 +132,8 @@ const RATE_HOLDS_BELOW = 10;
 const INCREASE = 45 / 1e6;
 const DECREASE = 0.75;
 const AIMD_MS = 10_000;
+/** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
+const JITTER = 2;
 
 export class Pace {
   readonly max: number;
@@ -172,6 +174,9 @@ export class Pace {
   /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
   #gapMs = 0;
   #nextStart = 0;
+  /** No start before this (0: none), and when it was last set (see #jitter). */
+  #holdUntil = 0;
+  #jitteredAt = -Infinity;
   /**
    * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
    * least time between starts, which spreads them over the round trip (the limit over it), as BBR
@@ -297,16 +302,9 @@ export class Pace {
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
+      if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
-      if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
-        this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
-      } else {
-        // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
-        if (this.#refusingSince < 0) this.#refusingSince = now;
-        if (now - this.#refusingSince >= this.#stallMs && !this.stopReason) {
-          this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
-        }
-      }
+      this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers (under 3 in the last 100, or more if the
       // service refuses a share at random whatever the pace) are not a full service: cutting for
       // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
@@ -354,6 +352,20 @@ export class Pace {
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
   }
 
+  /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
+  #stopIfHopeless(now: number, retryAfterMs: number): void {
+    if (this.stopReason) return;
+    if (retryAfterMs > MAX_PAUSE_MS) {
+      this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
+      return;
+    }
+    // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
+    if (this.#refusingSince < 0) this.#refusingSince = now;
+    if (now - this.#refusingSince >= this.#stallMs) {
+      this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
+    }
+  }
+
   /**
    * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
    * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
@@ -382,8 +394,13 @@ export class Pace {
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
-    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
+    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
     const now = this.#now();
+    if (now < this.#holdUntil) {
+      this.#startsInARow--;
+      return false;
+    }
+    this.#holdUntil = 0;
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
     if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
@@ -766,6 +783,20 @@ export class Pace {
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
   }
 
+  /**
+   * After a push-back with Retry-After, once a round trip: the next start waits a random part of
+   * up to JITTER spacings (the round trip over the limit). Answers that come back as regularly as
+   * their requests went keep each shard's starts at the same moments, and the same shards then
+   * meet a full shared bucket every round trip and are cut for it every time (the quiet simulated
+   * run locked at a fifth of the others' share). Not once a share refused at random is tolerated:
+   * the waits, one for every other answer, slowed such a batch to 0.85x of --concurrency 8.
+   */
+  #jitter(now: number): void {
+    if (now - this.#jitteredAt < this.#windowMs) return;
+    this.#jitteredAt = now;
+    this.#holdUntil = Math.max(this.#holdUntil, now + (this.#random() * JITTER * this.#windowMs) / this.limit);
+  }
+
   #set(value: number): void {
     this.#value = Math.min(this.max, Math.max(1, value));
     this.#respace();
@@ -782,7 +813,7 @@ export class Pace {
 
   /** The time the gate opens again, if a request cannot start now because of a pause. */
   pausedFor(): number {
-    const until = Math.max(this.pausedUntil, this.#nextStart);
+    const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
     return until === 0 ? 0 : Math.max(0, until - this.#now());
   }
 

@@ -31,13 +31,12 @@ describe('senders sharing one 400/s bucket (429 + Retry-After: 1)', () => {
     expect(together).toBeGreaterThan(0.85 * 400);
   });
 
-  // The quiet seed (42) of the bench still locks with two shards at a fifth of the others' share:
-  // with no jitter at all, the same requests of the same shards meet an empty bucket every round
-  // trip (docs/pace.md). Before: 0.04x-2.65x of the median on these seeds.
-  it.each([1, 2, 3, 4, 5])('four senders, together and 5 s apart, each within 0.5x-2x of the median (seed %i)', (seed) => {
+  // Before: 0.04x-27.7x of the median on these seeds; the quiet one (42) locked at a fifth of the
+  // others' share until a push-back's start was jittered (see Pace#jitter).
+  it.each([42, 1, 2, 3, 4, 5])('four senders, together and 5 s apart, each within 0.5x-2x of the median (seed %i)', (seed) => {
     for (const stagger of [0, 5_000]) {
       const plans = [0, 1, 2, 3].map((i) => ({ rows: stagger ? 8_000 : 3_000, startAt: i * stagger }));
-      const { counts, together } = whileAllSend(simulateSenders(tokenBucket(400), plans, { loaded: true, seed }));
+      const { counts, together } = whileAllSend(simulateSenders(tokenBucket(400), plans, { loaded: seed !== 42, seed }));
       const middle = median(counts);
       expect(Math.min(...counts) / middle).toBeGreaterThanOrEqual(0.5);
       expect(Math.max(...counts) / middle).toBeLessThanOrEqual(2);
