@@ -44,7 +44,7 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
-// The numbers below, and what each was measured against, are in docs/pace.md (items 1-13).
+// The numbers below, and what each was measured against, are in docs/pace.md (items 1-14).
 
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
