@@ -122,13 +122,7 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_ANSWERS = 50;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
-/**
- * A service that sends Retry-After (not paced: a bucket, often shared by several senders) is
- * followed by AIMD in rate, as Chiu and Jain show converges to equal shares: within AIMD_MS of a
- * cut, INCREASE requests a second are added every second, the same for every sender whatever its
- * share (in requests a ms per ms), and a cut multiplies the pace by DECREASE, so the larger sender
- * gives up more; to what the service took when that is under half (a service that changed).
- */
+/** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
 const INCREASE = 45 / 1e6;
 const DECREASE = 0.75;
 const AIMD_MS = 10_000;
@@ -634,10 +628,8 @@ export class Pace {
   /** Under one at a time, the gap between starts narrows as answers are accepted. */
   #narrowGap(accepted: number, elapsed: number): void {
     if (!this.#paced) {
-      // Under one at a time too, the same increase per unit of time (the gap is the pace's
-      // inverse), so that a sender crowded out by others on a shared limit comes back as fast as
-      // they grow. The gap goes once it is no longer than the fastest round trip (a slow one, on
-      // a loaded machine, would close it at once and send one at a time at full speed).
+      // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
+      // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
       const rtt = this.#windowMs;
       this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
       if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
@@ -784,12 +776,9 @@ export class Pace {
   }
 
   /**
-   * After a push-back with Retry-After, once a round trip: the next start waits a random part of
-   * up to JITTER spacings (the round trip over the limit). Answers that come back as regularly as
-   * their requests went keep each shard's starts at the same moments, and the same shards then
-   * meet a full shared bucket every round trip and are cut for it every time (the quiet simulated
-   * run locked at a fifth of the others' share). Not once a share refused at random is tolerated:
-   * the waits, one for every other answer, slowed such a batch to 0.85x of --concurrency 8.
+   * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
+   * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
+   * round trip (docs/pace.md, item 14).
    */
   #jitter(now: number): void {
     if (now - this.#jitteredAt < this.#windowMs) return;
