@@ -44306,12 +44306,9 @@ var init_pace = __esm({
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
       }
       /**
-       * After a push-back with Retry-After, once a round trip: the next start waits a random part of
-       * up to JITTER spacings (the round trip over the limit). Answers that come back as regularly as
-       * their requests went keep each shard's starts at the same moments, and the same shards then
-       * meet a full shared bucket every round trip and are cut for it every time (the quiet simulated
-       * run locked at a fifth of the others' share). Not once a share refused at random is tolerated:
-       * the waits, one for every other answer, slowed such a batch to 0.85x of --concurrency 8.
+       * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
+       * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
+       * round trip (docs/pace.md, item 14).
        */
       #jitter(now) {
         if (now - this.#jitteredAt < this.#windowMs) return;
