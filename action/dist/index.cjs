@@ -43419,7 +43419,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43474,6 +43474,10 @@ var init_pace = __esm({
     RATE_NARROW = 0.01;
     RATE_NARROW_ANSWERS = 50;
     RATE_HOLDS_BELOW = 10;
+    INCREASE = 45 / 1e6;
+    DECREASE = 0.75;
+    AIMD_MS = 1e4;
+    JITTER = 2;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -43512,6 +43516,9 @@ var init_pace = __esm({
       /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
       #gapMs = 0;
       #nextStart = 0;
+      /** No start before this (0: none), and when it was last set (see #jitter). */
+      #holdUntil = 0;
+      #jitteredAt = -Infinity;
       /**
        * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
        * least time between starts, which spreads them over the round trip (the limit over it), as BBR
@@ -43542,6 +43549,8 @@ var init_pace = __esm({
       #acceptedEvery = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
       #ceiling = 0;
+      /** Cuts to one at a time from two or three since the last restart. */
+      #cutsToOne = 0;
       /** Round trips held at one under the ceiling since the last cut or probe. */
       #held = 0;
       /** Answers accepted in those round trips. */
@@ -43629,15 +43638,9 @@ var init_pace = __esm({
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
+          if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
           this.pushedBack++;
-          if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
-            this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
-          } else {
-            if (this.#refusingSince < 0) this.#refusingSince = now;
-            if (now - this.#refusingSince >= this.#stallMs && !this.stopReason) {
-              this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
-            }
-          }
+          this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
           let tolerated = this.#tolerated(level);
           if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
@@ -43668,6 +43671,18 @@ var init_pace = __esm({
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
+      /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
+      #stopIfHopeless(now, retryAfterMs) {
+        if (this.stopReason) return;
+        if (retryAfterMs > MAX_PAUSE_MS) {
+          this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
+          return;
+        }
+        if (this.#refusingSince < 0) this.#refusingSince = now;
+        if (now - this.#refusingSince >= this.#stallMs) {
+          this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
+        }
+      }
       /**
        * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
        * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
@@ -43694,8 +43709,13 @@ var init_pace = __esm({
       take(inFlight) {
         if (inFlight >= this.limit) return false;
         if (++this.#startsInARow > 1) this.#sentInBursts = true;
-        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
+        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
         const now = this.#now();
+        if (now < this.#holdUntil) {
+          this.#startsInARow--;
+          return false;
+        }
+        this.#holdUntil = 0;
         if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) {
           this.#startsInARow--;
           return false;
@@ -43845,20 +43865,9 @@ var init_pace = __esm({
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
         }
+        const elapsed = now - this.#windowStart;
         if (accepted > 0 && this.#gapMs > 0) {
-          const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
-          if ((this.#heldAnswers += accepted) >= every) {
-            this.#heldAnswers = 0;
-            const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-            this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-            if (this.#gapMs <= this.#windowMs) {
-              if (faster > 0) this.#restart();
-              else {
-                this.#gapMs = this.#nextStart = 0;
-                this.#ceiling = 2;
-              }
-            }
-          }
+          this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
           const rtt = this.#rttSum / accepted;
           if (this.#slowStart) {
@@ -43867,7 +43876,11 @@ var init_pace = __esm({
           }
           if (!this.#slowStart) {
             const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
-            if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
+            const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
+            const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
+            if (!slow && aimd) {
+              this.#set(this.#value + INCREASE * elapsed * rtt);
+            } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
               if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
               else {
                 this.#held++;
@@ -43890,6 +43903,28 @@ var init_pace = __esm({
         this.#slowBefore = false;
         this.#nextWindow(now);
       }
+      /** Under one at a time, the gap between starts narrows as answers are accepted. */
+      #narrowGap(accepted, elapsed) {
+        if (!this.#paced) {
+          const rtt = this.#windowMs;
+          this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
+          if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
+          return;
+        }
+        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
+        if ((this.#heldAnswers += accepted) >= every) {
+          this.#heldAnswers = 0;
+          const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+          this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+          if (this.#gapMs <= this.#windowMs) {
+            if (faster > 0) this.#restart();
+            else {
+              this.#gapMs = this.#nextStart = 0;
+              this.#ceiling = 2;
+            }
+          }
+        }
+      }
       /**
        * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
        * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
@@ -43902,14 +43937,18 @@ var init_pace = __esm({
           this.#beforeSlowStart = this.#slowStart;
           this.#since = [0, 0, 0];
         }
+        const slowStart = this.#slowStart;
         this.#slowStart = false;
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
         if (pushedBack) {
-          const took = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back" ? this.#value / 2 : this.#took(now);
+          const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
+          const took = down ? this.#value / 2 : this.#took(now);
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
-          this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+          if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+          else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE);
+          if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
           if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
         } else {
           this.#set(this.#value / 2);
@@ -43955,7 +43994,7 @@ var init_pace = __esm({
        */
       #restart() {
         this.#descentStart = -1;
-        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
@@ -43982,6 +44021,16 @@ var init_pace = __esm({
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
       }
+      /**
+       * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
+       * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
+       * round trip (docs/pace.md, item 14).
+       */
+      #jitter(now) {
+        if (now - this.#jitteredAt < this.#windowMs) return;
+        this.#jitteredAt = now;
+        this.#holdUntil = Math.max(this.#holdUntil, now + this.#random() * JITTER * this.#windowMs / this.limit);
+      }
       #set(value) {
         this.#value = Math.min(this.max, Math.max(1, value));
         this.#respace();
@@ -43997,7 +44046,7 @@ var init_pace = __esm({
       }
       /** The time the gate opens again, if a request cannot start now because of a pause. */
       pausedFor() {
-        const until = Math.max(this.pausedUntil, this.#nextStart);
+        const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
         return until === 0 ? 0 : Math.max(0, until - this.#now());
       }
       /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */

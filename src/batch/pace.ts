@@ -6,6 +6,7 @@
  * builds. Push-back (429, 503) beyond what the service refuses at random cuts the limit at once to
  * what the service took; near that ceiling it climbs back, holds, then probes. Once pushed back
  * without Retry-After, the starts are paced over the round trip and the pace is held as a rate.
+ * A service that sends Retry-After (a bucket, often shared) is followed by AIMD in rate instead.
  * Under one at a time, the starts are spaced out; a service that takes nothing pauses every sender.
  * docs/pace.md says why each rule is there and what it was measured against.
  *
@@ -43,7 +44,7 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
-// The numbers below, and what each was measured against, are in docs/pace.md (items 1-10).
+// The numbers below, and what each was measured against, are in docs/pace.md (items 1-14).
 
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
@@ -121,6 +122,12 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_ANSWERS = 50;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
+/** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
+const INCREASE = 45 / 1e6;
+const DECREASE = 0.75;
+const AIMD_MS = 10_000;
+/** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
+const JITTER = 2;
 
 export class Pace {
   readonly max: number;
@@ -161,6 +168,9 @@ export class Pace {
   /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
   #gapMs = 0;
   #nextStart = 0;
+  /** No start before this (0: none), and when it was last set (see #jitter). */
+  #holdUntil = 0;
+  #jitteredAt = -Infinity;
   /**
    * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
    * least time between starts, which spreads them over the round trip (the limit over it), as BBR
@@ -191,6 +201,8 @@ export class Pace {
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
+  /** Cuts to one at a time from two or three since the last restart. */
+  #cutsToOne = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
   /** Answers accepted in those round trips. */
@@ -284,16 +296,9 @@ export class Pace {
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
+      if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
-      if (retryAfterMs > MAX_PAUSE_MS && !this.stopReason) {
-        this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
-      } else {
-        // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
-        if (this.#refusingSince < 0) this.#refusingSince = now;
-        if (now - this.#refusingSince >= this.#stallMs && !this.stopReason) {
-          this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
-        }
-      }
+      this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers (under 3 in the last 100, or more if the
       // service refuses a share at random whatever the pace) are not a full service: cutting for
       // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
@@ -341,6 +346,20 @@ export class Pace {
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
   }
 
+  /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
+  #stopIfHopeless(now: number, retryAfterMs: number): void {
+    if (this.stopReason) return;
+    if (retryAfterMs > MAX_PAUSE_MS) {
+      this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
+      return;
+    }
+    // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
+    if (this.#refusingSince < 0) this.#refusingSince = now;
+    if (now - this.#refusingSince >= this.#stallMs) {
+      this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
+    }
+  }
+
   /**
    * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
    * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
@@ -369,8 +388,13 @@ export class Pace {
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
-    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0) return true;
+    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
     const now = this.#now();
+    if (now < this.#holdUntil) {
+      this.#startsInARow--;
+      return false;
+    }
+    this.#holdUntil = 0;
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
     if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
@@ -554,28 +578,9 @@ export class Pace {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
+    const elapsed = now - this.#windowStart;
     if (accepted > 0 && this.#gapMs > 0) {
-      // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
-      // than a round trip (one at a time spaces them as much): then the limit alone paces again.
-      // Far wider than a round trip (a service that was down, or one that takes a few a second):
-      // every few answers, so that coming back from a long gap does not take minutes.
-      const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
-      if ((this.#heldAnswers += accepted) >= every) {
-        this.#heldAnswers = 0;
-        // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
-        // service back from an outage), twice as much each time, up to half.
-        const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-        this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-        if (this.#gapMs <= this.#windowMs) {
-          // No longer than a round trip: the limit alone paces again. Narrowed all the way without
-          // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
-          if (faster > 0) this.#restart();
-          else {
-            this.#gapMs = this.#nextStart = 0;
-            this.#ceiling = 2;
-          }
-        }
-      }
+      this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
@@ -584,7 +589,14 @@ export class Pace {
       }
       if (!this.#slowStart) {
         const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
-        if (!slow && this.#ceiling > 0 && now - this.#lastPushBack < CEILING_MS) {
+        // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
+        // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
+        const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
+        const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === 'push-back' && now - this.#cutAt < AIMD_MS;
+        if (!slow && aimd) {
+          // Additive increase in rate (the pace, requests a ms, times the round trip).
+          this.#set(this.#value + INCREASE * elapsed * rtt);
+        } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
           // Near where the service pushed back: back to one under it, a round trip at a time, then
           // hold, then probe one above. A rate limit does not slow answers down, so only push-back
           // finds it, and each overshoot costs push-backs.
@@ -613,6 +625,39 @@ export class Pace {
     this.#nextWindow(now);
   }
 
+  /** Under one at a time, the gap between starts narrows as answers are accepted. */
+  #narrowGap(accepted: number, elapsed: number): void {
+    if (!this.#paced) {
+      // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
+      // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
+      const rtt = this.#windowMs;
+      this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
+      if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
+      return;
+    }
+    // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
+    // than a round trip (one at a time spaces them as much): then the limit alone paces again.
+    // Far wider than a round trip (a service that was down, or one that takes a few a second):
+    // every few answers, so that coming back from a long gap does not take minutes.
+    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
+    if ((this.#heldAnswers += accepted) >= every) {
+      this.#heldAnswers = 0;
+      // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
+      // service back from an outage), twice as much each time, up to half.
+      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+      this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+      if (this.#gapMs <= this.#windowMs) {
+        // No longer than a round trip: the limit alone paces again. Narrowed all the way without
+        // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
+        if (faster > 0) this.#restart();
+        else {
+          this.#gapMs = this.#nextStart = 0;
+          this.#ceiling = 2;
+        }
+      }
+    }
+  }
+
   /**
    * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
@@ -625,6 +670,7 @@ export class Pace {
       this.#beforeSlowStart = this.#slowStart;
       this.#since = [0, 0, 0];
     }
+    const slowStart = this.#slowStart;
     this.#slowStart = false;
     this.#cutAt = now;
     // Cuts start a new round trip; what this one saw of the round trip still counts.
@@ -633,10 +679,13 @@ export class Pace {
       // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
       // service accepted lately were to requests sent before, so what it took says too much (a
       // service that has just gone down). Halve, as TCP does.
-      const took = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back' ? this.#value / 2 : this.#took(now);
+      const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
+      const took = down ? this.#value / 2 : this.#took(now);
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
-      this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
+      else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
+      if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
       if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
@@ -692,7 +741,7 @@ export class Pace {
    */
   #restart(): void {
     this.#descentStart = -1;
-    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = 0;
+    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
@@ -726,6 +775,17 @@ export class Pace {
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
   }
 
+  /**
+   * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
+   * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
+   * round trip (docs/pace.md, item 14).
+   */
+  #jitter(now: number): void {
+    if (now - this.#jitteredAt < this.#windowMs) return;
+    this.#jitteredAt = now;
+    this.#holdUntil = Math.max(this.#holdUntil, now + (this.#random() * JITTER * this.#windowMs) / this.limit);
+  }
+
   #set(value: number): void {
     this.#value = Math.min(this.max, Math.max(1, value));
     this.#respace();
@@ -742,7 +802,7 @@ export class Pace {
 
   /** The time the gate opens again, if a request cannot start now because of a pause. */
   pausedFor(): number {
-    const until = Math.max(this.pausedUntil, this.#nextStart);
+    const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
     return until === 0 ? 0 : Math.max(0, until - this.#now());
   }
 
