@@ -304,7 +304,10 @@ function describe(spec, r) {
   const window = r.window
     ? `, window ${r.window.seconds.toFixed(1)} s, shards x median ${r.window.spread.map((s) => s.toFixed(2)).join('/')}`
     : '';
-  const stderr = r.stderr.length ? `\n    stderr: ${r.stderr.slice(0, 3).join(' | ')}` : '';
+  // Warnings first (a MaxListenersExceededWarning is what the issue saw), then a sample of the rest.
+  const warnings = r.stderr.filter((line) => /Warning/.test(line));
+  const shown = [...warnings, ...r.stderr.filter((line) => !/Warning/.test(line)).slice(0, 2)];
+  const stderr = shown.length ? `\n    stderr (${r.stderr.length} distinct lines): ${shown.join(' | ')}` : '';
   return (
     `${share}${window}, pushed back ${r.pushed.all.toFixed(1)}% (after 5 s ${r.pushed.after5.toFixed(1)}%), ` +
     `${r.failed} failed, ${r.ids.missing} missing / ${r.ids.doubled} twice of ${r.rows}, ` +
