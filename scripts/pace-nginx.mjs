@@ -16,8 +16,9 @@
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
  *   PACE_NGINX_SECONDS (8) sizes the runs; PACE_NGINX_RUNS (1) repeats each case;
- *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs" measures several builds,
- *   alternating build by build within each run so that the machine's load hits them alike.
+ *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
+ *   (each with what its environment adds), alternating build by build within each run so that the
+ *   machine's load hits them alike.
  */
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
@@ -164,8 +165,8 @@ function writeInput(work, rows) {
   return input;
 }
 
-/** One `trigger batch` process; resolves with its exit code, stderr and failed-row count. */
-function batch(bin, url, input, args, work, tag) {
+/** One `trigger batch` process of a build ({ bin, env }); resolves with its exit code, stderr and failed-row count. */
+function batch(build, url, input, args, work, tag) {
   const failed = path.join(work, `failed-${tag}.csv`);
   const env = {
     PATH: process.env.PATH,
@@ -176,9 +177,10 @@ function batch(bin, url, input, args, work, tag) {
     TRIGGER_BASE_URL: url,
     NO_COLOR: '1',
     FORCE_COLOR: '0',
+    ...build.env,
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, 'batch', input, '--failed', failed, '--quiet', ...args], {
+    const child = spawn(process.execPath, [build.bin, 'batch', input, '--failed', failed, '--quiet', ...args], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -320,23 +322,28 @@ let names = (separator < 0 ? process.argv.slice(2) : process.argv.slice(2, separ
 const extra = separator < 0 ? [] : process.argv.slice(separator + 1);
 const seconds = Number(process.env.PACE_NGINX_SECONDS ?? 8);
 const runs = Number(process.env.PACE_NGINX_RUNS ?? 1);
-const bins = (process.env.PACE_NGINX_BINS ?? `this=${path.join(root, 'bin', 'trigger.cjs')}`).split(',').map((pair) => pair.split('='));
+// name=path[;VAR=value...]: a build, and what its environment adds (a switch an experiment reads).
+const bins = (process.env.PACE_NGINX_BINS ?? `this=${path.join(root, 'bin', 'trigger.cjs')}`).split(',').map((entry) => {
+  const [build, ...rest] = entry.split('=');
+  const [bin, ...vars] = rest.join('=').split(';');
+  return [build, { bin, env: Object.fromEntries(vars.map((v) => v.split('='))) }];
+});
 if (names.length === 0) names = Object.keys(LIMITS);
 if (names.includes('all')) names = Object.keys(CASES);
 
 /** What the service allows in this run: a fixed --concurrency measured beside the builds, or the figure. */
-async function allowsNow(spec, bin) {
+async function allowsNow(spec, build) {
   if (!spec.reference) return { allows: spec.allows, note: '' };
   const single = { ...spec, shards: undefined, staggerMs: 0 };
-  const r = await runCase(single, bin, spec.reference, seconds);
+  const r = await runCase(single, build, spec.reference, seconds);
   return { allows: Math.round(r.perSecond), note: ` (${spec.reference.join(' ')} beside it: ${describe(single, r)})` };
 }
 
 if (names[0] === 'sweep') {
-  for (const [build, bin] of bins) {
+  for (const [buildName, build] of bins) {
     for (const n of [32, 48, 64, 96]) {
-      const r = await runCase(LIMITS['conn-0'], bin, ['--concurrency', String(n)], seconds);
-      console.log(`conn-0, ${build}, --concurrency ${n}: ${describe(LIMITS['conn-0'], r)}`);
+      const r = await runCase(LIMITS['conn-0'], build, ['--concurrency', String(n)], seconds);
+      console.log(`conn-0, ${buildName}, --concurrency ${n}: ${describe(LIMITS['conn-0'], r)}`);
     }
   }
 } else {
@@ -346,10 +353,10 @@ if (names[0] === 'sweep') {
     for (let run = 1; run <= runs; run++) {
       const { allows, note } = await allowsNow(spec, bins[0][1]);
       if (note) console.log(`${name} #${run}, what the service allows now${note}`);
-      for (const [build, bin] of bins) {
-        const r = await runCase(spec, bin, extra, seconds);
+      for (const [buildName, build] of bins) {
+        const r = await runCase(spec, build, extra, seconds);
         const label = extra.length ? extra.join(' ') : 'auto';
-        console.log(`${name}, ${label}, ${build} #${run}: ${describe({ ...spec, allows }, r)}`);
+        console.log(`${name}, ${label}, ${buildName} #${run}: ${describe({ ...spec, allows }, r)}`);
       }
     }
   }
