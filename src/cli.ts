@@ -12,7 +12,6 @@ import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
 // For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
 export { restoreV8Flags } from './startup.js';
-export type { Context } from './commands/shared.js';
 
 /** What the running command asked for, so the catch can render its error the same way. */
 export interface Mode {
@@ -128,8 +127,8 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
       return 0;
     }
     if (argv[2] === '__complete') {
-      // Asked by the shell completion scripts on every Tab (see commands/complete.ts); hidden from help.
-      const { runComplete } = await import('./commands/complete.js');
+      // Asked by the shell completion scripts on every Tab (see commands/completion.ts); hidden from help.
+      const { runComplete } = await import('./commands/completion.js');
       return runComplete(program, argv.slice(3), io, env, context.cwd);
     }
     await program.parseAsync(argv);

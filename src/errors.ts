@@ -82,11 +82,7 @@ export class ConfigError extends TriggerError {
 export type Recorded = 'no' | 'unknown';
 
 /** What is known about the exchange when a request fails. */
-export interface AttemptInfo {
-  attempts: number;
-  durationMs: number;
-  requestId?: string | undefined;
-}
+export type AttemptInfo = { attempts: number; durationMs: number; requestId?: string | undefined };
 
 /** An error about one exchange with the service: how many attempts it took, how long, its request id. */
 export abstract class AttemptError extends TriggerError implements AttemptInfo {
@@ -119,14 +115,9 @@ export class ServiceError extends AttemptError {
 
   constructor(
     message: string,
-    details: {
-      status: number;
-      statusText: string;
-      serverMessage?: string | undefined;
-      body?: unknown;
-      location?: string | undefined;
-      hint?: string | undefined;
-    } & AttemptInfo,
+    details: Pick<ServiceError, 'status' | 'statusText'> &
+      Partial<Pick<ServiceError, 'serverMessage' | 'body' | 'location' | 'hint'>> &
+      AttemptInfo,
   ) {
     const { status } = details;
     const definitive = status < 500 && status !== 408 && status !== 429;

@@ -102,10 +102,9 @@ const held = new Set<string>();
 const heldBy = (lock: string, why: string, hint = `remove it: rm ${lock}`): Look => ({ state: 'held', blocked: { why, hint } });
 
 function look(lock: string, rules: Rules): Look {
-  let stat: fs.Stats;
   let text = '';
   try {
-    stat = fs.lstatSync(lock);
+    const stat = fs.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? 'a link' : 'not a regular file'}, not a lock file`);
@@ -199,16 +198,15 @@ function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text:
  */
 function take(lock: string, text: string, rules: Rules, cannot: (error: unknown) => TriggerError): Blocked | undefined {
   for (let tries = 0; tries < 10; tries++) {
-    let found: Look;
     try {
       if (create(lock, text, rules.mode)) {
         held.add(lock);
         return undefined;
       }
-      found = look(lock, rules);
     } catch (error) {
       throw cannot(error);
     }
+    const found = look(lock, rules); // says what it cannot read, never throws
     if (found.state === 'held') return found.blocked;
     if (found.state === 'dead') {
       const blocked = removeStale(lock, found, text, rules);

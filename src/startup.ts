@@ -13,15 +13,12 @@ import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
 import { configDir } from './settings/paths.js';
 import { VERSION } from './version.js';
+import type * as CliModule from './cli.js';
 
 const off = () => process.env.TRIGGER_NO_STARTUP_CACHE === '1';
 
-interface Cli {
-  main(): Promise<number>;
-  restoreV8Flags?: () => void;
-}
+type Cli = typeof CliModule;
 
-/** What bin/trigger.cjs calls, with the path of dist/cli.cjs. */
 export function start(bundle: string): void {
   guardInspector();
   const args = process.argv.slice(2);
@@ -55,7 +52,6 @@ function guardInspector(): void {
   setImmediate(() => debugEnd.call(process));
 }
 
-/** The user's cache folder for trigger (XDG on Linux, Library/Caches on macOS, LOCALAPPDATA on Windows). */
 function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'trigger', 'Cache');
   if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches', 'trigger');
@@ -71,13 +67,6 @@ function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * check, and why not an HMAC). Nothing here may fail the command: no cache is only a slower start.
  */
 function runWithCodeCache(file: string): Cli {
-  let dir: string | undefined;
-  try {
-    dir = cacheDir();
-  } catch {
-    // no home folder (a user without a passwd entry): no cache
-  }
-  // The identity and the bytes of the same open file.
   const fd = fs.openSync(file, 'r');
   const bundleStat = fs.fstatSync(fd, { bigint: true });
   // The build checks that the bundle is ASCII, which latin1 reads exactly and fastest.
@@ -89,13 +78,13 @@ function runWithCodeCache(file: string): Cli {
   const build = `${bundle}-${fnv1a(JSON.stringify([String(bundleStat.size), String(bundleStat.mtimeNs)]))}`;
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
-  const cacheFile = dir === undefined ? undefined : path.join(dir, name);
-  // What the data was made for.
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
+  let dir: string | undefined;
   let cachedData: Buffer | undefined;
   try {
-    if (cacheFile !== undefined && unchanged && privateFolder(dir!, false))
-      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
+    dir = cacheDir(); // throws for a user without a home folder or a passwd entry: no cache
+    if (unchanged && privateFolder(dir, false))
+      cachedData = readCache(path.join(dir, name), readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
   } catch {
     // no cache: a slower start
   }
@@ -103,9 +92,10 @@ function runWithCodeCache(file: string): Cli {
   const module = { exports: {} as Cli };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    const cacheFile = path.join(dir, name);
     // Made when the process is about to exit, so every function the command compiled is in it.
-    process.once('beforeExit', () => writeCache(module.exports, script, dir!, cacheFile, { bundle, build, name, madeFor }));
+    process.once('beforeExit', () => writeCache(module.exports, script, cacheFile, { bundle, build, madeFor }));
   }
   return module.exports;
 }
@@ -115,15 +105,10 @@ function runWithCodeCache(file: string): Cli {
  * removed then (those for other flags are kept: a job may alternate them). V8 rejects data made under
  * other flags than the ones it is used with, so the flags the command changed are set back first.
  */
-function writeCache(
-  cli: Cli,
-  script: vm.Script,
-  dir: string,
-  cacheFile: string,
-  names: Record<'bundle' | 'build' | 'name' | 'madeFor', string>,
-) {
+function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Record<'bundle' | 'build' | 'madeFor', string>) {
+  const dir = path.dirname(cacheFile);
   try {
-    cli.restoreV8Flags?.();
+    cli.restoreV8Flags();
     if (!privateFolder(dir, true) || !recordsWritable()) return;
     writeFileAtomic(cacheFile, script.createCachedData(), { mode: 0o600, forceMode: true, follow: false });
     // Taken after the rename, which moves the change time.
@@ -137,7 +122,7 @@ function writeCache(
     }
     const records = readOwnRecord(recordsFile(), MAX_RECORDS_BYTES);
     for (const other of Object.keys(records)) if (!present.has(other)) delete records[other];
-    records[names.name] = { file: identity, for: names.madeFor };
+    records[path.basename(cacheFile)] = { file: identity, for: names.madeFor };
     // In the folder recordsWritable made, 0600, replacing the file whole.
     writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
   } catch {
@@ -159,12 +144,12 @@ function fileIdentity(stat: fs.BigIntStats): string {
   return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 }
 
-/** Whether a file or folder is this user's (Windows has no owners to compare here). */
+/** Windows has no owners to compare here. */
 function mine(stat: fs.Stats | fs.BigIntStats): boolean {
   return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
 }
 
-/** Whether no one but its owner can write to it (Windows: its folder's access list decides). */
+/** Windows: the folder's access list decides. */
 export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
   return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
 }
@@ -217,7 +202,6 @@ export function readOwnRecord(file: string, limit: number): Record<string, unkno
   }
 }
 
-/** The data in the cache file if it is the file `record` describes, made for `madeFor`; else undefined. */
 function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {
   const { file, for: made } = (record ?? {}) as { file?: unknown; for?: unknown };
   if (made !== madeFor || typeof file !== 'string') return undefined;
@@ -272,7 +256,6 @@ function setV8Flags(flags: string, undo: string): void {
   process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 }
 
-/** Sets back every flag setV8Flags changed; called by start() before the cache data is made. */
 export function restoreV8Flags(): void {
   for (const flags of undoFlags.reverse()) process.getBuiltinModule('node:v8').setFlagsFromString(flags);
   undoFlags.length = 0;
@@ -297,7 +280,6 @@ export function keepWasmOnBaselineTier(): void {
  */
 let youngGenerationCap = 32 * 1024 * 1024;
 
-/** Called by the Parquet reader: the rest of this batch runs with an 8 MB young generation. */
 export function youngGenerationForParquet(): void {
   youngGenerationCap = 8 * 1024 * 1024;
 }

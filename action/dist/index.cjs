@@ -162,9 +162,7 @@ var init_errors = __esm({
 
 // src/output/render.ts
 function escaped(c) {
-  if (c === "\n") return "\\n";
-  if (c === "\r") return "\\r";
-  if (c === "	") return "\\t";
+  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
   const code = c.codePointAt(0);
   if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
   return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
@@ -286,19 +284,15 @@ function verboseLines(event, c, mask) {
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
 }
-function annotationData(text) {
-  return printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
-}
-function annotationProperty(text) {
-  return annotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
 function githubAnnotation(message, title = "trigger", { level = "error", file, line } = {}) {
+  const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
+  const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
   const properties = [
-    ...file === void 0 ? [] : [`file=${annotationProperty(file)}`],
+    ...file === void 0 ? [] : [`file=${property(file)}`],
     ...line === void 0 || line === null ? [] : [`line=${line}`],
-    `title=${annotationProperty(title)}`
+    `title=${property(title)}`
   ];
-  return `::${level} ${properties.join(",")}::${annotationData(message)}`;
+  return `::${level} ${properties.join(",")}::${data(message)}`;
 }
 function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
@@ -315,13 +309,14 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, RAW, serverText;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, RAW, serverText;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
     init_errors();
     UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
+    SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
     RAW = /* @__PURE__ */ Symbol("raw JSON");
     serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
@@ -405,18 +400,13 @@ function parseBaseUrl(raw, options = {}) {
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   const url = new URL(text);
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
-  }
-  if (url.search || text.includes("?")) {
-    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
-  }
-  if (url.hash || text.includes("#")) {
-    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
-  }
+  const refused2 = [
+    !["https:", "http:"].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
+    (url.username || url.password) && "must not contain credentials; the API key is sent as a Bearer token",
+    (url.search || text.includes("?")) && 'must not contain a query string ("?...")',
+    (url.hash || text.includes("#")) && 'must not contain a fragment ("#...")'
+  ].find(Boolean);
+  if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
   if (!secure && !loopback && !options.allowHttp) {
@@ -429,9 +419,9 @@ function parseBaseUrl(raw, options = {}) {
 }
 function versionedBaseUrlWarning(baseUrl, source) {
   if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
-  const without = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
+  const without2 = `${baseUrl.origin}${baseUrl.prefix.slice(0, -3)}`;
   const from = source ? ` (from ${source})` : "";
-  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
+  return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without2}, use that`;
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
@@ -467,14 +457,11 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
-function stretches(form2, length) {
-  const result = [];
-  for (let s = 0; s + length <= form2.length; s += length) result.push([s, form2.slice(s, s + length)]);
-  return result;
-}
 function form(text, views2, minPiece = 0, more = {}) {
-  const found2 = minPiece > 0 ? stretches(text, minPiece / 2) : [];
-  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches: found2, ...more };
+  const half = minPiece / 2;
+  const stretches = [];
+  for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
+  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
 }
 function base64Forms(key) {
   const forms = [];
@@ -542,7 +529,7 @@ function decodeOnce(text, references, outer) {
       const next = text.charCodeAt(i + 1);
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
-      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
+      else if (SHORT_ESCAPES2[next] !== void 0) [unit, length] = [SHORT_ESCAPES2[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference2 = referenceAt(text, i);
       if (reference2 && reference2[0] <= 65535) [unit, length] = reference2;
@@ -579,10 +566,10 @@ function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
 }
 function formRanges(text, view2, secret, pieces, ranges) {
-  const add2 = (start, end) => {
+  const add2 = (start, end, whole = true) => {
     const [from, to] = view2.at ? [view2.at[start], view2.at[end]] : [start, end];
     if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
-    ranges.push([from, to, true]);
+    ranges.push([from, to, whole]);
   };
   for (const form2 of secret.forms) {
     if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
@@ -592,7 +579,7 @@ function formRanges(text, view2, secret, pieces, ranges) {
       for (const m of haystack.matchAll(form2.pattern.expression)) add2(m.index, m.index + m[0].length);
       continue;
     }
-    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, view2.at, ranges);
+    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, add2);
     eachAt(haystack, form2.text, (at) => {
       let start = at;
       let end = at + form2.text.length;
@@ -602,9 +589,9 @@ function formRanges(text, view2, secret, pieces, ranges) {
     });
   }
 }
-function grownRuns(haystack, { text: form2, stretches: stretches2, minPiece }, map, ranges) {
+function grownRuns(haystack, { text: form2, stretches, minPiece }, add2) {
   const grown = /* @__PURE__ */ new Map();
-  for (const [s, stretch] of stretches2) {
+  for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
       const known = grown.get(at - s);
       if (known && known[0] <= at && at + stretch.length <= known[1]) return;
@@ -613,9 +600,7 @@ function grownRuns(haystack, { text: form2, stretches: stretches2, minPiece }, m
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form2[k]; k--) start--;
       for (let k = s + stretch.length; k < form2.length && end < haystack.length && haystack[end] === form2[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minPiece) return;
-      const whole = end - start === form2.length;
-      ranges.push(map ? [map[start], map[end], whole] : [start, end, whole]);
+      if (end - start >= minPiece) add2(start, end, end - start === form2.length);
     });
   }
 }
@@ -655,7 +640,7 @@ function maskProxyCredentials(proxy) {
   const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
   return `${scheme}${shown2}${rest.slice(at)}`;
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -736,16 +721,16 @@ var init_redact = __esm({
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
-    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    SHORT_ESCAPES2 = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     Redactor = class {
       #secrets = [];
+      constructor(secret) {
+        this.add(secret);
+      }
       add(secret) {
         const key = secret?.trim();
         if (!key || this.#secrets.some((s) => s.key === key)) return;
         this.#secrets.push(new Secret(key));
-      }
-      get empty() {
-        return this.#secrets.length === 0;
       }
       /** Text with every form of the whole key masked: for anything written, the user's own data included. */
       text(input2) {
@@ -805,12 +790,7 @@ function excerpt2(text, max = 200) {
 }
 function field(body, name) {
   const value = body[name];
-  if (typeof value === "string" && value.trim() !== "") return value;
-  if (typeof value === "object" && value !== null) {
-    const nested = value.message;
-    if (typeof nested === "string" && nested.trim() !== "") return nested;
-  }
-  return void 0;
+  return said(value) ?? (typeof value === "object" && value !== null ? said(value.message) : void 0);
 }
 function serverMessage(json, text) {
   if (typeof json === "object" && json !== null && !Array.isArray(json)) {
@@ -855,23 +835,26 @@ function requestIdOf(headers) {
   const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
   return id === void 0 ? void 0 : excerpt2(id, 200);
 }
-var MAX_BODY_BYTES, CONTROL, HTML_READ;
+var MAX_BODY_BYTES, CONTROL, said, HTML_READ;
 var init_response = __esm({
   "src/client/response.ts"() {
     "use strict";
     init_redact();
     MAX_BODY_BYTES = 1024 * 1024;
     CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+    said = (value) => typeof value === "string" && value.trim() !== "" ? value : void 0;
     HTML_READ = 64 * 1024;
   }
 });
 
 // src/client/retry.ts
-function* causes(error2) {
-  for (let e = error2, depth = 0; e && depth < 5; e = e.cause, depth++) yield e;
-}
 function errorCodes(error2) {
-  return [...causes(error2)].map((e) => e.code).filter((code) => typeof code === "string");
+  const codes = [];
+  let e = error2;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause) {
+    if (typeof e.code === "string") codes.push(e.code);
+  }
+  return codes;
 }
 function isConnectionNotMade(error2) {
   return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
@@ -888,10 +871,8 @@ function parseRetryAfter(header, now = Date.now()) {
   if (Number.isNaN(date)) return void 0;
   return Math.max(0, date - now);
 }
-function backoffMs(attempt2, options = {}) {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 8e3;
-  const ceiling = Math.min(cap, base * 2 ** (attempt2 - 1));
+function backoffMs(attempt, options = {}) {
+  const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
 var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
@@ -935,81 +916,55 @@ function proxyChoice(origin, env2 = process.env) {
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
 }
-function ipMatches(ip, type, entry2) {
-  const slash = entry2.indexOf("/");
-  const address = unbracket(slash < 0 ? entry2 : entry2.slice(0, slash));
+function ipMatches(host, entry2) {
+  const [address = "", bits, more] = entry2.split("/");
   const family = import_node_net.default.isIP(address);
-  if (family === 0 || family === 4 !== (type === "ipv4")) return false;
+  if (family === 0 || family !== import_node_net.default.isIP(host) || more !== void 0 || bits !== void 0 && !/^\d{1,3}$/.test(bits)) return false;
+  const width = family === 6 ? 128 : 32;
+  if (Number(bits ?? width) > width) return false;
+  const type = family === 6 ? "ipv6" : "ipv4";
   const list3 = new import_node_net.default.BlockList();
-  try {
-    if (slash < 0) list3.addAddress(address, type);
-    else {
-      const bits = entry2.slice(slash + 1);
-      if (!/^\d{1,3}$/.test(bits)) return false;
-      list3.addSubnet(address, Number(bits), type);
-    }
-  } catch {
-    return false;
-  }
-  return list3.check(ip, type);
+  list3.addSubnet(address, Number(bits ?? width), type);
+  return list3.check(host, type);
+}
+function entryParts(entry2) {
+  if (!entry2.startsWith("[") && entry2.indexOf(":") !== entry2.lastIndexOf(":")) return [entry2, ""];
+  if (!URL.canParse(`x://${entry2}`)) return void 0;
+  const url = new URL(`x://${entry2}`);
+  if (url.username || url.password || url.search || url.hash) return void 0;
+  return [unbracket(url.hostname) + url.pathname, url.port];
 }
 function bypassesProxy(url, noProxy) {
   const host = unbracket(url.hostname).replace(/\.$/, "").toLowerCase();
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
-  const family = import_node_net.default.isIP(host);
-  const type = family === 6 ? "ipv6" : "ipv4";
-  for (const raw of noProxy.split(/[\s,]+/)) {
+  return noProxy.split(/[\s,]+/).some((raw) => {
     const entry2 = raw.toLowerCase();
-    if (entry2 === "") continue;
     if (entry2 === "*") return true;
-    if (entry2.includes("/")) {
-      if (family !== 0 && ipMatches(host, type, entry2)) return true;
-      continue;
-    }
-    let name = entry2;
-    let entryPort;
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry2);
-    if (bracketed) {
-      name = bracketed[1];
-      entryPort = bracketed[2];
-    } else if (entry2.indexOf(":") === entry2.lastIndexOf(":")) {
-      const withPort = /^(.*):(\d+)$/.exec(entry2);
-      if (withPort) {
-        name = withPort[1];
-        entryPort = withPort[2];
-      }
-    }
-    if (entryPort !== void 0 && Number(entryPort) !== port) continue;
-    if (import_node_net.default.isIP(name) !== 0) {
-      if (family !== 0 && ipMatches(host, type, name)) return true;
-      continue;
-    }
-    name = name.replace(/^\*?\./, "").replace(/\.$/, "");
-    if (name !== "" && (host === name || host.endsWith(`.${name}`))) return true;
-  }
-  return false;
+    const parts = entry2 === "" ? void 0 : entryParts(entry2);
+    if (!parts) return false;
+    const [name, entryPort] = parts;
+    if (entryPort !== "" && Number(entryPort) !== port) return false;
+    if (import_node_net.default.isIP(name.split("/")[0]) !== 0) return ipMatches(host, name);
+    const domain = name.replace(/^\*?\./, "").replace(/\.$/, "");
+    return domain !== "" && (host === domain || host.endsWith(`.${domain}`));
+  });
 }
 function displayProxy(proxy) {
   return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, "");
 }
 function parseProxy(choice) {
-  let url;
-  try {
-    url = new URL(choice.url);
-  } catch {
+  if (!URL.canParse(choice.url)) {
     throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
       hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`
     });
   }
+  const url = new URL(choice.url);
   if (!["http:", "https:"].includes(url.protocol) || url.hostname === "") {
     throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
       hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)"
     });
   }
   return url;
-}
-function proxyErrorOf(error2) {
-  return [...causes(error2)].find((e) => e instanceof ProxyError);
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
@@ -1117,8 +1072,7 @@ function networkError(error2, timedOut, context, info2) {
       cause: error2
     });
   }
-  const proxy = proxyErrorOf(error2);
-  if (proxy) return proxyNetworkError(proxy, context, info2, tries);
+  if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
   const [message, hint] = code === "ERR_BODY_DECODE" ? [
@@ -2388,7 +2342,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path18 = require("node:path");
-    var fs21 = require("node:fs");
+    var fs20 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3382,7 +3336,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs21.existsSync(executableFile)) return;
+        if (fs20.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3401,10 +3355,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path18.resolve(baseDir, baseName);
-          if (fs21.existsSync(localBin)) return localBin;
+          if (fs20.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs21.existsSync(`${localBin}${ext}`)
+            (ext) => fs20.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3416,7 +3370,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs20.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -4716,17 +4670,12 @@ function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`
     return n;
   };
 }
-function positiveNumber(expected, max) {
+function decimal(expected, max, zero = false) {
   return (text) => {
     const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!PLAIN_DECIMAL.test(text.trim()) || n === 0 && !zero || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
-}
-function fraction(text) {
-  const n = Number(text);
-  if (!PLAIN_DECIMAL.test(text.trim()) || n > 1) throw new InvalidArgumentError("expected a share from 0 to 1, e.g. 0.25");
-  return n;
 }
 function concurrency(text) {
   return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
@@ -4740,15 +4689,16 @@ function shard(text) {
     );
   }
 }
-var PLAIN_DECIMAL, seconds, rate, retries;
+var PLAIN_DECIMAL, seconds, rate, fraction, retries;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
     init_esm();
     init_shard();
     PLAIN_DECIMAL = /^\d*\.?\d+$/;
-    seconds = positiveNumber("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
-    rate = positiveNumber("a number of requests per second greater than 0, e.g. 50", 1e6);
+    seconds = decimal("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
+    rate = decimal("a number of requests per second greater than 0, e.g. 50", 1e6);
+    fraction = decimal("a share from 0 to 1, e.g. 0.25", 1, true);
     retries = wholeNumber(0, 100);
   }
 });
@@ -4761,14 +4711,6 @@ function addServiceOptions(command8) {
   return addSettingsOptions(command8).addOption(new Option("--timeout <seconds>", "time limit for each attempt").argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS)).addOption(
     new Option("--retries <n>", "retries when the event cannot have been recorded (no connection, 429, 503)").argParser(retries).default(DEFAULT_RETRIES)
   ).option("--json", "print one JSON object per result on stdout").option("-q, --quiet", "print nothing on success").option("--verbose", "print the request and response on stderr (key masked)").option("--dry-run", "print the request as a curl command and send nothing");
-}
-function settingsFlags(options) {
-  return {
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    profile: options.profile,
-    allowHttp: options.allowHttp
-  };
 }
 var EXIT_CODES2;
 var init_shared = __esm({
@@ -5396,15 +5338,14 @@ function configDir(env2 = process.env, platform = process.platform) {
   return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), CONFIG_FILE_NAME);
+  return import_node_path2.default.join(configDir(env2, platform), "config.json");
 }
-var import_node_os2, import_node_path2, CONFIG_FILE_NAME;
+var import_node_os2, import_node_path2;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
-    CONFIG_FILE_NAME = "config.json";
   }
 });
 
@@ -5506,7 +5447,7 @@ function parseValue(raw, label = "--value") {
   }
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
-  const asDouble = Number(`${sign}${intPart || "0"}.${fracPart || "0"}${exponent ? `e${exponent}` : ""}`);
+  const asDouble = Number(text);
   if (!Number.isFinite(asDouble)) {
     throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }
@@ -5519,14 +5460,10 @@ function parseValue(raw, label = "--value") {
   const exp = exponent === void 0 ? "" : `e${exponent}`;
   return { json: `${sign}${int}${frac}${exp}` };
 }
-function valueFromInput(value, label = "value") {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) {
-      throw new UsageError(`${label} must be a finite number; got ${String(value)}`);
-    }
-    return { json: JSON.stringify(value) };
-  }
-  return parseValue(value, label === "value" ? "--value" : label);
+function valueFromInput(value) {
+  if (typeof value === "string") return parseValue(value);
+  if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
+  return { json: JSON.stringify(value) };
 }
 function valueTextIn(jsonText, value, member = "value") {
   let found2;
@@ -5623,13 +5560,22 @@ function contentCoding(header) {
   if (value === "zstd" && typeof zlib().createZstdDecompress === "function") return "zstd";
   return { unsupported: value };
 }
-function zlib() {
-  return loaded ??= process.getBuiltinModule("node:zlib");
+function decoderFor(coding, first) {
+  const z = zlib();
+  const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
+  const wrapped = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0);
+  return {
+    gzip: () => z.createGunzip(flush),
+    deflate: () => wrapped ? z.createInflate(flush) : z.createInflateRaw(flush),
+    br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
+    zstd: () => z.createZstdDecompress()
+  }[coding]();
 }
-var loaded, DecodeError, BodyDecoder;
+var zlib, DecodeError;
 var init_decode = __esm({
   "src/client/decode.ts"() {
     "use strict";
+    zlib = () => process.getBuiltinModule("node:zlib");
     DecodeError = class extends Error {
       code = "ERR_BODY_DECODE";
       constructor(coding, cause, unsupported = false) {
@@ -5637,77 +5583,6 @@ var init_decode = __esm({
           cause
         });
         this.name = "DecodeError";
-      }
-    };
-    BodyDecoder = class {
-      #coding;
-      #limit;
-      #done;
-      #stream;
-      #parts = [];
-      #size = 0;
-      #finished = false;
-      constructor(coding, limit, done) {
-        this.#coding = coding;
-        this.#limit = limit;
-        this.#done = done;
-      }
-      /** The stream for the coding; for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some servers send). */
-      #open(first) {
-        const z = zlib();
-        const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
-        const wrapped = (first[0] & 15) === 8 && (first.length < 2 || (first[0] << 8 | first[1]) % 31 === 0);
-        const stream = {
-          gzip: () => z.createGunzip(flush),
-          deflate: () => wrapped ? z.createInflate(flush) : z.createInflateRaw(flush),
-          br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
-          zstd: () => z.createZstdDecompress()
-        }[this.#coding]();
-        stream.on("data", (chunk) => this.#take(chunk));
-        stream.on("end", () => this.#finish(false, void 0));
-        stream.on("error", (error2) => this.#finish(false, new DecodeError(this.#coding, error2)));
-        return stream;
-      }
-      #take(chunk) {
-        if (this.#finished) return;
-        const room = this.#limit - this.#size;
-        if (chunk.length > room) {
-          if (room > 0) this.#parts.push(chunk.subarray(0, room));
-          this.#size = this.#limit;
-          this.#finish(true, void 0);
-          return;
-        }
-        this.#parts.push(chunk);
-        this.#size += chunk.length;
-      }
-      #finish(truncated, error2) {
-        if (this.#finished) return;
-        this.#finished = true;
-        const body = this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts);
-        this.destroy();
-        this.#done({ body, truncated, error: error2 });
-      }
-      write(chunk) {
-        if (this.#finished || chunk.length === 0) return;
-        (this.#stream ??= this.#open(chunk)).write(chunk);
-      }
-      /** The input ended. */
-      end() {
-        if (this.#finished) return;
-        if (this.#stream) this.#stream.end();
-        else this.#finish(false, void 0);
-      }
-      /** Drops the decoder and what it held (the attempt ended otherwise). */
-      destroy() {
-        this.#parts = [];
-        const stream = this.#stream;
-        this.#stream = void 0;
-        if (stream) {
-          stream.removeAllListeners("data");
-          stream.on("error", () => {
-          });
-          stream.destroy();
-        }
       }
     };
   }
@@ -5737,6 +5612,7 @@ var init_attempt = __esm({
     init_response();
     init_decode();
     init_clock();
+    init_proxy();
     SUCCESS_TEXT = '{"success":true}';
     SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
     NO_HEADERS = {};
@@ -5748,10 +5624,13 @@ var init_attempt = __esm({
       #started;
       #timeoutMs;
       #signal;
+      /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
+      #proxy;
       #resolve;
       #controller;
       #status = 0;
       #headers = NO_HEADERS;
+      /** The body kept (decoded, for a compressed answer), and its size. */
       #first;
       #more;
       #size = 0;
@@ -5761,15 +5640,17 @@ var init_attempt = __esm({
       #sent = false;
       /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** For a compressed answer: its decoder, or why it cannot be decoded. */
+      /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
+      #coding;
+      #read = 0;
       #decoder;
-      #undecodable;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
-      constructor(timeoutMs, deadlines, signal, started = monotonicMs()) {
+      constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
         this.#started = started;
         this.#timeoutMs = timeoutMs;
         this.deadline = this.#started + timeoutMs;
         this.#signal = signal;
+        this.#proxy = proxy;
         this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
@@ -5786,8 +5667,7 @@ var init_attempt = __esm({
         this.#controller = void 0;
         this.#first = void 0;
         this.#more = void 0;
-        this.#decoder?.destroy();
-        this.#decoder = void 0;
+        this.#dropDecoder();
         this.#resolve(outcome);
       }
       #answered(text, json, truncated) {
@@ -5795,35 +5675,88 @@ var init_attempt = __esm({
         const ms = Math.round(ended - this.#started);
         this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
       }
+      /** The body ended, or was cut at the limit. */
       #answer() {
-        if (this.#decoder) return this.#decoder.end();
-        if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+        if (this.#decoder) this.#decoder.end();
+        else if (typeof this.#coding === "object") this.#undecodable(new DecodeError(this.#coding.unsupported, void 0, true));
+        else this.#answerKept();
+      }
+      #answerKept() {
         const first = this.#first;
         if (!this.#more && first !== void 0 && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
         const text = first ? (this.#more ? Buffer.concat([first, ...this.#more]) : first).toString("utf8") : "";
         this.#answered(text, parseJsonBody(text), this.#truncated);
       }
+      /** Keeps a chunk of the body, up to MAX_BODY_BYTES in all; false when it had to be cut there. */
+      #keep(chunk) {
+        const room = MAX_BODY_BYTES - this.#size;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#size += part.length;
+        if (!this.#first) this.#first = part;
+        else (this.#more ??= []).push(part);
+        return chunk.length <= room;
+      }
+      /** At the limit: the answer is what was kept, and the connection is dropped rather than read on. */
+      #cut(reason2) {
+        this.#truncated = true;
+        this.#stopReading(reason2);
+        this.#answer();
+      }
+      #stopReading(reason2) {
+        if (this.#bodyEnded) return;
+        this.#bodyEnded = true;
+        this.#controller?.abort(new Error(reason2));
+      }
+      /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
+      #decode(chunk) {
+        const room = MAX_BODY_BYTES - this.#read;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#read += part.length;
+        if (typeof this.#coding === "string" && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+        if (chunk.length > room) this.#cut("response body over 1 MiB");
+      }
+      #openDecoder(coding, first) {
+        const decoder4 = decoderFor(coding, first);
+        decoder4.on("data", (decoded) => {
+          if (this.#keep(decoded)) return;
+          this.#dropDecoder();
+          this.#cut("response body over 1 MiB once decoded");
+        });
+        decoder4.on("end", () => {
+          this.#decoder = void 0;
+          if (!this.done) this.#answerKept();
+        });
+        decoder4.on("error", (error2) => this.#undecodable(new DecodeError(coding, error2)));
+        return decoder4;
+      }
       /**
-       * The answer from a decoded body. One that could not be decoded is a malformed answer when its
-       * status is 2xx (whether it says `"success": false` cannot be read); any other status says enough.
+       * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
+       * `"success": false` cannot be read); any other status says enough.
        */
-      #decoded({ body, truncated, error: error2 }) {
+      #undecodable(error2) {
         if (this.done) return;
-        if (!this.#bodyEnded) {
-          this.#bodyEnded = true;
-          this.#controller?.abort(new Error(error2 ? "response body could not be decoded" : "response body over 1 MiB once decoded"));
-        }
-        if (error2 && this.#status >= 200 && this.#status < 300) return this.#failed(error2);
-        const text = body.toString("utf8");
-        this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
+        this.#dropDecoder();
+        this.#stopReading("response body could not be decoded");
+        if (this.#status >= 200 && this.#status < 300) this.#failed(error2);
+        else this.#answerKept();
+      }
+      #dropDecoder() {
+        const decoder4 = this.#decoder;
+        this.#decoder = void 0;
+        if (!decoder4) return;
+        decoder4.removeAllListeners();
+        decoder4.on("error", () => {
+        });
+        decoder4.destroy();
       }
       #stop(reason2) {
         this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
-      #failed(error2) {
+      #failed(cause) {
         const ended = monotonicMs();
         const ms = Math.round(ended - this.#started);
+        const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
         this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
       }
       /** The time limit passed without a whole answer. */
@@ -5848,33 +5781,12 @@ var init_attempt = __esm({
         this.#status = statusCode;
         this.#headers = headers;
         const encoding = headerValue(headers, "content-encoding");
-        if (encoding !== void 0) this.#decodeAs(encoding);
-      }
-      /** A compressed answer: its body is decoded as it comes (see decode.ts). */
-      #decodeAs(encoding) {
-        const coding = contentCoding(encoding);
-        if (coding === void 0) return;
-        if (typeof coding === "object") {
-          this.#undecodable = new DecodeError(coding.unsupported, void 0, true);
-          return;
-        }
-        this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+        if (encoding !== void 0) this.#coding = contentCoding(encoding);
       }
       onResponseData(_controller, chunk) {
         if (this.done || this.#bodyEnded) return;
-        const room = MAX_BODY_BYTES - this.#size;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        this.#size += part.length;
-        if (this.#decoder) this.#decoder.write(part);
-        else if (!this.#first) this.#first = part;
-        else (this.#more ??= []).push(part);
-        if (chunk.length > room) {
-          this.#truncated = true;
-          this.#bodyEnded = true;
-          const controller = this.#controller;
-          this.#answer();
-          controller?.abort(new Error("response body over 1 MiB"));
-        }
+        if (this.#coding) this.#decode(chunk);
+        else if (!this.#keep(chunk)) this.#cut("response body over 1 MiB");
       }
       onResponseEnd() {
         this.#bodyEnded = true;
@@ -5891,10 +5803,10 @@ var init_attempt = __esm({
       #head = 0;
       #limit = MIN_QUEUE_LIMIT;
       #timer;
-      add(attempt2) {
+      add(attempt) {
         this.#dropEnded();
-        this.#queue.push(attempt2);
-        if (!this.#timer) this.#arm(attempt2.deadline);
+        this.#queue.push(attempt);
+        if (!this.#timer) this.#arm(attempt.deadline);
       }
       /**
        * Drops the ended attempts at the front (attempts end about in the order they started), and all
@@ -5908,7 +5820,7 @@ var init_attempt = __esm({
           this.#queue = [];
           this.#head = 0;
         } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
           this.#head = 0;
           this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
         } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
@@ -5918,7 +5830,7 @@ var init_attempt = __esm({
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt2) => !attempt2.done);
+        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
@@ -5929,10 +5841,10 @@ var init_attempt = __esm({
         const now = monotonicMs();
         const queue = this.#queue;
         for (let i = this.#head; i < queue.length; i++) {
-          const attempt2 = queue[i];
-          if (attempt2.done) continue;
-          if (attempt2.deadline > now) break;
-          attempt2.expire();
+          const attempt = queue[i];
+          if (attempt.done) continue;
+          if (attempt.deadline > now) break;
+          attempt.expire();
         }
         this.#dropEnded();
         const oldest = this.#queue[this.#head];
@@ -24324,19 +24236,19 @@ var require_decompress = __commonJS({
        * @param {DecompressorStream} decompressor - The decompressor stream
        * @returns {void}
        */
-      #setupDecompressorEvents(decompressor2) {
-        this.#finalDecompressor = decompressor2;
-        decompressor2.on("readable", () => this.#drainOutput());
-        decompressor2.on("error", (error2) => this.#fail(error2));
+      #setupDecompressorEvents(decompressor) {
+        this.#finalDecompressor = decompressor;
+        decompressor.on("readable", () => this.#drainOutput());
+        decompressor.on("error", (error2) => this.#fail(error2));
       }
       /**
        * Sets up event handling for a single decompressor
        * @returns {void}
        */
       #setupSingleDecompressor() {
-        const decompressor2 = this.#decompressors[0];
-        this.#setupDecompressorEvents(decompressor2);
-        decompressor2.on("end", () => this.#onDecompressionEnd());
+        const decompressor = this.#decompressors[0];
+        this.#setupDecompressorEvents(decompressor);
+        decompressor.on("end", () => this.#onDecompressionEnd());
       }
       /**
        * Sets up event handling for multiple chained decompressors using pipeline
@@ -24357,8 +24269,8 @@ var require_decompress = __commonJS({
         });
       }
       #setupInputBackpressure() {
-        const decompressor2 = this.#decompressors[0];
-        decompressor2.on("drain", () => {
+        const decompressor = this.#decompressors[0];
+        decompressor.on("drain", () => {
           if (this.#terminated) {
             return;
           }
@@ -24474,8 +24386,8 @@ var require_decompress = __commonJS({
           return;
         }
         this.#terminated = true;
-        for (const decompressor2 of this.#decompressors) {
-          decompressor2.destroy();
+        for (const decompressor of this.#decompressors) {
+          decompressor.destroy();
         }
         this.#cleanupDecompressors();
         super.onResponseError(this.#controller, err);
@@ -31663,7 +31575,7 @@ var require_eventsource_stream = __commonJS({
     var { isASCIINumber, isValidLastEventId } = require_util6();
     var BOM = [239, 187, 191];
     var LF = 10;
-    var CR2 = 13;
+    var CR = 13;
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
@@ -31778,7 +31690,7 @@ var require_eventsource_stream = __commonJS({
           callback();
           return;
         }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR2) {
+        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR) {
           callback(createMaxEventSizeExceededError());
           return;
         }
@@ -31800,8 +31712,8 @@ var require_eventsource_stream = __commonJS({
               }
               this.crlfCheck = false;
             }
-            if (byte === LF || byte === CR2) {
-              if (byte === CR2) {
+            if (byte === LF || byte === CR) {
+              if (byte === CR) {
                 this.crlfCheck = true;
               }
               this.consumeCurrentByte();
@@ -31814,8 +31726,8 @@ var require_eventsource_stream = __commonJS({
             this.eventEndCheck = false;
             continue;
           }
-          if (byte === LF || byte === CR2) {
-            if (byte === CR2) {
+          if (byte === LF || byte === CR) {
+            if (byte === CR) {
               this.crlfCheck = true;
             }
             try {
@@ -32619,15 +32531,9 @@ async function openDispatcher(origin, options, env2 = process.env) {
   return { dispatcher, proxy };
 }
 async function loadPool() {
-  try {
-    const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
-    const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
-    if (typeof PoolClass?.prototype?.dispatch !== "function" || typeof buildConnector !== "function") throw new Error("layout changed");
-    return [PoolClass, buildConnector];
-  } catch {
-    const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
-    return [undici.Pool, undici.buildConnector];
-  }
+  const { default: PoolClass } = await Promise.resolve().then(() => __toESM(require_pool(), 1));
+  const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
+  return [PoolClass, buildConnector];
 }
 var VERIFIED;
 var init_undici = __esm({
@@ -32663,22 +32569,6 @@ function unwatch(signal, wake) {
   watchers.delete(signal);
   signal.removeEventListener("abort", entry2.listener);
 }
-function maskFor(key) {
-  const mask = new Redactor();
-  mask.add(key);
-  return mask;
-}
-function viaProxy(outcome, proxy) {
-  if (outcome.kind === "answer") return outcome;
-  const error2 = asProxyError(outcome.error, proxy, outcome.sent);
-  return error2 ? { ...outcome, error: error2 } : outcome;
-}
-function observe(outcome, onAttempt) {
-  if (outcome.kind === "failed") return onAttempt(0, outcome.ms, outcome.timedOut, -1);
-  const status2 = outcome.status;
-  const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
-  onAttempt(status2, outcome.ms, false, retryAfter ?? -1);
-}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
@@ -32698,7 +32588,6 @@ var init_client = __esm({
     init_messages();
     init_retry();
     init_undici();
-    init_proxy();
     init_clock();
     init_request();
     TriggerClient = class {
@@ -32714,9 +32603,7 @@ var init_client = __esm({
       #deadlines = new Deadlines();
       /** Interrupts for the waits before a retry (see abortAll). */
       #waits = /* @__PURE__ */ new Set();
-      /** The same headers for every request (undici copies them; nothing here changes them). */
-      #requestHeaders;
-      /** The same as names and values in turn, as undici takes them with the least work. */
+      /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
       /** Masks the key in server text; made when an answer first needs it. */
       #mask;
@@ -32737,12 +32624,11 @@ var init_client = __esm({
           throw new UsageError(`retries must be a whole number, 0 or more`);
         }
         this.#options = options;
-        this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
-        this.#headerList = Object.entries(this.#requestHeaders).flat();
+        this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
       }
       /** Headers as they are sent, with the key masked: for --verbose. */
       displayHeaders() {
-        return { ...this.#requestHeaders, authorization: `Bearer ${maskKey(this.#apiKey)}` };
+        return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
       }
       async #pool() {
         if (!this.#dispatcher) {
@@ -32773,25 +32659,27 @@ var init_client = __esm({
         const event = "path" in input2 ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.#pool();
         const started = monotonicMs();
-        for (let attempt2 = 1; ; attempt2++) {
-          const outcome = await this.#attempt(event, attempt2, options.signal, attempt2 === 1 ? started : monotonicMs());
-          if (options.onAttempt) observe(outcome, options.onAttempt);
-          const next = this.#judge(event, outcome, attempt2, started, options.throwPushBack === true);
+        for (let attempt = 1; ; attempt++) {
+          const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
+          const next = this.#judge(event, outcome, attempt, started, options);
           if (next.ok) return next;
           const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
-          await this.#wait(attempt2, Math.max(next.delayMs, gate), next.reason, options, next.info);
+          await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
         }
       }
       /**
        * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
        * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
        * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-       * and replays.
+       * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
        */
-      #judge(event, outcome, attempt2, started, throwPushBack) {
-        const canRetry = attempt2 <= this.retries;
-        const info2 = { attempts: attempt2, durationMs: Math.round(outcome.ended - started) };
+      #judge(event, outcome, attempt, started, options) {
+        const canRetry = attempt <= this.retries;
+        const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+        const onEvent = this.#options.onEvent;
         if (outcome.kind === "failed") {
+          options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
+          onEvent?.({ type: "error", attempt, message: outcome.error.message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
             throw new InterruptedError(
@@ -32806,14 +32694,18 @@ var init_client = __esm({
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
           if (canRetry && notRecorded && !isPermanent(outcome.error)) {
-            return { ok: false, delayMs: backoffMs(attempt2, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
+            return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           }
           throw error2;
         }
         const { status: status2, json, text } = outcome;
+        const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
+        options.onAttempt?.(status2, outcome.ms, false, retryAfter ?? -1);
+        onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
         const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
+          const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
           return {
             ok: true,
             status: status2,
@@ -32823,16 +32715,13 @@ var init_client = __esm({
             value: event.value?.json,
             ...info2,
             requestId,
-            // The usual answer holds no key; anything else is masked here, so a library caller never
-            // sees the server's echo of the key either.
-            response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json)
+            response: safe.json ?? safe.text
           };
         }
         const headers = this.#maskedHeaders(outcome.headers);
-        if (isRetryableStatus(status2) && canRetry && !throwPushBack) {
-          const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
+        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt2, { baseMs: this.#options.retryBaseMs });
+            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
@@ -32850,26 +32739,22 @@ var init_client = __esm({
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {
-        const mask = this.#mask ??= maskFor(this.#apiKey);
+        const mask = this.#mask ??= new Redactor(this.#apiKey);
         if (json === void 0) return { text: mask.server(text), json };
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
       }
-      #responseOf(text, json) {
-        const safe = this.#masked(text, json);
-        return safe.json ?? safe.text;
-      }
       #maskedHeaders(headers) {
-        const mask = this.#mask ??= maskFor(this.#apiKey);
+        const mask = this.#mask ??= new Redactor(this.#apiKey);
         const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
         return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-      async #wait(attempt2, delayMs, reason2, options, info2) {
+      async #wait(attempt, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
         const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
-        this.#options.onEvent?.({ type: "retry", attempt: attempt2, delayMs, reason: reason2 });
+        this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const signals2 = [signal, stopRetries].filter((s) => s !== void 0);
         const interrupted = await new Promise((resolve2) => {
           const end = (value) => {
@@ -32890,23 +32775,22 @@ var init_client = __esm({
        * they end with InterruptedError. For the batch's second Ctrl-C, without a signal per request.
        */
       abortAll() {
-        for (const attempt2 of this.#deadlines.all()) attempt2.interrupt();
+        for (const attempt of this.#deadlines.all()) attempt.interrupt();
         for (const stop of [...this.#waits]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
-      #attempt(event, attempt2, signal, started) {
+      #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt2, signal, monotonicMs()));
-        const onEvent = this.#options.onEvent;
-        onEvent?.({
+        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+        this.#options.onEvent?.({
           type: "request",
-          attempt: attempt2,
+          attempt,
           method: "POST",
           url: eventUrl(this.baseUrl, event),
           headers: this.displayHeaders(),
           body: event.body
         });
-        const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
+        const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
         if (!current.done) {
           dispatcher.dispatch(
             {
@@ -32919,19 +32803,7 @@ var init_client = __esm({
             current
           );
         }
-        const proxy = this.#proxy;
-        const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
-        if (!onEvent) return ended;
-        return ended.then((outcome) => {
-          if (outcome.kind === "answer") {
-            const { status: status2, headers, text, truncated, ms } = outcome;
-            onEvent({ type: "response", attempt: attempt2, status: status2, headers, body: text, truncated, ms });
-          } else {
-            const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1e3} s` : outcome.error.message;
-            onEvent({ type: "error", attempt: attempt2, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-          }
-          return outcome;
-        });
+        return current.promise;
       }
       /** Closes kept-alive connections; requests in flight finish first. */
       async close() {
@@ -36196,10 +36068,9 @@ function stillRuns(pid, recordedStart) {
   return now.state !== "Z" && (recordedStart === void 0 || now.start === recordedStart);
 }
 function look(lock, rules) {
-  let stat;
   let text = "";
   try {
-    stat = import_node_fs3.default.lstatSync(lock);
+    const stat = import_node_fs3.default.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
@@ -36276,16 +36147,15 @@ function removeStale(lock, dead, text, rules) {
 }
 function take(lock, text, rules, cannot2) {
   for (let tries = 0; tries < 10; tries++) {
-    let found2;
     try {
       if (create(lock, text, rules.mode)) {
         held.add(lock);
         return void 0;
       }
-      found2 = look(lock, rules);
     } catch (error2) {
       throw cannot2(error2);
     }
+    const found2 = look(lock, rules);
     if (found2.state === "held") return found2.blocked;
     if (found2.state === "dead") {
       const blocked = removeStale(lock, found2, text, rules);
@@ -36472,20 +36342,7 @@ async function updateConfig(file, update, options = {}) {
     options
   );
 }
-async function updateProfile(file, name, update, options = {}) {
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      const next = update({ ...profiles[name] ?? {} });
-      if (next === void 0) delete profiles[name];
-      else profiles[name] = next;
-      return { ...data, profiles };
-    },
-    options
-  );
-}
-var import_node_fs4, import_node_path4, PROFILE_NAME;
+var import_node_fs4, import_node_path4, SETTINGS2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36495,6 +36352,26 @@ var init_store = __esm({
     init_errno();
     init_errors();
     init_lock();
+    SETTINGS2 = {
+      "api-key": {
+        field: "apiKey",
+        env: "TRIGGER_API_KEY",
+        flag: "--api-key",
+        words: "API key",
+        set: "set-key",
+        about: "the API key (printed masked)",
+        kept: ["apiKey", "apiKeyStorage"]
+      },
+      "base-url": {
+        field: "baseUrl",
+        env: "TRIGGER_BASE_URL",
+        flag: "--base-url",
+        words: "base URL",
+        set: "set-base-url https://<your-service-host>",
+        about: "the service base URL",
+        kept: ["baseUrl", "allowHttp"]
+      }
+    };
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
   }
 });
@@ -36581,13 +36458,11 @@ function findCatalog({ cwd, env: env2, flag }) {
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   const named = env2.TRIGGER_CATALOG;
   if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
-  for (let dir = import_node_path5.default.resolve(cwd); ; ) {
+  for (let dir = import_node_path5.default.resolve(cwd), below = ""; dir !== below; below = dir, dir = import_node_path5.default.dirname(dir)) {
     const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
-    const parent = import_node_path5.default.dirname(dir);
-    if (parent === dir) return void 0;
-    dir = parent;
   }
+  return void 0;
 }
 function exists(file) {
   try {
@@ -36608,9 +36483,6 @@ var init_find = __esm({
 });
 
 // src/catalog/file.ts
-function currentUid() {
-  return typeof process.getuid === "function" ? process.getuid() : void 0;
-}
 function loginName(uid) {
   try {
     for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
@@ -36641,44 +36513,34 @@ function cannotRead(file, error2) {
     hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
   });
 }
-function untrusted(found2, hop, problem, fix) {
-  const through = hop === import_node_path6.default.resolve(found2) ? "" : ` (through the link to ${printable(hop)})`;
-  return new ConfigError(
-    `catalog ${printable(found2)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
-  );
+function through(named, hop) {
+  return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
-function checkHop(found2, hop, stat, dir, uid) {
+function hopProblem(hop, stat, dir, folder, uid) {
   if (stat.uid !== uid && stat.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
       `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
-    );
+    ];
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found2, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
-  let folder;
-  try {
-    folder = import_node_fs6.default.statSync(dir);
-  } catch (error2) {
-    throw cannotRead(found2, error2);
-  }
+    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
   if (folder.uid !== uid && folder.uid !== 0)
-    throw untrusted(
-      found2,
-      hop,
-      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
-      `move it to a folder of yours`
-    );
+    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours"];
   const sticky = (folder.mode & 512) !== 0;
   if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    throw untrusted(
-      found2,
-      hop,
+    return [
       `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
       `chmod go-w ${printable(shellQuote(dir))}`
-    );
+    ];
+  return void 0;
+}
+function checkHop(found2, hop, stat, dir, uid) {
+  const [problem, fix] = hopProblem(hop, stat, dir, import_node_fs6.default.statSync(dir), uid) ?? [];
+  if (problem === void 0) return;
+  throw new ConfigError(
+    `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
+    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
+  );
 }
 function inside(file, dir) {
   const relative = import_node_path6.default.relative(dir, file);
@@ -36696,24 +36558,18 @@ function inWorkspace(file, env2) {
 }
 function follow(file, check2, missing = false) {
   let hop = import_node_path6.default.resolve(file);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat;
-    let dir;
-    try {
-      stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
-    const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
-    if (stat === void 0) return { real };
-    check2(hop, stat, dir);
-    if (!stat.isSymbolicLink()) return { real, stat };
-    try {
+  try {
+    for (let links = 0; links <= MAX_LINKS; links++) {
+      const stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
+      if (stat === void 0) return { real };
+      check2(hop, stat, dir);
+      if (!stat.isSymbolicLink()) return { real, stat };
       hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
-    } catch (error2) {
-      throw cannotRead(file, error2);
     }
+  } catch (error2) {
+    throw error2 instanceof ConfigError ? error2 : cannotRead(file, error2);
   }
   throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
@@ -36725,18 +36581,16 @@ function realPath(file) {
   }
 }
 function catalogTarget(file, options = {}) {
-  const uid = currentUid();
-  const env2 = options.env ?? process.env;
+  const uid = process.getuid?.();
   if (uid === void 0) return { real: realPath(file) };
-  if ((options.source ?? "found") !== "found" || inWorkspace(file, env2))
+  if ((options.source ?? "found") !== "found" || inWorkspace(file, options.env ?? process.env))
     return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
   return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: "name the file it leads to with --catalog, if that is the one to change" }
   );
 }
@@ -36749,29 +36603,24 @@ function readCatalogFile(file, options = {}) {
   try {
     const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
     fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
-  } catch (error2) {
-    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
-    throw cannotRead(file, error2);
-  }
-  try {
     const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
-    return { path: file, real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+    return { real: target2.real, text: readAtMost(fd, file, stat.size), stat };
+  } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
+    if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
+    throw cannotRead(file, error2);
   } finally {
-    import_node_fs6.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs6.default.closeSync(fd);
   }
 }
 function readAtMost(fd, file, size) {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read) {
-    try {
-      read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error2) {
-      throw cannotRead(file, error2);
-    }
+    read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
   }
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
@@ -36795,6 +36644,7 @@ var init_file = __esm({
 // src/catalog/load.ts
 var load_exports = {};
 __export(load_exports, {
+  ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
   catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
@@ -36811,12 +36661,9 @@ function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function lineFinder(text) {
-  let starts;
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -36879,7 +36726,7 @@ function catalogProblems(data, text = "") {
       problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
     });
   }
-  problems.push(...underflowProblems(triggers, text));
+  for (const problem of underflowProblems(triggers, text)) problems.push(problem);
   if (problems.length > 0) return problems;
   return idProblems(triggers, lineOfKey);
 }
@@ -36944,13 +36791,9 @@ function idProblems(triggers, lineOfKey) {
   for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
-    const involved = new Set(own);
-    for (const i of own) {
-      const named = index.get(triggers[keys[i]].ids[profile]);
-      if (named !== void 0) involved.add(named);
-    }
+    const named = own.map((i) => index.get(triggers[keys[i]].ids[profile]) ?? i);
     const sent = /* @__PURE__ */ new Map();
-    for (const i of [...involved].sort((a, b) => a - b)) {
+    for (const i of [.../* @__PURE__ */ new Set([...own, ...named])].sort((a, b) => a - b)) {
       const key = keys[i];
       const id = idIn(key, triggers[key], profile);
       const other = sent.get(id);
@@ -36986,18 +36829,12 @@ function catalogError(file, problems) {
     hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
   });
 }
-function identityOf(stat) {
-  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-function remembered(record) {
-  return readOwnRecord(record, MAX_RECORD_BYTES);
-}
 function remember(record, file, identity, known) {
-  const entries = Object.entries(known).filter(([name]) => name !== file);
-  entries.push([file, identity]);
+  const { [file]: _earlier, ...others } = known;
+  const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   try {
-    import_node_fs7.default.mkdirSync(import_node_path7.default.dirname(record), { recursive: true, mode: 448 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}
+    makeFolders(import_node_path7.default.dirname(record));
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}
 `, {
       mode: 384,
       forceMode: true,
@@ -37007,22 +36844,21 @@ function remember(record, file, identity, known) {
   }
 }
 function loadCatalog(found2, options = {}) {
-  const file = typeof found2 === "string" ? found2 : found2.path;
-  const source = typeof found2 === "string" ? "flag" : found2.source;
-  const { text, stat } = readCatalogFile(file, { source, env: options.env });
+  const { path: file, source } = typeof found2 === "string" ? { path: found2, source: "flag" } : found2;
+  const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  const known = record === void 0 ? void 0 : remembered(record);
-  const identity = identityOf(stat);
+  const known = record === void 0 ? void 0 : readOwnRecord(record, MAX_RECORD_BYTES);
+  const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: parseJson(text) };
+      return { path: file, text, data: parseJson(text), real, stat };
     } catch {
     }
   }
   const parsed2 = parseCatalog(text);
   if (!parsed2.data) throw catalogError(file, parsed2.problems);
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed2.data };
+  return { path: file, text, data: parsed2.data, real, stat };
 }
 function idIn(key, entry2, profile) {
   return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
@@ -37030,11 +36866,10 @@ function idIn(key, entry2, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
 }
-var import_node_fs7, import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
@@ -37056,7 +36891,7 @@ var init_load = __esm({
 });
 
 // src/catalog/decimal.ts
-function decimal(text) {
+function decimal2(text) {
   const m = DECIMAL2.exec(text.trim());
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
@@ -37073,14 +36908,11 @@ function decimal(text) {
 function compareMagnitude(a, b) {
   if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
   if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  const n = Math.max(a.digits.length, b.digits.length);
-  const x = a.digits.padEnd(n, "0");
-  const y = b.digits.padEnd(n, "0");
-  return x === y ? 0 : x < y ? -1 : 1;
+  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
 }
 function compareDecimal(a, b) {
-  const x = decimal(a);
-  const y = decimal(b);
+  const x = decimal2(a);
+  const y = decimal2(b);
   if (x.negative !== y.negative) return x.negative ? -1 : 1;
   const m = compareMagnitude(x, y);
   return x.negative ? -m : m;
@@ -37120,7 +36952,7 @@ function rowChecker(resolver, warn) {
     const found2 = resolver.resolve(given);
     if (!found2.ok) return { invalid: found2.message };
     const { trigger } = found2;
-    const problem = trigger.entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0 ? void 0 : resolver.valueProblem(trigger, value);
+    const problem = resolver.valueProblem(trigger, value);
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== void 0 && !warned.has(trigger.key)) {
       warned.add(trigger.key);
@@ -37140,8 +36972,7 @@ var init_resolve = __esm({
       catalog;
       profile;
       /** Names looked up so far: a batch asks for the same few again and again. */
-      known = /* @__PURE__ */ new Map();
-      unknown = /* @__PURE__ */ new Map();
+      seen = /* @__PURE__ */ new Map();
       /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
       ids;
       constructor(catalog, profile) {
@@ -37158,34 +36989,28 @@ var init_resolve = __esm({
        * never ambiguous); a profile's own id through a map made once.
        */
       resolve(given) {
-        const seen = this.known.get(given);
-        if (seen) return { ok: true, trigger: seen };
-        const triggers = this.catalog.data.triggers;
-        let key = Object.hasOwn(triggers, given) ? given : void 0;
-        if (key === void 0) {
-          if (!this.ids) {
-            this.ids = /* @__PURE__ */ new Map();
-            for (const k of Object.keys(triggers)) {
-              const id = idIn(k, triggers[k], this.profile);
-              if (id !== k) this.ids.set(id, k);
-            }
+        let resolution = this.seen.get(given);
+        if (resolution) return resolution;
+        const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+        resolution = key === void 0 ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
+        this.seen.set(given, resolution);
+        return resolution;
+      }
+      ownIds() {
+        if (!this.ids) {
+          const triggers = this.catalog.data.triggers;
+          this.ids = /* @__PURE__ */ new Map();
+          for (const key of Object.keys(triggers)) {
+            const id = idIn(key, triggers[key], this.profile);
+            if (id !== key) this.ids.set(id, key);
           }
-          key = this.ids.get(given);
         }
-        if (key !== void 0) {
-          const trigger = this.trigger(key);
-          this.known.set(given, trigger);
-          return { ok: true, trigger };
-        }
-        const known = this.unknown.get(given);
-        if (known) return known;
-        const result = this.explainUnknown(given);
-        this.unknown.set(given, result);
-        return result;
+        return this.ids;
       }
       explainUnknown(given) {
         const where2 = `the catalog ${printable(this.catalog.path)}`;
         const quoted = printable(JSON.stringify(given));
+        let best;
         for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
@@ -37197,9 +37022,6 @@ var init_resolve = __esm({
               };
             }
           }
-        }
-        let best;
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
           for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
             const distance = editDistance(given.toLowerCase(), name.toLowerCase());
             if (!best || distance < best.distance) best = { key, name, distance };
@@ -37219,6 +37041,7 @@ var init_resolve = __esm({
        */
       valueProblem(trigger, value) {
         const { entry: entry2 } = trigger;
+        if (entry2.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
         const key = printable(trigger.key);
         const where2 = `(the catalog ${printable(this.catalog.path)})`;
         if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
@@ -37240,12 +37063,9 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
+  const mode2 = (import_node_fs7.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
-}
-function pick(candidates) {
-  return candidates.find(([value]) => value !== void 0 && value !== "");
 }
 function selectedProfile(flags = {}, env2 = process.env, config) {
   if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: "flag" };
@@ -37256,38 +37076,16 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
 function activeProfile(flags, env2) {
   return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
-function findSettings(options = {}) {
-  const flags = options.flags ?? {};
-  const env2 = options.env ?? process.env;
-  const configFile = configPath(env2);
-  const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env2, config);
-  const stored = getProfile(config, profile.name);
-  const profileLabel = `profile "${profile.name}" in ${configFile}`;
-  const key = pick([
-    [flags.apiKey, "flag", "--api-key"],
-    [env2.TRIGGER_API_KEY, "env", "TRIGGER_API_KEY"],
-    [typeof stored?.apiKey === "string" ? stored.apiKey : void 0, "profile", profileLabel],
-    [stored?.apiKeyStorage === "keychain" ? STORED : void 0, "keychain", `profile "${profile.name}" in ${storeName()}`]
-  ]);
-  const url = pick([
-    [flags.baseUrl, "flag", "--base-url"],
-    [env2.TRIGGER_BASE_URL, "env", "TRIGGER_BASE_URL"],
-    [typeof stored?.baseUrl === "string" ? stored.baseUrl : void 0, "profile", profileLabel]
-  ]);
-  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
-  return { configFile, config, profile, stored, key, url, allowHttp };
-}
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
     hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
   });
 }
-function notSet(what, command8, variable, profile) {
+function notSet(setting, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
-  return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command8}${named}  (or set ${variable}, or pass --${what === "API key" ? "api-key" : "base-url"})`
+  return new ConfigError(`no ${setting.words} is set`, {
+    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`
   });
 }
 function collected(problems, fn) {
@@ -37299,57 +37097,72 @@ function collected(problems, fn) {
     return void 0;
   }
 }
-function checkSettings(found2, options) {
+function findSettings(options = {}) {
+  const flags = options.flags ?? {};
   const env2 = options.env ?? process.env;
-  const { configFile, config, key, url, allowHttp } = found2;
-  const { name: profileName, explicit } = found2.profile;
+  const configFile = configPath(env2);
+  const config = options.config ?? readConfig(configFile);
+  const profile = selectedProfile(flags, env2, config);
+  const stored = getProfile(config, profile.name);
+  const found2 = (setting) => {
+    const value = stored?.[setting.field];
+    return [
+      [flags[setting.field] ?? "", "flag", setting.flag],
+      [env2[setting.env] ?? "", "env", setting.env],
+      [typeof value === "string" ? value : "", "profile", `profile "${profile.name}" in ${configFile}`]
+    ];
+  };
+  const inStore = [stored?.apiKeyStorage === "keychain" ? STORED : "", "keychain", `profile "${profile.name}" in ${storeName()}`];
+  const key = [...found2(SETTINGS2["api-key"]), inStore].find(([value]) => value !== "");
+  const url = found2(SETTINGS2["base-url"]).find(([value]) => value !== "");
+  const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
   const problems = [];
-  const attempt2 = (fn) => collected(problems, fn);
-  if (explicit && !found2.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet("API key", "set-key", "TRIGGER_API_KEY", found2.profile));
-  if (!url) problems.push(notSet("base URL", "set-base-url https://<your-service-host>", "TRIGGER_BASE_URL", found2.profile));
-  const baseUrl = url && attempt2(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
-  if (baseUrl) attempt2(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
-  const apiKey = key && key[1] !== "keychain" ? attempt2(() => normalizeApiKey(key[0], key[2])) : void 0;
-  if (!url || !baseUrl) return { settings: void 0, apiKey, problems };
+  const attempt = (fn) => collected(problems, fn);
+  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
+  if (!url) problems.push(notSet(SETTINGS2["base-url"], profile));
+  const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
+  if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
+  const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
+  const world = { configFile, profile, key, url, apiKey, problems, settings: void 0 };
+  if (!url || !baseUrl) return world;
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
-  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, apiKey, problems };
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
+  return { ...world, settings };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
   const found2 = findSettings(options);
-  const { settings, problems, ...checked } = checkSettings(found2, options);
-  let apiKey = checked.apiKey;
-  if (found2.key?.[1] === "keychain") {
+  const { key, settings, problems } = found2;
+  if (key?.[1] === "keychain") {
     try {
-      apiKey = normalizeApiKey(await loadKey(found2.profile.name), found2.key[2]);
-      if (settings) settings.apiKey = apiKey;
+      found2.apiKey = normalizeApiKey(await loadKey(found2.profile.name), key[2]);
+      if (settings) settings.apiKey = found2.apiKey;
     } catch (error2) {
       if (!isTriggerError(error2)) throw error2;
       if (options.requireKey !== false) problems.push(error2);
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
-  if (!where2) return { found: found2, settings, apiKey, catalog: void 0, problems };
+  if (!where2) return { ...found2, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
-  const loaded2 = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
-  const resolver = loaded2 && new TriggerResolver2(loaded2, found2.profile.name);
-  return { found: found2, settings, apiKey, catalog: { ...where2, loaded: loaded2, resolver }, problems };
+  const loaded = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
+  const resolver = loaded && new TriggerResolver2(loaded, found2.profile.name);
+  return { ...found2, catalog: { ...where2, loaded, resolver } };
 }
 async function resolveCommand(options = {}) {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED;
+var import_node_fs7, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -37448,7 +37261,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
     const { settings, catalog } = await resolveCommand({
-      flags: settingsFlags(options),
+      flags: options,
       requireKey: !options.dryRun,
       env: env2,
       cwd,
@@ -37589,208 +37402,6 @@ var init_formats = __esm({
   }
 });
 
-// src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
-function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
-  const record = row.record;
-  switch (record.format) {
-    case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === "error") : -1;
-      const fields = [...record.fields];
-      const width = header?.length ?? fields.length;
-      while (fields.length < width) fields.push("");
-      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
-      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
-      else fields.push(reason2);
-      return csvLine(fields, separator);
-    }
-    case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
-`;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
-        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
-`;
-      }
-      const members = Object.entries(record.object).filter(([key]) => key !== "error").map(([key, value]) => {
-        const text = key === "value" && typeof value === "number" && record.valueText ? record.valueText : JSON.stringify(value);
-        return `${JSON.stringify(key)}:${text}`;
-      });
-      members.push(`"error":${JSON.stringify(reason2)}`);
-      return `{${members.join(",")}}
-`;
-    }
-  }
-}
-function failedHeader(kind, header, separator = ",") {
-  if (kind !== "csv" || !header) return void 0;
-  return csvLine(header.some((h) => h.trim().toLowerCase() === "error") ? header : [...header, "error"], separator);
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs9.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
-      continue;
-    import_node_fs9.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
-}
-var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
-var init_failed = __esm({
-  "src/batch/failed.ts"() {
-    "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
-    import_node_path10 = __toESM(require("node:path"), 1);
-    init_lock();
-    init_formats();
-    FLUSH_BYTES = 64 * 1024;
-    FailedFile = class {
-      path;
-      /** Rows written (or waiting in the buffer to be). */
-      rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
-      notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
-      error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
-      #separator;
-      #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-      #target;
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-      inPlace;
-      /** Open once there is a row to keep (or at once, unless lazy). */
-      #fd;
-      #buffer = "";
-      #bufferedRows = 0;
-      #headerDone = false;
-      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
-      #normalized;
-      #mode;
-      /**
-       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
-       * default failed file, when --failed is not given) is made only once there is a row to keep.
-       */
-      constructor(file, format2, header, options = {}) {
-        this.path = file;
-        this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
-        this.#header = header;
-        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
-        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
-        this.inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
-        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
-        if (!this.inPlace) removeLeftovers(this.path);
-      }
-      /** Writes one row's line; false when the file is broken and the row could not be kept. */
-      write(row, reason2) {
-        if (this.#fd === void 0 && !this.error) {
-          try {
-            this.#open();
-          } catch (error2) {
-            this.error = error2;
-          }
-        }
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#writeHeader(row.record.format);
-        if (this.error) {
-          this.notKept++;
-          return false;
-        }
-        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
-        this.#bufferedRows++;
-        this.rows++;
-        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
-        return !this.error;
-      }
-      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
-      #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" ? row.record.raw : row.record.format === "ndjson" && !row.record.object ? row.record.raw : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
-        const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
-      }
-      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
-        if (this.#headerDone) return;
-        this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
-        this.#flush();
-      }
-      #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
-        let done = 0;
-        try {
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
-        } catch (error2) {
-          this.error = error2;
-          this.notKept += rows2;
-          this.rows -= rows2;
-          if (done > 0 && !this.inPlace) {
-            try {
-              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
-        }
-      }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (this.#fd === void 0) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
-        const fd = this.#fd;
-        this.#fd = void 0;
-        try {
-          if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
-        if (fd === void 0) return;
-        import_node_fs9.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs9.default.rmSync(this.#target, { force: true });
-      }
-    };
-  }
-});
-
 // src/batch/lines.ts
 function firstBadByte(bytes, decoded) {
   const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf("\uFFFD"))));
@@ -37884,29 +37495,23 @@ var init_lines = __esm({
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
+      /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
       #pending = [];
       /** Its length so far (0: no line is open). */
       bytes = 0;
-      /** Set once the line is known to be too long: its start only, for the failed file. */
-      #longStart;
       hold(bytes) {
-        if (bytes.length === 0) return;
+        const long = this.bytes > MAX_LINE_BYTES;
         this.bytes += bytes.length;
-        if (this.#longStart) return;
-        if (this.bytes > MAX_LINE_BYTES) {
-          this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-          this.#pending = [];
-          return;
-        }
+        if (long || bytes.length === 0) return;
         this.#pending.push(Buffer.from(bytes));
+        if (this.bytes > MAX_LINE_BYTES) this.#pending = [Buffer.from(Buffer.concat(this.#pending).subarray(0, KEPT_OF_LONG_LINE))];
       }
       /** The whole line, ended by `tail`, as line number `line`. */
       finish(tail, line) {
         const total = this.bytes + tail.length;
-        const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+        const bytes = Buffer.concat([...this.#pending, tail]);
         this.#pending = [];
         this.bytes = 0;
-        this.#longStart = void 0;
         if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
         return {
           line,
@@ -37934,15 +37539,14 @@ function parseColumns(text) {
   }
   return names;
 }
-function makeRow(line, record, fields, options, valueText) {
+function makeRow(line, record, fields, options) {
   const triggerId = fields.triggerId === void 0 || fields.triggerId === "" ? options.trigger : fields.triggerId;
-  const given = fields.value;
   const row = {
     line,
     record,
     triggerId,
     userId: fields.userId,
-    value: typeof given === "number" ? valueText ?? JSON.stringify(given) : given || void 0,
+    value: fields.value || void 0,
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: void 0,
     invalid: void 0,
@@ -37955,7 +37559,7 @@ function makeRow(line, record, fields, options, valueText) {
     row.invalid = "empty userId";
   } else {
     try {
-      const value = given === void 0 || given === "" ? void 0 : typeof given === "number" ? valueFromInput(row.value ?? given) : parseValue(given, "value");
+      const value = row.value === void 0 ? void 0 : parseValue(row.value, "value");
       row.value = value?.json;
       const checked = options.check?.(triggerId, row.value, line);
       if (checked?.invalid !== void 0) row.invalid = checked.invalid;
@@ -37967,55 +37571,39 @@ function makeRow(line, record, fields, options, valueText) {
   }
   return row;
 }
-function columnIndex(header, name) {
-  const exact = header.indexOf(name);
-  return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
-}
 function invalidRow(line, record, reason2) {
   return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
-function csvColumns(header, line, options, separator) {
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const seen = /* @__PURE__ */ new Set();
-  for (const name of header) {
-    const key = name.trim().toLowerCase();
-    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: "each column needs its own name" });
-    seen.add(key);
-  }
-  const shown2 = header.join(separator);
-  const headerText = shown2.length > 120 ? `${shown2.slice(0, 120)}\u2026` : shown2;
-  if (options.columns) {
-    const missing = Object.keys(names).find(
-      (key) => names[key] !== key && columnIndex(header, names[key]) < 0
-    );
-    if (missing)
-      throw new UsageError(
-        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`
-      );
-  }
+function columnAt(names, name) {
+  const exact = names.indexOf(name);
+  return exact >= 0 ? exact : names.findIndex((n) => n.trim().toLowerCase() === name.toLowerCase());
+}
+function findColumns(names, options, where2) {
+  const keys = names.map((name) => name.trim().toLowerCase());
+  const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+  if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
+  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, {
+    hint
+  });
+  const named = Object.keys(wanted).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
+  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
-    header,
-    trigger: columnIndex(header, names.triggerId),
-    user: columnIndex(header, names.userId),
-    value: columnIndex(header, names.value),
-    error: columnIndex(header, "error")
+    trigger: columnAt(names, wanted.triggerId),
+    user: columnAt(names, wanted.userId),
+    value: columnAt(names, wanted.value),
+    error: columnAt(names, "error")
   };
-  if (columns.user < 0) {
-    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-      hint: "the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>"
-    });
-  }
-  if (columns.trigger < 0 && !options.trigger) {
-    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-      hint: "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-    });
-  }
+  if (columns.user < 0)
+    throw missing("userId", "name it with --columns userId=<name>; for one userId per line use --format lines --trigger <id>");
+  if (columns.trigger < 0 && !options.trigger)
+    throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
   return columns;
 }
-function csvRow(fields, line, columns, options) {
+function csvRow(fields, line, header, columns, options) {
   const record = { format: "csv", fields };
-  if (fields.length !== columns.header.length) {
-    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  if (fields.length !== header.length) {
+    return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   }
   const field2 = (at) => at >= 0 ? fields[at] : void 0;
   return makeRow(
@@ -38027,11 +37615,16 @@ function csvRow(fields, line, columns, options) {
 }
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
+  let header;
   let columns;
   const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (columns) out.push(csvRow(fields, line, columns, options));
-    else columns = csvColumns(fields, line, options, separator);
+    if (header) {
+      out.push(csvRow(fields, line, header, columns, options));
+      return;
+    }
+    columns = findColumns(fields, options, `the CSV header (line ${line})`);
+    header = fields;
   });
   function* take3(atEnd) {
     let out = [];
@@ -38049,12 +37642,12 @@ function readCsv(stream, options, format2) {
       yield* take3(false);
     }
     yield* take3(true);
-    if (!columns && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
   }
-  return { rows: rows2(), header: () => columns?.header };
+  return { rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, options, toRow) {
   for await (const chunk of readLines(stream, options.stopped)) {
@@ -38065,10 +37658,6 @@ async function* mapLines(stream, options, toRow) {
     }
     if (out.length) yield out;
   }
-}
-function numberTextOf(text, member) {
-  const at = text.indexOf(`${JSON.stringify(member)}`);
-  return at < 0 ? void 0 : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
 }
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
@@ -38092,7 +37681,7 @@ function readNdjson(stream, options) {
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
+    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
     return makeRow(
       line,
@@ -38100,25 +37689,18 @@ function readNdjson(stream, options) {
       {
         triggerId: triggerId ?? void 0,
         userId: userId === void 0 ? void 0 : String(userId),
-        value: value ?? void 0,
+        value: typeof value === "number" ? valueText : value ?? void 0,
         error: error2
       },
-      options,
-      valueText
+      options
     );
   };
   return { rows: mapLines(stream, options, toRow), header: () => void 0 };
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
-  return {
-    line,
-    record: { format: "ndjson", object, valueText, raw },
-    triggerId: str(object?.triggerId),
-    userId: str(object?.userId),
-    value: valueText ?? str(object?.value),
-    invalid: reason2
-  };
+  const row = invalidRow(line, { format: "ndjson", object, valueText, raw }, reason2);
+  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 function readLineIds(stream, options) {
   if (!options.trigger) {
@@ -38140,12 +37722,13 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CR, lineEnd, CsvRecords, LINES_HEADER, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, LINES_HEADER, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
     init_request();
     init_errors();
+    init_excerpt();
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
@@ -38153,8 +37736,6 @@ var init_rows = __esm({
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     MAX_CHUNK_ROWS = 1024;
     QUOTE = 34;
-    CR = 13;
-    lineEnd = (line) => line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length;
     CsvRecords = class {
       constructor(separator, toRow) {
         this.separator = separator;
@@ -38201,7 +37782,7 @@ var init_rows = __esm({
             if (line.charCodeAt(i) !== QUOTE) {
               const at2 = line.indexOf(this.separator, i);
               if (at2 < 0) {
-                record.fields.push(line.slice(i, lineEnd(line)));
+                record.fields.push(withoutCr(line.slice(i)));
                 return true;
               }
               record.fields.push(line.slice(i, at2));
@@ -38225,7 +37806,7 @@ var init_rows = __esm({
             continue;
           }
           const at = line.indexOf(this.separator, quote + 1);
-          const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+          const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
           record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
           if (at < 0) return true;
           i = at + 1;
@@ -38245,733 +37826,200 @@ var init_rows = __esm({
   }
 });
 
-// src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
+// src/batch/failed.ts
+function csvField(text, separator = ",") {
+  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 }
-function stopCause(reason2) {
-  switch (reason2.kind) {
-    case "signal":
-      return `it was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `${reason2.failures} failures in a row: ${reason2.answer}`;
-    case "stdout":
-      return reason2.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(reason2.error)}`;
-    case "failed-file":
-      return `${reason2.path} could not be written (${errnoWords(reason2.error)})`;
-    case "journal":
-      return `the journal ${reason2.path} could not be written (${errnoWords(reason2.error)})`;
-    case "retry-after":
-      return `the service asked to wait ${reason2.seconds} s (Retry-After), more than a batch waits`;
-    case "pushed-back":
-      return `the service pushed back every request for ${reason2.seconds} s and accepted none`;
-  }
-}
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  switch (reason2.kind) {
-    case "signal":
-      return `not sent: the batch was interrupted (${reason2.signal})`;
-    case "breaker":
-      return `not sent: the batch stopped after ${stopCause(reason2)}`;
-    case "failed-file":
-      return "not sent: the batch stopped because the failed file could not be written";
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason2)}`;
-  }
-}
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_errno();
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
-  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
-  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
-  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
-  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
-}
-function failureReason(outcome, mask) {
-  switch (outcome.kind) {
-    case "failed":
-      return serverWords(outcome, mask);
-    case "unsent":
-      return unsentWords(outcome.stop);
-    case "invalid":
-      return `invalid, not sent: ${outcome.reason}`;
-    case "unknown":
-      return `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`;
-    default:
-      return void 0;
-  }
-}
-function serverWords(outcome, mask) {
-  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-}
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
-}
-function rowsNotAccepted(c) {
-  return c.rows - c.accepted - c.earlier - c.checked;
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function plural(n, one) {
-  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = rowsNotAccepted(counts);
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
-  }
-  if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts, pace } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", counts.rows],
-    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
-  ];
-  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
-  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
-  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
-  if (pace) {
-    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
-    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
-    rows2.push(["pushed back (429/503)", pace.pushedBack]);
-  }
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}
+function csvLine(fields, separator = ",") {
+  return `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
 }
-var number, formatCount, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_rows();
-    init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
-    rows = (n) => plural(n, "row");
+function failedLine(row, error2, header, separator = ",") {
+  const reason2 = `line ${row.line}: ${error2}`;
+  const record = row.record;
+  switch (record.format) {
+    case "csv": {
+      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
+`;
+      const errorAt = header ? columnAt(header, "error") : -1;
+      const fields = [...record.fields];
+      const width = header?.length ?? fields.length;
+      while (fields.length < width) fields.push("");
+      if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
+      else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason2;
+      else fields.push(reason2);
+      return csvLine(fields, separator);
+    }
+    case "ndjson": {
+      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+`;
+      if (!("error" in record.object)) {
+        const raw = record.raw.trimEnd();
+        const empty = Object.keys(record.object).length === 0;
+        return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
+`;
+      }
+      const { error: _, ...members } = record.object;
+      if (typeof members.value === "number" && record.valueText) members.value = rawJson(record.valueText);
+      return `${toJson({ ...members, error: reason2 })}
+`;
+    }
   }
-});
-
-// src/batch/journal.ts
-function fingerprint(file) {
-  const hash = (0, import_node_crypto.createHash)("sha256");
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = import_node_fs10.default.openSync(file, "r");
-  let size = 0;
-  try {
-    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
-  } finally {
-    import_node_fs10.default.closeSync(fd);
-  }
-  return { path: import_node_path11.default.resolve(file), size, sha256: hash.digest("hex") };
 }
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+function failedHeader(kind, header, separator = ",") {
+  if (kind !== "csv" || !header) return void 0;
+  return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
 }
-function parsed(text, otherwise) {
+function removeLeftovers(file) {
+  const prefix = `.${import_node_path10.default.basename(file)}.`;
+  let names;
   try {
-    return JSON.parse(text);
+    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
   } catch {
-    return otherwise;
+    return;
   }
-}
-function headerOf(line) {
-  const header = parsed(line, null);
-  return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
-}
-function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
-  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
-  const [first, ...records] = whole.split("\n");
-  const header = headerOf(first ?? "");
-  if (!header) {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
-  }
-  if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
-  }
-  const loaded2 = {
-    header,
-    states: new Uint8Array(1024),
-    reasons: /* @__PURE__ */ new Map(),
-    done: false,
-    failed: void 0,
-    whole: Buffer.byteLength(whole)
-  };
-  for (const record of records) {
-    if (record.startsWith("done")) {
-      loaded2.done = true;
-      const said = parsed(record.slice(5), null)?.failed;
-      loaded2.failed = typeof said === "string" ? said : void 0;
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length, -".tmp".length));
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
       continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
-    const state = RECORDS[record[0] ?? ""];
-    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    if (line >= loaded2.states.length) {
-      const grown = new Uint8Array(Math.max(line + 1, loaded2.states.length * 2));
-      grown.set(loaded2.states);
-      loaded2.states = grown;
-    }
-    loaded2.states[line] = state;
-    if (state === FAILED) loaded2.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
-  }
-  return loaded2;
-}
-function journalInput(file) {
-  let fd;
-  try {
-    fd = import_node_fs10.default.openSync(file, "r");
-    const chunks = [];
-    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
-      const chunk = Buffer.alloc(64 * 1024);
-      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
-      newline = chunk.subarray(0, read).indexOf(10);
-      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
-    }
-    return headerOf(Buffer.concat(chunks).toString("utf8"))?.input;
-  } catch {
-    return void 0;
-  } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
   }
 }
-function describeLoaded(j) {
-  const count2 = (state) => j.states.filter((s) => s === state).length;
-  return [
-    `${plural(count2(ACCEPTED), "row")} accepted`,
-    `${formatCount(count2(FAILED))} failed`,
-    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
-  ].join(", ");
-}
-function refuseToCarryOn(file, loaded2, options) {
-  const { header } = loaded2;
-  const was = header.inputs ?? [header.input];
-  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
-  if (!options.resume) {
-    const batch2 = loaded2.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded2)}); nothing was sent`, {
-      hint: loaded2.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-    });
-  }
-  const now = options.inputs;
-  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-  if (was.length !== now.length) {
-    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
-    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
-  }
-  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-  if (changed >= 0) {
-    const w = was[changed];
-    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-    throw new UsageError(
-      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-      hint
-    );
-  }
-  if ((header.shard ?? "") !== (options.shard ?? "")) {
-    const shard2 = (s) => s ? `shard ${s}` : "the whole input";
-    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
-      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
-    });
-  }
-  const before = header.catalog;
-  const catalog = options.catalog ?? null;
-  if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
-    const then = before ? `the catalog ${before.path}` : "no catalog";
-    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-    });
-  }
-  if (header.format !== options.format) {
-    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
-      hint: `pass --format ${header.format}`
-    });
-  }
-}
-var import_node_crypto, import_node_fs10, import_node_path11, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
-var init_journal = __esm({
-  "src/batch/journal.ts"() {
+var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
+var init_failed = __esm({
+  "src/batch/failed.ts"() {
     "use strict";
-    import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
-    import_node_path11 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_errno();
-    init_report();
-    MAGIC = "trigger batch journal";
-    VERSION2 = 1;
-    NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
-    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
-    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
-    Journal = class _Journal {
+    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_path10 = __toESM(require("node:path"), 1);
+    init_lock();
+    init_render();
+    init_formats();
+    init_rows();
+    FLUSH_BYTES = 64 * 1024;
+    FailedFile = class {
       path;
-      /** True when this run carries on an earlier one. */
-      resumed;
-      /**
-       * When the journal already accounted for every row as this run opened it: the failed file that
-       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
-       */
-      completedWith;
-      /** Whether this run has sent a row. */
-      sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
+      /** Rows written (or waiting in the buffer to be). */
+      rows = 0;
+      /** Rows that could not be kept because the file could not be written. */
+      notKept = 0;
+      /** The write error, once there was one; nothing more is written after it. */
       error;
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-      onError;
-      #states;
-      #reasons;
+      #format;
+      /** The separator of the failed file's format (delimited formats). */
+      #separator;
+      #header;
+      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
+      #target;
+      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
+      inPlace;
+      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
-      #pending = "";
-      #dirty = false;
-      #timer;
-      #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, position, loaded2) {
+      #buffer = "";
+      #bufferedRows = 0;
+      #headerDone = false;
+      /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
+      #normalized;
+      #mode;
+      /**
+       * Opens the file to write; throws (with a code) when it cannot be created. A `lazy` one (the
+       * default failed file, when --failed is not given) is made only once there is a row to keep.
+       */
+      constructor(file, format2, header, options = {}) {
         this.path = file;
-        this.#fd = fd;
-        this.#position = position;
-        this.resumed = loaded2 !== void 0;
-        this.completedWith = loaded2?.done ? loaded2.failed : void 0;
-        this.#states = loaded2?.states ?? new Uint8Array(0);
-        this.#reasons = loaded2?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
+        this.#normalized = options.normalized;
+        this.#format = format2;
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#header = header;
+        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
+        if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
+        this.inPlace = existing !== void 0 && !existing.isFile();
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
+        if (!options.lazy) this.#open();
       }
-      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        const loaded2 = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
-        if (loaded2) refuseToCarryOn(file, loaded2, options);
-        try {
-          if (loaded2) {
-            const fd2 = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd2, loaded2.whole);
-            return new _Journal(file, fd2, loaded2.whole, loaded2);
+      #open() {
+        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
+        if (!this.inPlace) removeLeftovers(this.path);
+      }
+      /** Writes one row's line; false when the file is broken and the row could not be kept. */
+      write(row, reason2) {
+        if (this.#fd === void 0 && !this.error) {
+          try {
+            this.#open();
+          } catch (error2) {
+            this.error = error2;
           }
-          const fd = import_node_fs10.default.openSync(file, "wx", 384);
-          const header = {
-            journal: MAGIC,
-            version: VERSION2,
-            input: options.inputs[0],
-            inputs: options.inputs.length > 1 ? options.inputs : void 0,
-            format: options.format,
-            shard: options.shard,
-            catalog: options.catalog ?? null,
-            started: (/* @__PURE__ */ new Date()).toISOString()
-          };
-          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
-`);
-          import_node_fs10.default.fsyncSync(fd);
-          return new _Journal(file, fd, position, void 0);
-        } catch (error2) {
-          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
         }
-      }
-      /** What an earlier run did with this line, if anything. */
-      prior(line) {
-        switch (this.#states[line]) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
+        if (!this.error) this.#writeHeader(row.record.format);
+        if (this.error) {
+          this.notKept++;
+          return false;
         }
+        this.#buffer += this.#normalized ? this.#normalizedLine(row, reason2) : failedLine(row, reason2, this.#header(), this.#separator);
+        this.#bufferedRows++;
+        this.rows++;
+        if (this.#buffer.length >= FLUSH_BYTES) this.#flush();
+        return !this.error;
       }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-       * cannot be written: the row must then not be sent.
-       */
-      starting(line) {
-        this.sentHere = true;
-        this.#pending += `s ${line}
-`;
-        this.#write();
-        if (this.error) throw this.error;
+      /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
+      #normalizedLine(row, reason2) {
+        const raw = row.record.format === "csv" || !row.record.object ? row.record.raw : void 0;
+        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const file = this.#normalized.file ? [row.file ?? ""] : [];
+        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
       }
-      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
-      settled(line, kind, reason2) {
-        const letter = SETTLED[kind];
-        if (letter === void 0) return;
-        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
-` : `${letter} ${line}
-`);
+      /** The header goes out on its own, so that a file cut short by a full disk still replays. */
+      #writeHeader(kind) {
+        if (this.#headerDone) return;
+        this.#headerDone = true;
+        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
+        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        this.#flush();
       }
-      /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
-       */
-      #later(record) {
-        this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
-      }
-      #write() {
-        if (this.#fd === void 0 || this.error || this.#pending === "") return;
-        const bytes = Buffer.from(this.#pending);
-        this.#pending = "";
+      #flush() {
+        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const bytes = Buffer.from(this.#buffer);
+        const rows2 = this.#bufferedRows;
+        this.#buffer = "";
+        this.#bufferedRows = 0;
+        let done = 0;
         try {
-          let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
-          this.#dirty = true;
+          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
-          this.#failed(error2);
+          this.error = error2;
+          this.notKept += rows2;
+          this.rows -= rows2;
+          if (done > 0 && !this.inPlace) {
+            try {
+              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
+            } catch {
+            }
+          }
         }
       }
-      #failed(error2) {
-        if (this.error) return;
-        this.error = error2;
-        this.onError?.(error2);
-      }
-      /** Writes waiting records and syncs them to disk (every second, and at the end). */
-      sync() {
-        this.#write();
-        if (this.#fd === void 0 || !this.#dirty) return;
-        try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
-          this.#dirty = false;
-        } catch (error2) {
-          this.#failed(error2);
-        }
-      }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete2, failed) {
-        clearInterval(this.#timer);
-        this.onError = void 0;
-        const said = failed === void 0 ? {} : { failed: import_node_path11.default.resolve(failed) };
-        if (complete2) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said })}
-`;
-        this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
+      finish() {
+        if (this.#fd === void 0) return;
+        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
+        this.#flush();
+        const fd = this.#fd;
         this.#fd = void 0;
+        try {
+          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+        } catch {
+        }
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
+      }
+      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
+      discard() {
+        const fd = this.#fd;
+        this.#fd = void 0;
+        if (fd === void 0) return;
+        import_node_fs8.default.closeSync(fd);
+        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
-  }
-});
-
-// src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path12.default.isAbsolute(file) || import_node_path12.default.resolve(file) === import_node_path12.default.resolve(cwd, file) ? file : import_node_path12.default.resolve(cwd, file);
-}
-function sameFile2(a, b) {
-  const other = b === "-" ? 0 : b;
-  if (typeof other === "string" && import_node_path12.default.resolve(a) === import_node_path12.default.resolve(other)) return true;
-  try {
-    const sa = import_node_fs11.default.statSync(a);
-    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
-    return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
-}
-function inInputFolder(file, folder) {
-  const name = import_node_path12.default.basename(file);
-  return !name.startsWith(".") && !name.startsWith("_") && import_node_path12.default.resolve(import_node_path12.default.dirname(file)) === import_node_path12.default.resolve(folder);
-}
-function checkPaths(sources, options) {
-  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (file === "-" || file === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
-    if (file === void 0) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
-    if (sources.some((source) => sameFile2(file, source)))
-      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
-  }
-  if (options.failed && options.json && sameFile2(options.failed, 1)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
-  }
-  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
-  if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === "-" ? void 0 : import_node_fs11.default.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-        hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-      });
-    }
-  }
-  if (options.failed && sameFile2(options.journal, options.failed))
-    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
-}
-async function countLines(file) {
-  let n = 0;
-  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
-}
-function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
-  const written = FORMAT_TABLE[format2].failedAs;
-  const args = ["trigger", "batch", shellQuote(file)];
-  if (formatFromName(file) !== written) args.push("--format", written);
-  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
-  args.push("--failed", shellQuote(next.failed));
-  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
-}
-function replayNames(file) {
-  const ext = import_node_path12.default.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
-  const base = counted ? counted[1] : stem;
-  let mine2;
-  const same = (journal) => {
-    const input2 = journalInput(journal);
-    if (input2?.path !== import_node_path12.default.resolve(file)) return false;
-    try {
-      mine2 ??= fingerprint(file);
-    } catch {
-      return false;
-    }
-    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
-  };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
-    const failed = `${base}-${n}${ext}`;
-    const journal = `${failed}.journal`;
-    if (import_node_fs11.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
-  }
-}
-function resumeCommand(input2, options) {
-  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
-  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
-  if (options.failed) args.push("--failed", shellQuote(options.failed));
-  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
-  if (options.columns) args.push("--columns", shellQuote(options.columns));
-  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return args.join(" ");
-}
-async function openWritten(input2, header, options, catalog, folder, warn) {
-  const dryRun = options.dryRun === true;
-  const written = { failed: void 0, journal: void 0, locks: [] };
-  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
-  try {
-    if (options.journal && !dryRun) {
-      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
-      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
-    }
-    if (options.failed) {
-      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === void 0 || regular.isFile()) {
-        const hint = "name another --failed file, or wait for that batch to finish";
-        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
-      }
-      try {
-        written.failed = open(file, false);
-      } catch (error2) {
-        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
-          hint: "name a file in a folder that exists and that you can write to"
-        });
-      }
-    } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
-    }
-    if (options.journal && !dryRun) {
-      written.journal = Journal.open(options.journal, {
-        catalog,
-        resume: options.resume === true,
-        inputs: await Promise.all(input2.files.map((f) => fingerprint(f.path))),
-        format: input2.format,
-        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
-      });
-    }
-  } catch (error2) {
-    written.failed?.discard();
-    for (const taken of written.locks) taken.release();
-    throw error2;
-  }
-  return written;
-}
-function settleWritten({ failed, journal, locks }, complete2, noneSettled = false) {
-  try {
-    const unchanged = failed && journal?.completedWith === import_node_path12.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
-    journal?.close(complete2, failed && !failed.inPlace ? failed.path : void 0);
-  } finally {
-    for (const lock of locks) lock.release();
-  }
-}
-function defaultFailedName(ext, folder, locks, warn) {
-  const now = /* @__PURE__ */ new Date();
-  const two = (n) => String(n).padStart(2, "0");
-  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  try {
-    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
-  } catch (error2) {
-    warn(
-      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    );
-    return import_node_path12.default.join(folder, `trigger-failed-${stamp}${ext}`);
-  }
-  for (let n = 1; ; n++) {
-    const name = import_node_path12.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs11.default.existsSync(name)) continue;
-    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (import_node_fs11.default.existsSync(name)) {
-      lock.release();
-      continue;
-    }
-    locks.push(lock);
-    return name;
-  }
-}
-var import_node_fs11, import_node_path12;
-var init_files = __esm({
-  "src/batch/files.ts"() {
-    "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
-    import_node_path12 = __toESM(require("node:path"), 1);
-    init_errors();
-    init_render();
-    init_errno();
-    init_failed();
-    init_formats();
-    init_journal();
-    init_lock();
   }
 });
 
@@ -39619,7 +38667,7 @@ function parquetMetadata(arrayBuffer, { parsers, geoparquet = true } = {}) {
   const columnSchema = schema.filter((e) => e.type);
   const num_rows = metadata.field_3;
   const row_groups = metadata.field_4.map((rowGroup) => ({
-    columns: rowGroup.field_1.map((column, columnIndex2) => ({
+    columns: rowGroup.field_1.map((column, columnIndex) => ({
       file_path: decode2(column.field_1),
       file_offset: column.field_2,
       meta_data: column.field_3 && {
@@ -39637,7 +38685,7 @@ function parquetMetadata(arrayBuffer, { parsers, geoparquet = true } = {}) {
         data_page_offset: column.field_3.field_9,
         index_page_offset: column.field_3.field_10,
         dictionary_page_offset: column.field_3.field_11,
-        statistics: convertStats(column.field_3.field_12, columnSchema[columnIndex2], allParsers),
+        statistics: convertStats(column.field_3.field_12, columnSchema[columnIndex], allParsers),
         encoding_stats: column.field_3.field_13?.map((encodingStat) => ({
           page_type: PageTypes[encodingStat.field_1],
           encoding: Encodings[encodingStat.field_2],
@@ -40299,9 +39347,9 @@ function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = 
     return false;
   }
   for (const [field2, condition] of Object.entries(filter)) {
-    const columnIndex2 = physicalColumns.indexOf(field2);
-    if (columnIndex2 === -1) continue;
-    const stats = rowGroup.columns[columnIndex2].meta_data?.statistics;
+    const columnIndex = physicalColumns.indexOf(field2);
+    if (columnIndex === -1) continue;
+    const stats = rowGroup.columns[columnIndex].meta_data?.statistics;
     const { min, max, min_value, max_value, null_count: nullCount } = stats || {};
     const minVal = min_value !== void 0 ? min_value : min;
     const maxVal = max_value !== void 0 ? max_value : max;
@@ -40707,14 +39755,14 @@ async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true
           prefetchedFile.slice(columnIndexStart, columnIndexEnd),
           prefetchedFile.slice(offsetIndexStart, offsetIndexEnd)
         ]);
-        const columnIndex2 = readColumnIndex({ view: new DataView(columnIndexBuffer), offset: 0 }, element, parsers);
+        const columnIndex = readColumnIndex({ view: new DataView(columnIndexBuffer), offset: 0 }, element, parsers);
         const offsetIndex = readOffsetIndex({ view: new DataView(offsetIndexBuffer), offset: 0 });
         pageLocationsByGroup[rgIdx][columnName] = offsetIndex.page_locations;
         columnPages[columnName] = {
-          minValues: columnIndex2.min_values,
-          maxValues: columnIndex2.max_values,
-          nullPages: columnIndex2.null_pages,
-          nullCounts: columnIndex2.null_counts,
+          minValues: columnIndex.min_values,
+          maxValues: columnIndex.max_values,
+          nullPages: columnIndex.null_pages,
+          nullCounts: columnIndex.null_counts,
           pageStarts: offsetIndex.page_locations.map((page) => Number(page.first_row_index)),
           element
         };
@@ -42902,8 +41950,7 @@ var init_node = __esm({
 var parquet_exports = {};
 __export(parquet_exports, {
   decimalText: () => decimalText,
-  planParquet: () => planParquet,
-  readParquet: () => readParquet
+  openParquet: () => openParquet
 });
 function float32Text(x) {
   for (let p = 1; p < 9; p++) {
@@ -42913,9 +41960,7 @@ function float32Text(x) {
   return String(x);
 }
 function bigIntOf(bytes) {
-  let n = 0n;
-  for (const byte of bytes) n = n << 8n | BigInt(byte);
-  return bytes.length && bytes[0] & 128 ? n - (1n << BigInt(bytes.length * 8)) : n;
+  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
 }
 function decimalText(unscaled, scale) {
   const negative = unscaled < 0n;
@@ -42925,8 +41970,8 @@ function decimalText(unscaled, scale) {
   return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
 }
 function valueReader(element) {
-  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
-  if (decimal2) {
+  const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
+  if (decimal3) {
     const scale = element.scale ?? element.logical_type?.scale ?? 0;
     return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
   }
@@ -42941,8 +41986,8 @@ function broken(name, why) {
     hint: "check that the export finished and the file was copied whole (a Parquet file ends with its footer)"
   });
 }
-async function planParquet(file, name, options) {
-  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+async function openParquet(file, name, options) {
+  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
   let metadata;
   try {
     const buffer = await asyncBufferFromFile2(file);
@@ -42951,73 +41996,46 @@ async function planParquet(file, name, options) {
   } catch (error2) {
     throw broken(name, error2.message.replace(/^parquet /, ""));
   }
-  const names = options.columns ?? DEFAULT_COLUMNS;
   const top = metadata.schema.slice(1).filter((e) => !e.num_children);
-  const find = (wanted) => top.find((e) => e.name === wanted) ?? top.find((e) => e.name.toLowerCase() === wanted.toLowerCase());
-  const user = find(names.userId);
-  const trigger = find(names.triggerId);
-  const value = find(names.value);
-  const listed = top.map((e) => e.name).join(", ");
-  if (!user)
-    throw new UsageError(`${name} has no column ${names.userId} (its columns: ${listed})`, {
-      hint: "name it with --columns userId=<name>"
-    });
-  if (!trigger && !options.trigger)
-    throw new UsageError(`${name} has no column ${names.triggerId} (its columns: ${listed})`, {
-      hint: "name it with --columns triggerId=<name>, or pass --trigger <id> for every row"
-    });
-  if (options.columns && names.value !== "value" && !value)
-    throw new UsageError(`${name} has no column ${names.value} (its columns: ${listed})`, {
-      hint: "name another with --columns value=<name>"
-    });
+  const names = top.map((e) => e.name);
+  const at = findColumns(names, options, name);
+  const [trigger, user, value] = [top[at.trigger], top[at.user], top[at.value]];
   if (value && (value.converted_type === "DECIMAL" || value.logical_type?.type === "DECIMAL")) {
     const plain2 = { ...value, converted_type: void 0, logical_type: void 0 };
     metadata = { ...metadata, schema: metadata.schema.map((e) => e === value ? plain2 : e) };
   }
-  return {
-    file,
-    name,
-    metadata,
-    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
-    valueText: value ? valueReader(value) : () => void 0,
-    rows: Number(metadata.num_rows)
-  };
-}
-function readParquet(plan2, options) {
+  const valueText = value ? valueReader(value) : () => void 0;
   const text = (v) => v === null || v === void 0 ? void 0 : String(v);
-  const { trigger, user, value } = plan2.columns;
-  async function* rows2() {
+  async function* rows2(options2) {
     youngGenerationForParquet();
-    const { asyncBufferFromFile: asyncBufferFromFile2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
-    const file = await asyncBufferFromFile2(plan2.file);
     let scan;
     try {
-      scan = await parquetScan2({
-        file,
-        metadata: plan2.metadata,
-        columns: [trigger, user, value].filter((c) => c !== void 0),
-        compressors
-      });
+      const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
+      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, compressors });
     } catch (error2) {
-      throw broken(plan2.name, error2.message);
+      throw broken(name, error2.message);
     }
     const read = async (column, rowStart, rowEnd) => {
       try {
         return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error2) {
-        throw broken(plan2.name, `row ${rowStart + 1} on: ${error2.message}`);
+        throw broken(name, `row ${rowStart + 1} on: ${error2.message}`);
       }
     };
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
-        for (let i = 0; i < end - start; i += CHUNK_ROWS) {
+        const [triggers, users, values] = await Promise.all([
+          read(trigger?.name, start, end),
+          read(user.name, start, end),
+          read(value?.name, start, end)
+        ]);
+        for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
-          for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && plan2.valueText(values[j]) };
+          for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
+            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && valueText(values[j]) };
             out.push(
-              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options)
+              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2)
             );
           }
           yield out;
@@ -43025,9 +42043,9 @@ function readParquet(plan2, options) {
       }
     }
   }
-  return { rows: rows2(), header: () => void 0 };
+  return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, compressors, CHUNK_ROWS, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -43035,14 +42053,12 @@ var init_parquet = __esm({
     init_errors();
     init_startup();
     init_rows();
+    zstd = import_node_zlib.default.zstdDecompressSync;
     compressors = {
       GZIP: (input2) => new Uint8Array(import_node_zlib.default.gunzipSync(input2)),
       BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
-      ..."zstdDecompressSync" in import_node_zlib.default ? {
-        ZSTD: (input2) => new Uint8Array(import_node_zlib.default.zstdDecompressSync(input2))
-      } : {}
+      ...zstd && { ZSTD: (input2) => new Uint8Array(zstd(input2)) }
     };
-    CHUNK_ROWS = 1024;
     SLICE_ROWS = 65536;
   }
 });
@@ -43092,7 +42108,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs12.default.fstatSync(0).isFile();
+    return import_node_fs9.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -43105,13 +42121,9 @@ function noZstd(name) {
     }
   );
 }
-function decompressor(compression, name) {
-  if (compression === "gzip") return import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK });
-  if (!zstd) throw noZstd(name);
-  return zstd({ chunkSize: INFLATED_CHUNK });
-}
 async function* decompressed(source, compression, name, stopped = () => false) {
-  const inflate = decompressor(compression, name);
+  if (compression === "zstd" && !zstd2) throw noZstd(name);
+  const inflate = compression === "gzip" ? import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd2({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate);
   } catch (error2) {
@@ -43135,80 +42147,78 @@ async function* sniffedStdin(source, stopped) {
   yield* decompressed(stream, compression, "standard input", stopped);
 }
 function filesOf(source, cwd) {
-  const at = import_node_path13.default.resolve(cwd, source);
+  const at = import_node_path11.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs12.default.statSync(at);
+    stat = import_node_fs9.default.statSync(at);
   } catch (error2) {
     throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
       hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
     });
   }
-  if (!stat.isDirectory()) return [{ path: at, name: source }];
-  return import_node_fs12.default.readdirSync(at, { withFileTypes: true }).filter((e) => !e.name.startsWith(".") && !e.name.startsWith("_")).map((e) => e.name).sort().map((name) => ({ path: import_node_path13.default.join(at, name), name: import_node_path13.default.join(source, name) })).filter((f) => import_node_fs12.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  if (stat.isFile()) return [{ path: at, name: source }];
+  if (!stat.isDirectory())
+    throw new UsageError(`${source} is not a regular file or folder`, {
+      hint: `pipe it to standard input: cat ${source} | trigger batch -`
+    });
+  return import_node_fs9.default.readdirSync(at, { withFileTypes: true }).map((e) => e.name).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
-  const head = Buffer.alloc(4);
+  const probe = import_node_fs9.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
   try {
-    const handle = await import_node_fs12.default.promises.open(file.path, "r");
-    try {
-      await handle.read(head, 0, 4, 0);
-    } finally {
-      await handle.close();
+    const first = await peek(probe).catch((error2) => {
+      throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
+    });
+    const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4);
+    const found2 = compressionOf(head);
+    const isParquet = head.toString("latin1") === "PAR1";
+    const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+    if (compression && found2 !== compression)
+      throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
+    if (compression === "zstd" && !zstd2) throw noZstd(file.name);
+    if (!compression && found2)
+      throw new UsageError(
+        `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
+        {
+          hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
+        }
+      );
+    if (format2 === "parquet" || format2 === void 0 && isParquet) {
+      if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
+      if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
+      const { openParquet: openParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
+      const read = await openParquet2(file.path, file.name, options.read ?? {});
+      return { ...file, compression, format: "parquet", read, close: () => void 0 };
     }
-  } catch (error2) {
-    throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
-  }
-  const found2 = compressionOf(head);
-  const isParquet = head.toString("latin1") === "PAR1";
-  const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
-  if (compression && found2 !== compression)
-    throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
-  if (compression === "zstd" && !zstd) throw noZstd(file.name);
-  if (!compression && found2)
-    throw new UsageError(
-      `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
-      {
-        hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
-      }
-    );
-  if (format2 === "parquet" || format2 === void 0 && isParquet) {
-    if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
-    if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
-    const { planParquet: planParquet2, readParquet: readParquet2 } = await Promise.resolve().then(() => (init_parquet(), parquet_exports));
-    const plan2 = await planParquet2(file.path, file.name, options.read ?? {});
-    return { ...file, compression, format: "parquet", read: (read) => readParquet2(plan2, read), close: () => void 0 };
-  }
-  if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-  const opened = { ...file, compression };
-  let known = format2;
-  if (!known) {
-    const probe = streamOf(opened);
-    known = (await sniff(probe)).format;
+    if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
+    const text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const known = format2 ?? (await sniff(text)).format;
+    const opened = { ...file, compression };
+    let stream;
+    return {
+      ...opened,
+      format: known,
+      read: (read) => readRows(stream = streamOf(opened), known, read),
+      // An open still under way may end after its file is gone, which is no longer anyone's error.
+      close: () => stream?.on("error", () => void 0).destroy()
+    };
+  } finally {
     probe.destroy();
   }
-  let stream;
-  return {
-    ...opened,
-    format: known,
-    read: (read) => readRows(stream = streamOf(opened), known, read),
-    // An open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => stream?.on("error", () => void 0).destroy()
-  };
 }
 function streamOf(file) {
-  const raw = import_node_fs12.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+  const raw = import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
   return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
-async function* rowsOfFiles(files, options, named) {
+async function* rowsOfFiles(files, options) {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
-        if (named) row.file = file.name;
+        row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -43240,7 +42250,7 @@ async function openInputs(sources, options = {}) {
     normalized,
     file: one && !one.compression && !parquet ? one.path : void 0,
     name: sources.join(" "),
-    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop },
+    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
@@ -43273,24 +42283,733 @@ async function openStdin(options, columns) {
     }
   };
 }
-var import_node_fs12, import_node_path13, import_node_stream, import_node_zlib2, zstd, INFLATED_CHUNK, hex, parquetOnStdin;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
-    import_node_path13 = __toESM(require("node:path"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_path11 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
     init_errors();
     init_formats();
     init_rows();
-    zstd = import_node_zlib2.default.createZstdDecompress;
+    zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
+    isPart = (name) => !name.startsWith(".") && !name.startsWith("_");
+  }
+});
+
+// src/batch/stop.ts
+function isStopReason(value) {
+  return typeof value === "object" && value !== null && typeof value.kind === "string";
+}
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  if (reason2.kind === "signal") return `not sent: the batch was interrupted (${reason2.signal})`;
+  if (reason2.kind === "failed-file") return "not sent: the batch stopped because the failed file could not be written";
+  return `not sent: the batch stopped ${reason2.kind === "breaker" ? "after" : "because"} ${stopCause(reason2)}`;
+}
+var CAUSES, stopCause;
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_errno();
+    CAUSES = {
+      signal: (r) => `it was interrupted (${r.signal})`,
+      breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
+      stdout: (r) => r.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(r.error)}`,
+      "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
+      journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
+      "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`
+    };
+    stopCause = (reason2) => CAUSES[reason2.kind](reason2);
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
+  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
+  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
+  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
+}
+function serverWords(outcome, mask) {
+  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+}
+function failureLine(line, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+}
+function rowsNotAccepted(c) {
+  return c.rows - c.accepted - c.earlier - c.checked;
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function plural(n, one) {
+  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  if (s.dryRun) {
+    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    return [
+      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
+      ...keptLines(s, c)
+    ];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (s.notReadAfter !== void 0) {
+    const { line, dropped } = s.notReadAfter;
+    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
+    lines.push(
+      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
+    );
+  }
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function paceWords(pace) {
+  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
+  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = rowsNotAccepted(counts);
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    lines.push(
+      c.error(
+        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
+      )
+    );
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    lines.push(
+      c.error(
+        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
+      )
+    );
+  }
+  if (counts.unknown && !s.next?.resume) {
+    lines.push(
+      c.warn(
+        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
+      )
+    );
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts, pace } = s;
+  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", counts.rows],
+    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
+  ];
+  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
+  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
+  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (pace) {
+    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
+    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
+    rows2.push(["pushed back (429/503)", pace.pushedBack]);
+  }
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}
+`;
+}
+var number, formatCount, REASONS2, failureReason, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_rows();
+    init_stop();
+    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    REASONS2 = {
+      failed: serverWords,
+      unsent: (outcome) => unsentWords(outcome.stop),
+      invalid: (outcome) => `invalid, not sent: ${outcome.reason}`,
+      unknown: (outcome, mask) => `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`
+      // a 500 quotes the server too
+    };
+    failureReason = (outcome, mask) => REASONS2[outcome.kind]?.(outcome, mask);
+    rows = (n) => plural(n, "row");
+  }
+});
+
+// src/batch/journal.ts
+function fingerprint(file) {
+  const hash = (0, import_node_crypto.createHash)("sha256");
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const fd = import_node_fs10.default.openSync(file, "r");
+  let size = 0;
+  try {
+    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+  } finally {
+    import_node_fs10.default.closeSync(fd);
+  }
+  return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
+}
+function catalogFingerprint(catalog) {
+  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+}
+function parsed(text, otherwise) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return otherwise;
+  }
+}
+function headerOf(line) {
+  const header = parsed(line, null);
+  return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
+}
+function load2(file) {
+  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+  const [first, ...records] = whole.split("\n");
+  const header = headerOf(first ?? "");
+  if (!header) {
+    throw new UsageError(`${file} is not a trigger batch journal`, {
+      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
+    });
+  }
+  if (header.version !== VERSION2) {
+    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
+      hint: "finish that batch with the trigger that started it"
+    });
+  }
+  const loaded = {
+    header,
+    states: new Uint8Array(1024),
+    // one byte a line: a million lines cost a megabyte
+    reasons: /* @__PURE__ */ new Map(),
+    done: false,
+    failed: void 0,
+    // the failed file the last run that accounted for every row left (absolute), if it said
+    whole: Buffer.byteLength(whole)
+    // bytes up to the end of the last whole record (a record torn by a kill is cut off)
+  };
+  for (const record of records) {
+    if (record.startsWith("done")) {
+      loaded.done = true;
+      const said2 = parsed(record.slice(5), null)?.failed;
+      loaded.failed = typeof said2 === "string" ? said2 : void 0;
+      continue;
+    }
+    const space = record.indexOf(" ", 2);
+    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    const state = RECORDS[record[0] ?? ""];
+    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
+    if (line >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+      grown.set(loaded.states);
+      loaded.states = grown;
+    }
+    loaded.states[line] = state;
+    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
+  }
+  return loaded;
+}
+function journalInput(file) {
+  let fd;
+  try {
+    fd = import_node_fs10.default.openSync(file, "r");
+    const chunks = [];
+    for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
+      const chunk = Buffer.alloc(64 * 1024);
+      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      newline = chunk.subarray(0, read).indexOf(10);
+      chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
+    }
+    return headerOf(Buffer.concat(chunks).toString("utf8"))?.input;
+  } catch {
+    return void 0;
+  } finally {
+    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+  }
+}
+function describeLoaded(j) {
+  const count2 = (state) => j.states.filter((s) => s === state).length;
+  return [
+    `${plural(count2(ACCEPTED), "row")} accepted`,
+    `${formatCount(count2(FAILED))} failed`,
+    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
+  ].join(", ");
+}
+function refuseToCarryOn(file, loaded, options) {
+  const { header } = loaded;
+  const was = header.inputs ?? [header.input];
+  const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
+  if (!options.resume) {
+    const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
+    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, {
+      hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
+    });
+  }
+  const now = options.inputs;
+  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+  if (was.length !== now.length) {
+    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
+    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
+  }
+  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+  if (changed >= 0) {
+    const w = was[changed];
+    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
+    throw new UsageError(
+      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
+      hint
+    );
+  }
+  if ((header.shard ?? "") !== (options.shard ?? "")) {
+    const shard2 = (s) => s ? `shard ${s}` : "the whole input";
+    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
+      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
+    });
+  }
+  const before = header.catalog;
+  const catalog = options.catalog ?? null;
+  if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
+    const then = before ? `the catalog ${before.path}` : "no catalog";
+    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
+      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
+    });
+  }
+  if (header.format !== options.format) {
+    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
+      hint: `pass --format ${header.format}`
+    });
+  }
+}
+var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var init_journal = __esm({
+  "src/batch/journal.ts"() {
+    "use strict";
+    import_node_crypto = require("node:crypto");
+    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_path12 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_errno();
+    init_report();
+    MAGIC = "trigger batch journal";
+    VERSION2 = 1;
+    NONE2 = 0;
+    STARTED = 1;
+    ACCEPTED = 2;
+    FAILED = 3;
+    UNKNOWN = 4;
+    SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
+    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    Journal = class _Journal {
+      path;
+      /** True when this run carries on an earlier one. */
+      resumed;
+      /**
+       * When the journal already accounted for every row as this run opened it: the failed file that
+       * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
+       */
+      completedWith;
+      /** Whether this run has sent a row. */
+      sentHere = false;
+      /** Set when the journal cannot be written: nothing more may be sent. */
+      error;
+      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
+      onError;
+      #states;
+      #reasons;
+      #fd;
+      /** Outcome records not yet written; they go out with the next "s" or within a second. */
+      #pending = "";
+      #dirty = false;
+      #timer;
+      #flushScheduled = false;
+      /** Where the next record goes (writes are positioned: the file may have been cut back). */
+      #position = 0;
+      constructor(file, fd, position, loaded) {
+        this.path = file;
+        this.#fd = fd;
+        this.#position = position;
+        this.resumed = loaded !== void 0;
+        this.completedWith = loaded?.done ? loaded.failed : void 0;
+        this.#states = loaded?.states ?? new Uint8Array(0);
+        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
+        this.#timer = setInterval(() => this.sync(), 1e3);
+        this.#timer.unref();
+      }
+      /** Opens the journal, refusing one that exists without --resume and one made for another input. */
+      static open(file, options) {
+        const loaded = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        if (loaded) refuseToCarryOn(file, loaded, options);
+        try {
+          if (loaded) {
+            const fd2 = import_node_fs10.default.openSync(file, "r+");
+            import_node_fs10.default.ftruncateSync(fd2, loaded.whole);
+            return new _Journal(file, fd2, loaded.whole, loaded);
+          }
+          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const header = {
+            journal: MAGIC,
+            version: VERSION2,
+            input: options.inputs[0],
+            inputs: options.inputs.length > 1 ? options.inputs : void 0,
+            format: options.format,
+            shard: options.shard,
+            catalog: options.catalog ?? null,
+            started: (/* @__PURE__ */ new Date()).toISOString()
+          };
+          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+`);
+          import_node_fs10.default.fsyncSync(fd);
+          return new _Journal(file, fd, position, void 0);
+        } catch (error2) {
+          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
+            hint: "name a file in a folder you can write to"
+          });
+        }
+      }
+      /** What an earlier run did with this line, if anything. */
+      prior(line) {
+        switch (this.#states[line]) {
+          case ACCEPTED:
+            return { kind: "accepted" };
+          case FAILED:
+            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
+          case STARTED:
+          case UNKNOWN:
+            return { kind: "unknown" };
+          default:
+            return void 0;
+        }
+      }
+      /**
+       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+       * be written (onError has been told): the row must then not be sent.
+       */
+      starting(line) {
+        this.sentHere = true;
+        this.#pending += `s ${line}
+`;
+        this.#write();
+        return this.error === void 0;
+      }
+      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+      settled(line, kind, reason2) {
+        const letter = SETTLED[kind];
+        if (letter === void 0) return;
+        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
+` : `${letter} ${line}
+`);
+      }
+      /**
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
+       * all that settled together, and never more than a turn behind (a kill then leaves at most the
+       * requests in flight of unknown outcome).
+       */
+      #later(record) {
+        this.#pending += record;
+        if (this.#flushScheduled) return;
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#write();
+        });
+      }
+      #write() {
+        if (this.#fd === void 0 || this.error || this.#pending === "") return;
+        const bytes = Buffer.from(this.#pending);
+        this.#pending = "";
+        try {
+          let done = 0;
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
+          this.#position += bytes.length;
+          this.#dirty = true;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      #failed(error2) {
+        if (this.error) return;
+        this.error = error2;
+        this.onError?.(error2);
+      }
+      /** Writes waiting records and syncs them to disk (every second, and at the end). */
+      sync() {
+        this.#write();
+        if (this.#fd === void 0 || !this.#dirty) return;
+        try {
+          import_node_fs10.default.fdatasyncSync(this.#fd);
+          this.#dirty = false;
+        } catch (error2) {
+          this.#failed(error2);
+        }
+      }
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
+      close(complete, failed) {
+        clearInterval(this.#timer);
+        this.onError = void 0;
+        const said2 = failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) };
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
+`;
+        this.sync();
+        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        this.#fd = void 0;
+      }
+    };
+  }
+});
+
+// src/batch/files.ts
+function inFolder(cwd, file) {
+  return file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
+}
+function sameFile2(a, b) {
+  const other = b === "-" ? 0 : b;
+  if (typeof other === "string" && import_node_path13.default.resolve(a) === import_node_path13.default.resolve(other)) return true;
+  try {
+    const sa = import_node_fs11.default.statSync(a);
+    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+function inInputFolder(file, folder) {
+  return isPart(import_node_path13.default.basename(file)) && import_node_path13.default.resolve(import_node_path13.default.dirname(file)) === import_node_path13.default.resolve(folder);
+}
+function checkPaths(sources, options) {
+  const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  for (const [flag, file] of [
+    ["--failed", options.failed],
+    ["--journal", options.journal]
+  ]) {
+    if (file === "-" || file === "")
+      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
+        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
+      });
+    if (file === void 0) continue;
+    const folder = folders.find((f) => inInputFolder(file, f));
+    if (folder)
+      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
+        hint: "write it outside the folder"
+      });
+    if (sources.some((source) => sameFile2(file, source)))
+      throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
+  }
+  if (options.failed && options.json && sameFile2(options.failed, 1)) {
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
+      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
+    });
+  }
+  if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
+  if (!options.journal) return;
+  if (sources.includes("-")) {
+    throw new UsageError("--journal needs the input as a regular file, or files and folders", {
+      hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
+    });
+  }
+  if (options.failed && sameFile2(options.journal, options.failed))
+    throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
+}
+async function countLines(file) {
+  let n = 0;
+  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
+  const written = FORMAT_TABLE[format2].failedAs;
+  const args = ["trigger", "batch", shellQuote(file)];
+  if (formatFromName(file) !== written) args.push("--format", written);
+  if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
+  args.push("--failed", shellQuote(next.failed));
+  if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
+  return args.join(" ");
+}
+function replayNames(file) {
+  const ext = import_node_path13.default.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const base = counted ? counted[1] : stem;
+  let mine2;
+  const same = (journal) => {
+    const input2 = journalInput(journal);
+    if (input2?.path !== import_node_path13.default.resolve(file)) return false;
+    try {
+      mine2 ??= fingerprint(file);
+    } catch {
+      return false;
+    }
+    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
+  };
+  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+    const failed = `${base}-${n}${ext}`;
+    const journal = `${failed}.journal`;
+    if (import_node_fs11.default.existsSync(journal)) {
+      if (same(journal)) return { failed, journal };
+      continue;
+    }
+    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+  }
+}
+function resumeCommand(input2, options) {
+  const args = ["trigger", "batch", ...input2.sources.map((s) => shellQuote(s)), "--journal", shellQuote(options.journal), "--resume"];
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.failed) args.push("--failed", shellQuote(options.failed));
+  const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
+  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return args.join(" ");
+}
+function openWritten(input2, header, options, catalog, folder, warn) {
+  const dryRun = options.dryRun === true;
+  const written = { failed: void 0, journal: void 0, locks: [] };
+  const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
+  try {
+    if (options.journal && !dryRun) {
+      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
+      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
+    }
+    if (options.failed) {
+      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
+      const file = options.failed;
+      if (regular === void 0 || regular.isFile()) {
+        const hint = "name another --failed file, or wait for that batch to finish";
+        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
+      }
+      try {
+        written.failed = open(file, false);
+      } catch (error2) {
+        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
+          hint: "name a file in a folder that exists and that you can write to"
+        });
+      }
+    } else if (!dryRun) {
+      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
+    }
+    if (options.journal && !dryRun) {
+      written.journal = Journal.open(options.journal, {
+        catalog,
+        resume: options.resume === true,
+        inputs: input2.files.map((f) => fingerprint(f.path)),
+        format: input2.format,
+        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
+      });
+    }
+  } catch (error2) {
+    written.failed?.discard();
+    for (const taken of written.locks) taken.release();
+    throw error2;
+  }
+  return written;
+}
+function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
+  try {
+    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    if (unchanged || noneSettled) failed?.discard();
+    else failed?.finish();
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
+  } finally {
+    for (const lock of locks) lock.release();
+  }
+}
+function defaultFailedName(ext, folder, locks, warn) {
+  const now = /* @__PURE__ */ new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  try {
+    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+  } catch (error2) {
+    warn(
+      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
+    );
+    return import_node_path13.default.join(folder, `trigger-failed-${stamp}${ext}`);
+  }
+  for (let n = 1; ; n++) {
+    const name = import_node_path13.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
+    if (import_node_fs11.default.existsSync(name)) continue;
+    const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
+    if (lock && !import_node_fs11.default.existsSync(name)) {
+      locks.push(lock);
+      return name;
+    }
+    lock?.release();
+  }
+}
+var import_node_fs11, import_node_path13;
+var init_files = __esm({
+  "src/batch/files.ts"() {
+    "use strict";
+    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_path13 = __toESM(require("node:path"), 1);
+    init_errors();
+    init_render();
+    init_errno();
+    init_failed();
+    init_formats();
+    init_input();
+    init_journal();
+    init_lock();
   }
 });
 
@@ -43298,10 +43017,11 @@ var init_input = __esm({
 function emptyCounts() {
   return { rows: 0, accepted: 0, earlier: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0, skippedUnknown: 0 };
 }
-var SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
+var import_node_events, SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
+    import_node_events = require("node:events");
     init_render();
     init_errors();
     init_report();
@@ -43357,12 +43077,7 @@ var init_recorder = __esm({
       starting(row) {
         const journal = this.#o.journal;
         if (!journal) return true;
-        try {
-          journal.starting(row.at ?? row.line);
-        } catch (error2) {
-          this.stopWith({ kind: "journal", path: journal.path, error: error2 });
-          return false;
-        }
+        if (!journal.starting(row.at ?? row.line)) return false;
         this.#sent.add(row.at ?? row.line);
         return true;
       }
@@ -43404,15 +43119,10 @@ var init_recorder = __esm({
         this.#o.beforeStdout?.();
         if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
-        return new Promise((resolve2) => {
-          const done = () => {
-            this.#stdout.off("drain", done);
-            this.#stdout.off("error", done);
-            resolve2();
-          };
-          this.#stdout.on("drain", done);
-          this.#stdout.on("error", done);
-        });
+        return (0, import_node_events.once)(this.#stdout, "drain").then(
+          () => void 0,
+          () => void 0
+        );
       }
       close() {
         this.#stdout.off("error", this.#onStdoutError);
@@ -44305,6 +44015,7 @@ var init_progress = __esm({
       #everyMs;
       #timer;
       #shown = false;
+      /** `plain`: a plain line now and then instead of one redrawn in place. */
       constructor(io, render, options = {}) {
         this.#io = io;
         this.#render = render;
@@ -44317,11 +44028,11 @@ var init_progress = __esm({
       }
       draw() {
         if (this.#plain) return this.#io.stderr(this.#render());
-        this.#io.terminal.write(`\r\x1B[K${this.#render()}`);
+        this.#io.writeErr(`\r\x1B[K${this.#render()}`);
         this.#shown = true;
       }
       clear() {
-        if (this.#shown) this.#io.terminal.write("\r\x1B[K");
+        if (this.#shown) this.#io.writeErr("\r\x1B[K");
         this.#shown = false;
       }
       stop() {
@@ -44340,7 +44051,7 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function command2(program2, { io, env: env2, cwd, stdin }) {
+function command2(program2, ctx) {
   const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
     new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
   ).addOption(
@@ -44359,9 +44070,9 @@ function command2(program2, { io, env: env2, cwd, stdin }) {
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
-  return batchCommand.action(async (sources, options) => batch(sources, options, io, env2, cwd, stdin));
+  return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
 }
-async function batch(given, options, io, env2 = process.env, cwd = process.cwd(), stdin) {
+async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
@@ -44374,7 +44085,7 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
-    flags: settingsFlags(options),
+    flags: options,
     requireKey: !dryRun,
     env: env2,
     cwd,
@@ -44383,7 +44094,10 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   io.addSecret(settings.apiKey);
   const warn = (line) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
-  const check2 = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : void 0;
+  const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
+  if (found2 && !found2.ok)
+    throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
+  const check2 = catalog && (await Promise.resolve().then(() => (init_resolve(), resolve_exports))).rowChecker(catalog, warn);
   if (sources[0] === "-" && stdin?.isTTY) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
@@ -44391,13 +44105,12 @@ async function batch(given, options, io, env2 = process.env, cwd = process.cwd()
   const read = { trigger: options.trigger, check: check2, columns };
   const input2 = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input2.read(read);
-  const auto = options.concurrency === "auto";
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
-  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
+  const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {
-    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
+    written = openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44463,8 +44176,8 @@ async function send(run2) {
     removeSignals();
     recorder.close();
     await client?.destroy();
-    const complete2 = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
-    settleWritten(run2, complete2, result === void 0 && recorder.counts.rows === 0);
+    const complete = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0);
     if (result === void 0) input2.close();
   }
   finish(run2, recorder, result, stoppedBy, stderr);
@@ -44522,7 +44235,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44537,19 +44250,11 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
-async function catalogRowCheck(catalog, trigger, warn) {
-  if (trigger !== void 0) {
-    const found2 = catalog.resolve(trigger);
-    if (!found2.ok) throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
-  }
-  const { rowChecker: rowChecker2 } = await Promise.resolve().then(() => (init_resolve(), resolve_exports));
-  return rowChecker2(catalog, warn);
-}
-var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
+var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     init_esm();
     init_files();
     init_stop();
@@ -44596,8 +44301,7 @@ marked so, and a replay skips them unless --retry-unknown).`;
 });
 
 // src/commands/prompt.ts
-function promptHidden(question, output) {
-  const input2 = process.stdin;
+function promptHidden(question, input2, output) {
   return new Promise((resolve2, reject) => {
     let answer = "";
     output.write(question);
@@ -44625,13 +44329,14 @@ function promptHidden(question, output) {
     input2.on("data", onData);
   });
 }
-async function readSecret(question, output = process.stderr) {
-  if (process.stdin.isTTY) {
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+async function readSecret(question, input2, output) {
+  if (input2.isTTY) {
+    const tty3 = input2;
+    for (let answer = await promptHidden(question, tty3, output); ; answer = await promptHidden(`nothing was entered; ${question}`, tty3, output)) {
       if (answer.trim() !== "") return answer;
     }
   }
-  const text = await (0, import_consumers.text)(process.stdin);
+  const text = await (0, import_consumers.text)(input2);
   if (text.trim() === "") {
     throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
   }
@@ -44661,8 +44366,8 @@ __export(config_exports, {
 });
 function settingName(name) {
   const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (normalized in NAMES2) return normalized;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES2).join(", ")}`);
+  if (Object.hasOwn(SETTINGS2, normalized)) return normalized;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS2).join(", ")}`);
 }
 async function shown(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
@@ -44672,7 +44377,7 @@ async function shown(name, profileName, profile) {
       return `(in ${storeName()}, which cannot be read now: ${error2.message})`;
     }
   }
-  const value = profile?.[NAMES2[name]];
+  const value = profile?.[SETTINGS2[name].field];
   if (typeof value !== "string") return void 0;
   return name === "api-key" ? maskKey(value) : value;
 }
@@ -44684,12 +44389,14 @@ function target(options, env2) {
   const config = readConfig(file);
   const selected = selectedProfile(options, env2, config);
   const lock = { waitMs: lockWaitMs(env2) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+  const save = (update) => updateConfig(file, update, lock);
+  const saveProfile = (update) => save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
+  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
 }
 async function setKey(keyArgument, options, ctx) {
   const { io, env: env2 } = ctx;
-  const { file, config, name, lock } = target(options, env2);
-  const raw = keyArgument ?? await readSecret("API key: ", io.terminal.stream);
+  const { file, config, name, saveProfile } = target(options, env2);
+  const raw = keyArgument ?? await readSecret("API key: ", ctx.stdin ?? process.stdin, io.terminal.stream);
   const key = normalizeApiKey(raw, keyArgument === void 0 ? "standard input" : "the argument");
   io.addSecret(key);
   let inFile;
@@ -44700,12 +44407,10 @@ async function setKey(keyArgument, options, ctx) {
     if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await updateProfile(
-    file,
-    name,
-    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) => inFile === void 0 ? { ...rest, apiKeyStorage: "keychain" } : { ...rest, apiKey: key },
-    lock
-  );
+  await saveProfile((profile) => ({
+    ...without(profile, "api-key"),
+    ...inFile === void 0 ? { apiKeyStorage: "keychain" } : { apiKey: key }
+  }));
   const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
   if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -44719,19 +44424,10 @@ function precedenceNote(io, variable, over) {
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
 }
 async function setBaseUrl(url, options, { io, env: env2 }) {
-  const { file, name, lock } = target(options, env2);
+  const { file, name, saveProfile } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next = { ...profile, baseUrl: parsed2.href };
-      if (!parsed2.secure && !parsed2.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock
-  );
+  const consent = parsed2.secure || parsed2.loopback ? {} : { allowHttp: true };
+  await saveProfile((profile) => ({ ...without(profile, "base-url"), baseUrl: parsed2.href, ...consent }));
   io.stdout(`${io.outColors.success("\u2714")} base URL ${parsed2.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed2);
   if (versioned) io.stderr(io.errColors.warn(versioned));
@@ -44740,18 +44436,18 @@ async function setBaseUrl(url, options, { io, env: env2 }) {
 async function get(nameArgument, options, { io, env: env2 }) {
   const { file, config, name: profileName, explicit, profile } = target(options, env2);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === void 0 ? Object.keys(NAMES2) : [settingName(nameArgument)];
+  const names = nameArgument === void 0 ? Object.keys(SETTINGS2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env2[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env2[SETTINGS2[name].env]);
   if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
     throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config set-${names[0]}${profileName === "default" ? "" : ` --profile ${profileName}`}`
+      hint: `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`
     });
   }
   if (options.json) {
-    const settings = Object.fromEntries(names.map((name) => [NAMES2[name], values.get(name) ?? null]));
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES2[name], OVERRIDES[name]]));
+    const settings = Object.fromEntries(names.map((name) => [SETTINGS2[name].field, values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [SETTINGS2[name].field, SETTINGS2[name].env]));
     io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
   } else if (nameArgument !== void 0) {
     io.stdout(values.get(names[0]) ?? io.outColors.dim("(not set)"));
@@ -44761,7 +44457,7 @@ async function get(nameArgument, options, { io, env: env2 }) {
   for (const name of overridden) {
     io.stderr(
       io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
+        `note: ${SETTINGS2[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
       )
     );
   }
@@ -44809,15 +44505,14 @@ async function forgetStoredKey(profile, kept) {
 }
 async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env2);
+  const { file, name: profileName, profile, saveProfile } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[NAMES2[name]] === void 0 && !inStore) {
+  if (profile?.[SETTINGS2[name].field] === void 0 && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
   if (inStore) await forgetStoredKey(profileName, "");
-  const gone = name === "api-key" ? ["apiKey", "apiKeyStorage"] : ["baseUrl", "allowHttp"];
-  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
+  await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
 function namedProfile(name, env2) {
@@ -44826,38 +44521,29 @@ function namedProfile(name, env2) {
   return { ...named, profile: named.profile };
 }
 async function use(nameArgument, { io, env: env2 }) {
-  const { name, file, lock } = namedProfile(nameArgument, env2);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data);
-      return { ...data, active: name };
-    },
-    lock
-  );
+  const { name, file, save } = namedProfile(nameArgument, env2);
+  await save((data) => {
+    if (!getProfile(data, name)) throw unknownProfile(name, file, data);
+    return { ...data, active: name };
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" is now the active one`);
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, { io, env: env2 }) {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env2);
+  const { name, profile, save } = namedProfile(nameArgument, env2);
   const inStore = profile.apiKeyStorage === "keychain";
   if (inStore) await forgetStoredKey(name, "; the profile was kept");
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...data.profiles ?? {} };
-      delete profiles[name];
-      const next = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock
-  );
+  await save((data) => {
+    const { [name]: _gone, ...profiles } = data.profiles ?? {};
+    const next = { ...data, profiles };
+    if (next.active === name) delete next.active;
+    return next;
+  });
   io.stdout(`${io.outColors.success("\u2714")} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ""}`);
 }
 function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs13.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command3(program2, ctx) {
@@ -44886,11 +44572,11 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs14, NAMES2, OVERRIDES;
+var import_node_fs13, without;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
     init_keychain();
@@ -44900,8 +44586,7 @@ var init_config = __esm({
     init_store();
     init_validate();
     init_prompt();
-    NAMES2 = { "api-key": "apiKey", "base-url": "baseUrl" };
-    OVERRIDES = { "api-key": "TRIGGER_API_KEY", "base-url": "TRIGGER_BASE_URL" };
+    without = (profile, name) => Object.fromEntries(Object.entries(profile).filter(([field2]) => !SETTINGS2[name].kept.includes(field2)));
   }
 });
 
@@ -44914,19 +44599,17 @@ __export(status_exports, {
   statusLines: () => statusLines
 });
 async function collectStatus(options, { env: env2, cwd }) {
-  const world = await resolveWorld({ flags: settingsFlags(options), env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
-  const { found: found2, settings, problems } = world;
-  const { profile, configFile } = found2;
-  const key = world.apiKey;
-  const apiKey = key !== void 0 && found2.key ? { masked: maskKey(key), source: found2.key[1], from: found2.key[2] } : null;
-  const baseUrl = settings && found2.url ? { url: settings.baseUrl.href, source: found2.url[1], from: found2.url[2] } : null;
+  const world = await resolveWorld({ flags: options, env: env2, cwd, catalog: options.catalog, rememberCatalog: false });
+  const { settings, problems, profile, configFile, key, url } = world;
+  const apiKey = world.apiKey !== void 0 && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
+  const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
   const catalog = world.catalog ? {
     path: world.catalog.path,
     source: world.catalog.source,
     triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
   } : null;
-  const stat = attempt(() => import_node_fs15.default.statSync(configFile));
+  const stat = import_node_fs14.default.statSync(configFile, { throwIfNoEntry: false });
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -44940,13 +44623,6 @@ async function collectStatus(options, { env: env2, cwd }) {
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint }))
   };
-}
-function attempt(fn) {
-  try {
-    return fn();
-  } catch {
-    return void 0;
-  }
 }
 function statusLines(s, io) {
   const c = io.outColors;
@@ -44992,11 +44668,11 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
   ).action((options) => status(options, ctx));
 }
-var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_undici();
     init_errors();
     init_render();
@@ -45019,16 +44695,6 @@ var init_status = __esm({
 function sameKey(token, digest) {
   return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
 }
-function matchRoute(target2) {
-  const path18 = target2.split("?", 1)[0] ?? "";
-  const m = EVENT_PATH.exec(path18);
-  if (!m?.[1] || !m[2]) return "not-found";
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return "bad-encoding";
-  }
-}
 function checkBody(body) {
   let parsed2;
   try {
@@ -45048,11 +44714,32 @@ function checkBody(body) {
     return { error: '"value" is too small to be told from 0 (it underflows a double)' };
   return { value, valueText };
 }
+function tokenBucket(perSecond, now) {
+  const perMs = perSecond / 1e3;
+  const size = Math.max(1, perSecond / 10);
+  let tokens = size;
+  let at = now();
+  return {
+    take() {
+      const time = now();
+      tokens = Math.min(size, tokens + (time - at) * perMs);
+      at = time;
+      if (tokens < 1) return (1 - tokens) / perMs;
+      tokens -= 1;
+      return 0;
+    }
+  };
+}
 function screen(req, rules) {
-  const route = matchRoute(req.url ?? "");
-  if (route === "not-found")
+  const ids = EVENT_PATH.exec((req.url ?? "").split("?", 1)[0]);
+  if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === "bad-encoding") return refused(400, "the path is not valid percent-encoding");
+  let route;
+  try {
+    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
+  } catch {
+    return refused(400, "the path is not valid percent-encoding");
+  }
   if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
@@ -45091,7 +44778,7 @@ function take2(route, body, tooBig, requestId, rules) {
   };
   if (rules.log) {
     try {
-      import_node_fs16.default.writeSync(rules.log.fd, `${eventJson(event)}
+      import_node_fs15.default.writeSync(rules.log.fd, `${eventJson(event)}
 `);
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
@@ -45110,7 +44797,7 @@ function rulesFor(options, key, logFd) {
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
     random: options.random ?? Math.random,
     capacity: options.capacity,
-    bucket: options.capacity === void 0 ? void 0 : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    bucket: options.capacity === void 0 ? void 0 : tokenBucket(options.capacity, options.now ?? monotonicMs),
     maxInFlight: options.maxInFlight ?? Infinity,
     working: 0,
     log: logFd === void 0 ? void 0 : { fd: logFd, file: options.log, onError: options.onLogError }
@@ -45147,15 +44834,12 @@ async function startEmulator(options = {}) {
     const requestId = `emu-${(++sequence).toString(36)}-${(0, import_node_crypto2.randomBytes)(4).toString("hex")}`;
     res.setHeader("x-request-id", requestId);
     const screened = screen(req, rules);
-    let answer;
-    if ("status" in screened) answer = screened;
-    else {
-      rules.working++;
-      answer = { ...take2(screened, body, tooBig, requestId, rules), admitted: true };
-    }
+    const admitted = !("status" in screened);
+    if (admitted) rules.working++;
+    const answer = admitted ? take2(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
-      const { headers, admitted, ...entry2 } = answer;
+      const { headers, ...entry2 } = answer;
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
@@ -45173,7 +44857,7 @@ async function startEmulator(options = {}) {
   try {
     await listen(server, host, port);
   } catch (error2) {
-    if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+    if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
     throw error2;
   }
   const bound2 = server.address().port;
@@ -45191,10 +44875,9 @@ async function startEmulator(options = {}) {
       if (force) server.closeAllConnections();
       closed ??= new Promise((resolve2) => {
         server.close(() => {
-          if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
+          if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
           resolve2();
         });
-        server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.once("close", () => clearInterval(sweep));
       });
@@ -45216,32 +44899,30 @@ function reachableUrl(host, port) {
 async function listen(server, host, port) {
   server.listen(port, host);
   try {
-    await (0, import_node_events.once)(server, "listening");
+    await (0, import_node_events2.once)(server, "listening");
   } catch (error2) {
     const { code, message } = error2;
-    if (code === "EADDRINUSE")
-      throw new UsageError(`port ${port} on ${host} is already in use`, {
-        hint: "stop what is using it, or pick another with --port (0 takes any free port)"
-      });
-    if (code === "EACCES")
-      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
-        hint: "ports below 1024 need privileges; pick another with --port"
-      });
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
-      throw new UsageError(`cannot listen on ${host}: no such local address`, {
-        hint: "use 127.0.0.1, ::1, or an address of this machine"
-      });
-    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+    const noAddress = [`cannot listen on ${host}: no such local address`, "use 127.0.0.1, ::1, or an address of this machine"];
+    const [problem, hint] = {
+      EADDRINUSE: [
+        `port ${port} on ${host} is already in use`,
+        "stop what is using it, or pick another with --port (0 takes any free port)"
+      ],
+      EACCES: [`not allowed to listen on ${host}:${port}`, "ports below 1024 need privileges; pick another with --port"],
+      EADDRNOTAVAIL: noAddress,
+      ENOTFOUND: noAddress
+    }[code ?? ""] ?? [`cannot listen on ${host}:${port}: ${message}`];
+    throw new UsageError(problem, { hint });
   }
 }
 function openLog(file) {
   try {
-    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
-    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
+    if (!import_node_fs15.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs15.default.openSync(file, "a");
+    const probe = import_node_fs15.default.openSync(file, import_node_fs15.default.constants.O_WRONLY | import_node_fs15.default.constants.O_NONBLOCK);
     try {
-      return import_node_fs16.default.openSync(file, "a");
+      return import_node_fs15.default.openSync(file, "a");
     } finally {
-      import_node_fs16.default.closeSync(probe);
+      import_node_fs15.default.closeSync(probe);
     }
   } catch (error2) {
     if (error2.code === "ENXIO") {
@@ -45258,13 +44939,13 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_events, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, TokenBucket, refused;
+var import_node_crypto2, import_node_fs15, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs16 = __toESM(require("node:fs"), 1);
-    import_node_events = require("node:events");
+    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_events2 = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
     init_errno();
@@ -45274,31 +44955,6 @@ var init_server = __esm({
     DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    TokenBucket = class {
-      #perMs;
-      #size;
-      #now;
-      #tokens;
-      #at;
-      constructor(perSecond, now) {
-        this.#perMs = perSecond / 1e3;
-        this.#size = Math.max(1, perSecond / 10);
-        this.#now = now;
-        this.#tokens = this.#size;
-        this.#at = now();
-      }
-      /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-      take() {
-        const now = this.#now();
-        this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-        this.#at = now;
-        if (this.#tokens >= 1) {
-          this.#tokens -= 1;
-          return 0;
-        }
-        return (1 - this.#tokens) / this.#perMs;
-      }
-    };
     refused = (status2, error2, headers) => ({
       status: status2,
       error: error2,
@@ -45313,9 +44969,7 @@ var emulator_exports = {};
 __export(emulator_exports, {
   command: () => command5,
   emulator: () => emulator,
-  eventLine: () => eventLine,
-  exposureWarning: () => exposureWarning,
-  rejectionLine: () => rejectionLine
+  exposureWarning: () => exposureWarning
 });
 function clock(date) {
   return date.toISOString().slice(11, 23);
@@ -45329,10 +44983,8 @@ function exposureWarning(host) {
   const every = bare === "0.0.0.0" || bare === "::" || bare === "";
   return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? " (every address of this machine)" : ""}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
-function eventLine(entry2, io) {
+function eventLine(event, io) {
   const c = io.outColors;
-  const event = entry2.event;
-  if (!event) return "";
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
@@ -45344,8 +44996,7 @@ function rejectionLine(entry2, io) {
 function catalogTriggers(options, { env: env2, cwd }) {
   const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  const profile = activeProfile({}, env2);
-  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), profile), path: found2.path };
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), path: found2.path };
 }
 async function emulator(options, ctx) {
   const { io, env: env2 } = ctx;
@@ -45361,7 +45012,7 @@ async function emulator(options, ctx) {
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2, io));
+      if (entry2.event) io.stdout(eventLine(entry2.event, io));
       else io.stderr(rejectionLine(entry2, io));
     },
     onLogError(message) {
@@ -45395,30 +45046,27 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   lines.push(c.dim("  Ctrl-C stops it."));
   return lines;
 }
-function untilStopped(server) {
-  return new Promise((resolve2) => {
-    const removeSignals = onStopSignals((_signal, count2) => {
-      if (count2 > 1) void server.close({ force: true });
-      else
-        void server.close().then(() => {
-          removeSignals();
-          resolve2();
-        });
-    });
+async function untilStopped(server) {
+  let removeSignals = () => {
+  };
+  await new Promise((resolve2) => {
+    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
   });
+  removeSignals();
 }
 function command5(program2, ctx) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").addOption(
-    new Option("--port <n>", "port to listen on (0: any free port)").argParser(wholeNumber(0, 65535)).default(DEFAULT_PORT)
-  ).option("--host <addr>", "address to listen on", "127.0.0.1").option(
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
     "--key <key>",
     "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").addOption(new Option("--fail-rate <0..1>", "share of requests to fail on purpose").argParser(fraction)).addOption(
-    new Option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)").argParser(wholeNumber(400, 599)).default(DEFAULT_FAIL_STATUS)
-  ).addOption(new Option("--latency <ms>", "delay every answer by this many milliseconds").argParser(wholeNumber(0, 6e5))).addOption(new Option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond").argParser(rate)).addOption(
-    new Option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond").argParser(
-      wholeNumber(1, 1e6)
-    )
+  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option(
+    "--fail-status <code>",
+    "status of those failures (429 and 503 add Retry-After: 1)",
+    wholeNumber(400, 599),
+    DEFAULT_FAIL_STATUS
+  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option(
+    "--max-in-flight <n>",
+    "work on at most n requests at once; answer 503 with Retry-After beyond",
+    wholeNumber(1, 1e6)
   ).addHelpText(
     "after",
     `
@@ -45432,7 +45080,6 @@ Examples:
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
-    init_esm();
     init_parsers();
     init_server();
     init_render();
@@ -45451,31 +45098,21 @@ function reference(from, to) {
   return relative.startsWith("../") ? relative : `./${relative}`;
 }
 function packageSchema() {
-  const starts = [];
-  if (typeof __filename === "string") starts.push(import_node_path14.default.dirname(__filename));
-  try {
-    if (typeof require === "function") starts.push(import_node_path14.default.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
-        if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-      }
+  if (typeof __filename !== "string") return void 0;
+  for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(import_node_fs16.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
+      if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
+    } catch {
     }
   }
   return void 0;
 }
 function schemaFor(file, ownSchema = packageSchema()) {
   const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
-  for (let dir = folder; ; ) {
+  for (let dir = folder, below = ""; dir !== below; below = dir, dir = import_node_path14.default.dirname(dir)) {
     const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = import_node_path14.default.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   if (ownSchema === void 0) return { ref: void 0 };
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
@@ -45486,11 +45123,11 @@ function newCatalog(plan2) {
 }
 function writeSchemaCopy(plan2) {
   if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs17.default.readFileSync(plan2.copyFrom, "utf8");
+  const text = import_node_fs16.default.readFileSync(plan2.copyFrom, "utf8");
   const title = JSON.parse(text).title;
   if (isFile(plan2.copyTo)) {
     try {
-      const existing = JSON.parse(import_node_fs17.default.readFileSync(plan2.copyTo, "utf8"));
+      const existing = JSON.parse(import_node_fs16.default.readFileSync(plan2.copyTo, "utf8"));
       if (existing.title !== title) return false;
     } catch {
       return false;
@@ -45506,10 +45143,7 @@ function catalogText(data) {
 function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error2 = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was`, cause: error2 });
-  }
+  if (problems.length > 0) throw new ConfigError(`not changed: ${problems[0].message}`, { hint: `${printable(file)} was left as it was` });
   try {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
@@ -45520,23 +45154,21 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs16.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    {
-      hint: "look at it, then run the command again"
-    }
+    { hint: "look at it, then run the command again" }
   );
 }
 function defaultCatalogPath(cwd) {
   return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
 }
-var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -45547,7 +45179,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -45570,27 +45202,12 @@ function found(options, ctx, create2 = false) {
     hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
   });
 }
-function readFound(where2, ctx, write = false) {
-  const file = readCatalogFile(where2.path, { source: where2.source, env: ctx.env, write });
-  const parsed2 = parseCatalog(file.text);
-  if (!parsed2.data) throw catalogError(where2.path, parsed2.problems);
-  return { path: where2.path, text: file.text, data: parsed2.data, file };
-}
 function shownCatalog(options, ctx) {
-  return { catalog: readFound(found(options, ctx), ctx), profile: activeProfile(options, ctx.env) };
+  return { catalog: loadCatalog(found(options, ctx), { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
 function view(key, entry2, profile) {
-  return {
-    id: idIn(key, entry2, profile),
-    key,
-    name: entry2.name ?? null,
-    value: entry2.value ?? "optional",
-    min: entry2.min ?? null,
-    max: entry2.max ?? null,
-    deprecated: entry2.deprecated ?? null,
-    description: entry2.description ?? null,
-    ids: entry2.ids ?? {}
-  };
+  const unset2 = { name: null, value: "optional", min: null, max: null, deprecated: null, description: null, ids: {} };
+  return { id: idIn(key, entry2, profile), key, ...unset2, ...entry2 };
 }
 function ruleText(t) {
   const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
@@ -45607,8 +45224,14 @@ function list2(options, ctx) {
   io.stderr(
     io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
   );
-  const width = Math.min(32, Math.max(2, ...views2.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views2.map((v) => printable(v.name ?? "").length)));
+  const width = Math.min(
+    32,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
+  );
+  const nameWidth = Math.min(
+    40,
+    views2.reduce((widest, v) => Math.max(widest, printable(v.name ?? "").length), 0)
+  );
   const c = io.outColors;
   for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
@@ -45662,8 +45285,7 @@ function applyFields(entry2, options) {
     if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
     next.deprecated = options.deprecated;
   }
-  const order = ["name", "description", "value", "min", "max", "deprecated", "ids"];
-  return Object.fromEntries(order.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
+  return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
@@ -45676,20 +45298,17 @@ async function changeCatalog(options, ctx, create2, change) {
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
 }
 function writeTarget(where2, ctx, create2) {
-  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
-    const { data, file: file2 } = readFound(where2, ctx, true);
-    const save2 = (next) => saveCatalog(file2.real, next, file2.stat);
-    const link = import_node_path15.default.resolve(where2.path) === file2.real ? "" : ` (the file ${printable(where2.path)} links to)`;
-    return { file: file2.real, shown: `${printable(file2.real)}${link}`, data, created: false, save: save2 };
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+    const { data: data2, text, real, stat } = loadCatalog(where2, { env: ctx.env, write: true });
+    const link = import_node_path15.default.resolve(where2.path) === real ? "" : ` (the file ${printable(where2.path)} links to)`;
+    const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
+    return { path: real, text, data: data2, shown: `${printable(real)}${link}`, created: false, save: save2 };
   }
   const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
-  const save = (next) => saveCatalog(file, next, void 0);
-  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
-}
-function keyIn(target2, id, env2) {
-  if (Object.hasOwn(target2.data.triggers, id)) return id;
-  return lookUp({ path: target2.file, text: "", data: target2.data }, activeProfile({}, env2), id);
+  const data = newCatalog(schema);
+  const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
+  return { path: file, text: "", data, shown: printable(file), created: true, schema, save };
 }
 async function add(id, options, ctx) {
   checkNewId(id);
@@ -45699,11 +45318,11 @@ async function add(id, options, ctx) {
     });
   await changeCatalog(options, ctx, true, (target2) => {
     if (Object.hasOwn(target2.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.file)}`, {
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`
       });
     const entry2 = applyFields({}, options);
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [id]: entry2 } });
+    target2.save({ ...target2.data.triggers, [id]: entry2 });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
@@ -45732,7 +45351,7 @@ function writeSchema(target2, io) {
 }
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     let entry2 = applyFields(target2.data.triggers[key], options);
     for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
@@ -45750,16 +45369,16 @@ async function edit(id, options, ctx) {
       throw new UsageError(`nothing to change for ${key}`, {
         hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
       });
-    target2.save({ ...target2.data, triggers: { ...target2.data.triggers, [key]: entry2 } });
+    target2.save({ ...target2.data.triggers, [key]: entry2 });
     ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
   });
 }
 async function remove2(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
-    const key = keyIn(target2, id, ctx.env);
+    const key = lookUp(target2, activeProfile({}, ctx.env), id);
     const triggers = { ...target2.data.triggers };
     delete triggers[key];
-    target2.save({ ...target2.data, triggers });
+    target2.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
 }
@@ -45823,17 +45442,16 @@ async function importFiles(files, options, ctx) {
     }
   }
   await changeCatalog(options, ctx, true, (target2) => {
-    const resolver = new TriggerResolver({ path: target2.file, text: "", data: target2.data }, activeProfile(options, ctx.env));
-    const added = /* @__PURE__ */ new Map();
-    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
-    const known = seen.size - added.size;
-    if (added.size > 0) target2.save({ ...target2.data, triggers: { ...target2.data.triggers, ...Object.fromEntries(added) } });
+    const resolver = new TriggerResolver(target2, activeProfile(options, ctx.env));
+    const added = [...seen].filter((id) => !resolver.resolve(id).ok);
+    const known = seen.size - added.length;
+    if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${added.size} trigger${added.size === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${added.length} trigger${added.length === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
-    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-    if (added.size === 0) return;
+    for (const id of added) io.stdout(`  ${printable(id)}`);
+    if (added.length === 0) return;
     writeSchema(target2, io);
     io.stderr(io.errColors.dim("each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>"));
   });
@@ -45858,11 +45476,11 @@ function command6(program2, ctx) {
   triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
   return triggers;
 }
-var import_node_fs18, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
+var import_node_fs17, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs18 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_esm();
     init_formats();
@@ -45899,8 +45517,145 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 // src/commands/completion.ts
 var completion_exports = {};
 __export(completion_exports, {
-  command: () => command7
+  command: () => command7,
+  runComplete: () => runComplete
 });
+function argumentValues(command8, argument) {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
+  if (known) return known;
+  if (name === "triggerId") return "triggers";
+  if (name === "profile") return "profiles";
+  if (/file/i.test(name)) return "files";
+  return void 0;
+}
+function optionValues(option) {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ""];
+  if (known) return known;
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
+  return void 0;
+}
+function visibleCommands(command8) {
+  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
+}
+function findOption(command8, word) {
+  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+function walk(program2, done) {
+  const at = {
+    command: program2,
+    // the command reached
+    typed: /* @__PURE__ */ new Map(),
+    positional: 0,
+    // arguments given to the command reached
+    expecting: void 0,
+    // the option whose value comes next
+    variadic: void 0,
+    // a variadic option still taking values
+    onlyArguments: false
+    // after `--`
+  };
+  const note = (option, value) => at.typed.set(option.long ?? option.short ?? option.flags, value);
+  for (const word of done) {
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = void 0;
+    } else if (!at.onlyArguments && word === "--") {
+      at.onlyArguments = true;
+      at.variadic = void 0;
+    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
+      at.variadic = void 0;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.command, flag);
+      if (!option) continue;
+      if (inline !== void 0) note(option, inline);
+      else if (option.required) at.expecting = option;
+      else note(option, "");
+    } else if (at.variadic) {
+      note(at.variadic, word);
+    } else {
+      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
+      else at.positional++;
+    }
+  }
+  return at;
+}
+function splitInline(word) {
+  const equals2 = word.indexOf("=");
+  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
+}
+function answerAt(at, partial, env2, cwd) {
+  const { command: command8, typed: typed2, positional, onlyArguments } = at;
+  const values = (kind, prefix = "") => {
+    if (kind === void 0) return NOTHING;
+    if (kind === "files") return { candidates: [], files: true };
+    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
+    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = () => ({
+    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
+    files: false
+  });
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
+    const [flag] = splitInline(partial);
+    const option = findOption(command8, flag);
+    return option && (option.required || option.optional) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith("-")) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(command8);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = command8.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : void 0);
+  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
+}
+function profileCandidates(env2) {
+  const config = readConfig(configPath(env2));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+  }));
+}
+function catalogCandidates(typed2, env2, cwd) {
+  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : typed2.get("--catalog") });
+  if (!found2) return [];
+  const catalog = loadCatalog(found2, { env: env2 });
+  const profile = activeProfile({ profile: typed2.get("--profile") }, env2);
+  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
+    value: idIn(key, entry2, profile),
+    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  }));
+}
+function runComplete(program2, words, io, env2, cwd) {
+  const partial = words.at(-1) ?? "";
+  let answer = NOTHING;
+  try {
+    answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
+  } catch {
+  }
+  const seen = /* @__PURE__ */ new Set();
+  const offered = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
+  const lines = offered.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
+  io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
+`);
+  return 0;
+}
 function command7(program2, { io }) {
   return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
     "after",
@@ -45914,11 +45669,33 @@ The script asks trigger on each Tab (commands, options, profiles, the catalog's 
 stays right when trigger is upgraded.`
   ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var BASH, ZSH, FISH, SCRIPTS;
+var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, isPrintable, BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
     init_esm();
+    init_render();
+    init_paths();
+    init_store();
+    init_resolve2();
+    init_find();
+    init_load();
+    CONTROLS = /[\u0000-\u001f\u007f]+/g;
+    SETTING_NAMES = Object.entries(SETTINGS2).map(([value, setting]) => ({ value, description: setting.about }));
+    ARGUMENT_VALUES = {
+      "config get name": SETTING_NAMES,
+      "config unset name": SETTING_NAMES,
+      "triggers show id": "triggers",
+      "triggers edit id": "triggers",
+      "triggers remove id": "triggers"
+    };
+    OPTION_VALUES = {
+      "--profile": "profiles",
+      "--trigger": "triggers"
+    };
+    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
+    NOTHING = { candidates: [], files: false };
+    isPrintable = (value) => printable(value) === value;
     BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
@@ -46021,185 +45798,6 @@ complete -c trigger -f -a '(__trigger_complete)'
   }
 });
 
-// src/commands/complete.ts
-var complete_exports = {};
-__export(complete_exports, {
-  runComplete: () => runComplete
-});
-function argumentValues(command8, argument) {
-  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
-  const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
-  if (known) return known;
-  if (name === "triggerId") return "triggers";
-  if (name === "profile") return "profiles";
-  if (/file/i.test(name)) return "files";
-  return void 0;
-}
-function optionValues(option) {
-  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
-  const known = OPTION_VALUES[option.long ?? ""];
-  if (known) return known;
-  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
-  return void 0;
-}
-function visibleCommands(command8) {
-  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
-}
-function findOption(command8, word) {
-  const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
-  return options.find((o) => o.long === word || o.short === word);
-}
-function walk(program2, done) {
-  const at = {
-    command: program2,
-    typed: /* @__PURE__ */ new Map(),
-    positional: 0,
-    onlyArguments: false
-  };
-  const note = (option, value) => {
-    const key = option.long ?? option.short ?? option.flags;
-    at.typed.set(key, [...at.typed.get(key) ?? [], value]);
-  };
-  for (const word of done) {
-    if (at.expecting) {
-      note(at.expecting, word);
-      if (at.expecting.variadic) at.variadic = at.expecting;
-      at.expecting = void 0;
-    } else if (!at.onlyArguments && word === "--") {
-      at.onlyArguments = true;
-      at.variadic = void 0;
-    } else if (!at.onlyArguments && word.startsWith("-") && word !== "-") {
-      at.variadic = void 0;
-      const [flag, inline] = splitInline(word);
-      const option = findOption(at.command, flag);
-      if (!option) continue;
-      if (inline !== void 0) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, "");
-    } else if (at.variadic) {
-      note(at.variadic, word);
-    } else {
-      const sub = at.onlyArguments ? void 0 : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
-      if (sub && at.positional === 0) at.command = sub;
-      else at.positional++;
-    }
-  }
-  return at;
-}
-function splitInline(word) {
-  const equals2 = word.indexOf("=");
-  return word.startsWith("--") && equals2 > 0 ? [word.slice(0, equals2), word.slice(equals2 + 1)] : [word, void 0];
-}
-function complete(program2, words, env2, cwd) {
-  const partial = words.at(-1) ?? "";
-  const answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
-  const seen = /* @__PURE__ */ new Set();
-  const candidates = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
-    seen.add(c.value);
-    return true;
-  });
-  return { candidates, files: answer.files };
-}
-function answerAt(at, partial, env2, cwd) {
-  const { command: command8, typed: typed2, positional, onlyArguments } = at;
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return NOTHING;
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
-    return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
-  };
-  const options = () => ({
-    candidates: command8.createHelp().visibleOptions(command8).filter((o) => o.long && (o.variadic || !typed2.has(o.long ?? o.short ?? o.flags))).map((o) => ({ value: o.long, description: o.description })),
-    files: false
-  });
-  if (at.expecting) return values(optionValues(at.expecting));
-  if (!onlyArguments && partial.startsWith("--") && partial.includes("=")) {
-    const [flag] = splitInline(partial);
-    const option = findOption(command8, flag);
-    return option && takesValue(option) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
-  }
-  if (!onlyArguments && partial.startsWith("-")) return options();
-  if (at.variadic) return values(optionValues(at.variadic));
-  const subs = visibleCommands(command8);
-  if (subs.length > 0 && positional === 0 && !onlyArguments) {
-    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
-  }
-  const args = command8.registeredArguments;
-  const last = args.at(-1);
-  const argument = args[positional] ?? (last?.variadic ? last : void 0);
-  const answer = argument ? values(argumentValues(command8, argument)) : NOTHING;
-  const missing = args.slice(positional).some((a) => a.required);
-  return !argument || answer.candidates.length === 0 && !answer.files && !missing ? options() : answer;
-}
-function completionText(completion) {
-  const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = completion.candidates.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
-  lines.push(completion.files ? ":files" : ":plain");
-  return `${lines.join("\n")}
-`;
-}
-function profileCandidates(env2) {
-  const config = readConfig(configPath(env2));
-  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
-    value: name,
-    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
-  }));
-}
-function catalogCandidates(typed2, env2, cwd) {
-  const found2 = findCatalog({ cwd: cwd ?? process.cwd(), env: env2, flag: typed2.has("--no-catalog") ? false : lastValue(typed2, "--catalog") });
-  if (!found2) return [];
-  const catalog = loadCatalog(found2, { env: env2 });
-  const profile = activeProfile({ profile: lastValue(typed2, "--profile") }, env2);
-  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-    value: idIn(key, entry2, profile),
-    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
-  }));
-}
-function runComplete(program2, words, io, env2, cwd) {
-  let completion = NOTHING;
-  try {
-    completion = complete(program2, words, env2, cwd);
-  } catch {
-  }
-  io.write(completionText(completion));
-  return 0;
-}
-var CONTROLS, SETTINGS2, ARGUMENT_VALUES, OPTION_VALUES, pathOf, takesValue, NOTHING, isPrintable, lastValue;
-var init_complete = __esm({
-  "src/commands/complete.ts"() {
-    "use strict";
-    init_render();
-    init_paths();
-    init_store();
-    init_resolve2();
-    init_find();
-    init_load();
-    CONTROLS = /[\u0000-\u001f\u007f]+/g;
-    SETTINGS2 = [
-      { value: "api-key", description: "the API key (printed masked)" },
-      { value: "base-url", description: "the service base URL" }
-    ];
-    ARGUMENT_VALUES = {
-      "config get name": SETTINGS2,
-      "config unset name": SETTINGS2,
-      "triggers show id": "triggers",
-      "triggers edit id": "triggers",
-      "triggers remove id": "triggers"
-    };
-    OPTION_VALUES = {
-      "--profile": "profiles",
-      "--trigger": "triggers"
-    };
-    pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
-    takesValue = (option) => option.required || option.optional;
-    NOTHING = { candidates: [], files: false };
-    isPrintable = (value) => printable(value) === value;
-    lastValue = (typed2, option) => typed2.get(option)?.at(-1);
-  }
-});
-
 // action/guard.ts
 var node = process;
 if (process.platform !== "win32") {
@@ -46218,7 +45816,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs19 = __toESM(require("node:fs"), 1);
+var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream2 = require("node:stream");
@@ -46274,8 +45872,7 @@ var Output = class {
       get columns() {
         return stderr.columns ?? 0;
       },
-      stream: stderr,
-      write: (text) => this.writeErr(text)
+      stream: stderr
     };
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
   }
@@ -46345,9 +45942,7 @@ init_render();
 // src/output/usage.ts
 init_excerpt();
 var typed = (text) => quotedExcerpt(text, (t) => `'${t}'`);
-function orList(items) {
-  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
-}
+var orList = (items) => new Intl.ListFormat("en-GB", { type: "disjunction" }).format(items);
 var choicesOf = (text) => text.replace(/\.$/, "").split(",").map((choice) => choice.trim()).filter(Boolean);
 function usageWords(message) {
   const end = message.endsWith("\n") ? "\n" : "";
@@ -46442,7 +46037,7 @@ async function main(argv = process.argv, context = {}) {
       return 0;
     }
     if (argv[2] === "__complete") {
-      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
+      const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
     await program2.parseAsync(argv);
@@ -46553,7 +46148,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs19.default.appendFileSync(file, text);
+  import_node_fs18.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream2.Writable {
   constructor(failure) {
@@ -46650,13 +46245,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs18.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs19.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs18.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}

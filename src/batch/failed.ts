@@ -12,8 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stillRuns } from '../lock.js';
+import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import type { Row } from './rows.js';
+import { columnAt, type Row } from './rows.js';
 
 function csvField(text: string, separator = ','): string {
   return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -30,7 +31,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   switch (record.format) {
     case 'csv': {
       if (record.raw !== undefined) return `${record.raw}${separator}${csvField(reason, separator)}\n`; // as read, to be fixed by hand
-      const errorAt = header ? header.findIndex((h) => h.trim().toLowerCase() === 'error') : -1;
+      const errorAt = header ? columnAt(header, 'error') : -1;
       const fields = [...record.fields];
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push(''); // a short row still lines up with the header
@@ -49,14 +50,10 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
         const empty = Object.keys(record.object).length === 0;
         return `${raw.slice(0, -1).trimEnd()}${empty ? '' : ','}"error":${JSON.stringify(reason)}}\n`;
       }
-      const members = Object.entries(record.object)
-        .filter(([key]) => key !== 'error')
-        .map(([key, value]) => {
-          const text = key === 'value' && typeof value === 'number' && record.valueText ? record.valueText : JSON.stringify(value);
-          return `${JSON.stringify(key)}:${text}`;
-        });
-      members.push(`"error":${JSON.stringify(reason)}`);
-      return `{${members.join(',')}}\n`;
+      // A replayed row: its error is replaced, and its value keeps the digits it was written with.
+      const { error: _, ...members } = record.object;
+      if (typeof members.value === 'number' && record.valueText) members.value = rawJson(record.valueText);
+      return `${toJson({ ...members, error: reason })}\n`;
     }
   }
 }
@@ -64,7 +61,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
 /** The header line a failed file starts with, if its kind of format has one. */
 export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
   if (kind !== 'csv' || !header) return undefined;
-  return csvLine(header.some((h) => h.trim().toLowerCase() === 'error') ? header : [...header, 'error'], separator);
+  return csvLine(columnAt(header, 'error') >= 0 ? header : [...header, 'error'], separator);
 }
 
 /** Buffered text is written once it reaches this size. */
@@ -150,11 +147,7 @@ export class FailedFile {
         this.error = error as Error;
       }
     }
-    if (this.error) {
-      this.notKept++;
-      return false;
-    }
-    this.#writeHeader(row.record.format);
+    if (!this.error) this.#writeHeader(row.record.format);
     if (this.error) {
       this.notKept++;
       return false;
@@ -168,8 +161,7 @@ export class FailedFile {
 
   /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
   #normalizedLine(row: Row, reason: string): string {
-    const raw =
-      row.record.format === 'csv' ? row.record.raw : row.record.format === 'ndjson' && !row.record.object ? row.record.raw : undefined;
+    const raw = row.record.format === 'csv' || !row.record.object ? row.record.raw : undefined;
     const error = `line ${row.line}: ${reason}${raw === undefined ? '' : ` (as read: ${raw})`}`;
     const file = this.#normalized!.file ? [row.file ?? ''] : [];
     return csvLine([row.triggerId ?? '', row.userId ?? '', row.value ?? '', ...file, error]);

@@ -9,7 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
 import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
-import type { Input } from './input.js';
+import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
@@ -22,6 +22,7 @@ export interface BatchFiles {
   trigger?: string | undefined;
   shard?: Shard | undefined;
   format?: Format | undefined;
+  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string | undefined;
 }
 
@@ -46,10 +47,9 @@ function sameFile(a: string, b: string | number): boolean {
   }
 }
 
-/** True when `file` would be read as part of the folder `folder` (a file in it, not hidden). */
+/** True when `file` would be read as part of the folder `folder`. */
 function inInputFolder(file: string, folder: string): boolean {
-  const name = path.basename(file);
-  return !name.startsWith('.') && !name.startsWith('_') && path.resolve(path.dirname(file)) === path.resolve(folder);
+  return isPart(path.basename(file)) && path.resolve(path.dirname(file)) === path.resolve(folder);
 }
 
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
@@ -80,13 +80,11 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
-  for (const source of sources) {
-    const stat = source === '-' ? undefined : fs.statSync(source, { throwIfNoEntry: false });
-    if (!stat?.isFile() && !stat?.isDirectory()) {
-      throw new UsageError('--journal needs the input as a regular file, or files and folders', {
-        hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
-      });
-    }
+  // A pipe named as a file is refused as input (input.ts); standard input cannot be read twice either.
+  if (sources.includes('-')) {
+    throw new UsageError('--journal needs the input as a regular file, or files and folders', {
+      hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
+    });
   }
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
@@ -188,7 +186,7 @@ export interface Written {
  * time in `folder`, made only if there is something to keep; a dry run sends nothing: none), then the
  * journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
-export async function openWritten(
+export function openWritten(
   input: Input,
   /** The input's header, for the failed file (known once the first row is read). */
   header: () => readonly string[] | undefined,
@@ -196,7 +194,7 @@ export async function openWritten(
   catalog: CatalogFingerprint | null,
   folder: string,
   warn: (line: string) => void,
-): Promise<Written> {
+): Written {
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
   const open = (file: string, lazy: boolean) => new FailedFile(file, input.format, header, { lazy, normalized: input.normalized });
@@ -228,7 +226,7 @@ export async function openWritten(
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
-        inputs: await Promise.all(input.files.map((f) => fingerprint(f.path))),
+        inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
@@ -283,12 +281,11 @@ function defaultFailedName(ext: string, folder: string, locks: FileLock[], warn:
     const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
     if (fs.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (!lock) continue;
-    if (fs.existsSync(name)) {
-      lock.release(); // made by a run that finished meanwhile
-      continue;
+    // Taken, and not made meanwhile by a run that finished: it is this run's.
+    if (lock && !fs.existsSync(name)) {
+      locks.push(lock);
+      return name;
     }
-    locks.push(lock);
-    return name;
+    lock?.release();
   }
 }

@@ -52,7 +52,6 @@ export function compressionFromName(file: string): { compression: Compression | 
   return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
 
-/** The compression these first bytes are, if any. */
 export function compressionOf(bytes: Uint8Array): Compression | undefined {
   return (Object.keys(COMPRESSIONS) as Compression[]).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
 }
@@ -67,7 +66,6 @@ export function formatFromName(file: string): Format | undefined {
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
 
-/** The extension a failed file of this format gets. */
 export function failedExtension(format: Format): string {
   return FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
 }

@@ -25,7 +25,6 @@ import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js'
 
 export type { Format } from './formats.js';
 
-/** One file of the input. */
 export interface InputFile {
   /** Where it is read from. */
   path: string;
@@ -155,13 +154,6 @@ function noZstd(name: string): UsageError {
   );
 }
 
-function decompressor(compression: Compression, name: string): NodeJS.ReadWriteStream {
-  if (compression === 'gzip') return zlib.createGunzip({ chunkSize: INFLATED_CHUNK });
-  if (!zstd) throw noZstd(name);
-  return zstd({ chunkSize: INFLATED_CHUNK });
-}
-
-/** Bytes as hex, for a message. */
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /**
@@ -171,7 +163,8 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  * what was decompressed is handed on, and the line reader drops a partial last line.
  */
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
-  const inflate = decompressor(compression, name);
+  if (compression === 'zstd' && !zstd) throw noZstd(name);
+  const inflate = compression === 'gzip' ? zlib.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd!({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
@@ -204,6 +197,10 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
   yield* decompressed(stream, compression, 'standard input', stopped);
 }
 
+// A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
+// hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
+export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_');
+
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */
 function filesOf(source: string, cwd: string): Array<{ path: string; name: string }> {
   const at = path.resolve(cwd, source);
@@ -215,71 +212,73 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
       hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input',
     });
   }
-  if (!stat.isDirectory()) return [{ path: at, name: source }];
-  // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
-  // hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
+  if (stat.isFile()) return [{ path: at, name: source }];
+  // A file is looked at before it is read, so a pipe's rows would be gone by then.
+  if (!stat.isDirectory())
+    throw new UsageError(`${source} is not a regular file or folder`, {
+      hint: `pipe it to standard input: cat ${source} | trigger batch -`,
+    });
   return fs
     .readdirSync(at, { withFileTypes: true })
-    .filter((e) => !e.name.startsWith('.') && !e.name.startsWith('_'))
     .map((e) => e.name)
+    .filter(isPart)
     .sort()
     .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
     .filter((f) => fs.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 
-/** Looks at a file's first bytes: what its name says must be what it is. */
+/**
+ * Looks at a file's first bytes, read once: what its name says must be what they are, and without a
+ * name that says, they decide its format (4 bytes tell what a file is; a chunk of its text, its format).
+ */
 async function openFile(file: { path: string; name: string }, options: OpenOptions): Promise<InputFile> {
   const { compression, inner } = compressionFromName(file.name);
   const format = options.format ?? formatFromName(inner);
-  const head = Buffer.alloc(4);
+  const probe = fs.createReadStream(file.path, { highWaterMark: format ? 4 : 64 * 1024 });
+  let text: Readable | undefined;
   try {
-    const handle = await fs.promises.open(file.path, 'r');
-    try {
-      await handle.read(head, 0, 4, 0);
-    } finally {
-      await handle.close();
+    const first = await peek(probe).catch((error: unknown) => {
+      throw new UsageError(`cannot read ${file.name}: ${errnoWords(error, 'reading')}`);
+    });
+    const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4); // an empty file's are zeros
+    const found = compressionOf(head);
+    const isParquet = head.toString('latin1') === 'PAR1';
+    const notWhatItSays = (what: string, hint: string) =>
+      new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+    if (compression && found !== compression)
+      throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
+    if (compression === 'zstd' && !zstd) throw noZstd(file.name);
+    if (!compression && found)
+      throw new UsageError(
+        `${file.name} is ${found}-compressed, but its name does not end in ${COMPRESSIONS[found].extension}; nothing was sent`,
+        {
+          hint: `rename it to ${file.name}${COMPRESSIONS[found].extension}`,
+        },
+      );
+    if (format === 'parquet' || (format === undefined && isParquet)) {
+      if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
+      if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
+      const { openParquet } = await import('./parquet.js');
+      const read = await openParquet(file.path, file.name, options.read ?? {});
+      return { ...file, compression, format: 'parquet', read, close: () => undefined };
     }
-  } catch (error) {
-    throw new UsageError(`cannot read ${file.name}: ${errnoWords(error, 'reading')}`);
-  }
-  const found = compressionOf(head);
-  const isParquet = head.toString('latin1') === 'PAR1';
-  const notWhatItSays = (what: string, hint: string) =>
-    new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
-  if (compression && found !== compression)
-    throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
-  if (compression === 'zstd' && !zstd) throw noZstd(file.name);
-  if (!compression && found)
-    throw new UsageError(
-      `${file.name} is ${found}-compressed, but its name does not end in ${COMPRESSIONS[found].extension}; nothing was sent`,
-      {
-        hint: `rename it to ${file.name}${COMPRESSIONS[found].extension}`,
-      },
-    );
-  if (format === 'parquet' || (format === undefined && isParquet)) {
-    if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
-    if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
-    const { planParquet, readParquet } = await import('./parquet.js');
-    const plan = await planParquet(file.path, file.name, options.read ?? {});
-    return { ...file, compression, format: 'parquet', read: (read) => readParquet(plan, read), close: () => undefined };
-  }
-  if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
-  const opened = { ...file, compression };
-  // Without a name that says, a look at its first bytes (read again for its rows).
-  let known: Format | undefined = format;
-  if (!known) {
-    const probe = streamOf(opened);
-    known = (await sniff(probe)).format;
+    if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
+    text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const known = format ?? (await sniff(text)).format;
+    const opened = { ...file, compression };
+    let stream: Readable | undefined;
+    return {
+      ...opened,
+      format: known,
+      read: (read) => readRows((stream = streamOf(opened)), known, read),
+      // An open still under way may end after its file is gone, which is no longer anyone's error.
+      close: () => stream?.on('error', () => undefined).destroy(),
+    };
+  } finally {
+    // The sniffed bytes were only looked at: the decompressor made for them goes with the probe.
+    text?.destroy();
     probe.destroy();
   }
-  let stream: Readable | undefined;
-  return {
-    ...opened,
-    format: known,
-    read: (read) => readRows((stream = streamOf(opened)), known!, read),
-    // An open still under way may end after its file is gone, which is no longer anyone's error.
-    close: () => stream?.on('error', () => undefined).destroy(),
-  };
 }
 
 export interface OpenOptions {
@@ -298,13 +297,13 @@ function streamOf(file: Pick<InputFile, 'path' | 'name' | 'compression'>): Reada
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
-async function* rowsOfFiles(files: InputFile[], options: ReadOptions, named: boolean): AsyncGenerator<Row[]> {
+async function* rowsOfFiles(files: InputFile[], options: ReadOptions): AsyncGenerator<Row[]> {
   let base = 0;
   for (const file of files) {
     let last = 0;
     for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
       for (const row of chunk) {
-        if (named) row.file = file.name;
+        row.file = file.name;
         row.at = base + row.line;
         last = row.line;
       }
@@ -337,7 +336,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     normalized,
     file: one && !one.compression && !parquet ? one.path : undefined,
     name: sources.join(' '),
-    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read, true), header: noop }),
+    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop }),
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),

@@ -76,26 +76,11 @@ interface Header {
 }
 
 /** The catalog a batch ran with: its path and the SHA-256 of its content. */
-export interface CatalogFingerprint {
-  path: string;
-  sha256: string;
-}
+export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
 
 /** The fingerprint of a catalog's text, for the journal. */
 export function catalogFingerprint(catalog: { path: string; text: string } | undefined): CatalogFingerprint | null {
   return catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
-}
-
-interface Loaded {
-  header: Header;
-  /** Line states, one byte a line: a million lines cost a megabyte. */
-  states: Uint8Array;
-  reasons: Map<number, string>;
-  done: boolean;
-  /** The failed file the last run that accounted for every row left (absolute), if it said. */
-  failed: string | undefined;
-  /** Bytes up to the end of the last whole record (a record torn by a kill is cut off). */
-  whole: number;
 }
 
 function parsed<T>(text: string, otherwise: T): T {
@@ -112,7 +97,9 @@ function headerOf(line: string): Header | undefined {
   return header?.journal === MAGIC && typeof header.input?.sha256 === 'string' ? (header as Header) : undefined;
 }
 
-function load(file: string): Loaded {
+type Loaded = ReturnType<typeof load>;
+
+function load(file: string) {
   const text = fs.readFileSync(file, 'utf8');
   const whole = text.slice(0, text.lastIndexOf('\n') + 1);
   const [first, ...records] = whole.split('\n');
@@ -127,13 +114,13 @@ function load(file: string): Loaded {
       hint: 'finish that batch with the trigger that started it',
     });
   }
-  const loaded: Loaded = {
+  const loaded = {
     header,
-    states: new Uint8Array(1024),
-    reasons: new Map(),
+    states: new Uint8Array(1024), // one byte a line: a million lines cost a megabyte
+    reasons: new Map<number, string>(),
     done: false,
-    failed: undefined,
-    whole: Buffer.byteLength(whole),
+    failed: undefined as string | undefined, // the failed file the last run that accounted for every row left (absolute), if it said
+    whole: Buffer.byteLength(whole), // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
   for (const record of records) {
     if (record.startsWith('done')) {
@@ -338,14 +325,14 @@ export class Journal {
   }
 
   /**
-   * Records that a line is about to be sent, with any outcomes waiting. Throws when the journal
-   * cannot be written: the row must then not be sent.
+   * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
+   * be written (onError has been told): the row must then not be sent.
    */
-  starting(line: number): void {
+  starting(line: number): boolean {
     this.sentHere = true;
     this.#pending += `s ${line}\n`;
     this.#write();
-    if (this.error) throw this.error;
+    return this.error === undefined;
   }
 
   /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */

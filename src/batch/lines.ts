@@ -70,32 +70,26 @@ export function wideEncoding(bytes: Uint8Array): string | undefined {
 
 /** The start of a line that a slice did not end: held until its newline comes, up to MAX_LINE_BYTES. */
 class PartialLine {
+  /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
   #pending: Buffer[] = [];
   /** Its length so far (0: no line is open). */
   bytes = 0;
-  /** Set once the line is known to be too long: its start only, for the failed file. */
-  #longStart: Buffer | undefined;
 
   hold(bytes: Buffer): void {
-    if (bytes.length === 0) return;
+    const long = this.bytes > MAX_LINE_BYTES;
     this.bytes += bytes.length;
-    if (this.#longStart) return;
-    if (this.bytes > MAX_LINE_BYTES) {
-      // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
-      this.#longStart = Buffer.from(Buffer.concat([...this.#pending, bytes]).subarray(0, KEPT_OF_LONG_LINE));
-      this.#pending = [];
-      return;
-    }
+    if (long || bytes.length === 0) return;
     this.#pending.push(Buffer.from(bytes)); // a copy: the slice's memory may be reused by the stream
+    // A copy of the start only: a view would keep the whole megabyte alive until the line ends.
+    if (this.bytes > MAX_LINE_BYTES) this.#pending = [Buffer.from(Buffer.concat(this.#pending).subarray(0, KEPT_OF_LONG_LINE))];
   }
 
   /** The whole line, ended by `tail`, as line number `line`. */
   finish(tail: Uint8Array, line: number): string | BadLine {
     const total = this.bytes + tail.length;
-    const bytes = this.#longStart ?? Buffer.concat([...this.#pending, tail]);
+    const bytes = Buffer.concat([...this.#pending, tail]);
     this.#pending = [];
     this.bytes = 0;
-    this.#longStart = undefined;
     if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
     return {
       line,
@@ -177,7 +171,6 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 
-/** A line without the "\r" of a CRLF line ending. */
 export function withoutCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

@@ -8,30 +8,14 @@ import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
-import { DEFAULT_COLUMNS, makeRow, type ReadOptions, type Row, type RowSource } from './rows.js';
-
-/** What is known of a file once its footer was read: everything a row group read needs. */
-export interface ParquetPlan {
-  file: string;
-  name: string;
-  metadata: FileMetaData;
-  /** The file's names of the columns read. */
-  columns: { trigger: string | undefined; user: string; value: string | undefined };
-  /** How the value column's raw values become number text. */
-  valueText: (raw: unknown) => string | undefined;
-  rows: number;
-}
+import { findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
+const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }).zstdDecompressSync;
 const compressors = {
   GZIP: (input: Uint8Array) => new Uint8Array(zlib.gunzipSync(input)),
   BROTLI: (input: Uint8Array) => new Uint8Array(zlib.brotliDecompressSync(input)),
-  ...('zstdDecompressSync' in zlib
-    ? {
-        ZSTD: (input: Uint8Array) =>
-          new Uint8Array((zlib as unknown as { zstdDecompressSync(b: Uint8Array): Buffer }).zstdDecompressSync(input)),
-      }
-    : {}),
+  ...(zstd && { ZSTD: (input: Uint8Array) => new Uint8Array(zstd(input)) }),
 };
 
 /** The shortest decimal text that reads back as this float32 (a FLOAT column's 0.1 is "0.1"). */
@@ -45,9 +29,7 @@ function float32Text(x: number): string {
 
 /** A two's complement big-endian integer (a decimal's bytes). */
 function bigIntOf(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (const byte of bytes) n = (n << 8n) | BigInt(byte);
-  return bytes.length && bytes[0]! & 0x80 ? n - (1n << BigInt(bytes.length * 8)) : n;
+  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 }
 
 /** An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). */
@@ -82,54 +64,6 @@ function broken(name: string, why: string): UsageError {
   });
 }
 
-/** Reads a file's footer and finds its columns; a broken file or a missing column is a usage error. */
-export async function planParquet(file: string, name: string, options: ReadOptions): Promise<ParquetPlan> {
-  const { asyncBufferFromFile, parquetMetadataAsync } = await import('hyparquet');
-  let metadata: FileMetaData;
-  try {
-    const buffer = await asyncBufferFromFile(file);
-    if (buffer.byteLength < 12) throw new Error(`it is only ${buffer.byteLength} bytes`);
-    metadata = await parquetMetadataAsync(buffer);
-  } catch (error) {
-    throw broken(name, (error as Error).message.replace(/^parquet /, ''));
-  }
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const top = metadata.schema.slice(1).filter((e) => !e.num_children);
-  const find = (wanted: string) => top.find((e) => e.name === wanted) ?? top.find((e) => e.name.toLowerCase() === wanted.toLowerCase());
-  const user = find(names.userId);
-  const trigger = find(names.triggerId);
-  const value = find(names.value);
-  const listed = top.map((e) => e.name).join(', ');
-  if (!user)
-    throw new UsageError(`${name} has no column ${names.userId} (its columns: ${listed})`, {
-      hint: 'name it with --columns userId=<name>',
-    });
-  if (!trigger && !options.trigger)
-    throw new UsageError(`${name} has no column ${names.triggerId} (its columns: ${listed})`, {
-      hint: 'name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
-    });
-  if (options.columns && names.value !== 'value' && !value)
-    throw new UsageError(`${name} has no column ${names.value} (its columns: ${listed})`, {
-      hint: 'name another with --columns value=<name>',
-    });
-  if (value && (value.converted_type === 'DECIMAL' || value.logical_type?.type === 'DECIMAL')) {
-    // Read as the unscaled integer: hyparquet would divide it into a double and lose digits.
-    const plain: SchemaElement = { ...value, converted_type: undefined, logical_type: undefined };
-    metadata = { ...metadata, schema: metadata.schema.map((e) => (e === value ? plain : e)) };
-  }
-  return {
-    file,
-    name,
-    metadata,
-    columns: { trigger: trigger?.name, user: user.name, value: value?.name },
-    valueText: value ? valueReader(value) : () => undefined,
-    rows: Number(metadata.num_rows),
-  };
-}
-
-/** Rows handed on at once: what the other readers hand on from a slice of text. */
-const CHUNK_ROWS = 1024;
-
 /**
  * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and
  * decoding one whole, as hyparquet's row reads do, held a group's rows at once. A slice decodes only
@@ -141,39 +75,60 @@ const CHUNK_ROWS = 1024;
  */
 const SLICE_ROWS = 65_536;
 
-export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource {
+/**
+ * Reads a file's footer and finds its columns (a broken file or a missing column is a usage error),
+ * and gives the reader of its rows, a slice of a row group at a time.
+ */
+export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetScan } = await import('hyparquet');
+  let metadata: FileMetaData;
+  try {
+    const buffer = await asyncBufferFromFile(file);
+    if (buffer.byteLength < 12) throw new Error(`it is only ${buffer.byteLength} bytes`);
+    metadata = await parquetMetadataAsync(buffer);
+  } catch (error) {
+    throw broken(name, (error as Error).message.replace(/^parquet /, ''));
+  }
+  const top = metadata.schema.slice(1).filter((e) => !e.num_children);
+  const names = top.map((e) => e.name);
+  const at = findColumns(names, options, name);
+  const [trigger, user, value] = [top[at.trigger], top[at.user]!, top[at.value]];
+  if (value && (value.converted_type === 'DECIMAL' || value.logical_type?.type === 'DECIMAL')) {
+    // Read as the unscaled integer: hyparquet would divide it into a double and lose digits.
+    const plain: SchemaElement = { ...value, converted_type: undefined, logical_type: undefined };
+    metadata = { ...metadata, schema: metadata.schema.map((e) => (e === value ? plain : e)) };
+  }
+  const valueText = value ? valueReader(value) : () => undefined;
   const text = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
-  const { trigger, user, value } = plan.columns;
-  async function* rows(): AsyncGenerator<Row[]> {
+
+  async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {
     youngGenerationForParquet();
-    const { asyncBufferFromFile, parquetScan } = await import('hyparquet');
-    const file = await asyncBufferFromFile(plan.file);
     let scan: ParquetScan;
     try {
-      scan = await parquetScan({
-        file,
-        metadata: plan.metadata,
-        columns: [trigger, user, value].filter((c) => c !== undefined),
-        compressors,
-      });
+      const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== undefined);
+      scan = await parquetScan({ file: await asyncBufferFromFile(file), metadata, columns, compressors });
     } catch (error) {
-      throw broken(plan.name, (error as Error).message);
+      throw broken(name, (error as Error).message);
     }
     const read = async (column: string | undefined, rowStart: number, rowEnd: number) => {
       try {
         return column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error) {
-        throw broken(plan.name, `row ${rowStart + 1} on: ${(error as Error).message}`);
+        throw broken(name, `row ${rowStart + 1} on: ${(error as Error).message}`);
       }
     };
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([read(trigger, start, end), read(user, start, end), read(value, start, end)]);
-        for (let i = 0; i < end - start; i += CHUNK_ROWS) {
+        const [triggers, users, values] = await Promise.all([
+          read(trigger?.name, start, end),
+          read(user.name, start, end),
+          read(value?.name, start, end),
+        ]);
+        for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
-          for (let j = i; j < Math.min(i + CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && plan.valueText(values[j]) };
+          for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
+            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && valueText(values[j]) };
             out.push(
               makeRow(start + j + 1, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options),
             );
@@ -183,5 +138,5 @@ export function readParquet(plan: ParquetPlan, options: ReadOptions): RowSource 
       }
     }
   }
-  return { rows: rows(), header: () => undefined };
+  return (options) => ({ rows: rows(options), header: () => undefined });
 }

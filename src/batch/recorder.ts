@@ -4,6 +4,7 @@
  * disk, a closed stdout, a run of hopeless failures) stops the batch with `stop.abort(reason)`;
  * the runner then settles every unsent row with that reason, and they come back here.
  */
+import { once } from 'node:events';
 import type { Output } from '../output/io.js';
 import { printable } from '../output/render.js';
 import { NetworkError, ServiceError } from '../errors.js';
@@ -104,12 +105,8 @@ export class BatchRecorder implements OutcomeSink {
   starting(row: Row): boolean {
     const journal = this.#o.journal;
     if (!journal) return true;
-    try {
-      journal.starting(row.at ?? row.line);
-    } catch (error) {
-      this.stopWith({ kind: 'journal', path: journal.path, error });
-      return false;
-    }
+    // One that cannot be written has stopped the batch through its onError.
+    if (!journal.starting(row.at ?? row.line)) return false;
     this.#sent.add(row.at ?? row.line);
     return true;
   }
@@ -154,15 +151,11 @@ export class BatchRecorder implements OutcomeSink {
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
     this.#o.beforeStdout?.();
     if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}\n`)) return undefined;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        this.#stdout.off('drain', done);
-        this.#stdout.off('error', done);
-        resolve();
-      };
-      this.#stdout.on('drain', done);
-      this.#stdout.on('error', done);
-    });
+    // An error ends the wait as a drain does (the 'error' listener above stops the batch).
+    return once(this.#stdout, 'drain').then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   close(): void {

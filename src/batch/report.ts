@@ -8,7 +8,7 @@ import type { ServerMask } from '../output/redact.js';
 import { ServiceError } from '../errors.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
-import type { Outcome } from './runner.js';
+import type { Outcome, OutcomeKind } from './runner.js';
 import { unsentWords } from './stop.js';
 
 let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
@@ -33,20 +33,15 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
  * refusal's reason quotes the server, so pieces of the key are masked in it; an invalid row's reason
  * quotes the user's own data, shown as given.
  */
-export function failureReason(outcome: Outcome, mask: ServerMask): string | undefined {
-  switch (outcome.kind) {
-    case 'failed':
-      return serverWords(outcome, mask);
-    case 'unsent':
-      return unsentWords(outcome.stop);
-    case 'invalid':
-      return `invalid, not sent: ${outcome.reason}`;
-    case 'unknown': // a 500 quotes the server too
-      return `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`;
-    default:
-      return undefined;
-  }
-}
+const REASONS: { [K in OutcomeKind]?: (outcome: Extract<Outcome, { kind: K }>, mask: ServerMask) => string } = {
+  failed: serverWords,
+  unsent: (outcome) => unsentWords(outcome.stop),
+  invalid: (outcome) => `invalid, not sent: ${outcome.reason}`,
+  unknown: (outcome, mask) => `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`, // a 500 quotes the server too
+};
+
+export const failureReason = (outcome: Outcome, mask: ServerMask): string | undefined =>
+  (REASONS[outcome.kind] as ((outcome: Outcome, mask: ServerMask) => string) | undefined)?.(outcome, mask);
 
 function serverWords(outcome: { reason: string; error?: unknown }, mask: ServerMask): string {
   return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;

@@ -4,9 +4,10 @@
  * another with it: every reader works a line at a time on top of lines.ts.
  */
 import type { Readable } from 'node:stream';
-import { eventOf, parseValue, valueFromInput, valueTextIn, type PreparedEvent } from '../client/request.js';
+import { eventOf, parseValue, valueTextIn, type PreparedEvent } from '../client/request.js';
 import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
+import { excerpt } from '../output/excerpt.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
 
@@ -92,20 +93,20 @@ const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 interface Fields {
   triggerId: string | undefined;
   userId: string | undefined;
-  value: string | number | undefined;
+  /** As text: an NDJSON number as its digits are written. */
+  value: string | undefined;
   error?: unknown;
 }
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
-export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions, valueText?: string): Row {
+export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
   const triggerId = fields.triggerId === undefined || fields.triggerId === '' ? options.trigger : fields.triggerId;
-  const given = fields.value;
   const row: Row = {
     line,
     record,
     triggerId,
     userId: fields.userId,
-    value: typeof given === 'number' ? (valueText ?? JSON.stringify(given)) : given || undefined,
+    value: fields.value || undefined,
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: undefined,
     invalid: undefined,
@@ -118,12 +119,7 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     row.invalid = 'empty userId';
   } else {
     try {
-      const value =
-        given === undefined || given === ''
-          ? undefined
-          : typeof given === 'number'
-            ? valueFromInput(row.value ?? given) // the digits as written in the JSON text
-            : parseValue(given, 'value');
+      const value = row.value === undefined ? undefined : parseValue(row.value, 'value');
       row.value = value?.json;
       const checked = options.check?.(triggerId, row.value, line);
       if (checked?.invalid !== undefined) row.invalid = checked.invalid;
@@ -136,70 +132,65 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
   return row;
 }
 
-function columnIndex(header: string[], name: string): number {
-  const exact = header.indexOf(name);
-  return exact >= 0 ? exact : header.findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
-}
-
-/** Rows handed on at once, at most: lines read again after a malformed record can be many. */
-const MAX_CHUNK_ROWS = 1024;
+/** Rows handed on at once, at most: lines read again after a malformed record can be many, and a Parquet slice is. */
+export const MAX_CHUNK_ROWS = 1024;
 
 function invalidRow(line: number, record: RowRecord, reason: string): Row {
   return { line, record, triggerId: undefined, userId: undefined, value: undefined, invalid: reason };
 }
 
-interface CsvColumns {
-  header: string[];
+/** Where a batch's columns are among a file's (-1: not there). */
+export interface Columns {
   trigger: number;
   user: number;
   value: number;
   error: number;
 }
 
-/** Finds the columns a CSV header names; a header that cannot be read is a usage error. */
-function csvColumns(header: string[], line: number, options: ReadOptions, separator: string): CsvColumns {
-  const names = options.columns ?? DEFAULT_COLUMNS;
-  const seen = new Set<string>();
-  for (const name of header) {
-    const key = name.trim().toLowerCase();
-    if (seen.has(key)) throw new UsageError(`the CSV header names the column "${name}" twice`, { hint: 'each column needs its own name' });
-    seen.add(key);
-  }
-  const shown = header.join(separator);
-  const headerText = shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
-  if (options.columns) {
-    const missing = (Object.keys(names) as Array<keyof ColumnNames>).find(
-      (key) => names[key] !== key && columnIndex(header, names[key]) < 0,
-    );
-    if (missing)
-      throw new UsageError(
-        `the header (line ${line}) has no column "${names[missing]}" (--columns ${missing}=${names[missing]}): ${headerText}`,
-      );
-  }
+/** Where `name` is among `names`: the name as given, else in any case, white space around it aside. */
+export function columnAt(names: readonly string[], name: string): number {
+  const exact = names.indexOf(name);
+  return exact >= 0 ? exact : names.findIndex((n) => n.trim().toLowerCase() === name.toLowerCase());
+}
+
+/**
+ * Finds a batch's columns among a file's (a CSV header, a Parquet file's columns). A column named
+ * twice, one --columns names that the file lacks, no userId column, and no triggerId column without
+ * --trigger are usage errors, each listing the file's columns. `noUser`: the hint when there is no
+ * userId column (a CSV's first row may not be a header at all).
+ */
+export function findColumns(
+  names: readonly string[],
+  options: ReadOptions,
+  where: string,
+  noUser = 'name it with --columns userId=<name>',
+): Columns {
+  const keys = names.map((name) => name.trim().toLowerCase());
+  const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+  if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
+  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const missing = (key: keyof ColumnNames, hint: string) =>
+    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, {
+      hint,
+    });
+  const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
+  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
-    header,
-    trigger: columnIndex(header, names.triggerId),
-    user: columnIndex(header, names.userId),
-    value: columnIndex(header, names.value),
-    error: columnIndex(header, 'error'),
+    trigger: columnAt(names, wanted.triggerId),
+    user: columnAt(names, wanted.userId),
+    value: columnAt(names, wanted.value),
+    error: columnAt(names, 'error'),
   };
-  if (columns.user < 0) {
-    throw new UsageError(`the CSV header (line ${line}) has no ${names.userId} column: ${headerText}`, {
-      hint: 'the first row must name the columns, e.g. triggerId,userId,value; for one userId per line use --format lines --trigger <id>',
-    });
-  }
-  if (columns.trigger < 0 && !options.trigger) {
-    throw new UsageError(`the CSV has no ${names.triggerId} column`, {
-      hint: 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row',
-    });
-  }
+  if (columns.user < 0) throw missing('userId', noUser);
+  if (columns.trigger < 0 && !options.trigger)
+    throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
   return columns;
 }
 
-function csvRow(fields: string[], line: number, columns: CsvColumns, options: ReadOptions): Row {
+function csvRow(fields: string[], line: number, header: string[], columns: Columns, options: ReadOptions): Row {
   const record: RowRecord = { format: 'csv', fields };
-  if (fields.length !== columns.header.length) {
-    return invalidRow(line, record, `expected ${columns.header.length} fields as in the header, got ${fields.length}`);
+  if (fields.length !== header.length) {
+    return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   }
   const field = (at: number) => (at >= 0 ? fields[at] : undefined);
   return makeRow(
@@ -213,10 +204,6 @@ function csvRow(fields: string[], line: number, columns: CsvColumns, options: Re
 type Item = { line: number; item: string | BadLine };
 
 const QUOTE = 34;
-const CR = 13;
-
-/** Where a line's text ends: before a "\r" that ends it. */
-const lineEnd = (line: string) => (line.charCodeAt(line.length - 1) === CR ? line.length - 1 : line.length);
 
 interface OpenRecord {
   line: number;
@@ -285,7 +272,7 @@ class CsvRecords {
           // is a call into the runtime per line, and took a third of the time here).
           const at = line.indexOf(this.separator, i);
           if (at < 0) {
-            record.fields.push(line.slice(i, lineEnd(line)));
+            record.fields.push(withoutCr(line.slice(i)));
             return true;
           }
           record.fields.push(line.slice(i, at));
@@ -310,7 +297,7 @@ class CsvRecords {
       // Text after the closing quote is kept up to the next separator, so that a stray quote never
       // carries the record on into the lines after it.
       const at = line.indexOf(this.separator, quote + 1);
-      const tail = line.slice(quote + 1, at < 0 ? lineEnd(line) : at);
+      const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
       record.fields.push(tail === '' ? record.field : `${record.field}"${tail}`);
       if (at < 0) return true;
       i = at + 1;
@@ -330,11 +317,21 @@ class CsvRecords {
 /** CSV (or another delimited format), a physical line at a time. */
 function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSource {
   const separator = FORMAT_TABLE[format].separator ?? ',';
-  let columns: CsvColumns | undefined;
+  let header: string[] | undefined;
+  let columns: Columns;
   const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === '') return; // a blank line
-    if (columns) out.push(csvRow(fields, line, columns, options));
-    else columns = csvColumns(fields, line, options, separator);
+    if (header) {
+      out.push(csvRow(fields, line, header, columns, options));
+      return;
+    }
+    columns = findColumns(
+      fields,
+      options,
+      `the CSV header (line ${line})`,
+      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>',
+    );
+    header = fields;
   });
 
   /** Reads the waiting lines (at the end, gives up a record still open), handing rows on in chunks. */
@@ -355,13 +352,13 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       yield* take(false);
     }
     yield* take(true);
-    if (!columns && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });
   }
 
-  return { rows: rows(), header: () => columns?.header };
+  return { rows: rows(), header: () => header };
 }
 
 async function* mapLines(
@@ -377,12 +374,6 @@ async function* mapLines(
     }
     if (out.length) yield out;
   }
-}
-
-/** The number text of a member, as written in the JSON text (for the message). */
-function numberTextOf(text: string, member: string): string | undefined {
-  const at = text.indexOf(`${JSON.stringify(member)}`);
-  return at < 0 ? undefined : /^\s*:\s*(-?[\d.eE+-]+)/.exec(text.slice(at + JSON.stringify(member).length))?.[1];
 }
 
 function describe(value: unknown): string {
@@ -412,7 +403,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
         ? `"${names.triggerId}" must be a string, not ${describe(triggerId)}`
         : typeof userId === 'number' && !Number.isSafeInteger(userId)
-          ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${numberTextOf(text, names.userId) ?? userId}"`
+          ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"`
           : userId !== undefined && typeof userId !== 'string' && typeof userId !== 'number'
             ? `"${names.userId}" must be a string, not ${describe(userId)}`
             : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
@@ -425,11 +416,10 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       {
         triggerId: (triggerId as string | null | undefined) ?? undefined,
         userId: userId === undefined ? undefined : String(userId),
-        value: (value as string | number | null | undefined) ?? undefined,
+        value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
         error,
       },
       options,
-      valueText,
     );
   };
   return { rows: mapLines(stream, options, toRow), header: () => undefined };
@@ -437,14 +427,8 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return {
-    line,
-    record: { format: 'ndjson', object, valueText, raw },
-    triggerId: str(object?.triggerId),
-    userId: str(object?.userId),
-    value: valueText ?? str(object?.value),
-    invalid: reason,
-  };
+  const row = invalidRow(line, { format: 'ndjson', object, valueText, raw }, reason);
+  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 
 /**

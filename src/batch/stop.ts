@@ -26,39 +26,26 @@ export function isStopReason(value: unknown): value is StopReason {
   return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
 }
 
-/** What stopped the batch, as it follows "stopped because" (or "stopped after", for the breaker). */
-export function stopCause(reason: StopReason): string {
-  switch (reason.kind) {
-    case 'signal':
-      return `it was interrupted (${reason.signal})`;
-    case 'breaker':
-      return `${reason.failures} failures in a row: ${reason.answer}`;
-    case 'stdout':
-      return (reason.error as NodeJS.ErrnoException)?.code === 'EPIPE'
-        ? 'standard output was closed'
-        : `standard output could not be written: ${errnoWords(reason.error)}`;
-    case 'failed-file':
-      return `${reason.path} could not be written (${errnoWords(reason.error)})`;
-    case 'journal':
-      return `the journal ${reason.path} could not be written (${errnoWords(reason.error)})`;
-    case 'retry-after':
-      return `the service asked to wait ${reason.seconds} s (Retry-After), more than a batch waits`;
-    case 'pushed-back':
-      return `the service pushed back every request for ${reason.seconds} s and accepted none`;
-  }
-}
+/** What stopped the batch, by kind, as it follows "stopped because" (or "stopped after", for the breaker). */
+const CAUSES: { [K in StopReason['kind']]: (reason: Extract<StopReason, { kind: K }>) => string } = {
+  signal: (r) => `it was interrupted (${r.signal})`,
+  breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
+  stdout: (r) =>
+    (r.error as NodeJS.ErrnoException)?.code === 'EPIPE'
+      ? 'standard output was closed'
+      : `standard output could not be written: ${errnoWords(r.error)}`,
+  'failed-file': (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
+  journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
+  'retry-after': (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+  'pushed-back': (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
+};
+
+export const stopCause = (reason: StopReason): string => (CAUSES[reason.kind] as (reason: StopReason) => string)(reason);
 
 /** The reason an unsent row is given in the failed file and in its NDJSON line. */
 export function unsentWords(reason: StopReason | undefined): string {
   if (!reason) return 'not sent: the batch stopped first';
-  switch (reason.kind) {
-    case 'signal':
-      return `not sent: the batch was interrupted (${reason.signal})`;
-    case 'breaker':
-      return `not sent: the batch stopped after ${stopCause(reason)}`;
-    case 'failed-file':
-      return 'not sent: the batch stopped because the failed file could not be written';
-    default:
-      return `not sent: the batch stopped because ${stopCause(reason)}`;
-  }
+  if (reason.kind === 'signal') return `not sent: the batch was interrupted (${reason.signal})`;
+  if (reason.kind === 'failed-file') return 'not sent: the batch stopped because the failed file could not be written';
+  return `not sent: the batch stopped ${reason.kind === 'breaker' ? 'after' : 'because'} ${stopCause(reason)}`;
 }

@@ -31,10 +31,8 @@ function decimal(text: string): Decimal {
 function compareMagnitude(a: Decimal, b: Decimal): number {
   if (a.digits === '' || b.digits === '') return (a.digits === '' ? 0 : 1) - (b.digits === '' ? 0 : 1);
   if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  const n = Math.max(a.digits.length, b.digits.length);
-  const x = a.digits.padEnd(n, '0');
-  const y = b.digits.padEnd(n, '0');
-  return x === y ? 0 : x < y ? -1 : 1;
+  // Without trailing zeros, the digits compare as text: "12" (0.12) is below "123" and "2".
+  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
 }
 
 /** -1, 0 or 1 as a is below, equal to or above b; both are decimal texts ("9.99", "-3", "1e3", "1e+21"). */

@@ -19,20 +19,10 @@ const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 /** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
 const MAX_LINKS = 40;
 
-export interface CatalogFile {
-  /** The file as found or named. */
-  path: string;
-  /** The file read: `path` with every link followed (what a write changes). */
-  real: string;
-  text: string;
-  /** The identity of the file read, taken from the open file. */
-  stat: fs.Stats;
-}
-
-interface ReadCatalogOptions {
+export interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */
   source?: CatalogSource | undefined;
-  /** GITHUB_ACTIONS and GITHUB_WORKSPACE. */
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace. */
   env?: NodeJS.ProcessEnv | undefined;
   /**
    * The file is read to be changed: a file trusted by name is still not written through a link
@@ -41,14 +31,8 @@ interface ReadCatalogOptions {
   write?: boolean | undefined;
 }
 
-// ---------------------------------------------------------------------------------------------
 // Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
 // records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
-
-/** The running user's uid, or undefined where files have no owners to compare (Windows). */
-function currentUid(): number | undefined {
-  return typeof process.getuid === 'function' ? process.getuid() : undefined;
-}
 
 /** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
 function loginName(uid: number): string | undefined {
@@ -80,8 +64,6 @@ function kindOf(stat: fs.Stats): string {
   return 'not a regular file';
 }
 
-// ---------------------------------------------------------------------------------------------
-
 function unusable(file: string, problem: string, hint = 'name another with --catalog <file>, or pass --no-catalog'): ConfigError {
   return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
 }
@@ -92,53 +74,44 @@ function cannotRead(file: string, error: unknown): ConfigError {
   });
 }
 
+/** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */
+function through(named: string, hop: string): string {
+  return hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
+}
+
 /**
- * Why a catalog the search found is not trusted, as an error naming the file, its owner and the fix;
- * `found` is the file as found, `hop` the file or link on its way that fails.
+ * Why a user other than the running one (and root) could write `stat`'s file or replace it in `dir`,
+ * and the fix; undefined when none can.
  */
-function untrusted(found: string, hop: string, problem: string, fix: string): ConfigError {
-  const through = hop === path.resolve(found) ? '' : ` (through the link to ${printable(hop)})`;
-  return new ConfigError(
-    `catalog ${printable(found)} is not trusted${through}: ${problem}, so whoever can change it decides which trigger id is sent`,
+function hopProblem(hop: string, stat: fs.Stats, dir: string, folder: fs.Stats, uid: number): [string, string] | undefined {
+  if (stat.uid !== uid && stat.uid !== 0)
+    return [
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
+    ];
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
+  if (folder.uid !== uid && folder.uid !== 0)
+    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, 'move it to a folder of yours'];
+  const sticky = (folder.mode & 0o1000) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    return [
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`,
+    ];
+  return undefined;
+}
+
+/** A catalog the search found is trusted only when no hop on its way has a hopProblem. */
+function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
+  const [problem, fix] = hopProblem(hop, stat, dir, fs.statSync(dir), uid) ?? [];
+  if (problem === undefined) return;
+  throw new ConfigError(
+    `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
   );
 }
 
-/** Whether a user other than the running one (and root) could write `stat`'s file or replace it in `dir`. */
-function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
-  if (stat.uid !== uid && stat.uid !== 0)
-    throw untrusted(
-      found,
-      hop,
-      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
-      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
-    );
-  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    throw untrusted(found, hop, `other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
-  let folder: fs.Stats;
-  try {
-    folder = fs.statSync(dir);
-  } catch (error) {
-    throw cannotRead(found, error);
-  }
-  if (folder.uid !== uid && folder.uid !== 0)
-    throw untrusted(
-      found,
-      hop,
-      `its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`,
-      `move it to a folder of yours`,
-    );
-  const sticky = (folder.mode & 0o1000) !== 0;
-  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    throw untrusted(
-      found,
-      hop,
-      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
-      `chmod go-w ${printable(shellQuote(dir))}`,
-    );
-}
-
-/** Whether `file` is `dir` or inside it. */
 function inside(file: string, dir: string): boolean {
   const relative = path.relative(dir, file);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -164,7 +137,7 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
  * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
  * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
  * real path, what a write changes) and its identity, or no identity where nothing is there and
- * `missing` allows it. Read errors name `file`.
+ * `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
  */
 function follow(
   file: string,
@@ -172,24 +145,19 @@ function follow(
   missing = false,
 ): { real: string; stat?: fs.Stats | undefined } {
   let hop = path.resolve(file);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    let stat: fs.Stats | undefined;
-    let dir: string;
-    try {
-      stat = fs.lstatSync(hop, { throwIfNoEntry: !missing });
-      dir = fs.realpathSync(path.dirname(hop));
-    } catch (error) {
-      throw cannotRead(file, error);
-    }
-    const real = path.join(dir, path.basename(hop));
-    if (stat === undefined) return { real };
-    check(hop, stat, dir);
-    if (!stat.isSymbolicLink()) return { real, stat };
-    try {
+  try {
+    for (let links = 0; links <= MAX_LINKS; links++) {
+      const stat = fs.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = fs.realpathSync(path.dirname(hop));
+      const real = path.join(dir, path.basename(hop));
+      if (stat === undefined) return { real };
+      check(hop, stat, dir);
+      if (!stat.isSymbolicLink()) return { real, stat };
       hop = path.resolve(dir, fs.readlinkSync(hop));
-    } catch (error) {
-      throw cannotRead(file, error);
     }
+  } catch (error) {
+    // What `check` found is said as it is; a file-system error names the file.
+    throw error instanceof ConfigError ? error : cannotRead(file, error);
   }
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
@@ -208,10 +176,10 @@ function realPath(file: string): string {
  * GitHub Actions, inside the workspace, trusted); else the file named, links followed.
  */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
-  const uid = currentUid();
-  const env = options.env ?? process.env;
+  // Undefined where files have no owners to compare (Windows).
+  const uid = process.getuid?.();
   if (uid === undefined) return { real: realPath(file) };
-  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, env))
+  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, options.env ?? process.env))
     return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
   return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
 }
@@ -222,9 +190,8 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): {
  */
 function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  const through = hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
   throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
+    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
     { hint: 'name the file it leads to with --catalog, if that is the one to change' },
   );
 }
@@ -240,27 +207,27 @@ export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
 /**
  * Reads a catalog file within the limits, after the checks above. The file is opened without
  * following a link (the links were followed and checked), and without blocking (a FIFO), and what is
- * read is the file that was checked: its identity from the open file must be the one checked.
+ * read is the file that was checked: its identity from the open file must be the one checked. Returns
+ * the text, the file read (`real`: every link followed, what a write changes) and its identity.
  */
-export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): CatalogFile {
+export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): { real: string; text: string; stat: fs.Stats } {
   const target = catalogTarget(file, options);
-  let fd: number;
+  let fd: number | undefined;
   try {
     const noFollow = target.stat ? fs.constants.O_NOFOLLOW : 0;
     fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unusable(file, 'it was replaced by a link while it was checked');
-    throw cannotRead(file, error);
-  }
-  try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     // Replaced between the check and the open: not what was checked.
     if (target.stat && !sameFile(stat, target.stat)) throw unusable(file, 'it was replaced while it was checked; run the command again');
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
-    return { path: file, real: target.real, text: readAtMost(fd, file, stat.size), stat };
+    return { real: target.real, text: readAtMost(fd, file, stat.size), stat };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unusable(file, 'it was replaced by a link while it was checked');
+    throw cannotRead(file, error);
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -269,11 +236,7 @@ function readAtMost(fd: number, file: string, size: number): string {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read) {
-    try {
-      read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error) {
-      throw cannotRead(file, error);
-    }
+    read = fs.readSync(fd, buffer, length, buffer.length - length, null);
   }
   if (length > size) throw unusable(file, 'it grew while it was read; run the command again');
   return buffer.toString('utf8', 0, length);

@@ -32,13 +32,12 @@ export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalo
   if (typeof flag === 'string' && flag !== '') return { path: path.resolve(cwd, flag), source: 'flag' };
   const named = env.TRIGGER_CATALOG;
   if (named) return { path: path.resolve(cwd, named), source: 'env' };
-  for (let dir = path.resolve(cwd); ;) {
+  // This folder and each above it, up to the root (whose dirname is itself).
+  for (let dir = path.resolve(cwd), below = ''; dir !== below; below = dir, dir = path.dirname(dir)) {
     const candidate = path.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: 'found' };
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
   }
+  return undefined;
 }
 
 /**

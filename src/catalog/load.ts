@@ -8,14 +8,14 @@
  * them together), plus those a JSON Schema cannot state: min not above max, and one id per trigger
  * in each profile.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
+import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
 import { readOwnRecord } from '../startup.js';
-import { readCatalogFile } from './file.js';
+import { readCatalogFile, type ReadCatalogOptions } from './file.js';
 import type { CatalogSource, FoundCatalog } from './find.js';
 
 export type ValueRule = 'required' | 'optional' | 'none';
@@ -52,7 +52,7 @@ export interface Catalog {
   data: CatalogData;
 }
 
-const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
+export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
 const TOP_FIELDS = ['$schema', 'triggers'];
 
 function describe(value: unknown): string {
@@ -63,14 +63,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The line (1-based) of an offset in text; the lines are counted once, when first asked. */
+/** The line (1-based) of an offset in text; the lines are counted once. */
 function lineFinder(text: string): (offset: number) => number {
-  let starts: number[] | undefined;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -156,7 +153,8 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
       problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
     });
   }
-  problems.push(...underflowProblems(triggers, text));
+  // One by one: a spread of 300,000 arguments overflows the stack.
+  for (const problem of underflowProblems(triggers, text)) problems.push(problem);
   if (problems.length > 0) return problems;
   return idProblems(triggers as CatalogData['triggers'], lineOfKey);
 }
@@ -240,13 +238,9 @@ function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) 
   for (const profile of new Set(['default', ...withOwnId.keys()])) {
     const own = withOwnId.get(profile);
     if (!own) continue;
-    const involved = new Set(own);
-    for (const i of own) {
-      const named = index.get(triggers[keys[i]!]!.ids![profile]!);
-      if (named !== undefined) involved.add(named);
-    }
+    const named = own.map((i) => index.get(triggers[keys[i]!]!.ids![profile]!) ?? i);
     const sent = new Map<string, string>();
-    for (const i of [...involved].sort((a, b) => a - b)) {
+    for (const i of [...new Set([...own, ...named])].sort((a, b) => a - b)) {
       const key = keys[i]!;
       const id = idIn(key, triggers[key]!, profile);
       const other = sent.get(id);
@@ -290,7 +284,8 @@ export function catalogError(file: string, problems: CatalogProblem[]): ConfigEr
   });
 }
 
-export interface LoadOptions {
+/** env and write: as readCatalogFile takes them (file.ts); the source is the one `found` says. */
+export interface LoadOptions extends Omit<ReadCatalogOptions, 'source'> {
   /**
    * A file that remembers catalogs found usable, by the identity the kernel gives the file (device,
    * inode, size, modification and change times). A catalog unchanged since it passed every rule is
@@ -298,8 +293,6 @@ export interface LoadOptions {
    * changed without its change time moving.
    */
   checkedRecord?: string | undefined;
-  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog the search found (file.ts). */
-  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
@@ -315,25 +308,13 @@ const SETTLED_MS = 2000;
  */
 const RULES_VERSION = 2;
 
-function identityOf(stat: fs.Stats): string {
-  return `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
-/**
- * The catalogs remembered as usable, if the record is this user's own regular file that no one
- * else can write (as the code cache's records are judged): a record another user could write would
- * let them mark a catalog as checked. Otherwise none: every catalog is checked.
- */
-function remembered(record: string): Record<string, string> {
-  return readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>;
-}
-
+/** Remembers `file` as the last one checked, its earlier place (if any) given up. */
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
-  const entries = Object.entries(known).filter(([name]) => name !== file);
-  entries.push([file, identity]);
+  const { [file]: _earlier, ...others } = known;
+  const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   try {
-    fs.mkdirSync(path.dirname(record), { recursive: true, mode: 0o700 });
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries.slice(-MAX_REMEMBERED)))}\n`, {
+    makeFolders(path.dirname(record));
+    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}\n`, {
       mode: 0o600,
       forceMode: true,
       follow: false,
@@ -346,20 +327,22 @@ function remember(record: string, file: string, identity: string, known: Record<
 /**
  * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be
  * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
- * it is checked for its owner when the search found it.
+ * it is checked for its owner when the search found it. Also returns the file read (links followed,
+ * what a change writes) and its identity.
  */
-export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog {
-  const file = typeof found === 'string' ? found : found.path;
+export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog & { real: string; stat: fs.Stats } {
   // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
-  const source: CatalogSource = typeof found === 'string' ? 'flag' : found.source;
+  const { path: file, source } = typeof found === 'string' ? { path: found, source: 'flag' as CatalogSource } : found;
   // One open file for the identity and the text, so that what is read is what was identified.
-  const { text, stat } = readCatalogFile(file, { source, env: options.env });
+  const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  const known = record === undefined ? undefined : remembered(record);
-  const identity = identityOf(stat);
+  // Taken only from this user's own file that no one else can write (as the code cache's records
+  // are): a record another user could write would let them mark a catalog as checked.
+  const known = record === undefined ? undefined : (readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>);
+  const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (known?.[file] === identity) {
     try {
-      return { path: file, text, data: parseJson(text) as CatalogData };
+      return { path: file, text, data: parseJson(text) as CatalogData, real, stat };
     } catch {
       // not what was checked after all: check it
     }
@@ -367,7 +350,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   const parsed = parseCatalog(text);
   if (!parsed.data) throw catalogError(file, parsed.problems);
   if (record !== undefined && known !== undefined && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
-  return { path: file, text, data: parsed.data };
+  return { path: file, text, data: parsed.data, real, stat };
 }
 
 /** The id a trigger is sent as in a profile. */

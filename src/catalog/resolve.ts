@@ -47,8 +47,7 @@ export class TriggerResolver {
   readonly catalog: Catalog;
   readonly profile: string;
   /** Names looked up so far: a batch asks for the same few again and again. */
-  private readonly known = new Map<string, KnownTrigger>();
-  private readonly unknown = new Map<string, UnknownTrigger>();
+  private readonly seen = new Map<string, Resolution>();
   /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
   private ids: Map<string, string> | undefined;
 
@@ -68,37 +67,32 @@ export class TriggerResolver {
    * never ambiguous); a profile's own id through a map made once.
    */
   resolve(given: string): Resolution {
-    const seen = this.known.get(given);
-    if (seen) return { ok: true, trigger: seen };
-    const triggers = this.catalog.data.triggers;
-    let key: string | undefined = Object.hasOwn(triggers, given) ? given : undefined;
-    if (key === undefined) {
-      if (!this.ids) {
-        this.ids = new Map();
-        for (const k of Object.keys(triggers)) {
-          const id = idIn(k, triggers[k]!, this.profile);
-          if (id !== k) this.ids.set(id, k);
-        }
+    let resolution = this.seen.get(given);
+    if (resolution) return resolution;
+    const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+    resolution = key === undefined ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
+    this.seen.set(given, resolution);
+    return resolution;
+  }
+
+  private ownIds(): Map<string, string> {
+    if (!this.ids) {
+      const triggers = this.catalog.data.triggers;
+      this.ids = new Map();
+      for (const key of Object.keys(triggers)) {
+        const id = idIn(key, triggers[key]!, this.profile);
+        if (id !== key) this.ids.set(id, key);
       }
-      key = this.ids.get(given);
     }
-    if (key !== undefined) {
-      const trigger = this.trigger(key);
-      this.known.set(given, trigger);
-      return { ok: true, trigger };
-    }
-    const known = this.unknown.get(given);
-    if (known) return known;
-    const result = this.explainUnknown(given);
-    this.unknown.set(given, result);
-    return result;
+    return this.ids;
   }
 
   private explainUnknown(given: string): UnknownTrigger {
     const where = `the catalog ${printable(this.catalog.path)}`;
     const quoted = printable(JSON.stringify(given));
-    // A name that is another profile's id for a trigger: a staging id used against production.
+    let best: { key: string; name: string; distance: number } | undefined;
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      // A name that is another profile's id for a trigger (a staging id used against production) is that trigger.
       for (const [profile, id] of Object.entries(entry.ids ?? {})) {
         if (id === given && profile !== this.profile) {
           const suggestion = this.trigger(key).id;
@@ -109,10 +103,7 @@ export class TriggerResolver {
           };
         }
       }
-    }
-    // The nearest key or id, as the active profile's id of the trigger it belongs to.
-    let best: { key: string; name: string; distance: number } | undefined;
-    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      // Else the nearest key or id, as the active profile's id of the trigger it belongs to.
       for (const name of [key, ...Object.values(entry.ids ?? {})]) {
         const distance = editDistance(given.toLowerCase(), name.toLowerCase());
         if (!best || distance < best.distance) best = { key, name, distance };
@@ -133,6 +124,8 @@ export class TriggerResolver {
    */
   valueProblem(trigger: KnownTrigger, value: string | undefined): string | undefined {
     const { entry } = trigger;
+    // Most triggers have no rules: nothing to word (a batch asks for every row).
+    if (entry.value === undefined && trigger.min === undefined && trigger.max === undefined) return undefined;
     const key = printable(trigger.key);
     const where = `(the catalog ${printable(this.catalog.path)})`;
     if (value === undefined) return entry.value === 'required' ? `trigger ${key} requires a value ${where}` : undefined;
@@ -163,10 +156,7 @@ export function rowChecker(resolver: TriggerResolver, warn: (message: string, li
     const found = resolver.resolve(given);
     if (!found.ok) return { invalid: found.message };
     const { trigger } = found;
-    const problem =
-      trigger.entry.value === undefined && trigger.min === undefined && trigger.max === undefined
-        ? undefined
-        : resolver.valueProblem(trigger, value);
+    const problem = resolver.valueProblem(trigger, value);
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== undefined && !warned.has(trigger.key)) {
       warned.add(trigger.key);

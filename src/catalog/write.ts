@@ -9,7 +9,7 @@ import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { sameFile } from './file.js';
 import { CATALOG_FILE_NAME } from './find.js';
-import { catalogError, catalogProblems, type CatalogData } from './load.js';
+import { catalogProblems, type CatalogData } from './load.js';
 
 export const SCHEMA_FILE_NAME = 'triggers.schema.json';
 const PACKAGE_NAME = 'trigger-cli';
@@ -37,22 +37,15 @@ function reference(from: string, to: string): string {
 
 /** The package's own triggers.schema.json: beside the package.json named trigger-cli above this module. */
 export function packageSchema(): string | undefined {
-  const starts: string[] = [];
-  // The CLI bundle (dist/cli.cjs) and the tests have __filename; the library bundle has its require.
-  if (typeof __filename === 'string') starts.push(path.dirname(__filename));
-  try {
-    if (typeof require === 'function') starts.push(path.dirname(require.resolve(`${PACKAGE_NAME}/package.json`)));
-  } catch {
-    // not resolvable from here
-  }
-  for (const start of starts) {
-    for (let dir = start, up = 0; up < 4; up++, dir = path.dirname(dir)) {
-      try {
-        const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-        if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
-      } catch {
-        // no package.json here
-      }
+  // Every bundle that writes a catalog is CommonJS (dist/cli.cjs, the Action's), as are the tests: a
+  // level or two below the package's root.
+  if (typeof __filename !== 'string') return undefined;
+  for (let dir = path.dirname(__filename), up = 0; up < 4; up++, dir = path.dirname(dir)) {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
+    } catch {
+      // no package.json here
     }
   }
   return undefined;
@@ -61,12 +54,10 @@ export function packageSchema(): string | undefined {
 /** Where the "$schema" of a new catalog at `file` points, and whether a copy must be written for it. */
 export function schemaFor(file: string, ownSchema: string | undefined = packageSchema()): SchemaPlan {
   const folder = path.dirname(path.resolve(file));
-  for (let dir = folder; ;) {
+  // This folder and each above it, up to the root (whose dirname is itself).
+  for (let dir = folder, below = ''; dir !== below; below = dir, dir = path.dirname(dir)) {
     const installed = path.join(dir, 'node_modules', PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   if (ownSchema === undefined) return { ref: undefined };
   const copyTo = path.join(folder, SCHEMA_FILE_NAME);
@@ -110,10 +101,7 @@ export function catalogText(data: CatalogData): string {
 export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): void {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
-  if (problems.length > 0) {
-    const error = catalogError(file, problems);
-    throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${printable(file)} was left as it was`, cause: error });
-  }
+  if (problems.length > 0) throw new ConfigError(`not changed: ${problems[0]!.message}`, { hint: `${printable(file)} was left as it was` });
   try {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error) {
@@ -130,9 +118,7 @@ function stillThere(file: string, was: fs.Stats | undefined): void {
   if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && sameFile(now, was)) return;
   throw new ConfigError(
     `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
-    {
-      hint: 'look at it, then run the command again',
-    },
+    { hint: 'look at it, then run the command again' },
   );
 }
 

@@ -3,10 +3,12 @@
  * attempt is one object with its methods on the prototype (no closures per request), the time limits
  * of all attempts share one timer (see Deadlines), and the usual answer is recognised by its bytes.
  */
+import type { Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { headerValue, MAX_BODY_BYTES, parseJsonBody, type AnswerHeaders } from './response.js';
-import { BodyDecoder, contentCoding, DecodeError, type Decoded } from './decode.js';
+import { contentCoding, DecodeError, decoderFor, type Coding } from './decode.js';
 import { monotonicMs } from '../clock.js';
+import { asProxyError, type ProxyChoice } from './proxy.js';
 
 export type AttemptOutcome =
   | {
@@ -52,10 +54,13 @@ export class Attempt implements Dispatcher.DispatchHandler {
   readonly #started: number;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
+  /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
+  readonly #proxy: ProxyChoice | undefined;
   #resolve!: (outcome: AttemptOutcome) => void;
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers = NO_HEADERS;
+  /** The body kept (decoded, for a compressed answer), and its size. */
   #first: Buffer | undefined;
   #more: Buffer[] | undefined;
   #size = 0;
@@ -65,16 +70,18 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #sent = false;
   /** The body has been read as far as it will be (the answer may still be decoding). */
   #bodyEnded = false;
-  /** For a compressed answer: its decoder, or why it cannot be decoded. */
-  #decoder: BodyDecoder | undefined;
-  #undecodable: DecodeError | undefined;
+  /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
+  #coding: Coding | { unsupported: string } | undefined;
+  #read = 0;
+  #decoder: Transform | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
-  constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs()) {
+  constructor(timeoutMs: number, deadlines: Deadlines, signal: AbortSignal | undefined, started = monotonicMs(), proxy?: ProxyChoice) {
     this.#started = started;
     this.#timeoutMs = timeoutMs;
     this.deadline = this.#started + timeoutMs;
     this.#signal = signal;
+    this.#proxy = proxy;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
     deadlines.add(this);
     if (signal?.aborted) this.interrupt();
@@ -94,8 +101,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#controller = undefined;
     this.#first = undefined;
     this.#more = undefined;
-    this.#decoder?.destroy();
-    this.#decoder = undefined;
+    this.#dropDecoder();
     this.#resolve(outcome);
   }
 
@@ -105,9 +111,15 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
   }
 
+  /** The body ended, or was cut at the limit. */
   #answer(): void {
-    if (this.#decoder) return this.#decoder.end(); // answers when decoded (#decoded)
-    if (this.#undecodable) return this.#decoded({ body: Buffer.alloc(0), truncated: false, error: this.#undecodable });
+    // A compressed body answers once it is decoded (its decoder's 'end').
+    if (this.#decoder) this.#decoder.end();
+    else if (typeof this.#coding === 'object') this.#undecodable(new DecodeError(this.#coding.unsupported, undefined, true));
+    else this.#answerKept();
+  }
+
+  #answerKept(): void {
     const first = this.#first;
     // The usual answer, at batch rates: no decoding, no parsing.
     if (!this.#more && first !== undefined && isSuccessBody(first)) return this.#answered(SUCCESS_TEXT, { success: true }, false);
@@ -115,20 +127,72 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#answered(text, parseJsonBody(text), this.#truncated);
   }
 
+  /** Keeps a chunk of the body, up to MAX_BODY_BYTES in all; false when it had to be cut there. */
+  #keep(chunk: Buffer): boolean {
+    const room = MAX_BODY_BYTES - this.#size;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.#size += part.length;
+    if (!this.#first) this.#first = part;
+    else (this.#more ??= []).push(part);
+    return chunk.length <= room;
+  }
+
+  /** At the limit: the answer is what was kept, and the connection is dropped rather than read on. */
+  #cut(reason: string): void {
+    this.#truncated = true;
+    this.#stopReading(reason);
+    this.#answer();
+  }
+
+  #stopReading(reason: string): void {
+    if (this.#bodyEnded) return;
+    this.#bodyEnded = true; // first: abort reports an error synchronously (see onResponseError)
+    this.#controller?.abort(new Error(reason));
+  }
+
+  /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
+  #decode(chunk: Buffer): void {
+    const room = MAX_BODY_BYTES - this.#read;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.#read += part.length;
+    if (typeof this.#coding === 'string' && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+    if (chunk.length > room) this.#cut('response body over 1 MiB');
+  }
+
+  #openDecoder(coding: Coding, first: Buffer): Transform {
+    const decoder = decoderFor(coding, first);
+    decoder.on('data', (decoded: Buffer) => {
+      if (this.#keep(decoded)) return;
+      this.#dropDecoder();
+      this.#cut('response body over 1 MiB once decoded');
+    });
+    decoder.on('end', () => {
+      this.#decoder = undefined;
+      if (!this.done) this.#answerKept();
+    });
+    decoder.on('error', (error) => this.#undecodable(new DecodeError(coding, error)));
+    return decoder;
+  }
+
   /**
-   * The answer from a decoded body. One that could not be decoded is a malformed answer when its
-   * status is 2xx (whether it says `"success": false` cannot be read); any other status says enough.
+   * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
+   * `"success": false` cannot be read); any other status says enough.
    */
-  #decoded({ body, truncated, error }: Decoded): void {
+  #undecodable(error: DecodeError): void {
     if (this.done) return;
-    if (!this.#bodyEnded) {
-      // Over the limit once decoded, or undecodable, before the body ended: stop reading the rest.
-      this.#bodyEnded = true;
-      this.#controller?.abort(new Error(error ? 'response body could not be decoded' : 'response body over 1 MiB once decoded'));
-    }
-    if (error && this.#status >= 200 && this.#status < 300) return this.#failed(error);
-    const text = body.toString('utf8');
-    this.#answered(text, parseJsonBody(text), this.#truncated || truncated);
+    this.#dropDecoder();
+    this.#stopReading('response body could not be decoded');
+    if (this.#status >= 200 && this.#status < 300) this.#failed(error);
+    else this.#answerKept();
+  }
+
+  #dropDecoder(): void {
+    const decoder = this.#decoder;
+    this.#decoder = undefined;
+    if (!decoder) return;
+    decoder.removeAllListeners();
+    decoder.on('error', () => {}); // an error after this is nobody's concern
+    decoder.destroy();
   }
 
   #stop(reason: Error): void {
@@ -136,9 +200,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#failed(reason);
   }
 
-  #failed(error: unknown): void {
+  #failed(cause: unknown): void {
     const ended = monotonicMs();
     const ms = Math.round(ended - this.#started);
+    const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
     this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
   }
 
@@ -169,36 +234,13 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#headers = headers;
     const encoding = headerValue(headers, 'content-encoding');
-    if (encoding !== undefined) this.#decodeAs(encoding);
-  }
-
-  /** A compressed answer: its body is decoded as it comes (see decode.ts). */
-  #decodeAs(encoding: string): void {
-    const coding = contentCoding(encoding);
-    if (coding === undefined) return;
-    if (typeof coding === 'object') {
-      this.#undecodable = new DecodeError(coding.unsupported, undefined, true);
-      return;
-    }
-    this.#decoder = new BodyDecoder(coding, MAX_BODY_BYTES, (decoded) => this.#decoded(decoded));
+    if (encoding !== undefined) this.#coding = contentCoding(encoding);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done || this.#bodyEnded) return;
-    // At most 1 MiB is read: keep what came, and drop the connection rather than read the rest.
-    const room = MAX_BODY_BYTES - this.#size;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.#size += part.length;
-    if (this.#decoder) this.#decoder.write(part);
-    else if (!this.#first) this.#first = part;
-    else (this.#more ??= []).push(part);
-    if (chunk.length > room) {
-      this.#truncated = true;
-      this.#bodyEnded = true;
-      const controller = this.#controller;
-      this.#answer(); // first: abort reports an error synchronously
-      controller?.abort(new Error('response body over 1 MiB'));
-    }
+    if (this.#coding) this.#decode(chunk);
+    else if (!this.#keep(chunk)) this.#cut('response body over 1 MiB'); // at most 1 MiB is read
   }
 
   onResponseEnd(): void {

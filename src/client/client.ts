@@ -4,7 +4,7 @@
  * through it; `trigger batch` sends many through the same pool.
  */
 import type { Dispatcher } from 'undici';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
@@ -22,7 +22,7 @@ import {
 } from './retry.js';
 import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { openDispatcher, proxyFor } from './undici.js';
-import { asProxyError, type ProxyChoice } from './proxy.js';
+import type { ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
@@ -41,9 +41,7 @@ export class TriggerClient {
   readonly #deadlines = new Deadlines();
   /** Interrupts for the waits before a retry (see abortAll). */
   readonly #waits = new Set<() => void>();
-  /** The same headers for every request (undici copies them; nothing here changes them). */
-  readonly #requestHeaders: Record<string, string>;
-  /** The same as names and values in turn, as undici takes them with the least work. */
+  /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
   readonly #headerList: string[];
   /** Masks the key in server text; made when an answer first needs it. */
   #mask: Redactor | undefined;
@@ -65,13 +63,12 @@ export class TriggerClient {
       throw new UsageError(`retries must be a whole number, 0 or more`);
     }
     this.#options = options;
-    this.#requestHeaders = requestHeaders(this.#apiKey, options.traceparent);
-    this.#headerList = Object.entries(this.#requestHeaders).flat();
+    this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
   }
 
   /** Headers as they are sent, with the key masked: for --verbose. */
   displayHeaders(): Record<string, string> {
-    return { ...this.#requestHeaders, authorization: `Bearer ${maskKey(this.#apiKey)}` };
+    return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
   }
 
   async #pool(): Promise<Dispatcher> {
@@ -109,8 +106,7 @@ export class TriggerClient {
     // locals, and at batch rates that was measurable.
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
-      if (options.onAttempt) observe(outcome, options.onAttempt);
-      const next = this.#judge(event, outcome, attempt, started, options.throwPushBack === true);
+      const next = this.#judge(event, outcome, attempt, started, options);
       if (next.ok) return next;
       const gate = options.gate ? options.gate.pausedUntil - monotonicMs() : 0;
       await this.#wait(attempt, Math.max(next.delayMs, gate), next.reason, options, next.info);
@@ -121,12 +117,15 @@ export class TriggerClient {
    * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
    * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
    * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-   * and replays.
+   * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
    */
-  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, throwPushBack: boolean): FireResult | Retry {
+  #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, options: FireOptions): FireResult | Retry {
     const canRetry = attempt <= this.retries;
     const info = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+    const onEvent = this.#options.onEvent;
     if (outcome.kind === 'failed') {
+      options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
+      onEvent?.({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
       const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
         throw new InterruptedError(
@@ -148,9 +147,16 @@ export class TriggerClient {
       throw error;
     }
     const { status, json, text } = outcome;
+    // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
+    const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
+    options.onAttempt?.(status, outcome.ms, false, retryAfter ?? -1);
+    onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
+      // The usual answer holds no key; anything else is masked here, so a library caller never sees
+      // the server's echo of the key either.
+      const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
       return {
         ok: true,
         status,
@@ -160,14 +166,11 @@ export class TriggerClient {
         value: event.value?.json,
         ...info,
         requestId,
-        // The usual answer holds no key; anything else is masked here, so a library caller never
-        // sees the server's echo of the key either.
-        response: text === SUCCESS_TEXT ? json : this.#responseOf(text, json),
+        response: safe.json ?? safe.text,
       };
     }
     const headers = this.#maskedHeaders(outcome.headers);
-    if (isRetryableStatus(status) && canRetry && !throwPushBack) {
-      const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
+    if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
         return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
@@ -188,26 +191,21 @@ export class TriggerClient {
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
   #masked(text: string, json: unknown): { text: string; json: unknown } {
-    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    const mask = (this.#mask ??= new Redactor(this.#apiKey));
     if (json === undefined) return { text: mask.server(text), json };
     const safe = mask.serverJson(text);
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
   }
 
-  #responseOf(text: string, json: unknown): unknown {
-    const safe = this.#masked(text, json);
-    return safe.json ?? safe.text;
-  }
-
   #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    const mask = (this.#mask ??= maskFor(this.#apiKey));
+    const mask = (this.#mask ??= new Redactor(this.#apiKey));
     const masked = (value: string | string[] | undefined) =>
       Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
     return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
-  async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: { attempts: number; durationMs: number }) {
+  async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: AttemptInfo) {
     const { signal, stopRetries } = options;
     const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
     if (signal?.aborted || stopRetries?.aborted) throw notSent();
@@ -241,8 +239,7 @@ export class TriggerClient {
   #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
     if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
-    const onEvent = this.#options.onEvent;
-    onEvent?.({
+    this.#options.onEvent?.({
       type: 'request',
       attempt,
       method: 'POST',
@@ -251,7 +248,7 @@ export class TriggerClient {
       body: event.body,
     });
 
-    const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started);
+    const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
     if (!current.done) {
       dispatcher.dispatch(
         {
@@ -264,19 +261,7 @@ export class TriggerClient {
         current,
       );
     }
-    const proxy = this.#proxy;
-    const ended = proxy ? current.promise.then((outcome) => viaProxy(outcome, proxy)) : current.promise;
-    if (!onEvent) return ended;
-    return ended.then((outcome) => {
-      if (outcome.kind === 'answer') {
-        const { status, headers, text, truncated, ms } = outcome;
-        onEvent({ type: 'response', attempt, status, headers, body: text, truncated, ms });
-      } else {
-        const message = outcome.timedOut ? `no response within ${this.timeoutMs / 1000} s` : (outcome.error as Error).message;
-        onEvent({ type: 'error', attempt, message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-      }
-      return outcome;
-    });
+    return current.promise;
   }
 
   /** Closes kept-alive connections; requests in flight finish first. */
@@ -293,12 +278,7 @@ export class TriggerClient {
 }
 
 /** An attempt to be made again, after a wait. */
-interface Retry {
-  ok: false;
-  delayMs: number;
-  reason: string;
-  info: { attempts: number; durationMs: number };
-}
+type Retry = { ok: false; delayMs: number; reason: string; info: AttemptInfo };
 
 /** A failure that the same attempt would meet again: a refused certificate, a proxy's 407. */
 function isPermanent(error: unknown): boolean {
@@ -333,28 +313,6 @@ function unwatch(signal: AbortSignal, wake: () => void): void {
   if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
   watchers.delete(signal);
   signal.removeEventListener('abort', entry.listener);
-}
-
-function maskFor(key: string): Redactor {
-  const mask = new Redactor();
-  mask.add(key);
-  return mask;
-}
-
-/** A failure at the proxy, named as the proxy's (a ProxyError): nothing reached the service. */
-function viaProxy(outcome: AttemptOutcome, proxy: ProxyChoice): AttemptOutcome {
-  if (outcome.kind === 'answer') return outcome;
-  const error = asProxyError(outcome.error, proxy, outcome.sent);
-  return error ? { ...outcome, error } : outcome;
-}
-
-/** Tells an observer how an attempt ended, in numbers (see FireOptions.onAttempt). */
-function observe(outcome: AttemptOutcome, onAttempt: NonNullable<FireOptions['onAttempt']>): void {
-  if (outcome.kind === 'failed') return onAttempt(0, outcome.ms, outcome.timedOut, -1);
-  const status = outcome.status;
-  // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
-  const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
-  onAttempt(status, outcome.ms, false, retryAfter ?? -1);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */

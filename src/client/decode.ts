@@ -1,8 +1,9 @@
 /**
  * Decoding a compressed answer (Content-Encoding gzip, deflate, br, and zstd where Node has it). The
  * tool sends no Accept-Encoding, which by RFC 9110 accepts any coding, so a proxy or a CDN may compress.
- * The body limit applies to the decoded size: decoding stops there, so a small body that expands to
- * gigabytes holds no more than the limit in memory. node:zlib is loaded only for such an answer.
+ * The body limit applies to the decoded size (the Attempt keeps the decoded bytes as it keeps a plain
+ * body's): decoding stops there, so a small body that expands to gigabytes holds no more than the limit
+ * in memory. node:zlib is loaded only for such an answer.
  */
 import type { Transform } from 'node:stream';
 import type * as Zlib from 'node:zlib';
@@ -22,11 +23,8 @@ export function contentCoding(header: string): Coding | undefined | { unsupporte
   return { unsupported: value };
 }
 
-let loaded: typeof Zlib | undefined;
-function zlib(): typeof Zlib {
-  // getBuiltinModule is synchronous and skips the module loader (Node 20.16+; engines ask 20.19).
-  return (loaded ??= process.getBuiltinModule('node:zlib'));
-}
+// getBuiltinModule is synchronous and skips the module loader (Node 20.16+; engines ask 20.19).
+const zlib = (): typeof Zlib => process.getBuiltinModule('node:zlib');
 
 /** The error for a body that could not be decoded. */
 export class DecodeError extends Error {
@@ -39,91 +37,19 @@ export class DecodeError extends Error {
   }
 }
 
-/** What a body decoded to: at most `limit` bytes, whether more was cut off, and the error if it broke off. */
-export interface Decoded {
-  body: Buffer;
-  truncated: boolean;
-  error: DecodeError | undefined;
-}
-
 /**
- * One body being decoded as it arrives. `done` is called once: when the input ended and all of it
- * was decoded, when the decoded size passed the limit (the rest is dropped), or on a decoding error.
+ * The stream that decodes a body in `coding`, made when its first bytes come: for deflate,
+ * zlib-wrapped (as RFC 9110 says) or raw (as some servers send), told apart by those bytes. A body
+ * cut short decodes as far as it goes.
  */
-export class BodyDecoder {
-  readonly #coding: Coding;
-  readonly #limit: number;
-  readonly #done: (decoded: Decoded) => void;
-  #stream: Transform | undefined;
-  #parts: Buffer[] = [];
-  #size = 0;
-  #finished = false;
-
-  constructor(coding: Coding, limit: number, done: (decoded: Decoded) => void) {
-    this.#coding = coding;
-    this.#limit = limit;
-    this.#done = done;
-  }
-
-  /** The stream for the coding; for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some servers send). */
-  #open(first: Buffer): Transform {
-    const z = zlib();
-    const flush = { finishFlush: z.constants.Z_SYNC_FLUSH }; // a body cut short decodes as far as it goes
-    const wrapped = (first[0]! & 0x0f) === 8 && (first.length < 2 || ((first[0]! << 8) | first[1]!) % 31 === 0);
-    const stream = {
-      gzip: () => z.createGunzip(flush),
-      deflate: () => (wrapped ? z.createInflate(flush) : z.createInflateRaw(flush)),
-      br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
-      zstd: () => (z as unknown as { createZstdDecompress(): Transform }).createZstdDecompress(),
-    }[this.#coding]();
-    stream.on('data', (chunk: Buffer) => this.#take(chunk));
-    stream.on('end', () => this.#finish(false, undefined));
-    stream.on('error', (error) => this.#finish(false, new DecodeError(this.#coding, error)));
-    return stream;
-  }
-
-  #take(chunk: Buffer): void {
-    if (this.#finished) return;
-    const room = this.#limit - this.#size;
-    if (chunk.length > room) {
-      if (room > 0) this.#parts.push(chunk.subarray(0, room));
-      this.#size = this.#limit;
-      this.#finish(true, undefined);
-      return;
-    }
-    this.#parts.push(chunk);
-    this.#size += chunk.length;
-  }
-
-  #finish(truncated: boolean, error: DecodeError | undefined): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    const body = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
-    this.destroy();
-    this.#done({ body, truncated, error });
-  }
-
-  write(chunk: Buffer): void {
-    if (this.#finished || chunk.length === 0) return;
-    (this.#stream ??= this.#open(chunk)).write(chunk);
-  }
-
-  /** The input ended. */
-  end(): void {
-    if (this.#finished) return;
-    if (this.#stream) this.#stream.end();
-    else this.#finish(false, undefined); // an empty body
-  }
-
-  /** Drops the decoder and what it held (the attempt ended otherwise). */
-  destroy(): void {
-    this.#parts = [];
-    const stream = this.#stream;
-    this.#stream = undefined;
-    if (stream) {
-      stream.removeAllListeners('data');
-      stream.on('error', () => {}); // an error after this is nobody's concern
-      stream.destroy();
-    }
-  }
+export function decoderFor(coding: Coding, first: Buffer): Transform {
+  const z = zlib();
+  const flush = { finishFlush: z.constants.Z_SYNC_FLUSH };
+  const wrapped = (first[0]! & 0x0f) === 8 && (first.length < 2 || ((first[0]! << 8) | first[1]!) % 31 === 0);
+  return {
+    gzip: () => z.createGunzip(flush),
+    deflate: () => (wrapped ? z.createInflate(flush) : z.createInflateRaw(flush)),
+    br: () => z.createBrotliDecompress({ finishFlush: z.constants.BROTLI_OPERATION_FLUSH }),
+    zstd: () => (z as unknown as { createZstdDecompress(): Transform }).createZstdDecompress(),
+  }[coding]();
 }

@@ -6,7 +6,7 @@
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
-import { proxyErrorOf, type ProxyError } from './proxy.js';
+import { ProxyError } from './proxy.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -43,12 +43,7 @@ export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? '';
 }
 
-export interface Answer {
-  status: number;
-  headers: AnswerHeaders;
-  json: unknown;
-  text: string;
-}
+export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string };
 
 export interface RequestContext {
   triggerId: string;
@@ -61,7 +56,7 @@ export interface RequestContext {
 }
 
 /** The hint for a status, in words that say what to check or do next. */
-export function statusHint(status: number, headers: Answer['headers'], context: RequestContext): string | undefined {
+export function statusHint(status: number, headers: AnswerHeaders, context: RequestContext): string | undefined {
   if (status >= 300 && status < 400)
     return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
   if (status === 401 || status === 403) {
@@ -133,7 +128,7 @@ export interface ConnectionContext {
   baseUrlSource: string | undefined;
 }
 
-type FailureInfo = { attempts: number; durationMs: number; recorded: Recorded };
+type FailureInfo = AttemptInfo & { recorded: Recorded };
 
 /** The error for an attempt that got no usable answer: what happened, and whether anything was sent. */
 export function networkError(error: unknown, timedOut: boolean, context: ConnectionContext, info: FailureInfo): NetworkError {
@@ -150,8 +145,7 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
       cause: error,
     });
   }
-  const proxy = proxyErrorOf(error);
-  if (proxy) return proxyNetworkError(proxy, context, info, tries);
+  if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
   const [message, hint] =

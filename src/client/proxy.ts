@@ -5,13 +5,10 @@
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { maskProxyCredentials } from '../output/redact.js';
-import { causes, CONNECT_FAILURES } from './retry.js';
+import { CONNECT_FAILURES } from './retry.js';
 
 /** The proxy for one origin: its URL as written (with `http://` added when it had no scheme) and where it came from. */
-export interface ProxyChoice {
-  url: string;
-  variable: string;
-}
+export type ProxyChoice = { url: string; variable: string };
 
 /** curl takes `host:port` without a scheme as `http://host:port`. */
 export function withScheme(proxy: string): string {
@@ -38,24 +35,30 @@ export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): 
 /** An IPv6 address in brackets (as URLs and `[::1]:8080` write it) without them. */
 const unbracket = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
 
-/** Whether `ip` (of family `type`) is the address or in the range `entry` (`10.0.0.0/8`, `fd00::/8`, `::1`). */
-function ipMatches(ip: string, type: 'ipv4' | 'ipv6', entry: string): boolean {
-  const slash = entry.indexOf('/');
-  const address = unbracket(slash < 0 ? entry : entry.slice(0, slash));
+/** Whether the IP literal `host` is the address or in the range `entry` (`10.0.0.0/8`, `fd00::/8`, `::1`). */
+function ipMatches(host: string, entry: string): boolean {
+  const [address = '', bits, more] = entry.split('/');
   const family = net.isIP(address);
-  if (family === 0 || (family === 4) !== (type === 'ipv4')) return false;
+  if (family === 0 || family !== net.isIP(host) || more !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
+  const width = family === 6 ? 128 : 32;
+  if (Number(bits ?? width) > width) return false; // a prefix too long for the family: names nothing
+  const type = family === 6 ? 'ipv6' : 'ipv4';
   const list = new net.BlockList();
-  try {
-    if (slash < 0) list.addAddress(address, type);
-    else {
-      const bits = entry.slice(slash + 1);
-      if (!/^\d{1,3}$/.test(bits)) return false;
-      list.addSubnet(address, Number(bits), type);
-    }
-  } catch {
-    return false; // a prefix too long for the family: names nothing
-  }
-  return list.check(ip, type);
+  list.addSubnet(address, Number(bits ?? width), type);
+  return list.check(host, type);
+}
+
+/**
+ * One NO_PROXY entry as its host (or range) and port ('' for any): read as the authority of a URL
+ * whose scheme has no default port, so `[::1]:8080`, `host:443` and `10.0.0.0/8` come apart as written.
+ * Two colons or more outside brackets are a bare IPv6 address or range, which has no port.
+ */
+function entryParts(entry: string): [name: string, port: string] | undefined {
+  if (!entry.startsWith('[') && entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, ''];
+  if (!URL.canParse(`x://${entry}`)) return undefined; // names no host
+  const url = new URL(`x://${entry}`);
+  if (url.username || url.password || url.search || url.hash) return undefined; // not a host
+  return [unbracket(url.hostname) + url.pathname, url.port];
 }
 
 /**
@@ -67,39 +70,17 @@ function ipMatches(ip: string, type: 'ipv4' | 'ipv6', entry: string): boolean {
 export function bypassesProxy(url: URL, noProxy: string): boolean {
   const host = unbracket(url.hostname).replace(/\.$/, '').toLowerCase();
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-  const family = net.isIP(host);
-  const type = family === 6 ? 'ipv6' : 'ipv4';
-  for (const raw of noProxy.split(/[\s,]+/)) {
+  return noProxy.split(/[\s,]+/).some((raw) => {
     const entry = raw.toLowerCase();
-    if (entry === '') continue;
     if (entry === '*') return true;
-    if (entry.includes('/')) {
-      if (family !== 0 && ipMatches(host, type, entry)) return true;
-      continue;
-    }
-    let name = entry;
-    let entryPort: string | undefined;
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-    if (bracketed) {
-      name = bracketed[1]!;
-      entryPort = bracketed[2];
-    } else if (entry.indexOf(':') === entry.lastIndexOf(':')) {
-      // One colon at most: `host:port`. More than one is a bare IPv6 address, which has no port.
-      const withPort = /^(.*):(\d+)$/.exec(entry);
-      if (withPort) {
-        name = withPort[1]!;
-        entryPort = withPort[2];
-      }
-    }
-    if (entryPort !== undefined && Number(entryPort) !== port) continue;
-    if (net.isIP(name) !== 0) {
-      if (family !== 0 && ipMatches(host, type, name)) return true;
-      continue;
-    }
-    name = name.replace(/^\*?\./, '').replace(/\.$/, '');
-    if (name !== '' && (host === name || host.endsWith(`.${name}`))) return true;
-  }
-  return false;
+    const parts = entry === '' ? undefined : entryParts(entry);
+    if (!parts) return false;
+    const [name, entryPort] = parts;
+    if (entryPort !== '' && Number(entryPort) !== port) return false;
+    if (net.isIP(name.split('/')[0]!) !== 0) return ipMatches(host, name);
+    const domain = name.replace(/^\*?\./, '').replace(/\.$/, '');
+    return domain !== '' && (host === domain || host.endsWith(`.${domain}`));
+  });
 }
 
 /** A proxy as it may be shown: its password masked (`http://user:••••@host:port`), as status shows it. */
@@ -109,14 +90,12 @@ export function displayProxy(proxy: string): string {
 
 /** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */
 export function parseProxy(choice: ProxyChoice): URL {
-  let url: URL;
-  try {
-    url = new URL(choice.url);
-  } catch {
+  if (!URL.canParse(choice.url)) {
     throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
       hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`,
     });
   }
+  const url = new URL(choice.url);
   if (!['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
     throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
       hint: 'an http:// or https:// proxy is needed (host:port is taken as http://host:port)',
@@ -151,11 +130,6 @@ export class ProxyError extends Error {
     this.variable = choice.variable;
     this.status = options.status;
   }
-}
-
-/** The ProxyError in an error's chain of causes, if any. */
-export function proxyErrorOf(error: unknown): ProxyError | undefined {
-  return [...causes(error)].find((e) => e instanceof ProxyError) as ProxyError | undefined;
 }
 
 /** Codes of a connection that failed on the way: to the proxy when they come before the request went out. */

@@ -67,7 +67,7 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   }
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
-  const asDouble = Number(`${sign}${intPart || '0'}.${fracPart || '0'}${exponent ? `e${exponent}` : ''}`);
+  const asDouble = Number(text); // what a double makes of it, to check its range
   if (!Number.isFinite(asDouble)) {
     throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   }
@@ -82,14 +82,11 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   return { json: `${sign}${int}${frac}${exp}` };
 }
 
-export function valueFromInput(value: string | number, label = 'value'): EventValue {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) {
-      throw new UsageError(`${label} must be a finite number; got ${String(value)}`);
-    }
-    return { json: JSON.stringify(value) };
-  }
-  return parseValue(value, label === 'value' ? '--value' : label);
+/** A value given as a string (parsed as --value is) or a number (a library caller's, or JSON's). */
+export function valueFromInput(value: string | number): EventValue {
+  if (typeof value === 'string') return parseValue(value);
+  if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
+  return { json: JSON.stringify(value) };
 }
 
 const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

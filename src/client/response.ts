@@ -29,14 +29,12 @@ export function excerpt(text: string, max = 200): string {
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
+const said = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+
+/** A member that says something: a string, or an object's message (`"error": {"message": …}`). */
 function field(body: Record<string, unknown>, name: string): string | undefined {
   const value = body[name];
-  if (typeof value === 'string' && value.trim() !== '') return value;
-  if (typeof value === 'object' && value !== null) {
-    const nested = (value as Record<string, unknown>).message;
-    if (typeof nested === 'string' && nested.trim() !== '') return nested;
-  }
-  return undefined;
+  return said(value) ?? (typeof value === 'object' && value !== null ? said((value as { message?: unknown }).message) : undefined);
 }
 
 /**

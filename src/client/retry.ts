@@ -32,14 +32,14 @@ const NOT_CONNECTED = new Set<string>([
   'ERR_PROXY_UNREACHABLE',
 ]);
 
-/** An error and its causes, outermost first (five at most: a cycle of causes ends too). */
-export function* causes(error: unknown): Generator<unknown> {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
-}
-
-/** Error codes of an error and its causes, outermost first. */
+/** Error codes of an error and its causes, outermost first (five at most: a cycle of causes ends too). */
 export function errorCodes(error: unknown): string[] {
-  return [...causes(error)].map((e) => (e as { code?: unknown }).code).filter((code): code is string => typeof code === 'string');
+  const codes: string[] = [];
+  let e = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
+    if (typeof e.code === 'string') codes.push(e.code);
+  }
+  return codes;
 }
 
 export function isConnectionNotMade(error: unknown): boolean {
@@ -64,18 +64,8 @@ export function parseRetryAfter(header: string | undefined, now: number = Date.n
   return Math.max(0, date - now);
 }
 
-export interface BackoffOptions {
-  /** First back-off ceiling in ms (default 500). */
-  baseMs?: number;
-  /** Largest back-off in ms (default 8000). */
-  capMs?: number;
-  random?: () => number;
-}
-
-/** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based). */
-export function backoffMs(attempt: number, options: BackoffOptions = {}): number {
-  const base = options.baseMs ?? 500;
-  const cap = options.capMs ?? 8000;
-  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+/** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based), at most 8 s. */
+export function backoffMs(attempt: number, options: { baseMs?: number | undefined; random?: () => number } = {}): number {
+  const ceiling = Math.min(8000, (options.baseMs ?? 500) * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }

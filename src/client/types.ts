@@ -2,6 +2,7 @@
  * The client's types: its options, what it tells an observer (--verbose), and what a fire returns.
  */
 import type { BaseUrl } from '../settings/validate.js';
+import type { AnswerHeaders } from './response.js';
 
 export interface ClientOptions {
   baseUrl: string | BaseUrl;
@@ -30,15 +31,7 @@ export interface ClientOptions {
 
 export type ClientEvent =
   | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
-  | {
-      type: 'response';
-      attempt: number;
-      status: number;
-      headers: Record<string, string | string[] | undefined>;
-      body: string;
-      truncated: boolean;
-      ms: number;
-    }
+  | { type: 'response'; attempt: number; status: number; headers: AnswerHeaders; body: string; truncated: boolean; ms: number }
   | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string };
 

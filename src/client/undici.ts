@@ -2,7 +2,8 @@
  * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
  * stores and mocks, paid on every `trigger fire`; one pool of connections to the service loads in a
  * fraction of that (figures: docs/performance.md). With a proxy the index is loaded after all, for its
- * ProxyAgent; so is it should a future undici move the pool's file.
+ * ProxyAgent. The pool's files are imported by their paths, which the bundles resolve when they are
+ * built: an undici that moved them fails the build, not a user's run.
  */
 import type * as Undici from 'undici';
 import type { Dispatcher, Pool } from 'undici';
@@ -100,14 +101,8 @@ export async function openDispatcher(
 }
 
 async function loadPool(): Promise<[typeof Pool, BuildConnector]> {
-  try {
-    // Static paths, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
-    const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
-    const { default: buildConnector } = (await import('undici/lib/core/connect.js')) as { default: BuildConnector };
-    if (typeof PoolClass?.prototype?.dispatch !== 'function' || typeof buildConnector !== 'function') throw new Error('layout changed');
-    return [PoolClass, buildConnector];
-  } catch {
-    const undici = interop(await import('undici'));
-    return [undici.Pool, undici.buildConnector];
-  }
+  // Static paths, so that the bundle (scripts/build.mjs) carries the pool and nothing else.
+  const { default: PoolClass } = (await import('undici/lib/dispatcher/pool.js')) as { default: typeof Pool };
+  const { default: buildConnector } = (await import('undici/lib/core/connect.js')) as { default: BuildConnector };
+  return [PoolClass, buildConnector];
 }

@@ -5,7 +5,6 @@
  * ends the run.
  */
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
 import { Option, type Command } from 'commander';
 import {
   checkPaths,
@@ -16,12 +15,13 @@ import {
   replayNames,
   resumeCommand,
   settleWritten,
+  type BatchFiles,
   type Written,
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation } from '../output/render.js';
 import { catalogFingerprint } from '../batch/journal.js';
-import { FORMAT_TABLE, FORMATS, type Format } from '../batch/formats.js';
+import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
 import { BatchRecorder, type Counts } from '../batch/recorder.js';
@@ -32,8 +32,7 @@ import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
 import type { TriggerClient } from '../client/client.js';
 import { TriggerError, UsageError, type StopSignal } from '../errors.js';
-import { shardRows, type Shard } from '../batch/shard.js';
-import type { RowCheck, TriggerResolver } from '../catalog/resolve.js';
+import { shardRows } from '../batch/shard.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -41,26 +40,18 @@ import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import * as parse from './parsers.js';
 import { clientFor } from './service.js';
-import { addServiceOptions, settingsFlags, type Context, type ServiceOptions } from './shared.js';
+import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 
 /** --concurrency auto finds the service's pace, up to --max-concurrency. */
 export const DEFAULT_CONCURRENCY = 'auto';
 export const DEFAULT_MAX_CONCURRENCY = 64;
 
-export interface BatchCommandOptions extends ServiceOptions {
-  format?: Format;
-  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
-  columns?: string;
-  trigger?: string;
+export interface BatchCommandOptions extends ServiceOptions, BatchFiles {
   concurrency: number | 'auto';
   maxConcurrency?: number;
   rate?: number;
-  failed?: string;
-  journal?: string;
-  resume?: boolean;
   retryUnknown?: boolean;
-  shard?: Shard;
 }
 
 const HELP = `
@@ -80,7 +71,7 @@ journal or failed file another batch is using, 70 a bug in trigger, 130 interrup
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`;
 
-export function command(program: Command, { io, env, cwd, stdin }: Context): Command {
+export function command(program: Command, ctx: Context): Command {
   const batchCommand = program
     .command('batch')
     .description('report many events from a CSV or NDJSON file, or a list of user ids')
@@ -116,17 +107,10 @@ export function command(program: Command, { io, env, cwd, stdin }: Context): Com
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
-  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, io, env, cwd, stdin));
+  return batchCommand.action(async (sources: string[], options: BatchCommandOptions) => batch(sources, options, ctx));
 }
 
-export async function batch(
-  given: string[],
-  options: BatchCommandOptions,
-  io: Output,
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-  stdin?: Readable,
-): Promise<void> {
+export async function batch(given: string[], options: BatchCommandOptions, { io, env, cwd, stdin }: Context): Promise<void> {
   // Every file named is the command's folder's: the input, the failed file and the journal.
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
@@ -140,7 +124,7 @@ export async function batch(
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await resolveCommand({
-    flags: settingsFlags(options),
+    flags: options,
     requireKey: !dryRun,
     env,
     cwd,
@@ -149,7 +133,11 @@ export async function batch(
   io.addSecret(settings.apiKey);
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   settings.warnings.forEach(warn);
-  const check = catalog ? await catalogRowCheck(catalog, options.trigger, warn) : undefined;
+  // An unknown --trigger stops the batch before it starts, as `fire` does.
+  const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);
+  if (found && !found.ok)
+    throw new UsageError(`--trigger: ${found.message}`, { hint: 'see the known triggers with: trigger triggers list' });
+  const check = catalog && (await import('../catalog/resolve.js')).rowChecker(catalog, warn);
   if (sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
@@ -157,15 +145,14 @@ export async function batch(
   const read = { trigger: options.trigger, check, columns };
   const input = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input.read(read);
-  const auto = options.concurrency === 'auto';
   const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
-  const pace = auto && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
+  const pace = options.concurrency === 'auto' && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   let written: Written;
   try {
-    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
+    written = openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
@@ -350,17 +337,4 @@ function finish(
     );
   }
   throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
-}
-
-/**
- * The catalog's check for each row (an unknown --trigger stops the batch before it starts, as
- * `fire` does); deprecated triggers are warned about once each.
- */
-async function catalogRowCheck(catalog: TriggerResolver, trigger: string | undefined, warn: (line: string) => void): Promise<RowCheck> {
-  if (trigger !== undefined) {
-    const found = catalog.resolve(trigger);
-    if (!found.ok) throw new UsageError(`--trigger: ${found.message}`, { hint: 'see the known triggers with: trigger triggers list' });
-  }
-  const { rowChecker } = await import('../catalog/resolve.js');
-  return rowChecker(catalog, warn);
 }

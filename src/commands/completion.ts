@@ -1,12 +1,242 @@
 /**
- * trigger completion <bash|zsh|fish>: a small script per shell that, on every Tab, asks the tool
- * itself (`trigger __complete <words>`, see complete.ts) what may come next. So the scripts hold no
- * list of commands, options or values: the commander tree, the config file's profiles and the
- * catalog's triggers are the one source of truth, and an upgraded trigger completes its new options
- * without a new script. How to install each is in its first lines and in the command's help.
+ * trigger completion <bash|zsh|fish> prints a small script per shell that, on every Tab, asks the tool
+ * itself what may come next: `trigger __complete <word>...`, with the words after `trigger`, the last
+ * one the word being completed (empty for a new one). The answer is one candidate a line,
+ * `value<TAB>description`, then a last line `:files` when the shell should also offer file names,
+ * else `:plain`.
+ *
+ * The answer comes from the commander tree itself (commands, options, fixed choices) and from the
+ * user's files (profile names, the catalog's triggers), so the scripts hold no list: the three shells
+ * share one source of truth, never drift from the program, and an upgraded trigger completes its new
+ * options without a new script. __complete runs on every Tab: this module imports nothing that a
+ * command needs. How to install each script is in its first lines and in the command's help.
  */
-import { Argument, type Command } from 'commander';
+import { Argument, type Command, type Option } from 'commander';
+import type { Output } from '../output/io.js';
+import { printable } from '../output/render.js';
+import { configPath } from '../settings/paths.js';
+import { readConfig, SETTINGS } from '../settings/store.js';
+import { activeProfile } from '../settings/resolve.js';
+import { findCatalog } from '../catalog/find.js';
+import { idIn, loadCatalog } from '../catalog/load.js';
 import type { Context } from './shared.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]+/g;
+
+interface Candidate {
+  value: string;
+  description?: string;
+}
+
+interface Completion {
+  candidates: Candidate[];
+  /** Offer file names too (the shell lists them itself). */
+  files: boolean;
+}
+
+/** The options typed so far, by long name, with the last value of each: the profile and catalog flags change the answer. */
+type Typed = Map<string, string>;
+
+/** Where the user's files tell the values, or the values themselves. */
+type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
+
+const SETTING_NAMES: Candidate[] = Object.entries(SETTINGS).map(([value, setting]) => ({ value, description: setting.about }));
+
+/** An argument's values, by command path and argument name, where its name does not say it. */
+const ARGUMENT_VALUES: Record<string, ValueKind> = {
+  'config get name': SETTING_NAMES,
+  'config unset name': SETTING_NAMES,
+  'triggers show id': 'triggers',
+  'triggers edit id': 'triggers',
+  'triggers remove id': 'triggers',
+};
+
+/** An option's values, by its long name, where its placeholder does not say it. */
+const OPTION_VALUES: Record<string, ValueKind> = {
+  '--profile': 'profiles',
+  '--trigger': 'triggers',
+};
+
+/** "config set-key": the command's words after `trigger`. */
+const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());
+
+function argumentValues(command: Command, argument: Argument): ValueKind | undefined {
+  if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
+  const name = argument.name();
+  const known = ARGUMENT_VALUES[`${pathOf(command)} ${name}`];
+  if (known) return known;
+  if (name === 'triggerId') return 'triggers';
+  if (name === 'profile') return 'profiles';
+  if (/file/i.test(name)) return 'files';
+  return undefined;
+}
+
+function optionValues(option: Option): ValueKind | undefined {
+  if (option.argChoices) return option.argChoices.map((value) => ({ value }));
+  const known = OPTION_VALUES[option.long ?? ''];
+  if (known) return known;
+  // The placeholder says what the value is: --failed <file>, --catalog <file>.
+  if (/<(file|path)[^>]*>/i.test(option.flags)) return 'files';
+  return undefined;
+}
+
+function visibleCommands(command: Command): Command[] {
+  return command
+    .createHelp()
+    .visibleCommands(command)
+    .filter((c) => c.name() !== 'help');
+}
+
+function findOption(command: Command, word: string): Option | undefined {
+  const options = command.createHelp().visibleOptions(command).concat(command.options);
+  return options.find((o) => o.long === word || o.short === word);
+}
+
+/** Where the words typed so far leave the command line. */
+function walk(program: Command, done: string[]) {
+  const at = {
+    command: program, // the command reached
+    typed: new Map() as Typed,
+    positional: 0, // arguments given to the command reached
+    expecting: undefined as Option | undefined, // the option whose value comes next
+    variadic: undefined as Option | undefined, // a variadic option still taking values
+    onlyArguments: false, // after `--`
+  };
+  const note = (option: Option, value: string) => at.typed.set(option.long ?? option.short ?? option.flags, value);
+  for (const word of done) {
+    if (at.expecting) {
+      note(at.expecting, word);
+      if (at.expecting.variadic) at.variadic = at.expecting;
+      at.expecting = undefined;
+    } else if (!at.onlyArguments && word === '--') {
+      at.onlyArguments = true;
+      at.variadic = undefined;
+    } else if (!at.onlyArguments && word.startsWith('-') && word !== '-') {
+      at.variadic = undefined;
+      const [flag, inline] = splitInline(word);
+      const option = findOption(at.command, flag);
+      if (!option) continue;
+      if (inline !== undefined) note(option, inline);
+      else if (option.required) at.expecting = option;
+      else note(option, '');
+    } else if (at.variadic) {
+      note(at.variadic, word);
+    } else {
+      const sub = at.onlyArguments ? undefined : visibleCommands(at.command).find((c) => c.name() === word || c.aliases().includes(word));
+      if (sub && at.positional === 0) at.command = sub;
+      else at.positional++;
+    }
+  }
+  return at;
+}
+
+/** `--format=csv` as the flag and its value; any other word as itself. */
+function splitInline(word: string): [string, string | undefined] {
+  const equals = word.indexOf('=');
+  return word.startsWith('--') && equals > 0 ? [word.slice(0, equals), word.slice(equals + 1)] : [word, undefined];
+}
+
+const NOTHING: Completion = { candidates: [], files: false };
+
+/**
+ * Whether a value can be offered as it is: one with a control character would break the line
+ * protocol and the shells' lists, and one with an escape or an invisible (Cf) character would reach
+ * the terminal raw; escaped, it would complete to another id, so it is not offered at all.
+ */
+const isPrintable = (value: string) => printable(value) === value;
+
+function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
+  const { command, typed, positional, onlyArguments } = at;
+  const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
+    if (kind === undefined) return NOTHING;
+    if (kind === 'files') return { candidates: [], files: true };
+    const list = kind === 'profiles' ? profileCandidates(env) : kind === 'triggers' ? catalogCandidates(typed, env, cwd) : kind;
+    return { candidates: list.map((c) => ({ ...c, value: prefix + c.value })), files: false };
+  };
+  const options = (): Completion => ({
+    candidates: command
+      .createHelp()
+      .visibleOptions(command)
+      .filter((o) => o.long && (o.variadic || !typed.has(o.long ?? o.short ?? o.flags)))
+      .map((o) => ({ value: o.long!, description: o.description })),
+    files: false,
+  });
+
+  if (at.expecting) return values(optionValues(at.expecting));
+  if (!onlyArguments && partial.startsWith('--') && partial.includes('=')) {
+    const [flag] = splitInline(partial);
+    const option = findOption(command, flag);
+    // The shell completes files after the `=` itself only when told the prefix; leave files to a plain word.
+    return option && (option.required || option.optional) ? { ...values(optionValues(option), `${flag}=`), files: false } : NOTHING;
+  }
+  if (!onlyArguments && partial.startsWith('-')) return options();
+  if (at.variadic) return values(optionValues(at.variadic));
+  const subs = visibleCommands(command);
+  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+    return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
+  }
+  const args = command.registeredArguments;
+  const last = args.at(-1);
+  const argument = args[positional] ?? (last?.variadic ? last : undefined);
+  const answer = argument ? values(argumentValues(command, argument)) : NOTHING;
+  const missing = args.slice(positional).some((a) => a.required);
+  return !argument || (answer.candidates.length === 0 && !answer.files && !missing) ? options() : answer;
+}
+
+/** The profiles in the config file, each described by its base URL. */
+function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
+  const config = readConfig(configPath(env));
+  return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
+    value: name,
+    description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
+      .filter(Boolean)
+      .join(' '),
+  }));
+}
+
+/**
+ * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else
+ * triggers.json here or in a parent folder; none with --no-catalog), each under its id in the
+ * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
+ * None when there is no catalog or it cannot be used: a Tab never prints an error.
+ */
+function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
+  // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
+  const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : typed.get('--catalog') });
+  if (!found) return [];
+  const catalog = loadCatalog(found, { env });
+  const profile = activeProfile({ profile: typed.get('--profile') }, env);
+  return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
+    value: idIn(key, entry, profile),
+    description: [entry.name ?? '', entry.deprecated ? `(deprecated: ${entry.deprecated})` : ''].filter(Boolean).join(' '),
+  }));
+}
+
+/**
+ * `trigger __complete <words...>` (the last one partial), in the folder `cwd`: prints the answer as the
+ * scripts read it, `value<TAB>description` lines, then `:files` or `:plain`. Never fails, since a Tab
+ * must not print errors: a config file or catalog that cannot be read offers nothing.
+ */
+export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
+  const partial = words.at(-1) ?? '';
+  let answer = NOTHING;
+  try {
+    answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
+  } catch {
+    // nothing to offer
+  }
+  const seen = new Set<string>();
+  const offered = answer.candidates.filter((c) => {
+    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+  const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
+  const lines = offered.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
+  io.write(`${[...lines, answer.files ? ':files' : ':plain'].join('\n')}\n`);
+  return 0;
+}
 
 // bash: the words come from bash-completion's _get_comp_words_by_ref where it is loaded (it keeps
 // `--format=csv` and `a:b` whole), else from COMP_WORDS joined back at `=` and `:`. Readline

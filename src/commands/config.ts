@@ -9,10 +9,19 @@ import { Option, type Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
-import { lockWaitMs, type LockOptions } from '../lock.js';
+import { lockWaitMs } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
-import { checkProfileName, getProfile, readConfig, updateConfig, updateProfile, type ConfigData, type Profile } from '../settings/store.js';
+import {
+  checkProfileName,
+  getProfile,
+  readConfig,
+  updateConfig,
+  SETTINGS,
+  type ConfigData,
+  type Profile,
+  type SettingName,
+} from '../settings/store.js';
 import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';
@@ -21,23 +30,18 @@ export interface ProfileOption {
   profile?: string;
 }
 
-/** Setting names as the user types them, where they live in a profile (and their --json names), and what overrides them. */
-const NAMES = { 'api-key': 'apiKey', 'base-url': 'baseUrl' } as const;
-const OVERRIDES = { 'api-key': 'TRIGGER_API_KEY', 'base-url': 'TRIGGER_BASE_URL' } as const;
-type Name = keyof typeof NAMES;
-
-function settingName(name: string): Name {
+function settingName(name: string): SettingName {
   const normalized = name
     .toLowerCase()
     .replace(/_/g, '-')
     .replace(/^apikey$/, 'api-key')
     .replace(/^baseurl$/, 'base-url');
-  if (normalized in NAMES) return normalized as Name;
-  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(NAMES).join(', ')}`);
+  if (Object.hasOwn(SETTINGS, normalized)) return normalized as SettingName;
+  throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS).join(', ')}`);
 }
 
 /** A stored value as shown: the key masked (read from the credential store when it is there). */
-async function shown(name: Name, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
+async function shown(name: SettingName, profileName: string, profile: Profile | undefined): Promise<string | undefined> {
   if (name === 'api-key' && profile?.apiKeyStorage === 'keychain' && typeof profile.apiKey !== 'string') {
     try {
       return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
@@ -45,7 +49,7 @@ async function shown(name: Name, profileName: string, profile: Profile | undefin
       return `(in ${storeName()}, which cannot be read now: ${(error as Error).message})`;
     }
   }
-  const value = profile?.[NAMES[name]];
+  const value = profile?.[SETTINGS[name].field];
   if (typeof value !== 'string') return undefined;
   return name === 'api-key' ? maskKey(value) : value;
 }
@@ -56,21 +60,29 @@ function where(profile: string, file: string): string {
 
 /**
  * What a config command works on: the file, what it holds (a corrupt file stops here, before any
- * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how
- * long a write waits for the lock (a bad TRIGGER_LOCK_WAIT stops here too, before anything is stored).
+ * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how to
+ * change them under the lock (a bad TRIGGER_LOCK_WAIT stops here too, before anything is stored).
+ * Each change sees the file as it is inside the lock and keeps every value it does not change.
  */
 function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
   const file = configPath(env);
   const config = readConfig(file);
   const selected = selectedProfile(options, env, config);
-  const lock: LockOptions = { waitMs: lockWaitMs(env) };
-  return { file, config, lock, ...selected, profile: getProfile(config, selected.name) };
+  const lock = { waitMs: lockWaitMs(env) };
+  const save = (update: (data: ConfigData) => ConfigData) => updateConfig(file, update, lock);
+  const saveProfile = (update: (profile: Profile) => Profile) =>
+    save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
+  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
 }
+
+/** A profile without a setting and what is kept with it. */
+const without = (profile: Profile, name: SettingName): Profile =>
+  Object.fromEntries(Object.entries(profile).filter(([field]) => !(SETTINGS[name].kept as readonly string[]).includes(field)));
 
 export async function setKey(keyArgument: string | undefined, options: ProfileOption & { insecureStorage?: boolean }, ctx: Context) {
   const { io, env } = ctx;
-  const { file, config, name, lock } = target(options, env);
-  const raw = keyArgument ?? (await readSecret('API key: ', io.terminal.stream));
+  const { file, config, name, saveProfile } = target(options, env);
+  const raw = keyArgument ?? (await readSecret('API key: ', ctx.stdin ?? process.stdin, io.terminal.stream));
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
@@ -83,13 +95,10 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
     if (failure !== undefined) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
-  await updateProfile(
-    file,
-    name,
-    ({ apiKey: _key, apiKeyStorage: _storage, ...rest }) =>
-      inFile === undefined ? { ...rest, apiKeyStorage: 'keychain' } : { ...rest, apiKey: key },
-    lock,
-  );
+  await saveProfile((profile) => ({
+    ...without(profile, 'api-key'),
+    ...(inFile === undefined ? { apiKeyStorage: 'keychain' } : { apiKey: key }),
+  }));
   const saved = `${io.outColors.success('✔')} API key ${maskKey(key)} saved`;
   if (inFile === undefined) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -106,19 +115,10 @@ function precedenceNote(io: Output, variable: string, over: string): void {
 }
 
 export async function setBaseUrl(url: string, options: ProfileOption & { allowHttp?: boolean }, { io, env }: Context) {
-  const { file, name, lock } = target(options, env);
+  const { file, name, saveProfile } = target(options, env);
   const parsed = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
-  await updateProfile(
-    file,
-    name,
-    (profile) => {
-      const next: Profile = { ...profile, baseUrl: parsed.href };
-      if (!parsed.secure && !parsed.loopback) next.allowHttp = true;
-      else delete next.allowHttp;
-      return next;
-    },
-    lock,
-  );
+  const consent = parsed.secure || parsed.loopback ? {} : { allowHttp: true };
+  await saveProfile((profile) => ({ ...without(profile, 'base-url'), baseUrl: parsed.href, ...consent }));
   io.stdout(`${io.outColors.success('✔')} base URL ${parsed.href} saved to ${where(name, file)}`);
   const versioned = versionedBaseUrlWarning(parsed);
   if (versioned) io.stderr(io.errColors.warn(versioned));
@@ -128,19 +128,19 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
 export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, { io, env }: Context) {
   const { file, config, name: profileName, explicit, profile } = target(options, env);
   if (explicit && !profile) throw unknownProfile(profileName, file, config);
-  const names = nameArgument === undefined ? (Object.keys(NAMES) as Name[]) : [settingName(nameArgument)];
-  const values = new Map<Name, string | undefined>();
+  const names = nameArgument === undefined ? (Object.keys(SETTINGS) as SettingName[]) : [settingName(nameArgument)];
+  const values = new Map<SettingName, string | undefined>();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
-  const overridden = names.filter((name) => env[OVERRIDES[name]]);
+  const overridden = names.filter((name) => env[SETTINGS[name].env]);
   if (nameArgument !== undefined && values.get(names[0]!) === undefined && !overridden.length) {
     throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config set-${names[0]}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
+      hint: `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
     });
   }
   if (options.json) {
     // One shape for one setting or all, with the camelCase names `status --json` uses.
-    const settings = Object.fromEntries(names.map((name) => [NAMES[name], values.get(name) ?? null]));
-    const overriddenBy = Object.fromEntries(overridden.map((name) => [NAMES[name], OVERRIDES[name]]));
+    const settings = Object.fromEntries(names.map((name) => [SETTINGS[name].field, values.get(name) ?? null]));
+    const overriddenBy = Object.fromEntries(overridden.map((name) => [SETTINGS[name].field, SETTINGS[name].env]));
     io.json(JSON.stringify({ profile: profileName, ...settings, overriddenBy }));
   } else if (nameArgument !== undefined) {
     io.stdout(values.get(names[0]!) ?? io.outColors.dim('(not set)'));
@@ -150,7 +150,7 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   for (const name of overridden) {
     io.stderr(
       io.errColors.warn(
-        `note: ${OVERRIDES[name]} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
+        `note: ${SETTINGS[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
       ),
     );
   }
@@ -202,16 +202,14 @@ async function forgetStoredKey(profile: string, kept: string): Promise<void> {
 
 export async function unset(nameArgument: string, options: ProfileOption, { io, env }: Context): Promise<void> {
   const name = settingName(nameArgument);
-  const { file, name: profileName, profile, lock } = target(options, env);
+  const { file, name: profileName, profile, saveProfile } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
-  if (profile?.[NAMES[name]] === undefined && !inStore) {
+  if (profile?.[SETTINGS[name].field] === undefined && !inStore) {
     io.stderr(`${name} was not set in ${where(profileName, file)}`);
     return;
   }
   if (inStore) await forgetStoredKey(profileName, '');
-  // With the base URL goes its allowHttp; with the key, where it was kept.
-  const gone = name === 'api-key' ? ['apiKey', 'apiKeyStorage'] : ['baseUrl', 'allowHttp'];
-  await updateProfile(file, profileName, (current) => Object.fromEntries(Object.entries(current).filter(([k]) => !gone.includes(k))), lock);
+  await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
@@ -223,34 +221,25 @@ function namedProfile(name: string, env: NodeJS.ProcessEnv) {
 }
 
 export async function use(nameArgument: string, { io, env }: Context): Promise<void> {
-  const { name, file, lock } = namedProfile(nameArgument, env);
-  await updateConfig(
-    file,
-    (data) => {
-      if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
-      return { ...data, active: name };
-    },
-    lock,
-  );
+  const { name, file, save } = namedProfile(nameArgument, env);
+  await save((data) => {
+    if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
+    return { ...data, active: name };
+  });
   io.stdout(`${io.outColors.success('✔')} profile "${name}" is now the active one`);
   if (env.TRIGGER_PROFILE && env.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env.TRIGGER_PROFILE}`, '');
 }
 
 export async function remove(nameArgument: string, { io, env }: Context): Promise<void> {
-  const { name, file, profile, lock } = namedProfile(nameArgument, env);
+  const { name, profile, save } = namedProfile(nameArgument, env);
   const inStore = profile.apiKeyStorage === 'keychain';
   if (inStore) await forgetStoredKey(name, '; the profile was kept');
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles = { ...(data.profiles ?? {}) };
-      delete profiles[name];
-      const next: ConfigData = { ...data, profiles };
-      if (next.active === name) delete next.active;
-      return next;
-    },
-    lock,
-  );
+  await save((data) => {
+    const { [name]: _gone, ...profiles } = data.profiles ?? {};
+    const next: ConfigData = { ...data, profiles };
+    if (next.active === name) delete next.active;
+    return next;
+  });
   io.stdout(`${io.outColors.success('✔')} profile "${name}" deleted${inStore ? `, with its key in ${storeName()}` : ''}`);
 }
 

@@ -2,10 +2,11 @@
  * trigger emulator: runs the local stand-in until SIGINT, SIGTERM or SIGHUP. Recorded events go to stdout,
  * one line each; the banner, rejected requests and the shutdown line go to stderr.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import * as parse from './parsers.js';
-import type { Context } from './shared.js';
+import type { CatalogOptions, Context } from './shared.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
+import type { EmulatorOptions, RecordedEvent } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
 import { errorLine, printable } from '../output/render.js';
 import { ConfigError } from '../errors.js';
@@ -15,19 +16,13 @@ import { activeProfile } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
-export interface EmulatorCommandOptions {
+export interface EmulatorCommandOptions
+  extends CatalogOptions, Pick<EmulatorOptions, 'key' | 'log' | 'failRate' | 'failStatus' | 'capacity' | 'maxInFlight'> {
   port: number;
   host: string;
-  key?: string;
+  /** Known trigger ids; without, the catalog's (--no-catalog: any). */
   trigger?: string[];
-  /** --catalog <file> or --no-catalog: the triggers it knows when --trigger is not given. */
-  catalog?: string | boolean;
-  log?: string;
-  failRate?: number;
-  failStatus?: number;
   latency?: number;
-  capacity?: number;
-  maxInFlight?: number;
 }
 
 function clock(date: Date): string {
@@ -51,15 +46,13 @@ export function exposureWarning(host: string): string | undefined {
   return `warning: --host ${printable(host)} makes the emulator reachable from the network${every ? ' (every address of this machine)' : ''}, over plain http: use 127.0.0.1 unless other machines must reach it`;
 }
 
-export function eventLine(entry: RequestEntry, io: Output): string {
+function eventLine(event: RecordedEvent, io: Output): string {
   const c = io.outColors;
-  const event = entry.event;
-  if (!event) return '';
   const value = event.valueText === undefined ? c.dim('no value') : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success('✔')} ${c.bold(showId(event.triggerId))} ${c.dim('·')} ${showId(event.userId)} ${c.dim('·')} ${value}`;
 }
 
-export function rejectionLine(entry: RequestEntry, io: Output): string {
+function rejectionLine(entry: RequestEntry, io: Output): string {
   const c = io.errColors;
   const label = entry.injected
     ? c.warn(`${entry.status} injected`)
@@ -73,8 +66,7 @@ export function rejectionLine(entry: RequestEntry, io: Output): string {
 function catalogTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; path: string } | undefined {
   const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  const profile = activeProfile({}, env);
-  return { ids: triggerIdsFor(loadCatalog(found, { env }), profile), path: found.path };
+  return { ids: triggerIdsFor(loadCatalog(found, { env }), activeProfile({}, env)), path: found.path };
 }
 
 export async function emulator(options: EmulatorCommandOptions, ctx: Context): Promise<void> {
@@ -91,7 +83,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry) {
-      if (entry.event) io.stdout(eventLine(entry, io));
+      if (entry.event) io.stdout(eventLine(entry.event, io));
       else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
@@ -137,17 +129,12 @@ function bannerLines(
 }
 
 /** Until a stop signal: the first lets requests in flight finish, a second cuts them off. */
-function untilStopped(server: Emulator): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const removeSignals = onStopSignals((_signal, count) => {
-      if (count > 1) void server.close({ force: true });
-      else
-        void server.close().then(() => {
-          removeSignals();
-          resolve();
-        });
-    });
+async function untilStopped(server: Emulator): Promise<void> {
+  let removeSignals = () => {};
+  await new Promise((resolve) => {
+    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
   });
+  removeSignals();
 }
 
 /** The command's definition: its options and help. */
@@ -155,9 +142,7 @@ export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
-    .addOption(
-      new Option('--port <n>', 'port to listen on (0: any free port)').argParser(parse.wholeNumber(0, 65_535)).default(DEFAULT_PORT),
-    )
+    .option('--port <n>', 'port to listen on (0: any free port)', parse.wholeNumber(0, 65_535), DEFAULT_PORT)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option(
       '--key <key>',
@@ -167,18 +152,19 @@ export function command(program: Command, ctx: Context): Command {
     .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
     .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
-    .addOption(new Option('--fail-rate <0..1>', 'share of requests to fail on purpose').argParser(parse.fraction))
-    .addOption(
-      new Option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)')
-        .argParser(parse.wholeNumber(400, 599))
-        .default(DEFAULT_FAIL_STATUS),
+    .option('--fail-rate <0..1>', 'share of requests to fail on purpose', parse.fraction)
+    .option(
+      '--fail-status <code>',
+      'status of those failures (429 and 503 add Retry-After: 1)',
+      parse.wholeNumber(400, 599),
+      DEFAULT_FAIL_STATUS,
     )
-    .addOption(new Option('--latency <ms>', 'delay every answer by this many milliseconds').argParser(parse.wholeNumber(0, 600_000)))
-    .addOption(new Option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond').argParser(parse.rate))
-    .addOption(
-      new Option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond').argParser(
-        parse.wholeNumber(1, 1_000_000),
-      ),
+    .option('--latency <ms>', 'delay every answer by this many milliseconds', parse.wholeNumber(0, 600_000))
+    .option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond', parse.rate)
+    .option(
+      '--max-in-flight <n>',
+      'work on at most n requests at once; answer 503 with Retry-After beyond',
+      parse.wholeNumber(1, 1_000_000),
     )
     .addHelpText(
       'after',

@@ -12,7 +12,7 @@ import { resolveCommand, type Settings } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
 import { clientFor } from './service.js';
-import { addServiceOptions, EXIT_CODES, settingsFlags, type Context, type ServiceOptions } from './shared.js';
+import { addServiceOptions, EXIT_CODES, type Context, type ServiceOptions } from './shared.js';
 import { keepWasmOnBaselineTier } from '../startup.js';
 
 export interface FireCommandOptions extends ServiceOptions {
@@ -58,7 +58,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
     const { settings, catalog } = await resolveCommand({
-      flags: settingsFlags(options),
+      flags: options,
       requireKey: !options.dryRun,
       env,
       cwd,

@@ -17,24 +17,18 @@ export function wholeNumber(min: number, max: number, expected = `a whole number
   };
 }
 
-/** A decimal greater than 0 and at most max; `expected` says what it is, e.g. "a number of seconds". */
-export function positiveNumber(expected: string, max: number): (text: string) => number {
+/** A decimal greater than 0 (or 0 too, with `zero`) and at most max; `expected` says what it is, e.g. "a number of seconds". */
+function decimal(expected: string, max: number, zero = false): (text: string) => number {
   return (text) => {
     const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || !(n > 0) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!PLAIN_DECIMAL.test(text.trim()) || (n === 0 && !zero) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
 
-/** A share from 0 to 1. */
-export function fraction(text: string): number {
-  const n = Number(text);
-  if (!PLAIN_DECIMAL.test(text.trim()) || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1, e.g. 0.25');
-  return n;
-}
-
-export const seconds = positiveNumber('a number of seconds greater than 0, e.g. 30 or 2.5', 86_400);
-export const rate = positiveNumber('a number of requests per second greater than 0, e.g. 50', 1_000_000);
+export const seconds = decimal('a number of seconds greater than 0, e.g. 30 or 2.5', 86_400);
+export const rate = decimal('a number of requests per second greater than 0, e.g. 50', 1_000_000);
+export const fraction = decimal('a share from 0 to 1, e.g. 0.25', 1, true);
 export const retries = wholeNumber(0, 100);
 
 /** --concurrency: auto, or a whole number from 1 to 256. */

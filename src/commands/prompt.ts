@@ -1,11 +1,12 @@
 /**
  * Reading a secret: piped standard input, or a prompt that does not echo on a terminal.
  */
+import type { Readable } from 'node:stream';
 import { text as readAll } from 'node:stream/consumers';
+import type { ReadStream } from 'node:tty';
 import { TriggerError, UsageError } from '../errors.js';
 
-function promptHidden(question: string, output: NodeJS.WritableStream): Promise<string> {
-  const input = process.stdin;
+function promptHidden(question: string, input: ReadStream, output: NodeJS.WritableStream): Promise<string> {
   return new Promise((resolve, reject) => {
     let answer = '';
     output.write(question);
@@ -34,15 +35,20 @@ function promptHidden(question: string, output: NodeJS.WritableStream): Promise<
   });
 }
 
-/** `output`: where the prompt is written (the Output's terminal, stderr). */
-export async function readSecret(question: string, output: NodeJS.WritableStream = process.stderr): Promise<string> {
-  if (process.stdin.isTTY) {
+/** `input`: the command's standard input; `output`: where the prompt is written (the Output's terminal, stderr). */
+export async function readSecret(question: string, input: Readable, output: NodeJS.WritableStream): Promise<string> {
+  if ((input as ReadStream).isTTY) {
+    const tty = input as ReadStream;
     // An empty answer (Enter pressed too soon) asks again, as `gh auth login` does.
-    for (let answer = await promptHidden(question, output); ; answer = await promptHidden(`nothing was entered; ${question}`, output)) {
+    for (
+      let answer = await promptHidden(question, tty, output);
+      ;
+      answer = await promptHidden(`nothing was entered; ${question}`, tty, output)
+    ) {
       if (answer.trim() !== '') return answer;
     }
   }
-  const text = await readAll(process.stdin);
+  const text = await readAll(input);
   if (text.trim() === '') {
     throw new UsageError('no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted');
   }

@@ -63,12 +63,3 @@ export function addServiceOptions(command: Command): Command {
     .option('--verbose', 'print the request and response on stderr (key masked)')
     .option('--dry-run', 'print the request as a curl command and send nothing');
 }
-
-export function settingsFlags(options: SettingsFlags): SettingsFlags {
-  return {
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    profile: options.profile,
-    allowHttp: options.allowHttp,
-  };
-}

@@ -13,7 +13,7 @@ import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
-import { addSettingsOptions, settingsFlags, type CatalogOptions } from './shared.js';
+import { addSettingsOptions, type CatalogOptions } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
 
 export interface StatusOptions extends SettingsFlags, CatalogOptions {
@@ -34,12 +34,10 @@ const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: '
  * with every problem, not the first.
  */
 export async function collectStatus(options: StatusOptions, { env, cwd }: Context) {
-  const world = await resolveWorld({ flags: settingsFlags(options), env, cwd, catalog: options.catalog, rememberCatalog: false });
-  const { found, settings, problems } = world;
-  const { profile, configFile } = found;
-  const key = world.apiKey;
-  const apiKey = key !== undefined && found.key ? { masked: maskKey(key), source: found.key[1], from: found.key[2] } : null;
-  const baseUrl = settings && found.url ? { url: settings.baseUrl.href, source: found.url[1], from: found.url[2] } : null;
+  const world = await resolveWorld({ flags: options, env, cwd, catalog: options.catalog, rememberCatalog: false });
+  const { settings, problems, profile, configFile, key, url } = world;
+  const apiKey = world.apiKey !== undefined && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
+  const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
   // The trigger catalog in effect, and how many triggers it holds (null when it cannot be used).
   const catalog = world.catalog
@@ -49,7 +47,8 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
         triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null,
       }
     : null;
-  const stat = attempt(() => fs.statSync(configFile));
+  // Read a moment ago (one that cannot be read stopped the resolution), so only its absence is left.
+  const stat = fs.statSync(configFile, { throwIfNoEntry: false });
   const mode = stat ? (stat.mode & 0o777).toString(8).padStart(4, '0') : null;
   return {
     ok: problems.length === 0,
@@ -65,15 +64,6 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
 }
 
 export type Status = Awaited<ReturnType<typeof collectStatus>>;
-
-/** What fn returns, or undefined where it throws (a config file that cannot be looked at has no mode). */
-function attempt<T>(fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
-  }
-}
 
 export function statusLines(s: Status, io: Output): string[] {
   const c = io.outColors;

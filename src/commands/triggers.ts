@@ -11,10 +11,11 @@ import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { findCatalog, type FoundCatalog } from '../catalog/find.js';
-import { catalogTarget, readCatalogFile, type CatalogFile } from '../catalog/file.js';
+import { catalogTarget, readCatalogFile } from '../catalog/file.js';
 import {
-  catalogError,
+  ENTRY_FIELDS,
   idIn,
+  loadCatalog,
   parseCatalog,
   VALUE_RULES,
   type Catalog,
@@ -29,10 +30,9 @@ import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
-import type { Context } from './shared.js';
+import type { CatalogOptions, Context } from './shared.js';
 
-export interface CatalogFlag {
-  catalog?: string | boolean;
+export interface CatalogFlag extends CatalogOptions {
   profile?: string;
 }
 
@@ -45,32 +45,15 @@ function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog
   });
 }
 
-/** Reads (trusted, within the limits) and checks the catalog found (to change it: `write`); exit 2 when it cannot be used. */
-function readFound(where: FoundCatalog, ctx: Context, write = false): Catalog & { file: CatalogFile } {
-  const file = readCatalogFile(where.path, { source: where.source, env: ctx.env, write });
-  const parsed = parseCatalog(file.text);
-  if (!parsed.data) throw catalogError(where.path, parsed.problems);
-  return { path: where.path, text: file.text, data: parsed.data, file };
-}
-
 /** What list and show print: the catalog in effect, checked, and the profile whose ids they show. */
 function shownCatalog(options: CatalogFlag, ctx: Context) {
-  return { catalog: readFound(found(options, ctx)!, ctx), profile: activeProfile(options, ctx.env) };
+  return { catalog: loadCatalog(found(options, ctx)!, { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
 
 /** A trigger as list and show print it (and --json gives it): every field, null where it is not set. */
 function view(key: string, entry: TriggerEntry, profile: string) {
-  return {
-    id: idIn(key, entry, profile),
-    key,
-    name: entry.name ?? null,
-    value: entry.value ?? ('optional' as ValueRule),
-    min: entry.min ?? null,
-    max: entry.max ?? null,
-    deprecated: entry.deprecated ?? null,
-    description: entry.description ?? null,
-    ids: entry.ids ?? {},
-  };
+  const unset = { name: null, value: 'optional' as ValueRule, min: null, max: null, deprecated: null, description: null, ids: {} };
+  return { id: idIn(key, entry, profile), key, ...unset, ...entry };
 }
 
 function ruleText(t: ReturnType<typeof view>): string {
@@ -89,8 +72,15 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
   io.stderr(
     io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views.length} trigger${views.length === 1 ? '' : 's'}`),
   );
-  const width = Math.min(32, Math.max(2, ...views.map((v) => printable(v.id).length)));
-  const nameWidth = Math.min(40, Math.max(0, ...views.map((v) => printable(v.name ?? '').length)));
+  // Folded, not spread into Math.max: 200,000 arguments overflow the stack.
+  const width = Math.min(
+    32,
+    views.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2),
+  );
+  const nameWidth = Math.min(
+    40,
+    views.reduce((widest, v) => Math.max(widest, printable(v.name ?? '').length), 0),
+  );
   const c = io.outColors;
   for (const v of views) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
@@ -118,19 +108,16 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
   row('id', `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ''}`);
   if (v.name !== null) row('name', v.name);
   row('value', ruleText(v).replace(/^value /, ''));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  for (const [p, pid] of Object.entries<string>(v.ids)) row(`id in ${p}`, pid);
   if (v.deprecated !== null) row('deprecated', v.deprecated);
   if (v.description !== null) row('description', v.description);
   row('catalog', catalog.path); // row() makes it printable
 }
 
-export interface EntryOptions extends CatalogFlag {
-  name?: string;
-  value?: ValueRule;
+/** The fields as typed: the bounds as decimal text, checked by bound(). */
+export interface EntryOptions extends CatalogFlag, Pick<TriggerEntry, 'name' | 'value' | 'description' | 'deprecated'> {
   min?: string;
   max?: string;
-  description?: string;
-  deprecated?: string;
   /** edit: the id --profile uses. */
   id?: string;
   /** edit: fields to remove. */
@@ -163,8 +150,7 @@ function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
     next.deprecated = options.deprecated;
   }
   // The fields in a stable order, whatever order they were set in.
-  const order = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
-  return Object.fromEntries(order.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
+  return Object.fromEntries(ENTRY_FIELDS.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
 }
 
 function checkNewId(id: string): void {
@@ -172,15 +158,13 @@ function checkNewId(id: string): void {
   if (!id.isWellFormed()) throw new UsageError('a trigger id must be valid Unicode');
 }
 
-/** The catalog a write changes, read inside its lock: `save` writes it back; `shown` names the file for a message. */
-interface WriteTarget {
-  file: string;
+/** The catalog a change works on, read inside its lock (`path`: the file itself); `shown` names the file for a message. */
+interface WriteTarget extends Catalog {
   shown: string;
-  data: CatalogData;
   created: boolean;
   /** A new catalog: where its "$schema" points. */
   schema?: SchemaPlan | undefined;
-  save(data: CatalogData): void;
+  save(triggers: CatalogData['triggers']): void;
 }
 
 /**
@@ -201,22 +185,17 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
 
 function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: boolean): WriteTarget {
   if (where && (!create || where.source === 'found' || fs.existsSync(where.path))) {
-    const { data, file } = readFound(where, ctx, true);
-    const save = (next: CatalogData) => saveCatalog(file.real, next, file.stat);
+    const { data, text, real, stat } = loadCatalog(where, { env: ctx.env, write: true });
     // For its message: the file a write changes, and the link it was found through.
-    const link = path.resolve(where.path) === file.real ? '' : ` (the file ${printable(where.path)} links to)`;
-    return { file: file.real, shown: `${printable(file.real)}${link}`, data, created: false, save };
+    const link = path.resolve(where.path) === real ? '' : ` (the file ${printable(where.path)} links to)`;
+    const save = (triggers: CatalogData['triggers']) => saveCatalog(real, { ...data, triggers }, stat);
+    return { path: real, text, data, shown: `${printable(real)}${link}`, created: false, save };
   }
   const file = where?.path ?? defaultCatalogPath(ctx.cwd);
   const schema = schemaFor(file);
-  const save = (next: CatalogData) => saveCatalog(file, next, undefined);
-  return { file, shown: printable(file), data: newCatalog(schema), created: true, schema, save };
-}
-
-/** The catalog's key for an id a user typed: the key itself, or the id in the active profile. */
-function keyIn(target: WriteTarget, id: string, env: NodeJS.ProcessEnv): string {
-  if (Object.hasOwn(target.data.triggers, id)) return id;
-  return lookUp({ path: target.file, text: '', data: target.data }, activeProfile({}, env), id);
+  const data = newCatalog(schema);
+  const save = (triggers: CatalogData['triggers']) => saveCatalog(file, { ...data, triggers }, undefined);
+  return { path: file, text: '', data, shown: printable(file), created: true, schema, save };
 }
 
 export async function add(id: string, options: EntryOptions, ctx: Context): Promise<void> {
@@ -227,11 +206,11 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
     });
   await changeCatalog(options, ctx, true, (target) => {
     if (Object.hasOwn(target.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.file)}`, {
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
       });
     const entry = applyFields({}, options);
-    target.save({ ...target.data, triggers: { ...target.data.triggers, [id]: entry } });
+    target.save({ ...target.data.triggers, [id]: entry });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success('added')} ${printable(id)} to ${target.shown}${target.created ? ' (created)' : ''}`);
@@ -265,7 +244,7 @@ const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 
 export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
-    const key = keyIn(target, id, ctx.env);
+    const key = lookUp(target, activeProfile({}, ctx.env), id);
     let entry = applyFields(target.data.triggers[key]!, options);
     for (const field of options.clear ?? []) delete entry[field];
     if (options.id !== undefined) {
@@ -283,17 +262,17 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
       throw new UsageError(`nothing to change for ${key}`, {
         hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
       });
-    target.save({ ...target.data, triggers: { ...target.data.triggers, [key]: entry } });
+    target.save({ ...target.data.triggers, [key]: entry });
     ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${target.shown}`);
   });
 }
 
 export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
-    const key = keyIn(target, id, ctx.env);
+    const key = lookUp(target, activeProfile({}, ctx.env), id);
     const triggers = { ...target.data.triggers };
     delete triggers[key];
-    target.save({ ...target.data, triggers });
+    target.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${target.shown} (the dashboard still has it)`);
   });
 }
@@ -388,17 +367,16 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     }
   }
   await changeCatalog(options, ctx, true, (target) => {
-    const resolver = new TriggerResolver({ path: target.file, text: '', data: target.data }, activeProfile(options, ctx.env));
-    const added = new Map<string, TriggerEntry>();
-    for (const id of seen) if (!resolver.resolve(id).ok) added.set(id, { name: id });
-    const known = seen.size - added.size;
-    if (added.size > 0) target.save({ ...target.data, triggers: { ...target.data.triggers, ...Object.fromEntries(added) } });
+    const resolver = new TriggerResolver(target, activeProfile(options, ctx.env));
+    const added = [...seen].filter((id) => !resolver.resolve(id).ok);
+    const known = seen.size - added.length;
+    if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success('imported')} ${added.size} trigger${added.size === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
+      `${io.outColors.success('imported')} ${added.length} trigger${added.length === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
     );
-    for (const id of added.keys()) io.stdout(`  ${printable(id)}`);
-    if (added.size === 0) return;
+    for (const id of added) io.stdout(`  ${printable(id)}`);
+    if (added.length === 0) return;
     writeSchema(target, io);
     io.stderr(io.errColors.dim('each is named by its id: give it its dashboard name with trigger triggers edit <id> --name <name>'));
   });

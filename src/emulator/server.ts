@@ -108,18 +108,6 @@ export function sameKey(token: string, digest: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(token).digest(), digest);
 }
 
-/** Splits a raw request target into decoded ids, or says why it is not the event route. */
-export function matchRoute(target: string): { triggerId: string; userId: string } | 'not-found' | 'bad-encoding' {
-  const path = target.split('?', 1)[0] ?? '';
-  const m = EVENT_PATH.exec(path);
-  if (!m?.[1] || !m[2]) return 'not-found';
-  try {
-    return { triggerId: decodeURIComponent(m[1]), userId: decodeURIComponent(m[2]) };
-  } catch {
-    return 'bad-encoding';
-  }
-}
-
 /** Checks a request body; returns the value (if any) or the 400 message. */
 export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
   let parsed: unknown;
@@ -143,41 +131,29 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
 
 /**
  * A token bucket: `perSecond` tokens a second, holding at most a tenth of a second's worth (at least
- * one), so that a client cannot bank a second's worth and spend it in one burst.
+ * one), so that a client cannot bank a second's worth and spend it in one burst. `take` answers 0
+ * when there was a token, else the milliseconds until there is.
  */
-export class TokenBucket {
-  readonly #perMs: number;
-  readonly #size: number;
-  readonly #now: () => number;
-  #tokens: number;
-  #at: number;
-
-  constructor(perSecond: number, now: () => number) {
-    this.#perMs = perSecond / 1000;
-    this.#size = Math.max(1, perSecond / 10);
-    this.#now = now;
-    this.#tokens = this.#size;
-    this.#at = now();
-  }
-
-  /** Takes a token: 0 when there was one, else the milliseconds until there is. */
-  take(): number {
-    const now = this.#now();
-    this.#tokens = Math.min(this.#size, this.#tokens + (now - this.#at) * this.#perMs);
-    this.#at = now;
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
+export function tokenBucket(perSecond: number, now: () => number): { take(): number } {
+  const perMs = perSecond / 1000;
+  const size = Math.max(1, perSecond / 10);
+  let tokens = size;
+  let at = now();
+  return {
+    take() {
+      const time = now();
+      tokens = Math.min(size, tokens + (time - at) * perMs);
+      at = time;
+      if (tokens < 1) return (1 - tokens) / perMs;
+      tokens -= 1;
       return 0;
-    }
-    return (1 - this.#tokens) / this.#perMs;
-  }
+    },
+  };
 }
 
 /** What one request is answered (the body is `{ success, error }`), before any --latency. */
 interface Answer extends Omit<RequestEntry, 'method' | 'url'> {
   headers?: http.OutgoingHttpHeaders;
-  /** Counted in --max-in-flight until it is answered. */
-  admitted?: boolean;
 }
 
 const refused = (status: number, error: string, headers?: http.OutgoingHttpHeaders): Answer => ({
@@ -189,10 +165,15 @@ const refused = (status: number, error: string, headers?: http.OutgoingHttpHeade
 
 /** The checks before the event is taken, in the order a service makes them. */
 function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: string; userId: string } {
-  const route = matchRoute(req.url ?? '');
-  if (route === 'not-found')
+  const ids = EVENT_PATH.exec((req.url ?? '').split('?', 1)[0]!);
+  if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  if (route === 'bad-encoding') return refused(400, 'the path is not valid percent-encoding');
+  let route: { triggerId: string; userId: string };
+  try {
+    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
+  } catch {
+    return refused(400, 'the path is not valid percent-encoding');
+  }
   if (req.method !== 'POST') return refused(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { 'retry-after': '1' } : {};
@@ -256,7 +237,7 @@ function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefin
     failStatus: options.failStatus ?? DEFAULT_FAIL_STATUS,
     random: options.random ?? Math.random,
     capacity: options.capacity,
-    bucket: options.capacity === undefined ? undefined : new TokenBucket(options.capacity, options.now ?? monotonicMs),
+    bucket: options.capacity === undefined ? undefined : tokenBucket(options.capacity, options.now ?? monotonicMs),
     maxInFlight: options.maxInFlight ?? Infinity,
     working: 0,
     log: logFd === undefined ? undefined : { fd: logFd, file: options.log!, onError: options.onLogError },
@@ -301,15 +282,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
     res.setHeader('x-request-id', requestId);
     const screened = screen(req, rules);
-    let answer: Answer;
-    if ('status' in screened) answer = screened;
-    else {
-      rules.working++;
-      answer = { ...take(screened, body, tooBig, requestId, rules), admitted: true };
-    }
+    // Past the screen it counts in --max-in-flight until it is answered.
+    const admitted = !('status' in screened);
+    if (admitted) rules.working++;
+    const answer = admitted ? take(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);
     const send = () => {
-      const { headers, admitted, ...entry } = answer;
+      const { headers, ...entry } = answer;
       if (admitted) rules.working--;
       // A client that gave up waiting still had its event recorded (and logged): report it all the
       // same, so that the console and --log always agree.
@@ -352,8 +331,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           if (logFd !== undefined) fs.closeSync(logFd);
           resolve();
         });
-        server.closeIdleConnections();
-        // Connections that answered their last request go idle; close them as they do.
+        // server.close() closes the idle connections; those that answer their last request later go
+        // idle then: close them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.once('close', () => clearInterval(sweep));
       });
@@ -382,19 +361,17 @@ async function listen(server: http.Server, host: string, port: number): Promise<
     await once(server, 'listening');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    if (code === 'EADDRINUSE')
-      throw new UsageError(`port ${port} on ${host} is already in use`, {
-        hint: 'stop what is using it, or pick another with --port (0 takes any free port)',
-      });
-    if (code === 'EACCES')
-      throw new UsageError(`not allowed to listen on ${host}:${port}`, {
-        hint: 'ports below 1024 need privileges; pick another with --port',
-      });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      throw new UsageError(`cannot listen on ${host}: no such local address`, {
-        hint: 'use 127.0.0.1, ::1, or an address of this machine',
-      });
-    throw new UsageError(`cannot listen on ${host}:${port}: ${message}`);
+    const noAddress = [`cannot listen on ${host}: no such local address`, 'use 127.0.0.1, ::1, or an address of this machine'];
+    const [problem, hint] = {
+      EADDRINUSE: [
+        `port ${port} on ${host} is already in use`,
+        'stop what is using it, or pick another with --port (0 takes any free port)',
+      ],
+      EACCES: [`not allowed to listen on ${host}:${port}`, 'ports below 1024 need privileges; pick another with --port'],
+      EADDRNOTAVAIL: noAddress,
+      ENOTFOUND: noAddress,
+    }[code ?? ''] ?? [`cannot listen on ${host}:${port}: ${message}`];
+    throw new UsageError(problem!, { hint });
   }
 }
 

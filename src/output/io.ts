@@ -1,5 +1,5 @@
 /**
- * The one place that writes to stdout and stderr (progress, spinners and prompts through `terminal`). Every line passes through redaction, so a key that
+ * The one place that writes to stdout and stderr (spinners and prompts through `terminal`). Every line passes through redaction, so a key that
  * a server echoes back, or that sits in a URL the user typed, is masked before it reaches a terminal
  * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
  */
@@ -7,15 +7,9 @@ import { PLAIN, paletteFor, type Palette } from './colors.js';
 import { Redactor, type ServerMask } from './redact.js';
 
 /** A stream that may be a terminal (process.stdout and process.stderr say so, and their width). */
-export interface TerminalStream extends NodeJS.WritableStream {
-  isTTY?: boolean;
-  columns?: number;
-}
+export type TerminalStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
-export interface Streams {
-  stdout: TerminalStream;
-  stderr: TerminalStream;
-}
+export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 
 /**
  * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts): whether
@@ -26,8 +20,6 @@ export interface Terminal {
   /** Columns, 0 when the terminal reports no size (a pty nobody sized). */
   readonly columns: number;
   readonly stream: TerminalStream;
-  /** Writes as it is (no newline added), redacted like every line. */
-  write(text: string): void;
 }
 
 export class Output {
@@ -56,7 +48,6 @@ export class Output {
         return stderr.columns ?? 0;
       },
       stream: stderr,
-      write: (text) => this.writeErr(text),
     };
     // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
     // exit 1 ("refused") for an event that was accepted.

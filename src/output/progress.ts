@@ -8,12 +8,6 @@ import type { Output } from './io.js';
 /** How often a plain progress line is written when stderr is not a terminal. */
 export const PLAIN_PROGRESS_MS = 10_000;
 
-export interface ProgressOptions {
-  /** A plain line now and then instead of one redrawn in place. */
-  plain?: boolean;
-  everyMs?: number;
-}
-
 export class Progress {
   readonly #io: Output;
   readonly #render: () => string;
@@ -22,7 +16,8 @@ export class Progress {
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
 
-  constructor(io: Output, render: () => string, options: ProgressOptions = {}) {
+  /** `plain`: a plain line now and then instead of one redrawn in place. */
+  constructor(io: Output, render: () => string, options: { plain?: boolean; everyMs?: number } = {}) {
     this.#io = io;
     this.#render = render;
     this.#plain = options.plain === true;
@@ -36,12 +31,12 @@ export class Progress {
 
   draw(): void {
     if (this.#plain) return this.#io.stderr(this.#render());
-    this.#io.terminal.write(`\r\x1b[K${this.#render()}`);
+    this.#io.writeErr(`\r\x1b[K${this.#render()}`);
     this.#shown = true;
   }
 
   clear(): void {
-    if (this.#shown) this.#io.terminal.write('\r\x1b[K');
+    if (this.#shown) this.#io.writeErr('\r\x1b[K');
     this.#shown = false;
   }
 

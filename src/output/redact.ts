@@ -82,16 +82,12 @@ function asciiLower(text: string): string {
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
-/** The stretches of `form` that are `length` long and start every `length` characters. */
-function stretches(form: string, length: number): Stretch[] {
-  const result: Stretch[] = [];
-  for (let s = 0; s + length <= form.length; s += length) result.push([s, form.slice(s, s + length)]);
-  return result;
-}
-
+/** A form, with its stretches of minPiece / 2 characters starting every minPiece / 2 when it has pieces. */
 function form(text: string, views: Form['views'], minPiece = 0, more: Partial<Form> = {}): Form {
-  const found = minPiece > 0 ? stretches(text, minPiece / 2) : [];
-  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches: found, ...more };
+  const half = minPiece / 2;
+  const stretches: Stretch[] = [];
+  for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
+  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
 }
 
 /** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
@@ -333,11 +329,11 @@ function eachAt(haystack: string, needle: string, found: (at: number) => void): 
  * each run of a form at least its minPiece long.
  */
 function formRanges(text: string, view: View, secret: Secret, pieces: boolean, ranges: Range[]): void {
-  const add = (start: number, end: number) => {
+  const add = (start: number, end: number, whole = true) => {
     const [from, to] = view.at ? [view.at[start]!, view.at[end]!] : [start, end];
     // A short key counts only where it stands alone, so that `user` leaves `user42` alone.
     if (secret.short && (WORD.test(text[from - 1] ?? '') || WORD.test(text[to] ?? ''))) return;
-    ranges.push([from, to, true]);
+    ranges.push([from, to, whole]);
   };
   for (const form of secret.forms) {
     if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
@@ -347,7 +343,7 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
       for (const m of haystack.matchAll(form.pattern.expression)) add(m.index, m.index + m[0].length);
       continue;
     }
-    if (pieces && form.minPiece > 0) grownRuns(haystack, form, view.at, ranges);
+    if (pieces && form.minPiece > 0) grownRuns(haystack, form, add);
     eachAt(haystack, form.text, (at) => {
       let start = at;
       let end = at + form.text.length;
@@ -359,12 +355,12 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
 }
 
 /**
- * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, as a range
- * when the run is at least its minPiece long. The run grown from each alignment with the form (where it
- * would start) is kept: another stretch of the same alignment inside it would grow into the same run,
- * so a text of a thousand echoes stays linear.
+ * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, added when
+ * the run is at least its minPiece long (whole when it is the whole form). The run grown from each
+ * alignment with the form (where it would start) is kept: another stretch of the same alignment
+ * inside it would grow into the same run, so a text of a thousand echoes stays linear.
  */
-function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, map: Int32Array | undefined, ranges: Range[]): void {
+function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, add: (s: number, e: number, whole: boolean) => void): void {
   const grown = new Map<number, [number, number]>();
   for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
@@ -375,9 +371,7 @@ function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, 
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form[k]; k--) start--;
       for (let k = s + stretch.length; k < form.length && end < haystack.length && haystack[end] === form[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start < minPiece) return;
-      const whole = end - start === form.length;
-      ranges.push(map ? [map[start]!, map[end]!, whole] : [start, end, whole]);
+      if (end - start >= minPiece) add(start, end, end - start === form.length);
     });
   }
 }
@@ -406,14 +400,14 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
 export class Redactor implements ServerMask {
   readonly #secrets: Secret[] = [];
 
+  constructor(secret?: string) {
+    this.add(secret);
+  }
+
   add(secret: string | undefined): void {
     const key = secret?.trim();
     if (!key || this.#secrets.some((s) => s.key === key)) return;
     this.#secrets.push(new Secret(key));
-  }
-
-  get empty(): boolean {
-    return this.#secrets.length === 0;
   }
 
   /** Text with every form of the whole key masked: for anything written, the user's own data included. */

@@ -3,16 +3,10 @@
  * annotations and the --dry-run curl command. Pure functions; io.ts does the writing.
  */
 import type { ClientEvent, FireResult } from '../client/client.js';
+import type { AnswerHeaders } from '../client/response.js';
 import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
 import type { Palette } from './colors.js';
 import type { ServerMask } from './redact.js';
-
-export interface EventSummary {
-  triggerId?: string | undefined;
-  userId?: string | undefined;
-  /** JSON number text as sent */
-  value?: string | undefined;
-}
 
 /**
  * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category
@@ -24,11 +18,11 @@ export interface EventSummary {
 const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
 const HAS_UNSEEN = new RegExp(UNSEEN.source, 'u'); // no `g`: a test that keeps no lastIndex
 
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
 /** One character as an escape a person can read and type back: \n, \x1b, \u202e, \u{e0041}. */
 function escaped(c: string): string {
-  if (c === '\n') return '\\n';
-  if (c === '\r') return '\\r';
-  if (c === '\t') return '\\t';
+  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
   const code = c.codePointAt(0)!;
   if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
@@ -88,9 +82,7 @@ export function errorLine(error: TriggerError, c: Palette, mask: ServerMask): st
 }
 
 const RAW = Symbol('raw JSON');
-interface Raw {
-  [RAW]: string;
-}
+type Raw = { [RAW]: string };
 
 /** Marks JSON text to be placed as it is: the value's digits, never round-tripped through a double. */
 export function rawJson(text: string | undefined): Raw | null {
@@ -147,7 +139,7 @@ export function errorJsonFields(error: TriggerError, mask: ServerMask, options: 
 export function failureJson(
   error: TriggerError,
   mask: ServerMask,
-  event: EventSummary = error.event ?? {},
+  event: NonNullable<TriggerError['event']> = error.event ?? {},
   lead: Record<string, unknown> = {},
   options: { body?: boolean } = {},
 ): string {
@@ -166,11 +158,7 @@ export function failureJson(
   });
 }
 
-function headerLines(
-  prefix: string,
-  headers: Record<string, string | string[] | undefined>,
-  shown: (text: string) => string = (text) => text,
-): string[] {
+function headerLines(prefix: string, headers: AnswerHeaders, shown: (text: string) => string = (text) => text): string[] {
   const lines: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value])
@@ -208,33 +196,26 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
   }
 }
 
-/** Text for a workflow command's message (its data): `%`, CR and LF escaped as the syntax requires, then shown as on a terminal. */
-export function annotationData(text: string): string {
-  return printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
-}
-
-/** Text for a workflow command's property (`title=`, `file=`): as data, and `:` and `,` too, which end a property. */
-export function annotationProperty(text: string): string {
-  return annotationData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
 /**
  * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its
- * message and properties are escaped as the workflow-command syntax requires, so one failure is one
- * annotation line whatever the data says; other control and invisible characters are shown escaped,
- * as on a terminal. The one escaper: every annotation the tool prints is made here.
+ * message is escaped as the workflow-command syntax requires (`%`, CR, LF), and its properties
+ * (`title=`, `file=`) also for `:` and `,`, which end a property; so one failure is one annotation
+ * line whatever the data says. Other control and invisible characters are shown escaped, as on a
+ * terminal. The one escaper: every annotation the tool prints is made here.
  */
 export function githubAnnotation(
   message: string,
   title = 'trigger',
   { level = 'error', file, line }: { level?: 'error' | 'warning' | 'notice'; file?: string; line?: number | null } = {},
 ): string {
+  const data = (text: string) => printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
+  const property = (text: string) => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
   const properties = [
-    ...(file === undefined ? [] : [`file=${annotationProperty(file)}`]),
+    ...(file === undefined ? [] : [`file=${property(file)}`]),
     ...(line === undefined || line === null ? [] : [`line=${line}`]),
-    `title=${annotationProperty(title)}`,
+    `title=${property(title)}`,
   ];
-  return `::${level} ${properties.join(',')}::${annotationData(message)}`;
+  return `::${level} ${properties.join(',')}::${data(message)}`;
 }
 
 /** A word for a POSIX shell: as it is when that is safe, else single-quoted. */

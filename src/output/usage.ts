@@ -8,10 +8,8 @@ import { quotedExcerpt } from './excerpt.js';
 /** A word the user typed, in single quotes, cut to an excerpt and its length when long. */
 const typed = (text: string) => quotedExcerpt(text, (t) => `'${t}'`);
 
-/** "a, b, c" as "a, b or c". */
-function orList(items: string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
-}
+/** "a, b, c" as "a, b or c" (British English: no comma before "or"). */
+const orList = (items: string[]) => new Intl.ListFormat('en-GB', { type: 'disjunction' }).format(items);
 
 const choicesOf = (text: string): string[] =>
   text

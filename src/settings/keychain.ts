@@ -5,6 +5,7 @@
  * key in the file pays nothing for it. Every call gives up after STORE_TIMEOUT_MS: a store that does
  * not answer is treated as no store.
  */
+import type { AsyncEntry as KeyringEntry } from '@napi-rs/keyring';
 import { ConfigError } from '../errors.js';
 
 const SERVICE = 'trigger-cli';
@@ -15,12 +16,6 @@ export function storeName(platform: NodeJS.Platform = process.platform): string 
   if (platform === 'darwin') return 'the macOS Keychain';
   if (platform === 'win32') return 'the Windows Credential Manager';
   return 'the Secret Service keyring';
-}
-
-interface KeyringEntry {
-  setPassword(password: string, signal?: AbortSignal): Promise<void>;
-  getPassword(signal?: AbortSignal): Promise<string | null>;
-  deleteCredential(signal?: AbortSignal): Promise<boolean>;
 }
 
 async function entry(profile: string): Promise<KeyringEntry> {

@@ -1,8 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export const CONFIG_FILE_NAME = 'config.json';
-
 /**
  * The folder that holds config.json: TRIGGER_CONFIG_DIR, else the platform's user config folder
  * (the same places conf/env-paths use, without their "-nodejs" suffix).
@@ -20,5 +18,5 @@ export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
 }
 
 export function configPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  return path.join(configDir(env, platform), CONFIG_FILE_NAME);
+  return path.join(configDir(env, platform), 'config.json');
 }

@@ -5,12 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
-import { checkProfileName, getProfile, readConfig, type ConfigData, type Profile } from './store.js';
+import { checkProfileName, getProfile, readConfig, SETTINGS, type ConfigData, type Setting } from './store.js';
 import { proxyFor } from '../client/undici.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
-import { findCatalog, type FoundCatalog } from '../catalog/find.js';
-import type { Catalog } from '../catalog/load.js';
+import { findCatalog } from '../catalog/find.js';
 import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
@@ -51,10 +50,6 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-function pick<T>(candidates: Array<[T | undefined, Source, string]>): [T, Source, string] | undefined {
-  return candidates.find(([value]) => value !== undefined && value !== '') as [T, Source, string] | undefined;
-}
-
 export interface SelectedProfile {
   name: string;
   /** Named by a flag, the environment or `config use` (so it must exist), not the default. */
@@ -75,7 +70,7 @@ export function activeProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv): str
   return selectedProfile(flags, env, readConfig(configPath(env))).name;
 }
 
-/** Marks a key that is in the credential store (read by withStoredKey). */
+/** Marks a key that is in the credential store (read by resolveWorld). */
 const STORED = '\u0000keychain';
 
 /** resolveSettings, then the key from the OS credential store when the profile keeps it there. */
@@ -85,46 +80,6 @@ export async function loadSettings(options: ResolveOptions = {}): Promise<Settin
 
 /** A setting as found, before it is checked: its value, where it came from, and that place in words. */
 export type Found = [value: string, source: Source, label: string];
-
-export interface FoundSettings {
-  configFile: string;
-  config: ConfigData;
-  profile: SelectedProfile;
-  /** The profile as stored, if it is in the file. */
-  stored: Profile | undefined;
-  key: Found | undefined;
-  url: Found | undefined;
-  /** --allow-http, or the consent stored with the profile's URL. */
-  allowHttp: boolean;
-}
-
-/**
- * Where each setting would come from, highest first (flag, environment, profile), without checking
- * any of them: for resolveSettings, and for `trigger status`, which shows what is missing rather
- * than stopping at it.
- */
-export function findSettings(options: ResolveOptions = {}): FoundSettings {
-  const flags = options.flags ?? {};
-  const env = options.env ?? process.env;
-  const configFile = configPath(env);
-  const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env, config);
-  const stored = getProfile(config, profile.name);
-  const profileLabel = `profile "${profile.name}" in ${configFile}`;
-  const key = pick<string>([
-    [flags.apiKey, 'flag', '--api-key'],
-    [env.TRIGGER_API_KEY, 'env', 'TRIGGER_API_KEY'],
-    [typeof stored?.apiKey === 'string' ? stored.apiKey : undefined, 'profile', profileLabel],
-    [stored?.apiKeyStorage === 'keychain' ? STORED : undefined, 'keychain', `profile "${profile.name}" in ${storeName()}`],
-  ]);
-  const url = pick<string>([
-    [flags.baseUrl, 'flag', '--base-url'],
-    [env.TRIGGER_BASE_URL, 'env', 'TRIGGER_BASE_URL'],
-    [typeof stored?.baseUrl === 'string' ? stored.baseUrl : undefined, 'profile', profileLabel],
-  ]);
-  const allowHttp = flags.allowHttp === true || (url?.[1] === 'profile' && stored?.allowHttp === true);
-  return { configFile, config, profile, stored, key, url, allowHttp };
-}
 
 /** The error for a profile that was named but is not in the file. */
 export function unknownProfile(name: string, configFile: string, config: ConfigData): ConfigError {
@@ -137,10 +92,10 @@ export function unknownProfile(name: string, configFile: string, config: ConfigD
 }
 
 /** "No API key is set" and "no base URL is set", with the command that fixes it: for the commands and `status`. */
-function notSet(what: string, command: string, variable: string, profile: SelectedProfile): ConfigError {
+function notSet(setting: Setting, profile: SelectedProfile): ConfigError {
   const named = profile.explicit ? ` --profile ${profile.name}` : '';
-  return new ConfigError(`no ${what} is set`, {
-    hint: `run: trigger config ${command}${named}  (or set ${variable}, or pass --${what === 'API key' ? 'api-key' : 'base-url'})`,
+  return new ConfigError(`no ${setting.words} is set`, {
+    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`,
   });
 }
 
@@ -156,36 +111,51 @@ function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
 }
 
 /**
- * The settings as found, checked: every problem collected, in the order a command meets them (an
- * unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the
- * base URL could be read; the key from a credential store is read by resolveWorld.
+ * Where each setting came from (highest first: flag, environment, profile) and the settings checked,
+ * with every problem collected, in the order a command meets them (an unknown profile, no key, no base
+ * URL, a bad URL, a cleartext key). `settings` is there when the base URL could be read; `apiKey` is
+ * the key checked, also where no settings could be made (resolveWorld adds one from a credential store).
  */
-function checkSettings(
-  found: FoundSettings,
-  options: ResolveOptions,
-): { settings: Settings | undefined; apiKey: string | undefined; problems: TriggerError[] } {
+export function findSettings(options: ResolveOptions = {}) {
+  const flags = options.flags ?? {};
   const env = options.env ?? process.env;
-  const { configFile, config, key, url, allowHttp } = found;
-  const { name: profileName, explicit } = found.profile;
+  const configFile = configPath(env);
+  const config = options.config ?? readConfig(configFile);
+  const profile = selectedProfile(flags, env, config);
+  const stored = getProfile(config, profile.name);
+  const found = (setting: Setting): Found[] => {
+    const value = stored?.[setting.field];
+    return [
+      [flags[setting.field] ?? '', 'flag', setting.flag],
+      [env[setting.env] ?? '', 'env', setting.env],
+      [typeof value === 'string' ? value : '', 'profile', `profile "${profile.name}" in ${configFile}`],
+    ];
+  };
+  const inStore: Found = [stored?.apiKeyStorage === 'keychain' ? STORED : '', 'keychain', `profile "${profile.name}" in ${storeName()}`];
+  const key = [...found(SETTINGS['api-key']), inStore].find(([value]) => value !== '');
+  const url = found(SETTINGS['base-url']).find(([value]) => value !== '');
+  const allowHttp = flags.allowHttp === true || (url?.[1] === 'profile' && stored?.allowHttp === true);
+
   const problems: TriggerError[] = [];
   const attempt = <T>(fn: () => T) => collected(problems, fn);
-  if (explicit && !found.stored) problems.push(unknownProfile(profileName, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet('API key', 'set-key', 'TRIGGER_API_KEY', found.profile));
-  if (!url) problems.push(notSet('base URL', 'set-base-url https://<your-service-host>', 'TRIGGER_BASE_URL', found.profile));
+  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS['api-key'], profile));
+  if (!url) problems.push(notSet(SETTINGS['base-url'], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
-  if (!url || !baseUrl) return { settings: undefined, apiKey, problems };
+  const world = { configFile, profile, key, url, apiKey, problems, settings: undefined as Settings | undefined };
+  if (!url || !baseUrl) return world;
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
-  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profileName, configFile };
-  return { settings, apiKey, problems };
+  const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
+  return { ...world, settings };
 }
 
 export function resolveSettings(options: ResolveOptions = {}): Settings {
-  const { settings, problems } = checkSettings(findSettings(options), options);
+  const { settings, problems } = findSettings(options);
   if (problems[0]) throw problems[0];
   return settings!;
 }
@@ -198,42 +168,32 @@ export interface CommandResolveOptions extends ResolveOptions {
 }
 
 /**
- * A command's world, resolved once: the settings as found (with their sources) and checked, the key
- * from the credential store, the catalog in effect and its resolver for the active profile, and every
- * problem met on the way, in order. `fire` and `batch` stop at the first (resolveCommand); `status`
- * shows them all. The catalog's code is loaded only when a catalog is found.
+ * A command's world, resolved once: the settings as found and checked, the key from the credential
+ * store, the catalog in effect and its resolver for the active profile, and every problem met on the
+ * way, in order. `fire` and `batch` stop at the first (resolveCommand); `status` shows them all. The
+ * catalog's code is loaded only when a catalog is found.
  */
-export interface World {
-  found: FoundSettings;
-  settings: Settings | undefined;
-  /** The key, checked (the one from a credential store too), also where no settings could be made. */
-  apiKey: string | undefined;
-  catalog: (FoundCatalog & { loaded: Catalog | undefined; resolver: TriggerResolver | undefined }) | undefined;
-  problems: TriggerError[];
-}
-
-export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}): Promise<World> {
+export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}) {
   const env = options.env ?? process.env;
   const found = findSettings(options);
-  const { settings, problems, ...checked } = checkSettings(found, options);
-  let apiKey = checked.apiKey;
-  if (found.key?.[1] === 'keychain') {
+  const { key, settings, problems } = found;
+  if (key?.[1] === 'keychain') {
     // Bounded to a second; --dry-run needs no key, so a store that does not answer is then no problem.
     try {
-      apiKey = normalizeApiKey(await loadKey(found.profile.name), found.key[2]);
-      if (settings) settings.apiKey = apiKey;
+      found.apiKey = normalizeApiKey(await loadKey(found.profile.name), key[2]);
+      if (settings) settings.apiKey = found.apiKey;
     } catch (error) {
       if (!isTriggerError(error)) throw error;
       if (options.requireKey !== false) problems.push(error);
     }
   }
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
-  if (!where) return { found, settings, apiKey, catalog: undefined, problems };
+  if (!where) return { ...found, catalog: undefined };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), 'catalog-checked.json');
   const loaded = collected(problems, () => loadCatalog(where, { checkedRecord, env }));
   const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
-  return { found, settings, apiKey, catalog: { ...where, loaded, resolver }, problems };
+  return { ...found, catalog: { ...where, loaded, resolver } };
 }
 
 /** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */

@@ -30,6 +30,35 @@ export interface ConfigData {
   [other: string]: unknown;
 }
 
+/**
+ * The two settings, by the name the user types: the profile's field (and --json name), the variable
+ * and the flag that override it, their words, the `config` command that stores them, their completion,
+ * and the fields a profile keeps them in (the key's place; the base URL's consent to plain http).
+ */
+export const SETTINGS = {
+  'api-key': {
+    field: 'apiKey',
+    env: 'TRIGGER_API_KEY',
+    flag: '--api-key',
+    words: 'API key',
+    set: 'set-key',
+    about: 'the API key (printed masked)',
+    kept: ['apiKey', 'apiKeyStorage'],
+  },
+  'base-url': {
+    field: 'baseUrl',
+    env: 'TRIGGER_BASE_URL',
+    flag: '--base-url',
+    words: 'base URL',
+    set: 'set-base-url https://<your-service-host>',
+    about: 'the service base URL',
+    kept: ['baseUrl', 'allowHttp'],
+  },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Setting = (typeof SETTINGS)[SettingName];
+
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
@@ -101,29 +130,6 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
         throw cannot('write', file, error);
       }
       return next;
-    },
-    options,
-  );
-}
-
-/**
- * Changes one profile, keeping every other value and profile. The update sees the profile as stored
- * (or {}); returning undefined removes the profile.
- */
-export async function updateProfile(
-  file: string,
-  name: string,
-  update: (profile: Profile) => Profile | undefined,
-  options: LockOptions = {},
-): Promise<void> {
-  await updateConfig(
-    file,
-    (data) => {
-      const profiles: Record<string, Profile> = { ...(data.profiles ?? {}) };
-      const next = update({ ...(profiles[name] ?? {}) });
-      if (next === undefined) delete profiles[name];
-      else profiles[name] = next;
-      return { ...data, profiles };
     },
     options,
   );

@@ -87,18 +87,13 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
   }
   const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`base URL${source} must start with https:// (got ${url.protocol}//)`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`base URL${source} must not contain credentials; the API key is sent as a Bearer token`);
-  }
-  if (url.search || text.includes('?')) {
-    throw new UsageError(`base URL${source} must not contain a query string ("?...")`);
-  }
-  if (url.hash || text.includes('#')) {
-    throw new UsageError(`base URL${source} must not contain a fragment ("#...")`);
-  }
+  const refused = [
+    !['https:', 'http:'].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
+    (url.username || url.password) && 'must not contain credentials; the API key is sent as a Bearer token',
+    (url.search || text.includes('?')) && 'must not contain a query string ("?...")',
+    (url.hash || text.includes('#')) && 'must not contain a fragment ("#...")',
+  ].find(Boolean);
+  if (refused) throw new UsageError(`base URL${source} ${refused}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === 'https:';
   if (!secure && !loopback && !options.allowHttp) {

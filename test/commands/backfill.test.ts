@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readParquet, planParquet } from '../../src/batch/parquet.js';
+import { openParquet } from '../../src/batch/parquet.js';
 import { parseColumns, type Row } from '../../src/batch/rows.js';
 import { ROOT } from '../helpers/cli.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
@@ -67,7 +67,7 @@ describe('Parquet: the value column sent with its exact digits, whatever its typ
   it('a column --columns names that the file lacks: exit 2 listing its columns', async () => {
     const result = await runCommand(['batch', fixture('numbers.parquet'), '--columns', 'userId=user,triggerId=event_name'], sandbox.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/has no column user \(its columns: user_id, event_name, i32/);
+    expect(result.stderr).toMatch(/has no user column \(its columns: user_id, event_name, i32/);
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -100,7 +100,7 @@ describe('Parquet: a row group bigger than one slice of rows', () => {
     // type cases' above). What a dry run would print of each row is what the reader hands on.
     const options = { columns: parseColumns(WAREHOUSE) };
     const read: Row[] = [];
-    for await (const chunk of readParquet(await planParquet(file, 'big-group.parquet', options), options).rows) read.push(...chunk);
+    for await (const chunk of (await openParquet(file, 'big-group.parquet', options))(options).rows) read.push(...chunk);
     expect(read).toHaveLength(rows);
     const wrong: string[] = [];
     read.forEach((row, i) => {

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TokenBucket, startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { tokenBucket, startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { TEST_KEY, sandbox, type Sandbox } from '../helpers/cli.js';
 import {
   runInProcess as run,
@@ -44,7 +44,7 @@ function post(url: string, user = 'u'): Promise<{ status: number; retryAfter: st
 describe('the token bucket', () => {
   it('holds a tenth of a second, refills at the rate, and says how long until the next token', () => {
     let now = 0;
-    const bucket = new TokenBucket(400, () => now);
+    const bucket = tokenBucket(400, () => now);
     const taken = Array.from({ length: 41 }, () => bucket.take());
     expect(taken.slice(0, 40).every((wait) => wait === 0)).toBe(true);
     expect(taken[40]).toBeCloseTo(2.5); // one token every 2.5 ms
@@ -56,7 +56,7 @@ describe('the token bucket', () => {
 
   it('never holds less than one token', () => {
     let now = 0;
-    const bucket = new TokenBucket(2, () => now);
+    const bucket = tokenBucket(2, () => now);
     expect(bucket.take()).toBe(0);
     expect(bucket.take()).toBe(500);
     now += 499;

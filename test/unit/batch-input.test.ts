@@ -205,3 +205,13 @@ describe('standard input stopped by a signal', () => {
     expect(input.cut).toBeUndefined();
   });
 });
+
+describe('a value out of range in a row', () => {
+  it("is named as the row's value in CSV and NDJSON alike, not as the --value flag", async () => {
+    const csv = await rowsOf('triggerId,userId,value\nt,a,1e400\n', 'csv');
+    const ndjson = await rowsOf('{"triggerId":"t","userId":"a","value":1e400}\n', 'ndjson');
+    for (const rows of [csv, ndjson]) {
+      expect(rows[0]!.invalid).toMatch(/^value 1e400 /);
+    }
+  });
+});
