@@ -1,14 +1,26 @@
 /**
  * trigger batch against a real nginx at a real 50 ms round trip, on loopback (issue 31): a Node
  * app behind nginx's limit_conn or limit_req (no burst), and a delaying TCP proxy (25 ms each way)
- * in front, as netem would add. Figures are taken at the app (accepted) and from nginx's access
- * log (pushed back). Needs nginx on PATH (or NGINX=/path); bounded runs, loopback only.
+ * in front, as netem would add. Figures are taken at the app (accepted, and every row's id counted:
+ * none missing, none twice) and from nginx's access log (pushed back). Needs nginx on PATH (or
+ * NGINX=/path); bounded runs, loopback only.
  *
  *   node scripts/pace-nginx.mjs [case ...] [-- batch options]
  *   cases: conn-50 (limit_conn 12, app 50 ms), conn-0 (limit_conn 12, app at once),
- *          req-20 (limit_req 20r/s, no burst), req-20-429 (the same, 429)
- *   PACE_NGINX_SECONDS (8) sizes the runs.
+ *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
+ *          req-20-ra (429 with Retry-After: 1);
+ *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
+ *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
+ *          req-20, req-20-ra); all: every case above;
+ *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
+ *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
+ *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
+ *   PACE_NGINX_SECONDS (8) sizes the runs; PACE_NGINX_RUNS (1) repeats each case;
+ *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
+ *   (each with what its environment adds), alternating build by build within each run so that the
+ *   machine's load hits them alike.
  */
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,25 +31,42 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ONE_WAY_MS = 25;
-const CASES = {
+const SHARDS = 4;
+const STAGGER_MS = 5000;
+// What each service allows: conn-50 is 12 slots of 50 ms, req-20 its rate. conn-0's depends on this
+// machine's load (`sweep`: 444-977/s at --concurrency 32-96 under load 4-8), so each run measures it
+// beside the builds with the fixed --concurrency 64 that the issue saw reach about 1,088/s.
+const LIMITS = {
   'conn-50': { appMs: 50, conn: 12, allows: 240 },
-  'conn-0': { appMs: 0, conn: 12, allows: undefined },
+  'conn-0': { appMs: 0, conn: 12, allows: 1088, reference: ['--concurrency', '64'], sizeAt: 600 },
   'req-20': { appMs: 0, rate: 20, status: 503, allows: 20, minSeconds: 15 },
   'req-20-429': { appMs: 0, rate: 20, status: 429, allows: 20, minSeconds: 15 },
+  'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
 };
+const CASES = { ...LIMITS };
+for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-ra']) {
+  CASES[`shards-${limit}`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: 0 };
+  CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
+}
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The app: answers 200 after appMs; counts what it accepted and when. */
+/** FNV-1a over the UTF-8 bytes, as src/batch/shard.ts splits rows: which shard sent a user's row. */
+function shardOf(userId, count) {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(userId, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % count;
+}
+
+/** The app: answers 200 after appMs; records every accepted row's user id and when. */
 async function startApp(appMs) {
-  const stats = { accepted: 0, first: 0, last: 0 };
+  const accepted = [];
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const answer = () => {
-        const now = performance.now();
-        if (stats.accepted++ === 0) stats.first = now;
-        stats.last = now;
+        accepted.push({ at: performance.now(), user: /\/users\/([^/]+)\//.exec(req.url)?.[1] ?? '?' });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 16 });
         res.end('{"success":true}');
       };
@@ -46,7 +75,7 @@ async function startApp(appMs) {
     });
   });
   server.keepAliveTimeout = 30_000;
-  return { server, stats, port: await listen(server) };
+  return { server, accepted, port: await listen(server) };
 }
 
 /** A TCP proxy that delays every chunk ONE_WAY_MS each way (order kept: the same delay for each). */
@@ -64,31 +93,34 @@ async function startDelay(targetPort) {
   return { server, port: await listen(server) };
 }
 
-async function startNginx(dir, appPort, spec) {
-  // A free port for nginx: one the system gives, then let go.
-  const probe = net.createServer();
-  const free = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
+function nginxConf(dir, port, appPort, spec) {
   const limits = spec.conn
     ? `limit_conn_zone $server_name zone=conn:1m;\n  limit_conn_status 503;`
     : `limit_req_zone $server_name zone=req:1m rate=${spec.rate}r/s;\n  limit_req_status ${spec.status};`;
   const use = spec.conn ? `limit_conn conn ${spec.conn};` : `limit_req zone=req;`;
-  const conf = `daemon off;
+  // Retry-After only on the refusal: an error page of its own (add_header in / would tag every 200).
+  const refusal = spec.retryAfter
+    ? `error_page ${spec.status} /refused;
+    location = /refused { internal; add_header Retry-After ${spec.retryAfter} always; return ${spec.status} "refused\\n"; }`
+    : '';
+  return `daemon off;
 master_process off;
 worker_processes 1;
 error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
 events { worker_connections 1024; }
 http {
-  access_log ${dir}/access.log combined;
+  log_format pace '$msec $status $request_uri';
+  access_log ${dir}/access.log pace;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   ${limits}
   upstream app { server 127.0.0.1:${appPort}; keepalive 64; }
   server {
-    listen 127.0.0.1:${free};
+    listen 127.0.0.1:${port};
     server_name pace;
     keepalive_requests 100000;
+    ${refusal}
     location / {
       ${use}
       proxy_http_version 1.1;
@@ -98,7 +130,14 @@ http {
   }
 }
 `;
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), conf);
+}
+
+async function startNginx(dir, appPort, spec) {
+  // A free port for nginx: one the system gives, then let go.
+  const probe = net.createServer();
+  const port = await listen(probe);
+  await new Promise((resolve) => probe.close(resolve));
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), nginxConf(dir, port, appPort, spec));
   const child = spawn(process.env.NGINX ?? 'nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -107,42 +146,48 @@ http {
   // Ready when it accepts a connection.
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise((resolve) => {
-      const s = net.connect(free, '127.0.0.1', () => resolve(s.end() && true));
+      const s = net.connect(port, '127.0.0.1', () => resolve(s.end() && true));
       s.on('error', () => resolve(false));
     });
-    if (ok) return { child, port: free };
+    if (ok) return { child, port };
     if (child.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
+  child.kill('SIGTERM');
   throw new Error(`nginx did not start: ${stderr}`);
 }
 
-function batch(url, rows, args, work) {
+function writeInput(work, rows) {
   const input = path.join(work, `rows-${rows}.csv`);
-  if (!fs.existsSync(input)) {
-    const lines = ['triggerId,userId,value'];
-    for (let i = 0; i < rows; i++) lines.push(`pace,user${i},1`);
-    fs.writeFileSync(input, `${lines.join('\n')}\n`);
-  }
-  const failed = path.join(work, 'failed.csv');
-  fs.rmSync(failed, { force: true });
+  const lines = ['triggerId,userId,value'];
+  for (let i = 0; i < rows; i++) lines.push(`pace,user${i},1`);
+  fs.writeFileSync(input, `${lines.join('\n')}\n`);
+  return input;
+}
+
+/** One `trigger batch` process of a build ({ bin, env }); resolves with its exit code, stderr and failed-row count. */
+function batch(build, url, input, args, work, tag) {
+  const failed = path.join(work, `failed-${tag}.csv`);
   const env = {
     PATH: process.env.PATH,
     HOME: work,
+    XDG_CONFIG_HOME: path.join(work, 'xdg'),
     TRIGGER_CONFIG_DIR: path.join(work, 'config'),
     TRIGGER_API_KEY: 'bench_key_not_secret_1234',
     TRIGGER_BASE_URL: url,
     NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    ...build.env,
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'trigger.cjs'), 'batch', input, '--failed', failed, '--quiet', ...args], {
+    const child = spawn(process.execPath, [build.bin, 'batch', input, '--failed', failed, '--quiet', ...args], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // Bounded: a run that crawls is stopped (its rows are kept in the failed file).
-    const timer = setTimeout(() => child.kill('SIGINT'), 120_000);
+    const timer = setTimeout(() => child.kill('SIGINT'), 180_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       const failedRows = fs.existsSync(failed) ? Math.max(0, fs.readFileSync(failed, 'utf8').trim().split('\n').length - 1) : 0;
@@ -151,47 +196,168 @@ function batch(url, rows, args, work) {
   });
 }
 
+/** Rows for a case: enough for `seconds` of all senders at once, after the staggered starts. */
+function rowsFor(spec, seconds) {
+  // conn-0 is sized at what this loaded machine reaches, else its staggered runs last minutes.
+  const rate = spec.sizeAt ?? spec.allows;
+  const span = Math.max(seconds, spec.minSeconds ?? 0);
+  if (!spec.shards) return Math.round(rate * span);
+  // A shard started first sends alone, then with 2, 3... before all 4 share: each needs that much.
+  let alone = 0;
+  for (let k = 1; k < spec.shards; k++) alone += spec.staggerMs / 1000 / k;
+  return Math.round(rate * spec.shards * (alone + span / spec.shards));
+}
+
+/** Every input row accepted exactly once at the app? */
+function countIds(accepted, rows) {
+  const seen = new Uint16Array(rows);
+  for (const { user } of accepted) {
+    const i = Number(user.slice(4));
+    if (user.startsWith('user') && i < rows) seen[i]++;
+  }
+  let missing = 0;
+  let doubled = 0;
+  for (const n of seen) {
+    if (n === 0) missing++;
+    if (n > 1) doubled++;
+  }
+  return { missing, doubled };
+}
+
+/** From nginx's log: the share of answers pushed back, overall and after the first 5 s. */
+function pushedBack(work) {
+  const lines = fs.readFileSync(path.join(work, 'access.log'), 'utf8').trim().split('\n');
+  const entries = lines.map((line) => {
+    const [msec, status] = line.split(' ');
+    return { at: Number(msec), refused: status === '503' || status === '429' };
+  });
+  const later = entries.filter((e) => e.at >= entries[0].at + 5);
+  const share = (list) => (list.length ? (100 * list.filter((e) => e.refused).length) / list.length : 0);
+  return { requests: entries.length, refused: entries.filter((e) => e.refused).length, all: share(entries), after5: share(later) };
+}
+
+/**
+ * The shards' window: from the last shard's first accepted row to the first shard's last. Rows/s
+ * together in it, and each shard's rows/s in it against the median shard.
+ */
+function shardWindow(accepted, count) {
+  const byShard = Array.from({ length: count }, () => []);
+  for (const a of accepted) byShard[shardOf(a.user, count)].push(a.at);
+  const from = Math.max(...byShard.map((t) => t[0]));
+  const to = Math.min(...byShard.map((t) => t.at(-1)));
+  const seconds = (to - from) / 1000;
+  const rates = byShard.map((t) => t.filter((at) => at >= from && at <= to).length / seconds);
+  const sorted = [...rates].sort((a, b) => a - b);
+  const median = (sorted[(count - 1) >> 1] + sorted[count >> 1]) / 2;
+  return {
+    seconds,
+    together: rates.reduce((a, b) => a + b, 0),
+    spread: rates.map((r) => r / median),
+  };
+}
+
+/** One run of one case with one build: the figures, and the distinct stderr lines. */
+async function runCase(spec, bin, args, seconds) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-nginx-'));
+  const app = await startApp(spec.appMs);
+  const nginx = await startNginx(work, app.port, spec);
+  const delay = await startDelay(nginx.port);
+  try {
+    const rows = rowsFor(spec, seconds);
+    const input = writeInput(work, rows);
+    const url = `http://127.0.0.1:${delay.port}`;
+    const started = performance.now();
+    const count = spec.shards ?? 1;
+    const results = await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        await sleep(i * (spec.staggerMs ?? 0));
+        const shardArgs = spec.shards ? ['--shard', `${i + 1}/${count}`] : [];
+        return batch(bin, url, input, [...shardArgs, ...args], work, i + 1);
+      }),
+    );
+    const wall = (performance.now() - started) / 1000;
+    const a = app.accepted;
+    const whole = a.length > 1 ? ((a.length - 1) * 1000) / (a.at(-1).at - a[0].at) : 0;
+    return {
+      rows,
+      wall,
+      accepted: a.length,
+      perSecond: spec.shards ? undefined : whole,
+      window: spec.shards ? shardWindow(a, count) : undefined,
+      ids: countIds(a, rows),
+      pushed: pushedBack(work),
+      failed: results.reduce((n, r) => n + r.failedRows, 0),
+      codes: results.map((r) => r.code),
+      stderr: [...new Set(results.flatMap((r) => r.stderr.split('\n')).filter(Boolean))],
+    };
+  } finally {
+    nginx.child.kill('SIGTERM');
+    delay.server.close();
+    app.server.closeAllConnections();
+    app.server.close();
+    await new Promise((resolve) => (nginx.child.exitCode === null ? nginx.child.on('close', resolve) : resolve()));
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function describe(spec, r) {
+  const rate = r.window ? r.window.together : r.perSecond;
+  const share = `${rate.toFixed(0)} rows/s at the app (${((100 * rate) / spec.allows).toFixed(0)}% of ${spec.allows}/s)`;
+  const window = r.window
+    ? `, window ${r.window.seconds.toFixed(1)} s, shards x median ${r.window.spread.map((s) => s.toFixed(2)).join('/')}`
+    : '';
+  // Warnings first (a MaxListenersExceededWarning is what the issue saw), then a sample of the rest.
+  const warnings = r.stderr.filter((line) => /Warning/.test(line));
+  const shown = [...warnings, ...r.stderr.filter((line) => !/Warning/.test(line)).slice(0, 2)];
+  const stderr = shown.length ? `\n    stderr (${r.stderr.length} distinct lines): ${shown.join(' | ')}` : '';
+  return (
+    `${share}${window}, pushed back ${r.pushed.all.toFixed(1)}% (after 5 s ${r.pushed.after5.toFixed(1)}%), ` +
+    `${r.failed} failed, ${r.ids.missing} missing / ${r.ids.doubled} twice of ${r.rows}, ` +
+    `wall ${r.wall.toFixed(1)} s, exit ${r.codes.join('/')}${stderr}`
+  );
+}
+
 const separator = process.argv.indexOf('--');
-const names = (separator < 0 ? process.argv.slice(2) : process.argv.slice(2, separator)).filter(Boolean);
+let names = (separator < 0 ? process.argv.slice(2) : process.argv.slice(2, separator)).filter(Boolean);
 const extra = separator < 0 ? [] : process.argv.slice(separator + 1);
 const seconds = Number(process.env.PACE_NGINX_SECONDS ?? 8);
-const configs = extra.length
-  ? [{ name: extra.join(' '), args: extra }]
-  : [
-      { name: 'default (auto)', args: [] },
-      { name: '--concurrency 64', args: ['--concurrency', '64'] },
-    ];
+const runs = Number(process.env.PACE_NGINX_RUNS ?? 1);
+// name=path[;VAR=value...]: a build, and what its environment adds (a switch an experiment reads).
+const bins = (process.env.PACE_NGINX_BINS ?? `this=${path.join(root, 'bin', 'trigger.cjs')}`).split(',').map((entry) => {
+  const [build, ...rest] = entry.split('=');
+  const [bin, ...vars] = rest.join('=').split(';');
+  return [build, { bin, env: Object.fromEntries(vars.map((v) => v.split('='))) }];
+});
+if (names.length === 0) names = Object.keys(LIMITS);
+if (names.includes('all')) names = Object.keys(CASES);
 
-for (const name of names.length ? names : Object.keys(CASES)) {
-  const spec = CASES[name];
-  if (!spec) throw new Error(`no such case: ${name} (${Object.keys(CASES).join(', ')})`);
-  for (const config of configs) {
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-nginx-'));
-    const app = await startApp(spec.appMs);
-    const nginx = await startNginx(work, app.port, spec);
-    const delay = await startDelay(nginx.port);
-    try {
-      const rows = Math.round((spec.allows ?? 1000) * Math.max(seconds, spec.minSeconds ?? 0));
-      const started = performance.now();
-      const result = await batch(`http://127.0.0.1:${delay.port}`, rows, config.args, work);
-      const wall = (performance.now() - started) / 1000;
-      const log = fs.readFileSync(path.join(work, 'access.log'), 'utf8').trim().split('\n');
-      const pushedBack = log.filter((line) => / (503|429) /.test(line)).length;
-      const s = app.stats;
-      const perSecond = s.accepted > 1 ? ((s.accepted - 1) * 1000) / (s.last - s.first) : 0;
-      console.log(
-        `${name}, ${config.name}: ${rows} rows, ${perSecond.toFixed(0)} events/s at the app` +
-          (spec.allows ? ` (${((100 * perSecond) / spec.allows).toFixed(0)}% of ${spec.allows}/s)` : '') +
-          `, ${pushedBack} pushed back (${((100 * pushedBack) / log.length).toFixed(1)}%), ${result.failedRows} failed, ` +
-          `${s.accepted} accepted, wall ${wall.toFixed(1)} s, exit ${result.code}`,
-      );
-    } finally {
-      nginx.child.kill('SIGTERM');
-      delay.server.close();
-      app.server.closeAllConnections();
-      app.server.close();
-      await new Promise((resolve) => nginx.child.on('close', resolve));
-      fs.rmSync(work, { recursive: true, force: true });
+/** What the service allows in this run: a fixed --concurrency measured beside the builds, or the figure. */
+async function allowsNow(spec, build) {
+  if (!spec.reference) return { allows: spec.allows, note: '' };
+  const single = { ...spec, shards: undefined, staggerMs: 0 };
+  const r = await runCase(single, build, spec.reference, seconds);
+  return { allows: Math.round(r.perSecond), note: ` (${spec.reference.join(' ')} beside it: ${describe(single, r)})` };
+}
+
+if (names[0] === 'sweep') {
+  for (const [buildName, build] of bins) {
+    for (const n of [32, 48, 64, 96]) {
+      const r = await runCase(LIMITS['conn-0'], build, ['--concurrency', String(n)], seconds);
+      console.log(`conn-0, ${buildName}, --concurrency ${n}: ${describe(LIMITS['conn-0'], r)}`);
+    }
+  }
+} else {
+  for (const name of names) {
+    const spec = CASES[name];
+    if (!spec) throw new Error(`no such case: ${name} (${Object.keys(CASES).join(', ')}, all, sweep)`);
+    for (let run = 1; run <= runs; run++) {
+      const { allows, note } = await allowsNow(spec, bins[0][1]);
+      if (note) console.log(`${name} #${run}, what the service allows now${note}`);
+      for (const [buildName, build] of bins) {
+        const r = await runCase(spec, build, extra, seconds);
+        const label = extra.length ? extra.join(' ') : 'auto';
+        console.log(`${name}, ${label}, ${buildName} #${run}: ${describe({ ...spec, allows }, r)}`);
+      }
     }
   }
 }
