@@ -55,7 +55,10 @@ export const SCENARIOS = [
     network: 25,
     slots: 12,
     appMs: 50,
+    // 12 slots of 50 ms are 240/s on paper; an app on this shared machine holds each a little longer,
+    // so what it allows is the lower of that and what --concurrency 64 got (docs/choices.md).
     ceiling: 240,
+    measured: true,
     target: { share: 0.85, failed: 0 },
   },
   {
@@ -351,8 +354,11 @@ export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, r
         rows: list[0].rows,
       };
     }
-    // "What the service allows", where only a sender can tell: what --concurrency 64 got.
-    const ceiling = scenario.ceiling === 'c64' ? summary['--concurrency 64']?.perSecond : scenario.ceiling;
+    // "What the service allows", where only a sender can tell (or the machine delivers less than the
+    // paper figure): what --concurrency 64 got.
+    const c64 = summary['--concurrency 64']?.perSecond;
+    const ceiling =
+      scenario.ceiling === 'c64' ? c64 : scenario.measured && c64 !== undefined ? Math.min(scenario.ceiling, c64) : scenario.ceiling;
     for (const config of mine) {
       const f = summary[config.name];
       const parts = [];
