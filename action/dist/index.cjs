@@ -44385,9 +44385,10 @@ function promptHidden(question, input2, output) {
   });
 }
 async function readSecret(question, input2, output) {
-  if (input2.isTTY) {
-    const tty3 = input2;
-    for (let answer = await promptHidden(question, tty3, output); ; answer = await promptHidden(`nothing was entered; ${question}`, tty3, output)) {
+  const tty3 = input2;
+  if (tty3.isTTY) {
+    for (let ask = question; ; ask = `nothing was entered; ${question}`) {
+      const answer = await promptHidden(ask, tty3, output);
       if (answer.trim() !== "") return answer;
     }
   }

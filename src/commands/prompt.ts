@@ -37,14 +37,11 @@ function promptHidden(question: string, input: ReadStream, output: NodeJS.Writab
 
 /** `input`: the command's standard input; `output`: where the prompt is written (the Output's terminal, stderr). */
 export async function readSecret(question: string, input: Readable, output: NodeJS.WritableStream): Promise<string> {
-  if ((input as ReadStream).isTTY) {
-    const tty = input as ReadStream;
+  const tty = input as ReadStream;
+  if (tty.isTTY) {
     // An empty answer (Enter pressed too soon) asks again, as `gh auth login` does.
-    for (
-      let answer = await promptHidden(question, tty, output);
-      ;
-      answer = await promptHidden(`nothing was entered; ${question}`, tty, output)
-    ) {
+    for (let ask = question; ; ask = `nothing was entered; ${question}`) {
+      const answer = await promptHidden(ask, tty, output);
       if (answer.trim() !== '') return answer;
     }
   }
