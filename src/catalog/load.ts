@@ -218,42 +218,25 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
 }
 
 /**
- * One id per trigger in each profile, and no name that means two triggers. In a profile, a trigger
- * without an id of its own sends its key, which no other trigger has: only the triggers with an id
- * of their own there, and those whose key is such an id, can meet (a walk of every trigger for each
- * of 200,000 profiles would never end).
+ * One id per trigger in each profile, and no name that means two triggers: a profile's own id that
+ * is another trigger's key is refused whatever that trigger sends there, so that a key is never
+ * ambiguous. One walk of the own ids, however many profiles there are.
  */
 function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
-  const keys = Object.keys(triggers);
-  const index = new Map(keys.map((key, i) => [key, i]));
-  const withOwnId = new Map<string, number[]>();
-  keys.forEach((key, i) => {
-    for (const profile of Object.keys(triggers[key]!.ids ?? {})) {
-      let list = withOwnId.get(profile);
-      if (!list) withOwnId.set(profile, (list = []));
-      list.push(i);
-    }
-  });
-  for (const profile of new Set(['default', ...withOwnId.keys()])) {
-    const own = withOwnId.get(profile);
-    if (!own) continue;
-    const named = own.map((i) => index.get(triggers[keys[i]!]!.ids![profile]!) ?? i);
-    const sent = new Map<string, string>();
-    for (const i of [...new Set([...own, ...named])].sort((a, b) => a - b)) {
-      const key = keys[i]!;
-      const id = idIn(key, triggers[key]!, profile);
-      const other = sent.get(id);
-      if (other !== undefined) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
-        problems.push({ message, line: lineOfKey(key) });
-        continue;
-      }
-      sent.set(id, key);
-      if (index.has(id) && id !== key) {
+  // "profile:id" (a profile name has no colon) to the trigger with that id of its own there.
+  const owners = new Map<string, string>();
+  for (const [key, entry] of Object.entries(triggers)) {
+    for (const [profile, id] of Object.entries(entry.ids ?? {})) {
+      if (id === key) continue;
+      const other = owners.get(`${profile}:${id}`);
+      if (Object.hasOwn(triggers, id)) {
         const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
         problems.push({ message, line: lineOfKey(key) });
-      }
+      } else if (other !== undefined) {
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
+      } else owners.set(`${profile}:${id}`, key);
     }
   }
   return problems;
