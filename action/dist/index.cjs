@@ -36573,19 +36573,11 @@ function follow(file, check2, missing = false) {
   }
   throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
-function realPath(file) {
-  try {
-    return import_node_fs6.default.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
 function catalogTarget(file, options = {}) {
   const uid = process.getuid?.();
-  if (uid === void 0) return { real: realPath(file) };
-  if ((options.source ?? "found") !== "found" || inWorkspace(file, options.env ?? process.env))
-    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
-  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  if (uid !== void 0 && (options.source ?? "found") === "found" && !inWorkspace(file, options.env ?? process.env))
+    return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  return follow(file, (hop, stat) => options.write && uid !== void 0 && notOthersLink(file, hop, stat, uid), true);
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
@@ -36778,35 +36770,18 @@ function underflowProblems(triggers, text) {
 }
 function idProblems(triggers, lineOfKey) {
   const problems = [];
-  const keys = Object.keys(triggers);
-  const index = new Map(keys.map((key, i) => [key, i]));
-  const withOwnId = /* @__PURE__ */ new Map();
-  keys.forEach((key, i) => {
-    for (const profile of Object.keys(triggers[key].ids ?? {})) {
-      let list3 = withOwnId.get(profile);
-      if (!list3) withOwnId.set(profile, list3 = []);
-      list3.push(i);
-    }
-  });
-  for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
-    const own = withOwnId.get(profile);
-    if (!own) continue;
-    const named = own.map((i) => index.get(triggers[keys[i]].ids[profile]) ?? i);
-    const sent = /* @__PURE__ */ new Map();
-    for (const i of [.../* @__PURE__ */ new Set([...own, ...named])].sort((a, b) => a - b)) {
-      const key = keys[i];
-      const id = idIn(key, triggers[key], profile);
-      const other = sent.get(id);
-      if (other !== void 0) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
-        problems.push({ message, line: lineOfKey(key) });
-        continue;
-      }
-      sent.set(id, key);
-      if (index.has(id) && id !== key) {
+  const owners = /* @__PURE__ */ new Map();
+  for (const [key, entry2] of Object.entries(triggers)) {
+    for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
+      if (id === key) continue;
+      const other = owners.get(`${profile}:${id}`);
+      if (Object.hasOwn(triggers, id)) {
         const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
         problems.push({ message, line: lineOfKey(key) });
-      }
+      } else if (other !== void 0) {
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
+      } else owners.set(`${profile}:${id}`, key);
     }
   }
   return problems;

@@ -162,26 +162,16 @@ function follow(
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
 
-/** The real path of a file named by the user (trusted by name); the path itself when it cannot be resolved. */
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
 /**
- * The file a catalog is read from and written to: for one the search found, checked as above (in
- * GitHub Actions, inside the workspace, trusted); else the file named, links followed.
+ * The file a catalog is read from and written to, links followed: for one the search found, each hop
+ * checked as above (in GitHub Actions, inside the workspace, trusted).
  */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
-  if (uid === undefined) return { real: realPath(file) };
-  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, options.env ?? process.env))
-    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
-  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  if (uid !== undefined && (options.source ?? 'found') === 'found' && !inWorkspace(file, options.env ?? process.env))
+    return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  return follow(file, (hop, stat) => options.write && uid !== undefined && notOthersLink(file, hop, stat, uid), true);
 }
 
 /**
