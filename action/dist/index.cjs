@@ -44909,8 +44909,6 @@ async function startEmulator(options = {}) {
           if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
           resolve2();
         });
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once("close", () => clearInterval(sweep));
       });
       return closed;
     }

@@ -331,10 +331,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           if (logFd !== undefined) fs.closeSync(logFd);
           resolve();
         });
-        // server.close() closes the idle connections; those that answer their last request later go
-        // idle then: close them as they do.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once('close', () => clearInterval(sweep));
       });
       return closed;
     },
