@@ -63,19 +63,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The line (1-based) of an offset in text; the lines are counted once. */
+/** The line (1-based) of an offset in text, counted on from the offset asked before (they come mostly in order). */
 function lineFinder(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  let at = 0;
+  let line = 1;
   return (offset) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low + 1;
+    if (offset < at) [at, line] = [0, 1];
+    for (let i = text.indexOf('\n', at); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+    at = offset;
+    return line;
   };
 }
 
