@@ -395,14 +395,9 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 
 const COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
 
-const catalogOption = () =>
-  new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
 /** list and show: what they print, and whose ids. */
 const viewOptions = (command: Command) =>
-  command
-    .option('--json', 'print one JSON object')
-    .option('--profile <name>', 'show the ids of this profile (default: the active one)')
-    .addOption(catalogOption());
+  command.option('--json', 'print one JSON object').option('--profile <name>', 'show the ids of this profile (default: the active one)');
 
 function entryOptions(command: Command): Command {
   return command
@@ -411,8 +406,7 @@ function entryOptions(command: Command): Command {
     .option('--min <number>', 'the smallest value allowed')
     .option('--max <number>', 'the largest value allowed')
     .option('--description <text>', 'free text')
-    .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"')
-    .addOption(catalogOption());
+    .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"');
 }
 
 /** The command's definition: its subcommands, their options and help. */
@@ -442,7 +436,6 @@ export function command(program: Command, ctx: Context): Command {
     .command('remove')
     .description('remove a trigger from the catalog')
     .argument('<id>', 'its key or its id in the active profile')
-    .addOption(catalogOption())
     .action((id: string, options: CatalogFlag) => remove(id, options, ctx));
   triggers
     .command('check')
@@ -453,7 +446,6 @@ export function command(program: Command, ctx: Context): Command {
     .option('--columns <map>', COLUMNS_HELP)
     .option('--json', 'print one JSON object')
     .option('--profile <name>', 'check against the ids of this profile (default: the active one)')
-    .addOption(catalogOption())
     .action((files: string[], options: CheckOptions) => check(files, options, ctx));
   triggers
     .command('import')
@@ -461,7 +453,8 @@ export function command(program: Command, ctx: Context): Command {
     .argument('<file...>', 'batch files (CSV or NDJSON)')
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
     .option('--columns <map>', COLUMNS_HELP)
-    .addOption(catalogOption())
     .action((files: string[], options: ImportOptions) => importFiles(files, options, ctx));
+  for (const sub of triggers.commands)
+    sub.option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
   return triggers;
 }
