@@ -8,7 +8,6 @@ import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { sameFile } from './file.js';
-import { CATALOG_FILE_NAME } from './find.js';
 import { catalogProblems, type CatalogData } from './load.js';
 
 export const SCHEMA_FILE_NAME = 'triggers.schema.json';
@@ -120,8 +119,4 @@ function stillThere(file: string, was: fs.Stats | undefined): void {
     `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
     { hint: 'look at it, then run the command again' },
   );
-}
-
-export function defaultCatalogPath(cwd: string): string {
-  return path.join(cwd, CATALOG_FILE_NAME);
 }

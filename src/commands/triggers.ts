@@ -10,7 +10,7 @@ import { openInputs, type Format } from '../batch/input.js';
 import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
-import { findCatalog, type FoundCatalog } from '../catalog/find.js';
+import { CATALOG_FILE_NAME, findCatalog, type FoundCatalog } from '../catalog/find.js';
 import { catalogTarget, readCatalogFile } from '../catalog/file.js';
 import {
   ENTRY_FIELDS,
@@ -25,7 +25,7 @@ import {
 } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
-import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
+import { newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
@@ -178,7 +178,7 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
   const where = found(options, ctx, create);
   const lockFile = where
     ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
-    : defaultCatalogPath(ctx.cwd);
+    : path.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock } = await import('../lock.js');
   await withLock(lockFile, async () => change(writeTarget(where, ctx, create)));
 }
@@ -191,7 +191,7 @@ function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: bool
     const save = (triggers: CatalogData['triggers']) => saveCatalog(real, { ...data, triggers }, stat);
     return { path: real, text, data, shown: `${printable(real)}${link}`, created: false, save };
   }
-  const file = where?.path ?? defaultCatalogPath(ctx.cwd);
+  const file = where?.path ?? path.join(ctx.cwd, CATALOG_FILE_NAME);
   const schema = schemaFor(file);
   const data = newCatalog(schema);
   const save = (triggers: CatalogData['triggers']) => saveCatalog(file, { ...data, triggers }, undefined);
