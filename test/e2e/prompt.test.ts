@@ -1,6 +1,6 @@
 /**
  * The hidden prompt of `config set-key` in a real terminal: what is typed is not shown, a key erased
- * with Backspace is not saved, and Ctrl-C cancels with nothing saved (exit 130).
+ * with Backspace is not saved, Ctrl-D on nothing asks again, and Ctrl-C cancels with nothing saved (exit 130).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,9 +24,11 @@ const configFile = () => path.join(box.configDir, 'config.json');
 describe('the hidden prompt', () => {
   needs(...TERMINAL);
 
-  it('saves the line typed, Backspace taking off what it erased, and shows none of it', async () => {
+  it('saves the line typed, Backspace taking off what it erased, and shows none of it; Ctrl-D on nothing asks again', async () => {
     const terminal = startTerminal(['config', 'set-key', '--insecure-storage'], { env: withoutKey() });
     await terminal.waitFor(hiddenPrompt('API key:'));
+    terminal.type('\x04');
+    await terminal.waitFor(hiddenPrompt('nothing was entered; API key:'));
     terminal.type(`${TEST_KEY}xy\x7f\x7f\r`);
     const result = await terminal.done;
     expect(result.status).toBe(0);
