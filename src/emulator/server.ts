@@ -312,6 +312,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (logFd !== undefined) fs.closeSync(logFd);
     throw error;
   }
+  if (logFd !== undefined) server.once('close', () => fs.closeSync(logFd));
 
   const bound = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
@@ -326,12 +327,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     close({ force = false } = {}) {
       closing = true;
       if (force) server.closeAllConnections();
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          if (logFd !== undefined) fs.closeSync(logFd);
-          resolve();
-        });
-      });
+      closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
       return closed;
     },
   };
