@@ -4632,13 +4632,13 @@ var init_esm = __esm({
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
-  const count2 = Number(match?.[2]);
-  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
+  const count3 = Number(match?.[2]);
+  if (!match || count3 < 1 || count3 > 1e4 || index < 1 || index > count3) {
     throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
       hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
     });
   }
-  return { index, count: count2 };
+  return { index, count: count3 };
 }
 function hash32(text) {
   let hash = 2166136261;
@@ -23134,7 +23134,7 @@ var require_cache_handler = __commonJS({
 var require_memory_cache_store = __commonJS({
   "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var { EventEmitter } = require("node:events");
     var { assertCacheKey, assertCacheValue } = require_cache();
     var MemoryCacheStore = class extends EventEmitter {
@@ -23224,7 +23224,7 @@ var require_memory_cache_store = __commonJS({
         const topLevelKey = `${key.origin}:${key.path}`;
         const store = this;
         const entry2 = { ...key, ...val, body: [], size: 0 };
-        return new Writable2({
+        return new Writable3({
           write(chunk, encoding, callback) {
             if (typeof chunk === "string") {
               chunk = Buffer.from(chunk, encoding);
@@ -24892,7 +24892,7 @@ var require_deduplicate = __commonJS({
 var require_sqlite_cache_store = __commonJS({
   "node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache();
     var DatabaseSync;
     var VERSION3 = 4;
@@ -25136,7 +25136,7 @@ var require_sqlite_cache_store = __commonJS({
         let size = 0;
         const body = [];
         const store = this;
-        return new Writable2({
+        return new Writable3({
           decodeStrings: true,
           write(chunk, encoding, callback) {
             size += chunk.byteLength;
@@ -30213,7 +30213,7 @@ var require_permessage_deflate = __commonJS({
 var require_receiver = __commonJS({
   "node_modules/undici/lib/web/websocket/receiver.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var assert = require("node:assert");
     var { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = require_constants5();
     var {
@@ -30229,7 +30229,7 @@ var require_receiver = __commonJS({
     var { WebsocketFrameSend } = require_frame();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    var ByteParser = class extends Writable2 {
+    var ByteParser = class extends Writable3 {
       #buffers = [];
       #fragmentsBytes = 0;
       #byteOffset = 0;
@@ -31924,15 +31924,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -33042,12 +33042,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count: count3 } = this.#emitter;
             const p = process9;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count3 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count3) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -35717,11 +35717,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix, true);
       }
       #computeLineCountFrom(text, columns) {
-        let count2 = 0;
+        let count3 = 0;
         for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count3 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count2;
+        return count3;
       }
       get color() {
         return this.#color;
@@ -36516,31 +36516,27 @@ function cannotRead(file, error2) {
 function through(named, hop) {
   return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
-function hopProblem(hop, stat, dir, folder, uid) {
-  if (stat.uid !== uid && stat.uid !== 0)
-    return [
-      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
-      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
-    ];
-  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
-  if (folder.uid !== uid && folder.uid !== 0)
-    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours"];
-  const sticky = (folder.mode & 512) !== 0;
-  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    return [
-      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
-      `chmod go-w ${printable(shellQuote(dir))}`
-    ];
-  return void 0;
-}
 function checkHop(found2, hop, stat, dir, uid) {
-  const [problem, fix] = hopProblem(hop, stat, dir, import_node_fs6.default.statSync(dir), uid) ?? [];
-  if (problem === void 0) return;
-  throw new ConfigError(
+  const folder = import_node_fs6.default.statSync(dir);
+  const untrusted = (problem, fix) => new ConfigError(
     `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
   );
+  if (stat.uid !== uid && stat.uid !== 0)
+    throw untrusted(
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
+    );
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    throw untrusted(`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+  if (folder.uid !== uid && folder.uid !== 0)
+    throw untrusted(`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours");
+  const sticky = (folder.mode & 512) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    throw untrusted(
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`
+    );
 }
 function inside(file, dir) {
   const relative = import_node_path6.default.relative(dir, file);
@@ -36867,26 +36863,20 @@ function decimal2(text) {
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
   const all = int + (m[3] ?? "");
-  let point = int.length + Number(m[4] ?? "0");
   let start = 0;
   while (start < all.length && all.charCodeAt(start) === 48) start++;
-  point -= start;
   let end = all.length;
   while (end > start && all.charCodeAt(end - 1) === 48) end--;
-  const digits = all.slice(start, end);
-  return { negative: m[1] === "-" && digits !== "", digits, point: digits === "" ? 0 : point };
-}
-function compareMagnitude(a, b) {
-  if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
-  if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
+  if (start === end) return { sign: 0, digits: "", point: 0 };
+  return { sign: m[1] === "-" ? -1 : 1, digits: all.slice(start, end), point: int.length + Number(m[4] ?? "0") - start };
 }
 function compareDecimal(a, b) {
   const x = decimal2(a);
   const y = decimal2(b);
-  if (x.negative !== y.negative) return x.negative ? -1 : 1;
-  const m = compareMagnitude(x, y);
-  return x.negative ? -m : m;
+  if (x.sign !== y.sign) return Math.sign(x.sign - y.sign);
+  if (x.point !== y.point) return x.point < y.point ? -x.sign : x.sign;
+  if (x.digits === y.digits) return 0;
+  return x.digits < y.digits ? -x.sign : x.sign;
 }
 var DECIMAL2;
 var init_decimal = __esm({
@@ -37148,9 +37138,9 @@ var init_resolve2 = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count2 = 0;
+  let count3 = 0;
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count2);
+    const listener = () => handler(signal, ++count3);
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -37166,12 +37156,11 @@ var init_signals2 = __esm({
 });
 
 // src/commands/service.ts
-function clientFor(settings, options, io, extra = {}) {
-  const onEvent = options.verbose || extra.onRetry ? (event) => {
-    if (event.type === "retry") extra.onRetry?.(event.delayMs, event.reason);
+function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
+  const onEvent = options.verbose || onRetry ? (event) => {
+    if (event.type === "retry") onRetry?.(event.delayMs, event.reason);
     if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
-  const env2 = extra.env ?? process.env;
   const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
   if (env2.TRACEPARENT && !traceparent && options.verbose) {
@@ -37192,7 +37181,7 @@ function clientFor(settings, options, io, extra = {}) {
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1e3,
     retries: options.retries,
-    connections: extra.connections,
+    connections,
     onEvent
   });
 }
@@ -38132,15 +38121,15 @@ function getFlags(reader) {
   reader.offset += 4;
   const type = rawType % 1e3;
   const flags = Math.floor(rawType / 1e3);
-  let count2 = 0;
+  let count3 = 0;
   if (type > 1 && type <= 7) {
-    count2 = view2.getUint32(reader.offset, littleEndian);
+    count3 = view2.getUint32(reader.offset, littleEndian);
     reader.offset += 4;
   }
   let dim2 = 2;
   if (flags) dim2++;
   if (flags === 3) dim2++;
-  return { littleEndian, type, dim: dim2, count: count2 };
+  return { littleEndian, type, dim: dim2, count: count3 };
 }
 function readPosition(reader, flags) {
   const points = [];
@@ -38162,9 +38151,9 @@ function readPolygon(reader, flags) {
   const { view: view2 } = reader;
   const rings = [];
   for (let r = 0; r < flags.count; r++) {
-    const count2 = view2.getUint32(reader.offset, flags.littleEndian);
+    const count3 = view2.getUint32(reader.offset, flags.littleEndian);
     reader.offset += 4;
-    rings.push(readLine(reader, { ...flags, count: count2 }));
+    rings.push(readLine(reader, { ...flags, count: count3 }));
   }
   return rings;
 }
@@ -38345,16 +38334,16 @@ var init_convert = __esm({
 function schemaTree(schema, rootIndex, path18) {
   const element = schema[rootIndex];
   const children = [];
-  let count2 = 1;
+  let count3 = 1;
   if (element.num_children) {
     while (children.length < element.num_children) {
-      const childElement = schema[rootIndex + count2];
-      const child = schemaTree(schema, rootIndex + count2, [...path18, childElement.name]);
-      count2 += child.count;
+      const childElement = schema[rootIndex + count3];
+      const child = schemaTree(schema, rootIndex + count3, [...path18, childElement.name]);
+      count3 += child.count;
       children.push(child);
     }
   }
-  return { count: count2, element, children, path: path18 };
+  return { count: count3, element, children, path: path18 };
 }
 function getSchemaPath(schema, name) {
   return getTreePath(schemaTree(schema, 0, []), name);
@@ -40279,11 +40268,11 @@ var init_assemble = __esm({
 });
 
 // node_modules/hyparquet/src/alp.js
-function alpDecode(reader, count2, type) {
+function alpDecode(reader, count3, type) {
   if (type === "FLOAT") {
-    return alpDecodeFloat(reader, count2);
+    return alpDecodeFloat(reader, count3);
   } else if (type === "DOUBLE") {
-    return alpDecodeDouble(reader, count2);
+    return alpDecodeDouble(reader, count3);
   } else {
     throw new Error(`ALP encoding unsupported type: ${type}`);
   }
@@ -40310,13 +40299,13 @@ function readAlpHeader(reader) {
   reader.offset += numVectors * 4;
   return { vectorSize, numElements, numVectors, offsetArrayStart };
 }
-function alpDecodeFloat(reader, count2) {
+function alpDecodeFloat(reader, count3) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count2) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  if (numElements !== count3) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
   }
-  const output = new Float32Array(count2);
+  const output = new Float32Array(count3);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40340,13 +40329,13 @@ function alpDecodeFloat(reader, count2) {
   }
   return output;
 }
-function alpDecodeDouble(reader, count2) {
+function alpDecodeDouble(reader, count3) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count2) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  if (numElements !== count3) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
   }
-  const output = new Float64Array(count2);
+  const output = new Float64Array(count3);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40391,14 +40380,14 @@ function patchExceptions(reader, numExceptions, byteSize, outputBytes, outputOff
   }
   reader.offset = valuesStart + numExceptions * byteSize;
 }
-function unpackBits(reader, count2, bitWidth2) {
-  const output = new Uint32Array(count2);
+function unpackBits(reader, count3, bitWidth2) {
+  const output = new Uint32Array(count3);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
   const modulus = 2 ** bitWidth2;
   let bitPos = 0;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     let byteIndex = start + (bitPos >>> 3);
     const shift = bitPos & 7;
     let value = view2.getUint8(byteIndex++) >>> shift;
@@ -40410,11 +40399,11 @@ function unpackBits(reader, count2, bitWidth2) {
     output[i] = value % modulus;
     bitPos += bitWidth2;
   }
-  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
   return output;
 }
-function unpackBitsBig(reader, count2, bitWidth2) {
-  const output = new BigUint64Array(count2);
+function unpackBitsBig(reader, count3, bitWidth2) {
+  const output = new BigUint64Array(count3);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
@@ -40422,7 +40411,7 @@ function unpackBitsBig(reader, count2, bitWidth2) {
   let buffer = 0n;
   let bitsInBuffer = 0;
   let byteIndex = start;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     while (bitsInBuffer < bitWidth2) {
       buffer |= BigInt(view2.getUint8(byteIndex++)) << BigInt(bitsInBuffer);
       bitsInBuffer += 8;
@@ -40431,7 +40420,7 @@ function unpackBitsBig(reader, count2, bitWidth2) {
     buffer >>= BigInt(bitWidth2);
     bitsInBuffer -= bitWidth2;
   }
-  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
   return output;
 }
 var POW10, POW10_NEG, POW10F, POW10F_NEG;
@@ -40485,9 +40474,9 @@ var init_alp = __esm({
 });
 
 // node_modules/hyparquet/src/delta.js
-function deltaBinaryUnpack(reader, count2, output) {
+function deltaBinaryUnpack(reader, count3, output) {
   if (output instanceof Int32Array) {
-    deltaBinaryUnpackInt32(reader, count2, output);
+    deltaBinaryUnpackInt32(reader, count3, output);
     return;
   }
   const blockSize = readVarInt(reader);
@@ -40497,19 +40486,19 @@ function deltaBinaryUnpack(reader, count2, output) {
   let outputIndex = 0;
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
-  while (outputIndex < count2) {
+  while (outputIndex < count3) {
     const minDelta = readZigZagBigInt(reader);
     const bitWidths = new Uint8Array(miniblockPerBlock);
     for (let i = 0; i < miniblockPerBlock; i++) {
       bitWidths[i] = reader.view.getUint8(reader.offset++);
     }
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
       const bitWidth2 = bitWidths[i];
       if (bitWidth2) {
         let bitpackPos = 0;
         let miniblockCount = valuesPerMiniblock;
         const mask = (1n << BigInt(bitWidth2)) - 1n;
-        while (miniblockCount && outputIndex < count2) {
+        while (miniblockCount && outputIndex < count3) {
           let bits = BigInt(reader.view.getUint32(reader.offset, true) >>> bitpackPos) & mask;
           bitpackPos += bitWidth2;
           while (bitpackPos >= 32) {
@@ -40528,7 +40517,7 @@ function deltaBinaryUnpack(reader, count2, output) {
           reader.offset += Math.ceil((miniblockCount * bitWidth2 + bitpackPos) / 8);
         }
       } else {
-        for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+        for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
           value += minDelta;
           output[outputIndex++] = value;
         }
@@ -40536,7 +40525,7 @@ function deltaBinaryUnpack(reader, count2, output) {
     }
   }
 }
-function deltaBinaryUnpackInt32(reader, count2, output) {
+function deltaBinaryUnpackInt32(reader, count3, output) {
   const blockSize = readVarInt(reader);
   const miniblockPerBlock = readVarInt(reader);
   readVarInt(reader);
@@ -40545,15 +40534,15 @@ function deltaBinaryUnpackInt32(reader, count2, output) {
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
   const { view: view2 } = reader;
-  while (outputIndex < count2) {
+  while (outputIndex < count3) {
     const minDelta = readZigZagInt33(reader);
     const bitWidthsOffset = reader.offset;
     let offset = bitWidthsOffset + miniblockPerBlock;
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
       const bitWidth2 = view2.getUint8(bitWidthsOffset + i);
       const end = offset + valuesPerMiniblock * bitWidth2 / 8;
       let bitOffset = 0;
-      for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+      for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
         let residual = 0;
         let bitsRead = 0;
         while (bitsRead < bitWidth2) {
@@ -40582,20 +40571,20 @@ function readZigZagInt33(reader) {
   const high = reader.offset - start === 5 ? reader.view.getUint8(start + 4) >>> 4 & 1 : 0;
   return (low >>> 1 | high << 31) ^ -(low & 1);
 }
-function deltaLengthByteArray(reader, count2, output) {
-  const lengths = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, lengths);
-  for (let i = 0; i < count2; i++) {
+function deltaLengthByteArray(reader, count3, output) {
+  const lengths = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, lengths);
+  for (let i = 0; i < count3; i++) {
     output[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, lengths[i]);
     reader.offset += lengths[i];
   }
 }
-function deltaByteArray(reader, count2, output) {
-  const prefixData = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, prefixData);
-  const suffixData = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, suffixData);
-  for (let i = 0; i < count2; i++) {
+function deltaByteArray(reader, count3, output) {
+  const prefixData = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, prefixData);
+  const suffixData = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, suffixData);
+  for (let i = 0; i < count3; i++) {
     const suffix = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, suffixData[i]);
     if (prefixData[i]) {
       output[i] = new Uint8Array(prefixData[i] + suffixData[i]);
@@ -40626,25 +40615,25 @@ function readRleBitPackedHybrid(reader, width, output, length) {
     if (header & 1) {
       seen = readBitPacked(reader, header, width, output, seen);
     } else {
-      const count2 = header >>> 1;
-      readRle(reader, count2, width, output, seen);
-      seen += count2;
+      const count3 = header >>> 1;
+      readRle(reader, count3, width, output, seen);
+      seen += count3;
     }
   }
   reader.offset = startOffset + length;
 }
-function readRle(reader, count2, bitWidth2, output, seen) {
+function readRle(reader, count3, bitWidth2, output, seen) {
   const width = bitWidth2 + 7 >> 3;
   let value = 0;
   for (let i = 0; i < width; i++) {
     value |= reader.view.getUint8(reader.offset++) << (i << 3);
   }
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     output[seen + i] = value;
   }
 }
 function readBitPacked(reader, header, bitWidth2, output, seen) {
-  let count2 = header >> 1 << 3;
+  let count3 = header >> 1 << 3;
   const mask = (1 << bitWidth2) - 1;
   let data = 0;
   if (reader.offset < reader.view.byteLength) {
@@ -40654,7 +40643,7 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
   }
   let left = 8;
   let right = 0;
-  while (count2) {
+  while (count3) {
     if (right > 8) {
       right -= 8;
       left -= 8;
@@ -40667,17 +40656,17 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
       if (seen < output.length) {
         output[seen++] = data >> right & mask;
       }
-      count2--;
+      count3--;
       right += bitWidth2;
     }
   }
   return seen;
 }
-function byteStreamSplit(reader, count2, type, typeLength) {
+function byteStreamSplit(reader, count3, type, typeLength) {
   const width = byteWidth(type, typeLength);
-  const bytes = new Uint8Array(count2 * width);
+  const bytes = new Uint8Array(count3 * width);
   for (let b = 0; b < width; b++) {
-    for (let i = 0; i < count2; i++) {
+    for (let i = 0; i < count3; i++) {
       bytes[i * width + b] = reader.view.getUint8(reader.offset++);
     }
   }
@@ -40686,8 +40675,8 @@ function byteStreamSplit(reader, count2, type, typeLength) {
   else if (type === "INT32") return new Int32Array(bytes.buffer);
   else if (type === "INT64") return new BigInt64Array(bytes.buffer);
   else if (type === "FIXED_LEN_BYTE_ARRAY") {
-    const split = new Array(count2);
-    for (let i = 0; i < count2; i++) {
+    const split = new Array(count3);
+    for (let i = 0; i < count3; i++) {
       split[i] = bytes.subarray(i * width, (i + 1) * width);
     }
     return split;
@@ -40716,73 +40705,73 @@ var init_encoding = __esm({
 });
 
 // node_modules/hyparquet/src/plain.js
-function readPlain(reader, type, count2, fixedLength) {
-  if (count2 === 0) return [];
+function readPlain(reader, type, count3, fixedLength) {
+  if (count3 === 0) return [];
   if (type === "BOOLEAN") {
-    return readPlainBoolean(reader, count2);
+    return readPlainBoolean(reader, count3);
   } else if (type === "INT32") {
-    return readPlainInt32(reader, count2);
+    return readPlainInt32(reader, count3);
   } else if (type === "INT64") {
-    return readPlainInt64(reader, count2);
+    return readPlainInt64(reader, count3);
   } else if (type === "INT96") {
-    return readPlainInt96(reader, count2);
+    return readPlainInt96(reader, count3);
   } else if (type === "FLOAT") {
-    return readPlainFloat(reader, count2);
+    return readPlainFloat(reader, count3);
   } else if (type === "DOUBLE") {
-    return readPlainDouble(reader, count2);
+    return readPlainDouble(reader, count3);
   } else if (type === "BYTE_ARRAY") {
-    return readPlainByteArray(reader, count2);
+    return readPlainByteArray(reader, count3);
   } else if (type === "FIXED_LEN_BYTE_ARRAY") {
     if (!fixedLength) throw new Error("parquet missing fixed length");
-    return readPlainByteArrayFixed(reader, count2, fixedLength);
+    return readPlainByteArrayFixed(reader, count3, fixedLength);
   } else {
     throw new Error(`parquet unhandled type: ${type}`);
   }
 }
-function readPlainBoolean(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainBoolean(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const byteOffset = reader.offset + (i / 8 | 0);
     const bitOffset = i % 8;
     const byte = reader.view.getUint8(byteOffset);
     values[i] = (byte & 1 << bitOffset) !== 0;
   }
-  reader.offset += Math.ceil(count2 / 8);
+  reader.offset += Math.ceil(count3 / 8);
   return values;
 }
-function readPlainInt32(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 4;
+function readPlainInt32(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 4;
   return values;
 }
-function readPlainInt64(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 8;
+function readPlainInt64(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 8;
   return values;
 }
-function readPlainInt96(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainInt96(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const low = reader.view.getBigInt64(reader.offset + i * 12, true);
     const high = reader.view.getInt32(reader.offset + i * 12 + 8, true);
     values[i] = BigInt(high) << 64n | low;
   }
-  reader.offset += count2 * 12;
+  reader.offset += count3 * 12;
   return values;
 }
-function readPlainFloat(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 4;
+function readPlainFloat(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 4;
   return values;
 }
-function readPlainDouble(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 8;
+function readPlainDouble(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 8;
   return values;
 }
-function readPlainByteArray(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainByteArray(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const length = reader.view.getUint32(reader.offset, true);
     reader.offset += 4;
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, length);
@@ -40790,9 +40779,9 @@ function readPlainByteArray(reader, count2) {
   }
   return values;
 }
-function readPlainByteArrayFixed(reader, count2, fixedLength) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainByteArrayFixed(reader, count3, fixedLength) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, fixedLength);
     reader.offset += fixedLength;
   }
@@ -42562,11 +42551,11 @@ function journalInput(file) {
   }
 }
 function describeLoaded(j) {
-  const count2 = (state) => j.states.filter((s) => s === state).length;
+  const count3 = (state) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(count2(ACCEPTED), "row")} accepted`,
-    `${formatCount(count2(FAILED))} failed`,
-    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
+    `${plural(count3(ACCEPTED), "row")} accepted`,
+    `${formatCount(count3(FAILED))} failed`,
+    `${count3(STARTED) + count3(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
 function refuseToCarryOn(file, loaded, options) {
@@ -43943,9 +43932,9 @@ var init_pace = __esm({
         const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
-        let count2 = 0;
-        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
-        return count2 / TOOK_ROUND_TRIPS;
+        let count3 = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count3++;
+        return count3 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
         this.#respace();
@@ -44172,8 +44161,8 @@ async function send(run2) {
     sink: recorder
   });
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count2) => {
-    if (count2 === 1) {
+  const removeSignals = onStopSignals((signal, count3) => {
+    if (count3 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
@@ -44185,7 +44174,7 @@ async function send(run2) {
       );
     } else {
       client?.abortAll();
-      if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
+      if (count3 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
   });
   progress?.start();
@@ -44328,31 +44317,15 @@ marked so, and a replay skips them unless --retry-unknown).`;
 
 // src/commands/prompt.ts
 function promptHidden(question, input2, output) {
+  output.write(question);
+  const rl = import_node_readline.default.createInterface({ input: input2, output: new import_node_stream2.Writable({ write: (_chunk, _encoding, done) => done() }), terminal: true });
   return new Promise((resolve2, reject) => {
-    let answer = "";
-    output.write(question);
-    input2.setRawMode(true);
-    input2.resume();
-    input2.setEncoding("utf8");
-    const finish2 = (error2) => {
-      input2.setRawMode(false);
-      input2.pause();
-      input2.removeListener("data", onData);
-      output.write("\n");
-      if (error2) reject(error2);
-      else resolve2(answer);
-    };
-    const onData = (chunk) => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n" || char === "") return finish2();
-        if (char === "") {
-          return finish2(new TriggerError("interrupted", "cancelled; no key was saved"));
-        }
-        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input2.on("data", onData);
+    rl.once("line", resolve2);
+    rl.once("close", () => resolve2(""));
+    rl.once("SIGINT", () => reject(new TriggerError("interrupted", "cancelled; no key was saved")));
+  }).finally(() => {
+    rl.close();
+    output.write("\n");
   });
 }
 async function readSecret(question, input2, output) {
@@ -44369,10 +44342,12 @@ async function readSecret(question, input2, output) {
   }
   return text;
 }
-var import_consumers;
+var import_node_readline, import_node_stream2, import_consumers;
 var init_prompt = __esm({
   "src/commands/prompt.ts"() {
     "use strict";
+    import_node_readline = __toESM(require("node:readline"), 1);
+    import_node_stream2 = require("node:stream");
     import_consumers = require("node:stream/consumers");
     init_errors();
   }
@@ -44887,6 +44862,7 @@ async function startEmulator(options = {}) {
     if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
     throw error2;
   }
+  if (logFd !== void 0) server.once("close", () => import_node_fs15.default.closeSync(logFd));
   const bound2 = server.address().port;
   let closed;
   return {
@@ -44900,12 +44876,7 @@ async function startEmulator(options = {}) {
     close({ force = false } = {}) {
       closing = true;
       if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve2) => {
-        server.close(() => {
-          if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
-          resolve2();
-        });
-      });
+      closed ??= new Promise((resolve2) => server.close(() => resolve2()));
       return closed;
     }
   };
@@ -45075,7 +45046,7 @@ async function untilStopped(server) {
   let removeSignals = () => {
   };
   await new Promise((resolve2) => {
-    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
+    removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
   });
   removeSignals();
 }
@@ -45186,9 +45157,6 @@ function stillThere(file, was) {
     { hint: "look at it, then run the command again" }
   );
 }
-function defaultCatalogPath(cwd) {
-  return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
-}
 var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
@@ -45200,7 +45168,6 @@ var init_write = __esm({
     init_errors();
     init_render();
     init_file();
-    init_find();
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
@@ -45246,9 +45213,7 @@ function list2(options, ctx) {
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
     return;
   }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
-  );
+  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count2(views2.length, "trigger")}`));
   const width = Math.min(
     32,
     views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
@@ -45318,7 +45283,7 @@ function checkNewId(id) {
 }
 async function changeCatalog(options, ctx, create2, change) {
   const where2 = found(options, ctx, create2);
-  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
+  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
 }
@@ -45329,7 +45294,7 @@ function writeTarget(where2, ctx, create2) {
     const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
     return { path: real, text, data: data2, shown: `${printable(real)}${link}`, created: false, save: save2 };
   }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const file = where2?.path ?? import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const schema = schemaFor(file);
   const data = newCatalog(schema);
   const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
@@ -45429,7 +45394,6 @@ async function check(files, options, ctx) {
     }
   }
   printProblems(problems, warnings, where2.path, options, ctx);
-  const count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
   if (!parsed2.data) {
     const error2 = new ConfigError(`the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`, {
       reported: true
@@ -45437,7 +45401,7 @@ async function check(files, options, ctx) {
     if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
     throw error2;
   }
-  const summary = `${printable(where2.path)}: ${Object.keys(parsed2.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
+  const summary = `${printable(where2.path)}: ${count2(Object.keys(parsed2.data.triggers).length, "trigger")}${files.length ? `; ${count2(rows2, "row")} in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
@@ -45473,7 +45437,7 @@ async function importFiles(files, options, ctx) {
     if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${added.length} trigger${added.length === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${count2(added.length, "trigger")} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
@@ -45503,7 +45467,7 @@ function command6(program2, ctx) {
     sub.option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
   return triggers;
 }
-var import_node_fs17, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
+var import_node_fs17, import_node_path15, count2, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -45524,6 +45488,7 @@ var init_triggers = __esm({
     init_errno();
     init_render();
     init_resolve2();
+    count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
     CLEARABLE = ["description", "min", "max", "deprecated"];
     EXAMPLES2 = `
 Examples:
@@ -45845,7 +45810,7 @@ var import_node_crypto3 = require("node:crypto");
 var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
-var import_node_stream2 = require("node:stream");
+var import_node_stream3 = require("node:stream");
 init_messages();
 
 // src/cli.ts
@@ -46176,7 +46141,7 @@ ${delimiter}
   }
   import_node_fs18.default.appendFileSync(file, text);
 }
-var Results = class extends import_node_stream2.Writable {
+var Results = class extends import_node_stream3.Writable {
   constructor(failure) {
     super();
     this.failure = failure;
@@ -46231,7 +46196,7 @@ function reword(text, env2) {
   if (input(env2, "api-key")) words = words.replace(/\bfrom TRIGGER_API_KEY\b/g, "from the input api-key");
   return words;
 }
-var StepLog = class extends import_node_stream2.Writable {
+var StepLog = class extends import_node_stream3.Writable {
   constructor(target2, env2) {
     super();
     this.target = target2;

@@ -32,6 +32,9 @@ import { errorLine, githubAnnotation, printable, shellQuote } from '../output/re
 import { activeProfile } from '../settings/resolve.js';
 import type { CatalogOptions, Context } from './shared.js';
 
+/** "1 trigger", "200000 triggers": counts as plain digits. */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 export interface CatalogFlag extends CatalogOptions {
   profile?: string;
 }
@@ -69,9 +72,7 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
     return;
   }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views.length} trigger${views.length === 1 ? '' : 's'}`),
-  );
+  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views.length, 'trigger')}`));
   // Folded, not spread into Math.max: 200,000 arguments overflow the stack.
   const width = Math.min(
     32,
@@ -320,7 +321,6 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
     }
   }
   printProblems(problems, warnings, where.path, options, ctx);
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   if (!parsed.data) {
     const error = new ConfigError(`the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`, {
       reported: true,
@@ -328,7 +328,7 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
     if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
     throw error;
   }
-  const summary = `${printable(where.path)}: ${Object.keys(parsed.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${count(files.length, 'file')}` : ''}; ${count(problems.length, 'problem')}`;
+  const summary = `${printable(where.path)}: ${count(Object.keys(parsed.data.triggers).length, 'trigger')}${files.length ? `; ${count(rows, 'row')} in ${count(files.length, 'file')}` : ''}; ${count(problems.length, 'problem')}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
@@ -373,7 +373,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success('imported')} ${added.length} trigger${added.length === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
+      `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
     );
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
