@@ -25,7 +25,8 @@ import {
 } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
-import { newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
+import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../catalog/write.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
@@ -226,16 +227,26 @@ Where another profile's account uses another id: trigger triggers edit ${printab
   });
 }
 
-/** After a new catalog is written: the schema its "$schema" names, copied beside it where nothing else has it. */
-function writeSchema(target: WriteTarget, io: Output): void {
-  if (!target.schema) return;
+/**
+ * After a new catalog is written: the package's schema its "$schema" names, copied beside it where
+ * nothing else has it (replaced whole, never through a link). A file of that name that is not a
+ * trigger catalog schema (another title, or no JSON) is left alone: it is someone's own.
+ */
+function writeSchema({ schema }: WriteTarget, io: Output): void {
+  if (schema?.copyFrom === undefined || schema.copyTo === undefined) return;
+  const title = (file: string) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { title?: unknown }).title;
   try {
-    if (writeSchemaCopy(target.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target.schema.copyTo!)}, the schema its "$schema" names (for editors)`));
+    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
+  } catch {
+    return;
+  }
+  try {
+    writeFileAtomic(schema.copyTo, fs.readFileSync(schema.copyFrom, 'utf8'), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error) {
     io.stderr(
       io.errColors.warn(
-        `warning: cannot write ${printable(target.schema.copyTo!)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
+        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
       ),
     );
   }
