@@ -254,7 +254,7 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
 }
 
 /** The error for a catalog that cannot be used (exit 2), naming the file and the problem. */
-export function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
+function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
   const where = first.line === undefined ? printable(file) : `${printable(file)}:${first.line}`;
@@ -291,13 +291,10 @@ const RULES_VERSION = 2;
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
+  const text = `${JSON.stringify(Object.fromEntries(entries))}\n`;
   try {
     makeFolders(path.dirname(record));
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}\n`, {
-      mode: 0o600,
-      forceMode: true,
-      follow: false,
-    });
+    writeFileAtomic(record, text, { mode: 0o600, forceMode: true, follow: false });
   } catch {
     // a folder that cannot be written only means the next run checks again
   }
