@@ -80,8 +80,8 @@ const MAX_KEY_RESCANS = 64;
 
 /**
  * The line where a key is written, for messages that point at it. Keys are looked for in the order
- * they are asked (the file's order, mostly), each search going on from the last key found, and lines
- * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
+ * they are asked (the file's order, mostly), each search, and each count of lines, going on from the
+ * last key found: a catalog within the limits with a problem on each of 200,000 triggers took over two
  * minutes with a search from the start and a line count for each.
  */
 function keyLines(text: string): (key: string) => number | undefined {
@@ -129,8 +129,7 @@ export function isPlainValid(data: unknown): boolean {
  */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  let lines: ((key: string) => number | undefined) | undefined;
-  const lineOfKey = (key: string) => (lines ??= keyLines(text))(key);
+  const lineOfKey = keyLines(text);
   const problems: CatalogProblem[] = [];
   for (const field of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field))
