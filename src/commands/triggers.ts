@@ -139,18 +139,12 @@ function bound(text: string, flag: string): number {
 
 function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
   const next: TriggerEntry = { ...entry };
-  if (options.name !== undefined) {
-    if (options.name.trim() === '') throw new UsageError('--name must not be empty');
-    next.name = options.name;
-  }
+  if (options.name !== undefined) next.name = options.name;
   if (options.value !== undefined) next.value = options.value; // one of VALUE_RULES: commander checks its choices
   if (options.min !== undefined) next.min = bound(options.min, '--min');
   if (options.max !== undefined) next.max = bound(options.max, '--max');
   if (options.description !== undefined) next.description = options.description;
-  if (options.deprecated !== undefined) {
-    if (options.deprecated.trim() === '') throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
+  if (options.deprecated !== undefined) next.deprecated = options.deprecated;
   // The fields in a stable order, whatever order they were set in.
   return Object.fromEntries(ENTRY_FIELDS.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
 }
@@ -333,9 +327,8 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
   }
   printProblems(problems, warnings, where.path, options, ctx);
   if (!parsed.data) {
-    const error = new ConfigError(`the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`, {
-      reported: true,
-    });
+    const message = `the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`;
+    const error = new ConfigError(message, { reported: true });
     if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
     throw error;
   }
