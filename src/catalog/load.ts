@@ -306,7 +306,6 @@ function remember(record: string, file: string, identity: string, known: Record<
  * what a change writes) and its identity.
  */
 export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog & { real: string; stat: fs.Stats } {
-  // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
   const { path: file, source } = typeof found === 'string' ? { path: found, source: 'flag' as CatalogSource } : found;
   // One open file for the identity and the text, so that what is read is what was identified.
   const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });

@@ -276,8 +276,7 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
 export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
     const key = lookUp(target, activeProfile({}, ctx.env), id);
-    const triggers = { ...target.data.triggers };
-    delete triggers[key];
+    const { [key]: _removed, ...triggers } = target.data.triggers;
     target.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${target.shown} (the dashboard still has it)`);
   });
