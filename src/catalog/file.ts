@@ -199,8 +199,7 @@ export function readCatalogFile(file: string, options: ReadCatalogOptions = {}):
   const target = catalogTarget(file, options);
   let fd: number | undefined;
   try {
-    const noFollow = target.stat ? fs.constants.O_NOFOLLOW : 0;
-    fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow);
+    fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     // Replaced between the check and the open: not what was checked.

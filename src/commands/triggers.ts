@@ -251,16 +251,15 @@ const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
     const key = lookUp(target, activeProfile({}, ctx.env), id);
-    let entry = applyFields(target.data.triggers[key]!, options);
+    const entry = applyFields(target.data.triggers[key]!, options);
     for (const field of options.clear ?? []) delete entry[field];
     if (options.id !== undefined) {
       if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
       checkNewId(options.id);
-      const ids = { ...(entry.ids ?? {}) };
-      if (options.id === key) delete ids[options.profile];
-      else ids[options.profile] = options.id;
-      entry = { ...entry, ids };
-      if (Object.keys(ids).length === 0) delete entry.ids;
+      // An id equal to the key is no id of its own.
+      const { [options.profile]: _was, ...ids } = entry.ids ?? {};
+      entry.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      if (Object.keys(entry.ids).length === 0) delete entry.ids;
     } else if (options.profile) {
       throw new UsageError('--profile in triggers edit names the profile for --id <id>');
     }
