@@ -36589,8 +36589,7 @@ function readCatalogFile(file, options = {}) {
   const target2 = catalogTarget(file, options);
   let fd;
   try {
-    const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
-    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
+    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
     const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
@@ -36634,7 +36633,6 @@ var load_exports = {};
 __export(load_exports, {
   ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
-  catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
   idIn: () => idIn,
   isPlainValid: () => isPlainValid,
@@ -36690,8 +36688,7 @@ function isPlainValid(data) {
 }
 function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  let lines;
-  const lineOfKey = (key) => (lines ??= keyLines(text))(key);
+  const lineOfKey = keyLines(text);
   const problems = [];
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
@@ -36799,14 +36796,11 @@ function catalogError(file, problems) {
 function remember(record, file, identity, known) {
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
+  const text = `${JSON.stringify(Object.fromEntries(entries))}
+`;
   try {
     makeFolders(import_node_path7.default.dirname(record));
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}
-`, {
-      mode: 384,
-      forceMode: true,
-      follow: false
-    });
+    writeFileAtomic(record, text, { mode: 384, forceMode: true, follow: false });
   } catch {
   }
 }
@@ -36976,11 +36970,8 @@ var init_resolve = __esm({
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
               const suggestion2 = this.trigger(key).id;
-              return {
-                ok: false,
-                message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`,
-                suggestion: suggestion2
-              };
+              const message2 = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`;
+              return { ok: false, message: message2, suggestion: suggestion2 };
             }
           }
           for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
@@ -36990,11 +36981,8 @@ var init_resolve = __esm({
         }
         const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
         const suggestion = near ? this.trigger(best.key).id : void 0;
-        return {
-          ok: false,
-          message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
-          suggestion
-        };
+        const message = `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`;
+        return { ok: false, message, suggestion };
       }
       /**
        * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
@@ -44989,14 +44977,15 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-function catalogTriggers(options, { env: env2, cwd }) {
-  const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
+function knownTriggers(options, { env: env2, cwd }) {
+  if (options.trigger?.length) return { ids: options.trigger, from: "" };
+  const found2 = findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), path: found2.path };
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), from: ` from ${printable(found2.path)}` };
 }
 async function emulator(options, ctx) {
   const { io, env: env2 } = ctx;
-  const fromCatalog = catalogTriggers(options, ctx);
+  const known = knownTriggers(options, ctx);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -45004,7 +44993,7 @@ async function emulator(options, ctx) {
   const server = await startEmulator({
     ...options,
     key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
+    triggers: known?.ids,
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry2) {
@@ -45015,15 +45004,13 @@ async function emulator(options, ctx) {
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
   });
-  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
+  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
   await untilStopped(server);
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
+  io.stderr(`${io.terminal.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`);
 }
-function bannerLines(server, options, keySource, fromCatalog, io) {
+function bannerLines(server, options, keySource, known, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
   const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
@@ -45032,8 +45019,7 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   const key = server.keyGenerated ? "generated for this run" : `from ${keySource} (${maskKey(server.key)})`;
   lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
   if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
-  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (known) lines.push(`  triggers: ${known.ids.map(showId).join(", ") || "none"}${known.from} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
   if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
@@ -45116,21 +45102,6 @@ function schemaFor(file, ownSchema = packageSchema()) {
 }
 function newCatalog(plan2) {
   return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
-}
-function writeSchemaCopy(plan2) {
-  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs16.default.readFileSync(plan2.copyFrom, "utf8");
-  const title = JSON.parse(text).title;
-  if (isFile(plan2.copyTo)) {
-    try {
-      const existing = JSON.parse(import_node_fs16.default.readFileSync(plan2.copyTo, "utf8"));
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan2.copyTo, text, { follow: false });
-  return true;
 }
 function catalogText(data) {
   return `${JSON.stringify(data, null, 2)}
@@ -45263,18 +45234,12 @@ function bound(text, flag) {
 }
 function applyFields(entry2, options) {
   const next = { ...entry2 };
-  if (options.name !== void 0) {
-    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
-    next.name = options.name;
-  }
+  if (options.name !== void 0) next.name = options.name;
   if (options.value !== void 0) next.value = options.value;
   if (options.min !== void 0) next.min = bound(options.min, "--min");
   if (options.max !== void 0) next.max = bound(options.max, "--max");
   if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) {
-    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
+  if (options.deprecated !== void 0) next.deprecated = options.deprecated;
   return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
@@ -45326,15 +45291,21 @@ The service's API cannot create triggers: create it in the dashboard too:
 Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
   });
 }
-function writeSchema(target2, io) {
-  if (!target2.schema) return;
+function writeSchema({ schema }, io) {
+  if (schema?.copyFrom === void 0 || schema.copyTo === void 0) return;
+  const title = (file) => JSON.parse(import_node_fs17.default.readFileSync(file, "utf8")).title;
   try {
-    if (writeSchemaCopy(target2.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
+  } catch {
+    return;
+  }
+  try {
+    writeFileAtomic(schema.copyTo, import_node_fs17.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error2) {
     io.stderr(
       io.errColors.warn(
-        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
       )
     );
   }
@@ -45342,16 +45313,14 @@ function writeSchema(target2, io) {
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = lookUp(target2, activeProfile({}, ctx.env), id);
-    let entry2 = applyFields(target2.data.triggers[key], options);
+    const entry2 = applyFields(target2.data.triggers[key], options);
     for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
       if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
       checkNewId(options.id);
-      const ids = { ...entry2.ids ?? {} };
-      if (options.id === key) delete ids[options.profile];
-      else ids[options.profile] = options.id;
-      entry2 = { ...entry2, ids };
-      if (Object.keys(ids).length === 0) delete entry2.ids;
+      const { [options.profile]: _was, ...ids } = entry2.ids ?? {};
+      entry2.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      if (Object.keys(entry2.ids).length === 0) delete entry2.ids;
     } else if (options.profile) {
       throw new UsageError("--profile in triggers edit names the profile for --id <id>");
     }
@@ -45366,8 +45335,7 @@ async function edit(id, options, ctx) {
 async function remove2(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = lookUp(target2, activeProfile({}, ctx.env), id);
-    const triggers = { ...target2.data.triggers };
-    delete triggers[key];
+    const { [key]: _removed, ...triggers } = target2.data.triggers;
     target2.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
@@ -45395,9 +45363,8 @@ async function check(files, options, ctx) {
   }
   printProblems(problems, warnings, where2.path, options, ctx);
   if (!parsed2.data) {
-    const error2 = new ConfigError(`the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`, {
-      reported: true
-    });
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`;
+    const error2 = new ConfigError(message, { reported: true });
     if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
     throw error2;
   }
@@ -45485,6 +45452,7 @@ var init_triggers = __esm({
     init_decimal();
     init_resolve();
     init_write();
+    init_atomic_write();
     init_errno();
     init_render();
     init_resolve2();
