@@ -92,7 +92,12 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
     },
   });
   for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
-  await untilStopped(server);
+  // Until a stop signal: the first lets requests in flight finish, a second cuts them off.
+  let removeSignals = () => {};
+  await new Promise((resolve) => {
+    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
+  });
+  removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';
   // In a terminal the ^C the terminal echoed is still on the line: start a new one.
@@ -124,15 +129,6 @@ function bannerLines(
   if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
   lines.push(c.dim('  Ctrl-C stops it.'));
   return lines;
-}
-
-/** Until a stop signal: the first lets requests in flight finish, a second cuts them off. */
-async function untilStopped(server: Emulator): Promise<void> {
-  let removeSignals = () => {};
-  await new Promise((resolve) => {
-    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
-  });
-  removeSignals();
 }
 
 /** The command's definition: its options and help. */
