@@ -211,7 +211,7 @@ function take(route: { triggerId: string; userId: string }, body: string, tooBig
   const event: RecordedEvent = {
     time: new Date().toISOString(),
     ...route,
-    ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
+    ...checked,
     requestId,
   };
   if (rules.log) {
