@@ -98,6 +98,8 @@ const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
 /** At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted. */
 const QUIET_MS = 100;
+/** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
+const LIKELY_RUN = 0.001;
 /** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW_BY = 0.05;
@@ -373,7 +375,13 @@ export class Pace {
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
+      // A run the share refused before it makes likely (half at random: three in a row, one in
+      // eight) is no outage: a slow start again, without the pause (item 15).
+      const run = this.#pushedInARow;
+      const share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
+      return share ** run >= LIKELY_RUN ? this.#restart() : this.#pause(now, retryAfterMs);
+    }
     // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
     const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
     this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
