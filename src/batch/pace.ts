@@ -227,16 +227,8 @@ export class Pace {
   readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
   #recentPaceSum = 0;
   #recentCount = 0;
-  /**
-   * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
-   * before it (from the ring) and the limit and slow start then, and the answers to requests sent
-   * since, with their push-backs and paces.
-   */
-  #descentStart = -1;
-  #before: Tally = [0, 0, 0];
-  #beforeValue = 0;
-  #beforeSlowStart = false;
-  #since: Tally = [0, 0, 0];
+  /** A descent (see #judgeDescent), from the first cut after a calm spell. */
+  #descent: Descent | undefined;
   /** Push-backs since the last accepted answer. */
   #pushedInARow = 0;
   /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -315,12 +307,7 @@ export class Pace {
       if (news && !tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
-        if (this.#counted > 0) {
-          const at = this.#level[level]!;
-          at[0] -= 1;
-          at[1] -= 1;
-          at[2] -= this.#counted;
-        }
+        if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
         // at once or space them): from now on the starts are paced (see #spacingMs).
@@ -447,29 +434,23 @@ export class Pace {
     this.#recentPaceSum += pace - this.#recentPace[slot]!;
     this.#recentPace[slot] = pace;
     if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
-    if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-      this.#since[0]++;
-      this.#since[1] += flag;
-      this.#since[2] += pace;
-    }
+    if (this.#descent && sent >= this.#descent.start) add(this.#descent.since, flag, pace);
     // Sent within a round trip of the limit coming down: the requests sent before were still out,
     // so the service saw more than this limit. Not counted.
     this.#counted = 0;
     const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES]!;
     if (cameDown && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
     const at = this.#level[level]!;
-    if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
-    at[1] += flag;
-    // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
     this.#counted = pace;
-    at[2] += this.#counted;
+    add(at, flag, pace);
+    if (at[0] >= LEVEL_MEMORY) halve(at);
     return level;
   }
 
   /** The answers counted under the limits from..to, summed. */
   #levels(from: number, to: number): Tally {
     const sum: Tally = [0, 0, 0];
-    for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => (sum[k]! += v));
+    for (const at of this.#level.slice(from, to + 1)) add(sum, at[1], at[2], at[0]);
     return sum;
   }
 
@@ -531,29 +512,30 @@ export class Pace {
    * tolerated comes down to what the lower pace was refused. Says whether they were random.
    */
   #judgeDescent(now: number): boolean {
-    if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
-    if (this.#before[0] < DESCENT_ANSWERS) {
+    const descent = this.#descent;
+    if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
+    if (descent.before[0] < DESCENT_ANSWERS) {
       // It began before there were answers enough to compare with (the first round trips): the
       // answers since become what the pace after is compared with.
-      this.#before = this.#since;
-      this.#since = [0, 0, 0];
-      this.#descentStart = now;
+      descent.before = descent.since;
+      descent.since = [0, 0, 0];
+      descent.start = now;
       return false;
     }
-    const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+    const share = randomShare(descent.since, descent.before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
     if (share > 0) {
       this.#noise = Math.max(this.#noise, share);
       this.#restart();
-      this.#slowStart = this.#beforeSlowStart;
-      this.#set(Math.max(this.#value, this.#beforeValue));
+      this.#slowStart = descent.slowStart;
+      this.#set(Math.max(this.#value, descent.value));
       this.#lastPushBack = now;
       return true;
     }
     if (share < 0) {
       // It followed the pace: a limit. What was tolerated as random comes down to what is left.
-      const left = this.#since[1] / this.#since[0];
+      const left = descent.since[1] / descent.since[0];
       if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
-      this.#descentStart = -1;
+      this.#descent = undefined;
     }
     return false;
   }
@@ -579,7 +561,7 @@ export class Pace {
       }
     }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
-    if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
+    if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined;
     const accepted = this.#accepted;
     if (accepted > 0) {
       const rtt = this.#rttSum / accepted;
@@ -671,12 +653,9 @@ export class Pace {
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
    */
   #cut(now: number, pushedBack: boolean): void {
-    if (pushedBack && this.#descentStart < 0) {
-      this.#descentStart = now;
-      this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
-      this.#beforeValue = this.#value;
-      this.#beforeSlowStart = this.#slowStart;
-      this.#since = [0, 0, 0];
+    if (pushedBack && !this.#descent) {
+      const before: Tally = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
+      this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
     }
     const slowStart = this.#slowStart;
     this.#slowStart = false;
@@ -748,7 +727,7 @@ export class Pace {
    * nothing of what it takes once it is back.
    */
   #restart(): void {
-    this.#descentStart = -1;
+    this.#descent = undefined;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
@@ -822,6 +801,24 @@ export class Pace {
 
 /** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */
 type Tally = [answers: number, refused: number, pace: number];
+
+/**
+ * A descent: when it began, the answers before it (from the ring) and the limit and slow start
+ * then, and the answers to requests sent since.
+ */
+interface Descent {
+  start: number;
+  before: Tally;
+  value: number;
+  slowStart: boolean;
+  since: Tally;
+}
+
+function add(at: Tally, refused: number, pace: number, answers = 1): void {
+  at[0] += answers;
+  at[1] += refused;
+  at[2] += pace;
+}
 
 /** Halves a tally (the older half forgotten: a service changes). */
 function halve(at: Tally): void {
