@@ -298,13 +298,12 @@ export class Pace {
       // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
       // 1,600/s to 60/s).
       const news = now - rttMs >= this.#cutAt;
-      let tolerated = this.#tolerated(level);
+      let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
-      else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+      if (!tolerated && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
-      if (news && !tolerated) {
+      if (!tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
         if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
@@ -314,9 +313,7 @@ export class Pace {
         const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
-        // Nothing sent since the last cut was accepted: the service has just gone down (see #cut).
-        const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
-        this.#cut(now, true);
+        const down = this.#cut(now, true);
         if (burst) {
           // Refused in a burst (slow start before pacing): says what the service takes in bursts,
           // not paced. Slow start goes on, paced (see #respace), past that ceiling while the round
@@ -329,7 +326,8 @@ export class Pace {
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
-      return this.#cut(now, false);
+      this.#cut(now, false);
+      return;
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
@@ -367,7 +365,12 @@ export class Pace {
       // eight) is no outage: a slow start again, without the pause (item 15).
       const run = this.#pushedInARow;
       const share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
-      return share ** run >= LIKELY_RUN ? this.#restart() : this.#pause(now, retryAfterMs);
+      if (share ** run < LIKELY_RUN) {
+        // Every sender waits the Retry-After, plus up to half as much again at random.
+        const until = now + retryAfterMs * (1 + this.#random() / 2);
+        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
+      }
+      return this.#restart();
     }
     // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
     const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
@@ -382,20 +385,20 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
+    const open = this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
+    if (!open && !this.#scheduled(inFlight)) return false;
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
-    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
+    return true;
+  }
+
+  /** A start that must wait for a pause, the gap, the pacing or a jitter: whether it may go now (it then keeps the schedule). */
+  #scheduled(inFlight: number): boolean {
     const now = this.#now();
-    if (now < this.#holdUntil) {
-      this.#startsInARow--;
-      return false;
-    }
+    if (now < this.#holdUntil) return false;
     this.#holdUntil = 0;
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
-    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
-      this.#startsInARow--;
-      return false;
-    }
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
@@ -563,8 +566,8 @@ export class Pace {
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
     if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined;
     const accepted = this.#accepted;
+    const rtt = this.#rttSum / accepted;
     if (accepted > 0) {
-      const rtt = this.#rttSum / accepted;
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
@@ -572,7 +575,6 @@ export class Pace {
     if (accepted > 0 && this.#gapMs > 0) {
       this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
-      const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
@@ -652,7 +654,7 @@ export class Pace {
    * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
    */
-  #cut(now: number, pushedBack: boolean): void {
+  #cut(now: number, pushedBack: boolean): boolean {
     if (pushedBack && !this.#descent) {
       const before: Tally = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
       this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
@@ -662,11 +664,11 @@ export class Pace {
     this.#cutAt = now;
     // Cuts start a new round trip; what this one saw of the round trip still counts.
     if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
+    // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
+    // service accepted lately were to requests sent before, so what it took says too much (a
+    // service that has just gone down). Halve, as TCP does.
+    const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
     if (pushedBack) {
-      // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
-      // service accepted lately were to requests sent before, so what it took says too much (a
-      // service that has just gone down). Halve, as TCP does.
-      const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
       const took = down ? this.#value / 2 : this.#took(now);
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
@@ -692,6 +694,7 @@ export class Pace {
       this.#recentPaceSum = this.#recentCount = 0;
     }
     this.#nextWindow(now);
+    return down;
   }
 
   /**
@@ -712,13 +715,6 @@ export class Pace {
     this.#respace();
     this.#windowStart = now;
     this.#accepted = this.#rttSum = 0;
-  }
-
-  /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
-  #pause(now: number, retryAfterMs: number): void {
-    const until = now + retryAfterMs * (1 + this.#random() / 2);
-    if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-    this.#restart();
   }
 
   /**
