@@ -196,9 +196,8 @@ export class Pace {
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
-  /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
+  /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
-  #refusedSince = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
@@ -279,14 +278,14 @@ export class Pace {
       this.#rttSum += rttMs;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
-      this.#refusingSince = -1;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
-        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusedSince >= OUTAGE_MS) this.#restart();
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
         this.#refusedInARow = 0;
       }
+      this.#refusingSince = -1;
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
@@ -356,7 +355,6 @@ export class Pace {
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-    if (!again) this.#refusedSince = now;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
