@@ -1,14 +1,7 @@
 /**
- * --concurrency auto: how many requests a batch keeps in flight, found from the answers.
- *
- * A limit-based controller in the manner of TCP Vegas (as in Netflix's concurrency-limits), decided
- * once per round trip: a slow start, then growth while the round trip holds and a cut when a queue
- * builds. Push-back (429, 503) beyond what the service refuses at random cuts the limit at once to
- * what the service took; near that ceiling it climbs back, holds, then probes. Once pushed back
- * without Retry-After, the starts are paced over the round trip and the pace is held as a rate.
- * A service that sends Retry-After (a bucket, often shared) is followed by AIMD in rate instead.
- * Under one at a time, the starts are spaced out; a service that takes nothing pauses every sender.
- * docs/pace.md says why each rule is there and what it was measured against.
+ * --concurrency auto: how many requests a batch keeps in flight, and how far apart it starts them,
+ * found from the answers. docs/pace.md says why each rule is there (items 1-15, cited below) and
+ * what it was measured against.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -44,7 +37,7 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
-// The numbers below, and what each was measured against, are in docs/pace.md (items 1-14).
+// The numbers below, and what each was measured against, are in docs/pace.md.
 
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
@@ -173,21 +166,13 @@ export class Pace {
   /** No start before this (0: none), and when it was last set (see #jitter). */
   #holdUntil = 0;
   #jitteredAt = -Infinity;
-  /**
-   * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
-   * least time between starts, which spreads them over the round trip (the limit over it), as BBR
-   * paces, instead of in the bursts the answers come back in (0: not paced).
-   */
+  /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
   #spacingMs = 0;
   #paced = false;
   /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
   #startsInARow = 0;
   #sentInBursts = false;
-  /**
-   * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
-   * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
-   * without one (see RATE_WIDEN).
-   */
+  /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
   #rateGapMs = 0;
   /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
   #rateAnswers = 0;
@@ -290,10 +275,7 @@ export class Pace {
       if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
-      // A few push-backs among many accepted answers (under 3 in the last 100, or more if the
-      // service refuses a share at random whatever the pace) are not a full service: cutting for
-      // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
-      // 1,600/s to 60/s).
+      // A few push-backs among many accepted answers are not a full service (items 2 and 7).
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
@@ -305,16 +287,14 @@ export class Pace {
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
         if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
-        // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
-        // at once or space them): from now on the starts are paced (see #spacingMs).
+        // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on.
         const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
         const down = this.#cut(now, true);
         if (burst) {
-          // Refused in a burst (slow start before pacing): says what the service takes in bursts,
-          // not paced. Slow start goes on, paced (see #respace), past that ceiling while the round
-          // trip holds; once it no longer does (a loaded machine), the ceiling paces the climb.
+          // Refused in a burst: says what the service takes in bursts, not paced. Slow start goes
+          // on, paced, while the round trip holds (item 11).
           this.#slowStart = true;
           this.#respace();
         }
@@ -344,12 +324,7 @@ export class Pace {
     }
   }
 
-  /**
-   * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
-   * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
-   * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
-   * spaced out.
-   */
+  /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#pushedInARow > 1;
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
@@ -454,9 +429,7 @@ export class Pace {
 
   /**
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-   * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
-   * room for chance. Under one at a time, only once such a share was seen (else every push-back
-   * there counts: the service takes fewer than one a round trip).
+   * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
     if (this.limit <= 1 && this.#noise === 0) return false;
@@ -464,10 +437,8 @@ export class Pace {
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
     if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
-    // From two at once to one at a time (where a service that refuses some at random would make
-    // the batch crawl before there is anything to tell it by), only on a large share. Counted with
-    // four accepted answers more, so that the first few do not decide; two in a row with nothing
-    // accepted between are not random.
+    // From two at once to one at a time only on a large share (item 7), counted with four accepted
+    // answers more so that the first few do not decide; two in a row are not random.
     if (level !== 2 || this.#pushedInARow > 1) return false;
     const [answers, refused] = this.#level[2]!;
     return refused / (answers + 4) < TWO_AT_ONCE_SHARE;
@@ -475,12 +446,8 @@ export class Pace {
 
   /**
    * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
-   * whatever the pace? It compares the pace now (NOISE_BAND of the level up to it) with the paces
-   * above it, and the paces below with the pace now. Under a limit, the share accepted at the
-   * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
-   * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
-   * noise, and is tolerated; the ceiling found with it is forgotten. Says whether the share
-   * tolerated grew; when it did not, the share tolerated comes down.
+   * whatever the pace (item 7)? The pace now against the paces above it, and those below against
+   * it. Says whether the share tolerated grew; when it did not, it comes down.
    */
   #judgeNoise(level: number): boolean {
     const from = Math.max(1, Math.ceil(NOISE_BAND * level));
@@ -490,10 +457,8 @@ export class Pace {
       this.#ceiling = 0;
       return true;
     }
-    // Not seen again: what is tolerated comes down (to what was seen now, or by half when nothing
-    // was), so that a service that has since got a limit, or lost its flaky backend, is not
-    // pushed into for long.
-    // A share beyond what the limits can be compared by was found by a descent: not unseen here.
+    // Not seen again: what is tolerated comes down (a service changes). A share beyond what the
+    // limits can be compared by was found by a descent: not unseen here.
     if (this.#noise > MAX_NOISE) return false;
     const halved = this.#noise / 2;
     this.#noise = found > 0 ? found : halved < MIN_NOISE / 2 ? 0 : halved;
@@ -501,20 +466,15 @@ export class Pace {
   }
 
   /**
-   * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
-   * shared with others, who come down too) the share accepted rises as the pace falls; refusals
-   * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
-   * since the descent began (the lower pace) against those before it: refusals that did not follow
-   * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
-   * descent began (with its slow start). Refusals that did follow it end the descent, and what is
-   * tolerated comes down to what the lower pace was refused. Says whether they were random.
+   * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that
+   * did not follow the pace are tolerated from now on, and the limit goes back to where the descent
+   * began. Says whether they were random.
    */
   #judgeDescent(now: number): boolean {
     const descent = this.#descent;
     if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
     if (descent.before[0] < DESCENT_ANSWERS) {
-      // It began before there were answers enough to compare with (the first round trips): the
-      // answers since become what the pace after is compared with.
+      // Begun before there were answers enough to compare with: the answers since take their place.
       descent.before = descent.since;
       descent.since = [0, 0, 0];
       descent.start = now;
@@ -548,8 +508,7 @@ export class Pace {
   }
 
   #decide(now: number): void {
-    // Held as a rate: every RATE_NARROW_ANSWERS accepted without a push-back narrow the spacing a
-    // little, and more once that kept holding (the limit may have gone).
+    // Held as a rate: accepted answers without a push-back narrow the spacing (docs/pace.md, "The pace held as a rate").
     if (this.#rateGapMs > 0 && this.#accepted > 0) {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
       else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
@@ -584,9 +543,7 @@ export class Pace {
           // Additive increase in rate (the pace, requests a ms, times the round trip).
           this.#set(this.#value + INCREASE * elapsed * rtt);
         } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
-          // Near where the service pushed back: back to one under it, a round trip at a time, then
-          // hold, then probe one above. A rate limit does not slow answers down, so only push-back
-          // finds it, and each overshoot costs push-backs.
+          // Near where the service pushed back: back to one under it, hold, then probe (item 4).
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
           else {
             this.#held++;
@@ -622,20 +579,16 @@ export class Pace {
       if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
       return;
     }
-    // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
-    // than a round trip (one at a time spaces them as much): then the limit alone paces again.
-    // Far wider than a round trip (a service that was down, or one that takes a few a second):
-    // every few answers, so that coming back from a long gap does not take minutes.
+    // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
+    // so that coming back from a long one does not take minutes), until no longer than a round trip.
     const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
     if ((this.#heldAnswers += accepted) >= every) {
       this.#heldAnswers = 0;
-      // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
-      // service back from an outage), twice as much each time, up to half.
+      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
       const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
       this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
       if (this.#gapMs <= this.#windowMs) {
-        // No longer than a round trip: the limit alone paces again. Narrowed all the way without
-        // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
+        // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
         if (faster > 0) this.#restart();
         else {
           this.#gapMs = this.#nextStart = 0;
@@ -712,11 +665,7 @@ export class Pace {
     this.#accepted = this.#rttSum = 0;
   }
 
-  /**
-   * After the service took nothing for a while (a pause, or a long run of push-backs): a slow start
-   * from one, as TCP does after a time-out. What it pushed back at while it took nothing says
-   * nothing of what it takes once it is back.
-   */
+  /** A slow start with no ceiling, as TCP after a time-out (item 6). */
   #restart(): void {
     this.#descent = undefined;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
@@ -727,10 +676,7 @@ export class Pace {
 
   /** The spacing of starts for the limit and round trip now (see #spacingMs). */
   #respace(): void {
-    // Bursts are what a limit on requests at once, or one without burst, refuses even when it
-    // could take the same requests spaced out. A service that sends Retry-After has a bucket that
-    // takes bursts; pacing it, or a batch before any push-back, cost more than it brought (a
-    // service refusing 10% at random was taken down to one at a time in a simulated run).
+    // Only once paced: a service that sends Retry-After has a bucket that takes bursts (item 9).
     const gain = !this.#paced ? 0 : this.#slowStart ? (this.#value < this.max ? SLOW_START_GAIN : 0) : PACE_GAIN;
     this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
     if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
@@ -738,11 +684,8 @@ export class Pace {
 
   /**
    * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
-   * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
-   * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-   * trip falls between two whole numbers). `down`: the service has just gone down, and the count
-   * was halved. The rate is not: the spacing a request was sent at is already the pace of the
-   * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
+   * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
+   * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
    */
   #holdRate(spacing: number, down: boolean): void {
     this.#rateAnswers = this.#rateNarrowings = 0;
@@ -752,11 +695,7 @@ export class Pace {
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
   }
 
-  /**
-   * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
-   * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
-   * round trip (docs/pace.md, item 14).
-   */
+  /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
   #jitter(now: number): void {
     if (now - this.#jitteredAt < this.#windowMs) return;
     this.#jitteredAt = now;
