@@ -46,7 +46,10 @@ export function networkedSlots(slots: number, appMs: number, { oneWayMs = 25, ji
  * that arrives sooner than 1/rate after the last one let through (in whole milliseconds, as nginx
  * counts) is refused at once, 503 or 429, without Retry-After (or with `retryAfterMs`, when given).
  */
-export function strictRate(perSecond: number, { oneWayMs = 25, jitterMs = 0, seed = 1, retryAfterMs = undefined as number | undefined } = {}): Service {
+export function strictRate(
+  perSecond: number,
+  { oneWayMs = 25, jitterMs = 0, seed = 1, retryAfterMs = undefined as number | undefined } = {},
+): Service {
   const random = numbers(seed * 37 + 11);
   let last = -Infinity;
   const spacing = 1000 / perSecond;
