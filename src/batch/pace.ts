@@ -224,7 +224,7 @@ export class Pace {
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);
-  #changes = 0;
+  #changes = 1;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -241,7 +241,6 @@ export class Pace {
     this.#agedAt = options.now();
     this.#changedAt[0] = -Infinity;
     this.#changedTo[0] = this.limit;
-    this.#changes = 1;
   }
 
   /**
