@@ -502,8 +502,7 @@ export class Pace {
     const lower = this.#levels(low, lowTop);
     const higher = this.#levels(high, highTop);
     if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-    const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
-    return share > 0 ? share : 0;
+    return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
   }
 
   #decide(now: number): void {
@@ -762,15 +761,15 @@ export function answerOf(status: number, timedOut: boolean): Answer {
 
 /**
  * The share of requests a service refuses at random whatever the pace, judged from answers at a
- * lower pace against answers at a higher one ([answers, push-backs, sum of paces] each): more than
- * 0 when random, -1 when the refusals clearly followed the pace (a limit), 0 when it cannot tell.
+ * lower pace against answers at a higher one ([answers, push-backs, sum of paces], each side with
+ * the answers its caller asks for): more than 0 when random, -1 when the refusals clearly followed
+ * the pace (a limit), 0 when it cannot tell.
  * Under a limit, the share accepted at the higher pace is that at the lower one times the ratio
  * of the two paces (no more accepted per round trip); at random, the same.
  */
 function randomShare(low: Tally, high: Tally, [minShare, maxShare]: [number, number], maxRatio: number): number {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
-  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
   const refused = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
   const expectedAtRandom = 1 - refused;
