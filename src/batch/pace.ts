@@ -179,6 +179,8 @@ export class Pace {
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
+  /** How many answers had been accepted at the last push-back at one at a time. */
+  #acceptedAtRefusal = -1;
   /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -325,8 +327,9 @@ export class Pace {
 
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
-    const again = this.#pushedInARow > 1;
+    const again = this.#acceptedCount === this.#acceptedAtRefusal;
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+    this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
     if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
@@ -668,6 +671,7 @@ export class Pace {
     this.#descent = undefined;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
+    this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
     this.#slowStart = true;
   }
