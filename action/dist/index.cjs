@@ -44710,7 +44710,7 @@ function take2(route, body, tooBig, requestId, rules) {
   const event = {
     time: (/* @__PURE__ */ new Date()).toISOString(),
     ...route,
-    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+    ...checked,
     requestId
   };
   if (rules.log) {
@@ -44952,7 +44952,12 @@ async function emulator(options, ctx) {
     }
   });
   for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
-  await untilStopped(server);
+  let removeSignals = () => {
+  };
+  await new Promise((resolve2) => {
+    removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
+  });
+  removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
   io.stderr(`${io.terminal.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`);
@@ -44974,14 +44979,6 @@ function bannerLines(server, options, keySource, known, io) {
   if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
   lines.push(c.dim("  Ctrl-C stops it."));
   return lines;
-}
-async function untilStopped(server) {
-  let removeSignals = () => {
-  };
-  await new Promise((resolve2) => {
-    removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
-  });
-  removeSignals();
 }
 function command5(program2, ctx) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
