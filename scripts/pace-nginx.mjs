@@ -321,7 +321,7 @@ async function runCase(spec, bin, args, seconds, traceName) {
       rows,
       wall,
       accepted: a.length,
-      perSecond: spec.shards ? undefined : whole,
+      perSecond: whole,
       window: spec.shards ? shardWindow(a, entries, count) : undefined,
       ids: countIds(a, rows),
       pushed: pushedBack(entries),
@@ -343,7 +343,8 @@ function describe(spec, r) {
   const rate = r.window ? r.window.together : r.perSecond;
   const share = `${rate.toFixed(0)} rows/s at the app (${((100 * rate) / spec.allows).toFixed(0)}% of ${spec.allows}/s)`;
   const window = r.window
-    ? `, window ${r.window.seconds.toFixed(1)} s (pushed back in it ${r.window.pushed.toFixed(1)}%), ` +
+    ? `, window ${r.window.seconds.toFixed(1)} s (pushed back in it ${r.window.pushed.toFixed(1)}%; ` +
+      `whole run ${r.perSecond.toFixed(1)} rows/s, first to last accepted), ` +
       `shards x median ${r.window.spread.map((s) => s.toFixed(2)).join('/')}`
     : '';
   // Warnings first (a MaxListenersExceededWarning is what the issue saw), then a sample of the rest.
