@@ -251,7 +251,8 @@ function pushedBack(entries) {
  * back ("accepted/pushed"), then all shards'. What each shard's pace did, as the service saw it.
  */
 function traceText(accepted, entries, count) {
-  const start = entries[0].at;
+  // The app takes a row before nginx logs its answer: the first row accepted may come first.
+  const start = Math.min(entries[0].at, accepted[0]?.at ?? Infinity);
   const seconds = [];
   const cell = (at, user, column) => {
     const row = (seconds[Math.floor((at - start) / 1000)] ??= Array.from({ length: count + 1 }, () => [0, 0]));
