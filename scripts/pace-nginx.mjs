@@ -115,7 +115,7 @@ error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
 events { worker_connections 1024; }
 http {
-  log_format pace '$msec $status $request_uri';
+  log_format pace '$msec $status $request_uri $request_time $upstream_response_time';
   access_log ${dir}/access.log pace;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
@@ -317,7 +317,11 @@ async function runCase(spec, bin, args, seconds, traceName) {
     const a = app.accepted;
     const whole = a.length > 1 ? ((a.length - 1) * 1000) / (a.at(-1).at - a[0].at) : 0;
     const entries = nginxLog(work);
-    if (traceDir && traceName) fs.writeFileSync(path.join(traceDir, `${traceName}.txt`), traceText(a, entries, count));
+    if (traceDir && traceName) {
+      fs.writeFileSync(path.join(traceDir, `${traceName}.txt`), traceText(a, entries, count));
+      // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
+      fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
+    }
     return {
       rows,
       wall,
