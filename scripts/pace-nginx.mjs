@@ -18,7 +18,8 @@
  *   PACE_NGINX_SECONDS (8) sizes the runs (for shards: how long all four send at once, at the limit);
  *   PACE_NGINX_RUNS (1) repeats each case; PACE_NGINX_TIMEOUT (180) stops a batch that crawls, in s;
  *   PACE_NGINX_TRACE=dir writes each run's per-second trace there: per shard, rows accepted at the app
- *   and requests pushed back by nginx (what each shard's pace did, seen from the service);
+ *   and requests pushed back by nginx (what each shard's pace did, seen from the service), and nginx's
+ *   own log beside it; node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
  *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
  *   (each with what its environment adds), alternating build by build within each run so that the
  *   machine's load hits them alike.
