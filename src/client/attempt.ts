@@ -51,6 +51,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
   /** monotonicMs() after which the attempt has taken too long. */
   readonly deadline: number;
   done = false;
+  /** Its neighbours in the Deadlines list while it is in flight. */
+  older: Attempt | undefined;
+  newer: Attempt | undefined;
+  readonly #deadlines: Deadlines;
   readonly #started: number;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
@@ -82,6 +86,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.deadline = this.#started + timeoutMs;
     this.#signal = signal;
     this.#proxy = proxy;
+    this.#deadlines = deadlines;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
     deadlines.add(this);
     if (signal?.aborted) this.interrupt();
@@ -96,11 +101,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #finish(outcome: AttemptOutcome): void {
     if (this.done) return;
     this.done = true;
+    this.#deadlines.remove(this);
     this.#signal?.removeEventListener('abort', this);
-    // An ended attempt may be held a while longer (see Deadlines): keep nothing of the request.
-    this.#controller = undefined;
-    this.#first = undefined;
-    this.#more = undefined;
     this.#dropDecoder();
     this.#resolve(outcome);
   }
@@ -255,52 +257,40 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Ended attempts the queue may hold behind a slow one before it is swept through (see #dropEnded). */
-const MIN_QUEUE_LIMIT = 1024;
-
 /**
  * The time limits of attempts that all have the same length: deadlines come in the order the
- * attempts started, so a queue in that order and one timer for the oldest are enough. An attempt that
- * ends is not looked for in the queue: it is marked done, and dropped when it reaches the front.
- * (A Set with a delete per attempt and a timer cleared whenever it emptied showed in a batch's rate.)
- * The timer does not keep Node running: an attempt in flight has a socket that does.
+ * attempts started, so a list in that order and one timer for the oldest are enough. An attempt
+ * takes itself out of the list when it ends (two links, no search), so an ended attempt is let go
+ * of at once, however long an older one stays in flight. The timer does not keep Node running: an
+ * attempt in flight has a socket that does.
  */
 export class Deadlines {
-  #queue: Array<Attempt | undefined> = [];
-  #head = 0;
-  #limit = MIN_QUEUE_LIMIT;
+  #oldest: Attempt | undefined;
+  #newest: Attempt | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   add(attempt: Attempt): void {
-    this.#dropEnded();
-    this.#queue.push(attempt);
+    attempt.older = this.#newest;
+    if (this.#newest) this.#newest.newer = attempt;
+    else this.#oldest = attempt;
+    this.#newest = attempt;
     if (!this.#timer) this.#arm(attempt.deadline);
   }
 
-  /**
-   * Drops the ended attempts at the front (attempts end about in the order they started), and all
-   * of them once the queue has grown to twice what it held after the last such sweep (one slow
-   * attempt at the front would otherwise hold every later one until it ends).
-   */
-  #dropEnded(): void {
-    const queue = this.#queue;
-    while (this.#head < queue.length && queue[this.#head]!.done) queue[this.#head++] = undefined; // freed now, not at the next copy
-    if (this.#head === queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (queue.length - this.#head > this.#limit) {
-      this.#queue = queue.slice(this.#head).filter((attempt) => !attempt!.done);
-      this.#head = 0;
-      this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
-    } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
-      this.#queue = queue.slice(this.#head);
-      this.#head = 0;
-    }
+  remove(attempt: Attempt): void {
+    const { older, newer } = attempt;
+    if (older) older.newer = newer;
+    else this.#oldest = newer;
+    if (newer) newer.older = older;
+    else this.#newest = older;
+    attempt.older = attempt.newer = undefined;
   }
 
   /** Every attempt in flight, oldest first. */
   all(): Attempt[] {
-    return this.#queue.slice(this.#head).filter((attempt): attempt is Attempt => !attempt!.done);
+    const list: Attempt[] = [];
+    for (let attempt = this.#oldest; attempt; attempt = attempt.newer) list.push(attempt);
+    return list;
   }
 
   #arm(deadline: number): void {
@@ -308,18 +298,11 @@ export class Deadlines {
     this.#timer.unref();
   }
 
+  /** Expires the attempts whose limit has passed (each leaves the list), then waits for the oldest left. */
   #sweep(): void {
     this.#timer = undefined;
     const now = monotonicMs();
-    const queue = this.#queue;
-    for (let i = this.#head; i < queue.length; i++) {
-      const attempt = queue[i]!;
-      if (attempt.done) continue;
-      if (attempt.deadline > now) break;
-      attempt.expire(); // now done
-    }
-    this.#dropEnded();
-    const oldest = this.#queue[this.#head];
-    if (oldest) this.#arm(oldest.deadline);
+    while (this.#oldest && this.#oldest.deadline <= now) this.#oldest.expire();
+    if (this.#oldest) this.#arm(this.#oldest.deadline);
   }
 }
