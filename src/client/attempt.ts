@@ -74,9 +74,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #sent = false;
   /** The body has been read as far as it will be (the answer may still be decoding). */
   #bodyEnded = false;
-  /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
-  #coding: Coding | { unsupported: string } | undefined;
+  /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
   #read = 0;
+  /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+  #coding: Coding | undefined;
   #decoder: Transform | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
@@ -117,7 +118,6 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #answer(): void {
     // A compressed body answers once it is decoded (its decoder's 'end').
     if (this.#decoder) this.#decoder.end();
-    else if (typeof this.#coding === 'object') this.#undecodable(new DecodeError(this.#coding.unsupported, undefined, true));
     else this.#answerKept();
   }
 
@@ -150,15 +150,6 @@ export class Attempt implements Dispatcher.DispatchHandler {
     if (this.#bodyEnded) return;
     this.#bodyEnded = true; // first: abort reports an error synchronously (see onResponseError)
     this.#controller?.abort(new Error(reason));
-  }
-
-  /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
-  #decode(chunk: Buffer): void {
-    const room = MAX_BODY_BYTES - this.#read;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.#read += part.length;
-    if (typeof this.#coding === 'string' && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
-    if (chunk.length > room) this.#cut('response body over 1 MiB');
   }
 
   #openDecoder(coding: Coding, first: Buffer): Transform {
@@ -236,13 +227,20 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#headers = headers;
     const encoding = headerValue(headers, 'content-encoding');
-    if (encoding !== undefined) this.#coding = contentCoding(encoding);
+    const coding = encoding === undefined ? undefined : contentCoding(encoding);
+    if (typeof coding === 'object') this.#undecodable(new DecodeError(coding.unsupported, undefined, true));
+    else this.#coding = coding;
   }
 
+  /** A chunk of the body: kept, or for a compressed answer decoded as it comes; at most 1 MiB is read. */
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done || this.#bodyEnded) return;
-    if (this.#coding) this.#decode(chunk);
-    else if (!this.#keep(chunk)) this.#cut('response body over 1 MiB'); // at most 1 MiB is read
+    const room = MAX_BODY_BYTES - this.#read;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.#read += part.length;
+    if (this.#coding === undefined) this.#keep(part);
+    else if (part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+    if (chunk.length > room) this.#cut('response body over 1 MiB');
   }
 
   onResponseEnd(): void {
