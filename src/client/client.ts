@@ -20,13 +20,77 @@ import {
   isRetryableStatus,
   parseRetryAfter,
 } from './retry.js';
-import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { openDispatcher, proxyFor } from './undici.js';
 import type { ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
-export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
+
+export interface ClientOptions {
+  baseUrl: string | BaseUrl;
+  apiKey: string;
+  /** Bound on one whole attempt (connect, headers, body), ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for failures that cannot have recorded the event. Default 2. */
+  retries?: number;
+  /** Connections kept per origin (batch concurrency). Default 1. */
+  connections?: number;
+  /** Accept plain http to a host other than loopback. */
+  allowHttp?: boolean;
+  /** First back-off ceiling, ms (default 500). */
+  retryBaseMs?: number;
+  /** Where the key came from, for hints ("--api-key", "TRIGGER_API_KEY", ...). */
+  keySource?: string;
+  /** Where the base URL came from, for hints ("--base-url", "TRIGGER_BASE_URL", ...). */
+  baseUrlSource?: string;
+  /** Observes each request, response and retry (for --verbose). Receives no key. */
+  onEvent?: (event: ClientEvent) => void;
+  /** Where the proxy variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
+  traceparent?: string | undefined;
+}
+
+export type ClientEvent =
+  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
+  | { type: 'response'; attempt: number; status: number; headers: AnswerHeaders; body: string; truncated: boolean; ms: number }
+  | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string };
+
+export interface FireOptions {
+  /** Aborting stops waiting; the result is an InterruptedError. */
+  signal?: AbortSignal;
+  /**
+   * Aborting ends a wait before a retry, and starts no new attempt: the result is an InterruptedError
+   * with `notSent` (the answers so far recorded nothing). A request in flight goes on.
+   */
+  stopRetries?: AbortSignal;
+  /**
+   * Told of every attempt as it ends, synchronously and with numbers only (nothing is allocated for
+   * it): the status (0 when no answer came), the attempt's round trip in ms, whether it timed out,
+   * and for a 429 or 503 the Retry-After in ms (-1 when none was given). For --concurrency auto.
+   */
+  onAttempt?: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) => void;
+  /** A 429 or 503 is not retried here but thrown at once: the caller sends the event again later. */
+  throwPushBack?: boolean;
+  /** Shared by many calls: no retry starts before `pausedUntil` (monotonic ms, as monotonicMs()). */
+  gate?: { readonly pausedUntil: number };
+}
+
+export interface FireResult {
+  ok: true;
+  status: number;
+  statusText: string;
+  triggerId: string;
+  userId: string;
+  /** The value as sent (JSON number text), or undefined when none was sent. */
+  value: string | undefined;
+  attempts: number;
+  durationMs: number;
+  requestId: string | undefined;
+  /** Parsed JSON body, or its text when it is not JSON. */
+  response: unknown;
+}
 
 export class TriggerClient {
   readonly baseUrl: BaseUrl;
@@ -71,7 +135,8 @@ export class TriggerClient {
     return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
   }
 
-  async #pool(): Promise<Dispatcher> {
+  /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
+  async ready(): Promise<void> {
     if (!this.#dispatcher) {
       const { dispatcher, proxy } = await openDispatcher(
         this.baseUrl.origin,
@@ -89,18 +154,12 @@ export class TriggerClient {
       this.#dispatcher = dispatcher;
       this.#proxy = proxy;
     }
-    return this.#dispatcher;
-  }
-
-  /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
-  async ready(): Promise<void> {
-    await this.#pool();
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);
-    if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
+    if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     // A small loop, the judging done in #judge: an await saves and restores all of a function's
     // locals, and at batch rates that was measurable.
@@ -238,7 +297,7 @@ export class TriggerClient {
   /** One attempt through undici's dispatch API: no stream or signal objects per request. */
   #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
-    if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+    if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
     this.#options.onEvent?.({
       type: 'request',
       attempt,
