@@ -103,8 +103,17 @@ export class TriggerClient {
   #proxy: ProxyChoice | undefined;
   /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
-  /** Interrupts for the waits before a retry (see abortAll). */
-  readonly #waits = new Set<() => void>();
+  /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
+  readonly #waits = new Map<() => void, AbortSignal[]>();
+  /**
+   * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
+   * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
+   * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
+   * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+   */
+  readonly #wake = () => {
+    for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
+  };
   /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
   readonly #headerList: string[];
   /** Masks the key in server text; made when an answer first needs it. */
@@ -274,13 +283,13 @@ export class TriggerClient {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        for (const s of signals) unwatch(s, stop);
+        for (const s of signals) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener('abort', this.#wake);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
-      this.#waits.add(stop);
-      for (const s of signals) watch(s, stop);
+      this.#waits.set(stop, signals);
+      for (const s of signals) s.addEventListener('abort', this.#wake);
     });
     if (interrupted) throw notSent();
   }
@@ -291,7 +300,7 @@ export class TriggerClient {
    */
   abortAll(): void {
     for (const attempt of this.#deadlines.all()) attempt.interrupt();
-    for (const stop of [...this.#waits]) stop();
+    for (const stop of [...this.#waits.keys()]) stop();
   }
 
   /** One attempt through undici's dispatch API: no stream or signal objects per request. */
@@ -343,35 +352,6 @@ type Retry = { ok: false; delayMs: number; reason: string; info: AttemptInfo };
 function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
   return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
-}
-
-/**
- * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
- * and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it
- * (Node warns from 11: MaxListenersExceededWarning, even with --quiet). The signal gets one
- * listener while any wait is on it, removed with the last.
- */
-const watchers = new WeakMap<AbortSignal, { waits: Set<() => void>; listener: () => void }>();
-
-function watch(signal: AbortSignal, wake: () => void): void {
-  let entry = watchers.get(signal);
-  if (!entry) {
-    const waits = new Set<() => void>();
-    const listener = () => {
-      watchers.delete(signal);
-      for (const w of [...waits]) w();
-    };
-    watchers.set(signal, (entry = { waits, listener }));
-    signal.addEventListener('abort', listener, { once: true });
-  }
-  entry.waits.add(wake);
-}
-
-function unwatch(signal: AbortSignal, wake: () => void): void {
-  const entry = watchers.get(signal);
-  if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
-  watchers.delete(signal);
-  signal.removeEventListener('abort', entry.listener);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
