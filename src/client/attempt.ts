@@ -10,18 +10,9 @@ import { contentCoding, DecodeError, decoderFor, type Coding } from './decode.js
 import { monotonicMs } from '../clock.js';
 import { asProxyError, type ProxyChoice } from './proxy.js';
 
-export type AttemptOutcome =
-  | {
-      kind: 'answer';
-      status: number;
-      headers: AnswerHeaders;
-      text: string;
-      json: unknown;
-      truncated: boolean;
-      /** How long the attempt took, and when it ended (monotonicMs()). */
-      ms: number;
-      ended: number;
-    }
+/** What an attempt came to, and how long it took (ms). */
+export type AttemptOutcome = { ms: number } & (
+  | { kind: 'answer'; status: number; headers: AnswerHeaders; text: string; json: unknown; truncated: boolean }
   | {
       kind: 'failed';
       error: unknown;
@@ -29,9 +20,8 @@ export type AttemptOutcome =
       interrupted: boolean;
       /** Whether the request was handed to a connection to be written (else the service cannot have it). */
       sent: boolean;
-      ms: number;
-      ended: number;
-    };
+    }
+);
 
 export const SUCCESS_TEXT = '{"success":true}';
 const SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
@@ -109,9 +99,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #answered(text: string, json: unknown, truncated: boolean): void {
-    const ended = monotonicMs();
-    const ms = Math.round(ended - this.#started);
-    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+    const ms = Math.round(monotonicMs() - this.#started);
+    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms });
   }
 
   /** The body ended, or was cut at the limit. */
@@ -194,10 +183,9 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #failed(cause: unknown): void {
-    const ended = monotonicMs();
-    const ms = Math.round(ended - this.#started);
+    const ms = Math.round(monotonicMs() - this.#started);
     const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
-    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
+    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
   }
 
   /** The time limit passed without a whole answer. */

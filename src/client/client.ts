@@ -189,7 +189,7 @@ export class TriggerClient {
    */
   #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, options: FireOptions): FireResult | Retry {
     const canRetry = attempt <= this.retries;
-    const info = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+    const info = { attempts: attempt, durationMs: Math.round(monotonicMs() - started) };
     const onEvent = this.#options.onEvent;
     if (outcome.kind === 'failed') {
       options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
