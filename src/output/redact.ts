@@ -53,11 +53,6 @@ interface Form {
   text: string;
   /** Looked for in the lowered view (any letter case), else with case kept (base64). */
   anyCase: boolean;
-  /**
-   * The views it is looked for in: all; only the text as it is (a form that is itself escaped); or
-   * all but the text as it is beside decoded views (where only the key's own characters are sought).
-   */
-  views: 'all' | 'undecoded' | 'decoded';
   /** Characters before and after it, of `alphabet`, that still carry bits of the key (base64's groups). */
   before: number;
   after: number;
@@ -83,11 +78,11 @@ function asciiLower(text: string): string {
 }
 
 /** A form, with its stretches of minPiece / 2 characters starting every minPiece / 2 when it has pieces. */
-function form(text: string, views: Form['views'], minPiece = 0, more: Partial<Form> = {}): Form {
+function form(text: string, minPiece = 0, more: Partial<Form> = {}): Form {
   const half = minPiece / 2;
   const stretches: Stretch[] = [];
   for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
-  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
+  return { text, anyCase: true, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
 }
 
 /** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
@@ -105,7 +100,7 @@ function base64Forms(key: string): Form[] {
       ['base64url', /[A-Za-z0-9_-]/],
     ] as const) {
       const text = bytes.toString(encoding); // whole groups: no padding
-      if (!forms.some((f) => f.text === text)) forms.push(form(text, 'decoded', BASE64_PIECE, { alphabet, ...around }));
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
   }
   return forms;
@@ -144,10 +139,10 @@ class Secret {
     const literal = new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
     literal.delete(lower);
     this.forms = [
-      form(lower, 'all', this.short ? 0 : MIN_PIECE),
-      ...[...literal].map((text) => form(text, 'undecoded')),
-      form(hex, 'decoded', this.short ? 0 : 2 * MIN_PIECE),
-      form(hex.replace(/..(?!$)/g, '$&:'), 'decoded', 0, {
+      form(lower, this.short ? 0 : MIN_PIECE),
+      ...[...literal].map((text) => form(text)),
+      form(hex, this.short ? 0 : 2 * MIN_PIECE),
+      form(hex.replace(/..(?!$)/g, '$&:'), 0, {
         pattern: {
           expression: new RegExp(hex.replace(/..(?!$)/g, '$&[-: ]'), 'g'),
           starts: [':', '-', ' '].map((separator) => `${hex.slice(0, 2)}${separator}${hex.slice(2, 4)}`),
@@ -183,11 +178,6 @@ interface View {
   at: Int32Array | undefined;
   /** Whether decoding made an escape character, so that another pass may find more. */
   again?: boolean;
-  /**
-   * The text as it is beside its decoded views: only the key itself (raw, JSON-escaped,
-   * percent-encoded) and its pieces are looked for here, for a key holding `%`, `\` or `&`.
-   */
-  raw?: boolean;
 }
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
@@ -314,7 +304,6 @@ function views(text: string, secret: Secret): View[] {
   const plain: View = { text, lower: asciiLower(text), at: undefined };
   const decoded = decode(text, true);
   if (decoded.length === 0) return [plain];
-  plain.raw = true;
   if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
   return [plain, ...decoded];
 }
@@ -336,7 +325,6 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
     ranges.push([from, to, whole]);
   };
   for (const form of secret.forms) {
-    if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
     const haystack = form.anyCase ? view.lower : view.text;
     if (form.pattern) {
       if (!form.pattern.starts.some((start) => haystack.includes(start))) continue;
