@@ -35,23 +35,17 @@ export class Output {
    */
   stdoutError: NodeJS.ErrnoException | undefined;
 
-  readonly terminal: Terminal;
-
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
-    const stderr = streams.stderr;
-    this.terminal = {
-      get isTTY() {
-        return stderr.isTTY === true;
-      },
-      get columns() {
-        return stderr.columns ?? 0;
-      },
-      stream: stderr,
-    };
     // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
     // exit 1 ("refused") for an event that was accepted.
     streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
+  }
+
+  /** stderr as it is now (a terminal may be resized, and a test's stream may change what it says). */
+  get terminal(): Terminal {
+    const stream = this.#streams.stderr;
+    return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
   }
 
   #stdoutFailed(error: NodeJS.ErrnoException): void {
