@@ -195,7 +195,7 @@ function networkHint(codes: string[], code: string | undefined, context: Connect
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
 
-const UNREADABLE = 'the answer could not be read (an unexpected 1xx or malformed response)';
+const UNREADABLE = 'its answer could not be read (an unexpected 1xx or a malformed response)';
 const CLOSED = 'connection closed by the other side before it answered';
 
 /** What a failure's code means, in words. */
@@ -218,8 +218,7 @@ const REASONS = new Map([
 export function describeNetworkError(code: string | undefined, message: string): string {
   if (code === undefined || code === 'ERR_BODY_DECODE') return message;
   // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
-  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
-    return 'its answer could not be read (an unexpected 1xx or a malformed response)';
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split('\n')[0]} (${code})`);
 }
 
