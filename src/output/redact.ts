@@ -28,13 +28,8 @@ const SHORT_KEY = 12;
 /** How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found. */
 const DECODE_PASSES = 2;
 
-/** Masks pieces of the key in text that came from the server (Redactor and Output give one). */
-export interface ServerMask {
-  /** Server text with the key, and any long enough piece of it, masked. */
-  server(text: string): string;
-  /** JSON text from the server, masked in its strings and member names only: it stays the same JSON. */
-  serverJson(json: string): string;
-}
+/** Masks the key and its pieces in text that came from the server (Output.serverMask gives one). */
+export type ServerMask = Pick<Redactor, 'server' | 'serverJson'>;
 
 const WORD = /[A-Za-z0-9_-]/;
 const ESCAPES = /[%\\&]/;
@@ -385,7 +380,7 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
   return result + text.slice(last);
 }
 
-export class Redactor implements ServerMask {
+export class Redactor {
   readonly #secrets: Secret[] = [];
 
   constructor(secret?: string) {
@@ -432,7 +427,7 @@ export class Redactor implements ServerMask {
     return maskStrings(line, false, (text) => this.text(text));
   }
 
-  /** JSON text from the server, masked as server text in its strings and member names. */
+  /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
   serverJson(json: string): string {
     if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
     return maskStrings(json, true, (text) => this.server(text));
