@@ -11,17 +11,6 @@ export type TerminalStream = NodeJS.WritableStream & { isTTY?: boolean; columns?
 
 export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 
-/**
- * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts): whether
- * it is one, its width, and the stream itself. A test passes a stream that says it is a terminal.
- */
-export interface Terminal {
-  readonly isTTY: boolean;
-  /** Columns, 0 when the terminal reports no size (a pty nobody sized). */
-  readonly columns: number;
-  readonly stream: TerminalStream;
-}
-
 export class Output {
   readonly #redactor = new Redactor();
   readonly #streams: Streams;
@@ -42,8 +31,12 @@ export class Output {
     streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
   }
 
-  /** stderr as it is now (a terminal may be resized, and a test's stream may change what it says). */
-  get terminal(): Terminal {
+  /**
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
+   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
+   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   */
+  get terminal(): { isTTY: boolean; columns: number; stream: TerminalStream } {
     const stream = this.#streams.stderr;
     return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
   }
