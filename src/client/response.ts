@@ -57,10 +57,7 @@ export function serverMessage(json: unknown, text: string): string | undefined {
 
 /** Whether a body is an HTML page (a proxy's, a CDN's or a web server's error page) rather than text. */
 export function looksLikeHtml(text: string): boolean {
-  return (
-    /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) ||
-    /<\/(?:html|body|head|title)>/i.test(text)
-  );
+  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 }
 
 /** Markup as text: tags gone, entities decoded (a `<` from an entity stays a `<`, as the page shows it). */
