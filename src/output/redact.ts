@@ -449,13 +449,8 @@ function maskStrings(json: string, names: boolean, mask: (text: string) => strin
  * part with no password masked whole, since a lone token there is as secret as a password.
  */
 export function maskProxyCredentials(proxy: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? '';
-  const rest = proxy.slice(scheme.length);
-  // The last `@` ends the credentials, also when a password holds a raw `/` or `@` (a proxy has no path).
-  const at = rest.lastIndexOf('@');
-  if (at < 0) return proxy;
-  const userinfo = rest.slice(0, at);
-  const colon = userinfo.indexOf(':');
-  const shown = colon < 0 ? '••••' : `${userinfo.slice(0, colon)}:••••`;
-  return `${scheme}${shown}${rest.slice(at)}`;
+  // Up to the last `@`, also when a password holds a raw `/` or `@` (a proxy has no path); the user is up to the first `:`.
+  return proxy.replace(/^([a-z][a-z0-9+.-]*:\/\/)?(?:([^:]*):)?.*@/is, (_, scheme = '', user?: string) =>
+    user === undefined ? `${scheme}••••@` : `${scheme}${user}:••••@`,
+  );
 }
