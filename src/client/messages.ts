@@ -116,8 +116,7 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
 
 /** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
 function withoutLabel(message: string | undefined, label: string): string | undefined {
-  if (message === undefined || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
-  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, '');
+  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), ''); // a label is digits and words
   return rest === '' ? undefined : rest;
 }
 
