@@ -265,11 +265,9 @@ export class TriggerClient {
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
   }
 
+  /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
   #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    const mask = (this.#mask ??= new Redactor(this.#apiKey));
-    const masked = (value: string | string[] | undefined) =>
-      Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
-    return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
+    return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers))) as AnswerHeaders;
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
