@@ -169,12 +169,11 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #dropDecoder(): void {
-    const decoder = this.#decoder;
+    this.#decoder
+      ?.removeAllListeners()
+      .on('error', () => {})
+      .destroy(); // an error after this is nobody's concern
     this.#decoder = undefined;
-    if (!decoder) return;
-    decoder.removeAllListeners();
-    decoder.on('error', () => {}); // an error after this is nobody's concern
-    decoder.destroy();
   }
 
   #stop(reason: Error): void {
