@@ -166,8 +166,7 @@ function mainCode(error: unknown): string | undefined {
 /** A failure at the proxy, named as the proxy's: nothing reached the service. */
 function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: FailureInfo, tries: string): NetworkError {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
-  const host = context.where.replace(/^[a-z]+:\/\//, '');
-  const direct = host.replace(/:\d+$/, '');
+  const { host, hostname: direct } = new URL(context.where);
   let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
   let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === 'ERR_PROXY_AUTH_REQUIRED') {
