@@ -296,11 +296,9 @@ function decode(text: string, references: boolean): View[] {
  * searched); for a key holding `&`, also the passes that leave character references as they are.
  */
 function views(text: string, secret: Secret): View[] {
-  const plain: View = { text, lower: asciiLower(text), at: undefined };
   const decoded = decode(text, true);
-  if (decoded.length === 0) return [plain];
   if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
-  return [plain, ...decoded];
+  return [{ text, lower: asciiLower(text), at: undefined }, ...decoded];
 }
 
 /** Calls `found` with every place `needle` is in `haystack`. */
