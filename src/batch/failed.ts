@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { stillRuns } from '../lock.js';
 import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, type Row } from './rows.js';
@@ -67,23 +66,6 @@ export function failedHeader(kind: Row['record']['format'], header: readonly str
 /** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
 
-/** Removes the temporary files that runs killed before their rename left beside `file`. */
-function removeLeftovers(file: string): void {
-  const prefix = `.${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -'.tmp'.length));
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, undefined))
-      continue;
-    fs.rmSync(path.join(path.dirname(file), name), { force: true });
-  }
-}
-
 export class FailedFile {
   readonly path: string;
   /** Rows written (or waiting in the buffer to be). */
@@ -128,21 +110,18 @@ export class FailedFile {
     const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
     this.inPlace = existing !== undefined && !existing.isFile();
-    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    // One name, not one per process: the file's lock (files.ts) keeps every other run off it, so a
+    // temporary file found there was left by a run that was killed, and is written over.
+    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
-    if (!options.lazy) this.#open();
-  }
-
-  #open(): void {
-    this.#fd = fs.openSync(this.#target, 'w', this.#mode);
-    if (!this.inPlace) removeLeftovers(this.path);
+    if (!options.lazy) this.#fd = fs.openSync(this.#target, 'w', this.#mode);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
     if (this.#fd === undefined && !this.error) {
       try {
-        this.#open();
+        this.#fd = fs.openSync(this.#target, 'w', this.#mode);
       } catch (error) {
         this.error = error as Error;
       }
