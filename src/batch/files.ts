@@ -167,7 +167,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push('--failed', shellQuote(options.failed)); // the resumed run rewrites it whole
   const format = input.files.length === 1 && !input.normalized ? input.format : options.format;
-  if (format && formatFromName(input.files[0]?.name ?? input.name) !== format) args.push('--format', format);
+  if (format && formatFromName(input.files[0]?.name ?? '') !== format) args.push('--format', format);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   return args.join(' ');

@@ -51,10 +51,6 @@ export interface Input {
    * it is then a CSV of triggerId,userId,value (and file, for several files) and error.
    */
   normalized: { file: boolean } | undefined;
-  /** The one file's path (for its line count), or undefined. */
-  file: string | undefined;
-  /** Display name: the sources, or "stdin". */
-  name: string;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
   /**
@@ -334,8 +330,6 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     sources,
     format: normalized ? 'csv' : one!.format,
     normalized,
-    file: one && !one.compression && !parquet ? one.path : undefined,
-    name: sources.join(' '),
     read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop }),
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
@@ -362,8 +356,6 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
     sources: ['-'],
     format: columns ? 'csv' : sniffed.format,
     normalized: columns ? { file: false } : undefined,
-    file: undefined,
-    name: 'stdin',
     read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),

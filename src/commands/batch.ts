@@ -270,9 +270,11 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
     const { counts, inFlight, stopped } = now();
     return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
   };
-  if (input.file && !options.shard) {
-    const header = FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0;
-    void countLines(input.file).then(
+  // One plain file's lines are counted for the total (a compressed file's bytes are not its lines).
+  const [file, ...more] = input.files;
+  if (file && !more.length && !file.compression && file.format !== 'parquet' && !options.shard) {
+    const header = FORMAT_TABLE[file.format].kind === 'csv' ? 1 : 0;
+    void countLines(file.path).then(
       (n) => (total = Math.max(0, n - header)),
       () => undefined,
     );
@@ -293,6 +295,7 @@ function finish(
   stderr: (line: string) => void,
 ): void {
   const { counts } = recorder;
+  const name = input.sources.join(' ');
   const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
   // A journal that could not be written is behind this run: carrying on from it would count rows
@@ -323,7 +326,7 @@ function finish(
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {
-      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input.name, summary)));
+      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
     } catch (error) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
     }
@@ -333,7 +336,7 @@ function finish(
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';
     io.stderr(
-      githubAnnotation(`trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
+      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
     );
   }
   throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
