@@ -57,9 +57,9 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   }
 }
 
-/** The header line a failed file starts with, if its kind of format has one. */
-export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
-  if (kind !== 'csv' || !header) return undefined;
+/** The header line a failed file starts with, if its format is delimited (has a separator). */
+export function failedHeader(header: readonly string[] | undefined, separator: string | undefined = ','): string | undefined {
+  if (!separator || !header) return undefined;
   return csvLine(columnAt(header, 'error') >= 0 ? header : [...header, 'error'], separator);
 }
 
@@ -74,9 +74,8 @@ export class FailedFile {
   notKept = 0;
   /** The write error, once there was one; nothing more is written after it. */
   error: Error | undefined;
-  readonly #format: Format;
-  /** The separator of the failed file's format (delimited formats). */
-  readonly #separator: string;
+  /** The separator of the failed file's format (none: NDJSON). */
+  readonly #separator: string | undefined;
   readonly #header: () => readonly string[] | undefined;
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
@@ -104,8 +103,7 @@ export class FailedFile {
   ) {
     this.path = file;
     this.#normalized = options.normalized;
-    this.#format = format;
-    this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
+    this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator;
     this.#header = header;
     const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
@@ -126,7 +124,7 @@ export class FailedFile {
         this.error = error as Error;
       }
     }
-    if (!this.error) this.#writeHeader(row.record.format);
+    if (!this.error) this.#writeHeader();
     if (this.error) {
       this.notKept++;
       return false;
@@ -147,11 +145,11 @@ export class FailedFile {
   }
 
   /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-  #writeHeader(kind: Row['record']['format']): void {
+  #writeHeader(): void {
     if (this.#headerDone) return;
     this.#headerDone = true;
-    if (this.#normalized) this.#buffer += csvLine(['triggerId', 'userId', 'value', ...(this.#normalized.file ? ['file'] : []), 'error']);
-    else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? '';
+    const normalized = this.#normalized && ['triggerId', 'userId', 'value', ...(this.#normalized.file ? ['file'] : [])];
+    this.#buffer += failedHeader(normalized || this.#header(), this.#separator) ?? '';
     this.#flush();
   }
 
@@ -182,7 +180,7 @@ export class FailedFile {
   /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
   finish(): void {
     if (this.#fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
-    this.#writeHeader(FORMAT_TABLE[this.#format].kind as Row['record']['format']); // a file with no rows still replays (as zero rows)
+    this.#writeHeader(); // a file with no rows still replays (as zero rows)
     this.#flush();
     const fd = this.#fd;
     this.#fd = undefined;
