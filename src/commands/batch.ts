@@ -79,18 +79,13 @@ export function command(program: Command, ctx: Context): Command {
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
     .option('--columns <map>', "the file's own column names: triggerId=<name>,userId=<name>,value=<name>")
-    .addOption(
-      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
-        .argParser(parse.concurrency)
-        .default(DEFAULT_CONCURRENCY),
+    .option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace", parse.concurrency, DEFAULT_CONCURRENCY)
+    .option(
+      '--max-concurrency <n>',
+      `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
+      parse.wholeNumber(1, 256),
     )
-    .addOption(
-      new Option(
-        '--max-concurrency <n>',
-        `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
-      ).argParser(parse.wholeNumber(1, 256)),
-    )
-    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
+    .option('--rate <n>', 'at most this many requests per second', parse.rate)
     .option(
       '--failed <file>',
       'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
@@ -98,12 +93,7 @@ export function command(program: Command, ctx: Context): Command {
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
-    .addOption(
-      new Option(
-        '--shard <i>/<n>',
-        'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file',
-      ).argParser(parse.shard),
-    )
+    .option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file', parse.shard)
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
