@@ -46,11 +46,7 @@ export interface RowSource {
 }
 
 /** The file's own names of the three columns (--columns). */
-export interface ColumnNames {
-  triggerId: string;
-  userId: string;
-  value: string;
-}
+type ColumnNames = Record<'triggerId' | 'userId' | 'value', string>;
 export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
 
 /** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order). */
@@ -90,13 +86,8 @@ export interface ReadOptions {
 export const UNKNOWN_MARK = 'outcome unknown';
 const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 
-interface Fields {
-  triggerId: string | undefined;
-  userId: string | undefined;
-  /** As text: an NDJSON number as its digits are written. */
-  value: string | undefined;
-  error?: unknown;
-}
+/** A row's fields as read (its value as text: an NDJSON number as its digits are written). */
+type Fields = Pick<Row, 'triggerId' | 'userId' | 'value'> & { error?: unknown };
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
@@ -140,12 +131,7 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
 }
 
 /** Where a batch's columns are among a file's (-1: not there). */
-export interface Columns {
-  trigger: number;
-  user: number;
-  value: number;
-  error: number;
-}
+type Columns = Record<'trigger' | 'user' | 'value' | 'error', number>;
 
 /** Where `name` is among `names`: the name as given, else in any case, white space around it aside. */
 export function columnAt(names: readonly string[], name: string): number {
