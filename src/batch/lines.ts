@@ -99,15 +99,6 @@ class PartialLine {
   }
 }
 
-function refuseWideText(bytes: Uint8Array): void {
-  const wide = wideEncoding(bytes);
-  if (wide) {
-    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
-    });
-  }
-}
-
 /** Adds the lines of `bytes` (whole lines, the last newline left out) to `items`; returns how many. */
 function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLine>): number {
   // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
@@ -142,8 +133,13 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
   let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (first) refuseWideText(all);
+    const wide = first ? wideEncoding(all) : undefined;
     first = false;
+    if (wide) {
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
+      });
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
