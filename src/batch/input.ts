@@ -118,11 +118,7 @@ async function peek(source: Readable, more: (head: Buffer) => boolean = () => fa
 /** Decides the format from the first bytes ("{" means NDJSON, anything else CSV). */
 async function sniff(source: Readable): Promise<{ format: Format; stream: Readable }> {
   const { head, stream } = await peek(source);
-  const text = head
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
-    .trimStart();
-  return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream };
+  return { format: /^\s*\{/.test(head.toString('utf8')) ? 'ndjson' : 'csv', stream }; // \s takes a byte-order mark too
 }
 
 function stdinIsFile(): boolean {
