@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
-import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
+import { FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
@@ -220,7 +220,7 @@ export function openWritten(
         });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input.format), folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -263,7 +263,8 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
  * keep): in `folder`, named by the time. Runs started in the same second take the next free name (the
  * lock is taken on the way, so two runs never pick the same one).
  */
-function defaultFailedName(ext: string, folder: string, locks: FileLock[], warn: (line: string) => void): string {
+function defaultFailedName(format: Format, folder: string, locks: FileLock[], warn: (line: string) => void): string {
+  const ext = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
   const now = new Date();
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;

@@ -65,7 +65,3 @@ export function formatFromName(file: string): Format | undefined {
   const ext = path.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
-
-export function failedExtension(format: Format): string {
-  return FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
-}
