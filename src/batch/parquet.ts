@@ -120,11 +120,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([
-          read(trigger?.name, start, end),
-          read(user.name, start, end),
-          read(value?.name, start, end),
-        ]);
+        const [triggers, users, values] = await Promise.all([trigger, user, value].map((column) => read(column?.name, start, end)));
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
