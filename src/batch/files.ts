@@ -47,11 +47,6 @@ function sameFile(a: string, b: string | number): boolean {
   }
 }
 
-/** True when `file` would be read as part of the folder `folder`. */
-function inInputFolder(file: string, folder: string): boolean {
-  return isPart(path.basename(file)) && path.resolve(path.dirname(file)) === path.resolve(folder);
-}
-
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
@@ -65,7 +60,7 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
         hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
       });
     if (file === undefined) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
+    const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: 'write it outside the folder',
