@@ -255,14 +255,16 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       return { ...file, compression, format: 'parquet', read, close: () => undefined };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
-    text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const inflated = (raw: Readable) =>
+      compression ? Readable.from(decompressed(raw, compression, file.name), { objectMode: false }) : raw;
+    text = inflated(first.stream);
     const known = format ?? (await sniff(text)).format;
-    const opened = { ...file, compression };
     let stream: Readable | undefined;
     return {
-      ...opened,
+      ...file,
+      compression,
       format: known,
-      read: (read) => readRows((stream = streamOf(opened)), known, read),
+      read: (read) => readRows((stream = inflated(fs.createReadStream(file.path, { highWaterMark: 64 * 1024 }))), known, read),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on('error', () => undefined).destroy(),
     };
@@ -280,12 +282,6 @@ export interface OpenOptions {
   cwd?: string | undefined;
   /** How rows will be read: a Parquet file's columns are found when it is opened. */
   read?: ReadOptions | undefined;
-}
-
-/** A file's bytes, decompressed. */
-function streamOf(file: Pick<InputFile, 'path' | 'name' | 'compression'>): Readable {
-  const raw = fs.createReadStream(file.path, { highWaterMark: 64 * 1024 });
-  return file.compression ? Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
