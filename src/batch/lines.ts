@@ -38,19 +38,16 @@ export interface LineChunk {
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 
-function firstBadByte(bytes: Uint8Array, decoded: string): string {
-  // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
-  // itself would come first only if it stood earlier; the message is a pointer, not a proof).
-  const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf('\uFFFD'))));
-  return `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')})`;
-}
-
 function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
   try {
     return strict.decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
-    return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
+    // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
+    // itself would come first only if it stood earlier; the message is a pointer, not a proof).
+    const at = Buffer.byteLength(raw.slice(0, Math.max(0, raw.indexOf('\uFFFD'))));
+    const byte = `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')})`;
+    return { line, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
   }
 }
 
