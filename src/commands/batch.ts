@@ -179,7 +179,17 @@ async function send(run: Run): Promise<void> {
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
-  const fireOptions = fireOptionsFor(pace, stop.signal);
+  // What every row is sent with: one object, not one per row. With auto, every attempt is told to the
+  // pace, a push-back comes back to the runner to be sent again, and retries wait for the shared pause.
+  const fireOptions = {
+    stopRetries: stop.signal,
+    ...(pace && {
+      throwPushBack: true,
+      gate: pace,
+      onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
+        pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
+    }),
+  };
   const runner = new Runner({
     rows: options.shard ? shardRows(run.rows, options.shard) : run.rows,
     send: client ? (event) => client.fire(event, fireOptions) : undefined,
@@ -230,21 +240,6 @@ async function send(run: Run): Promise<void> {
     if (result === undefined) input.close();
   }
   finish(run, recorder, result, stoppedBy, stderr);
-}
-
-/**
- * What every row is sent with: one object, not one per row. With auto, every attempt is told to the
- * pace, a push-back comes back to the runner to be sent again, and retries wait for the shared pause.
- */
-function fireOptionsFor(pace: Pace | undefined, stopRetries: AbortSignal) {
-  if (!pace) return { stopRetries };
-  return {
-    stopRetries,
-    throwPushBack: true,
-    gate: pace,
-    onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
-      pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
-  };
 }
 
 /**
