@@ -227,12 +227,11 @@ class CsvRecords {
       return this.pending.length > 0;
     }
     if (typeof next.item !== 'string') {
-      if (!this.#open) {
-        out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
-        return true;
+      if (!this.#open) out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+      else {
+        this.pending.push(next); // read again once the open record is given up
+        this.#giveUp('a quoted field opens on this line and never closes', out);
       }
-      this.pending.push(next); // read again once the open record is given up
-      this.#giveUp('a quoted field opens on this line and never closes', out);
       return true;
     }
     const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: '' };
