@@ -154,13 +154,13 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  * reading stops early (`stopped`, standard input at a signal), the compressed bytes end mid-stream:
  * what was decompressed is handed on, and the line reader drops a partial last line.
  */
-async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
+async function* decompressed(source: Readable, compression: Compression, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
   if (compression === 'zstd' && !zstd) throw noZstd(name);
   const inflate = compression === 'gzip' ? zlib.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd!({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
-    if (stopped()) return;
+    if (stopped?.stopped) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
       hint: 'check that the file was copied whole; the rows after the damage are not in the batch',
     });
@@ -176,7 +176,7 @@ const parquetOnStdin = (what = 'standard input is a Parquet file') =>
   });
 
 /** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
-async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
+async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
   const { head, stream } = await peek(
@@ -186,7 +186,7 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
   if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
-  yield* decompressed(stream, compression, 'standard input', stopped);
+  yield* decompressed(stream, compression, 'standard input', mark);
 }
 
 // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
@@ -338,10 +338,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
   const mark: Stopped = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
-  const stream = Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
-    { objectMode: false },
-  );
+  const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   return {
     files: [],
