@@ -211,8 +211,7 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
       hint: `pipe it to standard input: cat ${source} | trigger batch -`,
     });
   return fs
-    .readdirSync(at, { withFileTypes: true })
-    .map((e) => e.name)
+    .readdirSync(at)
     .filter(isPart)
     .sort()
     .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
