@@ -177,28 +177,26 @@ export class FailedFile {
     }
   }
 
-  /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-  finish(): void {
-    if (this.#fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
-    this.#writeHeader(); // a file with no rows still replays (as zero rows)
-    this.#flush();
+  /**
+   * Writes what is left and puts the file in place, or (`keep` false: nothing of this run needs
+   * keeping) leaves an earlier file as it was. A lazy file that kept nothing was never made.
+   */
+  close(keep: boolean): void {
     const fd = this.#fd;
-    this.#fd = undefined;
-    try {
-      if (!this.inPlace && !this.error) fs.fsyncSync(fd);
-    } catch {
-      // not every file system syncs; the rename below is still atomic
+    if (fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
+    if (keep) {
+      this.#writeHeader(); // a file with no rows still replays (as zero rows)
+      this.#flush();
+      try {
+        if (!this.inPlace && !this.error) fs.fsyncSync(fd);
+      } catch {
+        // not every file system syncs; the rename below is still atomic
+      }
     }
-    fs.closeSync(fd);
-    if (!this.inPlace) fs.renameSync(this.#target, this.path);
-  }
-
-  /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-  discard(): void {
-    const fd = this.#fd;
     this.#fd = undefined;
-    if (fd === undefined) return;
     fs.closeSync(fd);
-    if (!this.inPlace) fs.rmSync(this.#target, { force: true });
+    if (this.inPlace) return;
+    if (keep) fs.renameSync(this.#target, this.path);
+    else fs.rmSync(this.#target, { force: true });
   }
 }

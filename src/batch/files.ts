@@ -228,7 +228,7 @@ export function openWritten(
       });
     }
   } catch (error) {
-    written.failed?.discard();
+    written.failed?.close(false);
     for (const taken of written.locks) taken.release();
     throw error;
   }
@@ -245,8 +245,7 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
     // another order, and a replay of it already run would no longer match it: see replayNames).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
+    failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
   } finally {
     for (const lock of locks) lock.release();
