@@ -199,11 +199,10 @@ export function openWritten(
         'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
-    if (options.failed) {
+    const file = options.failed;
+    if (file) {
       // A device or FIFO is written in place and not locked.
-      const regular = fs.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === undefined || regular.isFile()) {
+      if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = 'name another --failed file, or wait for that batch to finish';
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
