@@ -63,7 +63,6 @@ export function failedHeader(header: readonly string[] | undefined, separator: s
   return csvLine(columnAt(header, 'error') >= 0 ? header : [...header, 'error'], separator);
 }
 
-/** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
 
 export class FailedFile {

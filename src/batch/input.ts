@@ -26,7 +26,6 @@ import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js'
 export type { Format } from './formats.js';
 
 export interface InputFile {
-  /** Where it is read from. */
   path: string;
   /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
   name: string;
