@@ -91,7 +91,7 @@ type Fields = Pick<Row, 'triggerId' | 'userId' | 'value'> & { error?: unknown };
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
-  const triggerId = fields.triggerId === undefined || fields.triggerId === '' ? options.trigger : fields.triggerId;
+  const triggerId = fields.triggerId || options.trigger;
   const row: Row = {
     line,
     record,
@@ -101,12 +101,11 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: undefined,
     invalid: undefined,
-    unknownBefore: undefined,
+    unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
   };
-  if (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) row.unknownBefore = true;
   if (!triggerId) {
     row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
-  } else if (fields.userId === undefined || fields.userId === '') {
+  } else if (!fields.userId) {
     row.invalid = 'empty userId';
   } else {
     try {
