@@ -100,15 +100,14 @@ function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop():
 async function peek(source: Readable, more: (head: Buffer) => boolean = () => false): Promise<{ head: Buffer; stream: Readable }> {
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let head = Buffer.alloc(0);
-  let done = false;
+  let next: IteratorResult<Buffer | string>;
   do {
-    const next = await chunks.next();
-    if (next.done) done = true;
-    else head = Buffer.concat([head, Buffer.from(next.value)]);
-  } while (!done && more(head));
+    next = await chunks.next();
+    if (!next.done) head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!next.done && more(head));
   async function* all(): AsyncGenerator<Buffer> {
     if (head.length) yield head;
-    if (done) return;
+    if (next.done) return;
     for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
   return { head, stream: Readable.from(all(), { objectMode: false }) };

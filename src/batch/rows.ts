@@ -420,9 +420,7 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
  * rows are CSV rows of triggerId,userId, so their failed file is a CSV that replays as one.
  */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
-  if (!options.trigger) {
-    throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
-  }
+  if (!options.trigger) throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
     const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
