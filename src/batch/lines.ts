@@ -36,11 +36,13 @@ export interface LineChunk {
 }
 
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** For line 1, whose byte-order mark (Excel's "CSV UTF-8" writes one) is no part of its text: dropped here, for every reader. */
+const lineOne = new TextDecoder('utf-8', { fatal: true });
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
   try {
-    return strict.decode(bytes);
+    return (line === 1 ? lineOne : strict).decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
     // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
@@ -100,7 +102,7 @@ class PartialLine {
 function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLine>): number {
   // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
   try {
-    const lines = strict.decode(bytes).split('\n');
+    const lines = (line === 1 ? lineOne : strict).decode(bytes).split('\n');
     for (const text of lines) items.push(text);
     return lines.length;
   } catch {

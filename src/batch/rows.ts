@@ -331,7 +331,6 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
 
   async function* rows(): AsyncGenerator<Row[]> {
     for await (const { first, items } of readLines(stream, options.stopped)) {
-      if (first === 1 && typeof items[0] === 'string') items[0] = items[0].replace(/^\uFEFF/, '');
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
       yield* take(false);
     }
@@ -366,9 +365,8 @@ function describe(value: unknown): string {
 
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = options.columns ?? DEFAULT_COLUMNS;
-  const toRow = (line: number, item: string | BadLine): Row | undefined => {
-    if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
-    const text = line === 1 ? item.replace(/^\uFEFF/, '') : item;
+  const toRow = (line: number, text: string | BadLine): Row | undefined => {
+    if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
     if (text.trim() === '') return undefined;
     let parsed: unknown;
     try {
@@ -423,7 +421,7 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
-    const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
+    const userId = withoutCr(item);
     if (userId === '') return undefined;
     return makeRow(
       line,
