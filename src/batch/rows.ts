@@ -335,7 +335,8 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       yield* take(false);
     }
     yield* take(true);
-    if (!header && !options.emptyIsNoRows)
+    // Standard input stopped by a signal before its header came has nothing wrong with it: nothing was read.
+    if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });

@@ -223,11 +223,7 @@ async function send(run: Run): Promise<void> {
   const stopCapping = capYoungGeneration();
   let result: RunResult | undefined;
   try {
-    result = await runner.run().catch((error: unknown) => {
-      // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
-      if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
-      throw error;
-    });
+    result = await runner.run();
   } finally {
     stopCapping();
     progress?.stop();
