@@ -43410,7 +43410,6 @@ function answerOf(status2, timedOut) {
 function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
-  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
   const refused2 = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
   const expectedAtRandom = 1 - refused2;
@@ -43538,6 +43537,8 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
+      /** How many answers had been accepted at the last push-back at one at a time. */
+      #acceptedAtRefusal = -1;
       /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -43583,7 +43584,7 @@ var init_pace = __esm({
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
-      #changes = 0;
+      #changes = 1;
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -43598,7 +43599,6 @@ var init_pace = __esm({
         this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
-        this.#changes = 1;
       }
       /**
        * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
@@ -43666,8 +43666,9 @@ var init_pace = __esm({
       }
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs) {
-        const again = this.#pushedInARow > 1;
+        const again = this.#acceptedCount === this.#acceptedAtRefusal;
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+        this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
         const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
         if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
@@ -43813,8 +43814,7 @@ var init_pace = __esm({
         const lower = this.#levels(low, lowTop);
         const higher = this.#levels(high, highTop);
         if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
-        return share > 0 ? share : 0;
+        return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
       }
       #decide(now) {
         if (this.#rateGapMs > 0 && this.#accepted > 0) {
@@ -43950,6 +43950,7 @@ var init_pace = __esm({
         this.#descent = void 0;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
+        this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
       }
