@@ -76,11 +76,10 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
   // A pipe named as a file is refused as input (input.ts); standard input cannot be read twice either.
-  if (sources.includes('-')) {
+  if (sources.includes('-'))
     throw new UsageError('--journal needs the input as a regular file, or files and folders', {
       hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
     });
-  }
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }

@@ -32,13 +32,11 @@ function bigIntOf(bytes: Uint8Array): bigint {
   return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 }
 
-/** An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). */
+/** An unscaled integer and a scale (never negative in Parquet) as decimal text: every digit kept (12345 and 2 give "123.45"). */
 export function decimalText(unscaled: bigint, scale: number): string {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return `${negative ? '-' : ''}${digits}${'0'.repeat(-scale)}`;
-  const padded = digits.padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  const sign = unscaled < 0n ? '-' : '';
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
 }
 
 /** The value column's text maker, for its physical and logical type. */
