@@ -171,10 +171,9 @@ type PaceUsed = Pick<Pace, 'lowest' | 'highest' | 'pushedBack' | 'widestGapMs'>;
  * "starts spaced up to 120 ms apart" when one at a time was too many.
  */
 export function paceWords(pace: PaceUsed): string {
-  const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
   const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : '';
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
+  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, 'answer')} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {
