@@ -37327,9 +37327,6 @@ function formatFromName(file) {
   const ext = import_node_path9.default.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
-function failedExtension(format2) {
-  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
-}
 var import_node_path9, FORMAT_TABLE, COMPRESSIONS, FORMATS, IMPORT_FORMATS;
 var init_formats = __esm({
   "src/batch/formats.ts"() {
@@ -37351,16 +37348,14 @@ var init_formats = __esm({
 });
 
 // src/batch/lines.ts
-function firstBadByte(bytes, decoded) {
-  const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf("\uFFFD"))));
-  return `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, "0")})`;
-}
 function decodeLine(bytes, line) {
   try {
-    return strict.decode(bytes);
+    return (line === 1 ? lineOne : strict).decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
-    return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
+    const at = Buffer.byteLength(raw.slice(0, Math.max(0, raw.indexOf("\uFFFD"))));
+    const byte = `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, "0")})`;
+    return { line, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
   }
 }
 function wideEncoding(bytes) {
@@ -37371,17 +37366,9 @@ function wideEncoding(bytes) {
   if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
   return void 0;
 }
-function refuseWideText(bytes) {
-  const wide = wideEncoding(bytes);
-  if (wide) {
-    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
-    });
-  }
-}
 function wholeLines(bytes, line, items) {
   try {
-    const lines = strict.decode(bytes).split("\n");
+    const lines = (line === 1 ? lineOne : strict).decode(bytes).split("\n");
     for (const text of lines) items.push(text);
     return lines.length;
   } catch {
@@ -37401,8 +37388,13 @@ async function* readLines(stream, stop) {
   let first = true;
   for await (const chunk of stream) {
     const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    if (first) refuseWideText(all);
+    const wide = first ? wideEncoding(all) : void 0;
     first = false;
+    if (wide) {
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
+      });
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
@@ -37432,7 +37424,7 @@ async function* readLines(stream, stop) {
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
-var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient, PartialLine;
+var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
@@ -37441,6 +37433,7 @@ var init_lines = __esm({
     KEPT_OF_LONG_LINE = 1024;
     SLICE_BYTES = 4 * 1024;
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    lineOne = new TextDecoder("utf-8", { fatal: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
       /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
@@ -37488,7 +37481,7 @@ function parseColumns(text) {
   return names;
 }
 function makeRow(line, record, fields, options) {
-  const triggerId = fields.triggerId === void 0 || fields.triggerId === "" ? options.trigger : fields.triggerId;
+  const triggerId = fields.triggerId || options.trigger;
   const row = {
     line,
     record,
@@ -37498,12 +37491,11 @@ function makeRow(line, record, fields, options) {
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: void 0,
     invalid: void 0,
-    unknownBefore: void 0
+    unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
   };
-  if (typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error)) row.unknownBefore = true;
   if (!triggerId) {
     row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
-  } else if (fields.userId === void 0 || fields.userId === "") {
+  } else if (!fields.userId) {
     row.invalid = "empty userId";
   } else {
     try {
@@ -37589,12 +37581,11 @@ function readCsv(stream, options, format2) {
   }
   async function* rows2() {
     for await (const { first, items } of readLines(stream, options.stopped)) {
-      if (first === 1 && typeof items[0] === "string") items[0] = items[0].replace(/^\uFEFF/, "");
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
       yield* take3(false);
     }
     yield* take3(true);
-    if (!header && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
@@ -37616,9 +37607,8 @@ function describe2(value) {
 }
 function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
-  const toRow = (line, item) => {
-    if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
-    const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
+  const toRow = (line, text) => {
+    if (typeof text !== "string") return invalidNdjson(line, text.raw, void 0, text.reason);
     if (text.trim() === "") return void 0;
     let parsed2;
     try {
@@ -37655,12 +37645,10 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
   return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 function readLineIds(stream, options) {
-  if (!options.trigger) {
-    throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
-  }
+  if (!options.trigger) throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
-    const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, "") : item);
+    const userId = withoutCr(item);
     if (userId === "") return void 0;
     return makeRow(
       line,
@@ -37706,12 +37694,11 @@ var init_rows = __esm({
           return this.pending.length > 0;
         }
         if (typeof next.item !== "string") {
-          if (!this.#open) {
-            out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-            return true;
+          if (!this.#open) out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+          else {
+            this.pending.push(next);
+            this.#giveUp("a quoted field opens on this line and never closes", out);
           }
-          this.pending.push(next);
-          this.#giveUp("a quoted field opens on this line and never closes", out);
           return true;
         }
         const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: "" };
@@ -37818,24 +37805,9 @@ function failedLine(row, error2, header, separator = ",") {
     }
   }
 }
-function failedHeader(kind, header, separator = ",") {
-  if (kind !== "csv" || !header) return void 0;
+function failedHeader(header, separator = ",") {
+  if (!separator || !header) return void 0;
   return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
-      continue;
-    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
 }
 var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
@@ -37843,7 +37815,6 @@ var init_failed = __esm({
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
-    init_lock();
     init_render();
     init_formats();
     init_rows();
@@ -37856,8 +37827,7 @@ var init_failed = __esm({
       notKept = 0;
       /** The write error, once there was one; nothing more is written after it. */
       error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
+      /** The separator of the failed file's format (none: NDJSON). */
       #separator;
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
@@ -37879,30 +37849,25 @@ var init_failed = __esm({
       constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator;
         this.#header = header;
         const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
-        if (!this.inPlace) removeLeftovers(this.path);
+        if (!options.lazy) this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
         if (this.#fd === void 0 && !this.error) {
           try {
-            this.#open();
+            this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
           } catch (error2) {
             this.error = error2;
           }
         }
-        if (!this.error) this.#writeHeader(row.record.format);
+        if (!this.error) this.#writeHeader();
         if (this.error) {
           this.notKept++;
           return false;
@@ -37921,11 +37886,11 @@ var init_failed = __esm({
         return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
+      #writeHeader() {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        const normalized = this.#normalized && ["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : []];
+        this.#buffer += failedHeader(normalized || this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -37949,27 +37914,26 @@ var init_failed = __esm({
           }
         }
       }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (this.#fd === void 0) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
+      /**
+       * Writes what is left and puts the file in place, or (`keep` false: nothing of this run needs
+       * keeping) leaves an earlier file as it was. A lazy file that kept nothing was never made.
+       */
+      close(keep) {
         const fd = this.#fd;
-        this.#fd = void 0;
-        try {
-          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
         if (fd === void 0) return;
+        if (keep) {
+          this.#writeHeader();
+          this.#flush();
+          try {
+            if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+          } catch {
+          }
+        }
+        this.#fd = void 0;
         import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
+        if (this.inPlace) return;
+        if (keep) import_node_fs8.default.renameSync(this.#target, this.path);
+        else import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -41915,11 +41879,9 @@ function bigIntOf(bytes) {
   return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
 }
 function decimalText(unscaled, scale) {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return `${negative ? "-" : ""}${digits}${"0".repeat(-scale)}`;
-  const padded = digits.padStart(scale + 1, "0");
-  return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  const sign = unscaled < 0n ? "-" : "";
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
 }
 function valueReader(element) {
   const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
@@ -41977,11 +41939,7 @@ async function openParquet(file, name, options) {
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([
-          read(trigger?.name, start, end),
-          read(user.name, start, end),
-          read(value?.name, start, end)
-        ]);
+        const [triggers, users, values] = await Promise.all([trigger, user, value].map((column) => read(column?.name, start, end)));
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
@@ -42040,23 +41998,21 @@ function stoppable(source, mark) {
 async function peek(source, more = () => false) {
   const chunks = source[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
-  let done = false;
+  let next;
   do {
-    const next = await chunks.next();
-    if (next.done) done = true;
-    else head = Buffer.concat([head, Buffer.from(next.value)]);
-  } while (!done && more(head));
+    next = await chunks.next();
+    if (!next.done) head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!next.done && more(head));
   async function* all() {
     if (head.length) yield head;
-    if (done) return;
+    if (next.done) return;
     for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
   return { head, stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
 }
 async function sniff(source) {
   const { head, stream } = await peek(source);
-  const text = head.toString("utf8").replace(/^\uFEFF/, "").trimStart();
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream };
+  return { format: /^\s*\{/.test(head.toString("utf8")) ? "ndjson" : "csv", stream };
 }
 function stdinIsFile() {
   try {
@@ -42073,13 +42029,13 @@ function noZstd(name) {
     }
   );
 }
-async function* decompressed(source, compression, name, stopped = () => false) {
+async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
   const inflate = compression === "gzip" ? import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd2({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate);
   } catch (error2) {
-    if (stopped()) return;
+    if (stopped?.stopped) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
       hint: "check that the file was copied whole; the rows after the damage are not in the batch"
     });
@@ -42087,7 +42043,7 @@ async function* decompressed(source, compression, name, stopped = () => false) {
     source.destroy();
   }
 }
-async function* sniffedStdin(source, stopped) {
+async function* sniffedStdin(source, mark) {
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
   const { head, stream } = await peek(
     source,
@@ -42096,7 +42052,7 @@ async function* sniffedStdin(source, stopped) {
   if (head.subarray(0, 4).toString("latin1") === "PAR1") throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
-  yield* decompressed(stream, compression, "standard input", stopped);
+  yield* decompressed(stream, compression, "standard input", mark);
 }
 function filesOf(source, cwd) {
   const at = import_node_path11.default.resolve(cwd, source);
@@ -42113,7 +42069,7 @@ function filesOf(source, cwd) {
     throw new UsageError(`${source} is not a regular file or folder`, {
       hint: `pipe it to standard input: cat ${source} | trigger batch -`
     });
-  return import_node_fs9.default.readdirSync(at, { withFileTypes: true }).map((e) => e.name).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
@@ -42146,14 +42102,15 @@ async function openFile(file, options) {
       return { ...file, compression, format: "parquet", read, close: () => void 0 };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-    text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const inflated = (raw) => compression ? import_node_stream.Readable.from(decompressed(raw, compression, file.name), { objectMode: false }) : raw;
+    text = inflated(first.stream);
     const known = format2 ?? (await sniff(text)).format;
-    const opened = { ...file, compression };
     let stream;
     return {
-      ...opened,
+      ...file,
+      compression,
       format: known,
-      read: (read) => readRows(stream = streamOf(opened), known, read),
+      read: (read) => readRows(stream = inflated(import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, read),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };
@@ -42161,10 +42118,6 @@ async function openFile(file, options) {
     text?.destroy();
     probe.destroy();
   }
-}
-function streamOf(file) {
-  const raw = import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
-  return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFiles(files, options) {
   let base = 0;
@@ -42202,8 +42155,6 @@ async function openInputs(sources, options = {}) {
     sources,
     format: normalized ? "csv" : one.format,
     normalized,
-    file: one && !one.compression && !parquet ? one.path : void 0,
-    name: sources.join(" "),
     read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
@@ -42217,18 +42168,13 @@ async function openStdin(options, columns) {
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
   const mark = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
-  const stream = import_node_stream.Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
-    { objectMode: false }
-  );
+  const stream = import_node_stream.Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   return {
     files: [],
     sources: ["-"],
     format: columns ? "csv" : sniffed.format,
     normalized: columns ? { file: false } : void 0,
-    file: void 0,
-    name: "stdin",
     read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
@@ -42784,9 +42730,6 @@ function sameFile2(a, b) {
     return false;
   }
 }
-function inInputFolder(file, folder) {
-  return isPart(import_node_path13.default.basename(file)) && import_node_path13.default.resolve(import_node_path13.default.dirname(file)) === import_node_path13.default.resolve(folder);
-}
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
   const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
@@ -42799,7 +42742,7 @@ function checkPaths(sources, options) {
         hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
       });
     if (file === void 0) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
+    const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: "write it outside the folder"
@@ -42814,11 +42757,10 @@ function checkPaths(sources, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (sources.includes("-")) {
+  if (sources.includes("-"))
     throw new UsageError("--journal needs the input as a regular file, or files and folders", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
-  }
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
@@ -42869,7 +42811,7 @@ function resumeCommand(input2, options) {
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push("--failed", shellQuote(options.failed));
   const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (format2 && formatFromName(input2.files[0]?.name ?? "") !== format2) args.push("--format", format2);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
@@ -42883,10 +42825,9 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
-    if (options.failed) {
-      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === void 0 || regular.isFile()) {
+    const file = options.failed;
+    if (file) {
+      if (import_node_fs11.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = "name another --failed file, or wait for that batch to finish";
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
@@ -42898,7 +42839,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -42911,7 +42852,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       });
     }
   } catch (error2) {
-    written.failed?.discard();
+    written.failed?.close(false);
     for (const taken of written.locks) taken.release();
     throw error2;
   }
@@ -42920,14 +42861,14 @@ function openWritten(input2, header, options, catalog, folder, warn) {
 function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
   try {
     const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
+    failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
 }
-function defaultFailedName(ext, folder, locks, warn) {
+function defaultFailedName(format2, folder, locks, warn) {
+  const ext = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
   const now = /* @__PURE__ */ new Date();
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
@@ -44002,22 +43943,14 @@ __export(batch_exports, {
   command: () => command2
 });
 function command2(program2, ctx) {
-  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
-    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
-  ).addOption(
-    new Option(
-      "--max-concurrency <n>",
-      `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`
-    ).argParser(wholeNumber(1, 256))
-  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
+    "--max-concurrency <n>",
+    `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
+    wholeNumber(1, 256)
+  ).option("--rate <n>", "at most this many requests per second", rate).option(
     "--failed <file>",
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-    new Option(
-      "--shard <i>/<n>",
-      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-    ).argParser(shard)
-  ).addHelpText("after", HELP);
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
   return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
@@ -44084,7 +44017,14 @@ async function send(run2) {
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
   });
-  const fireOptions = fireOptionsFor(pace, stop.signal);
+  const fireOptions = {
+    stopRetries: stop.signal,
+    ...pace && {
+      throwPushBack: true,
+      gate: pace,
+      onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
+    }
+  };
   const runner = new Runner({
     rows: options.shard ? shardRows(run2.rows, options.shard) : run2.rows,
     send: client ? (event) => client.fire(event, fireOptions) : void 0,
@@ -44116,10 +44056,7 @@ async function send(run2) {
   const stopCapping = capYoungGeneration();
   let result;
   try {
-    result = await runner.run().catch((error2) => {
-      if (stoppedBy && input2.cut && recorder.counts.rows === 0 && error2 instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
-      throw error2;
-    });
+    result = await runner.run();
   } finally {
     stopCapping();
     progress?.stop();
@@ -44132,15 +44069,6 @@ async function send(run2) {
   }
   finish(run2, recorder, result, stoppedBy, stderr);
 }
-function fireOptionsFor(pace, stopRetries) {
-  if (!pace) return { stopRetries };
-  return {
-    stopRetries,
-    throwPushBack: true,
-    gate: pace,
-    onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
-  };
-}
 function progressFor(run2, now) {
   const { io, options, input: input2, pace } = run2;
   if (options.quiet || options.verbose) return void 0;
@@ -44150,9 +44078,10 @@ function progressFor(run2, now) {
     const { counts, inFlight, stopped } = now();
     return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
   };
-  if (input2.file && !options.shard) {
-    const header = FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0;
-    void countLines(input2.file).then(
+  const [file, ...more] = input2.files;
+  if (file && !more.length && !file.compression && file.format !== "parquet" && !options.shard) {
+    const header = FORMAT_TABLE[file.format].kind === "csv" ? 1 : 0;
+    void countLines(file.path).then(
       (n) => total = Math.max(0, n - header),
       () => void 0
     );
@@ -44161,6 +44090,7 @@ function progressFor(run2, now) {
 }
 function finish({ io, env: env2, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
   const { counts } = recorder;
+  const name = input2.sources.join(" ");
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
@@ -44185,7 +44115,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44195,7 +44125,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
     io.stderr(
-      githubAnnotation(`trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
+      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
     );
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
