@@ -84,7 +84,7 @@ var init_errors = __esm({
       event;
       constructor(kind, message, options = {}) {
         super(message, options.cause === void 0 ? void 0 : { cause: options.cause });
-        this.name = "TriggerError";
+        this.name = new.target.name;
         this.kind = kind;
         this.hint = options.hint;
         this.reported = options.reported === true;
@@ -97,13 +97,11 @@ var init_errors = __esm({
     UsageError = class extends TriggerError {
       constructor(message, options = {}) {
         super("usage", message, options);
-        this.name = "UsageError";
       }
     };
     ConfigError = class extends TriggerError {
       constructor(message, options = {}) {
         super("config", message, options);
-        this.name = "ConfigError";
       }
     };
     AttemptError = class extends TriggerError {
@@ -132,7 +130,6 @@ var init_errors = __esm({
         const definitive = status2 < 500 && status2 !== 408 && status2 !== 429;
         const recorded = status2 >= 500 && status2 !== 503 ? "unknown" : "no";
         super(definitive ? "refused" : "unavailable", message, { ...details, recorded }, { hint: details.hint });
-        this.name = "ServiceError";
         this.status = details.status;
         this.statusText = details.statusText;
         this.serverMessage = details.serverMessage;
@@ -145,7 +142,6 @@ var init_errors = __esm({
       code;
       constructor(kind, message, details) {
         super(kind, message, { ...details, requestId: void 0 }, { hint: details.hint, cause: details.cause });
-        this.name = "NetworkError";
         this.code = details.code;
       }
     };
@@ -153,7 +149,6 @@ var init_errors = __esm({
       notSent;
       constructor(message, details) {
         super("interrupted", message, { ...details, requestId: void 0, recorded: details.notSent === true ? "no" : "unknown" });
-        this.name = "InterruptedError";
         this.notSent = details.notSent === true;
       }
     };
@@ -254,12 +249,9 @@ function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, option
   });
 }
 function headerLines(prefix, headers, shown2 = (text) => text) {
-  const lines = [];
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
-  }
-  return lines;
+  return Object.entries(headers).flatMap(
+    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`)
+  );
 }
 function verboseLines(event, c, mask) {
   switch (event.type) {
@@ -348,7 +340,7 @@ var init_excerpt = __esm({
     MAX_ECHO = 64;
     HEAD = 40;
     TAIL = 12;
-    splitsPair = (text, at) => at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]) && /[\ud800-\udbff]/.test(text[at - 1]);
+    splitsPair = (text, at) => (text.codePointAt(at - 1) ?? 0) > 65535;
     count = (n) => `${n.toLocaleString("en-US")} characters`;
   }
 });
@@ -457,11 +449,11 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
-function form(text, views2, minPiece = 0, more = {}) {
+function form(text, minPiece = 0, more = {}) {
   const half = minPiece / 2;
   const stretches = [];
   for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
-  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
+  return { text, anyCase: true, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
 }
 function base64Forms(key) {
   const forms = [];
@@ -476,7 +468,7 @@ function base64Forms(key) {
       ["base64url", /[A-Za-z0-9_-]/]
     ]) {
       const text = bytes.toString(encoding);
-      if (!forms.some((f) => f.text === text)) forms.push(form(text, "decoded", BASE64_PIECE, { alphabet, ...around }));
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
   }
   return forms;
@@ -555,12 +547,9 @@ function decode(text, references) {
   return passes;
 }
 function views(text, secret) {
-  const plain2 = { text, lower: asciiLower(text), at: void 0 };
   const decoded = decode(text, true);
-  if (decoded.length === 0) return [plain2];
-  plain2.raw = true;
   if (secret.ampersand && text.includes("&")) decoded.push(...decode(text, false));
-  return [plain2, ...decoded];
+  return [{ text, lower: asciiLower(text), at: void 0 }, ...decoded];
 }
 function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
@@ -572,7 +561,6 @@ function formRanges(text, view2, secret, pieces, ranges) {
     ranges.push([from, to, whole]);
   };
   for (const form2 of secret.forms) {
-    if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
     const haystack = form2.anyCase ? view2.lower : view2.text;
     if (form2.pattern) {
       if (!form2.pattern.starts.some((start) => haystack.includes(start))) continue;
@@ -631,14 +619,10 @@ function maskStrings(json, names, mask) {
   });
 }
 function maskProxyCredentials(proxy) {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? "";
-  const rest = proxy.slice(scheme.length);
-  const at = rest.lastIndexOf("@");
-  if (at < 0) return proxy;
-  const userinfo = rest.slice(0, at);
-  const colon = userinfo.indexOf(":");
-  const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
-  return `${scheme}${shown2}${rest.slice(at)}`;
+  return proxy.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)?(?:([^:]*):)?.*@/is,
+    (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
+  );
 }
 var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, Redactor;
 var init_redact = __esm({
@@ -685,10 +669,10 @@ var init_redact = __esm({
         const literal = /* @__PURE__ */ new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
         literal.delete(lower);
         this.forms = [
-          form(lower, "all", this.short ? 0 : MIN_PIECE),
-          ...[...literal].map((text) => form(text, "undecoded")),
-          form(hex2, "decoded", this.short ? 0 : 2 * MIN_PIECE),
-          form(hex2.replace(/..(?!$)/g, "$&:"), "decoded", 0, {
+          form(lower, this.short ? 0 : MIN_PIECE),
+          ...[...literal].map((text) => form(text)),
+          form(hex2, this.short ? 0 : 2 * MIN_PIECE),
+          form(hex2.replace(/..(?!$)/g, "$&:"), 0, {
             pattern: {
               expression: new RegExp(hex2.replace(/..(?!$)/g, "$&[-: ]"), "g"),
               starts: [":", "-", " "].map((separator) => `${hex2.slice(0, 2)}${separator}${hex2.slice(2, 4)}`)
@@ -762,7 +746,7 @@ var init_redact = __esm({
         if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
         return maskStrings(line, false, (text) => this.text(text));
       }
-      /** JSON text from the server, masked as server text in its strings and member names. */
+      /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
       serverJson(json) {
         if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
         return maskStrings(json, true, (text) => this.server(text));
@@ -805,7 +789,7 @@ function serverMessage(json, text) {
   return plain2 === "" ? void 0 : plain2;
 }
 function looksLikeHtml(text) {
-  return /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) || /<\/(?:html|body|head|title)>/i.test(text);
+  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 }
 function markupText(html) {
   return decodeReferences(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
@@ -813,15 +797,9 @@ function markupText(html) {
 function htmlWords(page) {
   const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
   const withoutCode = html.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, " ");
-  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
-  let title = "";
-  let rest = withoutCode;
-  if (titleTag) {
-    const start = titleTag.index + titleTag[0].length;
-    const end = withoutCode.toLowerCase().indexOf("</title", start);
-    title = markupText(withoutCode.slice(start, end < 0 ? void 0 : end));
-    rest = withoutCode.slice(0, titleTag.index) + " " + (end < 0 ? "" : withoutCode.slice(end));
-  }
+  const titleElement = /<title\b[^<>]*>([^<]*)/i.exec(withoutCode);
+  const title = markupText(titleElement?.[1] ?? "");
+  const rest = titleElement ? withoutCode.replace(titleElement[0], " ") : withoutCode;
   const bodyTag = /<body\b[^<>]*>/i.exec(rest);
   let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
   if (title !== "" && body.startsWith(title)) body = body.slice(title.length).trim();
@@ -863,13 +841,10 @@ function isRetryableStatus(status2) {
   return status2 === 429 || status2 === 503;
 }
 function parseRetryAfter(header, now = Date.now()) {
-  if (header === void 0) return void 0;
-  const text = header.trim();
+  const text = header?.trim() ?? "";
   if (/^\d+$/.test(text)) return Number(text) * 1e3;
-  if (!/[a-z]/i.test(text)) return void 0;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return void 0;
-  return Math.max(0, date - now);
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(date) ? void 0 : Math.max(0, date - now);
 }
 function backoffMs(attempt, options = {}) {
   const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
@@ -968,7 +943,7 @@ function parseProxy(choice) {
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
-  const answered = /^Proxy response \((\d{3})\)/.exec(message) ?? /^Proxy Authentication Required \((407)\)/.exec(message);
+  const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
   if (answered) {
     const status2 = Number(answered[1]);
     return new ProxyError(status2 === 407 ? "ERR_PROXY_AUTH_REQUIRED" : "ERR_PROXY_REFUSED", choice, { status: status2, cause: error2 });
@@ -1056,8 +1031,7 @@ function serviceError(answer, context, info2) {
   });
 }
 function withoutLabel(message, label) {
-  if (message === void 0 || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
-  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, "");
+  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
   return rest === "" ? void 0 : rest;
 }
 function networkError(error2, timedOut, context, info2) {
@@ -1087,8 +1061,7 @@ function mainCode(error2) {
 }
 function proxyNetworkError(proxy, context, info2, tries) {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
-  const host = context.where.replace(/^[a-z]+:\/\//, "");
-  const direct = host.replace(/:\d+$/, "");
+  const { host, hostname: direct } = new URL(context.where);
   let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
   let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
@@ -1115,8 +1088,7 @@ function networkHint(codes, code, context, notMade) {
 }
 function describeNetworkError(code, message) {
   if (code === void 0 || code === "ERR_BODY_DECODE") return message;
-  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
-    return "its answer could not be read (an unexpected 1xx or a malformed response)";
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
 function isTlsCode(code) {
@@ -1158,7 +1130,7 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
-    UNREADABLE = "the answer could not be read (an unexpected 1xx or malformed response)";
+    UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
       ["ECONNREFUSED", "connection refused"],
@@ -5605,7 +5577,7 @@ function isSuccessBody(body) {
   for (let i = 0; i < body.length; i++) if (body[i] !== SUCCESS_BYTES[i]) return false;
   return true;
 }
-var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, MIN_QUEUE_LIMIT, Deadlines;
+var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, Deadlines;
 var init_attempt = __esm({
   "src/client/attempt.ts"() {
     "use strict";
@@ -5621,6 +5593,10 @@ var init_attempt = __esm({
       /** monotonicMs() after which the attempt has taken too long. */
       deadline;
       done = false;
+      /** Its neighbours in the Deadlines list while it is in flight. */
+      older;
+      newer;
+      #deadlines;
       #started;
       #timeoutMs;
       #signal;
@@ -5640,9 +5616,10 @@ var init_attempt = __esm({
       #sent = false;
       /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
-      #coding;
+      /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
       #read = 0;
+      /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+      #coding;
       #decoder;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
@@ -5651,6 +5628,7 @@ var init_attempt = __esm({
         this.deadline = this.#started + timeoutMs;
         this.#signal = signal;
         this.#proxy = proxy;
+        this.#deadlines = deadlines;
         this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
@@ -5663,22 +5641,18 @@ var init_attempt = __esm({
       #finish(outcome) {
         if (this.done) return;
         this.done = true;
+        this.#deadlines.remove(this);
         this.#signal?.removeEventListener("abort", this);
-        this.#controller = void 0;
-        this.#first = void 0;
-        this.#more = void 0;
         this.#dropDecoder();
         this.#resolve(outcome);
       }
       #answered(text, json, truncated) {
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
-        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+        const ms = Math.round(monotonicMs() - this.#started);
+        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms });
       }
       /** The body ended, or was cut at the limit. */
       #answer() {
         if (this.#decoder) this.#decoder.end();
-        else if (typeof this.#coding === "object") this.#undecodable(new DecodeError(this.#coding.unsupported, void 0, true));
         else this.#answerKept();
       }
       #answerKept() {
@@ -5707,14 +5681,6 @@ var init_attempt = __esm({
         this.#bodyEnded = true;
         this.#controller?.abort(new Error(reason2));
       }
-      /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
-      #decode(chunk) {
-        const room = MAX_BODY_BYTES - this.#read;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        this.#read += part.length;
-        if (typeof this.#coding === "string" && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
-        if (chunk.length > room) this.#cut("response body over 1 MiB");
-      }
       #openDecoder(coding, first) {
         const decoder4 = decoderFor(coding, first);
         decoder4.on("data", (decoded) => {
@@ -5741,23 +5707,18 @@ var init_attempt = __esm({
         else this.#answerKept();
       }
       #dropDecoder() {
-        const decoder4 = this.#decoder;
+        this.#decoder?.removeAllListeners().on("error", () => {
+        }).destroy();
         this.#decoder = void 0;
-        if (!decoder4) return;
-        decoder4.removeAllListeners();
-        decoder4.on("error", () => {
-        });
-        decoder4.destroy();
       }
       #stop(reason2) {
         this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
       #failed(cause) {
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
+        const ms = Math.round(monotonicMs() - this.#started);
         const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
-        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
+        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
       }
       /** The time limit passed without a whole answer. */
       expire() {
@@ -5781,12 +5742,19 @@ var init_attempt = __esm({
         this.#status = statusCode;
         this.#headers = headers;
         const encoding = headerValue(headers, "content-encoding");
-        if (encoding !== void 0) this.#coding = contentCoding(encoding);
+        const coding = encoding === void 0 ? void 0 : contentCoding(encoding);
+        if (typeof coding === "object") this.#undecodable(new DecodeError(coding.unsupported, void 0, true));
+        else this.#coding = coding;
       }
+      /** A chunk of the body: kept, or for a compressed answer decoded as it comes; at most 1 MiB is read. */
       onResponseData(_controller, chunk) {
         if (this.done || this.#bodyEnded) return;
-        if (this.#coding) this.#decode(chunk);
-        else if (!this.#keep(chunk)) this.#cut("response body over 1 MiB");
+        const room = MAX_BODY_BYTES - this.#read;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#read += part.length;
+        if (this.#coding === void 0) this.#keep(part);
+        else if (part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+        if (chunk.length > room) this.#cut("response body over 1 MiB");
       }
       onResponseEnd() {
         this.#bodyEnded = true;
@@ -5797,58 +5765,41 @@ var init_attempt = __esm({
         this.#failed(error2);
       }
     };
-    MIN_QUEUE_LIMIT = 1024;
     Deadlines = class {
-      #queue = [];
-      #head = 0;
-      #limit = MIN_QUEUE_LIMIT;
+      #oldest;
+      #newest;
       #timer;
       add(attempt) {
-        this.#dropEnded();
-        this.#queue.push(attempt);
+        attempt.older = this.#newest;
+        if (this.#newest) this.#newest.newer = attempt;
+        else this.#oldest = attempt;
+        this.#newest = attempt;
         if (!this.#timer) this.#arm(attempt.deadline);
       }
-      /**
-       * Drops the ended attempts at the front (attempts end about in the order they started), and all
-       * of them once the queue has grown to twice what it held after the last such sweep (one slow
-       * attempt at the front would otherwise hold every later one until it ends).
-       */
-      #dropEnded() {
-        const queue = this.#queue;
-        while (this.#head < queue.length && queue[this.#head].done) queue[this.#head++] = void 0;
-        if (this.#head === queue.length) {
-          this.#queue = [];
-          this.#head = 0;
-        } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
-          this.#head = 0;
-          this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
-        } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
-          this.#queue = queue.slice(this.#head);
-          this.#head = 0;
-        }
+      remove(attempt) {
+        const { older, newer } = attempt;
+        if (older) older.newer = newer;
+        else this.#oldest = newer;
+        if (newer) newer.older = older;
+        else this.#newest = older;
+        attempt.older = attempt.newer = void 0;
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
+        const list3 = [];
+        for (let attempt = this.#oldest; attempt; attempt = attempt.newer) list3.push(attempt);
+        return list3;
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
         this.#timer.unref();
       }
+      /** Expires the attempts whose limit has passed (each leaves the list), then waits for the oldest left. */
       #sweep() {
         this.#timer = void 0;
         const now = monotonicMs();
-        const queue = this.#queue;
-        for (let i = this.#head; i < queue.length; i++) {
-          const attempt = queue[i];
-          if (attempt.done) continue;
-          if (attempt.deadline > now) break;
-          attempt.expire();
-        }
-        this.#dropEnded();
-        const oldest = this.#queue[this.#head];
-        if (oldest) this.#arm(oldest.deadline);
+        while (this.#oldest && this.#oldest.deadline <= now) this.#oldest.expire();
+        if (this.#oldest) this.#arm(this.#oldest.deadline);
       }
     };
   }
@@ -32503,9 +32454,6 @@ function patchParser(socket) {
     return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
   };
 }
-function interop(module2) {
-  return module2.default ?? module2;
-}
 function poolOf(PoolClass, buildConnector, origin, options) {
   const connect = options.connect;
   const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
@@ -32518,7 +32466,8 @@ async function openDispatcher(origin, options, env2 = process.env) {
     return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
   }
   const url = parseProxy(proxy);
-  const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+  const index = await Promise.resolve().then(() => __toESM(require_undici(), 1));
+  const undici = index.default ?? index;
   const dispatcher = new undici.ProxyAgent({
     ...options,
     uri: url.href,
@@ -32550,32 +32499,13 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
-function watch(signal, wake) {
-  let entry2 = watchers.get(signal);
-  if (!entry2) {
-    const waits = /* @__PURE__ */ new Set();
-    const listener = () => {
-      watchers.delete(signal);
-      for (const w of [...waits]) w();
-    };
-    watchers.set(signal, entry2 = { waits, listener });
-    signal.addEventListener("abort", listener, { once: true });
-  }
-  entry2.waits.add(wake);
-}
-function unwatch(signal, wake) {
-  const entry2 = watchers.get(signal);
-  if (!entry2?.waits.delete(wake) || entry2.waits.size > 0) return;
-  watchers.delete(signal);
-  signal.removeEventListener("abort", entry2.listener);
-}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, watchers;
+var TriggerClient;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32601,8 +32531,17 @@ var init_client = __esm({
       #proxy;
       /** The attempts in flight and their time limits. */
       #deadlines = new Deadlines();
-      /** Interrupts for the waits before a retry (see abortAll). */
-      #waits = /* @__PURE__ */ new Set();
+      /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
+      #waits = /* @__PURE__ */ new Map();
+      /**
+       * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
+       * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
+       * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
+       * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+       */
+      #wake = () => {
+        for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
+      };
       /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
       /** Masks the key in server text; made when an answer first needs it. */
@@ -32630,7 +32569,8 @@ var init_client = __esm({
       displayHeaders() {
         return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
       }
-      async #pool() {
+      /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
+      async ready() {
         if (!this.#dispatcher) {
           const { dispatcher, proxy } = await openDispatcher(
             this.baseUrl.origin,
@@ -32648,16 +32588,11 @@ var init_client = __esm({
           this.#dispatcher = dispatcher;
           this.#proxy = proxy;
         }
-        return this.#dispatcher;
-      }
-      /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
-      async ready() {
-        await this.#pool();
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
         const event = "path" in input2 ? input2 : prepareEvent(input2);
-        if (!this.#dispatcher) await this.#pool();
+        if (!this.#dispatcher) await this.ready();
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
           const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
@@ -32675,7 +32610,7 @@ var init_client = __esm({
        */
       #judge(event, outcome, attempt, started, options) {
         const canRetry = attempt <= this.retries;
-        const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+        const info2 = { attempts: attempt, durationMs: Math.round(monotonicMs() - started) };
         const onEvent = this.#options.onEvent;
         if (outcome.kind === "failed") {
           options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
@@ -32744,10 +32679,9 @@ var init_client = __esm({
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
       }
+      /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
       #maskedHeaders(headers) {
-        const mask = this.#mask ??= new Redactor(this.#apiKey);
-        const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
-        return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
+        return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers)));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
@@ -32760,13 +32694,13 @@ var init_client = __esm({
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) unwatch(s, stop);
+            for (const s of signals2) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener("abort", this.#wake);
             resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
-          this.#waits.add(stop);
-          for (const s of signals2) watch(s, stop);
+          this.#waits.set(stop, signals2);
+          for (const s of signals2) s.addEventListener("abort", this.#wake);
         });
         if (interrupted) throw notSent();
       }
@@ -32776,12 +32710,12 @@ var init_client = __esm({
        */
       abortAll() {
         for (const attempt of this.#deadlines.all()) attempt.interrupt();
-        for (const stop of [...this.#waits]) stop();
+        for (const stop of [...this.#waits.keys()]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
       #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+        if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
         this.#options.onEvent?.({
           type: "request",
           attempt,
@@ -32816,7 +32750,6 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
-    watchers = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -42308,10 +42241,9 @@ function summaryLines(s, c) {
   return [...lines, ...keptLines(s, c)];
 }
 function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
   const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, "answer")} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
   const { counts } = s;
@@ -45667,13 +45599,11 @@ var PLAIN = { ...colours(() => plain), enabled: false };
 function colours(style) {
   return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
 }
-function wantsColor(stream, env2 = process.env) {
-  if (env2.FORCE_COLOR !== void 0) return "auto";
-  if (env2.NO_COLOR !== void 0 && env2.NO_COLOR !== "") return false;
-  return stream.isTTY === true ? "auto" : false;
+function wantsColor(stream, env2) {
+  return env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
 }
 async function paletteFor(which, env2 = process.env, stream = which === "stdout" ? process.stdout : process.stderr) {
-  if (wantsColor(stream, env2) === false) return PLAIN;
+  if (!wantsColor(stream, env2)) return PLAIN;
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
   const chalk2 = which === "stdout" ? chalkStdout : chalkStderr2;
   if (chalk2.level === 0) return PLAIN;
@@ -45694,20 +45624,18 @@ var Output = class {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError;
-  terminal;
   constructor(streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
-    const stderr = streams.stderr;
-    this.terminal = {
-      get isTTY() {
-        return stderr.isTTY === true;
-      },
-      get columns() {
-        return stderr.columns ?? 0;
-      },
-      stream: stderr
-    };
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
+  }
+  /**
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
+   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
+   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   */
+  get terminal() {
+    const stream = this.#streams.stderr;
+    return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
   }
   #stdoutFailed(error2) {
     if (this.stdoutError) return;
