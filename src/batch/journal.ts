@@ -22,7 +22,7 @@ import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
 import type { Format } from './input.js';
 import { formatCount, plural } from './report.js';
-import type { OutcomeKind } from './runner.js';
+import type { Outcome, OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
 const VERSION = 1;
@@ -47,8 +47,7 @@ export function fingerprint(file: string): InputFingerprint {
   return { path: path.resolve(file), size, sha256: hash.digest('hex') };
 }
 
-/** What an earlier run did with a line. */
-type Prior = { kind: 'accepted' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 
 const NONE = 0;
 const STARTED = 1;
@@ -263,13 +262,10 @@ export class Journal {
   #dirty = false;
   #timer: NodeJS.Timeout | undefined;
   #flushScheduled = false;
-  /** Where the next record goes (writes are positioned: the file may have been cut back). */
-  #position = 0;
 
-  private constructor(file: string, fd: number, position: number, loaded: Loaded | undefined) {
+  private constructor(file: string, fd: number, loaded: Loaded | undefined) {
     this.path = file;
     this.#fd = fd;
-    this.#position = position;
     this.resumed = loaded !== undefined;
     this.completedWith = loaded?.done ? loaded.failed : undefined;
     this.#states = loaded?.states ?? new Uint8Array(0);
@@ -284,11 +280,10 @@ export class Journal {
     if (loaded) refuseToCarryOn(file, loaded, options);
     try {
       if (loaded) {
-        const fd = fs.openSync(file, 'r+');
-        fs.ftruncateSync(fd, loaded.whole); // a record torn by the kill is cut off
-        return new Journal(file, fd, loaded.whole, loaded);
+        fs.truncateSync(file, loaded.whole); // a record torn by the kill is cut off
+        return new Journal(file, fs.openSync(file, 'a'), loaded);
       }
-      const fd = fs.openSync(file, 'wx', 0o600);
+      const fd = fs.openSync(file, 'ax', 0o600);
       const header: Header = {
         journal: MAGIC,
         version: VERSION,
@@ -299,9 +294,9 @@ export class Journal {
         catalog: options.catalog ?? null,
         started: new Date().toISOString(),
       };
-      const position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
+      fs.writeSync(fd, `${JSON.stringify(header)}\n`);
       fs.fsyncSync(fd);
-      return new Journal(file, fd, position, undefined);
+      return new Journal(file, fd, undefined);
     } catch (error) {
       throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, {
         hint: 'name a file in a folder you can write to',
@@ -309,19 +304,13 @@ export class Journal {
     }
   }
 
-  /** What an earlier run did with this line, if anything. */
-  prior(line: number): Prior | undefined {
-    switch (this.#states[line]) {
-      case ACCEPTED:
-        return { kind: 'accepted' };
-      case FAILED:
-        return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
-      case STARTED:
-      case UNKNOWN:
-        return { kind: 'unknown' };
-      default:
-        return undefined;
-    }
+  /** The outcome an earlier run gave this line, if it gave one. */
+  prior(line: number): Outcome | undefined {
+    const state = this.#states[line];
+    if (state === ACCEPTED) return { kind: 'earlier' };
+    if (state === FAILED) return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
+    if (state === STARTED || state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    return undefined;
   }
 
   /**
@@ -363,8 +352,7 @@ export class Journal {
     this.#pending = '';
     try {
       let done = 0;
-      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-      this.#position += bytes.length;
+      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done);
       this.#dirty = true;
     } catch (error) {
       this.#failed(error as Error);

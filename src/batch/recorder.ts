@@ -29,7 +29,6 @@ export function emptyCounts(): Counts {
 /** Failures shown one by one on stderr before only the summary counts them. */
 export const SHOWN_FAILURES = 20;
 
-export const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 export const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
 
 export interface RecorderOptions {
@@ -91,10 +90,8 @@ export class BatchRecorder implements OutcomeSink {
 
   before(row: Row): Outcome | undefined {
     const prior = this.#o.journal?.prior(row.at ?? row.line);
-    if (prior?.kind === 'accepted') return { kind: 'earlier' };
-    if (prior?.kind === 'failed') return { kind: 'failed', reason: prior.reason };
-    if (this.#o.retryUnknown) return undefined;
-    if (prior?.kind === 'unknown') return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    if (this.#o.retryUnknown) return prior?.kind === 'unknown' ? undefined : prior;
+    if (prior) return prior;
     if (row.unknownBefore && row.invalid === undefined) {
       this.counts.skippedUnknown++;
       return { kind: 'unknown', reason: UNKNOWN_SKIPPED };
