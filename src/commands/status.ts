@@ -77,12 +77,7 @@ export function statusLines(s: Status, io: Output): string[] {
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
     row('api key', setting(s.apiKey?.masked, s.apiKey)),
     row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
-    row(
-      'config',
-      s.configFile.exists
-        ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}`
-        : `${s.configFile.path} ${c.dim('(not created yet)')}`,
-    ),
+    row('config', `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : '(not created yet)')}`),
     row('proxy', s.proxy ?? c.dim('none')),
     row(
       'catalog',
