@@ -55,7 +55,7 @@ export class BatchRecorder implements OutcomeSink {
   /** Failures in a row that every row would share (see #breaker). */
   #streak = 0;
   readonly #stdout: NodeJS.WritableStream;
-  /** Lines of the rows sent in this run (and not yet settled), for the journal. */
+  /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
   readonly #sent = new Set<number>();
   // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
   readonly #onStdoutError = (error: NodeJS.ErrnoException) => this.stopWith({ kind: 'stdout', error });
@@ -100,12 +100,10 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   starting(row: Row): boolean {
-    const journal = this.#o.journal;
-    if (!journal) return true;
-    // One that cannot be written has stopped the batch through its onError.
-    if (!journal.starting(row.at ?? row.line)) return false;
-    this.#sent.add(row.at ?? row.line);
-    return true;
+    const at = row.at ?? row.line;
+    this.#sent.add(at);
+    // A journal that cannot be written has stopped the batch through its onError.
+    return this.#o.journal?.starting(at) ?? true;
   }
 
   outcome(row: Row, outcome: Outcome): void | Promise<void> {
@@ -114,7 +112,7 @@ export class BatchRecorder implements OutcomeSink {
     const reason = failureReason(outcome, this.#o.io.serverMask);
     const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
     const at = row.at ?? row.line;
-    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept); // only rows sent in this run are new to it
+    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
     this.#breaker(outcome);
 
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;

@@ -139,13 +139,6 @@ function splitInline(word: string): [string, string | undefined] {
 
 const NOTHING: Completion = { candidates: [], files: false };
 
-/**
- * Whether a value can be offered as it is: one with a control character would break the line
- * protocol and the shells' lists, and one with an escape or an invisible (Cf) character would reach
- * the terminal raw; escaped, it would complete to another id, so it is not offered at all.
- */
-const isPrintable = (value: string) => printable(value) === value;
-
 function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { command, typed, positional, onlyArguments } = at;
   const values = (kind: ValueKind | undefined, prefix = ''): Completion => {
@@ -228,7 +221,10 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
   }
   const seen = new Set<string>();
   const offered = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    // A value with a control character would break the line protocol and the shells' lists, and one
+    // with an escape or an invisible (Cf) character would reach the terminal raw; escaped, it would
+    // complete to another id, so it is not offered at all.
+    if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
     seen.add(c.value);
     return true;
   });
