@@ -50,14 +50,13 @@ export function fingerprint(file: string): InputFingerprint {
 const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 
 const NONE = 0;
-const STARTED = 1;
-const ACCEPTED = 2;
-const FAILED = 3;
-const UNKNOWN = 4;
+const ACCEPTED = 1;
+const FAILED = 2;
+const UNKNOWN = 3;
 /** The record letter of each way a sent row can end. */
 const SETTLED: Partial<Record<OutcomeKind, string>> = { accepted: 'a', failed: 'f', unknown: 'u', unsent: 'n' };
-/** The state each record letter sets (see above). */
-const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
+/** The state each record letter sets (see above): a row about to be sent is of unknown outcome until its next record. */
+const RECORDS: Record<string, number> = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
 
 interface Header {
   journal: string;
@@ -173,7 +172,7 @@ function describeLoaded(j: Loaded): string {
   return [
     `${plural(count(ACCEPTED), 'row')} accepted`,
     `${formatCount(count(FAILED))} failed`,
-    `${count(STARTED) + count(UNKNOWN)} of unknown outcome`,
+    `${count(UNKNOWN)} of unknown outcome`,
   ].join(', ');
 }
 
@@ -309,7 +308,7 @@ export class Journal {
     const state = this.#states[line];
     if (state === ACCEPTED) return { kind: 'earlier' };
     if (state === FAILED) return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
-    if (state === STARTED || state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    if (state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
     return undefined;
   }
 
