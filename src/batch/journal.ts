@@ -253,24 +253,21 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  readonly #states: Uint8Array;
-  readonly #reasons: Map<number, string>;
+  /** What the earlier run recorded, when this one carries it on. */
+  readonly #earlier: Loaded | undefined;
   #fd: number | undefined;
   /** Outcome records not yet written; they go out with the next "s" or within a second. */
   #pending = '';
   #dirty = false;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer = setInterval(() => this.sync(), 1000).unref();
   #flushScheduled = false;
 
-  private constructor(file: string, fd: number, loaded: Loaded | undefined) {
+  private constructor(file: string, fd: number, earlier: Loaded | undefined) {
     this.path = file;
     this.#fd = fd;
-    this.resumed = loaded !== undefined;
-    this.completedWith = loaded?.done ? loaded.failed : undefined;
-    this.#states = loaded?.states ?? new Uint8Array(0);
-    this.#reasons = loaded?.reasons ?? new Map();
-    this.#timer = setInterval(() => this.sync(), 1000);
-    this.#timer.unref();
+    this.#earlier = earlier;
+    this.resumed = earlier !== undefined;
+    this.completedWith = earlier?.done ? earlier.failed : undefined;
   }
 
   /** Opens the journal, refusing one that exists without --resume and one made for another input. */
@@ -305,9 +302,9 @@ export class Journal {
 
   /** The outcome an earlier run gave this line, if it gave one. */
   prior(line: number): Outcome | undefined {
-    const state = this.#states[line];
+    const state = this.#earlier?.states[line];
     if (state === ACCEPTED) return { kind: 'earlier' };
-    if (state === FAILED) return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
+    if (state === FAILED) return { kind: 'failed', reason: this.#earlier?.reasons.get(line) ?? 'failed in an earlier run' };
     if (state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
     return undefined;
   }
