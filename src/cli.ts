@@ -46,11 +46,8 @@ Examples:
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
 ${EXIT_CODES}`;
 
-export async function buildProgram(
-  context: Context,
-  mode: Mode = { json: false, verbose: false },
-  only?: string | undefined,
-): Promise<Command> {
+/** The program, with every command or `only` the one named; its preAction hook keeps `mode` up to date. */
+async function buildProgram(context: Context, mode: Mode, only: string | undefined): Promise<Command> {
   const { io, env } = context;
   const program = new Command('trigger')
     .description('Report custom-trigger events from scripts, shells and CI')
