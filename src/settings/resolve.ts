@@ -10,7 +10,6 @@ import { proxyFor } from '../client/undici.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
 import { findCatalog } from '../catalog/find.js';
-import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
 export type Source = 'flag' | 'env' | 'profile' | 'keychain';
@@ -197,9 +196,7 @@ export async function resolveWorld(options: CommandResolveOptions & { rememberCa
 }
 
 /** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */
-export async function resolveCommand(
-  options: CommandResolveOptions = {},
-): Promise<{ settings: Settings; catalog: TriggerResolver | undefined }> {
+export async function resolveCommand(options: CommandResolveOptions) {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings!, catalog: world.catalog?.resolver };
