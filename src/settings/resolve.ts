@@ -49,19 +49,15 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-export interface SelectedProfile {
-  name: string;
-  /** Named by a flag, the environment or `config use` (so it must exist), not the default. */
-  explicit: boolean;
-  source: 'flag' | 'env' | 'config' | 'default';
-}
-
-/** The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default". */
-export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData): SelectedProfile {
-  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' };
-  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' };
-  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' };
-  return { name: 'default', explicit: false, source: 'default' };
+/**
+ * The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default".
+ * `explicit`: named by a flag, the environment or `config use` (so it must exist), not the default.
+ */
+export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData) {
+  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' } as const;
+  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' } as const;
+  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' } as const;
+  return { name: 'default', explicit: false, source: 'default' } as const;
 }
 
 /** The name of the profile in effect, as the commands that send would use it. */
@@ -91,7 +87,7 @@ export function unknownProfile(name: string, configFile: string, config: ConfigD
 }
 
 /** "No API key is set" and "no base URL is set", with the command that fixes it: for the commands and `status`. */
-function notSet(setting: Setting, profile: SelectedProfile): ConfigError {
+function notSet(setting: Setting, profile: ReturnType<typeof selectedProfile>): ConfigError {
   const named = profile.explicit ? ` --profile ${profile.name}` : '';
   return new ConfigError(`no ${setting.words} is set`, {
     hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`,
