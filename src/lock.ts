@@ -40,15 +40,13 @@ let self: Holder | undefined;
 /** This process, as a lock records it. */
 function thisProcess(): Holder {
   if (self) return self;
-  const identity: Holder = { pid: process.pid, host: os.hostname() };
-  const start = procStat(process.pid)?.start;
-  if (start !== undefined) identity.start = start;
+  let pidns: string | undefined;
   try {
-    identity.pidns = fs.readlinkSync('/proc/self/ns/pid');
+    pidns = fs.readlinkSync('/proc/self/ns/pid');
   } catch {
     // not Linux
   }
-  return (self = identity);
+  return (self = { pid: process.pid, host: os.hostname(), start: procStat(process.pid)?.start, pidns });
 }
 
 /** Where a holder runs, when not where this process does: "on <host>" or "in another container". */
