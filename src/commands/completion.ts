@@ -35,9 +35,6 @@ interface Completion {
   files: boolean;
 }
 
-/** The options typed so far, by long name, with the last value of each: the profile and catalog flags change the answer. */
-type Typed = Map<string, string>;
-
 /** Where the user's files tell the values, or the values themselves. */
 type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
 
@@ -97,7 +94,7 @@ function findOption(command: Command, word: string): Option | undefined {
 function walk(program: Command, done: string[]) {
   const at = {
     command: program, // the command reached
-    typed: new Map() as Typed,
+    typed: new Map<string, string>(), // the options typed so far, by long name, with the last value of each
     positional: 0, // arguments given to the command reached
     expecting: undefined as Option | undefined, // the option whose value comes next
     variadic: undefined as Option | undefined, // a variadic option still taking values
@@ -194,7 +191,7 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
  * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
  * None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
-function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
+function catalogCandidates(typed: Map<string, string>, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
   // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
   const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : typed.get('--catalog') });
   if (!found) return [];
