@@ -94,10 +94,9 @@ export async function status(options: StatusOptions, ctx: Context): Promise<void
   const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
   for (const problem of result.problems)
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
-  throw new ConfigError(result.problems[0]!.message, { reported: true });
+  if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
 }
 
 export function command(program: Command, ctx: Context): Command {
