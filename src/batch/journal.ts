@@ -169,11 +169,7 @@ export function journalInput(file: string): InputFingerprint | undefined {
 
 function describeLoaded(j: Loaded): string {
   const count = (state: number) => j.states.filter((s) => s === state).length;
-  return [
-    `${plural(count(ACCEPTED), 'row')} accepted`,
-    `${formatCount(count(FAILED))} failed`,
-    `${count(UNKNOWN)} of unknown outcome`,
-  ].join(', ');
+  return `${plural(count(ACCEPTED), 'row')} accepted, ${formatCount(count(FAILED))} failed, ${count(UNKNOWN)} of unknown outcome`;
 }
 
 /** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */

@@ -179,9 +179,7 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
   const config = readConfig(configPath(env));
   return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
     value: name,
-    description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
-      .filter(Boolean)
-      .join(' '),
+    description: `${typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile'}${name === config.active ? ' (active)' : ''}`,
   }));
 }
 
