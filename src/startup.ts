@@ -79,12 +79,12 @@ function runWithCodeCache(file: string): Cli {
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
-  let dir: string | undefined;
+  let cacheFile: string | undefined;
   let cachedData: Buffer | undefined;
   try {
-    dir = cacheDir(); // throws for a user without a home folder or a passwd entry: no cache
-    if (unchanged && privateFolder(dir, false))
-      cachedData = readCache(path.join(dir, name), readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
+    cacheFile = path.join(cacheDir(), name); // throws for a user without a home folder or a passwd entry: no cache
+    if (unchanged && privateFolder(path.dirname(cacheFile), false))
+      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
   } catch {
     // no cache: a slower start
   }
@@ -92,8 +92,7 @@ function runWithCodeCache(file: string): Cli {
   const module = { exports: {} as Cli };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
-  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    const cacheFile = path.join(dir, name);
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     // Made when the process is about to exit, so every function the command compiled is in it.
     process.once('beforeExit', () => writeCache(module.exports, script, cacheFile, { bundle, build, madeFor }));
   }
