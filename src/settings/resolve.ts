@@ -79,10 +79,9 @@ export type Found = [value: string, source: Source, label: string];
 /** The error for a profile that was named but is not in the file. */
 export function unknownProfile(name: string, configFile: string, config: ConfigData): ConfigError {
   const known = Object.keys(config.profiles ?? {});
+  const others = known.length ? `known profiles: ${known.join(', ')}; or ` : '';
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
-    hint: known.length
-      ? `known profiles: ${known.join(', ')}; or create it with: trigger config set-key --profile ${name}`
-      : `create it with: trigger config set-key --profile ${name}`,
+    hint: `${others}create it with: trigger config set-key --profile ${name}`,
   });
 }
 
