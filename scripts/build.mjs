@@ -9,6 +9,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,10 +79,8 @@ await Promise.all([
   run([path.join(root, 'scripts', 'build-action.mjs')]),
 ]);
 
-function run(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(args[0])} failed (exit ${code})`))));
-  });
+async function run(args) {
+  // once() rejects on an 'error' (node could not start) before 'close'.
+  const [code] = await once(spawn(process.execPath, args, { stdio: 'inherit' }), 'close');
+  if (code !== 0) throw new Error(`${path.basename(args[0])} failed (exit ${code})`);
 }
