@@ -114,9 +114,8 @@ function walk(program: Command, done: string[]) {
       const [flag, inline] = splitInline(word);
       const option = findOption(at.command, flag);
       if (!option) continue;
-      if (inline !== undefined) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, '');
+      if (inline === undefined && option.required) at.expecting = option;
+      else note(option, inline ?? '');
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
