@@ -130,12 +130,8 @@ function printDryRun(settings: Settings, event: PreparedEvent, options: FireComm
   if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
   else io.stdout(curl);
   if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
-    const where =
-      settings.apiKeySource === 'flag'
-        ? 'was given with --api-key'
-        : settings.apiKey || settings.apiKeySource
-          ? `is in profile "${settings.profile}"`
-          : 'is not set';
+    let where = settings.apiKeySource === undefined ? 'is not set' : `is in profile "${settings.profile}"`;
+    if (settings.apiKeySource === 'flag') where = 'was given with --api-key';
     io.stderr(
       io.errColors.dim(
         `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
