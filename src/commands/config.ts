@@ -30,13 +30,11 @@ export interface ProfileOption {
   profile?: string;
 }
 
+/** A setting's name as typed in any letter case, with "-", "_" or nothing between its words (apiKey, API_KEY). */
 function settingName(name: string): SettingName {
-  const normalized = name
-    .toLowerCase()
-    .replace(/_/g, '-')
-    .replace(/^apikey$/, 'api-key')
-    .replace(/^baseurl$/, 'base-url');
-  if (Object.hasOwn(SETTINGS, normalized)) return normalized as SettingName;
+  const typed = name.toLowerCase().replace(/[-_]/g, '');
+  const found = Object.keys(SETTINGS).find((setting) => setting.replace(/-/g, '') === typed);
+  if (found) return found as SettingName;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS).join(', ')}`);
 }
 
