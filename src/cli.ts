@@ -114,8 +114,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
   try {
     // A known command as the first word builds only its own tree; anything else (help, a typo to
     // suggest for, options first, completion) builds all of it.
-    const first = argv[2];
-    const only = first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
+    const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
     if (argv.length <= 2) {
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
