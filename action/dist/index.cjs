@@ -566,7 +566,7 @@ function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
 }
 function formRanges(text, view2, secret, pieces, ranges) {
-  const add2 = (start, end, whole = true) => {
+  const add3 = (start, end, whole = true) => {
     const [from, to] = view2.at ? [view2.at[start], view2.at[end]] : [start, end];
     if (secret.short && (WORD.test(text[from - 1] ?? "") || WORD.test(text[to] ?? ""))) return;
     ranges.push([from, to, whole]);
@@ -576,20 +576,20 @@ function formRanges(text, view2, secret, pieces, ranges) {
     const haystack = form2.anyCase ? view2.lower : view2.text;
     if (form2.pattern) {
       if (!form2.pattern.starts.some((start) => haystack.includes(start))) continue;
-      for (const m of haystack.matchAll(form2.pattern.expression)) add2(m.index, m.index + m[0].length);
+      for (const m of haystack.matchAll(form2.pattern.expression)) add3(m.index, m.index + m[0].length);
       continue;
     }
-    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, add2);
+    if (pieces && form2.minPiece > 0) grownRuns(haystack, form2, add3);
     eachAt(haystack, form2.text, (at) => {
       let start = at;
       let end = at + form2.text.length;
       for (let n = 0; n < form2.before && start > 0 && form2.alphabet.test(haystack[start - 1]); n++) start--;
       for (let n = 0; n < form2.after && end < haystack.length && form2.alphabet.test(haystack[end]); n++) end++;
-      add2(start, end);
+      add3(start, end);
     });
   }
 }
-function grownRuns(haystack, { text: form2, stretches, minPiece }, add2) {
+function grownRuns(haystack, { text: form2, stretches, minPiece }, add3) {
   const grown = /* @__PURE__ */ new Map();
   for (const [s, stretch] of stretches) {
     eachAt(haystack, stretch, (at) => {
@@ -600,7 +600,7 @@ function grownRuns(haystack, { text: form2, stretches, minPiece }, add2) {
       for (let k = s - 1; k >= 0 && start > 0 && haystack[start - 1] === form2[k]; k--) start--;
       for (let k = s + stretch.length; k < form2.length && end < haystack.length && haystack[end] === form2[k]; k++) end++;
       grown.set(at - s, [start, end]);
-      if (end - start >= minPiece) add2(start, end, end - start === form2.length);
+      if (end - start >= minPiece) add3(start, end, end - start === form2.length);
     });
   }
 }
@@ -43394,6 +43394,11 @@ var init_runner = __esm({
 });
 
 // src/batch/pace.ts
+function add(at, refused2, pace, answers = 1) {
+  at[0] += answers;
+  at[1] += refused2;
+  at[2] += pace;
+}
 function halve(at) {
   for (let k = 0; k < 3; k++) at[k] /= 2;
 }
@@ -43405,7 +43410,6 @@ function answerOf(status2, timedOut) {
 function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
-  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
   const refused2 = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
   const expectedAtRandom = 1 - refused2;
@@ -43419,7 +43423,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43459,6 +43463,7 @@ var init_pace = __esm({
     HOLD_ROUND_TRIPS = 2;
     HOLD_ANSWERS = 100;
     QUIET_MS = 100;
+    LIKELY_RUN = 1e-3;
     GAP_WIDEN = 1.1;
     GAP_NARROW_BY = 0.05;
     NARROW_EVERY_MS = 2e3;
@@ -43519,21 +43524,13 @@ var init_pace = __esm({
       /** No start before this (0: none), and when it was last set (see #jitter). */
       #holdUntil = 0;
       #jitteredAt = -Infinity;
-      /**
-       * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
-       * least time between starts, which spreads them over the round trip (the limit over it), as BBR
-       * paces, instead of in the bursts the answers come back in (0: not paced).
-       */
+      /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
       #spacingMs = 0;
       #paced = false;
       /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
       #startsInARow = 0;
       #sentInBursts = false;
-      /**
-       * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
-       * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
-       * without one (see RATE_WIDEN).
-       */
+      /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
       #rateGapMs = 0;
       /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
       #rateAnswers = 0;
@@ -43542,9 +43539,8 @@ var init_pace = __esm({
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
-      /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
+      /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
-      #refusedSince = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
       #acceptedEvery = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
@@ -43573,16 +43569,8 @@ var init_pace = __esm({
       #recentPace = new Float64Array(TOLERANCE_ANSWERS);
       #recentPaceSum = 0;
       #recentCount = 0;
-      /**
-       * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
-       * before it (from the ring) and the limit and slow start then, and the answers to requests sent
-       * since, with their push-backs and paces.
-       */
-      #descentStart = -1;
-      #before = [0, 0, 0];
-      #beforeValue = 0;
-      #beforeSlowStart = false;
-      #since = [0, 0, 0];
+      /** A descent (see #judgeDescent), from the first cut after a calm spell. */
+      #descent;
       /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -43596,7 +43584,7 @@ var init_pace = __esm({
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
-      #changes = 0;
+      #changes = 1;
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -43611,7 +43599,6 @@ var init_pace = __esm({
         this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
-        this.#changes = 1;
       }
       /**
        * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
@@ -43628,13 +43615,13 @@ var init_pace = __esm({
           this.#rttSum += rttMs;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
-          this.#refusingSince = -1;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
-            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusedSince >= OUTAGE_MS) this.#restart();
+            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
             this.#refusedInARow = 0;
           }
+          this.#refusingSince = -1;
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
@@ -43642,22 +43629,15 @@ var init_pace = __esm({
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
-          let tolerated = this.#tolerated(level);
-          if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
-          else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
-          if (news && !tolerated) {
-            if (this.#counted > 0) {
-              const at = this.#level[level];
-              at[0] -= 1;
-              at[1] -= 1;
-              at[2] -= this.#counted;
-            }
+          let tolerated = !news || this.#tolerated(level);
+          if (!tolerated && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level))) tolerated = this.#tolerated(level);
+          if (!tolerated) {
+            if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
             const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
             if (retryAfterMs < 0) this.#paced = true;
             const spacing = this.#spacingMs;
-            const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
-            this.#cut(now, true);
+            const down = this.#cut(now, true);
             if (burst) {
               this.#slowStart = true;
               this.#respace();
@@ -43667,7 +43647,8 @@ var init_pace = __esm({
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
-          return this.#cut(now, false);
+          this.#cut(now, false);
+          return;
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
       }
@@ -43683,20 +43664,22 @@ var init_pace = __esm({
           this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
         }
       }
-      /**
-       * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
-       * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
-       * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
-       * spaced out.
-       */
+      /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-        if (!again) this.#refusedSince = now;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
         const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+        if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
+          const run2 = this.#pushedInARow;
+          const share = Math.max(0, this.#recentPushBacks - run2) / Math.max(1, this.#recentCount - run2);
+          if (share ** run2 < LIKELY_RUN) {
+            const until = now + retryAfterMs * (1 + this.#random() / 2);
+            if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
+          }
+          return this.#restart();
+        }
         const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
         this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
         this.#narrowings = 0;
@@ -43708,18 +43691,17 @@ var init_pace = __esm({
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
+        const open = this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
+        if (!open && !this.#scheduled(inFlight)) return false;
         if (++this.#startsInARow > 1) this.#sentInBursts = true;
-        if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
+        return true;
+      }
+      /** A start that must wait for a pause, the gap, the pacing or a jitter: whether it may go now (it then keeps the schedule). */
+      #scheduled(inFlight) {
         const now = this.#now();
-        if (now < this.#holdUntil) {
-          this.#startsInARow--;
-          return false;
-        }
+        if (now < this.#holdUntil) return false;
         this.#holdUntil = 0;
-        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) {
-          this.#startsInARow--;
-          return false;
-        }
+        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
         if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
         else if (this.#spacingMs > 0) {
@@ -43751,32 +43733,25 @@ var init_pace = __esm({
         this.#recentPaceSum += pace - this.#recentPace[slot];
         this.#recentPace[slot] = pace;
         if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
-        if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-          this.#since[0]++;
-          this.#since[1] += flag;
-          this.#since[2] += pace;
-        }
+        if (this.#descent && sent >= this.#descent.start) add(this.#descent.since, flag, pace);
         this.#counted = 0;
         const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES];
         if (cameDown && sent - this.#changedAt[i % CHANGES] < this.#windowMs) return level;
         const at = this.#level[level];
-        if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
-        at[1] += flag;
         this.#counted = pace;
-        at[2] += this.#counted;
+        add(at, flag, pace);
+        if (at[0] >= LEVEL_MEMORY) halve(at);
         return level;
       }
       /** The answers counted under the limits from..to, summed. */
       #levels(from, to) {
         const sum = [0, 0, 0];
-        for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => sum[k] += v);
+        for (const at of this.#level.slice(from, to + 1)) add(sum, at[1], at[2], at[0]);
         return sum;
       }
       /**
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-       * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
-       * room for chance. Under one at a time, only once such a share was seen (else every push-back
-       * there counts: the service takes fewer than one a round trip).
+       * enough to be the service's random refusals (items 2 and 7).
        */
       #tolerated(level) {
         if (this.limit <= 1 && this.#noise === 0) return false;
@@ -43788,12 +43763,8 @@ var init_pace = __esm({
       }
       /**
        * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
-       * whatever the pace? It compares the pace now (NOISE_BAND of the level up to it) with the paces
-       * above it, and the paces below with the pace now. Under a limit, the share accepted at the
-       * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
-       * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
-       * noise, and is tolerated; the ceiling found with it is forgotten. Says whether the share
-       * tolerated grew; when it did not, the share tolerated comes down.
+       * whatever the pace (item 7)? The pace now against the paces above it, and those below against
+       * it. Says whether the share tolerated grew; when it did not, it comes down.
        */
       #judgeNoise(level) {
         const from = Math.max(1, Math.ceil(NOISE_BAND * level));
@@ -43809,35 +43780,32 @@ var init_pace = __esm({
         return false;
       }
       /**
-       * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
-       * shared with others, who come down too) the share accepted rises as the pace falls; refusals
-       * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
-       * since the descent began (the lower pace) against those before it: refusals that did not follow
-       * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
-       * descent began (with its slow start). Refusals that did follow it end the descent, and what is
-       * tolerated comes down to what the lower pace was refused. Says whether they were random.
+       * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that
+       * did not follow the pace are tolerated from now on, and the limit goes back to where the descent
+       * began. Says whether they were random.
        */
       #judgeDescent(now) {
-        if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
-        if (this.#before[0] < DESCENT_ANSWERS) {
-          this.#before = this.#since;
-          this.#since = [0, 0, 0];
-          this.#descentStart = now;
+        const descent = this.#descent;
+        if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
+        if (descent.before[0] < DESCENT_ANSWERS) {
+          descent.before = descent.since;
+          descent.since = [0, 0, 0];
+          descent.start = now;
           return false;
         }
-        const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+        const share = randomShare(descent.since, descent.before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
         if (share > 0) {
           this.#noise = Math.max(this.#noise, share);
           this.#restart();
-          this.#slowStart = this.#beforeSlowStart;
-          this.#set(Math.max(this.#value, this.#beforeValue));
+          this.#slowStart = descent.slowStart;
+          this.#set(Math.max(this.#value, descent.value));
           this.#lastPushBack = now;
           return true;
         }
         if (share < 0) {
-          const left = this.#since[1] / this.#since[0];
+          const left = descent.since[1] / descent.since[0];
           if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
-          this.#descentStart = -1;
+          this.#descent = void 0;
         }
         return false;
       }
@@ -43846,8 +43814,7 @@ var init_pace = __esm({
         const lower = this.#levels(low, lowTop);
         const higher = this.#levels(high, highTop);
         if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
-        return share > 0 ? share : 0;
+        return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
       }
       #decide(now) {
         if (this.#rateGapMs > 0 && this.#accepted > 0) {
@@ -43858,10 +43825,10 @@ var init_pace = __esm({
             this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
           }
         }
-        if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
+        if (now - this.#lastPushBack >= CEILING_MS) this.#descent = void 0;
         const accepted = this.#accepted;
+        const rtt = this.#rttSum / accepted;
         if (accepted > 0) {
-          const rtt = this.#rttSum / accepted;
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
         }
@@ -43869,7 +43836,6 @@ var init_pace = __esm({
         if (accepted > 0 && this.#gapMs > 0) {
           this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
-          const rtt = this.#rttSum / accepted;
           if (this.#slowStart) {
             if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
             else this.#slowStart = false;
@@ -43930,19 +43896,16 @@ var init_pace = __esm({
        * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
        */
       #cut(now, pushedBack) {
-        if (pushedBack && this.#descentStart < 0) {
-          this.#descentStart = now;
-          this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
-          this.#beforeValue = this.#value;
-          this.#beforeSlowStart = this.#slowStart;
-          this.#since = [0, 0, 0];
+        if (pushedBack && !this.#descent) {
+          const before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
+          this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
         }
         const slowStart = this.#slowStart;
         this.#slowStart = false;
         this.#cutAt = now;
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
+        const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
         if (pushedBack) {
-          const down = this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
           const took = down ? this.#value / 2 : this.#took(now);
           this.#ceiling = this.limit;
           this.#held = this.#heldAnswers = 0;
@@ -43962,6 +43925,7 @@ var init_pace = __esm({
           this.#recentPaceSum = this.#recentCount = 0;
         }
         this.#nextWindow(now);
+        return down;
       }
       /**
        * What the service took, as a number in flight (Little's law): the answers it accepted over the
@@ -43981,19 +43945,9 @@ var init_pace = __esm({
         this.#windowStart = now;
         this.#accepted = this.#rttSum = 0;
       }
-      /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
-      #pause(now, retryAfterMs) {
-        const until = now + retryAfterMs * (1 + this.#random() / 2);
-        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-        this.#restart();
-      }
-      /**
-       * After the service took nothing for a while (a pause, or a long run of push-backs): a slow start
-       * from one, as TCP does after a time-out. What it pushed back at while it took nothing says
-       * nothing of what it takes once it is back.
-       */
+      /** A slow start with no ceiling, as TCP after a time-out (item 6). */
       #restart() {
-        this.#descentStart = -1;
+        this.#descent = void 0;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
@@ -44008,11 +43962,8 @@ var init_pace = __esm({
       }
       /**
        * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
-       * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
-       * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-       * trip falls between two whole numbers). `down`: the service has just gone down, and the count
-       * was halved. The rate is not: the spacing a request was sent at is already the pace of the
-       * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
+       * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
+       * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
        */
       #holdRate(spacing, down) {
         this.#rateAnswers = this.#rateNarrowings = 0;
@@ -44021,11 +43972,7 @@ var init_pace = __esm({
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
       }
-      /**
-       * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
-       * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
-       * round trip (docs/pace.md, item 14).
-       */
+      /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
       #jitter(now) {
         if (now - this.#jitteredAt < this.#windowMs) return;
         this.#jitteredAt = now;
@@ -45242,7 +45189,7 @@ var init_write = __esm({
 // src/commands/triggers.ts
 var triggers_exports = {};
 __export(triggers_exports, {
-  add: () => add,
+  add: () => add2,
   check: () => check,
   command: () => command6,
   edit: () => edit,
@@ -45366,7 +45313,7 @@ function writeTarget(where2, ctx, create2) {
   const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
   return { path: file, text: "", data, shown: printable(file), created: true, schema, save };
 }
-async function add(id, options, ctx) {
+async function add2(id, options, ctx) {
   checkNewId(id);
   if (options.name === void 0)
     throw new UsageError("add needs --name <text>: the name the dashboard shows", {
@@ -45525,7 +45472,7 @@ function command6(program2, ctx) {
   );
   entryOptions(
     triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
-  ).action((id, options) => add(id, options, ctx));
+  ).action((id, options) => add2(id, options, ctx));
   entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").addOption(new Option("--clear <field...>", "remove fields").choices(CLEARABLE)).action((id, options) => edit(id, options, ctx));
   triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
   triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));

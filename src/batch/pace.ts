@@ -1,14 +1,7 @@
 /**
- * --concurrency auto: how many requests a batch keeps in flight, found from the answers.
- *
- * A limit-based controller in the manner of TCP Vegas (as in Netflix's concurrency-limits), decided
- * once per round trip: a slow start, then growth while the round trip holds and a cut when a queue
- * builds. Push-back (429, 503) beyond what the service refuses at random cuts the limit at once to
- * what the service took; near that ceiling it climbs back, holds, then probes. Once pushed back
- * without Retry-After, the starts are paced over the round trip and the pace is held as a rate.
- * A service that sends Retry-After (a bucket, often shared) is followed by AIMD in rate instead.
- * Under one at a time, the starts are spaced out; a service that takes nothing pauses every sender.
- * docs/pace.md says why each rule is there and what it was measured against.
+ * --concurrency auto: how many requests a batch keeps in flight, and how far apart it starts them,
+ * found from the answers. docs/pace.md says why each rule is there (items 1-15, cited below) and
+ * what it was measured against.
  *
  * Pure: the clock and the random numbers are passed in, so tests drive it with a simulated clock.
  * The runner calls `answered` synchronously for every attempt, with numbers only: nothing is
@@ -44,7 +37,7 @@ export interface PaceOptions {
   stallMs?: number;
 }
 
-// The numbers below, and what each was measured against, are in docs/pace.md (items 1-14).
+// The numbers below, and what each was measured against, are in docs/pace.md.
 
 /** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
 const MIN_RTT_MS = 1;
@@ -98,6 +91,8 @@ const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
 /** At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted. */
 const QUIET_MS = 100;
+/** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
+const LIKELY_RUN = 0.001;
 /** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
 const GAP_WIDEN = 1.1;
 const GAP_NARROW_BY = 0.05;
@@ -171,21 +166,13 @@ export class Pace {
   /** No start before this (0: none), and when it was last set (see #jitter). */
   #holdUntil = 0;
   #jitteredAt = -Infinity;
-  /**
-   * Once the service has pushed back without Retry-After (#paced, for the rest of the run): the
-   * least time between starts, which spreads them over the round trip (the limit over it), as BBR
-   * paces, instead of in the bursts the answers come back in (0: not paced).
-   */
+  /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
   #spacingMs = 0;
   #paced = false;
   /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
   #startsInARow = 0;
   #sentInBursts = false;
-  /**
-   * Paced, the pace also held as a rate (0: none yet): the least time between starts, widened at
-   * each push-back that cuts from the spacing it was sent at, narrowed a little each round trip
-   * without one (see RATE_WIDEN).
-   */
+  /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
   #rateGapMs = 0;
   /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
   #rateAnswers = 0;
@@ -194,9 +181,8 @@ export class Pace {
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
-  /** Push-backs at one at a time with nothing accepted between them, and when that run began. */
+  /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
-  #refusedSince = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
@@ -225,16 +211,8 @@ export class Pace {
   readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
   #recentPaceSum = 0;
   #recentCount = 0;
-  /**
-   * A descent (see #judgeDescent): from the first cut after a calm spell (-1: none), the answers
-   * before it (from the ring) and the limit and slow start then, and the answers to requests sent
-   * since, with their push-backs and paces.
-   */
-  #descentStart = -1;
-  #before: Tally = [0, 0, 0];
-  #beforeValue = 0;
-  #beforeSlowStart = false;
-  #since: Tally = [0, 0, 0];
+  /** A descent (see #judgeDescent), from the first cut after a calm spell. */
+  #descent: Descent | undefined;
   /** Push-backs since the last accepted answer. */
   #pushedInARow = 0;
   /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
@@ -248,7 +226,7 @@ export class Pace {
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);
-  #changes = 0;
+  #changes = 1;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -265,7 +243,6 @@ export class Pace {
     this.#agedAt = options.now();
     this.#changedAt[0] = -Infinity;
     this.#changedTo[0] = this.limit;
-    this.#changes = 1;
   }
 
   /**
@@ -285,53 +262,40 @@ export class Pace {
       this.#rttSum += rttMs;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
-      this.#refusingSince = -1;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
-        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusedSince >= OUTAGE_MS) this.#restart();
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
         this.#refusedInARow = 0;
       }
+      this.#refusingSince = -1;
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
       if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
-      // A few push-backs among many accepted answers (under 3 in the last 100, or more if the
-      // service refuses a share at random whatever the pace) are not a full service: cutting for
-      // each would ratchet the limit down to one at a time (1% of 429s at random took a batch from
-      // 1,600/s to 60/s).
+      // A few push-backs among many accepted answers are not a full service (items 2 and 7).
       const news = now - rttMs >= this.#cutAt;
-      let tolerated = this.#tolerated(level);
+      let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      if (news && !tolerated && this.#judgeDescent(now)) tolerated = this.#tolerated(level);
-      else if (news && !tolerated && level > 1 && this.#judgeNoise(level)) tolerated = this.#tolerated(level);
+      if (!tolerated && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
-      if (news && !tolerated) {
+      if (!tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
-        if (this.#counted > 0) {
-          const at = this.#level[level]!;
-          at[0] -= 1;
-          at[1] -= 1;
-          at[2] -= this.#counted;
-        }
+        if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
-        // Pushed back without a Retry-After (nginx's limit_req and limit_conn, which count requests
-        // at once or space them): from now on the starts are paced (see #spacingMs).
+        // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on.
         const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
-        // Nothing sent since the last cut was accepted: the service has just gone down (see #cut).
-        const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
-        this.#cut(now, true);
+        const down = this.#cut(now, true);
         if (burst) {
-          // Refused in a burst (slow start before pacing): says what the service takes in bursts,
-          // not paced. Slow start goes on, paced (see #respace), past that ceiling while the round
-          // trip holds; once it no longer does (a loaded machine), the ceiling paces the climb.
+          // Refused in a burst: says what the service takes in bursts, not paced. Slow start goes
+          // on, paced, while the round trip holds (item 11).
           this.#slowStart = true;
           this.#respace();
         }
@@ -340,7 +304,8 @@ export class Pace {
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
-      return this.#cut(now, false);
+      this.#cut(now, false);
+      return;
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
@@ -360,20 +325,25 @@ export class Pace {
     }
   }
 
-  /**
-   * One at a time is still too many. Pushed back three times in a row with nothing accepted for a
-   * while (a pause does not count): the service takes nothing now, so every sender waits. Else it
-   * takes less than one at a time allows (10/s at 50 ms, or 400/s on loopback): the starts are
-   * spaced out.
-   */
+  /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
-    if (!again) this.#refusedSince = now;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
-    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) return this.#pause(now, retryAfterMs);
+    if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
+      // A run the share refused before it makes likely (half at random: three in a row, one in
+      // eight) is no outage: a slow start again, without the pause (item 15).
+      const run = this.#pushedInARow;
+      const share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
+      if (share ** run < LIKELY_RUN) {
+        // Every sender waits the Retry-After, plus up to half as much again at random.
+        const until = now + retryAfterMs * (1 + this.#random() / 2);
+        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
+      }
+      return this.#restart();
+    }
     // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
     const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
     this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
@@ -387,20 +357,20 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
+    const open = this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
+    if (!open && !this.#scheduled(inFlight)) return false;
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
-    if (this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0) return true;
+    return true;
+  }
+
+  /** A start that must wait for a pause, the gap, the pacing or a jitter: whether it may go now (it then keeps the schedule). */
+  #scheduled(inFlight: number): boolean {
     const now = this.#now();
-    if (now < this.#holdUntil) {
-      this.#startsInARow--;
-      return false;
-    }
+    if (now < this.#holdUntil) return false;
     this.#holdUntil = 0;
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
-    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) {
-      this.#startsInARow--;
-      return false;
-    }
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
@@ -439,37 +409,29 @@ export class Pace {
     this.#recentPaceSum += pace - this.#recentPace[slot]!;
     this.#recentPace[slot] = pace;
     if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
-    if (this.#descentStart >= 0 && sent >= this.#descentStart) {
-      this.#since[0]++;
-      this.#since[1] += flag;
-      this.#since[2] += pace;
-    }
+    if (this.#descent && sent >= this.#descent.start) add(this.#descent.since, flag, pace);
     // Sent within a round trip of the limit coming down: the requests sent before were still out,
     // so the service saw more than this limit. Not counted.
     this.#counted = 0;
     const cameDown = i > oldest && level < this.#changedTo[(i - 1) % CHANGES]!;
     if (cameDown && sent - this.#changedAt[i % CHANGES]! < this.#windowMs) return level;
     const at = this.#level[level]!;
-    if ((at[0] += 1) >= LEVEL_MEMORY) halve(at);
-    at[1] += flag;
-    // Under one at a time with the starts spaced out, the gap sets the pace, not the round trip.
     this.#counted = pace;
-    at[2] += this.#counted;
+    add(at, flag, pace);
+    if (at[0] >= LEVEL_MEMORY) halve(at);
     return level;
   }
 
   /** The answers counted under the limits from..to, summed. */
   #levels(from: number, to: number): Tally {
     const sum: Tally = [0, 0, 0];
-    for (const at of this.#level.slice(from, to + 1)) at.forEach((v, k) => (sum[k]! += v));
+    for (const at of this.#level.slice(from, to + 1)) add(sum, at[1], at[2], at[0]);
     return sum;
   }
 
   /**
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-   * enough to be the service's random refusals: two, plus what it was seen to refuse at random and
-   * room for chance. Under one at a time, only once such a share was seen (else every push-back
-   * there counts: the service takes fewer than one a round trip).
+   * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
     if (this.limit <= 1 && this.#noise === 0) return false;
@@ -477,10 +439,8 @@ export class Pace {
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
     if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
-    // From two at once to one at a time (where a service that refuses some at random would make
-    // the batch crawl before there is anything to tell it by), only on a large share. Counted with
-    // four accepted answers more, so that the first few do not decide; two in a row with nothing
-    // accepted between are not random.
+    // From two at once to one at a time only on a large share (item 7), counted with four accepted
+    // answers more so that the first few do not decide; two in a row are not random.
     if (level !== 2 || this.#pushedInARow > 1) return false;
     const [answers, refused] = this.#level[2]!;
     return refused / (answers + 4) < TWO_AT_ONCE_SHARE;
@@ -488,12 +448,8 @@ export class Pace {
 
   /**
    * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
-   * whatever the pace? It compares the pace now (NOISE_BAND of the level up to it) with the paces
-   * above it, and the paces below with the pace now. Under a limit, the share accepted at the
-   * higher pace is that at the lower one times the ratio of the two paces (no more accepted per
-   * round trip); at random, the same. Nearer the second: the share refused at the lower pace is
-   * noise, and is tolerated; the ceiling found with it is forgotten. Says whether the share
-   * tolerated grew; when it did not, the share tolerated comes down.
+   * whatever the pace (item 7)? The pace now against the paces above it, and those below against
+   * it. Says whether the share tolerated grew; when it did not, it comes down.
    */
   #judgeNoise(level: number): boolean {
     const from = Math.max(1, Math.ceil(NOISE_BAND * level));
@@ -503,10 +459,8 @@ export class Pace {
       this.#ceiling = 0;
       return true;
     }
-    // Not seen again: what is tolerated comes down (to what was seen now, or by half when nothing
-    // was), so that a service that has since got a limit, or lost its flaky backend, is not
-    // pushed into for long.
-    // A share beyond what the limits can be compared by was found by a descent: not unseen here.
+    // Not seen again: what is tolerated comes down (a service changes). A share beyond what the
+    // limits can be compared by was found by a descent: not unseen here.
     if (this.#noise > MAX_NOISE) return false;
     const halved = this.#noise / 2;
     this.#noise = found > 0 ? found : halved < MIN_NOISE / 2 ? 0 : halved;
@@ -514,38 +468,34 @@ export class Pace {
   }
 
   /**
-   * Too many push-backs during a descent: did coming down bring them down? Under a limit (or one
-   * shared with others, who come down too) the share accepted rises as the pace falls; refusals
-   * at random stay as they were whatever the pace. Compared as #noiseBetween does, the answers
-   * since the descent began (the lower pace) against those before it: refusals that did not follow
-   * the pace are tolerated from now on (up to nine in ten), and the limit goes back to where the
-   * descent began (with its slow start). Refusals that did follow it end the descent, and what is
-   * tolerated comes down to what the lower pace was refused. Says whether they were random.
+   * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that
+   * did not follow the pace are tolerated from now on, and the limit goes back to where the descent
+   * began. Says whether they were random.
    */
   #judgeDescent(now: number): boolean {
-    if (this.#descentStart < 0 || this.#since[0] < DESCENT_ANSWERS) return false;
-    if (this.#before[0] < DESCENT_ANSWERS) {
-      // It began before there were answers enough to compare with (the first round trips): the
-      // answers since become what the pace after is compared with.
-      this.#before = this.#since;
-      this.#since = [0, 0, 0];
-      this.#descentStart = now;
+    const descent = this.#descent;
+    if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
+    if (descent.before[0] < DESCENT_ANSWERS) {
+      // Begun before there were answers enough to compare with: the answers since take their place.
+      descent.before = descent.since;
+      descent.since = [0, 0, 0];
+      descent.start = now;
       return false;
     }
-    const share = randomShare(this.#since, this.#before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
+    const share = randomShare(descent.since, descent.before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
     if (share > 0) {
       this.#noise = Math.max(this.#noise, share);
       this.#restart();
-      this.#slowStart = this.#beforeSlowStart;
-      this.#set(Math.max(this.#value, this.#beforeValue));
+      this.#slowStart = descent.slowStart;
+      this.#set(Math.max(this.#value, descent.value));
       this.#lastPushBack = now;
       return true;
     }
     if (share < 0) {
       // It followed the pace: a limit. What was tolerated as random comes down to what is left.
-      const left = this.#since[1] / this.#since[0];
+      const left = descent.since[1] / descent.since[0];
       if (this.#noise > left) this.#noise = left < MIN_NOISE ? 0 : left;
-      this.#descentStart = -1;
+      this.#descent = undefined;
     }
     return false;
   }
@@ -555,13 +505,11 @@ export class Pace {
     const lower = this.#levels(low, lowTop);
     const higher = this.#levels(high, highTop);
     if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-    const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
-    return share > 0 ? share : 0;
+    return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
   }
 
   #decide(now: number): void {
-    // Held as a rate: every RATE_NARROW_ANSWERS accepted without a push-back narrow the spacing a
-    // little, and more once that kept holding (the limit may have gone).
+    // Held as a rate: accepted answers without a push-back narrow the spacing (docs/pace.md, "The pace held as a rate").
     if (this.#rateGapMs > 0 && this.#accepted > 0) {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
       else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
@@ -571,10 +519,10 @@ export class Pace {
       }
     }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
-    if (this.#descentStart >= 0 && now - this.#lastPushBack >= CEILING_MS) this.#descentStart = -1;
+    if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined;
     const accepted = this.#accepted;
+    const rtt = this.#rttSum / accepted;
     if (accepted > 0) {
-      const rtt = this.#rttSum / accepted;
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
@@ -582,7 +530,6 @@ export class Pace {
     if (accepted > 0 && this.#gapMs > 0) {
       this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
-      const rtt = this.#rttSum / accepted;
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
@@ -597,9 +544,7 @@ export class Pace {
           // Additive increase in rate (the pace, requests a ms, times the round trip).
           this.#set(this.#value + INCREASE * elapsed * rtt);
         } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
-          // Near where the service pushed back: back to one under it, a round trip at a time, then
-          // hold, then probe one above. A rate limit does not slow answers down, so only push-back
-          // finds it, and each overshoot costs push-backs.
+          // Near where the service pushed back: back to one under it, hold, then probe (item 4).
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
           else {
             this.#held++;
@@ -635,20 +580,16 @@ export class Pace {
       if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
       return;
     }
-    // Starts spaced out: a little closer every HOLD_ANSWERS accepted, until the gap is no longer
-    // than a round trip (one at a time spaces them as much): then the limit alone paces again.
-    // Far wider than a round trip (a service that was down, or one that takes a few a second):
-    // every few answers, so that coming back from a long gap does not take minutes.
+    // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
+    // so that coming back from a long one does not take minutes), until no longer than a round trip.
     const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
     if ((this.#heldAnswers += accepted) >= every) {
       this.#heldAnswers = 0;
-      // 5%; once three narrowings in a row brought no push-back (a limit that was lifted, a
-      // service back from an outage), twice as much each time, up to half.
+      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
       const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
       this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
       if (this.#gapMs <= this.#windowMs) {
-        // No longer than a round trip: the limit alone paces again. Narrowed all the way without
-        // a push-back, the service's limit has gone: a slow start. Else hold under two at once.
+        // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
         if (faster > 0) this.#restart();
         else {
           this.#gapMs = this.#nextStart = 0;
@@ -662,24 +603,21 @@ export class Pace {
    * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
    * Push-back: to what the service took, and under the limit it pushed back at. A time-out: by half.
    */
-  #cut(now: number, pushedBack: boolean): void {
-    if (pushedBack && this.#descentStart < 0) {
-      this.#descentStart = now;
-      this.#before = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
-      this.#beforeValue = this.#value;
-      this.#beforeSlowStart = this.#slowStart;
-      this.#since = [0, 0, 0];
+  #cut(now: number, pushedBack: boolean): boolean {
+    if (pushedBack && !this.#descent) {
+      const before: Tally = [this.#recentCount, this.#recentPushBacks, this.#recentPaceSum];
+      this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
     }
     const slowStart = this.#slowStart;
     this.#slowStart = false;
     this.#cutAt = now;
     // Cuts start a new round trip; what this one saw of the round trip still counts.
     if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
+    // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
+    // service accepted lately were to requests sent before, so what it took says too much (a
+    // service that has just gone down). Halve, as TCP does.
+    const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
     if (pushedBack) {
-      // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
-      // service accepted lately were to requests sent before, so what it took says too much (a
-      // service that has just gone down). Halve, as TCP does.
-      const down = this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
       const took = down ? this.#value / 2 : this.#took(now);
       this.#ceiling = this.limit;
       this.#held = this.#heldAnswers = 0;
@@ -705,6 +643,7 @@ export class Pace {
       this.#recentPaceSum = this.#recentCount = 0;
     }
     this.#nextWindow(now);
+    return down;
   }
 
   /**
@@ -727,20 +666,9 @@ export class Pace {
     this.#accepted = this.#rttSum = 0;
   }
 
-  /** Pauses every sender for the Retry-After, plus up to half as much again, at random. */
-  #pause(now: number, retryAfterMs: number): void {
-    const until = now + retryAfterMs * (1 + this.#random() / 2);
-    if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-    this.#restart();
-  }
-
-  /**
-   * After the service took nothing for a while (a pause, or a long run of push-backs): a slow start
-   * from one, as TCP does after a time-out. What it pushed back at while it took nothing says
-   * nothing of what it takes once it is back.
-   */
+  /** A slow start with no ceiling, as TCP after a time-out (item 6). */
   #restart(): void {
-    this.#descentStart = -1;
+    this.#descent = undefined;
     this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
@@ -750,10 +678,7 @@ export class Pace {
 
   /** The spacing of starts for the limit and round trip now (see #spacingMs). */
   #respace(): void {
-    // Bursts are what a limit on requests at once, or one without burst, refuses even when it
-    // could take the same requests spaced out. A service that sends Retry-After has a bucket that
-    // takes bursts; pacing it, or a batch before any push-back, cost more than it brought (a
-    // service refusing 10% at random was taken down to one at a time in a simulated run).
+    // Only once paced: a service that sends Retry-After has a bucket that takes bursts (item 9).
     const gain = !this.#paced ? 0 : this.#slowStart ? (this.#value < this.max ? SLOW_START_GAIN : 0) : PACE_GAIN;
     this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
     if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
@@ -761,11 +686,8 @@ export class Pace {
 
   /**
    * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
-   * and the count in flight comes back up to what that rate keeps out (up to the ceiling), so that
-   * the rate, not a whole number in flight, sets the pace (a strict rate limit near a few a round
-   * trip falls between two whole numbers). `down`: the service has just gone down, and the count
-   * was halved. The rate is not: the spacing a request was sent at is already the pace of the
-   * episode, and doubling it held 12 slots behind a network at half their pace for seconds.
+   * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
+   * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
    */
   #holdRate(spacing: number, down: boolean): void {
     this.#rateAnswers = this.#rateNarrowings = 0;
@@ -775,11 +697,7 @@ export class Pace {
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
   }
 
-  /**
-   * After a push-back with Retry-After, once a round trip, the next start waits a random part of up
-   * to JITTER spacings, so that shards on one bucket do not meet it full at the same moments every
-   * round trip (docs/pace.md, item 14).
-   */
+  /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
   #jitter(now: number): void {
     if (now - this.#jitteredAt < this.#windowMs) return;
     this.#jitteredAt = now;
@@ -815,6 +733,24 @@ export class Pace {
 /** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */
 type Tally = [answers: number, refused: number, pace: number];
 
+/**
+ * A descent: when it began, the answers before it (from the ring) and the limit and slow start
+ * then, and the answers to requests sent since.
+ */
+interface Descent {
+  start: number;
+  before: Tally;
+  value: number;
+  slowStart: boolean;
+  since: Tally;
+}
+
+function add(at: Tally, refused: number, pace: number, answers = 1): void {
+  at[0] += answers;
+  at[1] += refused;
+  at[2] += pace;
+}
+
 /** Halves a tally (the older half forgotten: a service changes). */
 function halve(at: Tally): void {
   for (let k = 0; k < 3; k++) at[k]! /= 2;
@@ -829,15 +765,15 @@ export function answerOf(status: number, timedOut: boolean): Answer {
 
 /**
  * The share of requests a service refuses at random whatever the pace, judged from answers at a
- * lower pace against answers at a higher one ([answers, push-backs, sum of paces] each): more than
- * 0 when random, -1 when the refusals clearly followed the pace (a limit), 0 when it cannot tell.
+ * lower pace against answers at a higher one ([answers, push-backs, sum of paces], each side with
+ * the answers its caller asks for): more than 0 when random, -1 when the refusals clearly followed
+ * the pace (a limit), 0 when it cannot tell.
  * Under a limit, the share accepted at the higher pace is that at the lower one times the ratio
  * of the two paces (no more accepted per round trip); at random, the same.
  */
 function randomShare(low: Tally, high: Tally, [minShare, maxShare]: [number, number], maxRatio: number): number {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
-  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
   const refused = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
   const expectedAtRandom = 1 - refused;

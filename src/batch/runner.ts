@@ -48,13 +48,11 @@ export interface OutcomeSink {
   outcome(row: Row, outcome: Outcome): void | Promise<void>;
 }
 
-export type Send = (event: PreparedEvent, stopRetries: AbortSignal) => Promise<FireResult>;
-
 export interface RunOptions {
   /** Rows in input order, a chunk at a time. */
   rows: AsyncIterable<Row[]>;
   /** Sends one event; undefined for a dry run. */
-  send: Send | undefined;
+  send: ((event: PreparedEvent, stopRetries: AbortSignal) => Promise<FireResult>) | undefined;
   /** Requests in flight at most (with `pace`, ignored: lanes go up to pace.max). */
   concurrency: number;
   /** --concurrency auto: the controller that sets the limit; undefined for a fixed concurrency. */
@@ -99,7 +97,7 @@ const MAX_SCHEDULE_DEBT_MS = 1000;
 /** The longest the schedule waits for the first request to be through. */
 const MAX_WARM_UP_MS = 1000;
 
-export const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
+const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
 
 export class Runner {
   /** Requests in flight now. */

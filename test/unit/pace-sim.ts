@@ -44,16 +44,19 @@ export function networkedSlots(slots: number, appMs: number, { oneWayMs = 25, ji
 /**
  * A strict rate limit without burst behind a network (nginx's limit_req without `burst`): a request
  * that arrives sooner than 1/rate after the last one let through (in whole milliseconds, as nginx
- * counts) is refused at once, 503 or 429, without Retry-After.
+ * counts) is refused at once, 503 or 429, without Retry-After (or with `retryAfterMs`, when given).
  */
-export function strictRate(perSecond: number, { oneWayMs = 25, jitterMs = 0, seed = 1 } = {}): Service {
+export function strictRate(
+  perSecond: number,
+  { oneWayMs = 25, jitterMs = 0, seed = 1, retryAfterMs = undefined as number | undefined } = {},
+): Service {
   const random = numbers(seed * 37 + 11);
   let last = -Infinity;
   const spacing = 1000 / perSecond;
   return (t) => {
     const arrival = t + oneWayMs + jitterMs * random();
     const back = arrival + oneWayMs + jitterMs * random();
-    if (Math.floor(arrival) - Math.floor(last) < spacing) return { at: back, answer: Answer.PushedBack };
+    if (Math.floor(arrival) - Math.floor(last) < spacing) return { at: back, answer: Answer.PushedBack, retryAfterMs };
     last = arrival;
     return { at: back, answer: Answer.Accepted };
   };
