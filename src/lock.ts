@@ -234,6 +234,8 @@ export const LOCK_WAIT_MS = 15_000;
 export interface LockOptions {
   /** How long to wait for a held lock before giving up (default LOCK_WAIT_MS). */
   waitMs?: number | undefined;
+  /** What to do when the lock cannot be written beside the file (default: the settings folder's hint). */
+  hint?: string;
 }
 
 /** The wait a command's environment asks for: TRIGGER_LOCK_WAIT in seconds, else the default. */
@@ -261,7 +263,7 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   const text = lockText();
   const cannot = (error: unknown) =>
     new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
-      hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+      hint: options.hint ?? 'set TRIGGER_CONFIG_DIR to a folder you can write to',
     });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {

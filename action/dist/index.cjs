@@ -36105,7 +36105,7 @@ async function withLock(file, fn, options = {}) {
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
   const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
-    hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
+    hint: options.hint ?? "set TRIGGER_CONFIG_DIR to a folder you can write to"
   });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -45007,7 +45007,9 @@ async function changeCatalog(options, ctx, create2, change) {
   const where2 = found(options, ctx, create2);
   const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
+  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)), {
+    hint: "make its folder writable, or name a catalog in a folder you can write to with --catalog <file>"
+  });
 }
 function writeTarget(where2, ctx, create2) {
   if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
