@@ -44764,12 +44764,13 @@ async function emulator(options, ctx) {
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
   });
-  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
   let removeSignals = () => {
   };
-  await new Promise((resolve2) => {
+  const stopped = new Promise((resolve2) => {
     removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
   });
+  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
+  await stopped;
   removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";

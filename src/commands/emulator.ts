@@ -91,12 +91,14 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     },
   });
-  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
-  // Until a stop signal: the first lets requests in flight finish, a second cuts them off.
+  // Until a stop signal: the first lets requests in flight finish, a second cuts them off. Taken
+  // before the banner says "Ctrl-C stops it", so that a Ctrl-C the moment it shows stops it cleanly too.
   let removeSignals = () => {};
-  await new Promise((resolve) => {
+  const stopped = new Promise((resolve) => {
     removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
   });
+  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
+  await stopped;
   removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';

@@ -48,8 +48,6 @@ export interface TerminalSize {
 export interface TerminalState {
   /** Whether the terminal echoes what is typed (false at a hidden prompt). */
   echo: boolean | undefined;
-  /** Whether the program has taken SIGINT, so that a Ctrl-C reaches its handler (rather than ends it). */
-  catchesInterrupt: boolean | undefined;
 }
 
 export type Wanted = string | RegExp | ((output: string, state: TerminalState) => boolean);
@@ -59,12 +57,6 @@ export const hiddenPrompt =
   (text: string): Wanted =>
   (output, state) =>
     output.includes(text) && state.echo === false;
-
-/** The terminal shows `text` and the program takes Ctrl-C itself. */
-export const takesCtrlC =
-  (text: string): Wanted =>
-  (output, state) =>
-    output.includes(text) && state.catchesInterrupt !== false;
 
 export interface Terminal {
   /** Everything the terminal has received so far. */
@@ -86,7 +78,7 @@ export function startTerminal(args: string[], options: TerminalSize): Terminal {
   const chunks: Buffer[] = [];
   let text = '';
   let status: number | undefined;
-  const state: TerminalState = { echo: undefined, catchesInterrupt: undefined };
+  const state: TerminalState = { echo: undefined };
   let ended = false;
   const waiters = new Set<() => void>();
   const matches = (wanted: Wanted) =>
@@ -97,10 +89,9 @@ export function startTerminal(args: string[], options: TerminalSize): Terminal {
     const lines = (pending + data).split('\n');
     pending = lines.pop()!;
     for (const line of lines) {
-      const message = JSON.parse(line) as { out?: string; status?: number; echo?: boolean | null; catches_sigint?: boolean | null };
+      const message = JSON.parse(line) as { out?: string; status?: number; echo?: boolean | null };
       if (message.out !== undefined) chunks.push(Buffer.from(message.out, 'latin1'));
       if ('echo' in message) state.echo = message.echo ?? undefined;
-      if ('catches_sigint' in message) state.catchesInterrupt = message.catches_sigint ?? undefined;
       if (message.status !== undefined) status = message.status;
     }
     text = Buffer.concat(chunks).toString('utf8');
