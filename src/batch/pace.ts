@@ -71,6 +71,8 @@ const MAX_NOISE = 0.25;
 /** A descent tolerates up to this share, judged once the pace came down to half or less. */
 const MAX_DESCENT_NOISE = 0.9;
 const MAX_DESCENT_RATIO = 0.5;
+/** Whatever the share found, more than this many of the last answers pushed back are never tolerated (item 16). */
+const MAX_TOLERATED = 2 / 3;
 /** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
 const TWO_AT_ONCE_SHARE = 0.2;
 /** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
@@ -435,6 +437,8 @@ export class Pace {
    */
   #tolerated(level: number): boolean {
     if (this.limit <= 1 && this.#noise === 0) return false;
+    // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
+    if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
