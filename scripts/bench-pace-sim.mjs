@@ -60,14 +60,6 @@ function whileAllSend(results) {
   };
 }
 
-/** The most push-backs the senders got together in one second. */
-export function worstSecond(results) {
-  const perSecond = new Map();
-  for (const t of results.flatMap((r) => r.pushedBackAt))
-    perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
-  return Math.max(0, ...perSecond.values());
-}
-
 const span = (values, digits = 0, scale = 1) => {
   const [quiet, ...loaded] = values.map((v) => v * scale);
   return `${fmt(quiet, digits)} / ${fmt(Math.min(...loaded), digits)}-${fmt(Math.max(...loaded), digits)}`;
@@ -97,7 +89,7 @@ export async function benchPaceSimulated() {
     const n = perSecond === 100 ? 1_500 : 300;
     const got = each(({ loaded, seed, jitterMs }) => {
       const result = sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 });
-      return { ...rates(result, 5_000), worst: worstSecond([result]) };
+      return { ...rates(result, 5_000), worst: sim.worstSecond([result]) };
     });
     add(
       `strict ${perSecond}/s without burst (503 or 429, no Retry-After)`,
@@ -141,7 +133,12 @@ export async function benchPaceSimulated() {
         const results = sim.simulateSenders(sim.strictRate(20, { jitterMs, seed, retryAfterMs }), plans, { loaded, seed });
         const answers = results.reduce((sum, r) => sum + r.answers, 0);
         const pushedBack = results.reduce((sum, r) => sum + r.pushedBack, 0) / answers;
-        return { ...whileAllSend(results), pushedBack, worst: worstSecond(results), accepted: results.every((r) => r.accepted === 300) };
+        return {
+          ...whileAllSend(results),
+          pushedBack,
+          worst: sim.worstSecond(results),
+          accepted: results.every((r) => r.accepted === 300),
+        };
       });
       const least = stagger ? 0.8 : 0.85;
       add(

@@ -7,7 +7,7 @@
  *
  * node scripts/bench-pace-storms.mjs   (SEEDS=30 for seeds 1-30)
  */
-import { loadSim, worstSecond } from './bench-pace-sim.mjs';
+import { loadSim } from './bench-pace-sim.mjs';
 
 const sim = await loadSim();
 const seeds = [42, ...Array.from({ length: Number(process.env.SEEDS ?? 5) }, (_, i) => i + 1)];
@@ -36,7 +36,7 @@ const cases = [
 for (const [name, run] of cases) {
   const got = seeds.map((seed) => {
     const results = run(machine(seed));
-    return { worst: worstSecond(results), late: lateShare(results, 5_000), done: results.every((r) => r.accepted === 300) };
+    return { worst: sim.worstSecond(results), late: lateShare(results, 5_000), done: results.every((r) => r.accepted === 300) };
   });
   const worst = got.map((g) => g.worst);
   const late = got.map((g) => (100 * g.late).toFixed(0));
@@ -49,7 +49,7 @@ for (const share of [0.3, 0.5]) {
     const m = machine(seed);
     const auto = sim.simulate(sim.refusingAtRandom(share, seed * 3 + 1, 50, undefined), 1_000, m);
     const fixed = sim.fixedConcurrency(sim.refusingAtRandom(share, seed * 3 + 1, 50, undefined), 1_000, 8);
-    return { ratio: auto.last / fixed.wallMs, done: auto.accepted === 1_000, worst: worstSecond([auto]) };
+    return { ratio: auto.last / fixed.wallMs, done: auto.accepted === 1_000, worst: sim.worstSecond([auto]) };
   });
   console.log(
     `${share * 100}% at random, no Retry-After, 1,000 rows: wall x --concurrency 8 ${got.map((g) => (g.done ? g.ratio.toFixed(2) : 'UNF')).join(' ')}; met ${got.filter((g) => g.done && g.ratio <= 2).length} of ${got.length}`,

@@ -250,6 +250,14 @@ export function simulateSenders(
   });
 }
 
+/** The most push-backs the senders got together in one second. */
+export function worstSecond(results: SenderResult[]): number {
+  const perSecond = new Map<number, number>();
+  for (const t of results.flatMap((r) => r.pushedBackAt))
+    perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+  return Math.max(0, ...perSecond.values());
+}
+
 /** One sender's batch: its result. */
 export function simulate(service: Service, rows: number, options: { loaded?: boolean; seed?: number; from?: number } = {}): SenderResult {
   return simulateSenders(service, [{ rows }], options)[0]!;
