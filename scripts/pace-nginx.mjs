@@ -11,11 +11,15 @@
  *          req-20-ra (429 with Retry-After: 1);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
- *          req-20, req-20-ra); all: every case above;
+ *          req-20, req-20-429, req-20-ra); all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
- *   PACE_NGINX_SECONDS (8) sizes the runs; PACE_NGINX_RUNS (1) repeats each case;
+ *   PACE_NGINX_SECONDS (8) sizes the runs (for shards: how long all four send at once, at the limit);
+ *   PACE_NGINX_RUNS (1) repeats each case; PACE_NGINX_TIMEOUT (180) stops a batch that crawls, in s;
+ *   PACE_NGINX_TRACE=dir writes each run's per-second trace there: per shard, rows accepted at the app
+ *   and requests pushed back by nginx (what each shard's pace did, seen from the service), and nginx's
+ *   own log beside it; node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
  *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
  *   (each with what its environment adds), alternating build by build within each run so that the
  *   machine's load hits them alike.
@@ -44,7 +48,7 @@ const LIMITS = {
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
 };
 const CASES = { ...LIMITS };
-for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-ra']) {
+for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra']) {
   CASES[`shards-${limit}`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: 0 };
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
@@ -59,14 +63,16 @@ function shardOf(userId, count) {
   return hash % count;
 }
 
-/** The app: answers 200 after appMs; records every accepted row's user id and when. */
+const userOf = (uri) => /\/users\/([^/]+)\//.exec(uri)?.[1] ?? '?';
+
+/** The app: answers 200 after appMs; records every accepted row's user id and when (epoch ms, as nginx's log). */
 async function startApp(appMs) {
   const accepted = [];
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const answer = () => {
-        accepted.push({ at: performance.now(), user: /\/users\/([^/]+)\//.exec(req.url)?.[1] ?? '?' });
+        accepted.push({ at: performance.timeOrigin + performance.now(), user: userOf(req.url) });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 16 });
         res.end('{"success":true}');
       };
@@ -110,7 +116,7 @@ error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
 events { worker_connections 1024; }
 http {
-  log_format pace '$msec $status $request_uri';
+  log_format pace '$msec $status $request_uri $request_time $upstream_response_time';
   access_log ${dir}/access.log pace;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
@@ -187,7 +193,7 @@ function batch(build, url, input, args, work, tag) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // Bounded: a run that crawls is stopped (its rows are kept in the failed file).
-    const timer = setTimeout(() => child.kill('SIGINT'), 180_000);
+    const timer = setTimeout(() => child.kill('SIGINT'), timeoutSeconds * 1000);
     child.on('close', (code) => {
       clearTimeout(timer);
       const failedRows = fs.existsSync(failed) ? Math.max(0, fs.readFileSync(failed, 'utf8').trim().split('\n').length - 1) : 0;
@@ -224,25 +230,57 @@ function countIds(accepted, rows) {
   return { missing, doubled };
 }
 
-/** From nginx's log: the share of answers pushed back, overall and after the first 5 s. */
-function pushedBack(work) {
+/** nginx's log: every answer, when (epoch ms), whether it pushed back, and for which user. */
+function nginxLog(work) {
   const lines = fs.readFileSync(path.join(work, 'access.log'), 'utf8').trim().split('\n');
-  const entries = lines.map((line) => {
-    const [msec, status] = line.split(' ');
-    return { at: Number(msec), refused: status === '503' || status === '429' };
+  return lines.map((line) => {
+    const [msec, status, uri] = line.split(' ');
+    return { at: Number(msec) * 1000, refused: status === '503' || status === '429', user: userOf(uri) };
   });
-  const later = entries.filter((e) => e.at >= entries[0].at + 5);
-  const share = (list) => (list.length ? (100 * list.filter((e) => e.refused).length) / list.length : 0);
-  return { requests: entries.length, refused: entries.filter((e) => e.refused).length, all: share(entries), after5: share(later) };
+}
+
+const refusedShare = (list) => (list.length ? (100 * list.filter((e) => e.refused).length) / list.length : 0);
+
+/** The share of answers pushed back, overall and after the first 5 s. */
+function pushedBack(entries) {
+  const later = entries.filter((e) => e.at >= entries[0].at + 5000);
+  return { requests: entries.length, all: refusedShare(entries), after5: refusedShare(later) };
+}
+
+/**
+ * Per second from the first answer: each shard's rows accepted at the app and requests nginx pushed
+ * back ("accepted/pushed"), then all shards'. What each shard's pace did, as the service saw it.
+ */
+function traceText(accepted, entries, count) {
+  // The app takes a row before nginx logs its answer: the first row accepted may come first.
+  const start = Math.min(entries[0].at, accepted[0]?.at ?? Infinity);
+  const seconds = [];
+  const cell = (at, user, column) => {
+    const row = (seconds[Math.floor((at - start) / 1000)] ??= Array.from({ length: count + 1 }, () => [0, 0]));
+    row[count === 1 ? 0 : shardOf(user, count)][column]++;
+    if (count > 1) row[count][column]++;
+  };
+  for (const a of accepted) cell(a.at, a.user, 0);
+  for (const e of entries) if (e.refused) cell(e.at, e.user, 1);
+  const head = count === 1 ? 'all' : [...Array.from({ length: count }, (_, i) => `shard ${i + 1}`), 'all'].join('\t');
+  const lines = [`s\t${head}\t(rows accepted/requests pushed back)`];
+  for (let i = 0; i < seconds.length; i++) {
+    const row = seconds[i] ?? Array.from({ length: count + 1 }, () => [0, 0]);
+    const cells = count === 1 ? [row[0]] : row;
+    lines.push(`${i}\t${cells.map((c) => `${c[0]}/${c[1]}`).join('\t')}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /**
  * The shards' window: from the last shard's first accepted row to the first shard's last. Rows/s
  * together in it, and each shard's rows/s in it against the median shard.
  */
-function shardWindow(accepted, count) {
+function shardWindow(accepted, entries, count) {
   const byShard = Array.from({ length: count }, () => []);
   for (const a of accepted) byShard[shardOf(a.user, count)].push(a.at);
+  // A shard that got nothing accepted leaves no window.
+  if (byShard.some((t) => t.length === 0)) return { seconds: 0, together: 0, spread: byShard.map(() => 0), pushed: 0 };
   const from = Math.max(...byShard.map((t) => t[0]));
   const to = Math.min(...byShard.map((t) => t.at(-1)));
   const seconds = (to - from) / 1000;
@@ -253,11 +291,12 @@ function shardWindow(accepted, count) {
     seconds,
     together: rates.reduce((a, b) => a + b, 0),
     spread: rates.map((r) => r / median),
+    pushed: refusedShare(entries.filter((e) => e.at >= from && e.at <= to)),
   };
 }
 
 /** One run of one case with one build: the figures, and the distinct stderr lines. */
-async function runCase(spec, bin, args, seconds) {
+async function runCase(spec, bin, args, seconds, traceName) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-nginx-'));
   const app = await startApp(spec.appMs);
   const nginx = await startNginx(work, app.port, spec);
@@ -278,14 +317,20 @@ async function runCase(spec, bin, args, seconds) {
     const wall = (performance.now() - started) / 1000;
     const a = app.accepted;
     const whole = a.length > 1 ? ((a.length - 1) * 1000) / (a.at(-1).at - a[0].at) : 0;
+    const entries = nginxLog(work);
+    if (traceDir && traceName) {
+      fs.writeFileSync(path.join(traceDir, `${traceName}.txt`), traceText(a, entries, count));
+      // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
+      fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
+    }
     return {
       rows,
       wall,
       accepted: a.length,
-      perSecond: spec.shards ? undefined : whole,
-      window: spec.shards ? shardWindow(a, count) : undefined,
+      perSecond: whole,
+      window: spec.shards ? shardWindow(a, entries, count) : undefined,
       ids: countIds(a, rows),
-      pushed: pushedBack(work),
+      pushed: pushedBack(entries),
       failed: results.reduce((n, r) => n + r.failedRows, 0),
       codes: results.map((r) => r.code),
       stderr: [...new Set(results.flatMap((r) => r.stderr.split('\n')).filter(Boolean))],
@@ -304,7 +349,9 @@ function describe(spec, r) {
   const rate = r.window ? r.window.together : r.perSecond;
   const share = `${rate.toFixed(0)} rows/s at the app (${((100 * rate) / spec.allows).toFixed(0)}% of ${spec.allows}/s)`;
   const window = r.window
-    ? `, window ${r.window.seconds.toFixed(1)} s, shards x median ${r.window.spread.map((s) => s.toFixed(2)).join('/')}`
+    ? `, window ${r.window.seconds.toFixed(1)} s (pushed back in it ${r.window.pushed.toFixed(1)}%; ` +
+      `whole run ${r.perSecond.toFixed(1)} rows/s, first to last accepted), ` +
+      `shards x median ${r.window.spread.map((s) => s.toFixed(2)).join('/')}`
     : '';
   // Warnings first (a MaxListenersExceededWarning is what the issue saw), then a sample of the rest.
   const warnings = r.stderr.filter((line) => /Warning/.test(line));
@@ -322,6 +369,9 @@ let names = (separator < 0 ? process.argv.slice(2) : process.argv.slice(2, separ
 const extra = separator < 0 ? [] : process.argv.slice(separator + 1);
 const seconds = Number(process.env.PACE_NGINX_SECONDS ?? 8);
 const runs = Number(process.env.PACE_NGINX_RUNS ?? 1);
+const timeoutSeconds = Number(process.env.PACE_NGINX_TIMEOUT ?? 180);
+const traceDir = process.env.PACE_NGINX_TRACE;
+if (traceDir) fs.mkdirSync(traceDir, { recursive: true });
 // name=path[;VAR=value...]: a build, and what its environment adds (a switch an experiment reads).
 const bins = (process.env.PACE_NGINX_BINS ?? `this=${path.join(root, 'bin', 'trigger.cjs')}`).split(',').map((entry) => {
   const [build, ...rest] = entry.split('=');
@@ -360,7 +410,7 @@ if (names[0] === 'sweep') {
       const { allows, note } = await allowsNow(spec, bins[0][1]);
       if (note) console.log(`${name} #${run}, what the service allows now${note}`);
       for (const [buildName, build] of bins) {
-        const r = await runCase(spec, build, extra, seconds);
+        const r = await runCase(spec, build, extra, seconds, `${name}-${buildName}-${run}`);
         const label = extra.length ? extra.join(' ') : 'auto';
         console.log(`${name}, ${label}, ${buildName} #${run}: ${describe({ ...spec, allows }, r)}`);
       }

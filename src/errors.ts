@@ -46,7 +46,7 @@ export class TriggerError extends Error {
 
   constructor(kind: ErrorKind, message: string, options: TriggerErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'TriggerError';
+    this.name = new.target.name; // UsageError, ServiceError, ... as the class is named
     this.kind = kind;
     this.hint = options.hint;
     this.reported = options.reported === true;
@@ -62,7 +62,6 @@ export class TriggerError extends Error {
 export class UsageError extends TriggerError {
   constructor(message: string, options: TriggerErrorOptions = {}) {
     super('usage', message, options);
-    this.name = 'UsageError';
   }
 }
 
@@ -70,7 +69,6 @@ export class UsageError extends TriggerError {
 export class ConfigError extends TriggerError {
   constructor(message: string, options: TriggerErrorOptions = {}) {
     super('config', message, options);
-    this.name = 'ConfigError';
   }
 }
 
@@ -123,7 +121,6 @@ export class ServiceError extends AttemptError {
     const definitive = status < 500 && status !== 408 && status !== 429;
     const recorded: Recorded = status >= 500 && status !== 503 ? 'unknown' : 'no';
     super(definitive ? 'refused' : 'unavailable', message, { ...details, recorded }, { hint: details.hint });
-    this.name = 'ServiceError';
     this.status = details.status;
     this.statusText = details.statusText;
     this.serverMessage = details.serverMessage;
@@ -143,7 +140,6 @@ export class NetworkError extends AttemptError {
     details: { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded } & AttemptInfo,
   ) {
     super(kind, message, { ...details, requestId: undefined }, { hint: details.hint, cause: details.cause });
-    this.name = 'NetworkError';
     this.code = details.code;
   }
 }
@@ -158,7 +154,6 @@ export class InterruptedError extends AttemptError {
 
   constructor(message: string, details: AttemptInfo & { notSent?: boolean }) {
     super('interrupted', message, { ...details, requestId: undefined, recorded: details.notSent === true ? 'no' : 'unknown' });
-    this.name = 'InterruptedError';
     this.notSent = details.notSent === true;
   }
 }

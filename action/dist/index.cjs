@@ -84,7 +84,7 @@ var init_errors = __esm({
       event;
       constructor(kind, message, options = {}) {
         super(message, options.cause === void 0 ? void 0 : { cause: options.cause });
-        this.name = "TriggerError";
+        this.name = new.target.name;
         this.kind = kind;
         this.hint = options.hint;
         this.reported = options.reported === true;
@@ -97,13 +97,11 @@ var init_errors = __esm({
     UsageError = class extends TriggerError {
       constructor(message, options = {}) {
         super("usage", message, options);
-        this.name = "UsageError";
       }
     };
     ConfigError = class extends TriggerError {
       constructor(message, options = {}) {
         super("config", message, options);
-        this.name = "ConfigError";
       }
     };
     AttemptError = class extends TriggerError {
@@ -132,7 +130,6 @@ var init_errors = __esm({
         const definitive = status2 < 500 && status2 !== 408 && status2 !== 429;
         const recorded = status2 >= 500 && status2 !== 503 ? "unknown" : "no";
         super(definitive ? "refused" : "unavailable", message, { ...details, recorded }, { hint: details.hint });
-        this.name = "ServiceError";
         this.status = details.status;
         this.statusText = details.statusText;
         this.serverMessage = details.serverMessage;
@@ -145,7 +142,6 @@ var init_errors = __esm({
       code;
       constructor(kind, message, details) {
         super(kind, message, { ...details, requestId: void 0 }, { hint: details.hint, cause: details.cause });
-        this.name = "NetworkError";
         this.code = details.code;
       }
     };
@@ -153,7 +149,6 @@ var init_errors = __esm({
       notSent;
       constructor(message, details) {
         super("interrupted", message, { ...details, requestId: void 0, recorded: details.notSent === true ? "no" : "unknown" });
-        this.name = "InterruptedError";
         this.notSent = details.notSent === true;
       }
     };
@@ -254,12 +249,9 @@ function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, option
   });
 }
 function headerLines(prefix, headers, shown2 = (text) => text) {
-  const lines = [];
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== void 0) lines.push(`${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`);
-  }
-  return lines;
+  return Object.entries(headers).flatMap(
+    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`)
+  );
 }
 function verboseLines(event, c, mask) {
   switch (event.type) {
@@ -348,7 +340,7 @@ var init_excerpt = __esm({
     MAX_ECHO = 64;
     HEAD = 40;
     TAIL = 12;
-    splitsPair = (text, at) => at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]) && /[\ud800-\udbff]/.test(text[at - 1]);
+    splitsPair = (text, at) => (text.codePointAt(at - 1) ?? 0) > 65535;
     count = (n) => `${n.toLocaleString("en-US")} characters`;
   }
 });
@@ -457,11 +449,11 @@ function asciiLower(text) {
   const lower = text.toLowerCase();
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
-function form(text, views2, minPiece = 0, more = {}) {
+function form(text, minPiece = 0, more = {}) {
   const half = minPiece / 2;
   const stretches = [];
   for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
-  return { text, anyCase: true, views: views2, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
+  return { text, anyCase: true, before: 0, after: 0, alphabet: void 0, minPiece, stretches, ...more };
 }
 function base64Forms(key) {
   const forms = [];
@@ -476,7 +468,7 @@ function base64Forms(key) {
       ["base64url", /[A-Za-z0-9_-]/]
     ]) {
       const text = bytes.toString(encoding);
-      if (!forms.some((f) => f.text === text)) forms.push(form(text, "decoded", BASE64_PIECE, { alphabet, ...around }));
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
   }
   return forms;
@@ -555,12 +547,9 @@ function decode(text, references) {
   return passes;
 }
 function views(text, secret) {
-  const plain2 = { text, lower: asciiLower(text), at: void 0 };
   const decoded = decode(text, true);
-  if (decoded.length === 0) return [plain2];
-  plain2.raw = true;
   if (secret.ampersand && text.includes("&")) decoded.push(...decode(text, false));
-  return [plain2, ...decoded];
+  return [{ text, lower: asciiLower(text), at: void 0 }, ...decoded];
 }
 function eachAt(haystack, needle, found2) {
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found2(at);
@@ -572,7 +561,6 @@ function formRanges(text, view2, secret, pieces, ranges) {
     ranges.push([from, to, whole]);
   };
   for (const form2 of secret.forms) {
-    if (form2.views === "undecoded" ? view2.at !== void 0 : form2.views === "decoded" && view2.raw) continue;
     const haystack = form2.anyCase ? view2.lower : view2.text;
     if (form2.pattern) {
       if (!form2.pattern.starts.some((start) => haystack.includes(start))) continue;
@@ -631,14 +619,10 @@ function maskStrings(json, names, mask) {
   });
 }
 function maskProxyCredentials(proxy) {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? "";
-  const rest = proxy.slice(scheme.length);
-  const at = rest.lastIndexOf("@");
-  if (at < 0) return proxy;
-  const userinfo = rest.slice(0, at);
-  const colon = userinfo.indexOf(":");
-  const shown2 = colon < 0 ? "\u2022\u2022\u2022\u2022" : `${userinfo.slice(0, colon)}:\u2022\u2022\u2022\u2022`;
-  return `${scheme}${shown2}${rest.slice(at)}`;
+  return proxy.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)?(?:([^:]*):)?.*@/is,
+    (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
+  );
 }
 var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, Redactor;
 var init_redact = __esm({
@@ -685,10 +669,10 @@ var init_redact = __esm({
         const literal = /* @__PURE__ */ new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
         literal.delete(lower);
         this.forms = [
-          form(lower, "all", this.short ? 0 : MIN_PIECE),
-          ...[...literal].map((text) => form(text, "undecoded")),
-          form(hex2, "decoded", this.short ? 0 : 2 * MIN_PIECE),
-          form(hex2.replace(/..(?!$)/g, "$&:"), "decoded", 0, {
+          form(lower, this.short ? 0 : MIN_PIECE),
+          ...[...literal].map((text) => form(text)),
+          form(hex2, this.short ? 0 : 2 * MIN_PIECE),
+          form(hex2.replace(/..(?!$)/g, "$&:"), 0, {
             pattern: {
               expression: new RegExp(hex2.replace(/..(?!$)/g, "$&[-: ]"), "g"),
               starts: [":", "-", " "].map((separator) => `${hex2.slice(0, 2)}${separator}${hex2.slice(2, 4)}`)
@@ -762,7 +746,7 @@ var init_redact = __esm({
         if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
         return maskStrings(line, false, (text) => this.text(text));
       }
-      /** JSON text from the server, masked as server text in its strings and member names. */
+      /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
       serverJson(json) {
         if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
         return maskStrings(json, true, (text) => this.server(text));
@@ -805,7 +789,7 @@ function serverMessage(json, text) {
   return plain2 === "" ? void 0 : plain2;
 }
 function looksLikeHtml(text) {
-  return /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) || /<\/(?:html|body|head|title)>/i.test(text);
+  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 }
 function markupText(html) {
   return decodeReferences(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
@@ -813,15 +797,9 @@ function markupText(html) {
 function htmlWords(page) {
   const html = page.length > HTML_READ ? page.slice(0, HTML_READ) : page;
   const withoutCode = html.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, " ");
-  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
-  let title = "";
-  let rest = withoutCode;
-  if (titleTag) {
-    const start = titleTag.index + titleTag[0].length;
-    const end = withoutCode.toLowerCase().indexOf("</title", start);
-    title = markupText(withoutCode.slice(start, end < 0 ? void 0 : end));
-    rest = withoutCode.slice(0, titleTag.index) + " " + (end < 0 ? "" : withoutCode.slice(end));
-  }
+  const titleElement = /<title\b[^<>]*>([^<]*)/i.exec(withoutCode);
+  const title = markupText(titleElement?.[1] ?? "");
+  const rest = titleElement ? withoutCode.replace(titleElement[0], " ") : withoutCode;
   const bodyTag = /<body\b[^<>]*>/i.exec(rest);
   let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
   if (title !== "" && body.startsWith(title)) body = body.slice(title.length).trim();
@@ -863,13 +841,10 @@ function isRetryableStatus(status2) {
   return status2 === 429 || status2 === 503;
 }
 function parseRetryAfter(header, now = Date.now()) {
-  if (header === void 0) return void 0;
-  const text = header.trim();
+  const text = header?.trim() ?? "";
   if (/^\d+$/.test(text)) return Number(text) * 1e3;
-  if (!/[a-z]/i.test(text)) return void 0;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return void 0;
-  return Math.max(0, date - now);
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(date) ? void 0 : Math.max(0, date - now);
 }
 function backoffMs(attempt, options = {}) {
   const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
@@ -968,7 +943,7 @@ function parseProxy(choice) {
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
-  const answered = /^Proxy response \((\d{3})\)/.exec(message) ?? /^Proxy Authentication Required \((407)\)/.exec(message);
+  const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
   if (answered) {
     const status2 = Number(answered[1]);
     return new ProxyError(status2 === 407 ? "ERR_PROXY_AUTH_REQUIRED" : "ERR_PROXY_REFUSED", choice, { status: status2, cause: error2 });
@@ -1056,8 +1031,7 @@ function serviceError(answer, context, info2) {
   });
 }
 function withoutLabel(message, label) {
-  if (message === void 0 || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
-  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, "");
+  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
   return rest === "" ? void 0 : rest;
 }
 function networkError(error2, timedOut, context, info2) {
@@ -1087,8 +1061,7 @@ function mainCode(error2) {
 }
 function proxyNetworkError(proxy, context, info2, tries) {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
-  const host = context.where.replace(/^[a-z]+:\/\//, "");
-  const direct = host.replace(/:\d+$/, "");
+  const { host, hostname: direct } = new URL(context.where);
   let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
   let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
@@ -1115,8 +1088,7 @@ function networkHint(codes, code, context, notMade) {
 }
 function describeNetworkError(code, message) {
   if (code === void 0 || code === "ERR_BODY_DECODE") return message;
-  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
-    return "its answer could not be read (an unexpected 1xx or a malformed response)";
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
 function isTlsCode(code) {
@@ -1158,7 +1130,7 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
-    UNREADABLE = "the answer could not be read (an unexpected 1xx or malformed response)";
+    UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
       ["ECONNREFUSED", "connection refused"],
@@ -4632,13 +4604,13 @@ var init_esm = __esm({
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
-  const count2 = Number(match?.[2]);
-  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
+  const count3 = Number(match?.[2]);
+  if (!match || count3 < 1 || count3 > 1e4 || index < 1 || index > count3) {
     throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
       hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
     });
   }
-  return { index, count: count2 };
+  return { index, count: count3 };
 }
 function hash32(text) {
   let hash = 2166136261;
@@ -5605,7 +5577,7 @@ function isSuccessBody(body) {
   for (let i = 0; i < body.length; i++) if (body[i] !== SUCCESS_BYTES[i]) return false;
   return true;
 }
-var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, MIN_QUEUE_LIMIT, Deadlines;
+var SUCCESS_TEXT, SUCCESS_BYTES, NO_HEADERS, Attempt, Deadlines;
 var init_attempt = __esm({
   "src/client/attempt.ts"() {
     "use strict";
@@ -5621,6 +5593,10 @@ var init_attempt = __esm({
       /** monotonicMs() after which the attempt has taken too long. */
       deadline;
       done = false;
+      /** Its neighbours in the Deadlines list while it is in flight. */
+      older;
+      newer;
+      #deadlines;
       #started;
       #timeoutMs;
       #signal;
@@ -5640,9 +5616,10 @@ var init_attempt = __esm({
       #sent = false;
       /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
-      #coding;
+      /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
       #read = 0;
+      /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+      #coding;
       #decoder;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
@@ -5651,6 +5628,7 @@ var init_attempt = __esm({
         this.deadline = this.#started + timeoutMs;
         this.#signal = signal;
         this.#proxy = proxy;
+        this.#deadlines = deadlines;
         this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
@@ -5663,22 +5641,18 @@ var init_attempt = __esm({
       #finish(outcome) {
         if (this.done) return;
         this.done = true;
+        this.#deadlines.remove(this);
         this.#signal?.removeEventListener("abort", this);
-        this.#controller = void 0;
-        this.#first = void 0;
-        this.#more = void 0;
         this.#dropDecoder();
         this.#resolve(outcome);
       }
       #answered(text, json, truncated) {
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
-        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+        const ms = Math.round(monotonicMs() - this.#started);
+        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms });
       }
       /** The body ended, or was cut at the limit. */
       #answer() {
         if (this.#decoder) this.#decoder.end();
-        else if (typeof this.#coding === "object") this.#undecodable(new DecodeError(this.#coding.unsupported, void 0, true));
         else this.#answerKept();
       }
       #answerKept() {
@@ -5707,14 +5681,6 @@ var init_attempt = __esm({
         this.#bodyEnded = true;
         this.#controller?.abort(new Error(reason2));
       }
-      /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
-      #decode(chunk) {
-        const room = MAX_BODY_BYTES - this.#read;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        this.#read += part.length;
-        if (typeof this.#coding === "string" && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
-        if (chunk.length > room) this.#cut("response body over 1 MiB");
-      }
       #openDecoder(coding, first) {
         const decoder4 = decoderFor(coding, first);
         decoder4.on("data", (decoded) => {
@@ -5741,23 +5707,18 @@ var init_attempt = __esm({
         else this.#answerKept();
       }
       #dropDecoder() {
-        const decoder4 = this.#decoder;
+        this.#decoder?.removeAllListeners().on("error", () => {
+        }).destroy();
         this.#decoder = void 0;
-        if (!decoder4) return;
-        decoder4.removeAllListeners();
-        decoder4.on("error", () => {
-        });
-        decoder4.destroy();
       }
       #stop(reason2) {
         this.#controller?.abort(reason2);
         this.#failed(reason2);
       }
       #failed(cause) {
-        const ended = monotonicMs();
-        const ms = Math.round(ended - this.#started);
+        const ms = Math.round(monotonicMs() - this.#started);
         const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
-        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
+        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
       }
       /** The time limit passed without a whole answer. */
       expire() {
@@ -5781,12 +5742,19 @@ var init_attempt = __esm({
         this.#status = statusCode;
         this.#headers = headers;
         const encoding = headerValue(headers, "content-encoding");
-        if (encoding !== void 0) this.#coding = contentCoding(encoding);
+        const coding = encoding === void 0 ? void 0 : contentCoding(encoding);
+        if (typeof coding === "object") this.#undecodable(new DecodeError(coding.unsupported, void 0, true));
+        else this.#coding = coding;
       }
+      /** A chunk of the body: kept, or for a compressed answer decoded as it comes; at most 1 MiB is read. */
       onResponseData(_controller, chunk) {
         if (this.done || this.#bodyEnded) return;
-        if (this.#coding) this.#decode(chunk);
-        else if (!this.#keep(chunk)) this.#cut("response body over 1 MiB");
+        const room = MAX_BODY_BYTES - this.#read;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        this.#read += part.length;
+        if (this.#coding === void 0) this.#keep(part);
+        else if (part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+        if (chunk.length > room) this.#cut("response body over 1 MiB");
       }
       onResponseEnd() {
         this.#bodyEnded = true;
@@ -5797,58 +5765,41 @@ var init_attempt = __esm({
         this.#failed(error2);
       }
     };
-    MIN_QUEUE_LIMIT = 1024;
     Deadlines = class {
-      #queue = [];
-      #head = 0;
-      #limit = MIN_QUEUE_LIMIT;
+      #oldest;
+      #newest;
       #timer;
       add(attempt) {
-        this.#dropEnded();
-        this.#queue.push(attempt);
+        attempt.older = this.#newest;
+        if (this.#newest) this.#newest.newer = attempt;
+        else this.#oldest = attempt;
+        this.#newest = attempt;
         if (!this.#timer) this.#arm(attempt.deadline);
       }
-      /**
-       * Drops the ended attempts at the front (attempts end about in the order they started), and all
-       * of them once the queue has grown to twice what it held after the last such sweep (one slow
-       * attempt at the front would otherwise hold every later one until it ends).
-       */
-      #dropEnded() {
-        const queue = this.#queue;
-        while (this.#head < queue.length && queue[this.#head].done) queue[this.#head++] = void 0;
-        if (this.#head === queue.length) {
-          this.#queue = [];
-          this.#head = 0;
-        } else if (queue.length - this.#head > this.#limit) {
-          this.#queue = queue.slice(this.#head).filter((attempt) => !attempt.done);
-          this.#head = 0;
-          this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
-        } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
-          this.#queue = queue.slice(this.#head);
-          this.#head = 0;
-        }
+      remove(attempt) {
+        const { older, newer } = attempt;
+        if (older) older.newer = newer;
+        else this.#oldest = newer;
+        if (newer) newer.older = older;
+        else this.#newest = older;
+        attempt.older = attempt.newer = void 0;
       }
       /** Every attempt in flight, oldest first. */
       all() {
-        return this.#queue.slice(this.#head).filter((attempt) => !attempt.done);
+        const list3 = [];
+        for (let attempt = this.#oldest; attempt; attempt = attempt.newer) list3.push(attempt);
+        return list3;
       }
       #arm(deadline) {
         this.#timer = setTimeout(() => this.#sweep(), Math.max(0, deadline - monotonicMs()) + 1);
         this.#timer.unref();
       }
+      /** Expires the attempts whose limit has passed (each leaves the list), then waits for the oldest left. */
       #sweep() {
         this.#timer = void 0;
         const now = monotonicMs();
-        const queue = this.#queue;
-        for (let i = this.#head; i < queue.length; i++) {
-          const attempt = queue[i];
-          if (attempt.done) continue;
-          if (attempt.deadline > now) break;
-          attempt.expire();
-        }
-        this.#dropEnded();
-        const oldest = this.#queue[this.#head];
-        if (oldest) this.#arm(oldest.deadline);
+        while (this.#oldest && this.#oldest.deadline <= now) this.#oldest.expire();
+        if (this.#oldest) this.#arm(this.#oldest.deadline);
       }
     };
   }
@@ -23134,7 +23085,7 @@ var require_cache_handler = __commonJS({
 var require_memory_cache_store = __commonJS({
   "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var { EventEmitter } = require("node:events");
     var { assertCacheKey, assertCacheValue } = require_cache();
     var MemoryCacheStore = class extends EventEmitter {
@@ -23224,7 +23175,7 @@ var require_memory_cache_store = __commonJS({
         const topLevelKey = `${key.origin}:${key.path}`;
         const store = this;
         const entry2 = { ...key, ...val, body: [], size: 0 };
-        return new Writable2({
+        return new Writable3({
           write(chunk, encoding, callback) {
             if (typeof chunk === "string") {
               chunk = Buffer.from(chunk, encoding);
@@ -24892,7 +24843,7 @@ var require_deduplicate = __commonJS({
 var require_sqlite_cache_store = __commonJS({
   "node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache();
     var DatabaseSync;
     var VERSION3 = 4;
@@ -25136,7 +25087,7 @@ var require_sqlite_cache_store = __commonJS({
         let size = 0;
         const body = [];
         const store = this;
-        return new Writable2({
+        return new Writable3({
           decodeStrings: true,
           write(chunk, encoding, callback) {
             size += chunk.byteLength;
@@ -30213,7 +30164,7 @@ var require_permessage_deflate = __commonJS({
 var require_receiver = __commonJS({
   "node_modules/undici/lib/web/websocket/receiver.js"(exports2, module2) {
     "use strict";
-    var { Writable: Writable2 } = require("node:stream");
+    var { Writable: Writable3 } = require("node:stream");
     var assert = require("node:assert");
     var { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = require_constants5();
     var {
@@ -30229,7 +30180,7 @@ var require_receiver = __commonJS({
     var { WebsocketFrameSend } = require_frame();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    var ByteParser = class extends Writable2 {
+    var ByteParser = class extends Writable3 {
       #buffers = [];
       #fragmentsBytes = 0;
       #byteOffset = 0;
@@ -31924,15 +31875,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -32503,9 +32454,6 @@ function patchParser(socket) {
     return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
   };
 }
-function interop(module2) {
-  return module2.default ?? module2;
-}
 function poolOf(PoolClass, buildConnector, origin, options) {
   const connect = options.connect;
   const base = typeof connect === "function" ? connect : buildConnector({ ...connect ?? {}, ...VERIFIED });
@@ -32518,7 +32466,8 @@ async function openDispatcher(origin, options, env2 = process.env) {
     return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
   }
   const url = parseProxy(proxy);
-  const undici = interop(await Promise.resolve().then(() => __toESM(require_undici(), 1)));
+  const index = await Promise.resolve().then(() => __toESM(require_undici(), 1));
+  const undici = index.default ?? index;
   const dispatcher = new undici.ProxyAgent({
     ...options,
     uri: url.href,
@@ -32550,32 +32499,13 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
-function watch(signal, wake) {
-  let entry2 = watchers.get(signal);
-  if (!entry2) {
-    const waits = /* @__PURE__ */ new Set();
-    const listener = () => {
-      watchers.delete(signal);
-      for (const w of [...waits]) w();
-    };
-    watchers.set(signal, entry2 = { waits, listener });
-    signal.addEventListener("abort", listener, { once: true });
-  }
-  entry2.waits.add(wake);
-}
-function unwatch(signal, wake) {
-  const entry2 = watchers.get(signal);
-  if (!entry2?.waits.delete(wake) || entry2.waits.size > 0) return;
-  watchers.delete(signal);
-  signal.removeEventListener("abort", entry2.listener);
-}
 function eventUrl(baseUrl, event) {
   return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 }
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient, watchers;
+var TriggerClient;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32601,8 +32531,17 @@ var init_client = __esm({
       #proxy;
       /** The attempts in flight and their time limits. */
       #deadlines = new Deadlines();
-      /** Interrupts for the waits before a retry (see abortAll). */
-      #waits = /* @__PURE__ */ new Set();
+      /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
+      #waits = /* @__PURE__ */ new Map();
+      /**
+       * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
+       * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
+       * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
+       * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+       */
+      #wake = () => {
+        for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
+      };
       /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
       /** Masks the key in server text; made when an answer first needs it. */
@@ -32630,7 +32569,8 @@ var init_client = __esm({
       displayHeaders() {
         return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
       }
-      async #pool() {
+      /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
+      async ready() {
         if (!this.#dispatcher) {
           const { dispatcher, proxy } = await openDispatcher(
             this.baseUrl.origin,
@@ -32648,16 +32588,11 @@ var init_client = __esm({
           this.#dispatcher = dispatcher;
           this.#proxy = proxy;
         }
-        return this.#dispatcher;
-      }
-      /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
-      async ready() {
-        await this.#pool();
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
         const event = "path" in input2 ? input2 : prepareEvent(input2);
-        if (!this.#dispatcher) await this.#pool();
+        if (!this.#dispatcher) await this.ready();
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
           const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
@@ -32675,7 +32610,7 @@ var init_client = __esm({
        */
       #judge(event, outcome, attempt, started, options) {
         const canRetry = attempt <= this.retries;
-        const info2 = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+        const info2 = { attempts: attempt, durationMs: Math.round(monotonicMs() - started) };
         const onEvent = this.#options.onEvent;
         if (outcome.kind === "failed") {
           options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
@@ -32744,10 +32679,9 @@ var init_client = __esm({
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
       }
+      /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
       #maskedHeaders(headers) {
-        const mask = this.#mask ??= new Redactor(this.#apiKey);
-        const masked = (value) => Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
-        return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
+        return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers)));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
@@ -32760,13 +32694,13 @@ var init_client = __esm({
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) unwatch(s, stop);
+            for (const s of signals2) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener("abort", this.#wake);
             resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
-          this.#waits.add(stop);
-          for (const s of signals2) watch(s, stop);
+          this.#waits.set(stop, signals2);
+          for (const s of signals2) s.addEventListener("abort", this.#wake);
         });
         if (interrupted) throw notSent();
       }
@@ -32776,12 +32710,12 @@ var init_client = __esm({
        */
       abortAll() {
         for (const attempt of this.#deadlines.all()) attempt.interrupt();
-        for (const stop of [...this.#waits]) stop();
+        for (const stop of [...this.#waits.keys()]) stop();
       }
       /** One attempt through undici's dispatch API: no stream or signal objects per request. */
       #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
-        if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+        if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
         this.#options.onEvent?.({
           type: "request",
           attempt,
@@ -32816,7 +32750,6 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
-    watchers = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -33042,12 +32975,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count: count3 } = this.#emitter;
             const p = process9;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count3 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count3) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -35717,11 +35650,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix, true);
       }
       #computeLineCountFrom(text, columns) {
-        let count2 = 0;
+        let count3 = 0;
         for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count3 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count2;
+        return count3;
       }
       get color() {
         return this.#color;
@@ -36516,31 +36449,27 @@ function cannotRead(file, error2) {
 function through(named, hop) {
   return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
-function hopProblem(hop, stat, dir, folder, uid) {
-  if (stat.uid !== uid && stat.uid !== 0)
-    return [
-      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
-      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
-    ];
-  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
-  if (folder.uid !== uid && folder.uid !== 0)
-    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours"];
-  const sticky = (folder.mode & 512) !== 0;
-  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    return [
-      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
-      `chmod go-w ${printable(shellQuote(dir))}`
-    ];
-  return void 0;
-}
 function checkHop(found2, hop, stat, dir, uid) {
-  const [problem, fix] = hopProblem(hop, stat, dir, import_node_fs6.default.statSync(dir), uid) ?? [];
-  if (problem === void 0) return;
-  throw new ConfigError(
+  const folder = import_node_fs6.default.statSync(dir);
+  const untrusted = (problem, fix) => new ConfigError(
     `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
     { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
   );
+  if (stat.uid !== uid && stat.uid !== 0)
+    throw untrusted(
+      `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
+      `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`
+    );
+  if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
+    throw untrusted(`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
+  if (folder.uid !== uid && folder.uid !== 0)
+    throw untrusted(`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, "move it to a folder of yours");
+  const sticky = (folder.mode & 512) !== 0;
+  if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
+    throw untrusted(
+      `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
+      `chmod go-w ${printable(shellQuote(dir))}`
+    );
 }
 function inside(file, dir) {
   const relative = import_node_path6.default.relative(dir, file);
@@ -36573,19 +36502,11 @@ function follow(file, check2, missing = false) {
   }
   throw cannotRead(file, Object.assign(new Error("too many links"), { code: "ELOOP" }));
 }
-function realPath(file) {
-  try {
-    return import_node_fs6.default.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
 function catalogTarget(file, options = {}) {
   const uid = process.getuid?.();
-  if (uid === void 0) return { real: realPath(file) };
-  if ((options.source ?? "found") !== "found" || inWorkspace(file, options.env ?? process.env))
-    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
-  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  if (uid !== void 0 && (options.source ?? "found") === "found" && !inWorkspace(file, options.env ?? process.env))
+    return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  return follow(file, (hop, stat) => options.write && uid !== void 0 && notOthersLink(file, hop, stat, uid), true);
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
@@ -36601,8 +36522,7 @@ function readCatalogFile(file, options = {}) {
   const target2 = catalogTarget(file, options);
   let fd;
   try {
-    const noFollow = target2.stat ? import_node_fs6.default.constants.O_NOFOLLOW : 0;
-    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | noFollow);
+    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
     const stat = import_node_fs6.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
@@ -36646,7 +36566,6 @@ var load_exports = {};
 __export(load_exports, {
   ENTRY_FIELDS: () => ENTRY_FIELDS,
   VALUE_RULES: () => VALUE_RULES,
-  catalogError: () => catalogError,
   catalogProblems: () => catalogProblems,
   idIn: () => idIn,
   isPlainValid: () => isPlainValid,
@@ -36661,17 +36580,13 @@ function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function lineFinder(text) {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  let at = 0;
+  let line = 1;
   return (offset) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = low + high + 1 >> 1;
-      if (starts[mid] <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low + 1;
+    if (offset < at) [at, line] = [0, 1];
+    for (let i = text.indexOf("\n", at); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+    at = offset;
+    return line;
   };
 }
 function keyLines(text) {
@@ -36706,8 +36621,7 @@ function isPlainValid(data) {
 }
 function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  let lines;
-  const lineOfKey = (key) => (lines ??= keyLines(text))(key);
+  const lineOfKey = keyLines(text);
   const problems = [];
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
@@ -36778,35 +36692,18 @@ function underflowProblems(triggers, text) {
 }
 function idProblems(triggers, lineOfKey) {
   const problems = [];
-  const keys = Object.keys(triggers);
-  const index = new Map(keys.map((key, i) => [key, i]));
-  const withOwnId = /* @__PURE__ */ new Map();
-  keys.forEach((key, i) => {
-    for (const profile of Object.keys(triggers[key].ids ?? {})) {
-      let list3 = withOwnId.get(profile);
-      if (!list3) withOwnId.set(profile, list3 = []);
-      list3.push(i);
-    }
-  });
-  for (const profile of /* @__PURE__ */ new Set(["default", ...withOwnId.keys()])) {
-    const own = withOwnId.get(profile);
-    if (!own) continue;
-    const named = own.map((i) => index.get(triggers[keys[i]].ids[profile]) ?? i);
-    const sent = /* @__PURE__ */ new Map();
-    for (const i of [.../* @__PURE__ */ new Set([...own, ...named])].sort((a, b) => a - b)) {
-      const key = keys[i];
-      const id = idIn(key, triggers[key], profile);
-      const other = sent.get(id);
-      if (other !== void 0) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
-        problems.push({ message, line: lineOfKey(key) });
-        continue;
-      }
-      sent.set(id, key);
-      if (index.has(id) && id !== key) {
+  const owners = /* @__PURE__ */ new Map();
+  for (const [key, entry2] of Object.entries(triggers)) {
+    for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
+      if (id === key) continue;
+      const other = owners.get(`${profile}:${id}`);
+      if (Object.hasOwn(triggers, id)) {
         const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
         problems.push({ message, line: lineOfKey(key) });
-      }
+      } else if (other !== void 0) {
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
+      } else owners.set(`${profile}:${id}`, key);
     }
   }
   return problems;
@@ -36832,14 +36729,11 @@ function catalogError(file, problems) {
 function remember(record, file, identity, known) {
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
+  const text = `${JSON.stringify(Object.fromEntries(entries))}
+`;
   try {
     makeFolders(import_node_path7.default.dirname(record));
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}
-`, {
-      mode: 384,
-      forceMode: true,
-      follow: false
-    });
+    writeFileAtomic(record, text, { mode: 384, forceMode: true, follow: false });
   } catch {
   }
 }
@@ -36896,26 +36790,20 @@ function decimal2(text) {
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
   const all = int + (m[3] ?? "");
-  let point = int.length + Number(m[4] ?? "0");
   let start = 0;
   while (start < all.length && all.charCodeAt(start) === 48) start++;
-  point -= start;
   let end = all.length;
   while (end > start && all.charCodeAt(end - 1) === 48) end--;
-  const digits = all.slice(start, end);
-  return { negative: m[1] === "-" && digits !== "", digits, point: digits === "" ? 0 : point };
-}
-function compareMagnitude(a, b) {
-  if (a.digits === "" || b.digits === "") return (a.digits === "" ? 0 : 1) - (b.digits === "" ? 0 : 1);
-  if (a.point !== b.point) return a.point < b.point ? -1 : 1;
-  return a.digits === b.digits ? 0 : a.digits < b.digits ? -1 : 1;
+  if (start === end) return { sign: 0, digits: "", point: 0 };
+  return { sign: m[1] === "-" ? -1 : 1, digits: all.slice(start, end), point: int.length + Number(m[4] ?? "0") - start };
 }
 function compareDecimal(a, b) {
   const x = decimal2(a);
   const y = decimal2(b);
-  if (x.negative !== y.negative) return x.negative ? -1 : 1;
-  const m = compareMagnitude(x, y);
-  return x.negative ? -m : m;
+  if (x.sign !== y.sign) return Math.sign(x.sign - y.sign);
+  if (x.point !== y.point) return x.point < y.point ? -x.sign : x.sign;
+  if (x.digits === y.digits) return 0;
+  return x.digits < y.digits ? -x.sign : x.sign;
 }
 var DECIMAL2;
 var init_decimal = __esm({
@@ -37015,11 +36903,8 @@ var init_resolve = __esm({
           for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
             if (id === given && profile !== this.profile) {
               const suggestion2 = this.trigger(key).id;
-              return {
-                ok: false,
-                message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`,
-                suggestion: suggestion2
-              };
+              const message2 = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`;
+              return { ok: false, message: message2, suggestion: suggestion2 };
             }
           }
           for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
@@ -37029,11 +36914,8 @@ var init_resolve = __esm({
         }
         const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
         const suggestion = near ? this.trigger(best.key).id : void 0;
-        return {
-          ok: false,
-          message: `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`,
-          suggestion
-        };
+        const message = `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`;
+        return { ok: false, message, suggestion };
       }
       /**
        * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
@@ -37177,9 +37059,9 @@ var init_resolve2 = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count2 = 0;
+  let count3 = 0;
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count2);
+    const listener = () => handler(signal, ++count3);
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -37195,12 +37077,11 @@ var init_signals2 = __esm({
 });
 
 // src/commands/service.ts
-function clientFor(settings, options, io, extra = {}) {
-  const onEvent = options.verbose || extra.onRetry ? (event) => {
-    if (event.type === "retry") extra.onRetry?.(event.delayMs, event.reason);
+function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
+  const onEvent = options.verbose || onRetry ? (event) => {
+    if (event.type === "retry") onRetry?.(event.delayMs, event.reason);
     if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
-  const env2 = extra.env ?? process.env;
   const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
   if (env2.TRACEPARENT && !traceparent && options.verbose) {
@@ -37221,7 +37102,7 @@ function clientFor(settings, options, io, extra = {}) {
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1e3,
     retries: options.retries,
-    connections: extra.connections,
+    connections,
     onEvent
   });
 }
@@ -37379,9 +37260,6 @@ function formatFromName(file) {
   const ext = import_node_path9.default.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
 }
-function failedExtension(format2) {
-  return FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
-}
 var import_node_path9, FORMAT_TABLE, COMPRESSIONS, FORMATS, IMPORT_FORMATS;
 var init_formats = __esm({
   "src/batch/formats.ts"() {
@@ -37403,16 +37281,14 @@ var init_formats = __esm({
 });
 
 // src/batch/lines.ts
-function firstBadByte(bytes, decoded) {
-  const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf("\uFFFD"))));
-  return `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, "0")})`;
-}
 function decodeLine(bytes, line) {
   try {
-    return strict.decode(bytes);
+    return (line === 1 ? lineOne : strict).decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
-    return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
+    const at = Buffer.byteLength(raw.slice(0, Math.max(0, raw.indexOf("\uFFFD"))));
+    const byte = `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, "0")})`;
+    return { line, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
   }
 }
 function wideEncoding(bytes) {
@@ -37423,17 +37299,9 @@ function wideEncoding(bytes) {
   if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
   return void 0;
 }
-function refuseWideText(bytes) {
-  const wide = wideEncoding(bytes);
-  if (wide) {
-    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
-    });
-  }
-}
 function wholeLines(bytes, line, items) {
   try {
-    const lines = strict.decode(bytes).split("\n");
+    const lines = (line === 1 ? lineOne : strict).decode(bytes).split("\n");
     for (const text of lines) items.push(text);
     return lines.length;
   } catch {
@@ -37453,8 +37321,13 @@ async function* readLines(stream, stop) {
   let first = true;
   for await (const chunk of stream) {
     const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    if (first) refuseWideText(all);
+    const wide = first ? wideEncoding(all) : void 0;
     first = false;
+    if (wide) {
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
+      });
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);
@@ -37484,7 +37357,7 @@ async function* readLines(stream, stop) {
 function withoutCr(line) {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
-var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lenient, PartialLine;
+var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
@@ -37493,6 +37366,7 @@ var init_lines = __esm({
     KEPT_OF_LONG_LINE = 1024;
     SLICE_BYTES = 4 * 1024;
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    lineOne = new TextDecoder("utf-8", { fatal: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
       /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
@@ -37540,7 +37414,7 @@ function parseColumns(text) {
   return names;
 }
 function makeRow(line, record, fields, options) {
-  const triggerId = fields.triggerId === void 0 || fields.triggerId === "" ? options.trigger : fields.triggerId;
+  const triggerId = fields.triggerId || options.trigger;
   const row = {
     line,
     record,
@@ -37550,12 +37424,11 @@ function makeRow(line, record, fields, options) {
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: void 0,
     invalid: void 0,
-    unknownBefore: void 0
+    unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
   };
-  if (typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error)) row.unknownBefore = true;
   if (!triggerId) {
     row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
-  } else if (fields.userId === void 0 || fields.userId === "") {
+  } else if (!fields.userId) {
     row.invalid = "empty userId";
   } else {
     try {
@@ -37641,12 +37514,11 @@ function readCsv(stream, options, format2) {
   }
   async function* rows2() {
     for await (const { first, items } of readLines(stream, options.stopped)) {
-      if (first === 1 && typeof items[0] === "string") items[0] = items[0].replace(/^\uFEFF/, "");
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
       yield* take3(false);
     }
     yield* take3(true);
-    if (!header && !options.emptyIsNoRows)
+    if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
       throw new UsageError("the CSV input is empty: no header row", {
         hint: "the first row must name the columns, e.g. triggerId,userId,value"
       });
@@ -37668,9 +37540,8 @@ function describe2(value) {
 }
 function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
-  const toRow = (line, item) => {
-    if (typeof item !== "string") return invalidNdjson(line, item.raw, void 0, item.reason);
-    const text = line === 1 ? item.replace(/^\uFEFF/, "") : item;
+  const toRow = (line, text) => {
+    if (typeof text !== "string") return invalidNdjson(line, text.raw, void 0, text.reason);
     if (text.trim() === "") return void 0;
     let parsed2;
     try {
@@ -37707,12 +37578,10 @@ function invalidNdjson(line, raw, object, reason2, valueText) {
   return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 function readLineIds(stream, options) {
-  if (!options.trigger) {
-    throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
-  }
+  if (!options.trigger) throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   const toRow = (line, item) => {
     if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
-    const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, "") : item);
+    const userId = withoutCr(item);
     if (userId === "") return void 0;
     return makeRow(
       line,
@@ -37758,12 +37627,11 @@ var init_rows = __esm({
           return this.pending.length > 0;
         }
         if (typeof next.item !== "string") {
-          if (!this.#open) {
-            out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
-            return true;
+          if (!this.#open) out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+          else {
+            this.pending.push(next);
+            this.#giveUp("a quoted field opens on this line and never closes", out);
           }
-          this.pending.push(next);
-          this.#giveUp("a quoted field opens on this line and never closes", out);
           return true;
         }
         const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: "" };
@@ -37870,24 +37738,9 @@ function failedLine(row, error2, header, separator = ",") {
     }
   }
 }
-function failedHeader(kind, header, separator = ",") {
-  if (kind !== "csv" || !header) return void 0;
+function failedHeader(header, separator = ",") {
+  if (!separator || !header) return void 0;
   return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
-}
-function removeLeftovers(file) {
-  const prefix = `.${import_node_path10.default.basename(file)}.`;
-  let names;
-  try {
-    names = import_node_fs8.default.readdirSync(import_node_path10.default.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -".tmp".length));
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, void 0))
-      continue;
-    import_node_fs8.default.rmSync(import_node_path10.default.join(import_node_path10.default.dirname(file), name), { force: true });
-  }
 }
 var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
@@ -37895,7 +37748,6 @@ var init_failed = __esm({
     "use strict";
     import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
-    init_lock();
     init_render();
     init_formats();
     init_rows();
@@ -37908,8 +37760,7 @@ var init_failed = __esm({
       notKept = 0;
       /** The write error, once there was one; nothing more is written after it. */
       error;
-      #format;
-      /** The separator of the failed file's format (delimited formats). */
+      /** The separator of the failed file's format (none: NDJSON). */
       #separator;
       #header;
       /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
@@ -37931,30 +37782,25 @@ var init_failed = __esm({
       constructor(file, format2, header, options = {}) {
         this.path = file;
         this.#normalized = options.normalized;
-        this.#format = format2;
-        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator ?? ",";
+        this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator;
         this.#header = header;
         const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.${process.pid}.tmp`);
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#open();
-      }
-      #open() {
-        this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
-        if (!this.inPlace) removeLeftovers(this.path);
+        if (!options.lazy) this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
         if (this.#fd === void 0 && !this.error) {
           try {
-            this.#open();
+            this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
           } catch (error2) {
             this.error = error2;
           }
         }
-        if (!this.error) this.#writeHeader(row.record.format);
+        if (!this.error) this.#writeHeader();
         if (this.error) {
           this.notKept++;
           return false;
@@ -37973,11 +37819,11 @@ var init_failed = __esm({
         return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-      #writeHeader(kind) {
+      #writeHeader() {
         if (this.#headerDone) return;
         this.#headerDone = true;
-        if (this.#normalized) this.#buffer += csvLine(["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : [], "error"]);
-        else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? "";
+        const normalized = this.#normalized && ["triggerId", "userId", "value", ...this.#normalized.file ? ["file"] : []];
+        this.#buffer += failedHeader(normalized || this.#header(), this.#separator) ?? "";
         this.#flush();
       }
       #flush() {
@@ -38001,27 +37847,26 @@ var init_failed = __esm({
           }
         }
       }
-      /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-      finish() {
-        if (this.#fd === void 0) return;
-        this.#writeHeader(FORMAT_TABLE[this.#format].kind);
-        this.#flush();
+      /**
+       * Writes what is left and puts the file in place, or (`keep` false: nothing of this run needs
+       * keeping) leaves an earlier file as it was. A lazy file that kept nothing was never made.
+       */
+      close(keep) {
         const fd = this.#fd;
-        this.#fd = void 0;
-        try {
-          if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
-        } catch {
-        }
-        import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.renameSync(this.#target, this.path);
-      }
-      /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-      discard() {
-        const fd = this.#fd;
-        this.#fd = void 0;
         if (fd === void 0) return;
+        if (keep) {
+          this.#writeHeader();
+          this.#flush();
+          try {
+            if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+          } catch {
+          }
+        }
+        this.#fd = void 0;
         import_node_fs8.default.closeSync(fd);
-        if (!this.inPlace) import_node_fs8.default.rmSync(this.#target, { force: true });
+        if (this.inPlace) return;
+        if (keep) import_node_fs8.default.renameSync(this.#target, this.path);
+        else import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -38161,15 +38006,15 @@ function getFlags(reader) {
   reader.offset += 4;
   const type = rawType % 1e3;
   const flags = Math.floor(rawType / 1e3);
-  let count2 = 0;
+  let count3 = 0;
   if (type > 1 && type <= 7) {
-    count2 = view2.getUint32(reader.offset, littleEndian);
+    count3 = view2.getUint32(reader.offset, littleEndian);
     reader.offset += 4;
   }
   let dim2 = 2;
   if (flags) dim2++;
   if (flags === 3) dim2++;
-  return { littleEndian, type, dim: dim2, count: count2 };
+  return { littleEndian, type, dim: dim2, count: count3 };
 }
 function readPosition(reader, flags) {
   const points = [];
@@ -38191,9 +38036,9 @@ function readPolygon(reader, flags) {
   const { view: view2 } = reader;
   const rings = [];
   for (let r = 0; r < flags.count; r++) {
-    const count2 = view2.getUint32(reader.offset, flags.littleEndian);
+    const count3 = view2.getUint32(reader.offset, flags.littleEndian);
     reader.offset += 4;
-    rings.push(readLine(reader, { ...flags, count: count2 }));
+    rings.push(readLine(reader, { ...flags, count: count3 }));
   }
   return rings;
 }
@@ -38374,16 +38219,16 @@ var init_convert = __esm({
 function schemaTree(schema, rootIndex, path18) {
   const element = schema[rootIndex];
   const children = [];
-  let count2 = 1;
+  let count3 = 1;
   if (element.num_children) {
     while (children.length < element.num_children) {
-      const childElement = schema[rootIndex + count2];
-      const child = schemaTree(schema, rootIndex + count2, [...path18, childElement.name]);
-      count2 += child.count;
+      const childElement = schema[rootIndex + count3];
+      const child = schemaTree(schema, rootIndex + count3, [...path18, childElement.name]);
+      count3 += child.count;
       children.push(child);
     }
   }
-  return { count: count2, element, children, path: path18 };
+  return { count: count3, element, children, path: path18 };
 }
 function getSchemaPath(schema, name) {
   return getTreePath(schemaTree(schema, 0, []), name);
@@ -40308,11 +40153,11 @@ var init_assemble = __esm({
 });
 
 // node_modules/hyparquet/src/alp.js
-function alpDecode(reader, count2, type) {
+function alpDecode(reader, count3, type) {
   if (type === "FLOAT") {
-    return alpDecodeFloat(reader, count2);
+    return alpDecodeFloat(reader, count3);
   } else if (type === "DOUBLE") {
-    return alpDecodeDouble(reader, count2);
+    return alpDecodeDouble(reader, count3);
   } else {
     throw new Error(`ALP encoding unsupported type: ${type}`);
   }
@@ -40339,13 +40184,13 @@ function readAlpHeader(reader) {
   reader.offset += numVectors * 4;
   return { vectorSize, numElements, numVectors, offsetArrayStart };
 }
-function alpDecodeFloat(reader, count2) {
+function alpDecodeFloat(reader, count3) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count2) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  if (numElements !== count3) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
   }
-  const output = new Float32Array(count2);
+  const output = new Float32Array(count3);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40369,13 +40214,13 @@ function alpDecodeFloat(reader, count2) {
   }
   return output;
 }
-function alpDecodeDouble(reader, count2) {
+function alpDecodeDouble(reader, count3) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count2) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
+  if (numElements !== count3) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
   }
-  const output = new Float64Array(count2);
+  const output = new Float64Array(count3);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40420,14 +40265,14 @@ function patchExceptions(reader, numExceptions, byteSize, outputBytes, outputOff
   }
   reader.offset = valuesStart + numExceptions * byteSize;
 }
-function unpackBits(reader, count2, bitWidth2) {
-  const output = new Uint32Array(count2);
+function unpackBits(reader, count3, bitWidth2) {
+  const output = new Uint32Array(count3);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
   const modulus = 2 ** bitWidth2;
   let bitPos = 0;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     let byteIndex = start + (bitPos >>> 3);
     const shift = bitPos & 7;
     let value = view2.getUint8(byteIndex++) >>> shift;
@@ -40439,11 +40284,11 @@ function unpackBits(reader, count2, bitWidth2) {
     output[i] = value % modulus;
     bitPos += bitWidth2;
   }
-  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
   return output;
 }
-function unpackBitsBig(reader, count2, bitWidth2) {
-  const output = new BigUint64Array(count2);
+function unpackBitsBig(reader, count3, bitWidth2) {
+  const output = new BigUint64Array(count3);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
@@ -40451,7 +40296,7 @@ function unpackBitsBig(reader, count2, bitWidth2) {
   let buffer = 0n;
   let bitsInBuffer = 0;
   let byteIndex = start;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     while (bitsInBuffer < bitWidth2) {
       buffer |= BigInt(view2.getUint8(byteIndex++)) << BigInt(bitsInBuffer);
       bitsInBuffer += 8;
@@ -40460,7 +40305,7 @@ function unpackBitsBig(reader, count2, bitWidth2) {
     buffer >>= BigInt(bitWidth2);
     bitsInBuffer -= bitWidth2;
   }
-  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
   return output;
 }
 var POW10, POW10_NEG, POW10F, POW10F_NEG;
@@ -40514,9 +40359,9 @@ var init_alp = __esm({
 });
 
 // node_modules/hyparquet/src/delta.js
-function deltaBinaryUnpack(reader, count2, output) {
+function deltaBinaryUnpack(reader, count3, output) {
   if (output instanceof Int32Array) {
-    deltaBinaryUnpackInt32(reader, count2, output);
+    deltaBinaryUnpackInt32(reader, count3, output);
     return;
   }
   const blockSize = readVarInt(reader);
@@ -40526,19 +40371,19 @@ function deltaBinaryUnpack(reader, count2, output) {
   let outputIndex = 0;
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
-  while (outputIndex < count2) {
+  while (outputIndex < count3) {
     const minDelta = readZigZagBigInt(reader);
     const bitWidths = new Uint8Array(miniblockPerBlock);
     for (let i = 0; i < miniblockPerBlock; i++) {
       bitWidths[i] = reader.view.getUint8(reader.offset++);
     }
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
       const bitWidth2 = bitWidths[i];
       if (bitWidth2) {
         let bitpackPos = 0;
         let miniblockCount = valuesPerMiniblock;
         const mask = (1n << BigInt(bitWidth2)) - 1n;
-        while (miniblockCount && outputIndex < count2) {
+        while (miniblockCount && outputIndex < count3) {
           let bits = BigInt(reader.view.getUint32(reader.offset, true) >>> bitpackPos) & mask;
           bitpackPos += bitWidth2;
           while (bitpackPos >= 32) {
@@ -40557,7 +40402,7 @@ function deltaBinaryUnpack(reader, count2, output) {
           reader.offset += Math.ceil((miniblockCount * bitWidth2 + bitpackPos) / 8);
         }
       } else {
-        for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+        for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
           value += minDelta;
           output[outputIndex++] = value;
         }
@@ -40565,7 +40410,7 @@ function deltaBinaryUnpack(reader, count2, output) {
     }
   }
 }
-function deltaBinaryUnpackInt32(reader, count2, output) {
+function deltaBinaryUnpackInt32(reader, count3, output) {
   const blockSize = readVarInt(reader);
   const miniblockPerBlock = readVarInt(reader);
   readVarInt(reader);
@@ -40574,15 +40419,15 @@ function deltaBinaryUnpackInt32(reader, count2, output) {
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
   const { view: view2 } = reader;
-  while (outputIndex < count2) {
+  while (outputIndex < count3) {
     const minDelta = readZigZagInt33(reader);
     const bitWidthsOffset = reader.offset;
     let offset = bitWidthsOffset + miniblockPerBlock;
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
       const bitWidth2 = view2.getUint8(bitWidthsOffset + i);
       const end = offset + valuesPerMiniblock * bitWidth2 / 8;
       let bitOffset = 0;
-      for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
+      for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
         let residual = 0;
         let bitsRead = 0;
         while (bitsRead < bitWidth2) {
@@ -40611,20 +40456,20 @@ function readZigZagInt33(reader) {
   const high = reader.offset - start === 5 ? reader.view.getUint8(start + 4) >>> 4 & 1 : 0;
   return (low >>> 1 | high << 31) ^ -(low & 1);
 }
-function deltaLengthByteArray(reader, count2, output) {
-  const lengths = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, lengths);
-  for (let i = 0; i < count2; i++) {
+function deltaLengthByteArray(reader, count3, output) {
+  const lengths = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, lengths);
+  for (let i = 0; i < count3; i++) {
     output[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, lengths[i]);
     reader.offset += lengths[i];
   }
 }
-function deltaByteArray(reader, count2, output) {
-  const prefixData = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, prefixData);
-  const suffixData = new Int32Array(count2);
-  deltaBinaryUnpack(reader, count2, suffixData);
-  for (let i = 0; i < count2; i++) {
+function deltaByteArray(reader, count3, output) {
+  const prefixData = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, prefixData);
+  const suffixData = new Int32Array(count3);
+  deltaBinaryUnpack(reader, count3, suffixData);
+  for (let i = 0; i < count3; i++) {
     const suffix = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, suffixData[i]);
     if (prefixData[i]) {
       output[i] = new Uint8Array(prefixData[i] + suffixData[i]);
@@ -40655,25 +40500,25 @@ function readRleBitPackedHybrid(reader, width, output, length) {
     if (header & 1) {
       seen = readBitPacked(reader, header, width, output, seen);
     } else {
-      const count2 = header >>> 1;
-      readRle(reader, count2, width, output, seen);
-      seen += count2;
+      const count3 = header >>> 1;
+      readRle(reader, count3, width, output, seen);
+      seen += count3;
     }
   }
   reader.offset = startOffset + length;
 }
-function readRle(reader, count2, bitWidth2, output, seen) {
+function readRle(reader, count3, bitWidth2, output, seen) {
   const width = bitWidth2 + 7 >> 3;
   let value = 0;
   for (let i = 0; i < width; i++) {
     value |= reader.view.getUint8(reader.offset++) << (i << 3);
   }
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count3; i++) {
     output[seen + i] = value;
   }
 }
 function readBitPacked(reader, header, bitWidth2, output, seen) {
-  let count2 = header >> 1 << 3;
+  let count3 = header >> 1 << 3;
   const mask = (1 << bitWidth2) - 1;
   let data = 0;
   if (reader.offset < reader.view.byteLength) {
@@ -40683,7 +40528,7 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
   }
   let left = 8;
   let right = 0;
-  while (count2) {
+  while (count3) {
     if (right > 8) {
       right -= 8;
       left -= 8;
@@ -40696,17 +40541,17 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
       if (seen < output.length) {
         output[seen++] = data >> right & mask;
       }
-      count2--;
+      count3--;
       right += bitWidth2;
     }
   }
   return seen;
 }
-function byteStreamSplit(reader, count2, type, typeLength) {
+function byteStreamSplit(reader, count3, type, typeLength) {
   const width = byteWidth(type, typeLength);
-  const bytes = new Uint8Array(count2 * width);
+  const bytes = new Uint8Array(count3 * width);
   for (let b = 0; b < width; b++) {
-    for (let i = 0; i < count2; i++) {
+    for (let i = 0; i < count3; i++) {
       bytes[i * width + b] = reader.view.getUint8(reader.offset++);
     }
   }
@@ -40715,8 +40560,8 @@ function byteStreamSplit(reader, count2, type, typeLength) {
   else if (type === "INT32") return new Int32Array(bytes.buffer);
   else if (type === "INT64") return new BigInt64Array(bytes.buffer);
   else if (type === "FIXED_LEN_BYTE_ARRAY") {
-    const split = new Array(count2);
-    for (let i = 0; i < count2; i++) {
+    const split = new Array(count3);
+    for (let i = 0; i < count3; i++) {
       split[i] = bytes.subarray(i * width, (i + 1) * width);
     }
     return split;
@@ -40745,73 +40590,73 @@ var init_encoding = __esm({
 });
 
 // node_modules/hyparquet/src/plain.js
-function readPlain(reader, type, count2, fixedLength) {
-  if (count2 === 0) return [];
+function readPlain(reader, type, count3, fixedLength) {
+  if (count3 === 0) return [];
   if (type === "BOOLEAN") {
-    return readPlainBoolean(reader, count2);
+    return readPlainBoolean(reader, count3);
   } else if (type === "INT32") {
-    return readPlainInt32(reader, count2);
+    return readPlainInt32(reader, count3);
   } else if (type === "INT64") {
-    return readPlainInt64(reader, count2);
+    return readPlainInt64(reader, count3);
   } else if (type === "INT96") {
-    return readPlainInt96(reader, count2);
+    return readPlainInt96(reader, count3);
   } else if (type === "FLOAT") {
-    return readPlainFloat(reader, count2);
+    return readPlainFloat(reader, count3);
   } else if (type === "DOUBLE") {
-    return readPlainDouble(reader, count2);
+    return readPlainDouble(reader, count3);
   } else if (type === "BYTE_ARRAY") {
-    return readPlainByteArray(reader, count2);
+    return readPlainByteArray(reader, count3);
   } else if (type === "FIXED_LEN_BYTE_ARRAY") {
     if (!fixedLength) throw new Error("parquet missing fixed length");
-    return readPlainByteArrayFixed(reader, count2, fixedLength);
+    return readPlainByteArrayFixed(reader, count3, fixedLength);
   } else {
     throw new Error(`parquet unhandled type: ${type}`);
   }
 }
-function readPlainBoolean(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainBoolean(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const byteOffset = reader.offset + (i / 8 | 0);
     const bitOffset = i % 8;
     const byte = reader.view.getUint8(byteOffset);
     values[i] = (byte & 1 << bitOffset) !== 0;
   }
-  reader.offset += Math.ceil(count2 / 8);
+  reader.offset += Math.ceil(count3 / 8);
   return values;
 }
-function readPlainInt32(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 4;
+function readPlainInt32(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 4;
   return values;
 }
-function readPlainInt64(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 8;
+function readPlainInt64(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 8;
   return values;
 }
-function readPlainInt96(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainInt96(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const low = reader.view.getBigInt64(reader.offset + i * 12, true);
     const high = reader.view.getInt32(reader.offset + i * 12 + 8, true);
     values[i] = BigInt(high) << 64n | low;
   }
-  reader.offset += count2 * 12;
+  reader.offset += count3 * 12;
   return values;
 }
-function readPlainFloat(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 4;
+function readPlainFloat(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 4;
   return values;
 }
-function readPlainDouble(reader, count2) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
-  reader.offset += count2 * 8;
+function readPlainDouble(reader, count3) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
+  reader.offset += count3 * 8;
   return values;
 }
-function readPlainByteArray(reader, count2) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainByteArray(reader, count3) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     const length = reader.view.getUint32(reader.offset, true);
     reader.offset += 4;
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, length);
@@ -40819,9 +40664,9 @@ function readPlainByteArray(reader, count2) {
   }
   return values;
 }
-function readPlainByteArrayFixed(reader, count2, fixedLength) {
-  const values = new Array(count2);
-  for (let i = 0; i < count2; i++) {
+function readPlainByteArrayFixed(reader, count3, fixedLength) {
+  const values = new Array(count3);
+  for (let i = 0; i < count3; i++) {
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, fixedLength);
     reader.offset += fixedLength;
   }
@@ -41967,11 +41812,9 @@ function bigIntOf(bytes) {
   return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
 }
 function decimalText(unscaled, scale) {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return `${negative ? "-" : ""}${digits}${"0".repeat(-scale)}`;
-  const padded = digits.padStart(scale + 1, "0");
-  return `${negative ? "-" : ""}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  const sign = unscaled < 0n ? "-" : "";
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
 }
 function valueReader(element) {
   const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
@@ -42029,11 +41872,7 @@ async function openParquet(file, name, options) {
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([
-          read(trigger?.name, start, end),
-          read(user.name, start, end),
-          read(value?.name, start, end)
-        ]);
+        const [triggers, users, values] = await Promise.all([trigger, user, value].map((column) => read(column?.name, start, end)));
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
@@ -42092,23 +41931,21 @@ function stoppable(source, mark) {
 async function peek(source, more = () => false) {
   const chunks = source[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
-  let done = false;
+  let next;
   do {
-    const next = await chunks.next();
-    if (next.done) done = true;
-    else head = Buffer.concat([head, Buffer.from(next.value)]);
-  } while (!done && more(head));
+    next = await chunks.next();
+    if (!next.done) head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!next.done && more(head));
   async function* all() {
     if (head.length) yield head;
-    if (done) return;
+    if (next.done) return;
     for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
   return { head, stream: import_node_stream.Readable.from(all(), { objectMode: false }) };
 }
 async function sniff(source) {
   const { head, stream } = await peek(source);
-  const text = head.toString("utf8").replace(/^\uFEFF/, "").trimStart();
-  return { format: text.startsWith("{") ? "ndjson" : "csv", stream };
+  return { format: /^\s*\{/.test(head.toString("utf8")) ? "ndjson" : "csv", stream };
 }
 function stdinIsFile() {
   try {
@@ -42125,13 +41962,13 @@ function noZstd(name) {
     }
   );
 }
-async function* decompressed(source, compression, name, stopped = () => false) {
+async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
   const inflate = compression === "gzip" ? import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd2({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate);
   } catch (error2) {
-    if (stopped()) return;
+    if (stopped?.stopped) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
       hint: "check that the file was copied whole; the rows after the damage are not in the batch"
     });
@@ -42139,7 +41976,7 @@ async function* decompressed(source, compression, name, stopped = () => false) {
     source.destroy();
   }
 }
-async function* sniffedStdin(source, stopped) {
+async function* sniffedStdin(source, mark) {
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
   const { head, stream } = await peek(
     source,
@@ -42148,7 +41985,7 @@ async function* sniffedStdin(source, stopped) {
   if (head.subarray(0, 4).toString("latin1") === "PAR1") throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
-  yield* decompressed(stream, compression, "standard input", stopped);
+  yield* decompressed(stream, compression, "standard input", mark);
 }
 function filesOf(source, cwd) {
   const at = import_node_path11.default.resolve(cwd, source);
@@ -42165,7 +42002,7 @@ function filesOf(source, cwd) {
     throw new UsageError(`${source} is not a regular file or folder`, {
       hint: `pipe it to standard input: cat ${source} | trigger batch -`
     });
-  return import_node_fs9.default.readdirSync(at, { withFileTypes: true }).map((e) => e.name).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
@@ -42198,14 +42035,15 @@ async function openFile(file, options) {
       return { ...file, compression, format: "parquet", read, close: () => void 0 };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format2].wording, `name it ${inner}.parquet`);
-    text = compression ? import_node_stream.Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const inflated = (raw) => compression ? import_node_stream.Readable.from(decompressed(raw, compression, file.name), { objectMode: false }) : raw;
+    text = inflated(first.stream);
     const known = format2 ?? (await sniff(text)).format;
-    const opened = { ...file, compression };
     let stream;
     return {
-      ...opened,
+      ...file,
+      compression,
       format: known,
-      read: (read) => readRows(stream = streamOf(opened), known, read),
+      read: (read) => readRows(stream = inflated(import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, read),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };
@@ -42213,10 +42051,6 @@ async function openFile(file, options) {
     text?.destroy();
     probe.destroy();
   }
-}
-function streamOf(file) {
-  const raw = import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
-  return file.compression ? import_node_stream.Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 async function* rowsOfFiles(files, options) {
   let base = 0;
@@ -42254,8 +42088,6 @@ async function openInputs(sources, options = {}) {
     sources,
     format: normalized ? "csv" : one.format,
     normalized,
-    file: one && !one.compression && !parquet ? one.path : void 0,
-    name: sources.join(" "),
     read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
@@ -42269,18 +42101,13 @@ async function openStdin(options, columns) {
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
   const mark = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
-  const stream = import_node_stream.Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
-    { objectMode: false }
-  );
+  const stream = import_node_stream.Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   return {
     files: [],
     sources: ["-"],
     format: columns ? "csv" : sniffed.format,
     normalized: columns ? { file: false } : void 0,
-    file: void 0,
-    name: "stdin",
     read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
@@ -42414,10 +42241,9 @@ function summaryLines(s, c) {
   return [...lines, ...keptLines(s, c)];
 }
 function paceWords(pace) {
-  const back = pace.pushedBack === 1 ? "1 answer" : `${formatCount(pace.pushedBack)} answers`;
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
   const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, "answer")} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
   const { counts } = s;
@@ -42591,11 +42417,11 @@ function journalInput(file) {
   }
 }
 function describeLoaded(j) {
-  const count2 = (state) => j.states.filter((s) => s === state).length;
+  const count3 = (state) => j.states.filter((s) => s === state).length;
   return [
-    `${plural(count2(ACCEPTED), "row")} accepted`,
-    `${formatCount(count2(FAILED))} failed`,
-    `${count2(STARTED) + count2(UNKNOWN)} of unknown outcome`
+    `${plural(count3(ACCEPTED), "row")} accepted`,
+    `${formatCount(count3(FAILED))} failed`,
+    `${count3(STARTED) + count3(UNKNOWN)} of unknown outcome`
   ].join(", ");
 }
 function refuseToCarryOn(file, loaded, options) {
@@ -42836,9 +42662,6 @@ function sameFile2(a, b) {
     return false;
   }
 }
-function inInputFolder(file, folder) {
-  return isPart(import_node_path13.default.basename(file)) && import_node_path13.default.resolve(import_node_path13.default.dirname(file)) === import_node_path13.default.resolve(folder);
-}
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
   const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
@@ -42851,7 +42674,7 @@ function checkPaths(sources, options) {
         hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
       });
     if (file === void 0) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
+    const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: "write it outside the folder"
@@ -42866,11 +42689,10 @@ function checkPaths(sources, options) {
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (sources.includes("-")) {
+  if (sources.includes("-"))
     throw new UsageError("--journal needs the input as a regular file, or files and folders", {
       hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
     });
-  }
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
@@ -42921,7 +42743,7 @@ function resumeCommand(input2, options) {
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push("--failed", shellQuote(options.failed));
   const format2 = input2.files.length === 1 && !input2.normalized ? input2.format : options.format;
-  if (format2 && formatFromName(input2.files[0]?.name ?? input2.name) !== format2) args.push("--format", format2);
+  if (format2 && formatFromName(input2.files[0]?.name ?? "") !== format2) args.push("--format", format2);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
@@ -42935,10 +42757,9 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
-    if (options.failed) {
-      const regular = import_node_fs11.default.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === void 0 || regular.isFile()) {
+    const file = options.failed;
+    if (file) {
+      if (import_node_fs11.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = "name another --failed file, or wait for that batch to finish";
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
@@ -42950,7 +42771,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input2.format), folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -42963,7 +42784,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       });
     }
   } catch (error2) {
-    written.failed?.discard();
+    written.failed?.close(false);
     for (const taken of written.locks) taken.release();
     throw error2;
   }
@@ -42972,14 +42793,14 @@ function openWritten(input2, header, options, catalog, folder, warn) {
 function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
   try {
     const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
+    failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
   } finally {
     for (const lock of locks) lock.release();
   }
 }
-function defaultFailedName(ext, folder, locks, warn) {
+function defaultFailedName(format2, folder, locks, warn) {
+  const ext = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
   const now = /* @__PURE__ */ new Date();
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
@@ -43410,7 +43231,6 @@ function answerOf(status2, timedOut) {
 function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const [lowAnswers, lowRefused, lowPace] = low;
   const [highAnswers, highRefused, highPace] = high;
-  if (lowAnswers < DESCENT_ANSWERS || highAnswers < DESCENT_ANSWERS) return 0;
   const refused2 = lowRefused / lowAnswers;
   const accepted = 1 - highRefused / highAnswers;
   const expectedAtRandom = 1 - refused2;
@@ -43538,6 +43358,8 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
+      /** How many answers had been accepted at the last push-back at one at a time. */
+      #acceptedAtRefusal = -1;
       /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -43583,7 +43405,7 @@ var init_pace = __esm({
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
-      #changes = 0;
+      #changes = 1;
       constructor(options) {
         this.max = Math.max(1, Math.floor(options.max));
         this.#value = Math.min(this.max, Math.max(1, options.initial ?? 4));
@@ -43598,7 +43420,6 @@ var init_pace = __esm({
         this.#agedAt = options.now();
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
-        this.#changes = 1;
       }
       /**
        * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
@@ -43666,8 +43487,9 @@ var init_pace = __esm({
       }
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs) {
-        const again = this.#pushedInARow > 1;
+        const again = this.#acceptedCount === this.#acceptedAtRefusal;
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
+        this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
         const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
         if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
@@ -43813,8 +43635,7 @@ var init_pace = __esm({
         const lower = this.#levels(low, lowTop);
         const higher = this.#levels(high, highTop);
         if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-        const share = randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
-        return share > 0 ? share : 0;
+        return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
       }
       #decide(now) {
         if (this.#rateGapMs > 0 && this.#accepted > 0) {
@@ -43936,9 +43757,9 @@ var init_pace = __esm({
         const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
-        let count2 = 0;
-        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
-        return count2 / TOOK_ROUND_TRIPS;
+        let count3 = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count3++;
+        return count3 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
         this.#respace();
@@ -43950,6 +43771,7 @@ var init_pace = __esm({
         this.#descent = void 0;
         this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
+        this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
         this.#slowStart = true;
       }
@@ -44053,22 +43875,14 @@ __export(batch_exports, {
   command: () => command2
 });
 function command2(program2, ctx) {
-  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").addOption(
-    new Option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace").argParser(concurrency).default(DEFAULT_CONCURRENCY)
-  ).addOption(
-    new Option(
-      "--max-concurrency <n>",
-      `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`
-    ).argParser(wholeNumber(1, 256))
-  ).addOption(new Option("--rate <n>", "at most this many requests per second").argParser(rate)).option(
+  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
+    "--max-concurrency <n>",
+    `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
+    wholeNumber(1, 256)
+  ).option("--rate <n>", "at most this many requests per second", rate).option(
     "--failed <file>",
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").addOption(
-    new Option(
-      "--shard <i>/<n>",
-      "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file"
-    ).argParser(shard)
-  ).addHelpText("after", HELP);
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
   return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
@@ -44135,7 +43949,14 @@ async function send(run2) {
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear()
   });
-  const fireOptions = fireOptionsFor(pace, stop.signal);
+  const fireOptions = {
+    stopRetries: stop.signal,
+    ...pace && {
+      throwPushBack: true,
+      gate: pace,
+      onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
+    }
+  };
   const runner = new Runner({
     rows: options.shard ? shardRows(run2.rows, options.shard) : run2.rows,
     send: client ? (event) => client.fire(event, fireOptions) : void 0,
@@ -44147,8 +43968,8 @@ async function send(run2) {
     sink: recorder
   });
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count2) => {
-    if (count2 === 1) {
+  const removeSignals = onStopSignals((signal, count3) => {
+    if (count3 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
@@ -44160,17 +43981,14 @@ async function send(run2) {
       );
     } else {
       client?.abortAll();
-      if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
+      if (count3 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
   });
   progress?.start();
   const stopCapping = capYoungGeneration();
   let result;
   try {
-    result = await runner.run().catch((error2) => {
-      if (stoppedBy && input2.cut && recorder.counts.rows === 0 && error2 instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
-      throw error2;
-    });
+    result = await runner.run();
   } finally {
     stopCapping();
     progress?.stop();
@@ -44183,15 +44001,6 @@ async function send(run2) {
   }
   finish(run2, recorder, result, stoppedBy, stderr);
 }
-function fireOptionsFor(pace, stopRetries) {
-  if (!pace) return { stopRetries };
-  return {
-    stopRetries,
-    throwPushBack: true,
-    gate: pace,
-    onAttempt: (status2, ms, timedOut, retryAfterMs) => pace.answered(answerOf(status2, timedOut), ms, retryAfterMs)
-  };
-}
 function progressFor(run2, now) {
   const { io, options, input: input2, pace } = run2;
   if (options.quiet || options.verbose) return void 0;
@@ -44201,9 +44010,10 @@ function progressFor(run2, now) {
     const { counts, inFlight, stopped } = now();
     return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
   };
-  if (input2.file && !options.shard) {
-    const header = FORMAT_TABLE[input2.format].kind === "csv" ? 1 : 0;
-    void countLines(input2.file).then(
+  const [file, ...more] = input2.files;
+  if (file && !more.length && !file.compression && file.format !== "parquet" && !options.shard) {
+    const header = FORMAT_TABLE[file.format].kind === "csv" ? 1 : 0;
+    void countLines(file.path).then(
       (n) => total = Math.max(0, n - header),
       () => void 0
     );
@@ -44212,6 +44022,7 @@ function progressFor(run2, now) {
 }
 function finish({ io, env: env2, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
   const { counts } = recorder;
+  const name = input2.sources.join(" ");
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
@@ -44236,7 +44047,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input2.name, summary)));
+      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44246,7 +44057,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
     io.stderr(
-      githubAnnotation(`trigger batch ${input2.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
+      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
     );
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
@@ -44303,31 +44114,15 @@ marked so, and a replay skips them unless --retry-unknown).`;
 
 // src/commands/prompt.ts
 function promptHidden(question, input2, output) {
+  output.write(question);
+  const rl = import_node_readline.default.createInterface({ input: input2, output: new import_node_stream2.Writable({ write: (_chunk, _encoding, done) => done() }), terminal: true });
   return new Promise((resolve2, reject) => {
-    let answer = "";
-    output.write(question);
-    input2.setRawMode(true);
-    input2.resume();
-    input2.setEncoding("utf8");
-    const finish2 = (error2) => {
-      input2.setRawMode(false);
-      input2.pause();
-      input2.removeListener("data", onData);
-      output.write("\n");
-      if (error2) reject(error2);
-      else resolve2(answer);
-    };
-    const onData = (chunk) => {
-      for (const char of chunk) {
-        if (char === "\r" || char === "\n" || char === "") return finish2();
-        if (char === "") {
-          return finish2(new TriggerError("interrupted", "cancelled; no key was saved"));
-        }
-        if (char === "\x7F" || char === "\b") answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input2.on("data", onData);
+    rl.once("line", resolve2);
+    rl.once("close", () => resolve2(""));
+    rl.once("SIGINT", () => reject(new TriggerError("interrupted", "cancelled; no key was saved")));
+  }).finally(() => {
+    rl.close();
+    output.write("\n");
   });
 }
 async function readSecret(question, input2, output) {
@@ -44344,10 +44139,12 @@ async function readSecret(question, input2, output) {
   }
   return text;
 }
-var import_consumers;
+var import_node_readline, import_node_stream2, import_consumers;
 var init_prompt = __esm({
   "src/commands/prompt.ts"() {
     "use strict";
+    import_node_readline = __toESM(require("node:readline"), 1);
+    import_node_stream2 = require("node:stream");
     import_consumers = require("node:stream/consumers");
     init_errors();
   }
@@ -44775,7 +44572,7 @@ function take2(route, body, tooBig, requestId, rules) {
   const event = {
     time: (/* @__PURE__ */ new Date()).toISOString(),
     ...route,
-    ...checked.valueText === void 0 ? {} : { value: checked.value, valueText: checked.valueText },
+    ...checked,
     requestId
   };
   if (rules.log) {
@@ -44862,6 +44659,7 @@ async function startEmulator(options = {}) {
     if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
     throw error2;
   }
+  if (logFd !== void 0) server.once("close", () => import_node_fs15.default.closeSync(logFd));
   const bound2 = server.address().port;
   let closed;
   return {
@@ -44875,14 +44673,7 @@ async function startEmulator(options = {}) {
     close({ force = false } = {}) {
       closing = true;
       if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve2) => {
-        server.close(() => {
-          if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
-          resolve2();
-        });
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once("close", () => clearInterval(sweep));
-      });
+      closed ??= new Promise((resolve2) => server.close(() => resolve2()));
       return closed;
     }
   };
@@ -44995,14 +44786,15 @@ function rejectionLine(entry2, io) {
   const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
   return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
 }
-function catalogTriggers(options, { env: env2, cwd }) {
-  const found2 = options.trigger?.length ? void 0 : findCatalog({ cwd, env: env2, flag: options.catalog });
+function knownTriggers(options, { env: env2, cwd }) {
+  if (options.trigger?.length) return { ids: options.trigger, from: "" };
+  const found2 = findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
-  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), path: found2.path };
+  return { ids: triggerIdsFor(loadCatalog(found2, { env: env2 }), activeProfile({}, env2)), from: ` from ${printable(found2.path)}` };
 }
 async function emulator(options, ctx) {
   const { io, env: env2 } = ctx;
-  const fromCatalog = catalogTriggers(options, ctx);
+  const known = knownTriggers(options, ctx);
   const keySource = options.key ? "--key" : env2.TRIGGER_API_KEY ? "TRIGGER_API_KEY" : void 0;
   const key = options.key ?? env2.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? "--key") : void 0;
@@ -45010,7 +44802,7 @@ async function emulator(options, ctx) {
   const server = await startEmulator({
     ...options,
     key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
+    triggers: known?.ids,
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry2) {
@@ -45021,15 +44813,18 @@ async function emulator(options, ctx) {
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     }
   });
-  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
-  await untilStopped(server);
+  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
+  let removeSignals = () => {
+  };
+  await new Promise((resolve2) => {
+    removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
+  });
+  removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : "";
-  io.stderr(
-    `${process.stderr.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`
-  );
+  io.stderr(`${io.terminal.isTTY ? "\n" : ""}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`);
 }
-function bannerLines(server, options, keySource, fromCatalog, io) {
+function bannerLines(server, options, keySource, known, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
   const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
@@ -45038,8 +44833,7 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   const key = server.keyGenerated ? "generated for this run" : `from ${keySource} (${maskKey(server.key)})`;
   lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
   if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
-  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(", ")} (any other answers 404)`);
-  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(", ") || "none"} from ${fromCatalog.path} (any other answers 404)`);
+  if (known) lines.push(`  triggers: ${known.ids.map(showId).join(", ") || "none"}${known.from} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
   if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
@@ -45047,14 +44841,6 @@ function bannerLines(server, options, keySource, fromCatalog, io) {
   if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
   lines.push(c.dim("  Ctrl-C stops it."));
   return lines;
-}
-async function untilStopped(server) {
-  let removeSignals = () => {
-  };
-  await new Promise((resolve2) => {
-    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
-  });
-  removeSignals();
 }
 function command5(program2, ctx) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
@@ -45123,21 +44909,6 @@ function schemaFor(file, ownSchema = packageSchema()) {
 function newCatalog(plan2) {
   return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
 }
-function writeSchemaCopy(plan2) {
-  if (plan2.copyFrom === void 0 || plan2.copyTo === void 0) return false;
-  const text = import_node_fs16.default.readFileSync(plan2.copyFrom, "utf8");
-  const title = JSON.parse(text).title;
-  if (isFile(plan2.copyTo)) {
-    try {
-      const existing = JSON.parse(import_node_fs16.default.readFileSync(plan2.copyTo, "utf8"));
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan2.copyTo, text, { follow: false });
-  return true;
-}
 function catalogText(data) {
   return `${JSON.stringify(data, null, 2)}
 `;
@@ -45163,9 +44934,6 @@ function stillThere(file, was) {
     { hint: "look at it, then run the command again" }
   );
 }
-function defaultCatalogPath(cwd) {
-  return import_node_path14.default.join(cwd, CATALOG_FILE_NAME);
-}
 var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
   "src/catalog/write.ts"() {
@@ -45177,7 +44945,6 @@ var init_write = __esm({
     init_errors();
     init_render();
     init_file();
-    init_find();
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
@@ -45223,9 +44990,7 @@ function list2(options, ctx) {
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
     return;
   }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views2.length} trigger${views2.length === 1 ? "" : "s"}`)
-  );
+  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count2(views2.length, "trigger")}`));
   const width = Math.min(
     32,
     views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
@@ -45275,18 +45040,12 @@ function bound(text, flag) {
 }
 function applyFields(entry2, options) {
   const next = { ...entry2 };
-  if (options.name !== void 0) {
-    if (options.name.trim() === "") throw new UsageError("--name must not be empty");
-    next.name = options.name;
-  }
+  if (options.name !== void 0) next.name = options.name;
   if (options.value !== void 0) next.value = options.value;
   if (options.min !== void 0) next.min = bound(options.min, "--min");
   if (options.max !== void 0) next.max = bound(options.max, "--max");
   if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) {
-    if (options.deprecated.trim() === "") throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
+  if (options.deprecated !== void 0) next.deprecated = options.deprecated;
   return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
 }
 function checkNewId(id) {
@@ -45295,7 +45054,7 @@ function checkNewId(id) {
 }
 async function changeCatalog(options, ctx, create2, change) {
   const where2 = found(options, ctx, create2);
-  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : defaultCatalogPath(ctx.cwd);
+  const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
 }
@@ -45306,7 +45065,7 @@ function writeTarget(where2, ctx, create2) {
     const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
     return { path: real, text, data: data2, shown: `${printable(real)}${link}`, created: false, save: save2 };
   }
-  const file = where2?.path ?? defaultCatalogPath(ctx.cwd);
+  const file = where2?.path ?? import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const schema = schemaFor(file);
   const data = newCatalog(schema);
   const save = (triggers) => saveCatalog(file, { ...data, triggers }, void 0);
@@ -45338,15 +45097,21 @@ The service's API cannot create triggers: create it in the dashboard too:
 Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
   });
 }
-function writeSchema(target2, io) {
-  if (!target2.schema) return;
+function writeSchema({ schema }, io) {
+  if (schema?.copyFrom === void 0 || schema.copyTo === void 0) return;
+  const title = (file) => JSON.parse(import_node_fs17.default.readFileSync(file, "utf8")).title;
   try {
-    if (writeSchemaCopy(target2.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target2.schema.copyTo)}, the schema its "$schema" names (for editors)`));
+    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
+  } catch {
+    return;
+  }
+  try {
+    writeFileAtomic(schema.copyTo, import_node_fs17.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error2) {
     io.stderr(
       io.errColors.warn(
-        `warning: cannot write ${printable(target2.schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
+        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
       )
     );
   }
@@ -45354,16 +45119,14 @@ function writeSchema(target2, io) {
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = lookUp(target2, activeProfile({}, ctx.env), id);
-    let entry2 = applyFields(target2.data.triggers[key], options);
+    const entry2 = applyFields(target2.data.triggers[key], options);
     for (const field2 of options.clear ?? []) delete entry2[field2];
     if (options.id !== void 0) {
       if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
       checkNewId(options.id);
-      const ids = { ...entry2.ids ?? {} };
-      if (options.id === key) delete ids[options.profile];
-      else ids[options.profile] = options.id;
-      entry2 = { ...entry2, ids };
-      if (Object.keys(ids).length === 0) delete entry2.ids;
+      const { [options.profile]: _was, ...ids } = entry2.ids ?? {};
+      entry2.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      if (Object.keys(entry2.ids).length === 0) delete entry2.ids;
     } else if (options.profile) {
       throw new UsageError("--profile in triggers edit names the profile for --id <id>");
     }
@@ -45378,8 +45141,7 @@ async function edit(id, options, ctx) {
 async function remove2(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = lookUp(target2, activeProfile({}, ctx.env), id);
-    const triggers = { ...target2.data.triggers };
-    delete triggers[key];
+    const { [key]: _removed, ...triggers } = target2.data.triggers;
     target2.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success("removed")} ${printable(key)} from ${target2.shown} (the dashboard still has it)`);
   });
@@ -45406,15 +45168,13 @@ async function check(files, options, ctx) {
     }
   }
   printProblems(problems, warnings, where2.path, options, ctx);
-  const count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
   if (!parsed2.data) {
-    const error2 = new ConfigError(`the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`, {
-      reported: true
-    });
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`;
+    const error2 = new ConfigError(message, { reported: true });
     if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
     throw error2;
   }
-  const summary = `${printable(where2.path)}: ${Object.keys(parsed2.data.triggers).length} triggers${files.length ? `; ${rows2} rows in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
+  const summary = `${printable(where2.path)}: ${count2(Object.keys(parsed2.data.triggers).length, "trigger")}${files.length ? `; ${count2(rows2, "row")} in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
@@ -45450,7 +45210,7 @@ async function importFiles(files, options, ctx) {
     if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${added.length} trigger${added.length === 1 ? "" : "s"} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${count2(added.length, "trigger")} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
@@ -45459,7 +45219,7 @@ async function importFiles(files, options, ctx) {
   });
 }
 function entryOptions(command8) {
-  return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"').addOption(catalogOption());
+  return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"');
 }
 function command6(program2, ctx) {
   const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
@@ -45473,12 +45233,14 @@ function command6(program2, ctx) {
     triggers.command("add").description("add a trigger (creates triggers.json here when there is none)").argument("<id>", "the id as the dashboard shows it")
   ).action((id, options) => add2(id, options, ctx));
   entryOptions(triggers.command("edit").description("change a trigger").argument("<id>", "its key or its id in the active profile")).option("--profile <name>", "with --id: the profile whose account uses another id").option("--id <id>", "with --profile: that profile's id for this trigger").addOption(new Option("--clear <field...>", "remove fields").choices(CLEARABLE)).action((id, options) => edit(id, options, ctx));
-  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").addOption(catalogOption()).action((id, options) => remove2(id, options, ctx));
-  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").addOption(catalogOption()).action((files, options) => check(files, options, ctx));
-  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).addOption(catalogOption()).action((files, options) => importFiles(files, options, ctx));
+  triggers.command("remove").description("remove a trigger from the catalog").argument("<id>", "its key or its id in the active profile").action((id, options) => remove2(id, options, ctx));
+  triggers.command("check").description("check the catalog and every row of batch files, sending nothing (exit 1 if any problem)").argument("[file...]", "batch files (CSV or NDJSON), read as trigger batch reads them; - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none").option("--columns <map>", COLUMNS_HELP).option("--json", "print one JSON object").option("--profile <name>", "check against the ids of this profile (default: the active one)").action((files, options) => check(files, options, ctx));
+  triggers.command("import").description("add the distinct triggers of existing batch files to the catalog").argument("<file...>", "batch files (CSV or NDJSON)").addOption(new Option("--format <format>", "input format (default: from the extension)").choices(IMPORT_FORMATS)).option("--columns <map>", COLUMNS_HELP).action((files, options) => importFiles(files, options, ctx));
+  for (const sub of triggers.commands)
+    sub.option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
   return triggers;
 }
-var import_node_fs17, import_node_path15, CLEARABLE, EXAMPLES2, COLUMNS_HELP, catalogOption, viewOptions;
+var import_node_fs17, import_node_path15, count2, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -45496,9 +45258,11 @@ var init_triggers = __esm({
     init_decimal();
     init_resolve();
     init_write();
+    init_atomic_write();
     init_errno();
     init_render();
     init_resolve2();
+    count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
     CLEARABLE = ["description", "min", "max", "deprecated"];
     EXAMPLES2 = `
 Examples:
@@ -45511,8 +45275,7 @@ Examples:
 The catalog is triggers.json in this folder or a parent (or --catalog <file>, or TRIGGER_CATALOG).
 With one, fire and batch refuse a trigger it does not know before sending anything.`;
     COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
-    catalogOption = () => new Option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
-    viewOptions = (command8) => command8.option("--json", "print one JSON object").option("--profile <name>", "show the ids of this profile (default: the active one)").addOption(catalogOption());
+    viewOptions = (command8) => command8.option("--json", "print one JSON object").option("--profile <name>", "show the ids of this profile (default: the active one)");
   }
 });
 
@@ -45821,7 +45584,7 @@ var import_node_crypto3 = require("node:crypto");
 var import_node_fs18 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
-var import_node_stream2 = require("node:stream");
+var import_node_stream3 = require("node:stream");
 init_messages();
 
 // src/cli.ts
@@ -45836,13 +45599,11 @@ var PLAIN = { ...colours(() => plain), enabled: false };
 function colours(style) {
   return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
 }
-function wantsColor(stream, env2 = process.env) {
-  if (env2.FORCE_COLOR !== void 0) return "auto";
-  if (env2.NO_COLOR !== void 0 && env2.NO_COLOR !== "") return false;
-  return stream.isTTY === true ? "auto" : false;
+function wantsColor(stream, env2) {
+  return env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
 }
 async function paletteFor(which, env2 = process.env, stream = which === "stdout" ? process.stdout : process.stderr) {
-  if (wantsColor(stream, env2) === false) return PLAIN;
+  if (!wantsColor(stream, env2)) return PLAIN;
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
   const chalk2 = which === "stdout" ? chalkStdout : chalkStderr2;
   if (chalk2.level === 0) return PLAIN;
@@ -45863,20 +45624,18 @@ var Output = class {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError;
-  terminal;
   constructor(streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
-    const stderr = streams.stderr;
-    this.terminal = {
-      get isTTY() {
-        return stderr.isTTY === true;
-      },
-      get columns() {
-        return stderr.columns ?? 0;
-      },
-      stream: stderr
-    };
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
+  }
+  /**
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
+   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
+   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   */
+  get terminal() {
+    const stream = this.#streams.stderr;
+    return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
   }
   #stdoutFailed(error2) {
     if (this.stdoutError) return;
@@ -46152,7 +45911,7 @@ ${delimiter}
   }
   import_node_fs18.default.appendFileSync(file, text);
 }
-var Results = class extends import_node_stream2.Writable {
+var Results = class extends import_node_stream3.Writable {
   constructor(failure) {
     super();
     this.failure = failure;
@@ -46207,7 +45966,7 @@ function reword(text, env2) {
   if (input(env2, "api-key")) words = words.replace(/\bfrom TRIGGER_API_KEY\b/g, "from the input api-key");
   return words;
 }
-var StepLog = class extends import_node_stream2.Writable {
+var StepLog = class extends import_node_stream3.Writable {
   constructor(target2, env2) {
     super();
     this.target = target2;

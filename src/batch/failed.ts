@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { stillRuns } from '../lock.js';
 import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, type Row } from './rows.js';
@@ -58,31 +57,13 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   }
 }
 
-/** The header line a failed file starts with, if its kind of format has one. */
-export function failedHeader(kind: Row['record']['format'], header: readonly string[] | undefined, separator = ','): string | undefined {
-  if (kind !== 'csv' || !header) return undefined;
+/** The header line a failed file starts with, if its format is delimited (has a separator). */
+export function failedHeader(header: readonly string[] | undefined, separator: string | undefined = ','): string | undefined {
+  if (!separator || !header) return undefined;
   return csvLine(columnAt(header, 'error') >= 0 ? header : [...header, 'error'], separator);
 }
 
-/** Buffered text is written once it reaches this size. */
 const FLUSH_BYTES = 64 * 1024;
-
-/** Removes the temporary files that runs killed before their rename left beside `file`. */
-function removeLeftovers(file: string): void {
-  const prefix = `.${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(prefix.length, -'.tmp'.length));
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !Number.isInteger(pid) || pid === process.pid || stillRuns(pid, undefined))
-      continue;
-    fs.rmSync(path.join(path.dirname(file), name), { force: true });
-  }
-}
 
 export class FailedFile {
   readonly path: string;
@@ -92,9 +73,8 @@ export class FailedFile {
   notKept = 0;
   /** The write error, once there was one; nothing more is written after it. */
   error: Error | undefined;
-  readonly #format: Format;
-  /** The separator of the failed file's format (delimited formats). */
-  readonly #separator: string;
+  /** The separator of the failed file's format (none: NDJSON). */
+  readonly #separator: string | undefined;
   readonly #header: () => readonly string[] | undefined;
   /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
   readonly #target: string;
@@ -122,32 +102,28 @@ export class FailedFile {
   ) {
     this.path = file;
     this.#normalized = options.normalized;
-    this.#format = format;
-    this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator ?? ',';
+    this.#separator = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].separator;
     this.#header = header;
     const existing = fs.statSync(file, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
     this.inPlace = existing !== undefined && !existing.isFile();
-    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    // One name, not one per process: the file's lock (files.ts) keeps every other run off it, so a
+    // temporary file found there was left by a run that was killed, and is written over.
+    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
-    if (!options.lazy) this.#open();
-  }
-
-  #open(): void {
-    this.#fd = fs.openSync(this.#target, 'w', this.#mode);
-    if (!this.inPlace) removeLeftovers(this.path);
+    if (!options.lazy) this.#fd = fs.openSync(this.#target, 'w', this.#mode);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
     if (this.#fd === undefined && !this.error) {
       try {
-        this.#open();
+        this.#fd = fs.openSync(this.#target, 'w', this.#mode);
       } catch (error) {
         this.error = error as Error;
       }
     }
-    if (!this.error) this.#writeHeader(row.record.format);
+    if (!this.error) this.#writeHeader();
     if (this.error) {
       this.notKept++;
       return false;
@@ -168,11 +144,11 @@ export class FailedFile {
   }
 
   /** The header goes out on its own, so that a file cut short by a full disk still replays. */
-  #writeHeader(kind: Row['record']['format']): void {
+  #writeHeader(): void {
     if (this.#headerDone) return;
     this.#headerDone = true;
-    if (this.#normalized) this.#buffer += csvLine(['triggerId', 'userId', 'value', ...(this.#normalized.file ? ['file'] : []), 'error']);
-    else this.#buffer += failedHeader(kind, this.#header(), this.#separator) ?? '';
+    const normalized = this.#normalized && ['triggerId', 'userId', 'value', ...(this.#normalized.file ? ['file'] : [])];
+    this.#buffer += failedHeader(normalized || this.#header(), this.#separator) ?? '';
     this.#flush();
   }
 
@@ -200,28 +176,26 @@ export class FailedFile {
     }
   }
 
-  /** Writes what is left and puts the file in place (a lazy one that kept nothing is never made). */
-  finish(): void {
-    if (this.#fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
-    this.#writeHeader(FORMAT_TABLE[this.#format].kind as Row['record']['format']); // a file with no rows still replays (as zero rows)
-    this.#flush();
+  /**
+   * Writes what is left and puts the file in place, or (`keep` false: nothing of this run needs
+   * keeping) leaves an earlier file as it was. A lazy file that kept nothing was never made.
+   */
+  close(keep: boolean): void {
     const fd = this.#fd;
-    this.#fd = undefined;
-    try {
-      if (!this.inPlace && !this.error) fs.fsyncSync(fd);
-    } catch {
-      // not every file system syncs; the rename below is still atomic
+    if (fd === undefined) return; // a lazy file that kept nothing, or one that could not be made
+    if (keep) {
+      this.#writeHeader(); // a file with no rows still replays (as zero rows)
+      this.#flush();
+      try {
+        if (!this.inPlace && !this.error) fs.fsyncSync(fd);
+      } catch {
+        // not every file system syncs; the rename below is still atomic
+      }
     }
-    fs.closeSync(fd);
-    if (!this.inPlace) fs.renameSync(this.#target, this.path);
-  }
-
-  /** Leaves an earlier file as it was (nothing of this run needs keeping). */
-  discard(): void {
-    const fd = this.#fd;
     this.#fd = undefined;
-    if (fd === undefined) return;
     fs.closeSync(fd);
-    if (!this.inPlace) fs.rmSync(this.#target, { force: true });
+    if (this.inPlace) return;
+    if (keep) fs.renameSync(this.#target, this.path);
+    else fs.rmSync(this.#target, { force: true });
   }
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
-import { failedExtension, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
+import { FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
@@ -47,11 +47,6 @@ function sameFile(a: string, b: string | number): boolean {
   }
 }
 
-/** True when `file` would be read as part of the folder `folder`. */
-function inInputFolder(file: string, folder: string): boolean {
-  return isPart(path.basename(file)) && path.resolve(path.dirname(file)) === path.resolve(folder);
-}
-
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
@@ -65,7 +60,7 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
         hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
       });
     if (file === undefined) continue;
-    const folder = folders.find((f) => inInputFolder(file, f));
+    const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
         hint: 'write it outside the folder',
@@ -81,11 +76,10 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
   // A pipe named as a file is refused as input (input.ts); standard input cannot be read twice either.
-  if (sources.includes('-')) {
+  if (sources.includes('-'))
     throw new UsageError('--journal needs the input as a regular file, or files and folders', {
       hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
     });
-  }
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }
@@ -167,7 +161,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.failed) args.push('--failed', shellQuote(options.failed)); // the resumed run rewrites it whole
   const format = input.files.length === 1 && !input.normalized ? input.format : options.format;
-  if (format && formatFromName(input.files[0]?.name ?? input.name) !== format) args.push('--format', format);
+  if (format && formatFromName(input.files[0]?.name ?? '') !== format) args.push('--format', format);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   return args.join(' ');
@@ -204,11 +198,10 @@ export function openWritten(
         'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     }
-    if (options.failed) {
+    const file = options.failed;
+    if (file) {
       // A device or FIFO is written in place and not locked.
-      const regular = fs.statSync(options.failed, { throwIfNoEntry: false });
-      const file = options.failed;
-      if (regular === undefined || regular.isFile()) {
+      if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = 'name another --failed file, or wait for that batch to finish';
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
@@ -220,7 +213,7 @@ export function openWritten(
         });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(failedExtension(input.format), folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
       written.journal = Journal.open(options.journal, {
@@ -233,7 +226,7 @@ export function openWritten(
       });
     }
   } catch (error) {
-    written.failed?.discard();
+    written.failed?.close(false);
     for (const taken of written.locks) taken.release();
     throw error;
   }
@@ -250,8 +243,7 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
     // another order, and a replay of it already run would no longer match it: see replayNames).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
-    if (unchanged || noneSettled) failed?.discard();
-    else failed?.finish();
+    failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
   } finally {
     for (const lock of locks) lock.release();
@@ -263,7 +255,8 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
  * keep): in `folder`, named by the time. Runs started in the same second take the next free name (the
  * lock is taken on the way, so two runs never pick the same one).
  */
-function defaultFailedName(ext: string, folder: string, locks: FileLock[], warn: (line: string) => void): string {
+function defaultFailedName(format: Format, folder: string, locks: FileLock[], warn: (line: string) => void): string {
+  const ext = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
   const now = new Date();
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;

@@ -7,14 +7,12 @@
  */
 import path from 'node:path';
 
-/**
- * How rows are read and written back: fields under a header, one JSON object a line, one user id a
- * line, or the columns of a Parquet file (read by row group from the file, never from a pipe).
- */
-export type FormatKind = 'csv' | 'ndjson' | 'lines' | 'parquet';
-
 export interface FormatEntry {
-  kind: FormatKind;
+  /**
+   * The format whose reader reads it: fields under a header (any delimited format is of kind csv), one
+   * JSON object a line, one user id a line, or a Parquet file's columns (by row group, never from a pipe).
+   */
+  kind: Format;
   /** File name endings (lowercase), told apart by the last one. */
   extensions: readonly string[];
   /** The field separator (delimited formats only). */
@@ -64,8 +62,4 @@ export const IMPORT_FORMATS = FORMATS.filter((f) => FORMAT_TABLE[f].namesTrigger
 export function formatFromName(file: string): Format | undefined {
   const ext = path.extname(compressionFromName(file).inner).toLowerCase();
   return FORMATS.find((f) => FORMAT_TABLE[f].extensions.includes(ext));
-}
-
-export function failedExtension(format: Format): string {
-  return FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
 }

@@ -26,7 +26,6 @@ import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js'
 export type { Format } from './formats.js';
 
 export interface InputFile {
-  /** Where it is read from. */
   path: string;
   /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
   name: string;
@@ -51,10 +50,6 @@ export interface Input {
    * it is then a CSV of triggerId,userId,value (and file, for several files) and error.
    */
   normalized: { file: boolean } | undefined;
-  /** The one file's path (for its line count), or undefined. */
-  file: string | undefined;
-  /** Display name: the sources, or "stdin". */
-  name: string;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
   /**
@@ -105,15 +100,14 @@ function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop():
 async function peek(source: Readable, more: (head: Buffer) => boolean = () => false): Promise<{ head: Buffer; stream: Readable }> {
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let head = Buffer.alloc(0);
-  let done = false;
+  let next: IteratorResult<Buffer | string>;
   do {
-    const next = await chunks.next();
-    if (next.done) done = true;
-    else head = Buffer.concat([head, Buffer.from(next.value)]);
-  } while (!done && more(head));
+    next = await chunks.next();
+    if (!next.done) head = Buffer.concat([head, Buffer.from(next.value)]);
+  } while (!next.done && more(head));
   async function* all(): AsyncGenerator<Buffer> {
     if (head.length) yield head;
-    if (done) return;
+    if (next.done) return;
     for (let n = await chunks.next(); !n.done; n = await chunks.next()) yield Buffer.from(n.value);
   }
   return { head, stream: Readable.from(all(), { objectMode: false }) };
@@ -122,11 +116,7 @@ async function peek(source: Readable, more: (head: Buffer) => boolean = () => fa
 /** Decides the format from the first bytes ("{" means NDJSON, anything else CSV). */
 async function sniff(source: Readable): Promise<{ format: Format; stream: Readable }> {
   const { head, stream } = await peek(source);
-  const text = head
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
-    .trimStart();
-  return { format: text.startsWith('{') ? 'ndjson' : 'csv', stream };
+  return { format: /^\s*\{/.test(head.toString('utf8')) ? 'ndjson' : 'csv', stream }; // \s takes a byte-order mark too
 }
 
 function stdinIsFile(): boolean {
@@ -162,13 +152,13 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  * reading stops early (`stopped`, standard input at a signal), the compressed bytes end mid-stream:
  * what was decompressed is handed on, and the line reader drops a partial last line.
  */
-async function* decompressed(source: Readable, compression: Compression, name: string, stopped = () => false): AsyncGenerator<Buffer> {
+async function* decompressed(source: Readable, compression: Compression, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
   if (compression === 'zstd' && !zstd) throw noZstd(name);
   const inflate = compression === 'gzip' ? zlib.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd!({ chunkSize: INFLATED_CHUNK });
   try {
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
-    if (stopped()) return;
+    if (stopped?.stopped) return;
     throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
       hint: 'check that the file was copied whole; the rows after the damage are not in the batch',
     });
@@ -184,7 +174,7 @@ const parquetOnStdin = (what = 'standard input is a Parquet file') =>
   });
 
 /** Standard input, decompressed when its first bytes are gzip or zstd; a Parquet file cannot come this way. */
-async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGenerator<Buffer> {
+async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
   const { head, stream } = await peek(
@@ -194,7 +184,7 @@ async function* sniffedStdin(source: Readable, stopped: () => boolean): AsyncGen
   if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
-  yield* decompressed(stream, compression, 'standard input', stopped);
+  yield* decompressed(stream, compression, 'standard input', mark);
 }
 
 // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
@@ -219,8 +209,7 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
       hint: `pipe it to standard input: cat ${source} | trigger batch -`,
     });
   return fs
-    .readdirSync(at, { withFileTypes: true })
-    .map((e) => e.name)
+    .readdirSync(at)
     .filter(isPart)
     .sort()
     .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
@@ -263,14 +252,16 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       return { ...file, compression, format: 'parquet', read, close: () => undefined };
     }
     if (isParquet) throw notWhatItSays(FORMAT_TABLE[format!].wording, `name it ${inner}.parquet`);
-    text = compression ? Readable.from(decompressed(first.stream, compression, file.name), { objectMode: false }) : first.stream;
+    const inflated = (raw: Readable) =>
+      compression ? Readable.from(decompressed(raw, compression, file.name), { objectMode: false }) : raw;
+    text = inflated(first.stream);
     const known = format ?? (await sniff(text)).format;
-    const opened = { ...file, compression };
     let stream: Readable | undefined;
     return {
-      ...opened,
+      ...file,
+      compression,
       format: known,
-      read: (read) => readRows((stream = streamOf(opened)), known, read),
+      read: (read) => readRows((stream = inflated(fs.createReadStream(file.path, { highWaterMark: 64 * 1024 }))), known, read),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on('error', () => undefined).destroy(),
     };
@@ -288,12 +279,6 @@ export interface OpenOptions {
   cwd?: string | undefined;
   /** How rows will be read: a Parquet file's columns are found when it is opened. */
   read?: ReadOptions | undefined;
-}
-
-/** A file's bytes, decompressed. */
-function streamOf(file: Pick<InputFile, 'path' | 'name' | 'compression'>): Readable {
-  const raw = fs.createReadStream(file.path, { highWaterMark: 64 * 1024 });
-  return file.compression ? Readable.from(decompressed(raw, file.compression, file.name), { objectMode: false }) : raw;
 }
 
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
@@ -334,8 +319,6 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     sources,
     format: normalized ? 'csv' : one!.format,
     normalized,
-    file: one && !one.compression && !parquet ? one.path : undefined,
-    name: sources.join(' '),
     read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop }),
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
@@ -352,18 +335,13 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
   const mark: Stopped = { stopped: false };
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
-  const stream = Readable.from(
-    sniffedStdin(stdin?.stream ?? given, () => mark.stopped),
-    { objectMode: false },
-  );
+  const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   return {
     files: [],
     sources: ['-'],
     format: columns ? 'csv' : sniffed.format,
     normalized: columns ? { file: false } : undefined,
-    file: undefined,
-    name: 'stdin',
     read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),

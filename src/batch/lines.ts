@@ -36,21 +36,20 @@ export interface LineChunk {
 }
 
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** For line 1, whose byte-order mark (Excel's "CSV UTF-8" writes one) is no part of its text: dropped here, for every reader. */
+const lineOne = new TextDecoder('utf-8', { fatal: true });
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
-
-function firstBadByte(bytes: Uint8Array, decoded: string): string {
-  // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
-  // itself would come first only if it stood earlier; the message is a pointer, not a proof).
-  const at = Buffer.byteLength(decoded.slice(0, Math.max(0, decoded.indexOf('\uFFFD'))));
-  return `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')})`;
-}
 
 function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
   try {
-    return strict.decode(bytes);
+    return (line === 1 ? lineOne : strict).decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
-    return { line, reason: `not valid UTF-8 text at ${firstBadByte(bytes, raw)}; save the file as UTF-8`, raw };
+    // The first replacement character marks the first bad sequence (a U+FFFD that was in the input
+    // itself would come first only if it stood earlier; the message is a pointer, not a proof).
+    const at = Buffer.byteLength(raw.slice(0, Math.max(0, raw.indexOf('\uFFFD'))));
+    const byte = `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')})`;
+    return { line, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
   }
 }
 
@@ -99,20 +98,11 @@ class PartialLine {
   }
 }
 
-function refuseWideText(bytes: Uint8Array): void {
-  const wide = wideEncoding(bytes);
-  if (wide) {
-    throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-      hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
-    });
-  }
-}
-
 /** Adds the lines of `bytes` (whole lines, the last newline left out) to `items`; returns how many. */
 function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLine>): number {
   // A newline never splits a UTF-8 sequence, so the whole lines of a slice decode together.
   try {
-    const lines = strict.decode(bytes).split('\n');
+    const lines = (line === 1 ? lineOne : strict).decode(bytes).split('\n');
     for (const text of lines) items.push(text);
     return lines.length;
   } catch {
@@ -142,8 +132,13 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
   let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (first) refuseWideText(all);
+    const wide = first ? wideEncoding(all) : undefined;
     first = false;
+    if (wide) {
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
+        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
+      });
+    }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
       const firstNewline = slice.indexOf(10);

@@ -32,13 +32,11 @@ function bigIntOf(bytes: Uint8Array): bigint {
   return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 }
 
-/** An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). */
+/** An unscaled integer and a scale (never negative in Parquet) as decimal text: every digit kept (12345 and 2 give "123.45"). */
 export function decimalText(unscaled: bigint, scale: number): string {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return `${negative ? '-' : ''}${digits}${'0'.repeat(-scale)}`;
-  const padded = digits.padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  const sign = unscaled < 0n ? '-' : '';
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
 }
 
 /** The value column's text maker, for its physical and logical type. */
@@ -120,11 +118,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
     for (const range of scan.ranges) {
       for (let start = range.rowStart; start < range.rowEnd; start += SLICE_ROWS) {
         const end = Math.min(start + SLICE_ROWS, range.rowEnd);
-        const [triggers, users, values] = await Promise.all([
-          read(trigger?.name, start, end),
-          read(user.name, start, end),
-          read(value?.name, start, end),
-        ]);
+        const [triggers, users, values] = await Promise.all([trigger, user, value].map((column) => read(column?.name, start, end)));
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {

@@ -6,6 +6,7 @@ import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '.
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';
 import { ServiceError } from '../errors.js';
+import type { Pace } from './pace.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome, OutcomeKind } from './runner.js';
@@ -163,23 +164,16 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
 }
 
 /** What --concurrency auto used over a batch. */
-export interface PaceUsed {
-  lowest: number;
-  highest: number;
-  pushedBack: number;
-  /** The widest gap between starts under one at a time, ms (0: none). */
-  widestGapMs: number;
-}
+type PaceUsed = Pick<Pace, 'lowest' | 'highest' | 'pushedBack' | 'widestGapMs'>;
 
 /**
  * "concurrency auto, 4 to 64 at once; 12 answers pushed back (429/503), those rows sent again", with
  * "starts spaced up to 120 ms apart" when one at a time was too many.
  */
 export function paceWords(pace: PaceUsed): string {
-  const back = pace.pushedBack === 1 ? '1 answer' : `${formatCount(pace.pushedBack)} answers`;
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
   const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : '';
-  return `concurrency auto, ${range}${spaced}; ${back} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
+  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, 'answer')} pushed back (429/503)${pace.pushedBack ? ', those rows sent again' : ''}`;
 }
 
 function keptLines(s: SummaryInput, c: Palette): string[] {

@@ -46,11 +46,7 @@ export interface RowSource {
 }
 
 /** The file's own names of the three columns (--columns). */
-export interface ColumnNames {
-  triggerId: string;
-  userId: string;
-  value: string;
-}
+type ColumnNames = Record<'triggerId' | 'userId' | 'value', string>;
 export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
 
 /** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order). */
@@ -90,17 +86,12 @@ export interface ReadOptions {
 export const UNKNOWN_MARK = 'outcome unknown';
 const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 
-interface Fields {
-  triggerId: string | undefined;
-  userId: string | undefined;
-  /** As text: an NDJSON number as its digits are written. */
-  value: string | undefined;
-  error?: unknown;
-}
+/** A row's fields as read (its value as text: an NDJSON number as its digits are written). */
+type Fields = Pick<Row, 'triggerId' | 'userId' | 'value'> & { error?: unknown };
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
-  const triggerId = fields.triggerId === undefined || fields.triggerId === '' ? options.trigger : fields.triggerId;
+  const triggerId = fields.triggerId || options.trigger;
   const row: Row = {
     line,
     record,
@@ -110,12 +101,11 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: undefined,
     invalid: undefined,
-    unknownBefore: undefined,
+    unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
   };
-  if (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) row.unknownBefore = true;
   if (!triggerId) {
     row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
-  } else if (fields.userId === undefined || fields.userId === '') {
+  } else if (!fields.userId) {
     row.invalid = 'empty userId';
   } else {
     try {
@@ -140,12 +130,7 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
 }
 
 /** Where a batch's columns are among a file's (-1: not there). */
-export interface Columns {
-  trigger: number;
-  user: number;
-  value: number;
-  error: number;
-}
+type Columns = Record<'trigger' | 'user' | 'value' | 'error', number>;
 
 /** Where `name` is among `names`: the name as given, else in any case, white space around it aside. */
 export function columnAt(names: readonly string[], name: string): number {
@@ -241,12 +226,11 @@ class CsvRecords {
       return this.pending.length > 0;
     }
     if (typeof next.item !== 'string') {
-      if (!this.#open) {
-        out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
-        return true;
+      if (!this.#open) out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+      else {
+        this.pending.push(next); // read again once the open record is given up
+        this.#giveUp('a quoted field opens on this line and never closes', out);
       }
-      this.pending.push(next); // read again once the open record is given up
-      this.#giveUp('a quoted field opens on this line and never closes', out);
       return true;
     }
     const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: '' };
@@ -347,12 +331,12 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
 
   async function* rows(): AsyncGenerator<Row[]> {
     for await (const { first, items } of readLines(stream, options.stopped)) {
-      if (first === 1 && typeof items[0] === 'string') items[0] = items[0].replace(/^\uFEFF/, '');
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
       yield* take(false);
     }
     yield* take(true);
-    if (!header && !options.emptyIsNoRows)
+    // Standard input stopped by a signal before its header came has nothing wrong with it: nothing was read.
+    if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
       throw new UsageError('the CSV input is empty: no header row', {
         hint: 'the first row must name the columns, e.g. triggerId,userId,value',
       });
@@ -382,9 +366,8 @@ function describe(value: unknown): string {
 
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = options.columns ?? DEFAULT_COLUMNS;
-  const toRow = (line: number, item: string | BadLine): Row | undefined => {
-    if (typeof item !== 'string') return invalidNdjson(line, item.raw, undefined, item.reason);
-    const text = line === 1 ? item.replace(/^\uFEFF/, '') : item;
+  const toRow = (line: number, text: string | BadLine): Row | undefined => {
+    if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
     if (text.trim() === '') return undefined;
     let parsed: unknown;
     try {
@@ -436,12 +419,10 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
  * rows are CSV rows of triggerId,userId, so their failed file is a CSV that replays as one.
  */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
-  if (!options.trigger) {
-    throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
-  }
+  if (!options.trigger) throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   const toRow = (line: number, item: string | BadLine): Row | undefined => {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
-    const userId = withoutCr(line === 1 ? item.replace(/^\uFEFF/, '') : item);
+    const userId = withoutCr(item);
     if (userId === '') return undefined;
     return makeRow(
       line,

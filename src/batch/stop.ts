@@ -7,7 +7,6 @@ import type { StopSignal } from '../errors.js';
 import { errnoWords } from '../errno.js';
 
 export type StopReason =
-  /** SIGINT, SIGTERM or SIGHUP. */
   | { kind: 'signal'; signal: StopSignal }
   /** A run of failures that every row would share (the service is down, the key is refused). */
   | { kind: 'breaker'; failures: number; answer: string }

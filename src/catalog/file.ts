@@ -80,36 +80,31 @@ function through(named: string, hop: string): string {
 }
 
 /**
- * Why a user other than the running one (and root) could write `stat`'s file or replace it in `dir`,
- * and the fix; undefined when none can.
+ * A catalog the search found is trusted only when no user other than the running one (and root) can
+ * write a hop on its way (`hop`, whose folder's real path is `dir`) or replace it there.
  */
-function hopProblem(hop: string, stat: fs.Stats, dir: string, folder: fs.Stats, uid: number): [string, string] | undefined {
+function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
+  const folder = fs.statSync(dir);
+  const untrusted = (problem: string, fix: string) =>
+    new ConfigError(
+      `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
+      { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
+    );
   if (stat.uid !== uid && stat.uid !== 0)
-    return [
+    throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
       `make it yours: chown ${loginName(uid) ?? uid} ${printable(shellQuote(hop))}`,
-    ];
+    );
   if (!stat.isSymbolicLink() && !writableByOwnerOnly(stat))
-    return [`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`];
+    throw untrusted(`other users can write ${printable(hop)} (mode ${mode(stat)})`, `chmod go-w ${printable(shellQuote(hop))}`);
   if (folder.uid !== uid && folder.uid !== 0)
-    return [`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, 'move it to a folder of yours'];
+    throw untrusted(`its folder ${printable(dir)} belongs to ${userName(folder.uid)}, who can replace it`, 'move it to a folder of yours');
   const sticky = (folder.mode & 0o1000) !== 0;
   if (!writableByOwnerOnly(folder) && !(sticky && stat.uid === uid))
-    return [
+    throw untrusted(
       `other users can replace it: its folder ${printable(dir)} can be written by others (mode ${mode(folder)})`,
       `chmod go-w ${printable(shellQuote(dir))}`,
-    ];
-  return undefined;
-}
-
-/** A catalog the search found is trusted only when no hop on its way has a hopProblem. */
-function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
-  const [problem, fix] = hopProblem(hop, stat, dir, fs.statSync(dir), uid) ?? [];
-  if (problem === undefined) return;
-  throw new ConfigError(
-    `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
-  );
+    );
 }
 
 function inside(file: string, dir: string): boolean {
@@ -162,26 +157,16 @@ function follow(
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
 
-/** The real path of a file named by the user (trusted by name); the path itself when it cannot be resolved. */
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
 /**
- * The file a catalog is read from and written to: for one the search found, checked as above (in
- * GitHub Actions, inside the workspace, trusted); else the file named, links followed.
+ * The file a catalog is read from and written to, links followed: for one the search found, each hop
+ * checked as above (in GitHub Actions, inside the workspace, trusted).
  */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
-  if (uid === undefined) return { real: realPath(file) };
-  if ((options.source ?? 'found') !== 'found' || inWorkspace(file, options.env ?? process.env))
-    return options.write ? follow(file, (hop, stat) => notOthersLink(file, hop, stat, uid), true) : { real: realPath(file) };
-  return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  if (uid !== undefined && (options.source ?? 'found') === 'found' && !inWorkspace(file, options.env ?? process.env))
+    return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
+  return follow(file, (hop, stat) => options.write && uid !== undefined && notOthersLink(file, hop, stat, uid), true);
 }
 
 /**
@@ -214,8 +199,7 @@ export function readCatalogFile(file: string, options: ReadCatalogOptions = {}):
   const target = catalogTarget(file, options);
   let fd: number | undefined;
   try {
-    const noFollow = target.stat ? fs.constants.O_NOFOLLOW : 0;
-    fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | noFollow);
+    fd = fs.openSync(target.real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     // Replaced between the check and the open: not what was checked.

@@ -63,19 +63,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The line (1-based) of an offset in text; the lines are counted once. */
+/** The line (1-based) of an offset in text, counted on from the offset asked before (they come mostly in order). */
 function lineFinder(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  let at = 0;
+  let line = 1;
   return (offset) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low + 1;
+    if (offset < at) [at, line] = [0, 1];
+    for (let i = text.indexOf('\n', at); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+    at = offset;
+    return line;
   };
 }
 
@@ -84,8 +80,8 @@ const MAX_KEY_RESCANS = 64;
 
 /**
  * The line where a key is written, for messages that point at it. Keys are looked for in the order
- * they are asked (the file's order, mostly), each search going on from the last key found, and lines
- * counted once: a catalog within the limits with a problem on each of 200,000 triggers took over two
+ * they are asked (the file's order, mostly), each search, and each count of lines, going on from the
+ * last key found: a catalog within the limits with a problem on each of 200,000 triggers took over two
  * minutes with a search from the start and a line count for each.
  */
 function keyLines(text: string): (key: string) => number | undefined {
@@ -133,8 +129,7 @@ export function isPlainValid(data: unknown): boolean {
  */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
-  let lines: ((key: string) => number | undefined) | undefined;
-  const lineOfKey = (key: string) => (lines ??= keyLines(text))(key);
+  const lineOfKey = keyLines(text);
   const problems: CatalogProblem[] = [];
   for (const field of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field))
@@ -218,42 +213,25 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
 }
 
 /**
- * One id per trigger in each profile, and no name that means two triggers. In a profile, a trigger
- * without an id of its own sends its key, which no other trigger has: only the triggers with an id
- * of their own there, and those whose key is such an id, can meet (a walk of every trigger for each
- * of 200,000 profiles would never end).
+ * One id per trigger in each profile, and no name that means two triggers: a profile's own id that
+ * is another trigger's key is refused whatever that trigger sends there, so that a key is never
+ * ambiguous. One walk of the own ids, however many profiles there are.
  */
 function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
-  const keys = Object.keys(triggers);
-  const index = new Map(keys.map((key, i) => [key, i]));
-  const withOwnId = new Map<string, number[]>();
-  keys.forEach((key, i) => {
-    for (const profile of Object.keys(triggers[key]!.ids ?? {})) {
-      let list = withOwnId.get(profile);
-      if (!list) withOwnId.set(profile, (list = []));
-      list.push(i);
-    }
-  });
-  for (const profile of new Set(['default', ...withOwnId.keys()])) {
-    const own = withOwnId.get(profile);
-    if (!own) continue;
-    const named = own.map((i) => index.get(triggers[keys[i]!]!.ids![profile]!) ?? i);
-    const sent = new Map<string, string>();
-    for (const i of [...new Set([...own, ...named])].sort((a, b) => a - b)) {
-      const key = keys[i]!;
-      const id = idIn(key, triggers[key]!, profile);
-      const other = sent.get(id);
-      if (other !== undefined) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
-        problems.push({ message, line: lineOfKey(key) });
-        continue;
-      }
-      sent.set(id, key);
-      if (index.has(id) && id !== key) {
+  // "profile:id" (a profile name has no colon) to the trigger with that id of its own there.
+  const owners = new Map<string, string>();
+  for (const [key, entry] of Object.entries(triggers)) {
+    for (const [profile, id] of Object.entries(entry.ids ?? {})) {
+      if (id === key) continue;
+      const other = owners.get(`${profile}:${id}`);
+      if (Object.hasOwn(triggers, id)) {
         const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
         problems.push({ message, line: lineOfKey(key) });
-      }
+      } else if (other !== undefined) {
+        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        problems.push({ message, line: lineOfKey(key) });
+      } else owners.set(`${profile}:${id}`, key);
     }
   }
   return problems;
@@ -275,7 +253,7 @@ export function parseCatalog(text: string): { data: CatalogData; problems: [] } 
 }
 
 /** The error for a catalog that cannot be used (exit 2), naming the file and the problem. */
-export function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
+function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
   const where = first.line === undefined ? printable(file) : `${printable(file)}:${first.line}`;
@@ -312,13 +290,10 @@ const RULES_VERSION = 2;
 function remember(record: string, file: string, identity: string, known: Record<string, string>): void {
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
+  const text = `${JSON.stringify(Object.fromEntries(entries))}\n`;
   try {
     makeFolders(path.dirname(record));
-    writeFileAtomic(record, `${JSON.stringify(Object.fromEntries(entries))}\n`, {
-      mode: 0o600,
-      forceMode: true,
-      follow: false,
-    });
+    writeFileAtomic(record, text, { mode: 0o600, forceMode: true, follow: false });
   } catch {
     // a folder that cannot be written only means the next run checks again
   }
@@ -331,7 +306,6 @@ function remember(record: string, file: string, identity: string, known: Record<
  * what a change writes) and its identity.
  */
 export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog & { real: string; stat: fs.Stats } {
-  // A file named by the caller is trusted by name, as --catalog is; one the search found is checked.
   const { path: file, source } = typeof found === 'string' ? { path: found, source: 'flag' as CatalogSource } : found;
   // One open file for the identity and the text, so that what is read is what was identified.
   const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });

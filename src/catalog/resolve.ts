@@ -96,11 +96,8 @@ export class TriggerResolver {
       for (const [profile, id] of Object.entries(entry.ids ?? {})) {
         if (id === given && profile !== this.profile) {
           const suggestion = this.trigger(key).id;
-          return {
-            ok: false,
-            message: `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where}); did you mean ${printable(suggestion)}?`,
-            suggestion,
-          };
+          const message = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where}); did you mean ${printable(suggestion)}?`;
+          return { ok: false, message, suggestion };
         }
       }
       // Else the nearest key or id, as the active profile's id of the trigger it belongs to.
@@ -111,11 +108,8 @@ export class TriggerResolver {
     }
     const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
     const suggestion = near ? this.trigger(best!.key).id : undefined;
-    return {
-      ok: false,
-      message: `trigger ${quoted} is not in ${where}${suggestion ? `; did you mean ${printable(suggestion)}?` : ''}`,
-      suggestion,
-    };
+    const message = `trigger ${quoted} is not in ${where}${suggestion ? `; did you mean ${printable(suggestion)}?` : ''}`;
+    return { ok: false, message, suggestion };
   }
 
   /**

@@ -8,7 +8,6 @@ import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable } from '../output/render.js';
 import { sameFile } from './file.js';
-import { CATALOG_FILE_NAME } from './find.js';
 import { catalogProblems, type CatalogData } from './load.js';
 
 export const SCHEMA_FILE_NAME = 'triggers.schema.json';
@@ -27,7 +26,7 @@ export interface SchemaPlan {
   copyTo?: string | undefined;
 }
 
-const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+export const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 
 /** A path as "$schema" writes it: relative, with forward slashes, "./" before one that does not climb. */
 function reference(from: string, to: string): string {
@@ -68,26 +67,6 @@ export function newCatalog(plan: SchemaPlan): CatalogData {
   return plan.ref === undefined ? { triggers: {} } : { $schema: plan.ref, triggers: {} };
 }
 
-/**
- * Writes the package's schema beside a new catalog (replaced whole, never through a link). A file of
- * that name that is not a trigger catalog schema is left alone: it is someone's own.
- */
-export function writeSchemaCopy(plan: SchemaPlan): boolean {
-  if (plan.copyFrom === undefined || plan.copyTo === undefined) return false;
-  const text = fs.readFileSync(plan.copyFrom, 'utf8');
-  const title = (JSON.parse(text) as { title?: unknown }).title;
-  if (isFile(plan.copyTo)) {
-    try {
-      const existing = JSON.parse(fs.readFileSync(plan.copyTo, 'utf8')) as { title?: unknown };
-      if (existing.title !== title) return false;
-    } catch {
-      return false;
-    }
-  }
-  writeFileAtomic(plan.copyTo, text, { follow: false });
-  return true;
-}
-
 export function catalogText(data: CatalogData): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
@@ -120,8 +99,4 @@ function stillThere(file: string, was: fs.Stats | undefined): void {
     `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
     { hint: 'look at it, then run the command again' },
   );
-}
-
-export function defaultCatalogPath(cwd: string): string {
-  return path.join(cwd, CATALOG_FILE_NAME);
 }

@@ -10,18 +10,9 @@ import { contentCoding, DecodeError, decoderFor, type Coding } from './decode.js
 import { monotonicMs } from '../clock.js';
 import { asProxyError, type ProxyChoice } from './proxy.js';
 
-export type AttemptOutcome =
-  | {
-      kind: 'answer';
-      status: number;
-      headers: AnswerHeaders;
-      text: string;
-      json: unknown;
-      truncated: boolean;
-      /** How long the attempt took, and when it ended (monotonicMs()). */
-      ms: number;
-      ended: number;
-    }
+/** What an attempt came to, and how long it took (ms). */
+export type AttemptOutcome = { ms: number } & (
+  | { kind: 'answer'; status: number; headers: AnswerHeaders; text: string; json: unknown; truncated: boolean }
   | {
       kind: 'failed';
       error: unknown;
@@ -29,9 +20,8 @@ export type AttemptOutcome =
       interrupted: boolean;
       /** Whether the request was handed to a connection to be written (else the service cannot have it). */
       sent: boolean;
-      ms: number;
-      ended: number;
-    };
+    }
+);
 
 export const SUCCESS_TEXT = '{"success":true}';
 const SUCCESS_BYTES = Buffer.from(SUCCESS_TEXT);
@@ -51,6 +41,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
   /** monotonicMs() after which the attempt has taken too long. */
   readonly deadline: number;
   done = false;
+  /** Its neighbours in the Deadlines list while it is in flight. */
+  older: Attempt | undefined;
+  newer: Attempt | undefined;
+  readonly #deadlines: Deadlines;
   readonly #started: number;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
@@ -70,9 +64,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #sent = false;
   /** The body has been read as far as it will be (the answer may still be decoding). */
   #bodyEnded = false;
-  /** For a compressed answer (see decode.ts): its coding, the bytes read of it, and its decoder once they come. */
-  #coding: Coding | { unsupported: string } | undefined;
+  /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
   #read = 0;
+  /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+  #coding: Coding | undefined;
   #decoder: Transform | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
@@ -82,6 +77,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.deadline = this.#started + timeoutMs;
     this.#signal = signal;
     this.#proxy = proxy;
+    this.#deadlines = deadlines;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
     deadlines.add(this);
     if (signal?.aborted) this.interrupt();
@@ -96,26 +92,21 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #finish(outcome: AttemptOutcome): void {
     if (this.done) return;
     this.done = true;
+    this.#deadlines.remove(this);
     this.#signal?.removeEventListener('abort', this);
-    // An ended attempt may be held a while longer (see Deadlines): keep nothing of the request.
-    this.#controller = undefined;
-    this.#first = undefined;
-    this.#more = undefined;
     this.#dropDecoder();
     this.#resolve(outcome);
   }
 
   #answered(text: string, json: unknown, truncated: boolean): void {
-    const ended = monotonicMs();
-    const ms = Math.round(ended - this.#started);
-    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms, ended });
+    const ms = Math.round(monotonicMs() - this.#started);
+    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms });
   }
 
   /** The body ended, or was cut at the limit. */
   #answer(): void {
     // A compressed body answers once it is decoded (its decoder's 'end').
     if (this.#decoder) this.#decoder.end();
-    else if (typeof this.#coding === 'object') this.#undecodable(new DecodeError(this.#coding.unsupported, undefined, true));
     else this.#answerKept();
   }
 
@@ -150,15 +141,6 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#controller?.abort(new Error(reason));
   }
 
-  /** A chunk of a compressed answer, decoded as it comes: its bytes read and its decoded bytes each held to the limit. */
-  #decode(chunk: Buffer): void {
-    const room = MAX_BODY_BYTES - this.#read;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.#read += part.length;
-    if (typeof this.#coding === 'string' && part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
-    if (chunk.length > room) this.#cut('response body over 1 MiB');
-  }
-
   #openDecoder(coding: Coding, first: Buffer): Transform {
     const decoder = decoderFor(coding, first);
     decoder.on('data', (decoded: Buffer) => {
@@ -187,12 +169,11 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #dropDecoder(): void {
-    const decoder = this.#decoder;
+    this.#decoder
+      ?.removeAllListeners()
+      .on('error', () => {})
+      .destroy(); // an error after this is nobody's concern
     this.#decoder = undefined;
-    if (!decoder) return;
-    decoder.removeAllListeners();
-    decoder.on('error', () => {}); // an error after this is nobody's concern
-    decoder.destroy();
   }
 
   #stop(reason: Error): void {
@@ -201,10 +182,9 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   #failed(cause: unknown): void {
-    const ended = monotonicMs();
-    const ms = Math.round(ended - this.#started);
+    const ms = Math.round(monotonicMs() - this.#started);
     const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
-    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms, ended });
+    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
   }
 
   /** The time limit passed without a whole answer. */
@@ -234,13 +214,20 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#headers = headers;
     const encoding = headerValue(headers, 'content-encoding');
-    if (encoding !== undefined) this.#coding = contentCoding(encoding);
+    const coding = encoding === undefined ? undefined : contentCoding(encoding);
+    if (typeof coding === 'object') this.#undecodable(new DecodeError(coding.unsupported, undefined, true));
+    else this.#coding = coding;
   }
 
+  /** A chunk of the body: kept, or for a compressed answer decoded as it comes; at most 1 MiB is read. */
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done || this.#bodyEnded) return;
-    if (this.#coding) this.#decode(chunk);
-    else if (!this.#keep(chunk)) this.#cut('response body over 1 MiB'); // at most 1 MiB is read
+    const room = MAX_BODY_BYTES - this.#read;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.#read += part.length;
+    if (this.#coding === undefined) this.#keep(part);
+    else if (part.length > 0) (this.#decoder ??= this.#openDecoder(this.#coding, part)).write(part);
+    if (chunk.length > room) this.#cut('response body over 1 MiB');
   }
 
   onResponseEnd(): void {
@@ -255,52 +242,40 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Ended attempts the queue may hold behind a slow one before it is swept through (see #dropEnded). */
-const MIN_QUEUE_LIMIT = 1024;
-
 /**
  * The time limits of attempts that all have the same length: deadlines come in the order the
- * attempts started, so a queue in that order and one timer for the oldest are enough. An attempt that
- * ends is not looked for in the queue: it is marked done, and dropped when it reaches the front.
- * (A Set with a delete per attempt and a timer cleared whenever it emptied showed in a batch's rate.)
- * The timer does not keep Node running: an attempt in flight has a socket that does.
+ * attempts started, so a list in that order and one timer for the oldest are enough. An attempt
+ * takes itself out of the list when it ends (two links, no search), so an ended attempt is let go
+ * of at once, however long an older one stays in flight. The timer does not keep Node running: an
+ * attempt in flight has a socket that does.
  */
 export class Deadlines {
-  #queue: Array<Attempt | undefined> = [];
-  #head = 0;
-  #limit = MIN_QUEUE_LIMIT;
+  #oldest: Attempt | undefined;
+  #newest: Attempt | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   add(attempt: Attempt): void {
-    this.#dropEnded();
-    this.#queue.push(attempt);
+    attempt.older = this.#newest;
+    if (this.#newest) this.#newest.newer = attempt;
+    else this.#oldest = attempt;
+    this.#newest = attempt;
     if (!this.#timer) this.#arm(attempt.deadline);
   }
 
-  /**
-   * Drops the ended attempts at the front (attempts end about in the order they started), and all
-   * of them once the queue has grown to twice what it held after the last such sweep (one slow
-   * attempt at the front would otherwise hold every later one until it ends).
-   */
-  #dropEnded(): void {
-    const queue = this.#queue;
-    while (this.#head < queue.length && queue[this.#head]!.done) queue[this.#head++] = undefined; // freed now, not at the next copy
-    if (this.#head === queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (queue.length - this.#head > this.#limit) {
-      this.#queue = queue.slice(this.#head).filter((attempt) => !attempt!.done);
-      this.#head = 0;
-      this.#limit = Math.max(MIN_QUEUE_LIMIT, 2 * this.#queue.length);
-    } else if (this.#head >= MIN_QUEUE_LIMIT && this.#head * 2 >= queue.length) {
-      this.#queue = queue.slice(this.#head);
-      this.#head = 0;
-    }
+  remove(attempt: Attempt): void {
+    const { older, newer } = attempt;
+    if (older) older.newer = newer;
+    else this.#oldest = newer;
+    if (newer) newer.older = older;
+    else this.#newest = older;
+    attempt.older = attempt.newer = undefined;
   }
 
   /** Every attempt in flight, oldest first. */
   all(): Attempt[] {
-    return this.#queue.slice(this.#head).filter((attempt): attempt is Attempt => !attempt!.done);
+    const list: Attempt[] = [];
+    for (let attempt = this.#oldest; attempt; attempt = attempt.newer) list.push(attempt);
+    return list;
   }
 
   #arm(deadline: number): void {
@@ -308,18 +283,11 @@ export class Deadlines {
     this.#timer.unref();
   }
 
+  /** Expires the attempts whose limit has passed (each leaves the list), then waits for the oldest left. */
   #sweep(): void {
     this.#timer = undefined;
     const now = monotonicMs();
-    const queue = this.#queue;
-    for (let i = this.#head; i < queue.length; i++) {
-      const attempt = queue[i]!;
-      if (attempt.done) continue;
-      if (attempt.deadline > now) break;
-      attempt.expire(); // now done
-    }
-    this.#dropEnded();
-    const oldest = this.#queue[this.#head];
-    if (oldest) this.#arm(oldest.deadline);
+    while (this.#oldest && this.#oldest.deadline <= now) this.#oldest.expire();
+    if (this.#oldest) this.#arm(this.#oldest.deadline);
   }
 }

@@ -20,13 +20,77 @@ import {
   isRetryableStatus,
   parseRetryAfter,
 } from './retry.js';
-import type { ClientOptions, FireOptions, FireResult } from './types.js';
 import { openDispatcher, proxyFor } from './undici.js';
 import type { ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export { USER_AGENT } from './request.js';
-export type { ClientEvent, ClientOptions, FireOptions, FireResult } from './types.js';
+
+export interface ClientOptions {
+  baseUrl: string | BaseUrl;
+  apiKey: string;
+  /** Bound on one whole attempt (connect, headers, body), ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for failures that cannot have recorded the event. Default 2. */
+  retries?: number;
+  /** Connections kept per origin (batch concurrency). Default 1. */
+  connections?: number;
+  /** Accept plain http to a host other than loopback. */
+  allowHttp?: boolean;
+  /** First back-off ceiling, ms (default 500). */
+  retryBaseMs?: number;
+  /** Where the key came from, for hints ("--api-key", "TRIGGER_API_KEY", ...). */
+  keySource?: string;
+  /** Where the base URL came from, for hints ("--base-url", "TRIGGER_BASE_URL", ...). */
+  baseUrlSource?: string;
+  /** Observes each request, response and retry (for --verbose). Receives no key. */
+  onEvent?: (event: ClientEvent) => void;
+  /** Where the proxy variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** A W3C traceparent to send, so the event joins the trace of the job that fired it. */
+  traceparent?: string | undefined;
+}
+
+export type ClientEvent =
+  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
+  | { type: 'response'; attempt: number; status: number; headers: AnswerHeaders; body: string; truncated: boolean; ms: number }
+  | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string };
+
+export interface FireOptions {
+  /** Aborting stops waiting; the result is an InterruptedError. */
+  signal?: AbortSignal;
+  /**
+   * Aborting ends a wait before a retry, and starts no new attempt: the result is an InterruptedError
+   * with `notSent` (the answers so far recorded nothing). A request in flight goes on.
+   */
+  stopRetries?: AbortSignal;
+  /**
+   * Told of every attempt as it ends, synchronously and with numbers only (nothing is allocated for
+   * it): the status (0 when no answer came), the attempt's round trip in ms, whether it timed out,
+   * and for a 429 or 503 the Retry-After in ms (-1 when none was given). For --concurrency auto.
+   */
+  onAttempt?: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) => void;
+  /** A 429 or 503 is not retried here but thrown at once: the caller sends the event again later. */
+  throwPushBack?: boolean;
+  /** Shared by many calls: no retry starts before `pausedUntil` (monotonic ms, as monotonicMs()). */
+  gate?: { readonly pausedUntil: number };
+}
+
+export interface FireResult {
+  ok: true;
+  status: number;
+  statusText: string;
+  triggerId: string;
+  userId: string;
+  /** The value as sent (JSON number text), or undefined when none was sent. */
+  value: string | undefined;
+  attempts: number;
+  durationMs: number;
+  requestId: string | undefined;
+  /** Parsed JSON body, or its text when it is not JSON. */
+  response: unknown;
+}
 
 export class TriggerClient {
   readonly baseUrl: BaseUrl;
@@ -39,8 +103,17 @@ export class TriggerClient {
   #proxy: ProxyChoice | undefined;
   /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
-  /** Interrupts for the waits before a retry (see abortAll). */
-  readonly #waits = new Set<() => void>();
+  /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
+  readonly #waits = new Map<() => void, AbortSignal[]>();
+  /**
+   * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
+   * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
+   * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
+   * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+   */
+  readonly #wake = () => {
+    for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
+  };
   /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
   readonly #headerList: string[];
   /** Masks the key in server text; made when an answer first needs it. */
@@ -71,7 +144,8 @@ export class TriggerClient {
     return requestHeaders(maskKey(this.#apiKey), this.#options.traceparent);
   }
 
-  async #pool(): Promise<Dispatcher> {
+  /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
+  async ready(): Promise<void> {
     if (!this.#dispatcher) {
       const { dispatcher, proxy } = await openDispatcher(
         this.baseUrl.origin,
@@ -89,18 +163,12 @@ export class TriggerClient {
       this.#dispatcher = dispatcher;
       this.#proxy = proxy;
     }
-    return this.#dispatcher;
-  }
-
-  /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
-  async ready(): Promise<void> {
-    await this.#pool();
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
     const event = 'path' in input ? input : prepareEvent(input);
-    if (!this.#dispatcher) await this.#pool(); // loading undici is start-up, not the service's time
+    if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     // A small loop, the judging done in #judge: an await saves and restores all of a function's
     // locals, and at batch rates that was measurable.
@@ -121,7 +189,7 @@ export class TriggerClient {
    */
   #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, options: FireOptions): FireResult | Retry {
     const canRetry = attempt <= this.retries;
-    const info = { attempts: attempt, durationMs: Math.round(outcome.ended - started) };
+    const info = { attempts: attempt, durationMs: Math.round(monotonicMs() - started) };
     const onEvent = this.#options.onEvent;
     if (outcome.kind === 'failed') {
       options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
@@ -197,11 +265,9 @@ export class TriggerClient {
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
   }
 
+  /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
   #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    const mask = (this.#mask ??= new Redactor(this.#apiKey));
-    const masked = (value: string | string[] | undefined) =>
-      Array.isArray(value) ? value.map((v) => mask.server(v)) : value && mask.server(value);
-    return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(value)]));
+    return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers))) as AnswerHeaders;
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
@@ -215,13 +281,13 @@ export class TriggerClient {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        for (const s of signals) unwatch(s, stop);
+        for (const s of signals) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener('abort', this.#wake);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
-      this.#waits.add(stop);
-      for (const s of signals) watch(s, stop);
+      this.#waits.set(stop, signals);
+      for (const s of signals) s.addEventListener('abort', this.#wake);
     });
     if (interrupted) throw notSent();
   }
@@ -232,13 +298,13 @@ export class TriggerClient {
    */
   abortAll(): void {
     for (const attempt of this.#deadlines.all()) attempt.interrupt();
-    for (const stop of [...this.#waits]) stop();
+    for (const stop of [...this.#waits.keys()]) stop();
   }
 
   /** One attempt through undici's dispatch API: no stream or signal objects per request. */
   #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
-    if (!dispatcher) return this.#pool().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
+    if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
     this.#options.onEvent?.({
       type: 'request',
       attempt,
@@ -284,35 +350,6 @@ type Retry = { ok: false; delayMs: number; reason: string; info: AttemptInfo };
 function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
   return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
-}
-
-/**
- * The waits before a retry that a signal ends, per signal. A batch's lanes share one stop signal,
- * and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it
- * (Node warns from 11: MaxListenersExceededWarning, even with --quiet). The signal gets one
- * listener while any wait is on it, removed with the last.
- */
-const watchers = new WeakMap<AbortSignal, { waits: Set<() => void>; listener: () => void }>();
-
-function watch(signal: AbortSignal, wake: () => void): void {
-  let entry = watchers.get(signal);
-  if (!entry) {
-    const waits = new Set<() => void>();
-    const listener = () => {
-      watchers.delete(signal);
-      for (const w of [...waits]) w();
-    };
-    watchers.set(signal, (entry = { waits, listener }));
-    signal.addEventListener('abort', listener, { once: true });
-  }
-  entry.waits.add(wake);
-}
-
-function unwatch(signal: AbortSignal, wake: () => void): void {
-  const entry = watchers.get(signal);
-  if (!entry?.waits.delete(wake) || entry.waits.size > 0) return;
-  watchers.delete(signal);
-  signal.removeEventListener('abort', entry.listener);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */

@@ -116,8 +116,7 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
 
 /** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
 function withoutLabel(message: string | undefined, label: string): string | undefined {
-  if (message === undefined || !message.startsWith(label) || /^[^\s:,;.\u2013\u2014-]/.test(message.slice(label.length))) return message;
-  const rest = message.slice(label.length).replace(/^[\s:,;.\u2013\u2014-]+/, '');
+  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), ''); // a label is digits and words
   return rest === '' ? undefined : rest;
 }
 
@@ -167,8 +166,7 @@ function mainCode(error: unknown): string | undefined {
 /** A failure at the proxy, named as the proxy's: nothing reached the service. */
 function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: FailureInfo, tries: string): NetworkError {
   const named = `the proxy ${proxy.proxy} (from ${proxy.variable})`;
-  const host = context.where.replace(/^[a-z]+:\/\//, '');
-  const direct = host.replace(/:\d+$/, '');
+  const { host, hostname: direct } = new URL(context.where);
   let message = `cannot reach ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
   let hint = `nothing was sent; check ${proxy.variable} and that the proxy is running (or add ${direct} to NO_PROXY to go direct)`;
   if (proxy.code === 'ERR_PROXY_AUTH_REQUIRED') {
@@ -195,7 +193,7 @@ function networkHint(codes: string[], code: string | undefined, context: Connect
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
 
-const UNREADABLE = 'the answer could not be read (an unexpected 1xx or malformed response)';
+const UNREADABLE = 'its answer could not be read (an unexpected 1xx or a malformed response)';
 const CLOSED = 'connection closed by the other side before it answered';
 
 /** What a failure's code means, in words. */
@@ -218,8 +216,7 @@ const REASONS = new Map([
 export function describeNetworkError(code: string | undefined, message: string): string {
   if (code === undefined || code === 'ERR_BODY_DECODE') return message;
   // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
-  if (REASONS.get(code) === CLOSED && /bad response/i.test(message))
-    return 'its answer could not be read (an unexpected 1xx or a malformed response)';
+  if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split('\n')[0]} (${code})`);
 }
 

@@ -143,7 +143,7 @@ const CONNECTION_CODES = new Set<string>([...CONNECT_FAILURES, 'ECONNRESET', 'EP
 export function asProxyError(error: unknown, choice: ProxyChoice, connected: boolean): ProxyError | undefined {
   const message = (error as Error)?.message ?? '';
   // undici's words: "Proxy response (407) !== 200 when HTTP Tunneling", "Proxy Authentication Required (407)".
-  const answered = /^Proxy response \((\d{3})\)/.exec(message) ?? /^Proxy Authentication Required \((407)\)/.exec(message);
+  const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
   if (answered) {
     const status = Number(answered[1]);
     return new ProxyError(status === 407 ? 'ERR_PROXY_AUTH_REQUIRED' : 'ERR_PROXY_REFUSED', choice, { status, cause: error });

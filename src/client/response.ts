@@ -57,10 +57,7 @@ export function serverMessage(json: unknown, text: string): string | undefined {
 
 /** Whether a body is an HTML page (a proxy's, a CDN's or a web server's error page) rather than text. */
 export function looksLikeHtml(text: string): boolean {
-  return (
-    /^\s*(?:\ufeff)?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)/i.test(text) ||
-    /<\/(?:html|body|head|title)>/i.test(text)
-  );
+  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 }
 
 /** Markup as text: tags gone, entities decoded (a `<` from an entity stays a `<`, as the page shows it). */
@@ -82,16 +79,10 @@ export function htmlWords(page: string): string {
   const withoutCode = html
     .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
     .replace(/<(script|style|template|noscript)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ');
-  // Tag patterns stop at the next `<`, and the end of the title is found with indexOf: linear on any page.
-  const titleTag = /<title\b[^<>]*>/i.exec(withoutCode);
-  let title = '';
-  let rest = withoutCode;
-  if (titleTag) {
-    const start = titleTag.index + titleTag[0].length;
-    const end = withoutCode.toLowerCase().indexOf('</title', start);
-    title = markupText(withoutCode.slice(start, end < 0 ? undefined : end));
-    rest = withoutCode.slice(0, titleTag.index) + ' ' + (end < 0 ? '' : withoutCode.slice(end));
-  }
+  // Tag patterns stop at the next `<`: linear on any page. A title holds text, not tags.
+  const titleElement = /<title\b[^<>]*>([^<]*)/i.exec(withoutCode);
+  const title = markupText(titleElement?.[1] ?? '');
+  const rest = titleElement ? withoutCode.replace(titleElement[0], ' ') : withoutCode;
   const bodyTag = /<body\b[^<>]*>/i.exec(rest);
   let body = markupText(bodyTag ? rest.slice(bodyTag.index + bodyTag[0].length) : rest);
   if (title !== '' && body.startsWith(title)) body = body.slice(title.length).trim();

@@ -55,13 +55,10 @@ export function isRetryableStatus(status: number): boolean {
  * absent or unparseable.
  */
 export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {
-  if (header === undefined) return undefined;
-  const text = header.trim();
+  const text = header?.trim() ?? '';
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  if (!/[a-z]/i.test(text)) return undefined;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN; // a date names its day or month; bare numbers are not dates
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based), at most 8 s. */

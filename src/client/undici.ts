@@ -46,11 +46,6 @@ function patchParser(socket: object): void {
 
 type UndiciIndex = typeof Undici;
 
-/** undici is CommonJS: bundled, its exports are under `default`; loaded by Node, also at the top. */
-function interop(module: object): UndiciIndex {
-  return ((module as { default?: UndiciIndex }).default ?? module) as UndiciIndex;
-}
-
 /**
  * TLS options for every connection that carries the key: certificates are always verified, as curl
  * verifies them. Node's default for `rejectUnauthorized` reads NODE_TLS_REJECT_UNAUTHORIZED, so that
@@ -84,7 +79,9 @@ export async function openDispatcher(
     return { dispatcher: poolOf(PoolClass, buildConnector, origin, options), proxy };
   }
   const url = parseProxy(proxy); // a usage error, before anything is sent
-  const undici = interop(await import('undici'));
+  // undici is CommonJS: bundled, its exports are under `default`; loaded by Node, also at the top.
+  const index = (await import('undici')) as UndiciIndex & { default?: UndiciIndex };
+  const undici = index.default ?? index;
   // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
   // sends it; https:// is tunnelled with CONNECT either way. `factory` makes both the pool to the
   // service through the tunnel and the pool to a forwarding proxy.

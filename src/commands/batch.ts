@@ -79,18 +79,13 @@ export function command(program: Command, ctx: Context): Command {
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
     .option('--columns <map>', "the file's own column names: triggerId=<name>,userId=<name>,value=<name>")
-    .addOption(
-      new Option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace")
-        .argParser(parse.concurrency)
-        .default(DEFAULT_CONCURRENCY),
+    .option('--concurrency <n|auto>', "requests in flight at once; auto finds the service's pace", parse.concurrency, DEFAULT_CONCURRENCY)
+    .option(
+      '--max-concurrency <n>',
+      `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
+      parse.wholeNumber(1, 256),
     )
-    .addOption(
-      new Option(
-        '--max-concurrency <n>',
-        `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
-      ).argParser(parse.wholeNumber(1, 256)),
-    )
-    .addOption(new Option('--rate <n>', 'at most this many requests per second').argParser(parse.rate))
+    .option('--rate <n>', 'at most this many requests per second', parse.rate)
     .option(
       '--failed <file>',
       'write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)',
@@ -98,12 +93,7 @@ export function command(program: Command, ctx: Context): Command {
     .option('--journal <file>', "record each row's progress here, so that a run that was killed can be carried on with --resume")
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
-    .addOption(
-      new Option(
-        '--shard <i>/<n>',
-        'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file',
-      ).argParser(parse.shard),
-    )
+    .option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file', parse.shard)
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
@@ -189,7 +179,17 @@ async function send(run: Run): Promise<void> {
     retryUnknown: options.retryUnknown === true,
     beforeStdout: () => progress?.clear(),
   });
-  const fireOptions = fireOptionsFor(pace, stop.signal);
+  // What every row is sent with: one object, not one per row. With auto, every attempt is told to the
+  // pace, a push-back comes back to the runner to be sent again, and retries wait for the shared pause.
+  const fireOptions = {
+    stopRetries: stop.signal,
+    ...(pace && {
+      throwPushBack: true,
+      gate: pace,
+      onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
+        pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
+    }),
+  };
   const runner = new Runner({
     rows: options.shard ? shardRows(run.rows, options.shard) : run.rows,
     send: client ? (event) => client.fire(event, fireOptions) : undefined,
@@ -223,11 +223,7 @@ async function send(run: Run): Promise<void> {
   const stopCapping = capYoungGeneration();
   let result: RunResult | undefined;
   try {
-    result = await runner.run().catch((error: unknown) => {
-      // A signal that stopped stdin before its header came: nothing was read, so nothing is wrong with it.
-      if (stoppedBy && input.cut && recorder.counts.rows === 0 && error instanceof UsageError) return { elapsedMs: 0, lastLine: 0 };
-      throw error;
-    });
+    result = await runner.run();
   } finally {
     stopCapping();
     progress?.stop();
@@ -243,21 +239,6 @@ async function send(run: Run): Promise<void> {
 }
 
 /**
- * What every row is sent with: one object, not one per row. With auto, every attempt is told to the
- * pace, a push-back comes back to the runner to be sent again, and retries wait for the shared pause.
- */
-function fireOptionsFor(pace: Pace | undefined, stopRetries: AbortSignal) {
-  if (!pace) return { stopRetries };
-  return {
-    stopRetries,
-    throwPushBack: true,
-    gate: pace,
-    onAttempt: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) =>
-      pace.answered(answerOf(status, timedOut), ms, retryAfterMs),
-  };
-}
-
-/**
  * The progress line on stderr (not started), unless --quiet or --verbose: redrawn on a terminal,
  * without one (CI, a log) a plain line every 10 s, so that a long job's log never goes silent.
  */
@@ -270,9 +251,11 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
     const { counts, inFlight, stopped } = now();
     return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
   };
-  if (input.file && !options.shard) {
-    const header = FORMAT_TABLE[input.format].kind === 'csv' ? 1 : 0;
-    void countLines(input.file).then(
+  // One plain file's lines are counted for the total (a compressed file's bytes are not its lines).
+  const [file, ...more] = input.files;
+  if (file && !more.length && !file.compression && file.format !== 'parquet' && !options.shard) {
+    const header = FORMAT_TABLE[file.format].kind === 'csv' ? 1 : 0;
+    void countLines(file.path).then(
       (n) => (total = Math.max(0, n - header)),
       () => undefined,
     );
@@ -293,6 +276,7 @@ function finish(
   stderr: (line: string) => void,
 ): void {
   const { counts } = recorder;
+  const name = input.sources.join(' ');
   const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
   // A journal that could not be written is behind this run: carrying on from it would count rows
@@ -323,7 +307,7 @@ function finish(
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {
-      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(input.name, summary)));
+      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
     } catch (error) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
     }
@@ -333,7 +317,7 @@ function finish(
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';
     io.stderr(
-      githubAnnotation(`trigger batch ${input.name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
+      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
     );
   }
   throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });

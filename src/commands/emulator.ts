@@ -62,16 +62,17 @@ function rejectionLine(entry: RequestEntry, io: Output): string {
   return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
-/** Without --trigger, the catalog's triggers under the active profile's ids (undefined: no catalog). */
-function catalogTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; path: string } | undefined {
-  const found = options.trigger?.length ? undefined : findCatalog({ cwd, env, flag: options.catalog });
+/** The triggers it knows: --trigger's, else the catalog's under the active profile's ids (undefined: any). */
+function knownTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; from: string } | undefined {
+  if (options.trigger?.length) return { ids: options.trigger, from: '' };
+  const found = findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
-  return { ids: triggerIdsFor(loadCatalog(found, { env }), activeProfile({}, env)), path: found.path };
+  return { ids: triggerIdsFor(loadCatalog(found, { env }), activeProfile({}, env)), from: ` from ${printable(found.path)}` };
 }
 
 export async function emulator(options: EmulatorCommandOptions, ctx: Context): Promise<void> {
   const { io, env } = ctx;
-  const fromCatalog = catalogTriggers(options, ctx);
+  const known = knownTriggers(options, ctx);
   const keySource = options.key ? '--key' : env.TRIGGER_API_KEY ? 'TRIGGER_API_KEY' : undefined;
   const key = options.key ?? env.TRIGGER_API_KEY;
   const givenKey = key ? normalizeApiKey(key, keySource ?? '--key') : undefined;
@@ -79,7 +80,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
   const server = await startEmulator({
     ...options,
     key: givenKey,
-    triggers: fromCatalog?.ids ?? options.trigger,
+    triggers: known?.ids,
     latencyMs: options.latency,
     keepEvents: false,
     onRequest(entry) {
@@ -90,14 +91,17 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
     },
   });
-  for (const line of bannerLines(server, options, keySource, fromCatalog, io)) io.stderr(line);
-  await untilStopped(server);
+  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
+  // Until a stop signal: the first lets requests in flight finish, a second cuts them off.
+  let removeSignals = () => {};
+  await new Promise((resolve) => {
+    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
+  });
+  removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
   const limits = options.capacity || options.maxInFlight ? `, ${pushedBack} pushed back` : '';
   // In a terminal the ^C the terminal echoed is still on the line: start a new one.
-  io.stderr(
-    `${process.stderr.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`,
-  );
+  io.stderr(`${io.terminal.isTTY ? '\n' : ''}stopped: ${recorded} recorded, ${rejected} rejected, ${injected} injected failures${limits}`);
 }
 
 /** What it listens on, how to point trigger at it, and what it was asked to do. */
@@ -105,7 +109,7 @@ function bannerLines(
   server: Emulator,
   options: EmulatorCommandOptions,
   keySource: string | undefined,
-  fromCatalog: { ids: string[]; path: string } | undefined,
+  known: { ids: string[]; from: string } | undefined,
   io: Output,
 ): string[] {
   const c = io.errColors;
@@ -117,8 +121,7 @@ function bannerLines(
   const key = server.keyGenerated ? 'generated for this run' : `from ${keySource} (${maskKey(server.key)})`;
   lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
   if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
-  if (options.trigger?.length) lines.push(`  triggers: ${options.trigger.join(', ')} (any other answers 404)`);
-  else if (fromCatalog) lines.push(`  triggers: ${fromCatalog.ids.join(', ') || 'none'} from ${fromCatalog.path} (any other answers 404)`);
+  if (known) lines.push(`  triggers: ${known.ids.map(showId).join(', ') || 'none'}${known.from} (any other answers 404)`);
   if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
   if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
   if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
@@ -126,15 +129,6 @@ function bannerLines(
   if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
   lines.push(c.dim('  Ctrl-C stops it.'));
   return lines;
-}
-
-/** Until a stop signal: the first lets requests in flight finish, a second cuts them off. */
-async function untilStopped(server: Emulator): Promise<void> {
-  let removeSignals = () => {};
-  await new Promise((resolve) => {
-    removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));
-  });
-  removeSignals();
 }
 
 /** The command's definition: its options and help. */

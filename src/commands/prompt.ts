@@ -1,37 +1,23 @@
 /**
  * Reading a secret: piped standard input, or a prompt that does not echo on a terminal.
  */
-import type { Readable } from 'node:stream';
+import readline from 'node:readline';
+import { Writable, type Readable } from 'node:stream';
 import { text as readAll } from 'node:stream/consumers';
 import type { ReadStream } from 'node:tty';
 import { TriggerError, UsageError } from '../errors.js';
 
+/** Reads one line with readline, whose echo goes nowhere (the terminal in raw mode shows nothing typed). */
 function promptHidden(question: string, input: ReadStream, output: NodeJS.WritableStream): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let answer = '';
-    output.write(question);
-    input.setRawMode(true);
-    input.resume();
-    input.setEncoding('utf8');
-    const finish = (error?: Error) => {
-      input.setRawMode(false);
-      input.pause();
-      input.removeListener('data', onData);
-      output.write('\n');
-      if (error) reject(error);
-      else resolve(answer);
-    };
-    const onData = (chunk: string) => {
-      for (const char of chunk) {
-        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
-        if (char === '\u0003') {
-          return finish(new TriggerError('interrupted', 'cancelled; no key was saved'));
-        }
-        if (char === '\u007f' || char === '\b') answer = answer.slice(0, -1);
-        else answer += char;
-      }
-    };
-    input.on('data', onData);
+  output.write(question);
+  const rl = readline.createInterface({ input, output: new Writable({ write: (_chunk, _encoding, done) => done() }), terminal: true });
+  return new Promise<string>((resolve, reject) => {
+    rl.once('line', resolve);
+    rl.once('close', () => resolve('')); // Ctrl-D
+    rl.once('SIGINT', () => reject(new TriggerError('interrupted', 'cancelled; no key was saved')));
+  }).finally(() => {
+    rl.close();
+    output.write('\n');
   });
 }
 

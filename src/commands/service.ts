@@ -12,16 +12,15 @@ export function clientFor(
   settings: Settings,
   options: ServiceOptions,
   io: Output,
-  extra: { connections?: number; onRetry?: (delayMs: number, reason: string) => void; env?: NodeJS.ProcessEnv } = {},
+  { env, connections, onRetry }: { env: NodeJS.ProcessEnv; connections?: number; onRetry?: (delayMs: number, reason: string) => void },
 ): TriggerClient {
   const onEvent =
-    options.verbose || extra.onRetry
+    options.verbose || onRetry
       ? (event: ClientEvent) => {
-          if (event.type === 'retry') extra.onRetry?.(event.delayMs, event.reason);
+          if (event.type === 'retry') onRetry?.(event.delayMs, event.reason);
           if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
         }
       : undefined;
-  const env = extra.env ?? process.env;
   const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env.TRACEPARENT);
   if (env.TRACEPARENT && !traceparent && options.verbose) {
@@ -44,7 +43,7 @@ export function clientFor(
     }[settings.baseUrlSource],
     timeoutMs: options.timeout * 1000,
     retries: options.retries,
-    connections: extra.connections,
+    connections,
     onEvent,
   });
 }

@@ -10,7 +10,7 @@ import { openInputs, type Format } from '../batch/input.js';
 import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
-import { findCatalog, type FoundCatalog } from '../catalog/find.js';
+import { CATALOG_FILE_NAME, findCatalog, type FoundCatalog } from '../catalog/find.js';
 import { catalogTarget, readCatalogFile } from '../catalog/file.js';
 import {
   ENTRY_FIELDS,
@@ -25,12 +25,16 @@ import {
 } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
-import { defaultCatalogPath, newCatalog, saveCatalog, schemaFor, writeSchemaCopy, type SchemaPlan } from '../catalog/write.js';
+import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../catalog/write.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
 import type { CatalogOptions, Context } from './shared.js';
+
+/** "1 trigger", "200000 triggers": counts as plain digits. */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 export interface CatalogFlag extends CatalogOptions {
   profile?: string;
@@ -69,9 +73,7 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
     return;
   }
-  io.stderr(
-    io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${views.length} trigger${views.length === 1 ? '' : 's'}`),
-  );
+  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views.length, 'trigger')}`));
   // Folded, not spread into Math.max: 200,000 arguments overflow the stack.
   const width = Math.min(
     32,
@@ -137,18 +139,12 @@ function bound(text: string, flag: string): number {
 
 function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
   const next: TriggerEntry = { ...entry };
-  if (options.name !== undefined) {
-    if (options.name.trim() === '') throw new UsageError('--name must not be empty');
-    next.name = options.name;
-  }
+  if (options.name !== undefined) next.name = options.name;
   if (options.value !== undefined) next.value = options.value; // one of VALUE_RULES: commander checks its choices
   if (options.min !== undefined) next.min = bound(options.min, '--min');
   if (options.max !== undefined) next.max = bound(options.max, '--max');
   if (options.description !== undefined) next.description = options.description;
-  if (options.deprecated !== undefined) {
-    if (options.deprecated.trim() === '') throw new UsageError('--deprecated takes a reason, e.g. "use promo-2026"');
-    next.deprecated = options.deprecated;
-  }
+  if (options.deprecated !== undefined) next.deprecated = options.deprecated;
   // The fields in a stable order, whatever order they were set in.
   return Object.fromEntries(ENTRY_FIELDS.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
 }
@@ -178,7 +174,7 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
   const where = found(options, ctx, create);
   const lockFile = where
     ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
-    : defaultCatalogPath(ctx.cwd);
+    : path.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock } = await import('../lock.js');
   await withLock(lockFile, async () => change(writeTarget(where, ctx, create)));
 }
@@ -191,7 +187,7 @@ function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: bool
     const save = (triggers: CatalogData['triggers']) => saveCatalog(real, { ...data, triggers }, stat);
     return { path: real, text, data, shown: `${printable(real)}${link}`, created: false, save };
   }
-  const file = where?.path ?? defaultCatalogPath(ctx.cwd);
+  const file = where?.path ?? path.join(ctx.cwd, CATALOG_FILE_NAME);
   const schema = schemaFor(file);
   const data = newCatalog(schema);
   const save = (triggers: CatalogData['triggers']) => saveCatalog(file, { ...data, triggers }, undefined);
@@ -225,16 +221,26 @@ Where another profile's account uses another id: trigger triggers edit ${printab
   });
 }
 
-/** After a new catalog is written: the schema its "$schema" names, copied beside it where nothing else has it. */
-function writeSchema(target: WriteTarget, io: Output): void {
-  if (!target.schema) return;
+/**
+ * After a new catalog is written: the package's schema its "$schema" names, copied beside it where
+ * nothing else has it (replaced whole, never through a link). A file of that name that is not a
+ * trigger catalog schema (another title, or no JSON) is left alone: it is someone's own.
+ */
+function writeSchema({ schema }: WriteTarget, io: Output): void {
+  if (schema?.copyFrom === undefined || schema.copyTo === undefined) return;
+  const title = (file: string) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { title?: unknown }).title;
   try {
-    if (writeSchemaCopy(target.schema))
-      io.stdout(io.outColors.dim(`wrote ${printable(target.schema.copyTo!)}, the schema its "$schema" names (for editors)`));
+    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
+  } catch {
+    return;
+  }
+  try {
+    writeFileAtomic(schema.copyTo, fs.readFileSync(schema.copyFrom, 'utf8'), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error) {
     io.stderr(
       io.errColors.warn(
-        `warning: cannot write ${printable(target.schema.copyTo!)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
+        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
       ),
     );
   }
@@ -245,16 +251,15 @@ const CLEARABLE = ['description', 'min', 'max', 'deprecated'] as const;
 export async function edit(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
     const key = lookUp(target, activeProfile({}, ctx.env), id);
-    let entry = applyFields(target.data.triggers[key]!, options);
+    const entry = applyFields(target.data.triggers[key]!, options);
     for (const field of options.clear ?? []) delete entry[field];
     if (options.id !== undefined) {
       if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
       checkNewId(options.id);
-      const ids = { ...(entry.ids ?? {}) };
-      if (options.id === key) delete ids[options.profile];
-      else ids[options.profile] = options.id;
-      entry = { ...entry, ids };
-      if (Object.keys(ids).length === 0) delete entry.ids;
+      // An id equal to the key is no id of its own.
+      const { [options.profile]: _was, ...ids } = entry.ids ?? {};
+      entry.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      if (Object.keys(entry.ids).length === 0) delete entry.ids;
     } else if (options.profile) {
       throw new UsageError('--profile in triggers edit names the profile for --id <id>');
     }
@@ -270,8 +275,7 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
 export async function remove(id: string, options: CatalogFlag, ctx: Context): Promise<void> {
   await changeCatalog(options, ctx, false, (target) => {
     const key = lookUp(target, activeProfile({}, ctx.env), id);
-    const triggers = { ...target.data.triggers };
-    delete triggers[key];
+    const { [key]: _removed, ...triggers } = target.data.triggers;
     target.save(triggers);
     ctx.io.stdout(`${ctx.io.outColors.success('removed')} ${printable(key)} from ${target.shown} (the dashboard still has it)`);
   });
@@ -320,15 +324,13 @@ export async function check(files: string[], options: CheckOptions, ctx: Context
     }
   }
   printProblems(problems, warnings, where.path, options, ctx);
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   if (!parsed.data) {
-    const error = new ConfigError(`the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`, {
-      reported: true,
-    });
+    const message = `the catalog ${printable(where.path)} cannot be used: ${count(problems.length, 'problem')}`;
+    const error = new ConfigError(message, { reported: true });
     if (!options.json) io.stderr(errorLine(error, io.errColors, io.serverMask));
     throw error;
   }
-  const summary = `${printable(where.path)}: ${Object.keys(parsed.data.triggers).length} triggers${files.length ? `; ${rows} rows in ${count(files.length, 'file')}` : ''}; ${count(problems.length, 'problem')}`;
+  const summary = `${printable(where.path)}: ${count(Object.keys(parsed.data.triggers).length, 'trigger')}${files.length ? `; ${count(rows, 'row')} in ${count(files.length, 'file')}` : ''}; ${count(problems.length, 'problem')}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   // Exit 1, as for rows a batch would not send; the problems are printed already.
   if (problems.length > 0) throw new TriggerError('refused', summary, { reported: true });
@@ -373,7 +375,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success('imported')} ${added.length} trigger${added.length === 1 ? '' : 's'} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
+      `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
     );
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
@@ -395,14 +397,9 @@ With one, fire and batch refuse a trigger it does not know before sending anythi
 
 const COLUMNS_HELP = "the files' own column names: triggerId=<name>,userId=<name>,value=<name>";
 
-const catalogOption = () =>
-  new Option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
 /** list and show: what they print, and whose ids. */
 const viewOptions = (command: Command) =>
-  command
-    .option('--json', 'print one JSON object')
-    .option('--profile <name>', 'show the ids of this profile (default: the active one)')
-    .addOption(catalogOption());
+  command.option('--json', 'print one JSON object').option('--profile <name>', 'show the ids of this profile (default: the active one)');
 
 function entryOptions(command: Command): Command {
   return command
@@ -411,8 +408,7 @@ function entryOptions(command: Command): Command {
     .option('--min <number>', 'the smallest value allowed')
     .option('--max <number>', 'the largest value allowed')
     .option('--description <text>', 'free text')
-    .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"')
-    .addOption(catalogOption());
+    .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"');
 }
 
 /** The command's definition: its subcommands, their options and help. */
@@ -442,7 +438,6 @@ export function command(program: Command, ctx: Context): Command {
     .command('remove')
     .description('remove a trigger from the catalog')
     .argument('<id>', 'its key or its id in the active profile')
-    .addOption(catalogOption())
     .action((id: string, options: CatalogFlag) => remove(id, options, ctx));
   triggers
     .command('check')
@@ -453,7 +448,6 @@ export function command(program: Command, ctx: Context): Command {
     .option('--columns <map>', COLUMNS_HELP)
     .option('--json', 'print one JSON object')
     .option('--profile <name>', 'check against the ids of this profile (default: the active one)')
-    .addOption(catalogOption())
     .action((files: string[], options: CheckOptions) => check(files, options, ctx));
   triggers
     .command('import')
@@ -461,7 +455,8 @@ export function command(program: Command, ctx: Context): Command {
     .argument('<file...>', 'batch files (CSV or NDJSON)')
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(IMPORT_FORMATS))
     .option('--columns <map>', COLUMNS_HELP)
-    .addOption(catalogOption())
     .action((files: string[], options: ImportOptions) => importFiles(files, options, ctx));
+  for (const sub of triggers.commands)
+    sub.option('--catalog <file>', 'the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)');
   return triggers;
 }

@@ -211,7 +211,7 @@ function take(route: { triggerId: string; userId: string }, body: string, tooBig
   const event: RecordedEvent = {
     time: new Date().toISOString(),
     ...route,
-    ...(checked.valueText === undefined ? {} : { value: checked.value, valueText: checked.valueText }),
+    ...checked,
     requestId,
   };
   if (rules.log) {
@@ -312,6 +312,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (logFd !== undefined) fs.closeSync(logFd);
     throw error;
   }
+  if (logFd !== undefined) server.once('close', () => fs.closeSync(logFd));
 
   const bound = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
@@ -326,16 +327,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     close({ force = false } = {}) {
       closing = true;
       if (force) server.closeAllConnections();
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          if (logFd !== undefined) fs.closeSync(logFd);
-          resolve();
-        });
-        // server.close() closes the idle connections; those that answer their last request later go
-        // idle then: close them as they do.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        server.once('close', () => clearInterval(sweep));
-      });
+      closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
       return closed;
     },
   };

@@ -20,10 +20,9 @@ function colours(style: (name: (typeof STYLES)[keyof Colours]) => (text: string)
   return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)])) as Colours;
 }
 
-export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean | 'auto' {
-  if (env.FORCE_COLOR !== undefined) return 'auto'; // chalk reads FORCE_COLOR itself (0 turns colour off)
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  return stream.isTTY === true ? 'auto' : false;
+/** Whether colour may be wanted: FORCE_COLOR set (chalk reads it itself: 0 turns colour off), else no NO_COLOR and a TTY. */
+function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return env.FORCE_COLOR !== undefined || (!env.NO_COLOR && stream.isTTY === true);
 }
 
 export async function paletteFor(
@@ -31,7 +30,7 @@ export async function paletteFor(
   env: NodeJS.ProcessEnv = process.env,
   stream: { isTTY?: boolean } = which === 'stdout' ? process.stdout : process.stderr,
 ): Promise<Palette> {
-  if (wantsColor(stream, env) === false) return PLAIN;
+  if (!wantsColor(stream, env)) return PLAIN;
   const { default: chalkStdout, chalkStderr } = await import('chalk');
   const chalk = which === 'stdout' ? chalkStdout : chalkStderr;
   if (chalk.level === 0) return PLAIN;

@@ -9,8 +9,7 @@ const HEAD = 40;
 const TAIL = 12;
 
 /** Whether the code unit at `at` is the second half of a surrogate pair (a cut there would split a character). */
-const splitsPair = (text: string, at: number) =>
-  at > 0 && at < text.length && /[\udc00-\udfff]/.test(text[at]!) && /[\ud800-\udbff]/.test(text[at - 1]!);
+const splitsPair = (text: string, at: number) => (text.codePointAt(at - 1) ?? 0) > 0xffff;
 
 function cut(text: string): { head: string; tail: string; length: number } | undefined {
   if (text.length <= MAX_ECHO) return undefined;

@@ -11,17 +11,6 @@ export type TerminalStream = NodeJS.WritableStream & { isTTY?: boolean; columns?
 
 export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 
-/**
- * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts): whether
- * it is one, its width, and the stream itself. A test passes a stream that says it is a terminal.
- */
-export interface Terminal {
-  readonly isTTY: boolean;
-  /** Columns, 0 when the terminal reports no size (a pty nobody sized). */
-  readonly columns: number;
-  readonly stream: TerminalStream;
-}
-
 export class Output {
   readonly #redactor = new Redactor();
   readonly #streams: Streams;
@@ -35,23 +24,21 @@ export class Output {
    */
   stdoutError: NodeJS.ErrnoException | undefined;
 
-  readonly terminal: Terminal;
-
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
-    const stderr = streams.stderr;
-    this.terminal = {
-      get isTTY() {
-        return stderr.isTTY === true;
-      },
-      get columns() {
-        return stderr.columns ?? 0;
-      },
-      stream: stderr,
-    };
     // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
     // exit 1 ("refused") for an event that was accepted.
     streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
+  }
+
+  /**
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
+   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
+   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   */
+  get terminal(): { isTTY: boolean; columns: number; stream: TerminalStream } {
+    const stream = this.#streams.stderr;
+    return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
   }
 
   #stdoutFailed(error: NodeJS.ErrnoException): void {

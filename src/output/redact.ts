@@ -28,13 +28,8 @@ const SHORT_KEY = 12;
 /** How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found. */
 const DECODE_PASSES = 2;
 
-/** Masks pieces of the key in text that came from the server (Redactor and Output give one). */
-export interface ServerMask {
-  /** Server text with the key, and any long enough piece of it, masked. */
-  server(text: string): string;
-  /** JSON text from the server, masked in its strings and member names only: it stays the same JSON. */
-  serverJson(json: string): string;
-}
+/** Masks the key and its pieces in text that came from the server (Output.serverMask gives one). */
+export type ServerMask = Pick<Redactor, 'server' | 'serverJson'>;
 
 const WORD = /[A-Za-z0-9_-]/;
 const ESCAPES = /[%\\&]/;
@@ -53,11 +48,6 @@ interface Form {
   text: string;
   /** Looked for in the lowered view (any letter case), else with case kept (base64). */
   anyCase: boolean;
-  /**
-   * The views it is looked for in: all; only the text as it is (a form that is itself escaped); or
-   * all but the text as it is beside decoded views (where only the key's own characters are sought).
-   */
-  views: 'all' | 'undecoded' | 'decoded';
   /** Characters before and after it, of `alphabet`, that still carry bits of the key (base64's groups). */
   before: number;
   after: number;
@@ -83,11 +73,11 @@ function asciiLower(text: string): string {
 }
 
 /** A form, with its stretches of minPiece / 2 characters starting every minPiece / 2 when it has pieces. */
-function form(text: string, views: Form['views'], minPiece = 0, more: Partial<Form> = {}): Form {
+function form(text: string, minPiece = 0, more: Partial<Form> = {}): Form {
   const half = minPiece / 2;
   const stretches: Stretch[] = [];
   for (let s = 0; half > 0 && s + half <= text.length; s += half) stretches.push([s, text.slice(s, s + half)]);
-  return { text, anyCase: true, views, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
+  return { text, anyCase: true, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
 }
 
 /** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
@@ -105,7 +95,7 @@ function base64Forms(key: string): Form[] {
       ['base64url', /[A-Za-z0-9_-]/],
     ] as const) {
       const text = bytes.toString(encoding); // whole groups: no padding
-      if (!forms.some((f) => f.text === text)) forms.push(form(text, 'decoded', BASE64_PIECE, { alphabet, ...around }));
+      if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
   }
   return forms;
@@ -144,10 +134,10 @@ class Secret {
     const literal = new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
     literal.delete(lower);
     this.forms = [
-      form(lower, 'all', this.short ? 0 : MIN_PIECE),
-      ...[...literal].map((text) => form(text, 'undecoded')),
-      form(hex, 'decoded', this.short ? 0 : 2 * MIN_PIECE),
-      form(hex.replace(/..(?!$)/g, '$&:'), 'decoded', 0, {
+      form(lower, this.short ? 0 : MIN_PIECE),
+      ...[...literal].map((text) => form(text)),
+      form(hex, this.short ? 0 : 2 * MIN_PIECE),
+      form(hex.replace(/..(?!$)/g, '$&:'), 0, {
         pattern: {
           expression: new RegExp(hex.replace(/..(?!$)/g, '$&[-: ]'), 'g'),
           starts: [':', '-', ' '].map((separator) => `${hex.slice(0, 2)}${separator}${hex.slice(2, 4)}`),
@@ -183,11 +173,6 @@ interface View {
   at: Int32Array | undefined;
   /** Whether decoding made an escape character, so that another pass may find more. */
   again?: boolean;
-  /**
-   * The text as it is beside its decoded views: only the key itself (raw, JSON-escaped,
-   * percent-encoded) and its pieces are looked for here, for a key holding `%`, `\` or `&`.
-   */
-  raw?: boolean;
 }
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
@@ -311,12 +296,9 @@ function decode(text: string, references: boolean): View[] {
  * searched); for a key holding `&`, also the passes that leave character references as they are.
  */
 function views(text: string, secret: Secret): View[] {
-  const plain: View = { text, lower: asciiLower(text), at: undefined };
   const decoded = decode(text, true);
-  if (decoded.length === 0) return [plain];
-  plain.raw = true;
   if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
-  return [plain, ...decoded];
+  return [{ text, lower: asciiLower(text), at: undefined }, ...decoded];
 }
 
 /** Calls `found` with every place `needle` is in `haystack`. */
@@ -336,7 +318,6 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
     ranges.push([from, to, whole]);
   };
   for (const form of secret.forms) {
-    if (form.views === 'undecoded' ? view.at !== undefined : form.views === 'decoded' && view.raw) continue;
     const haystack = form.anyCase ? view.lower : view.text;
     if (form.pattern) {
       if (!form.pattern.starts.some((start) => haystack.includes(start))) continue;
@@ -397,7 +378,7 @@ function applyRanges(text: string, ranges: Range[], mask: string): string {
   return result + text.slice(last);
 }
 
-export class Redactor implements ServerMask {
+export class Redactor {
   readonly #secrets: Secret[] = [];
 
   constructor(secret?: string) {
@@ -444,7 +425,7 @@ export class Redactor implements ServerMask {
     return maskStrings(line, false, (text) => this.text(text));
   }
 
-  /** JSON text from the server, masked as server text in its strings and member names. */
+  /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
   serverJson(json: string): string {
     if (!this.#secrets.some((secret) => secret.mayHold(json) || secret.mayHoldPiece(json))) return json;
     return maskStrings(json, true, (text) => this.server(text));
@@ -466,13 +447,8 @@ function maskStrings(json: string, names: boolean, mask: (text: string) => strin
  * part with no password masked whole, since a lone token there is as secret as a password.
  */
 export function maskProxyCredentials(proxy: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(proxy)?.[0] ?? '';
-  const rest = proxy.slice(scheme.length);
-  // The last `@` ends the credentials, also when a password holds a raw `/` or `@` (a proxy has no path).
-  const at = rest.lastIndexOf('@');
-  if (at < 0) return proxy;
-  const userinfo = rest.slice(0, at);
-  const colon = userinfo.indexOf(':');
-  const shown = colon < 0 ? '••••' : `${userinfo.slice(0, colon)}:••••`;
-  return `${scheme}${shown}${rest.slice(at)}`;
+  // Up to the last `@`, also when a password holds a raw `/` or `@` (a proxy has no path); the user is up to the first `:`.
+  return proxy.replace(/^([a-z][a-z0-9+.-]*:\/\/)?(?:([^:]*):)?.*@/is, (_, scheme = '', user?: string) =>
+    user === undefined ? `${scheme}••••@` : `${scheme}${user}:••••@`,
+  );
 }

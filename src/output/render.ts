@@ -158,13 +158,11 @@ export function failureJson(
   });
 }
 
+/** A line per header value (a repeated header's each on its own), as curl -v shows them. */
 function headerLines(prefix: string, headers: AnswerHeaders, shown: (text: string) => string = (text) => text): string[] {
-  const lines: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== undefined) lines.push(`${prefix} ${printable(shown(name))}: ${printable(shown(v))}`);
-  }
-  return lines;
+  return Object.entries(headers).flatMap(([name, value]) =>
+    [value ?? []].flat().map((v) => `${prefix} ${printable(shown(name))}: ${printable(shown(v))}`),
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
- * The shared time limit of attempts (client/attempt.ts): one timer and a queue in start order, where
- * an attempt that ends is only marked and dropped once it reaches the front. What must hold: an
- * attempt still in flight behind thousands that ended still times out, on time; the queue lists only
- * attempts in flight; and ended attempts are let go of, at the latest a thousand or so later, rather
- * than kept until the slow one ends (a queue that kept them all held 300 MB in a batch on Node 24).
+ * The shared time limit of attempts (client/attempt.ts): one timer and a doubly linked list in start
+ * order, which an attempt leaves the moment it ends. What must hold: an attempt still in flight behind
+ * thousands that ended still times out, on time; the list holds only attempts in flight; and ended
+ * attempts are let go of at once rather than kept until the slow one ends (a queue that kept them all
+ * held 300 MB in a batch on Node 24).
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';

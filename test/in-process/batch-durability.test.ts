@@ -94,7 +94,7 @@ describe('broken input', () => {
 
 describe('the failed file', () => {
   it('a temporary file left by a run that was killed is cleared by the next run', async () => {
-    const leftover = at('.failed.csv.999999.tmp'); // a pid that is not running
+    const leftover = at('.failed.csv.tmp');
     fs.writeFileSync(leftover, 'triggerId,userId,error\nt,half');
     const result = await batch([file('ok.csv', csvRows(2)), '--failed', at('failed.csv')]);
     expect(result.code).toBe(0);

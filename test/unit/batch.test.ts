@@ -163,12 +163,12 @@ describe('choosing the format', () => {
 describe('the failed file', () => {
   it('writes CSV rows with the header plus error, replacing an error column that is there', async () => {
     const [row] = await rowsOf('value,userId,triggerId,note\n1,"a,b",t,x\n', 'csv');
-    expect(failedHeader('csv', ['value', 'userId', 'triggerId', 'note'])).toBe('value,userId,triggerId,note,error\n');
+    expect(failedHeader(['value', 'userId', 'triggerId', 'note'])).toBe('value,userId,triggerId,note,error\n');
     expect(failedLine(row!, '404 Not Found: "nope"', ['value', 'userId', 'triggerId', 'note'])).toBe(
       '1,"a,b",t,x,"line 2: 404 Not Found: ""nope"""\n',
     );
     const [again] = await rowsOf('value,userId,triggerId,note,error\n1,a,t,x,line 2: old\n', 'csv');
-    expect(failedHeader('csv', ['value', 'userId', 'triggerId', 'note', 'error'])).toBe('value,userId,triggerId,note,error\n');
+    expect(failedHeader(['value', 'userId', 'triggerId', 'note', 'error'])).toBe('value,userId,triggerId,note,error\n');
     expect(failedLine(again!, 'new', ['value', 'userId', 'triggerId', 'note', 'error'])).toBe('1,a,t,x,line 2: new\n');
   });
 
@@ -186,7 +186,7 @@ describe('the failed file', () => {
   it('writes --format lines rows as CSV that reads back without options', async () => {
     const source = readRows(Readable.from([Buffer.from('a,b\n')]), 'lines', { trigger: 'welcome' });
     const [row] = (await source.rows[Symbol.asyncIterator]().next()).value as Row[];
-    const text = failedHeader(row!.record.format, source.header())! + failedLine(row!, 'no answer', source.header());
+    const text = failedHeader(source.header())! + failedLine(row!, 'no answer', source.header());
     expect(text).toBe('triggerId,userId,error\nwelcome,"a,b",line 1: no answer\n');
     const [back] = await rowsOf(text, 'csv');
     expect(back?.event?.path).toBe('/v1/triggers/welcome/users/a%2Cb/events');
