@@ -49,13 +49,10 @@ const result = await build({
 
 /** Each bundled package's licence text, from its own folder in node_modules. */
 function licenses(metafile) {
-  const packages = new Map();
-  for (const input of Object.keys(metafile.inputs)) {
-    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) packages.set(match[1], true);
-  }
+  const packages = new Set(Object.keys(metafile.inputs).map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]));
+  packages.delete(undefined);
   const parts = [];
-  for (const dir of [...packages.keys()].sort()) {
+  for (const dir of [...packages].sort()) {
     const { name, version, license } = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
     const file = fs.readdirSync(path.join(root, dir)).find((f) => /^licen[cs]e/i.test(f));
     if (!file) throw new Error(`${name} has no licence file: add its licence to scripts/build-action.mjs`);
@@ -75,13 +72,7 @@ for (const file of outputs) {
     fs.writeFileSync(file.path, file.contents);
     continue;
   }
-  let committed;
-  try {
-    committed = fs.readFileSync(file.path);
-  } catch {
-    committed = undefined;
-  }
-  if (!committed || !committed.equals(file.contents)) stale.push(path.relative(root, file.path));
+  if (!fs.existsSync(file.path) || !fs.readFileSync(file.path).equals(file.contents)) stale.push(path.relative(root, file.path));
 }
 if (stale.length > 0) {
   console.error(

@@ -8,6 +8,7 @@
  * old one contains `mustContain`) or `edits` ([code as it is, code as it becomes], each found once).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 
 export const patches = [
   {
@@ -79,15 +80,14 @@ export function dependencyPatches() {
   const plugin = {
     name: 'dependency-patches',
     setup(build) {
-      for (const patch of patches) {
-        const filter = new RegExp(`[\\\\/]node_modules[\\\\/]${patch.file.split('/').map(escape).join('[\\\\/]')}$`);
-        build.onLoad({ filter }, async (args) => {
-          const result = applyPatch(patch, await fs.promises.readFile(args.path, 'utf8'));
-          if (result.error) throw new Error(`${patch.file} changed (${result.error}): update scripts/build-patches.mjs`);
-          applied.add(patch);
-          return { contents: result.text, loader: 'js' };
-        });
-      }
+      build.onLoad({ filter: /[\\/]node_modules[\\/]/ }, async (args) => {
+        const patch = patches.find((p) => args.path.split(path.sep).join('/').endsWith(`/node_modules/${p.file}`));
+        if (!patch) return undefined;
+        const result = applyPatch(patch, await fs.promises.readFile(args.path, 'utf8'));
+        if (result.error) throw new Error(`${patch.file} changed (${result.error}): update scripts/build-patches.mjs`);
+        applied.add(patch);
+        return { contents: result.text, loader: 'js' };
+      });
     },
   };
   const check = () => {
@@ -97,5 +97,3 @@ export function dependencyPatches() {
   };
   return { plugin, check };
 }
-
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -9,6 +9,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,21 +22,20 @@ const patches = dependencyPatches();
 execFileSync(process.execPath, [path.join(root, 'scripts', 'write-version.mjs')], { stdio: 'inherit' });
 fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 
+/** What the three bundles share. */
+const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20.19', logLevel: 'warning' };
+
 await build({
-  absWorkingDir: root,
+  ...common,
   entryPoints: { index: 'src/index.ts' },
   outdir: 'dist',
-  bundle: true,
   splitting: true,
   format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
   external: ['@napi-rs/keyring'],
   chunkNames: 'chunks/[name]-[hash]',
   // The CommonJS dependencies (commander, undici) require Node's built-in modules.
   banner: { js: "import { createRequire as __triggerRequire } from 'node:module';\nconst require = __triggerRequire(import.meta.url);" },
   legalComments: 'eof',
-  logLevel: 'warning',
   plugins: [patches.plugin],
 });
 
@@ -43,19 +43,15 @@ await build({
 // (vm.Script cachedData). The commands are still run lazily: esbuild wraps each dynamically imported
 // module in a function called on import.
 await build({
-  absWorkingDir: root,
+  ...common,
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/cli.cjs',
-  bundle: true,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20.19',
   // hyparquet (150 KB) is for Parquet input only: loaded from node_modules when a batch reads one.
   external: ['@napi-rs/keyring', 'hyparquet'],
   // The licences go beside it (cli.cjs.LEGAL.txt): one non-ASCII letter in them made V8 hold all
   // 870 KB of source as two-byte text.
   legalComments: 'linked',
-  logLevel: 'warning',
   // undici's index (600 KB, only for a proxy) is loaded from node_modules when needed, rather than
   // read with every start; its pool, which every request uses, is in the bundle.
   // Its imports of packages left out (the keychain, undici's index) become require(): V8 loses the
@@ -74,16 +70,7 @@ if (Buffer.byteLength(cjsText) !== cjsText.length) throw new Error('dist/cli.cjs
 if (/\bimport\("/.test(cjsText)) throw new Error('dist/cli.cjs has an import() left: see scripts/build.mjs');
 
 // What bin/trigger.cjs runs first: src/startup.ts (the inspector guard, --version, the code cache).
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/startup.ts'],
-  outfile: 'dist/startup.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20.19',
-  logLevel: 'warning',
-});
+await build({ ...common, entryPoints: ['src/startup.ts'], outfile: 'dist/startup.cjs', format: 'cjs' });
 
 // The type declarations, and beside them the Action's committed bundle (action/dist), so that a
 // developer never meets a stale one in CI, which checks it with npm run check:action.
@@ -92,10 +79,8 @@ await Promise.all([
   run([path.join(root, 'scripts', 'build-action.mjs')]),
 ]);
 
-function run(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(args[0])} failed (exit ${code})`))));
-  });
+async function run(args) {
+  // once() rejects on an 'error' (node could not start) before 'close'.
+  const [code] = await once(spawn(process.execPath, args, { stdio: 'inherit' }), 'close');
+  if (code !== 0) throw new Error(`${path.basename(args[0])} failed (exit ${code})`);
 }

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, type Context } from './commands/shared.js';
-import { exitCodeFor, isTriggerError, type ErrorKind } from './errors.js';
+import { isTriggerError, TriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
@@ -46,11 +46,8 @@ Examples:
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
 ${EXIT_CODES}`;
 
-export async function buildProgram(
-  context: Context,
-  mode: Mode = { json: false, verbose: false },
-  only?: string | undefined,
-): Promise<Command> {
+/** The program, with every command or `only` the one named; its preAction hook keeps `mode` up to date. */
+async function buildProgram(context: Context, mode: Mode, only: string | undefined): Promise<Command> {
   const { io, env } = context;
   const program = new Command('trigger')
     .description('Report custom-trigger events from scripts, shells and CI')
@@ -75,34 +72,33 @@ export async function buildProgram(
   return program;
 }
 
+/** Anything thrown, as the TriggerError it stands for: commander's usage errors and bugs included. */
+function asTriggerError(error: unknown, mode: Mode): TriggerError {
+  if (isTriggerError(error)) return error;
+  // Usage errors are exit 2, not commander's 1.
+  if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
+  const message = (error as Error)?.message ?? String(error);
+  // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
+  return new TriggerError(
+    'bug',
+    `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
+  );
+}
+
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
 export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {
-  const json = (kind: ErrorKind, message: string) =>
-    mode.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
-  if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
-    // commander has already printed its message; usage errors are exit 2, not commander's 1.
-    json('usage', usageWords(error.message).replace(/^error: /, ''));
-    return exitCodeFor('usage');
-  }
-  if (!isTriggerError(error)) {
-    const message = (error as Error)?.message ?? String(error);
-    // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
-    io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
-    );
-    if (mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
-    json('bug', message);
-    return exitCodeFor('bug');
-  }
-  if (error.reported) return error.exitCode;
-  io.stderr(errorLine(error, io.errColors, io.serverMask));
-  if (mode.json) io.json(failureJson(error, io.serverMask));
+  if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) return 0;
+  const failure = asTriggerError(error, mode);
+  if (failure.reported) return failure.exitCode;
+  // commander has printed its own usage error.
+  if (!(error instanceof CommanderError)) io.stderr(errorLine(failure, io.errColors, io.serverMask));
+  if (failure.kind === 'bug' && mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
+  if (mode.json) io.json(failureJson(failure, io.serverMask));
   if (env.GITHUB_ACTIONS === 'true') {
-    const message = shownMessage(error, io.serverMask);
-    io.stderr(githubAnnotation(error.hint ? `${message} — ${error.hint}` : message));
+    const message = shownMessage(failure, io.serverMask);
+    io.stderr(githubAnnotation(failure.hint ? `${message} — ${failure.hint}` : message));
   }
-  return error.exitCode;
+  return failure.exitCode;
 }
 
 /**
@@ -118,8 +114,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
   try {
     // A known command as the first word builds only its own tree; anything else (help, a typo to
     // suggest for, options first, completion) builds all of it.
-    const first = argv[2];
-    const only = first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
+    const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
     if (argv.length <= 2) {
       // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.

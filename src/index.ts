@@ -24,20 +24,7 @@ export {
   type EventValue,
   type PreparedEvent,
 } from './client/request.js';
-export {
-  AttemptError,
-  ConfigError,
-  exitCodeFor,
-  InterruptedError,
-  isAttemptError,
-  isTriggerError,
-  NetworkError,
-  ServiceError,
-  TriggerError,
-  UsageError,
-  type ErrorKind,
-  type Recorded,
-} from './errors.js';
+export * from './errors.js';
 export { configDir, configPath } from './settings/paths.js';
 export { loadSettings, resolveSettings, type ResolveOptions, type Settings, type SettingsFlags, type Source } from './settings/resolve.js';
 export { maskKey, parseBaseUrl, type BaseUrl } from './settings/validate.js';

@@ -40,15 +40,13 @@ let self: Holder | undefined;
 /** This process, as a lock records it. */
 function thisProcess(): Holder {
   if (self) return self;
-  const identity: Holder = { pid: process.pid, host: os.hostname() };
-  const start = procStat(process.pid)?.start;
-  if (start !== undefined) identity.start = start;
+  let pidns: string | undefined;
   try {
-    identity.pidns = fs.readlinkSync('/proc/self/ns/pid');
+    pidns = fs.readlinkSync('/proc/self/ns/pid');
   } catch {
     // not Linux
   }
-  return (self = identity);
+  return (self = { pid: process.pid, host: os.hostname(), start: procStat(process.pid)?.start, pidns });
 }
 
 /** Where a holder runs, when not where this process does: "on <host>" or "in another container". */
@@ -236,6 +234,8 @@ export const LOCK_WAIT_MS = 15_000;
 export interface LockOptions {
   /** How long to wait for a held lock before giving up (default LOCK_WAIT_MS). */
   waitMs?: number | undefined;
+  /** What to do when the lock cannot be written beside the file (default: the settings folder's hint). */
+  hint?: string;
 }
 
 /** The wait a command's environment asks for: TRIGGER_LOCK_WAIT in seconds, else the default. */
@@ -263,7 +263,7 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   const text = lockText();
   const cannot = (error: unknown) =>
     new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
-      hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
+      hint: options.hint ?? 'set TRIGGER_CONFIG_DIR to a folder you can write to',
     });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -285,9 +285,6 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
 
 // A batch's rule: refuse at once.
 
-/** The lock is held by a live process (exit 2, naming it). */
-class HeldError extends UsageError {}
-
 /** One batch at a time per journal and per failed file: two would both send every row, or lose rows. */
 export class FileLock {
   private constructor(
@@ -306,37 +303,39 @@ export class FileLock {
     return found.state === 'held' ? found.blocked.holder : undefined;
   }
 
-  /** Takes the lock on `file` if no live process holds it; undefined if one does. */
-  static tryAcquire(file: string, what: string): FileLock | undefined {
-    try {
-      return FileLock.acquire(file, what, '');
-    } catch (error) {
-      if (error instanceof HeldError) return undefined;
-      throw error;
-    }
-  }
-
   /**
-   * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
-   * holds it. `what` names the file for the message ("the journal big.journal").
+   * Takes the lock on `file` for this process, or says what stands in the way. `what` names the file
+   * for the messages ("the journal big.journal"); what the file system refuses is thrown.
    */
-  static acquire(file: string, what: string, hint: string): FileLock {
+  static #take(file: string, what: string): FileLock | Blocked {
     const lock = FileLock.pathFor(file);
     const text = lockText();
     const blocked = take(lock, text, BATCH, (error) => {
       const hint = 'name a file in a folder you can write to';
       return new UsageError(`cannot write ${what}: ${errnoWords(error, 'writing')} (${lock})`, { hint });
     });
-    if (!blocked) return new FileLock(lock, text);
-    const other = blocked.holder;
-    if (other === undefined) throw new HeldError(`cannot lock ${what}: ${blocked.why}`, { hint: blocked.hint });
+    return blocked ?? new FileLock(lock, text);
+  }
+
+  /** Takes the lock on `file` if nothing stands in the way; undefined if something does. */
+  static tryAcquire(file: string, what: string): FileLock | undefined {
+    const taken = FileLock.#take(file, what);
+    return taken instanceof FileLock ? taken : undefined;
+  }
+
+  /** Takes the lock on `file`, or throws a UsageError (exit 2) naming the live process that holds it. */
+  static acquire(file: string, what: string, hint: string): FileLock {
+    const taken = FileLock.#take(file, what);
+    if (taken instanceof FileLock) return taken;
+    const other = taken.holder;
+    if (other === undefined) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
     const away = elsewhere(other);
     const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-    throw new HeldError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
+    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
       hint:
         away === undefined
           ? hint
-          : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`,
+          : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`,
     });
   }
 

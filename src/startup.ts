@@ -79,12 +79,12 @@ function runWithCodeCache(file: string): Cli {
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
-  let dir: string | undefined;
+  let cacheFile: string | undefined;
   let cachedData: Buffer | undefined;
   try {
-    dir = cacheDir(); // throws for a user without a home folder or a passwd entry: no cache
-    if (unchanged && privateFolder(dir, false))
-      cachedData = readCache(path.join(dir, name), readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
+    cacheFile = path.join(cacheDir(), name); // throws for a user without a home folder or a passwd entry: no cache
+    if (unchanged && privateFolder(path.dirname(cacheFile), false))
+      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
   } catch {
     // no cache: a slower start
   }
@@ -92,8 +92,7 @@ function runWithCodeCache(file: string): Cli {
   const module = { exports: {} as Cli };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
-  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    const cacheFile = path.join(dir, name);
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     // Made when the process is about to exit, so every function the command compiled is in it.
     process.once('beforeExit', () => writeCache(module.exports, script, cacheFile, { bundle, build, madeFor }));
   }
@@ -144,14 +143,14 @@ function fileIdentity(stat: fs.BigIntStats): string {
   return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 }
 
-/** Windows has no owners to compare here. */
-function mine(stat: fs.Stats | fs.BigIntStats): boolean {
-  return typeof process.getuid !== 'function' || BigInt(stat.uid) === BigInt(process.getuid());
-}
-
 /** Windows: the folder's access list decides. */
 export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
   return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
+}
+
+/** This user's, and no one else can write to it (Windows has no owners to compare here). */
+function ownedPrivately(stat: fs.Stats | fs.BigIntStats): boolean {
+  return typeof process.getuid !== 'function' || (BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat));
 }
 
 /**
@@ -163,22 +162,22 @@ function privateFolder(dir: string, make: boolean): boolean {
   try {
     if (make) makeFolders(dir);
     const stat = fs.lstatSync(dir);
-    return stat.isDirectory() && mine(stat) && writableByOwnerOnly(stat);
+    return stat.isDirectory() && ownedPrivately(stat);
   } catch {
     return false;
   }
 }
 
 /**
- * What `read` makes of a regular file of this user's, opened never through a symbolic link (and never
- * blocking on a FIFO); undefined where it cannot.
+ * What `read` makes of a regular file of this user's that no one else can write, opened never through
+ * a symbolic link (and never blocking on a FIFO); undefined where it cannot, or `read` throws.
  */
 function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T | undefined): T | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0));
     const stat = fs.fstatSync(fd, { bigint: true });
-    return stat.isFile() && mine(stat) ? read(fd, stat) : undefined;
+    return stat.isFile() && ownedPrivately(stat) ? read(fd, stat) : undefined;
   } catch {
     return undefined;
   } finally {
@@ -192,14 +191,10 @@ function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T
  * records and the catalogs' checked record (catalog/load.ts) are read so.
  */
 export function readOwnRecord(file: string, limit: number): Record<string, unknown> {
-  try {
-    const data = readMine(file, (fd, stat) =>
-      writableByOwnerOnly(stat) && stat.size <= BigInt(limit) ? (JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown) : undefined,
-    );
-    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  const data = readMine(file, (fd, stat) =>
+    stat.size <= BigInt(limit) ? (JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown) : undefined,
+  );
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }
 
 function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer | undefined {

@@ -891,8 +891,8 @@ function proxyChoice(origin, env2 = process.env) {
 function proxyFor(origin, env2 = process.env) {
   return proxyChoice(origin, env2)?.url;
 }
-function ipMatches(host, entry2) {
-  const [address = "", bits, more] = entry2.split("/");
+function ipMatches(host, entry) {
+  const [address = "", bits, more] = entry.split("/");
   const family = import_node_net.default.isIP(address);
   if (family === 0 || family !== import_node_net.default.isIP(host) || more !== void 0 || bits !== void 0 && !/^\d{1,3}$/.test(bits)) return false;
   const width = family === 6 ? 128 : 32;
@@ -902,10 +902,10 @@ function ipMatches(host, entry2) {
   list3.addSubnet(address, Number(bits ?? width), type);
   return list3.check(host, type);
 }
-function entryParts(entry2) {
-  if (!entry2.startsWith("[") && entry2.indexOf(":") !== entry2.lastIndexOf(":")) return [entry2, ""];
-  if (!URL.canParse(`x://${entry2}`)) return void 0;
-  const url = new URL(`x://${entry2}`);
+function entryParts(entry) {
+  if (!entry.startsWith("[") && entry.indexOf(":") !== entry.lastIndexOf(":")) return [entry, ""];
+  if (!URL.canParse(`x://${entry}`)) return void 0;
+  const url = new URL(`x://${entry}`);
   if (url.username || url.password || url.search || url.hash) return void 0;
   return [unbracket(url.hostname) + url.pathname, url.port];
 }
@@ -913,9 +913,9 @@ function bypassesProxy(url, noProxy) {
   const host = unbracket(url.hostname).replace(/\.$/, "").toLowerCase();
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   return noProxy.split(/[\s,]+/).some((raw) => {
-    const entry2 = raw.toLowerCase();
-    if (entry2 === "*") return true;
-    const parts = entry2 === "" ? void 0 : entryParts(entry2);
+    const entry = raw.toLowerCase();
+    if (entry === "*") return true;
+    const parts = entry === "" ? void 0 : entryParts(entry);
     if (!parts) return false;
     const [name, entryPort] = parts;
     if (entryPort !== "" && Number(entryPort) !== port) return false;
@@ -4623,8 +4623,8 @@ function inShard(row, shard2) {
 }
 async function* shardRows(rows2, shard2) {
   for await (const chunk of rows2) {
-    const mine2 = chunk.filter((row) => inShard(row, shard2));
-    if (mine2.length) yield mine2;
+    const mine = chunk.filter((row) => inShard(row, shard2));
+    if (mine.length) yield mine;
   }
 }
 var init_shard = __esm({
@@ -4635,17 +4635,10 @@ var init_shard = __esm({
 });
 
 // src/commands/parsers.ts
-function wholeNumber(min, max, expected = `a whole number from ${min} to ${max}`) {
+function plainNumber(pattern2, min, max, expected) {
   return (text) => {
     const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
-    return n;
-  };
-}
-function decimal(expected, max, zero = false) {
-  return (text) => {
-    const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || n === 0 && !zero || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!pattern2.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
@@ -4661,16 +4654,17 @@ function shard(text) {
     );
   }
 }
-var PLAIN_DECIMAL, seconds, rate, fraction, retries;
+var wholeNumber, DECIMAL, seconds, rate, fraction, retries;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
     init_esm();
     init_shard();
-    PLAIN_DECIMAL = /^\d*\.?\d+$/;
-    seconds = decimal("a number of seconds greater than 0, e.g. 30 or 2.5", 86400);
-    rate = decimal("a number of requests per second greater than 0, e.g. 50", 1e6);
-    fraction = decimal("a share from 0 to 1, e.g. 0.25", 1, true);
+    wholeNumber = (min, max, expected = `a whole number from ${min} to ${max}`) => plainNumber(/^\d+$/, min, max, expected);
+    DECIMAL = /^\d*\.?\d+$/;
+    seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86400, "a number of seconds greater than 0, e.g. 30 or 2.5");
+    rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1e6, "a number of requests per second greater than 0, e.g. 50");
+    fraction = plainNumber(DECIMAL, 0, 1, "a share from 0 to 1, e.g. 0.25");
     retries = wholeNumber(0, 100);
   }
 });
@@ -5302,10 +5296,7 @@ function configDir(env2 = process.env, platform = process.platform) {
   if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
   const home = env2.HOME || import_node_os2.default.homedir();
   if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
-  if (platform === "win32") {
-    const appData = env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming");
-    return import_node_path2.default.join(appData, "trigger", "Config");
-  }
+  if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
   const xdg = env2.XDG_CONFIG_HOME;
   return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
 }
@@ -5322,18 +5313,18 @@ var init_paths = __esm({
 });
 
 // src/startup.ts
-function mine(stat) {
-  return typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid());
-}
 function writableByOwnerOnly(stat) {
   return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
+}
+function ownedPrivately(stat) {
+  return typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat);
 }
 function readMine(file, read) {
   let fd;
   try {
     fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
     const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
-    return stat.isFile() && mine(stat) ? read(fd, stat) : void 0;
+    return stat.isFile() && ownedPrivately(stat) ? read(fd, stat) : void 0;
   } catch {
     return void 0;
   } finally {
@@ -5341,15 +5332,11 @@ function readMine(file, read) {
   }
 }
 function readOwnRecord(file, limit) {
-  try {
-    const data = readMine(
-      file,
-      (fd, stat) => writableByOwnerOnly(stat) && stat.size <= BigInt(limit) ? JSON.parse(import_node_fs2.default.readFileSync(fd, "utf8")) : void 0
-    );
-    return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
-  } catch {
-    return {};
-  }
+  const data = readMine(
+    file,
+    (fd, stat) => stat.size <= BigInt(limit) ? JSON.parse(import_node_fs2.default.readFileSync(fd, "utf8")) : void 0
+  );
+  return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
 }
 function setV8Flags(flags, undo) {
   if (off()) return;
@@ -5411,7 +5398,7 @@ function requestHeaders(authorization, traceparent) {
 function parseValue(raw, label = "--value") {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw };
   const text = raw.trim();
-  const m = DECIMAL.exec(text);
+  const m = DECIMAL2.exec(text);
   const intPart = m?.[2] ?? "";
   const fracPart = m?.[3];
   if (!m || intPart === "" && (fracPart === void 0 || fracPart === "")) {
@@ -5508,7 +5495,7 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var USER_AGENT, DECIMAL, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
+var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
@@ -5516,7 +5503,7 @@ var init_request = __esm({
     init_excerpt();
     init_version();
     USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
-    DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+    DECIMAL2 = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
@@ -7066,8 +7053,8 @@ var require_util = __commonJS({
       const rawHeaders = [];
       for (const [name, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
-          for (const entry2 of value) {
-            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry2}`, "latin1"));
+          for (const entry of value) {
+            rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
           rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
@@ -11633,22 +11620,22 @@ var require_formdata = __commonJS({
         } else {
           value = webidl.converters.USVString(value);
         }
-        const entry2 = makeEntry(name, value, filename);
-        this.#state.push(entry2);
+        const entry = makeEntry(name, value, filename);
+        this.#state.push(entry);
       }
       delete(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        this.#state = this.#state.filter((entry2) => entry2.name !== name);
+        this.#state = this.#state.filter((entry) => entry.name !== name);
       }
       get(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        const idx = this.#state.findIndex((entry2) => entry2.name === name);
+        const idx = this.#state.findIndex((entry) => entry.name === name);
         if (idx === -1) {
           return null;
         }
@@ -11659,14 +11646,14 @@ var require_formdata = __commonJS({
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        return this.#state.filter((entry2) => entry2.name === name).map((entry2) => entry2.value);
+        return this.#state.filter((entry) => entry.name === name).map((entry) => entry.value);
       }
       has(name) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         name = webidl.converters.USVString(name);
-        return this.#state.findIndex((entry2) => entry2.name === name) !== -1;
+        return this.#state.findIndex((entry) => entry.name === name) !== -1;
       }
       set(name, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
@@ -11681,16 +11668,16 @@ var require_formdata = __commonJS({
         } else {
           value = webidl.converters.USVString(value);
         }
-        const entry2 = makeEntry(name, value, filename);
-        const idx = this.#state.findIndex((entry3) => entry3.name === name);
+        const entry = makeEntry(name, value, filename);
+        const idx = this.#state.findIndex((entry2) => entry2.name === name);
         if (idx !== -1) {
           this.#state = [
             ...this.#state.slice(0, idx),
-            entry2,
-            ...this.#state.slice(idx + 1).filter((entry3) => entry3.name !== name)
+            entry,
+            ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
           ];
         } else {
-          this.#state.push(entry2);
+          this.#state.push(entry);
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
@@ -16766,14 +16753,14 @@ var require_env_http_proxy_agent = __commonJS({
           return false;
         }
         for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry2 = this.#noProxyEntries[i];
-          if (entry2.port && entry2.port !== port) {
+          const entry = this.#noProxyEntries[i];
+          if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry2.hostname) {
+          if (hostname === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry2.hostname.length + 1)) === `.${entry2.hostname}`) {
+          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -16784,14 +16771,14 @@ var require_env_http_proxy_agent = __commonJS({
         const noProxySplit = noProxyValue.split(/[,\s]/);
         const noProxyEntries = [];
         for (let i = 0; i < noProxySplit.length; i++) {
-          const entry2 = noProxySplit[i];
-          if (!entry2) {
+          const entry = noProxySplit[i];
+          if (!entry) {
             continue;
           }
-          const parsed2 = entry2.match(/^(.+):(\d+)$/);
+          const parsed2 = entry.match(/^(.+):(\d+)$/);
           noProxyEntries.push({
             // strip leading dot or asterisk with dot
-            hostname: (parsed2 ? parsed2[1] : entry2).replace(/^\*?\./, "").toLowerCase(),
+            hostname: (parsed2 ? parsed2[1] : entry).replace(/^\*?\./, "").toLowerCase(),
             port: parsed2 ? Number.parseInt(parsed2[2], 10) : 0
           });
         }
@@ -23150,18 +23137,18 @@ var require_memory_cache_store = __commonJS({
         const topLevelKey = `${key.origin}:${key.path}`;
         const now = Date.now();
         const entries = this.#entries.get(topLevelKey);
-        const entry2 = entries ? findEntry(key, entries, now) : null;
-        return entry2 == null ? void 0 : {
-          statusMessage: entry2.statusMessage,
-          statusCode: entry2.statusCode,
-          headers: entry2.headers,
-          body: entry2.body,
-          vary: entry2.vary ? entry2.vary : void 0,
-          etag: entry2.etag,
-          cacheControlDirectives: entry2.cacheControlDirectives,
-          cachedAt: entry2.cachedAt,
-          staleAt: entry2.staleAt,
-          deleteAt: entry2.deleteAt
+        const entry = entries ? findEntry(key, entries, now) : null;
+        return entry == null ? void 0 : {
+          statusMessage: entry.statusMessage,
+          statusCode: entry.statusCode,
+          headers: entry.headers,
+          body: entry.body,
+          vary: entry.vary ? entry.vary : void 0,
+          etag: entry.etag,
+          cacheControlDirectives: entry.cacheControlDirectives,
+          cachedAt: entry.cachedAt,
+          staleAt: entry.staleAt,
+          deleteAt: entry.deleteAt
         };
       }
       /**
@@ -23174,17 +23161,17 @@ var require_memory_cache_store = __commonJS({
         assertCacheValue(val);
         const topLevelKey = `${key.origin}:${key.path}`;
         const store = this;
-        const entry2 = { ...key, ...val, body: [], size: 0 };
+        const entry = { ...key, ...val, body: [], size: 0 };
         return new Writable3({
           write(chunk, encoding, callback) {
             if (typeof chunk === "string") {
               chunk = Buffer.from(chunk, encoding);
             }
-            entry2.size += chunk.byteLength;
-            if (entry2.size >= store.#maxEntrySize) {
+            entry.size += chunk.byteLength;
+            if (entry.size >= store.#maxEntrySize) {
               this.destroy();
             } else {
-              entry2.body.push(chunk);
+              entry.body.push(chunk);
             }
             callback(null);
           },
@@ -23197,13 +23184,13 @@ var require_memory_cache_store = __commonJS({
             const previousEntry = findEntry(key, entries, Date.now());
             if (previousEntry) {
               const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry2);
+              entries.splice(index, 1, entry);
               store.#size -= previousEntry.size;
             } else {
-              entries.push(entry2);
+              entries.push(entry);
               store.#count += 1;
             }
-            store.#size += entry2.size;
+            store.#size += entry.size;
             if (store.#size > store.#maxSize || store.#count > store.#maxCount) {
               if (!store.#hasEmittedMaxSizeEvent) {
                 store.emit("maxSizeExceeded", {
@@ -23215,8 +23202,8 @@ var require_memory_cache_store = __commonJS({
                 store.#hasEmittedMaxSizeEvent = true;
               }
               for (const [key2, entries2] of store.#entries) {
-                for (const entry3 of entries2.splice(0, entries2.length / 2)) {
-                  store.#size -= entry3.size;
+                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
+                  store.#size -= entry2.size;
                   store.#count -= 1;
                 }
                 if (entries2.length === 0) {
@@ -23239,8 +23226,8 @@ var require_memory_cache_store = __commonJS({
           throw new TypeError(`expected key to be object, got ${typeof key}`);
         }
         const topLevelKey = `${key.origin}:${key.path}`;
-        for (const entry2 of this.#entries.get(topLevelKey) ?? []) {
-          this.#size -= entry2.size;
+        for (const entry of this.#entries.get(topLevelKey) ?? []) {
+          this.#size -= entry.size;
           this.#count -= 1;
         }
         this.#entries.delete(topLevelKey);
@@ -23248,18 +23235,18 @@ var require_memory_cache_store = __commonJS({
     };
     function findEntry(key, entries, now) {
       for (let i = 0; i < entries.length; i++) {
-        const entry2 = entries[i];
-        if (entry2.deleteAt > now && entry2.method === key.method && varyMatches(key, entry2)) {
-          return entry2;
+        const entry = entries[i];
+        if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
+          return entry;
         }
       }
     }
-    function varyMatches(key, entry2) {
-      if (entry2.vary == null) {
+    function varyMatches(key, entry) {
+      if (entry.vary == null) {
         return true;
       }
-      for (const headerName in entry2.vary) {
-        if (Object.hasOwn(entry2.vary, headerName) && !headerValueEquals(key.headers?.[headerName], entry2.vary[headerName])) {
+      for (const headerName in entry.vary) {
+        if (Object.hasOwn(entry.vary, headerName) && !headerValueEquals(key.headers?.[headerName], entry.vary[headerName])) {
           return false;
         }
       }
@@ -28072,8 +28059,8 @@ var require_fetch = __commonJS({
                 }
                 const headerName = name.toLowerCase();
                 if (Array.isArray(value)) {
-                  for (const entry2 of value) {
-                    headersList.append(headerName, String(entry2), true);
+                  for (const entry of value) {
+                    headersList.append(headerName, String(entry), true);
                   }
                 } else {
                   headersList.append(headerName, String(value), true);
@@ -35975,14 +35962,12 @@ function procStat(pid) {
 }
 function thisProcess() {
   if (self) return self;
-  const identity = { pid: process.pid, host: import_node_os3.default.hostname() };
-  const start = procStat(process.pid)?.start;
-  if (start !== void 0) identity.start = start;
+  let pidns;
   try {
-    identity.pidns = import_node_fs3.default.readlinkSync("/proc/self/ns/pid");
+    pidns = import_node_fs3.default.readlinkSync("/proc/self/ns/pid");
   } catch {
   }
-  return self = identity;
+  return self = { pid: process.pid, host: import_node_os3.default.hostname(), start: procStat(process.pid)?.start, pidns };
 }
 function elsewhere(holder) {
   const here = thisProcess();
@@ -36120,7 +36105,7 @@ async function withLock(file, fn, options = {}) {
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
   const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
-    hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
+    hint: options.hint ?? "set TRIGGER_CONFIG_DIR to a folder you can write to"
   });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -36138,7 +36123,7 @@ async function withLock(file, fn, options = {}) {
     release(lock, text);
   }
 }
-var import_node_fs3, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, HeldError, FileLock;
+var import_node_fs3, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
     "use strict";
@@ -36156,8 +36141,6 @@ var init_lock = __esm({
 `;
     LOCK_WAIT_MS = 15e3;
     sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
-    HeldError = class extends UsageError {
-    };
     FileLock = class _FileLock {
       constructor(path18, text) {
         this.path = path18;
@@ -36174,33 +36157,34 @@ var init_lock = __esm({
         const found2 = look(_FileLock.pathFor(file), BATCH);
         return found2.state === "held" ? found2.blocked.holder : void 0;
       }
-      /** Takes the lock on `file` if no live process holds it; undefined if one does. */
-      static tryAcquire(file, what) {
-        try {
-          return _FileLock.acquire(file, what, "");
-        } catch (error2) {
-          if (error2 instanceof HeldError) return void 0;
-          throw error2;
-        }
-      }
       /**
-       * Takes the lock on `file` for this process, or throws a UsageError naming the live process that
-       * holds it. `what` names the file for the message ("the journal big.journal").
+       * Takes the lock on `file` for this process, or says what stands in the way. `what` names the file
+       * for the messages ("the journal big.journal"); what the file system refuses is thrown.
        */
-      static acquire(file, what, hint) {
+      static #take(file, what) {
         const lock = _FileLock.pathFor(file);
         const text = lockText();
         const blocked = take(lock, text, BATCH, (error2) => {
-          const hint2 = "name a file in a folder you can write to";
-          return new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, { hint: hint2 });
+          const hint = "name a file in a folder you can write to";
+          return new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, { hint });
         });
-        if (!blocked) return new _FileLock(lock, text);
-        const other = blocked.holder;
-        if (other === void 0) throw new HeldError(`cannot lock ${what}: ${blocked.why}`, { hint: blocked.hint });
+        return blocked ?? new _FileLock(lock, text);
+      }
+      /** Takes the lock on `file` if nothing stands in the way; undefined if something does. */
+      static tryAcquire(file, what) {
+        const taken = _FileLock.#take(file, what);
+        return taken instanceof _FileLock ? taken : void 0;
+      }
+      /** Takes the lock on `file`, or throws a UsageError (exit 2) naming the live process that holds it. */
+      static acquire(file, what, hint) {
+        const taken = _FileLock.#take(file, what);
+        if (taken instanceof _FileLock) return taken;
+        const other = taken.holder;
+        if (other === void 0) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
         const away = elsewhere(other);
         const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-        throw new HeldError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-          hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${lock} (a lock made on another host or container cannot be checked from here)`
+        throw new UsageError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
+          hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${_FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`
         });
       }
       /** Gives the lock up (only if it is still ours). */
@@ -36325,10 +36309,6 @@ function storeName(platform = process.platform) {
   if (platform === "win32") return "the Windows Credential Manager";
   return "the Secret Service keyring";
 }
-async function entry(profile) {
-  const { AsyncEntry } = await Promise.resolve().then(() => __toESM(require_keyring(), 1));
-  return new AsyncEntry(SERVICE, profile, { linux: { store: "secret-service" } });
-}
 async function bounded(call, profile) {
   const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
   let timer;
@@ -36337,7 +36317,10 @@ async function bounded(call, profile) {
     timer.unref();
   });
   try {
-    return await Promise.race([entry(profile).then((e) => call(e, signal)), timeout]);
+    const entry = Promise.resolve().then(() => __toESM(require_keyring(), 1)).then(
+      ({ AsyncEntry }) => new AsyncEntry(SERVICE, profile, { linux: { store: "secret-service" } })
+    );
+    return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -36633,9 +36616,9 @@ function catalogProblems(data, text = "") {
     const message = triggers === void 0 ? 'no "triggers" object' : `"triggers" must be an object, not ${describe(triggers)}`;
     return [...problems, { message, line: 1 }];
   }
-  for (const [key, entry2] of Object.entries(triggers)) {
+  for (const [key, entry] of Object.entries(triggers)) {
     let line = null;
-    entryProblems(key, entry2, (message) => {
+    entryProblems(key, entry, (message) => {
       line = line === null ? lineOfKey(key) : line;
       problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
     });
@@ -36644,31 +36627,31 @@ function catalogProblems(data, text = "") {
   if (problems.length > 0) return problems;
   return idProblems(triggers, lineOfKey);
 }
-function entryProblems(key, entry2, at) {
+function entryProblems(key, entry, at) {
   if (key.trim() === "") at("an empty trigger id");
-  if (!isObject(entry2)) return at(`must be an object such as {"name": "..."}, not ${describe(entry2)}`);
-  for (const field2 of Object.keys(entry2)) {
+  if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
+  for (const field2 of Object.keys(entry)) {
     if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
   }
   for (const field2 of ["name", "description", "deprecated"]) {
-    const value = entry2[field2];
+    const value = entry[field2];
     if (value === void 0) continue;
     if (typeof value !== "string") at(`"${field2}" must be a string, not ${describe(value)}`);
     else if (field2 !== "description" && value.trim() === "") at(`"${field2}" must not be empty`);
   }
-  const rule = entry2.value;
+  const rule = entry.value;
   if (rule !== void 0 && !VALUE_RULES.includes(rule))
     at(`"value" must be "required", "optional" or "none", not ${describe(rule)}`);
   for (const bound2 of ["min", "max"]) {
-    const value = entry2[bound2];
+    const value = entry[bound2];
     if (value === void 0) continue;
     if (typeof value !== "number") at(`"${bound2}" must be a number, not ${describe(value)}`);
     else if (!Number.isFinite(value)) at(`"${bound2}" is outside the range of a number (a double holds at most about 1.8e308)`);
     else if (rule === "none") at(`"${bound2}" bounds a value, but "value" is "none"`);
   }
-  if (typeof entry2.min === "number" && typeof entry2.max === "number" && entry2.min > entry2.max)
-    at(`"min" (${entry2.min}) is above "max" (${entry2.max})`);
-  const ids = entry2.ids;
+  if (typeof entry.min === "number" && typeof entry.max === "number" && entry.min > entry.max)
+    at(`"min" (${entry.min}) is above "max" (${entry.max})`);
+  const ids = entry.ids;
   if (ids === void 0) return;
   if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
   for (const [profile, id] of Object.entries(ids)) {
@@ -36679,7 +36662,7 @@ function entryProblems(key, entry2, at) {
 }
 function underflowProblems(triggers, text) {
   if (!/[eE]-\d|0{100}/.test(text)) return [];
-  if (!Object.values(triggers).some((entry2) => isObject(entry2) && (entry2.min === 0 || entry2.max === 0))) return [];
+  if (!Object.values(triggers).some((entry) => isObject(entry) && (entry.min === 0 || entry.max === 0))) return [];
   const problems = [];
   const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
@@ -36693,8 +36676,8 @@ function underflowProblems(triggers, text) {
 function idProblems(triggers, lineOfKey) {
   const problems = [];
   const owners = /* @__PURE__ */ new Map();
-  for (const [key, entry2] of Object.entries(triggers)) {
-    for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
+  for (const [key, entry] of Object.entries(triggers)) {
+    for (const [profile, id] of Object.entries(entry.ids ?? {})) {
       if (id === key) continue;
       const other = owners.get(`${profile}:${id}`);
       if (Object.hasOwn(triggers, id)) {
@@ -36754,11 +36737,11 @@ function loadCatalog(found2, options = {}) {
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
   return { path: file, text, data: parsed2.data, real, stat };
 }
-function idIn(key, entry2, profile) {
-  return entry2.ids !== void 0 && Object.hasOwn(entry2.ids, profile) ? entry2.ids[profile] : key;
+function idIn(key, entry, profile) {
+  return entry.ids !== void 0 && Object.hasOwn(entry.ids, profile) ? entry.ids[profile] : key;
 }
 function triggerIdsFor(catalog, profile) {
-  return Object.entries(catalog.data.triggers).map(([key, entry2]) => idIn(key, entry2, profile));
+  return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
 }
 var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
@@ -36785,8 +36768,8 @@ var init_load = __esm({
 });
 
 // src/catalog/decimal.ts
-function decimal2(text) {
-  const m = DECIMAL2.exec(text.trim());
+function decimal(text) {
+  const m = DECIMAL3.exec(text.trim());
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
   const all = int + (m[3] ?? "");
@@ -36798,18 +36781,18 @@ function decimal2(text) {
   return { sign: m[1] === "-" ? -1 : 1, digits: all.slice(start, end), point: int.length + Number(m[4] ?? "0") - start };
 }
 function compareDecimal(a, b) {
-  const x = decimal2(a);
-  const y = decimal2(b);
+  const x = decimal(a);
+  const y = decimal(b);
   if (x.sign !== y.sign) return Math.sign(x.sign - y.sign);
   if (x.point !== y.point) return x.point < y.point ? -x.sign : x.sign;
   if (x.digits === y.digits) return 0;
   return x.digits < y.digits ? -x.sign : x.sign;
 }
-var DECIMAL2;
+var DECIMAL3;
 var init_decimal = __esm({
   "src/catalog/decimal.ts"() {
     "use strict";
-    DECIMAL2 = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+    DECIMAL3 = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
   }
 });
 
@@ -36868,8 +36851,8 @@ var init_resolve = __esm({
         this.profile = profile;
       }
       trigger(key) {
-        const entry2 = this.catalog.data.triggers[key];
-        return { key, id: idIn(key, entry2, this.profile), entry: entry2, min: entry2.min?.toString(), max: entry2.max?.toString() };
+        const entry = this.catalog.data.triggers[key];
+        return { key, id: idIn(key, entry, this.profile), entry, min: entry.min?.toString(), max: entry.max?.toString() };
       }
       /**
        * The catalog trigger a name given on the command line or in a row stands for. A key is found
@@ -36899,15 +36882,15 @@ var init_resolve = __esm({
         const where2 = `the catalog ${printable(this.catalog.path)}`;
         const quoted = printable(JSON.stringify(given));
         let best;
-        for (const [key, entry2] of Object.entries(this.catalog.data.triggers)) {
-          for (const [profile, id] of Object.entries(entry2.ids ?? {})) {
+        for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+          for (const [profile, id] of Object.entries(entry.ids ?? {})) {
             if (id === given && profile !== this.profile) {
               const suggestion2 = this.trigger(key).id;
               const message2 = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`;
               return { ok: false, message: message2, suggestion: suggestion2 };
             }
           }
-          for (const name of [key, ...Object.values(entry2.ids ?? {})]) {
+          for (const name of [key, ...Object.values(entry.ids ?? {})]) {
             const distance = editDistance(given.toLowerCase(), name.toLowerCase());
             if (!best || distance < best.distance) best = { key, name, distance };
           }
@@ -36922,12 +36905,12 @@ var init_resolve = __esm({
        * when it does not.
        */
       valueProblem(trigger, value) {
-        const { entry: entry2 } = trigger;
-        if (entry2.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
+        const { entry } = trigger;
+        if (entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
         const key = printable(trigger.key);
         const where2 = `(the catalog ${printable(this.catalog.path)})`;
-        if (value === void 0) return entry2.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
-        if (entry2.value === "none") return `trigger ${key} takes no value, got ${value} ${where2}`;
+        if (value === void 0) return entry.value === "required" ? `trigger ${key} requires a value ${where2}` : void 0;
+        if (entry.value === "none") return `trigger ${key} takes no value, got ${value} ${where2}`;
         if (trigger.min !== void 0 && compareDecimal(value, trigger.min) < 0)
           return `value ${value} is below the minimum ${trigger.min} of trigger ${key} ${where2}`;
         if (trigger.max !== void 0 && compareDecimal(value, trigger.max) > 0)
@@ -36960,8 +36943,9 @@ function activeProfile(flags, env2) {
 }
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
+  const others = known.length ? `known profiles: ${known.join(", ")}; or ` : "";
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
-    hint: known.length ? `known profiles: ${known.join(", ")}; or create it with: trigger config set-key --profile ${name}` : `create it with: trigger config set-key --profile ${name}`
+    hint: `${others}create it with: trigger config set-key --profile ${name}`
   });
 }
 function notSet(setting, profile) {
@@ -37035,7 +37019,7 @@ async function resolveWorld(options = {}) {
   const resolver = loaded && new TriggerResolver2(loaded, found2.profile.name);
   return { ...found2, catalog: { ...where2, loaded, resolver } };
 }
-async function resolveCommand(options = {}) {
+async function resolveCommand(options) {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
@@ -37172,11 +37156,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
     );
     const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
-    let stoppedBy;
-    const removeSignals = onStopSignals((signal) => {
-      stoppedBy ??= signal;
-      controller.abort();
-    });
+    const removeSignals = onStopSignals((signal) => controller.abort(signal));
     let client;
     try {
       client = clientFor(settings, options, io, { onRetry, env: env2 });
@@ -37187,7 +37167,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
       if (options.json) io.json(resultJson(result, io.serverMask));
       else if (!options.quiet) io.stdout(successLine(result, io.outColors, io.serverMask));
     } catch (error2) {
-      if (isTriggerError(error2) && error2.kind === "interrupted") error2.signal = stoppedBy;
+      if (isTriggerError(error2) && error2.kind === "interrupted") error2.signal = controller.signal.reason;
       throw error2;
     } finally {
       spinner.stop();
@@ -37212,7 +37192,8 @@ function printDryRun(settings, event, options, io, env2) {
   if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: "POST", url, headers, body: event.body, curl }));
   else io.stdout(curl);
   if (settings.apiKeySource !== "env" && !env2.TRIGGER_API_KEY) {
-    const where2 = settings.apiKeySource === "flag" ? "was given with --api-key" : settings.apiKey || settings.apiKeySource ? `is in profile "${settings.profile}"` : "is not set";
+    let where2 = settings.apiKeySource === void 0 ? "is not set" : `is in profile "${settings.profile}"`;
+    if (settings.apiKeySource === "flag") where2 = "was given with --api-key";
     io.stderr(
       io.errColors.dim(
         `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where2}): export it before running it`
@@ -39715,7 +39696,7 @@ var init_plan = __esm({
 // node_modules/hyparquet/src/variant.js
 function decodeVariantColumn(value, parsers = DEFAULT_PARSERS) {
   if (Array.isArray(value)) {
-    return value.map((entry2) => decodeVariantColumn(entry2, parsers));
+    return value.map((entry) => decodeVariantColumn(entry, parsers));
   }
   if (typeof value !== "object") return value;
   if ("metadata" in value) {
@@ -41817,8 +41798,8 @@ function decimalText(unscaled, scale) {
   return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
 }
 function valueReader(element) {
-  const decimal3 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
-  if (decimal3) {
+  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
+  if (decimal2) {
     const scale = element.scale ?? element.logical_type?.scale ?? 0;
     return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
   }
@@ -42418,11 +42399,7 @@ function journalInput(file) {
 }
 function describeLoaded(j) {
   const count3 = (state) => j.states.filter((s) => s === state).length;
-  return [
-    `${plural(count3(ACCEPTED), "row")} accepted`,
-    `${formatCount(count3(FAILED))} failed`,
-    `${count3(STARTED) + count3(UNKNOWN)} of unknown outcome`
-  ].join(", ");
+  return `${plural(count3(ACCEPTED), "row")} accepted, ${formatCount(count3(FAILED))} failed, ${count3(UNKNOWN)} of unknown outcome`;
 }
 function refuseToCarryOn(file, loaded, options) {
   const { header } = loaded;
@@ -42470,7 +42447,7 @@ function refuseToCarryOn(file, loaded, options) {
     });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, NONE2, STARTED, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42482,13 +42459,13 @@ var init_journal = __esm({
     init_report();
     MAGIC = "trigger batch journal";
     VERSION2 = 1;
+    UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";
     NONE2 = 0;
-    STARTED = 1;
-    ACCEPTED = 2;
-    FAILED = 3;
-    UNKNOWN = 4;
+    ACCEPTED = 1;
+    FAILED = 2;
+    UNKNOWN = 3;
     SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
-    RECORDS = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    RECORDS = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */
@@ -42504,26 +42481,20 @@ var init_journal = __esm({
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
       onError;
-      #states;
-      #reasons;
+      /** What the earlier run recorded, when this one carries it on. */
+      #earlier;
       #fd;
       /** Outcome records not yet written; they go out with the next "s" or within a second. */
       #pending = "";
       #dirty = false;
-      #timer;
+      #timer = setInterval(() => this.sync(), 1e3).unref();
       #flushScheduled = false;
-      /** Where the next record goes (writes are positioned: the file may have been cut back). */
-      #position = 0;
-      constructor(file, fd, position, loaded) {
+      constructor(file, fd, earlier) {
         this.path = file;
         this.#fd = fd;
-        this.#position = position;
-        this.resumed = loaded !== void 0;
-        this.completedWith = loaded?.done ? loaded.failed : void 0;
-        this.#states = loaded?.states ?? new Uint8Array(0);
-        this.#reasons = loaded?.reasons ?? /* @__PURE__ */ new Map();
-        this.#timer = setInterval(() => this.sync(), 1e3);
-        this.#timer.unref();
+        this.#earlier = earlier;
+        this.resumed = earlier !== void 0;
+        this.completedWith = earlier?.done ? earlier.failed : void 0;
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
@@ -42531,11 +42502,10 @@ var init_journal = __esm({
         if (loaded) refuseToCarryOn(file, loaded, options);
         try {
           if (loaded) {
-            const fd2 = import_node_fs10.default.openSync(file, "r+");
-            import_node_fs10.default.ftruncateSync(fd2, loaded.whole);
-            return new _Journal(file, fd2, loaded.whole, loaded);
+            import_node_fs10.default.truncateSync(file, loaded.whole);
+            return new _Journal(file, import_node_fs10.default.openSync(file, "a"), loaded);
           }
-          const fd = import_node_fs10.default.openSync(file, "wx", 384);
+          const fd = import_node_fs10.default.openSync(file, "ax", 384);
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -42546,29 +42516,23 @@ var init_journal = __esm({
             catalog: options.catalog ?? null,
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
-          const position = import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+          import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
 `);
           import_node_fs10.default.fsyncSync(fd);
-          return new _Journal(file, fd, position, void 0);
+          return new _Journal(file, fd, void 0);
         } catch (error2) {
           throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
             hint: "name a file in a folder you can write to"
           });
         }
       }
-      /** What an earlier run did with this line, if anything. */
+      /** The outcome an earlier run gave this line, if it gave one. */
       prior(line) {
-        switch (this.#states[line]) {
-          case ACCEPTED:
-            return { kind: "accepted" };
-          case FAILED:
-            return { kind: "failed", reason: this.#reasons.get(line) ?? "failed in an earlier run" };
-          case STARTED:
-          case UNKNOWN:
-            return { kind: "unknown" };
-          default:
-            return void 0;
-        }
+        const state = this.#earlier?.states[line];
+        if (state === ACCEPTED) return { kind: "earlier" };
+        if (state === FAILED) return { kind: "failed", reason: this.#earlier?.reasons.get(line) ?? "failed in an earlier run" };
+        if (state === UNKNOWN) return { kind: "unknown", reason: UNKNOWN_EARLIER };
+        return void 0;
       }
       /**
        * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
@@ -42609,8 +42573,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-          this.#position += bytes.length;
+          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done);
           this.#dirty = true;
         } catch (error2) {
           this.#failed(error2);
@@ -42717,16 +42680,16 @@ function replayNames(file) {
   const stem = file.slice(0, file.length - ext.length);
   const counted = /^(.*)-(\d{1,3})$/.exec(stem);
   const base = counted ? counted[1] : stem;
-  let mine2;
+  let mine;
   const same = (journal) => {
     const input2 = journalInput(journal);
     if (input2?.path !== import_node_path13.default.resolve(file)) return false;
     try {
-      mine2 ??= fingerprint(file);
+      mine ??= fingerprint(file);
     } catch {
       return false;
     }
-    return input2.size === mine2.size && input2.sha256 === mine2.sha256;
+    return input2.size === mine.size && input2.sha256 === mine.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
@@ -42844,7 +42807,7 @@ var init_files = __esm({
 function emptyCounts() {
   return { rows: 0, accepted: 0, earlier: 0, failed: 0, invalid: 0, unsent: 0, unknown: 0, checked: 0, skippedUnknown: 0 };
 }
-var import_node_events, SHOWN_FAILURES, UNKNOWN_EARLIER, UNKNOWN_SKIPPED, BatchRecorder;
+var import_node_events, SHOWN_FAILURES, UNKNOWN_SKIPPED, BatchRecorder;
 var init_recorder = __esm({
   "src/batch/recorder.ts"() {
     "use strict";
@@ -42854,7 +42817,6 @@ var init_recorder = __esm({
     init_report();
     init_stop();
     SHOWN_FAILURES = 20;
-    UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";
     UNKNOWN_SKIPPED = "skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)";
     BatchRecorder = class {
       counts = emptyCounts();
@@ -42864,7 +42826,7 @@ var init_recorder = __esm({
       /** Failures in a row that every row would share (see #breaker). */
       #streak = 0;
       #stdout;
-      /** Lines of the rows sent in this run (and not yet settled), for the journal. */
+      /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
       #sent = /* @__PURE__ */ new Set();
       // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
       #onStdoutError = (error2) => this.stopWith({ kind: "stdout", error: error2 });
@@ -42891,10 +42853,8 @@ var init_recorder = __esm({
       }
       before(row) {
         const prior = this.#o.journal?.prior(row.at ?? row.line);
-        if (prior?.kind === "accepted") return { kind: "earlier" };
-        if (prior?.kind === "failed") return { kind: "failed", reason: prior.reason };
-        if (this.#o.retryUnknown) return void 0;
-        if (prior?.kind === "unknown") return { kind: "unknown", reason: UNKNOWN_EARLIER };
+        if (this.#o.retryUnknown) return prior?.kind === "unknown" ? void 0 : prior;
+        if (prior) return prior;
         if (row.unknownBefore && row.invalid === void 0) {
           this.counts.skippedUnknown++;
           return { kind: "unknown", reason: UNKNOWN_SKIPPED };
@@ -42902,11 +42862,9 @@ var init_recorder = __esm({
         return void 0;
       }
       starting(row) {
-        const journal = this.#o.journal;
-        if (!journal) return true;
-        if (!journal.starting(row.at ?? row.line)) return false;
-        this.#sent.add(row.at ?? row.line);
-        return true;
+        const at = row.at ?? row.line;
+        this.#sent.add(at);
+        return this.#o.journal?.starting(at) ?? true;
       }
       outcome(row, outcome) {
         this.counts.rows++;
@@ -44164,8 +44122,9 @@ __export(config_exports, {
   use: () => use
 });
 function settingName(name) {
-  const normalized = name.toLowerCase().replace(/_/g, "-").replace(/^apikey$/, "api-key").replace(/^baseurl$/, "base-url");
-  if (Object.hasOwn(SETTINGS2, normalized)) return normalized;
+  const typed2 = name.toLowerCase().replace(/[-_]/g, "");
+  const found2 = Object.keys(SETTINGS2).find((setting) => setting.replace(/-/g, "") === typed2);
+  if (found2) return found2;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS2).join(", ")}`);
 }
 async function shown(name, profileName, profile) {
@@ -44183,14 +44142,16 @@ async function shown(name, profileName, profile) {
 function where(profile, file) {
   return `profile "${profile}" (${file})`;
 }
-function target(options, env2) {
+function target(options, env2, known = false) {
   const file = configPath(env2);
   const config = readConfig(file);
   const selected = selectedProfile(options, env2, config);
+  const profile = getProfile(config, selected.name);
+  if (known && selected.explicit && !profile) throw unknownProfile(selected.name, file, config);
   const lock = { waitMs: lockWaitMs(env2) };
   const save = (update) => updateConfig(file, update, lock);
   const saveProfile = (update) => save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
-  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
+  return { file, config, save, saveProfile, ...selected, profile };
 }
 async function setKey(keyArgument, options, ctx) {
   const { io, env: env2 } = ctx;
@@ -44233,8 +44194,7 @@ async function setBaseUrl(url, options, { io, env: env2 }) {
   if (env2.TRIGGER_BASE_URL) precedenceNote(io, "TRIGGER_BASE_URL", " over the stored URL");
 }
 async function get(nameArgument, options, { io, env: env2 }) {
-  const { file, config, name: profileName, explicit, profile } = target(options, env2);
-  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const { file, name: profileName, profile } = target(options, env2, true);
   const names = nameArgument === void 0 ? Object.keys(SETTINGS2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
@@ -44314,13 +44274,8 @@ async function unset(nameArgument, options, { io, env: env2 }) {
   await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
 }
-function namedProfile(name, env2) {
-  const named = target({ profile: checkProfileName(name) }, env2);
-  if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
-  return { ...named, profile: named.profile };
-}
 async function use(nameArgument, { io, env: env2 }) {
-  const { name, file, save } = namedProfile(nameArgument, env2);
+  const { name, file, save } = target({ profile: checkProfileName(nameArgument) }, env2, true);
   await save((data) => {
     if (!getProfile(data, name)) throw unknownProfile(name, file, data);
     return { ...data, active: name };
@@ -44329,8 +44284,8 @@ async function use(nameArgument, { io, env: env2 }) {
   if (env2.TRIGGER_PROFILE && env2.TRIGGER_PROFILE !== name) precedenceNote(io, `TRIGGER_PROFILE=${env2.TRIGGER_PROFILE}`, "");
 }
 async function remove(nameArgument, { io, env: env2 }) {
-  const { name, profile, save } = namedProfile(nameArgument, env2);
-  const inStore = profile.apiKeyStorage === "keychain";
+  const { name, profile, save } = target({ profile: checkProfileName(nameArgument) }, env2, true);
+  const inStore = profile?.apiKeyStorage === "keychain";
   if (inStore) await forgetStoredKey(name, "; the profile was kept");
   await save((data) => {
     const { [name]: _gone, ...profiles } = data.profiles ?? {};
@@ -44432,10 +44387,7 @@ function statusLines(s, io) {
     row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
     row("api key", setting(s.apiKey?.masked, s.apiKey)),
     row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
-    row(
-      "config",
-      s.configFile.exists ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}` : `${s.configFile.path} ${c.dim("(not created yet)")}`
-    ),
+    row("config", `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : "(not created yet)")}`),
     row("proxy", s.proxy ?? c.dim("none")),
     row(
       "catalog",
@@ -44449,10 +44401,9 @@ async function status(options, ctx) {
   const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
   for (const problem of result.problems)
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
-  throw new ConfigError(result.problems[0].message, { reported: true });
+  if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
 }
 function command4(program2, ctx) {
   return addSettingsOptions(
@@ -44638,16 +44589,16 @@ async function startEmulator(options = {}) {
     const answer = admitted ? take2(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);
     const send2 = () => {
-      const { headers, ...entry2 } = answer;
+      const { headers, ...entry } = answer;
       if (admitted) rules.working--;
       if (!res.destroyed) {
         if (closing) res.setHeader("connection", "close");
-        const text = JSON.stringify(entry2.event ? { success: true } : { success: false, error: entry2.error });
-        res.writeHead(entry2.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+        const text = JSON.stringify(entry.event ? { success: true } : { success: false, error: entry.error });
+        res.writeHead(entry.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
         res.end(text);
       }
-      tally(stats, entry2);
-      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry2 });
+      tally(stats, entry);
+      options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry });
     };
     if (latencyMs > 0) setTimeout(send2, latencyMs);
     else send2();
@@ -44678,11 +44629,11 @@ async function startEmulator(options = {}) {
     }
   };
 }
-function tally(stats, entry2) {
+function tally(stats, entry) {
   stats.requests++;
-  if (entry2.event) stats.recorded++;
-  else if (entry2.injected) stats.injected++;
-  else if (entry2.pushedBack) stats.pushedBack++;
+  if (entry.event) stats.recorded++;
+  else if (entry.injected) stats.injected++;
+  else if (entry.pushedBack) stats.pushedBack++;
   else stats.rejected++;
 }
 function reachableUrl(host, port) {
@@ -44781,10 +44732,10 @@ function eventLine(event, io) {
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
   return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
-function rejectionLine(entry2, io) {
+function rejectionLine(entry, io) {
   const c = io.errColors;
-  const label = entry2.injected ? c.warn(`${entry2.status} injected`) : entry2.pushedBack ? c.warn(`${entry2.status} pushed back`) : c.error(String(entry2.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry2.method)} ${printable(entry2.url)} ${c.dim("\u2014")} ${printable(entry2.error ?? "")}`;
+  const label = entry.injected ? c.warn(`${entry.status} injected`) : entry.pushedBack ? c.warn(`${entry.status} pushed back`) : c.error(String(entry.status));
+  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
 }
 function knownTriggers(options, { env: env2, cwd }) {
   if (options.trigger?.length) return { ids: options.trigger, from: "" };
@@ -44805,9 +44756,9 @@ async function emulator(options, ctx) {
     triggers: known?.ids,
     latencyMs: options.latency,
     keepEvents: false,
-    onRequest(entry2) {
-      if (entry2.event) io.stdout(eventLine(entry2.event, io));
-      else io.stderr(rejectionLine(entry2, io));
+    onRequest(entry) {
+      if (entry.event) io.stdout(eventLine(entry.event, io));
+      else io.stderr(rejectionLine(entry, io));
     },
     onLogError(message) {
       io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
@@ -44974,9 +44925,9 @@ function found(options, ctx, create2 = false) {
 function shownCatalog(options, ctx) {
   return { catalog: loadCatalog(found(options, ctx), { env: ctx.env }), profile: activeProfile(options, ctx.env) };
 }
-function view(key, entry2, profile) {
+function view(key, entry, profile) {
   const unset2 = { name: null, value: "optional", min: null, max: null, deprecated: null, description: null, ids: {} };
-  return { id: idIn(key, entry2, profile), key, ...unset2, ...entry2 };
+  return { id: idIn(key, entry, profile), key, ...unset2, ...entry };
 }
 function ruleText(t) {
   const bounds = [t.min !== null ? `>= ${t.min}` : "", t.max !== null ? `<= ${t.max}` : ""].filter(Boolean).join(", ");
@@ -44984,7 +44935,7 @@ function ruleText(t) {
 }
 function list2(options, ctx) {
   const { catalog, profile } = shownCatalog(options, ctx);
-  const views2 = Object.entries(catalog.data.triggers).map(([key, entry2]) => view(key, entry2, profile));
+  const views2 = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
   const { io } = ctx;
   if (options.json) {
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
@@ -45038,8 +44989,8 @@ function bound(text, flag) {
     });
   return n;
 }
-function applyFields(entry2, options) {
-  const next = { ...entry2 };
+function applyFields(entry, options) {
+  const next = { ...entry };
   if (options.name !== void 0) next.name = options.name;
   if (options.value !== void 0) next.value = options.value;
   if (options.min !== void 0) next.min = bound(options.min, "--min");
@@ -45056,7 +45007,9 @@ async function changeCatalog(options, ctx, create2, change) {
   const where2 = found(options, ctx, create2);
   const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)));
+  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)), {
+    hint: "make its folder writable, or name a catalog in a folder you can write to with --catalog <file>"
+  });
 }
 function writeTarget(where2, ctx, create2) {
   if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
@@ -45082,8 +45035,8 @@ async function add2(id, options, ctx) {
       throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, {
         hint: `change it with: trigger triggers edit ${shellQuote(id)}`
       });
-    const entry2 = applyFields({}, options);
-    target2.save({ ...target2.data.triggers, [id]: entry2 });
+    const entry = applyFields({}, options);
+    target2.save({ ...target2.data.triggers, [id]: entry });
     const { io } = ctx;
     const c = io.outColors;
     io.stdout(`${c.success("added")} ${printable(id)} to ${target2.shown}${target2.created ? " (created)" : ""}`);
@@ -45091,7 +45044,7 @@ async function add2(id, options, ctx) {
     io.stdout(`
 The service's API cannot create triggers: create it in the dashboard too:
   1. open the Triggers page and click ${c.bold("Create Trigger")}
-  2. name: ${printable(entry2.name ?? id)}
+  2. name: ${printable(entry.name ?? id)}
   3. id: ${printable(id)}  (edit the generated id to this)
   4. type: ${c.bold("Custom")}, then ${c.bold("Save")}
 Where another profile's account uses another id: trigger triggers edit ${printable(shellQuote(id))} --profile <profile> --id <id>`);
@@ -45119,22 +45072,22 @@ function writeSchema({ schema }, io) {
 async function edit(id, options, ctx) {
   await changeCatalog(options, ctx, false, (target2) => {
     const key = lookUp(target2, activeProfile({}, ctx.env), id);
-    const entry2 = applyFields(target2.data.triggers[key], options);
-    for (const field2 of options.clear ?? []) delete entry2[field2];
+    const entry = applyFields(target2.data.triggers[key], options);
+    for (const field2 of options.clear ?? []) delete entry[field2];
     if (options.id !== void 0) {
       if (!options.profile) throw new UsageError("--id needs --profile <profile>: the profile whose account uses that id");
       checkNewId(options.id);
-      const { [options.profile]: _was, ...ids } = entry2.ids ?? {};
-      entry2.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
-      if (Object.keys(entry2.ids).length === 0) delete entry2.ids;
+      const { [options.profile]: _was, ...ids } = entry.ids ?? {};
+      entry.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      if (Object.keys(entry.ids).length === 0) delete entry.ids;
     } else if (options.profile) {
       throw new UsageError("--profile in triggers edit names the profile for --id <id>");
     }
-    if (JSON.stringify(entry2) === JSON.stringify(target2.data.triggers[key]))
+    if (JSON.stringify(entry) === JSON.stringify(target2.data.triggers[key]))
       throw new UsageError(`nothing to change for ${key}`, {
         hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
       });
-    target2.save({ ...target2.data.triggers, [key]: entry2 });
+    target2.save({ ...target2.data.triggers, [key]: entry });
     ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
   });
 }
@@ -45314,6 +45267,7 @@ function walk(program2, done) {
     command: program2,
     // the command reached
     typed: /* @__PURE__ */ new Map(),
+    // the options typed so far, by long name, with the last value of each
     positional: 0,
     // arguments given to the command reached
     expecting: void 0,
@@ -45337,9 +45291,8 @@ function walk(program2, done) {
       const [flag, inline] = splitInline(word);
       const option = findOption(at.command, flag);
       if (!option) continue;
-      if (inline !== void 0) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, "");
+      if (inline === void 0 && option.required) at.expecting = option;
+      else note(option, inline ?? "");
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
@@ -45389,7 +45342,7 @@ function profileCandidates(env2) {
   const config = readConfig(configPath(env2));
   return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
     value: name,
-    description: [typeof profile.baseUrl === "string" ? profile.baseUrl : "profile", name === config.active ? "(active)" : ""].filter(Boolean).join(" ")
+    description: `${typeof profile.baseUrl === "string" ? profile.baseUrl : "profile"}${name === config.active ? " (active)" : ""}`
   }));
 }
 function catalogCandidates(typed2, env2, cwd) {
@@ -45397,9 +45350,9 @@ function catalogCandidates(typed2, env2, cwd) {
   if (!found2) return [];
   const catalog = loadCatalog(found2, { env: env2 });
   const profile = activeProfile({ profile: typed2.get("--profile") }, env2);
-  return Object.entries(catalog.data.triggers).map(([key, entry2]) => ({
-    value: idIn(key, entry2, profile),
-    description: [entry2.name ?? "", entry2.deprecated ? `(deprecated: ${entry2.deprecated})` : ""].filter(Boolean).join(" ")
+  return Object.entries(catalog.data.triggers).map(([key, entry]) => ({
+    value: idIn(key, entry, profile),
+    description: [entry.name ?? "", entry.deprecated ? `(deprecated: ${entry.deprecated})` : ""].filter(Boolean).join(" ")
   }));
 }
 function runComplete(program2, words, io, env2, cwd) {
@@ -45411,7 +45364,7 @@ function runComplete(program2, words, io, env2, cwd) {
   }
   const seen = /* @__PURE__ */ new Set();
   const offered = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
     seen.add(c.value);
     return true;
   });
@@ -45434,7 +45387,7 @@ The script asks trigger on each Tab (commands, options, profiles, the catalog's 
 stays right when trigger is upgraded.`
   ).action((shell) => io.write(SCRIPTS[shell]));
 }
-var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, isPrintable, BASH, ZSH, FISH, SCRIPTS;
+var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, BASH, ZSH, FISH, SCRIPTS;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
@@ -45460,7 +45413,6 @@ var init_completion = __esm({
     };
     pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
     NOTHING = { candidates: [], files: false };
-    isPrintable = (value) => printable(value) === value;
     BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger() {
@@ -45745,7 +45697,7 @@ Examples:
 
 Settings come from flags, then TRIGGER_API_KEY / TRIGGER_BASE_URL / TRIGGER_PROFILE, then the profile.
 ${EXIT_CODES2}`;
-async function buildProgram(context, mode2 = { json: false, verbose: false }, only) {
+async function buildProgram(context, mode2, only) {
   const { io, env: env2 } = context;
   const program2 = new Command("trigger").description("Report custom-trigger events from scripts, shells and CI").version(VERSION, "-V, --version", "print the version").helpOption("-h, --help", "show help").showSuggestionAfterError().showHelpAfterError("(run with --help for usage and examples)").exitOverride().configureOutput({
     writeOut: (text) => io.write(text),
@@ -45760,38 +45712,34 @@ async function buildProgram(context, mode2 = { json: false, verbose: false }, on
   for (const [name, load3] of Object.entries(COMMANDS)) if (only === void 0 || only === name) (await load3()).command(program2, context);
   return program2;
 }
+function asTriggerError(error2, mode2) {
+  if (isTriggerError(error2)) return error2;
+  if (error2 instanceof CommanderError) return new UsageError(usageWords(error2.message).replace(/^error: /, ""));
+  const message = error2?.message ?? String(error2);
+  return new TriggerError(
+    "bug",
+    `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
+  );
+}
 function report(error2, io, mode2, env2 = process.env) {
-  const json = (kind, message) => mode2.json && io.json(JSON.stringify({ ok: false, error: { kind, exitCode: exitCodeFor(kind), message } }));
-  if (error2 instanceof CommanderError) {
-    if (error2.code === "commander.helpDisplayed" || error2.code === "commander.version") return 0;
-    json("usage", usageWords(error2.message).replace(/^error: /, ""));
-    return exitCodeFor("usage");
-  }
-  if (!isTriggerError(error2)) {
-    const message = error2?.message ?? String(error2);
-    io.stderr(
-      `error: this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
-    );
-    if (mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
-    json("bug", message);
-    return exitCodeFor("bug");
-  }
-  if (error2.reported) return error2.exitCode;
-  io.stderr(errorLine(error2, io.errColors, io.serverMask));
-  if (mode2.json) io.json(failureJson(error2, io.serverMask));
+  if (error2 instanceof CommanderError && (error2.code === "commander.helpDisplayed" || error2.code === "commander.version")) return 0;
+  const failure = asTriggerError(error2, mode2);
+  if (failure.reported) return failure.exitCode;
+  if (!(error2 instanceof CommanderError)) io.stderr(errorLine(failure, io.errColors, io.serverMask));
+  if (failure.kind === "bug" && mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
+  if (mode2.json) io.json(failureJson(failure, io.serverMask));
   if (env2.GITHUB_ACTIONS === "true") {
-    const message = shownMessage(error2, io.serverMask);
-    io.stderr(githubAnnotation(error2.hint ? `${message} \u2014 ${error2.hint}` : message));
+    const message = shownMessage(failure, io.serverMask);
+    io.stderr(githubAnnotation(failure.hint ? `${message} \u2014 ${failure.hint}` : message));
   }
-  return error2.exitCode;
+  return failure.exitCode;
 }
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? cliEnvironment(process.env);
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
-    const first = argv[2];
-    const only = first !== void 0 && Object.hasOwn(COMMANDS, first) ? first : void 0;
+    const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
     const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
     if (argv.length <= 2) {
       io.write(program2.helpInformation());

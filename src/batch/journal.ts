@@ -22,7 +22,7 @@ import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
 import type { Format } from './input.js';
 import { formatCount, plural } from './report.js';
-import type { OutcomeKind } from './runner.js';
+import type { Outcome, OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
 const VERSION = 1;
@@ -47,18 +47,16 @@ export function fingerprint(file: string): InputFingerprint {
   return { path: path.resolve(file), size, sha256: hash.digest('hex') };
 }
 
-/** What an earlier run did with a line. */
-type Prior = { kind: 'accepted' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 
 const NONE = 0;
-const STARTED = 1;
-const ACCEPTED = 2;
-const FAILED = 3;
-const UNKNOWN = 4;
+const ACCEPTED = 1;
+const FAILED = 2;
+const UNKNOWN = 3;
 /** The record letter of each way a sent row can end. */
 const SETTLED: Partial<Record<OutcomeKind, string>> = { accepted: 'a', failed: 'f', unknown: 'u', unsent: 'n' };
-/** The state each record letter sets (see above). */
-const RECORDS: Record<string, number> = { s: STARTED, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
+/** The state each record letter sets (see above): a row about to be sent is of unknown outcome until its next record. */
+const RECORDS: Record<string, number> = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE, u: UNKNOWN };
 
 interface Header {
   journal: string;
@@ -171,11 +169,7 @@ export function journalInput(file: string): InputFingerprint | undefined {
 
 function describeLoaded(j: Loaded): string {
   const count = (state: number) => j.states.filter((s) => s === state).length;
-  return [
-    `${plural(count(ACCEPTED), 'row')} accepted`,
-    `${formatCount(count(FAILED))} failed`,
-    `${count(STARTED) + count(UNKNOWN)} of unknown outcome`,
-  ].join(', ');
+  return `${plural(count(ACCEPTED), 'row')} accepted, ${formatCount(count(FAILED))} failed, ${count(UNKNOWN)} of unknown outcome`;
 }
 
 /** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
@@ -255,27 +249,21 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  readonly #states: Uint8Array;
-  readonly #reasons: Map<number, string>;
+  /** What the earlier run recorded, when this one carries it on. */
+  readonly #earlier: Loaded | undefined;
   #fd: number | undefined;
   /** Outcome records not yet written; they go out with the next "s" or within a second. */
   #pending = '';
   #dirty = false;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer = setInterval(() => this.sync(), 1000).unref();
   #flushScheduled = false;
-  /** Where the next record goes (writes are positioned: the file may have been cut back). */
-  #position = 0;
 
-  private constructor(file: string, fd: number, position: number, loaded: Loaded | undefined) {
+  private constructor(file: string, fd: number, earlier: Loaded | undefined) {
     this.path = file;
     this.#fd = fd;
-    this.#position = position;
-    this.resumed = loaded !== undefined;
-    this.completedWith = loaded?.done ? loaded.failed : undefined;
-    this.#states = loaded?.states ?? new Uint8Array(0);
-    this.#reasons = loaded?.reasons ?? new Map();
-    this.#timer = setInterval(() => this.sync(), 1000);
-    this.#timer.unref();
+    this.#earlier = earlier;
+    this.resumed = earlier !== undefined;
+    this.completedWith = earlier?.done ? earlier.failed : undefined;
   }
 
   /** Opens the journal, refusing one that exists without --resume and one made for another input. */
@@ -284,11 +272,10 @@ export class Journal {
     if (loaded) refuseToCarryOn(file, loaded, options);
     try {
       if (loaded) {
-        const fd = fs.openSync(file, 'r+');
-        fs.ftruncateSync(fd, loaded.whole); // a record torn by the kill is cut off
-        return new Journal(file, fd, loaded.whole, loaded);
+        fs.truncateSync(file, loaded.whole); // a record torn by the kill is cut off
+        return new Journal(file, fs.openSync(file, 'a'), loaded);
       }
-      const fd = fs.openSync(file, 'wx', 0o600);
+      const fd = fs.openSync(file, 'ax', 0o600);
       const header: Header = {
         journal: MAGIC,
         version: VERSION,
@@ -299,9 +286,9 @@ export class Journal {
         catalog: options.catalog ?? null,
         started: new Date().toISOString(),
       };
-      const position = fs.writeSync(fd, `${JSON.stringify(header)}\n`);
+      fs.writeSync(fd, `${JSON.stringify(header)}\n`);
       fs.fsyncSync(fd);
-      return new Journal(file, fd, position, undefined);
+      return new Journal(file, fd, undefined);
     } catch (error) {
       throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, {
         hint: 'name a file in a folder you can write to',
@@ -309,19 +296,13 @@ export class Journal {
     }
   }
 
-  /** What an earlier run did with this line, if anything. */
-  prior(line: number): Prior | undefined {
-    switch (this.#states[line]) {
-      case ACCEPTED:
-        return { kind: 'accepted' };
-      case FAILED:
-        return { kind: 'failed', reason: this.#reasons.get(line) ?? 'failed in an earlier run' };
-      case STARTED:
-      case UNKNOWN:
-        return { kind: 'unknown' };
-      default:
-        return undefined;
-    }
+  /** The outcome an earlier run gave this line, if it gave one. */
+  prior(line: number): Outcome | undefined {
+    const state = this.#earlier?.states[line];
+    if (state === ACCEPTED) return { kind: 'earlier' };
+    if (state === FAILED) return { kind: 'failed', reason: this.#earlier?.reasons.get(line) ?? 'failed in an earlier run' };
+    if (state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    return undefined;
   }
 
   /**
@@ -363,8 +344,7 @@ export class Journal {
     this.#pending = '';
     try {
       let done = 0;
-      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done, bytes.length - done, this.#position + done);
-      this.#position += bytes.length;
+      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done);
       this.#dirty = true;
     } catch (error) {
       this.#failed(error as Error);

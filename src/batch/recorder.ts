@@ -29,7 +29,6 @@ export function emptyCounts(): Counts {
 /** Failures shown one by one on stderr before only the summary counts them. */
 export const SHOWN_FAILURES = 20;
 
-export const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 export const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
 
 export interface RecorderOptions {
@@ -56,7 +55,7 @@ export class BatchRecorder implements OutcomeSink {
   /** Failures in a row that every row would share (see #breaker). */
   #streak = 0;
   readonly #stdout: NodeJS.WritableStream;
-  /** Lines of the rows sent in this run (and not yet settled), for the journal. */
+  /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
   readonly #sent = new Set<number>();
   // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
   readonly #onStdoutError = (error: NodeJS.ErrnoException) => this.stopWith({ kind: 'stdout', error });
@@ -91,10 +90,8 @@ export class BatchRecorder implements OutcomeSink {
 
   before(row: Row): Outcome | undefined {
     const prior = this.#o.journal?.prior(row.at ?? row.line);
-    if (prior?.kind === 'accepted') return { kind: 'earlier' };
-    if (prior?.kind === 'failed') return { kind: 'failed', reason: prior.reason };
-    if (this.#o.retryUnknown) return undefined;
-    if (prior?.kind === 'unknown') return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    if (this.#o.retryUnknown) return prior?.kind === 'unknown' ? undefined : prior;
+    if (prior) return prior;
     if (row.unknownBefore && row.invalid === undefined) {
       this.counts.skippedUnknown++;
       return { kind: 'unknown', reason: UNKNOWN_SKIPPED };
@@ -103,12 +100,10 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   starting(row: Row): boolean {
-    const journal = this.#o.journal;
-    if (!journal) return true;
-    // One that cannot be written has stopped the batch through its onError.
-    if (!journal.starting(row.at ?? row.line)) return false;
-    this.#sent.add(row.at ?? row.line);
-    return true;
+    const at = row.at ?? row.line;
+    this.#sent.add(at);
+    // A journal that cannot be written has stopped the batch through its onError.
+    return this.#o.journal?.starting(at) ?? true;
   }
 
   outcome(row: Row, outcome: Outcome): void | Promise<void> {
@@ -117,7 +112,7 @@ export class BatchRecorder implements OutcomeSink {
     const reason = failureReason(outcome, this.#o.io.serverMask);
     const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
     const at = row.at ?? row.line;
-    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept); // only rows sent in this run are new to it
+    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
     this.#breaker(outcome);
 
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;

@@ -35,9 +35,6 @@ interface Completion {
   files: boolean;
 }
 
-/** The options typed so far, by long name, with the last value of each: the profile and catalog flags change the answer. */
-type Typed = Map<string, string>;
-
 /** Where the user's files tell the values, or the values themselves. */
 type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
 
@@ -97,7 +94,7 @@ function findOption(command: Command, word: string): Option | undefined {
 function walk(program: Command, done: string[]) {
   const at = {
     command: program, // the command reached
-    typed: new Map() as Typed,
+    typed: new Map<string, string>(), // the options typed so far, by long name, with the last value of each
     positional: 0, // arguments given to the command reached
     expecting: undefined as Option | undefined, // the option whose value comes next
     variadic: undefined as Option | undefined, // a variadic option still taking values
@@ -117,9 +114,8 @@ function walk(program: Command, done: string[]) {
       const [flag, inline] = splitInline(word);
       const option = findOption(at.command, flag);
       if (!option) continue;
-      if (inline !== undefined) note(option, inline);
-      else if (option.required) at.expecting = option;
-      else note(option, '');
+      if (inline === undefined && option.required) at.expecting = option;
+      else note(option, inline ?? '');
     } else if (at.variadic) {
       note(at.variadic, word);
     } else {
@@ -138,13 +134,6 @@ function splitInline(word: string): [string, string | undefined] {
 }
 
 const NOTHING: Completion = { candidates: [], files: false };
-
-/**
- * Whether a value can be offered as it is: one with a control character would break the line
- * protocol and the shells' lists, and one with an escape or an invisible (Cf) character would reach
- * the terminal raw; escaped, it would complete to another id, so it is not offered at all.
- */
-const isPrintable = (value: string) => printable(value) === value;
 
 function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Completion {
   const { command, typed, positional, onlyArguments } = at;
@@ -189,9 +178,7 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
   const config = readConfig(configPath(env));
   return Object.entries(config.profiles ?? {}).map(([name, profile]) => ({
     value: name,
-    description: [typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile', name === config.active ? '(active)' : '']
-      .filter(Boolean)
-      .join(' '),
+    description: `${typeof profile.baseUrl === 'string' ? profile.baseUrl : 'profile'}${name === config.active ? ' (active)' : ''}`,
   }));
 }
 
@@ -201,7 +188,7 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
  * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
  * None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
-function catalogCandidates(typed: Typed, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
+function catalogCandidates(typed: Map<string, string>, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
   // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
   const found = findCatalog({ cwd: cwd ?? process.cwd(), env, flag: typed.has('--no-catalog') ? false : typed.get('--catalog') });
   if (!found) return [];
@@ -228,7 +215,10 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
   }
   const seen = new Set<string>();
   const offered = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || !isPrintable(c.value)) return false;
+    // A value with a control character would break the line protocol and the shells' lists, and one
+    // with an escape or an invisible (Cf) character would reach the terminal raw; escaped, it would
+    // complete to another id, so it is not offered at all.
+    if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
     seen.add(c.value);
     return true;
   });

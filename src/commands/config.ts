@@ -30,13 +30,11 @@ export interface ProfileOption {
   profile?: string;
 }
 
+/** A setting's name as typed in any letter case, with "-", "_" or nothing between its words (apiKey, API_KEY). */
 function settingName(name: string): SettingName {
-  const normalized = name
-    .toLowerCase()
-    .replace(/_/g, '-')
-    .replace(/^apikey$/, 'api-key')
-    .replace(/^baseurl$/, 'base-url');
-  if (Object.hasOwn(SETTINGS, normalized)) return normalized as SettingName;
+  const typed = name.toLowerCase().replace(/[-_]/g, '');
+  const found = Object.keys(SETTINGS).find((setting) => setting.replace(/-/g, '') === typed);
+  if (found) return found as SettingName;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS).join(', ')}`);
 }
 
@@ -62,17 +60,20 @@ function where(profile: string, file: string): string {
  * What a config command works on: the file, what it holds (a corrupt file stops here, before any
  * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how to
  * change them under the lock (a bad TRIGGER_LOCK_WAIT stops here too, before anything is stored).
- * Each change sees the file as it is inside the lock and keeps every value it does not change.
+ * Each change sees the file as it is inside the lock and keeps every value it does not change. With
+ * `known`, a profile that was named (not the default) must be in the file.
  */
-function target(options: ProfileOption, env: NodeJS.ProcessEnv) {
+function target(options: ProfileOption, env: NodeJS.ProcessEnv, known = false) {
   const file = configPath(env);
   const config = readConfig(file);
   const selected = selectedProfile(options, env, config);
+  const profile = getProfile(config, selected.name);
+  if (known && selected.explicit && !profile) throw unknownProfile(selected.name, file, config);
   const lock = { waitMs: lockWaitMs(env) };
   const save = (update: (data: ConfigData) => ConfigData) => updateConfig(file, update, lock);
   const saveProfile = (update: (profile: Profile) => Profile) =>
     save((data) => ({ ...data, profiles: { ...data.profiles, [selected.name]: update({ ...getProfile(data, selected.name) }) } }));
-  return { file, config, save, saveProfile, ...selected, profile: getProfile(config, selected.name) };
+  return { file, config, save, saveProfile, ...selected, profile };
 }
 
 /** A profile without a setting and what is kept with it. */
@@ -126,8 +127,7 @@ export async function setBaseUrl(url: string, options: ProfileOption & { allowHt
 }
 
 export async function get(nameArgument: string | undefined, options: ProfileOption & { json?: boolean }, { io, env }: Context) {
-  const { file, config, name: profileName, explicit, profile } = target(options, env);
-  if (explicit && !profile) throw unknownProfile(profileName, file, config);
+  const { file, name: profileName, profile } = target(options, env, true);
   const names = nameArgument === undefined ? (Object.keys(SETTINGS) as SettingName[]) : [settingName(nameArgument)];
   const values = new Map<SettingName, string | undefined>();
   for (const name of names) values.set(name, await shown(name, profileName, profile));
@@ -213,15 +213,8 @@ export async function unset(nameArgument: string, options: ProfileOption, { io, 
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);
 }
 
-/** A profile the user named, which must be in the config file. */
-function namedProfile(name: string, env: NodeJS.ProcessEnv) {
-  const named = target({ profile: checkProfileName(name) }, env);
-  if (!named.profile) throw unknownProfile(named.name, named.file, named.config);
-  return { ...named, profile: named.profile };
-}
-
 export async function use(nameArgument: string, { io, env }: Context): Promise<void> {
-  const { name, file, save } = namedProfile(nameArgument, env);
+  const { name, file, save } = target({ profile: checkProfileName(nameArgument) }, env, true);
   await save((data) => {
     if (!getProfile(data, name)) throw unknownProfile(name, file, data); // deleted meanwhile
     return { ...data, active: name };
@@ -231,8 +224,8 @@ export async function use(nameArgument: string, { io, env }: Context): Promise<v
 }
 
 export async function remove(nameArgument: string, { io, env }: Context): Promise<void> {
-  const { name, profile, save } = namedProfile(nameArgument, env);
-  const inStore = profile.apiKeyStorage === 'keychain';
+  const { name, profile, save } = target({ profile: checkProfileName(nameArgument) }, env, true);
+  const inStore = profile?.apiKeyStorage === 'keychain';
   if (inStore) await forgetStoredKey(name, '; the profile was kept');
   await save((data) => {
     const { [name]: _gone, ...profiles } = data.profiles ?? {};

@@ -90,11 +90,8 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     const onRetry = (delayMs: number, reason: string) =>
       spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
-    let stoppedBy: StopSignal | undefined;
-    const removeSignals = onStopSignals((signal) => {
-      stoppedBy ??= signal;
-      controller.abort();
-    });
+    // Its reason is the first stop signal, for the exit code.
+    const removeSignals = onStopSignals((signal) => controller.abort(signal));
     let client: TriggerClient | undefined;
     try {
       client = clientFor(settings, options, io, { onRetry, env });
@@ -105,7 +102,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       if (options.json) io.json(resultJson(result, io.serverMask));
       else if (!options.quiet) io.stdout(successLine(result, io.outColors, io.serverMask));
     } catch (error) {
-      if (isTriggerError(error) && error.kind === 'interrupted') error.signal = stoppedBy;
+      if (isTriggerError(error) && error.kind === 'interrupted') error.signal = controller.signal.reason as StopSignal | undefined;
       throw error;
     } finally {
       spinner.stop();
@@ -133,12 +130,8 @@ function printDryRun(settings: Settings, event: PreparedEvent, options: FireComm
   if (options.json) io.json(JSON.stringify({ ok: true, dryRun: true, method: 'POST', url, headers, body: event.body, curl }));
   else io.stdout(curl);
   if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
-    const where =
-      settings.apiKeySource === 'flag'
-        ? 'was given with --api-key'
-        : settings.apiKey || settings.apiKeySource
-          ? `is in profile "${settings.profile}"`
-          : 'is not set';
+    let where = settings.apiKeySource === undefined ? 'is not set' : `is in profile "${settings.profile}"`;
+    if (settings.apiKeySource === 'flag') where = 'was given with --api-key';
     io.stderr(
       io.errColors.dim(
         `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,

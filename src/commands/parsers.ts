@@ -5,30 +5,24 @@
 import { InvalidArgumentError } from 'commander';
 import { parseShard, type Shard } from '../batch/shard.js';
 
-/** A decimal written plainly: 30, 2.5, .5 (no sign, no exponent, no hex). */
-const PLAIN_DECIMAL = /^\d*\.?\d+$/;
-
-/** A whole number from min to max. */
-export function wholeNumber(min: number, max: number, expected = `a whole number from ${min} to ${max}`): (text: string) => number {
+/** A number written plainly (as `pattern` takes it) from min to max; else it says what was `expected`. */
+function plainNumber(pattern: RegExp, min: number, max: number, expected: string): (text: string) => number {
   return (text) => {
     const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+    if (!pattern.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
 
-/** A decimal greater than 0 (or 0 too, with `zero`) and at most max; `expected` says what it is, e.g. "a number of seconds". */
-function decimal(expected: string, max: number, zero = false): (text: string) => number {
-  return (text) => {
-    const n = Number(text);
-    if (!PLAIN_DECIMAL.test(text.trim()) || (n === 0 && !zero) || n > max) throw new InvalidArgumentError(`expected ${expected}`);
-    return n;
-  };
-}
+export const wholeNumber = (min: number, max: number, expected = `a whole number from ${min} to ${max}`) =>
+  plainNumber(/^\d+$/, min, max, expected);
 
-export const seconds = decimal('a number of seconds greater than 0, e.g. 30 or 2.5', 86_400);
-export const rate = decimal('a number of requests per second greater than 0, e.g. 50', 1_000_000);
-export const fraction = decimal('a share from 0 to 1, e.g. 0.25', 1, true);
+/** 30, 2.5, .5: no sign, no exponent, no hex. */
+const DECIMAL = /^\d*\.?\d+$/;
+
+export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number of seconds greater than 0, e.g. 30 or 2.5');
+export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second greater than 0, e.g. 50');
+export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
 
 /** --concurrency: auto, or a whole number from 1 to 256. */

@@ -77,12 +77,7 @@ export function statusLines(s: Status, io: Output): string[] {
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
     row('api key', setting(s.apiKey?.masked, s.apiKey)),
     row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
-    row(
-      'config',
-      s.configFile.exists
-        ? `${s.configFile.path} ${c.dim(`(mode ${s.configFile.mode})`)}`
-        : `${s.configFile.path} ${c.dim('(not created yet)')}`,
-    ),
+    row('config', `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : '(not created yet)')}`),
     row('proxy', s.proxy ?? c.dim('none')),
     row(
       'catalog',
@@ -99,10 +94,9 @@ export async function status(options: StatusOptions, ctx: Context): Promise<void
   const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
   else for (const line of statusLines(result, io)) io.stdout(line);
-  if (result.problems.length === 0) return;
   for (const problem of result.problems)
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
-  throw new ConfigError(result.problems[0]!.message, { reported: true });
+  if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
 }
 
 export function command(program: Command, ctx: Context): Command {

@@ -176,7 +176,9 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
     ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
     : path.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock } = await import('../lock.js');
-  await withLock(lockFile, async () => change(writeTarget(where, ctx, create)));
+  await withLock(lockFile, async () => change(writeTarget(where, ctx, create)), {
+    hint: 'make its folder writable, or name a catalog in a folder you can write to with --catalog <file>',
+  });
 }
 
 function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: boolean): WriteTarget {

@@ -18,13 +18,6 @@ export function storeName(platform: NodeJS.Platform = process.platform): string 
   return 'the Secret Service keyring';
 }
 
-async function entry(profile: string): Promise<KeyringEntry> {
-  const { AsyncEntry } = await import('@napi-rs/keyring');
-  // Pinned to the Secret Service on Linux: the module would otherwise fall back to the kernel
-  // keyring, which forgets the key at logout or reboot.
-  return new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } });
-}
-
 /** Runs one store call within STORE_TIMEOUT_MS; rejects when the store fails or does not answer. */
 async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>, profile: string): Promise<T> {
   const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
@@ -34,7 +27,12 @@ async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Pr
     timer.unref();
   });
   try {
-    return await Promise.race([entry(profile).then((e) => call(e, signal)), timeout]);
+    // Pinned to the Secret Service on Linux: the module would otherwise fall back to the kernel
+    // keyring, which forgets the key at logout or reboot.
+    const entry = import('@napi-rs/keyring').then(
+      ({ AsyncEntry }) => new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } }),
+    );
+    return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
   } finally {
     clearTimeout(timer);
   }

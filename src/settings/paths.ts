@@ -9,10 +9,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
   if (env.TRIGGER_CONFIG_DIR) return path.resolve(env.TRIGGER_CONFIG_DIR);
   const home = env.HOME || os.homedir();
   if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'trigger');
-  if (platform === 'win32') {
-    const appData = env.APPDATA || path.join(home, 'AppData', 'Roaming');
-    return path.join(appData, 'trigger', 'Config');
-  }
+  if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'trigger', 'Config');
   const xdg = env.XDG_CONFIG_HOME;
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'trigger');
 }

@@ -10,7 +10,6 @@ import { proxyFor } from '../client/undici.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
 import { findCatalog } from '../catalog/find.js';
-import type { TriggerResolver } from '../catalog/resolve.js';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
 export type Source = 'flag' | 'env' | 'profile' | 'keychain';
@@ -50,19 +49,15 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-export interface SelectedProfile {
-  name: string;
-  /** Named by a flag, the environment or `config use` (so it must exist), not the default. */
-  explicit: boolean;
-  source: 'flag' | 'env' | 'config' | 'default';
-}
-
-/** The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default". */
-export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData): SelectedProfile {
-  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' };
-  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' };
-  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' };
-  return { name: 'default', explicit: false, source: 'default' };
+/**
+ * The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default".
+ * `explicit`: named by a flag, the environment or `config use` (so it must exist), not the default.
+ */
+export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData) {
+  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' } as const;
+  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' } as const;
+  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' } as const;
+  return { name: 'default', explicit: false, source: 'default' } as const;
 }
 
 /** The name of the profile in effect, as the commands that send would use it. */
@@ -84,15 +79,14 @@ export type Found = [value: string, source: Source, label: string];
 /** The error for a profile that was named but is not in the file. */
 export function unknownProfile(name: string, configFile: string, config: ConfigData): ConfigError {
   const known = Object.keys(config.profiles ?? {});
+  const others = known.length ? `known profiles: ${known.join(', ')}; or ` : '';
   return new ConfigError(`profile "${name}" is not in ${configFile}`, {
-    hint: known.length
-      ? `known profiles: ${known.join(', ')}; or create it with: trigger config set-key --profile ${name}`
-      : `create it with: trigger config set-key --profile ${name}`,
+    hint: `${others}create it with: trigger config set-key --profile ${name}`,
   });
 }
 
 /** "No API key is set" and "no base URL is set", with the command that fixes it: for the commands and `status`. */
-function notSet(setting: Setting, profile: SelectedProfile): ConfigError {
+function notSet(setting: Setting, profile: ReturnType<typeof selectedProfile>): ConfigError {
   const named = profile.explicit ? ` --profile ${profile.name}` : '';
   return new ConfigError(`no ${setting.words} is set`, {
     hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`,
@@ -197,9 +191,7 @@ export async function resolveWorld(options: CommandResolveOptions & { rememberCa
 }
 
 /** The world of `fire` and `batch` (and the library's loadSettings): the first problem stops it (exit 2). */
-export async function resolveCommand(
-  options: CommandResolveOptions = {},
-): Promise<{ settings: Settings; catalog: TriggerResolver | undefined }> {
+export async function resolveCommand(options: CommandResolveOptions) {
   const world = await resolveWorld(options);
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings!, catalog: world.catalog?.resolver };

@@ -47,11 +47,11 @@ describe('the journal', () => {
 
     const resumed = Journal.open(file, options({ resume: true }));
     expect([2, 3, 4, 5, 6, 7].map((line) => resumed.prior(line))).toEqual([
-      { kind: 'accepted' },
+      { kind: 'earlier' },
       { kind: 'failed', reason: 'line 3: 500 boom' },
       undefined,
-      { kind: 'unknown' },
-      { kind: 'unknown' },
+      { kind: 'unknown', reason: expect.stringMatching(/^in flight when an earlier run/) },
+      { kind: 'unknown', reason: expect.stringMatching(/^in flight when an earlier run/) },
       undefined,
     ]);
     expect(resumed.resumed).toBe(true);

@@ -48,6 +48,16 @@ describe('one lock, two rules', () => {
     await expect(withLock(file, async () => 'ran', { waitMs: 0 })).resolves.toBe('ran');
   });
 
+  it('a lock that cannot be written says what to do about the folder of the file it guards', async () => {
+    const file = path.join(dir, 'missing', 'triggers.json');
+    const settings = withLock(file, async () => 'ran');
+    await expect(settings).rejects.toThrow(/cannot write .*triggers\.json: /);
+    await expect(settings).rejects.toMatchObject({ hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
+    await expect(withLock(file, async () => 'ran', { hint: 'name another with --catalog' })).rejects.toMatchObject({
+      hint: 'name another with --catalog',
+    });
+  });
+
   it('a lock file that names no holder: the settings wait for it, a batch takes it over', async () => {
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(`${file}.lock`, '');
