@@ -87,9 +87,10 @@ export async function benchPaceSimulated() {
   }
   for (const perSecond of [100, 20]) {
     const n = perSecond === 100 ? 1_500 : 300;
-    const got = each(({ loaded, seed, jitterMs }) =>
-      rates(sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 }), 5_000),
-    );
+    const got = each(({ loaded, seed, jitterMs }) => {
+      const result = sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 });
+      return { ...rates(result, 5_000), worst: sim.worstSecond([result]) };
+    });
     add(
       `strict ${perSecond}/s without burst (503 or 429, no Retry-After)`,
       `${span(
@@ -102,7 +103,7 @@ export async function benchPaceSimulated() {
         got.map((r) => r.pushedBackLate),
         1,
         100,
-      )}% pushed back after 5 s`,
+      )}% pushed back after 5 s, worst second ${span(got.map((r) => r.worst))} push-backs`,
       got.every((r) => r.late >= 0.85 * perSecond && r.pushedBackLate <= 0.05),
       '>= 85% from 5 s on, <= 5% pushed back after 5 s',
     );
@@ -132,7 +133,12 @@ export async function benchPaceSimulated() {
         const results = sim.simulateSenders(sim.strictRate(20, { jitterMs, seed, retryAfterMs }), plans, { loaded, seed });
         const answers = results.reduce((sum, r) => sum + r.answers, 0);
         const pushedBack = results.reduce((sum, r) => sum + r.pushedBack, 0) / answers;
-        return { ...whileAllSend(results), pushedBack, accepted: results.every((r) => r.accepted === 300) };
+        return {
+          ...whileAllSend(results),
+          pushedBack,
+          worst: sim.worstSecond(results),
+          accepted: results.every((r) => r.accepted === 300),
+        };
       });
       const least = stagger ? 0.8 : 0.85;
       add(
@@ -144,20 +150,26 @@ export async function benchPaceSimulated() {
           got.map((r) => r.pushedBack),
           0,
           100,
-        )}% pushed back; ${got.filter((r) => !r.accepted).length} of 6 runs with a row not accepted`,
+        )}% pushed back; worst second ${span(got.map((r) => r.worst))} push-backs; ${got.filter((r) => !r.accepted).length} of 6 runs with a row not accepted`,
         got.every((r) => r.together >= least * 20 && r.low >= 0.5 && r.high <= 2 && r.accepted),
         `together >= ${least * 100}%, each shard 0.5x-2x of the median, every row accepted`,
       );
     }
   }
-  for (const n of [1_000, 30]) {
+  const cases = [
+    [0.5, 1_000, 1_000],
+    [0.5, 30, 1_000],
+    [0.5, 1_000, undefined],
+    [0.3, 1_000, undefined],
+  ];
+  for (const [share, n, retryAfterMs] of cases) {
     const half = each(({ loaded, seed }) => {
-      const auto = sim.simulate(sim.refusingAtRandom(0.5, seed * 3 + 1), n, { loaded, seed });
-      const fixed = sim.fixedConcurrency(sim.refusingAtRandom(0.5, seed * 3 + 1), n, 8);
+      const auto = sim.simulate(sim.refusingAtRandom(share, seed * 3 + 1, 50, retryAfterMs), n, { loaded, seed });
+      const fixed = sim.fixedConcurrency(sim.refusingAtRandom(share, seed * 3 + 1, 50, retryAfterMs), n, 8);
       return { ratio: auto.last / fixed.wallMs, accepted: auto.accepted };
     });
     add(
-      `half refused at random (503 + Retry-After: 1), ${fmt(n)} rows`,
+      `${share === 0.5 ? 'half' : `${share * 100}%`} refused at random (503${retryAfterMs ? ' + Retry-After: 1' : ', no Retry-After'}), ${fmt(n)} rows`,
       `wall ${span(
         half.map((r) => r.ratio),
         2,

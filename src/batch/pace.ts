@@ -71,6 +71,8 @@ const MAX_NOISE = 0.25;
 /** A descent tolerates up to this share, judged once the pace came down to half or less. */
 const MAX_DESCENT_NOISE = 0.9;
 const MAX_DESCENT_RATIO = 0.5;
+/** Whatever the share found, more than this many of the last answers pushed back are never tolerated (item 16). */
+const MAX_TOLERATED = 2 / 3;
 /** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
 const TWO_AT_ONCE_SHARE = 0.2;
 /** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
@@ -135,6 +137,8 @@ export class Pace {
   highest: number;
   /** The widest gap between starts used under one at a time, ms (0: none was needed). */
   widestGapMs = 0;
+  /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
+  gapMs = 0;
   /** Answers that pushed back (429, 503), over the run. */
   pushedBack = 0;
   /** Set when the batch must stop; says why. */
@@ -160,8 +164,7 @@ export class Pace {
   #acceptedSinceCut = 0;
   /** When the last pause ended (or ends). */
   #pauseEnd = -Infinity;
-  /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
-  #gapMs = 0;
+  /** Under one at a time: the next start allowed (see gapMs). */
   #nextStart = 0;
   /** No start before this (0: none), and when it was last set (see #jitter). */
   #holdUntil = 0;
@@ -345,10 +348,10 @@ export class Pace {
       return this.#restart();
     }
     // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
-    const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-    this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+    const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+    this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
     this.#narrowings = 0;
-    if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+    if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
   }
 
   /**
@@ -357,7 +360,7 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
-    const open = this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
+    const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
     if (!open && !this.#scheduled(inFlight)) return false;
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
     return true;
@@ -370,10 +373,10 @@ export class Pace {
     this.#holdUntil = 0;
     // Paced, a request alone is no burst: it goes (and a clock that moves only with answers, as
     // in tests, never waits on a schedule that nothing in flight would move).
-    if (now < this.pausedUntil || (now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0))) return false;
+    if (now < this.pausedUntil || (now < this.#nextStart && (this.gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
-    if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+    if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
     else if (this.#spacingMs > 0) {
       // On schedule, not from each start: a timer that fires late does not lower the pace. Behind by
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
@@ -405,7 +408,7 @@ export class Pace {
     const level = this.#changedTo[i % CHANGES]!;
     // Paced, the spacing may hold the pace below the limit over the round trip: the lower of the two.
     const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
-    const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
+    const pace = Math.min(level / Math.max(rttMs, this.gapMs), paced);
     this.#recentPaceSum += pace - this.#recentPace[slot]!;
     this.#recentPace[slot] = pace;
     if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
@@ -435,6 +438,8 @@ export class Pace {
    */
   #tolerated(level: number): boolean {
     if (this.limit <= 1 && this.#noise === 0) return false;
+    // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
+    if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
@@ -527,7 +532,8 @@ export class Pace {
       this.#windowMs = rtt;
     }
     const elapsed = now - this.#windowStart;
-    if (accepted > 0 && this.#gapMs > 0) {
+    let slow = false;
+    if (accepted > 0 && this.gapMs > 0) {
       this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
@@ -535,7 +541,7 @@ export class Pace {
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+        slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
@@ -561,12 +567,10 @@ export class Pace {
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
           if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
-          this.#slowBefore = true;
-          return this.#nextWindow(now);
         }
       }
     }
-    this.#slowBefore = false;
+    this.#slowBefore = slow;
     this.#nextWindow(now);
   }
 
@@ -576,23 +580,23 @@ export class Pace {
       // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
       // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
       const rtt = this.#windowMs;
-      this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
-      if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
+      this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
+      if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
       return;
     }
     // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
     // so that coming back from a long one does not take minutes), until no longer than a round trip.
-    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
+    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
     if ((this.#heldAnswers += accepted) >= every) {
       this.#heldAnswers = 0;
       // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
       const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-      this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-      if (this.#gapMs <= this.#windowMs) {
+      this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+      if (this.gapMs <= this.#windowMs) {
         // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
         if (faster > 0) this.#restart();
         else {
-          this.#gapMs = this.#nextStart = 0;
+          this.gapMs = this.#nextStart = 0;
           this.#ceiling = 2;
         }
       }
@@ -669,7 +673,7 @@ export class Pace {
   /** A slow start with no ceiling, as TCP after a time-out (item 6). */
   #restart(): void {
     this.#descent = undefined;
-    this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
+    this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
     this.#narrowings = 0;
@@ -680,7 +684,7 @@ export class Pace {
   #respace(): void {
     // Only once paced: a service that sends Retry-After has a bucket that takes bursts (item 9).
     const gain = !this.#paced ? 0 : this.#slowStart ? (this.#value < this.max ? SLOW_START_GAIN : 0) : PACE_GAIN;
-    this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+    this.#spacingMs = gain > 0 && this.gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
     if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
   }
 
@@ -722,11 +726,6 @@ export class Pace {
   pausedFor(): number {
     const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
     return until === 0 ? 0 : Math.max(0, until - this.#now());
-  }
-
-  /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
-  get gapMs(): number {
-    return this.#gapMs;
   }
 }
 

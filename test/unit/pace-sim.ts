@@ -78,10 +78,10 @@ export function tokenBucket(perSecond: number, latency = 50): Service {
   };
 }
 
-/** Refuses `share` of requests at random whatever the pace (503 + Retry-After: 1, as the emulator's --fail-rate). */
-export function refusingAtRandom(share: number, seed: number, latency = 50): Service {
+/** Refuses `share` of requests at random whatever the pace (503 + Retry-After: 1, as the emulator's --fail-rate; or without). */
+export function refusingAtRandom(share: number, seed: number, latency = 50, retryAfterMs: number | undefined = 1000): Service {
   const random = numbers(seed);
-  return (t) => ({ at: t + latency, answer: random() < share ? Answer.PushedBack : Answer.Accepted, retryAfterMs: 1000 });
+  return (t) => ({ at: t + latency, answer: random() < share ? Answer.PushedBack : Answer.Accepted, retryAfterMs });
 }
 
 /**
@@ -116,6 +116,8 @@ export interface SenderResult {
   perSecond: number;
   /** When each accepted answer came (for shares over a window). */
   acceptedAt: number[];
+  /** When each push-back came (for the worst second). */
+  pushedBackAt: number[];
   lowest: number;
   highest: number;
 }
@@ -193,7 +195,7 @@ export function simulateSenders(
     const pace = new Pace({ max, now: () => now, random });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
-      ...{ acceptedAt: [] as number[], lowest: 0, highest: 0 },
+      ...{ acceptedAt: [] as number[], pushedBackAt: [] as number[], lowest: 0, highest: 0 },
     };
     let left = plan.rows;
     let inFlight = 0;
@@ -218,6 +220,7 @@ export function simulateSenders(
           } else {
             if (verdict.answer === Answer.PushedBack) {
               result.pushedBack++;
+              result.pushedBackAt.push(now);
               if (now >= from) result.pushedBackLate++;
             }
             left++;
@@ -245,6 +248,14 @@ export function simulateSenders(
     result.highest = pace.highest;
     return result;
   });
+}
+
+/** The most push-backs the senders got together in one second. */
+export function worstSecond(results: SenderResult[]): number {
+  const perSecond = new Map<number, number>();
+  for (const t of results.flatMap((r) => r.pushedBackAt))
+    perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+  return Math.max(0, ...perSecond.values());
 }
 
 /** One sender's batch: its result. */
