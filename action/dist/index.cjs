@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43231,6 +43231,7 @@ var init_pace = __esm({
     MAX_NOISE = 0.25;
     MAX_DESCENT_NOISE = 0.9;
     MAX_DESCENT_RATIO = 0.5;
+    MAX_TOLERATED = 2 / 3;
     TWO_AT_ONCE_SHARE = 0.2;
     NOISE_BAND = 0.8;
     MAX_PACE_RATIO = 0.8;
@@ -43273,6 +43274,8 @@ var init_pace = __esm({
       highest;
       /** The widest gap between starts used under one at a time, ms (0: none was needed). */
       widestGapMs = 0;
+      /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
+      gapMs = 0;
       /** Answers that pushed back (429, 503), over the run. */
       pushedBack = 0;
       /** Set when the batch must stop; says why. */
@@ -43297,8 +43300,7 @@ var init_pace = __esm({
       #acceptedSinceCut = 0;
       /** When the last pause ended (or ends). */
       #pauseEnd = -Infinity;
-      /** Under one at a time: the least time between two starts (0: none), and the next start allowed. */
-      #gapMs = 0;
+      /** Under one at a time: the next start allowed (see gapMs). */
       #nextStart = 0;
       /** No start before this (0: none), and when it was last set (see #jitter). */
       #holdUntil = 0;
@@ -43459,10 +43461,10 @@ var init_pace = __esm({
           }
           return this.#restart();
         }
-        const widen = this.#gapMs > 0 && again ? 2 : GAP_WIDEN;
-        this.#gapMs = Math.min(MAX_GAP_MS, widen * (this.#gapMs > 0 ? this.#gapMs : Math.max(1, this.#windowMs)));
+        const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+        this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
         this.#narrowings = 0;
-        if (this.#gapMs > this.widestGapMs) this.widestGapMs = this.#gapMs;
+        if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
       }
       /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
@@ -43470,7 +43472,7 @@ var init_pace = __esm({
        */
       take(inFlight) {
         if (inFlight >= this.limit) return false;
-        const open = this.pausedUntil === 0 && this.#gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
+        const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
         if (!open && !this.#scheduled(inFlight)) return false;
         if (++this.#startsInARow > 1) this.#sentInBursts = true;
         return true;
@@ -43480,9 +43482,9 @@ var init_pace = __esm({
         const now = this.#now();
         if (now < this.#holdUntil) return false;
         this.#holdUntil = 0;
-        if (now < this.pausedUntil || now < this.#nextStart && (this.#gapMs > 0 || inFlight > 0)) return false;
+        if (now < this.pausedUntil || now < this.#nextStart && (this.gapMs > 0 || inFlight > 0)) return false;
         if (this.pausedUntil !== 0) this.pausedUntil = 0;
-        if (this.#gapMs > 0) this.#nextStart = now + this.#gapMs;
+        if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
         else if (this.#spacingMs > 0) {
           const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
           this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
@@ -43508,7 +43510,7 @@ var init_pace = __esm({
         while (i > oldest && this.#changedAt[i % CHANGES] > sent) i--;
         const level = this.#changedTo[i % CHANGES];
         const paced = this.#spacingMs > 0 ? 1 / this.#spacingMs : Infinity;
-        const pace = Math.min(level / Math.max(rttMs, this.#gapMs), paced);
+        const pace = Math.min(level / Math.max(rttMs, this.gapMs), paced);
         this.#recentPaceSum += pace - this.#recentPace[slot];
         this.#recentPace[slot] = pace;
         if (this.#recentCount < TOLERANCE_ANSWERS) this.#recentCount++;
@@ -43534,6 +43536,7 @@ var init_pace = __esm({
        */
       #tolerated(level) {
         if (this.limit <= 1 && this.#noise === 0) return false;
+        if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
         if (level !== 2 || this.#pushedInARow > 1) return false;
@@ -43612,7 +43615,8 @@ var init_pace = __esm({
           this.#windowMs = rtt;
         }
         const elapsed = now - this.#windowStart;
-        if (accepted > 0 && this.#gapMs > 0) {
+        let slow = false;
+        if (accepted > 0 && this.gapMs > 0) {
           this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
           if (this.#slowStart) {
@@ -43620,7 +43624,7 @@ var init_pace = __esm({
             else this.#slowStart = false;
           }
           if (!this.#slowStart) {
-            const slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+            slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
             const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
             const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
             if (!slow && aimd) {
@@ -43640,31 +43644,29 @@ var init_pace = __esm({
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
-              this.#slowBefore = true;
-              return this.#nextWindow(now);
             }
           }
         }
-        this.#slowBefore = false;
+        this.#slowBefore = slow;
         this.#nextWindow(now);
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
       #narrowGap(accepted, elapsed) {
         if (!this.#paced) {
           const rtt = this.#windowMs;
-          this.#gapMs = rtt / (rtt / this.#gapMs + INCREASE * elapsed * rtt);
-          if (this.#gapMs <= Math.min(rtt, this.#baseRtt)) this.#gapMs = this.#nextStart = 0;
+          this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
+          if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.#gapMs)));
+        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
         if ((this.#heldAnswers += accepted) >= every) {
           this.#heldAnswers = 0;
           const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-          this.#gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-          if (this.#gapMs <= this.#windowMs) {
+          this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+          if (this.gapMs <= this.#windowMs) {
             if (faster > 0) this.#restart();
             else {
-              this.#gapMs = this.#nextStart = 0;
+              this.gapMs = this.#nextStart = 0;
               this.#ceiling = 2;
             }
           }
@@ -43727,7 +43729,7 @@ var init_pace = __esm({
       /** A slow start with no ceiling, as TCP after a time-out (item 6). */
       #restart() {
         this.#descent = void 0;
-        this.#gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
+        this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
         this.#narrowings = 0;
@@ -43736,7 +43738,7 @@ var init_pace = __esm({
       /** The spacing of starts for the limit and round trip now (see #spacingMs). */
       #respace() {
         const gain = !this.#paced ? 0 : this.#slowStart ? this.#value < this.max ? SLOW_START_GAIN : 0 : PACE_GAIN;
-        this.#spacingMs = gain > 0 && this.#gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
+        this.#spacingMs = gain > 0 && this.gapMs === 0 && this.#windowMs > 0 ? Math.max(MIN_RTT_MS, this.#windowMs) / (gain * this.#value) : 0;
         if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
       }
       /**
@@ -43774,10 +43776,6 @@ var init_pace = __esm({
       pausedFor() {
         const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
         return until === 0 ? 0 : Math.max(0, until - this.#now());
-      }
-      /** Under one at a time, the least time between two starts, ms (0 when the limit alone paces). */
-      get gapMs() {
-        return this.#gapMs;
       }
     };
   }
