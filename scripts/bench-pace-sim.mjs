@@ -161,6 +161,10 @@ export async function benchPaceSimulated() {
     [0.5, 30, 1_000],
     [0.5, 1_000, undefined],
     [0.3, 1_000, undefined],
+    // The service refused 50-67% at random: two in three is the most it names.
+    [0.67, 1_000, 1_000],
+    [0.67, 30, 1_000],
+    [0.67, 1_000, undefined],
   ];
   for (const [share, n, retryAfterMs] of cases) {
     const half = each(({ loaded, seed }) => {

@@ -71,8 +71,8 @@ const MAX_NOISE = 0.25;
 /** A descent tolerates up to this share, judged once the pace came down to half or less. */
 const MAX_DESCENT_NOISE = 0.9;
 const MAX_DESCENT_RATIO = 0.5;
-/** Whatever the share found, more than this many of the last answers pushed back are never tolerated (item 16). */
-const MAX_TOLERATED = 2 / 3;
+/** Whatever the share found, more than this share of the last answers pushed back is never tolerated (item 16). */
+const MAX_TOLERATED = 0.8;
 /** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
 const TWO_AT_ONCE_SHARE = 0.2;
 /** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
