@@ -32,11 +32,14 @@ function bigIntOf(bytes: Uint8Array): bigint {
   return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 }
 
-/** An unscaled integer and a scale (never negative in Parquet) as decimal text: every digit kept (12345 and 2 give "123.45"). */
+/**
+ * An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). The
+ * format says a scale is never negative, but nothing stops a writer making one (123 and -2 give "12300").
+ */
 export function decimalText(unscaled: bigint, scale: number): string {
   const sign = unscaled < 0n ? '-' : '';
   const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}${'0'.repeat(-scale)}`;
 }
 
 /** The value column's text maker, for its physical and logical type. */
