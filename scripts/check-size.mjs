@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_438;
+const BUDGET = 11_444;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -76,6 +76,9 @@ async function buildProgram(context: Context, mode: Mode, only: string | undefin
 function asTriggerError(error: unknown, mode: Mode): TriggerError {
   if (isTriggerError(error)) return error;
   // Usage errors are exit 2, not commander's 1.
+  // Help shown for a command that needs one of its own ("(outputHelp)" is commander's, not words).
+  if (error instanceof CommanderError && error.code === 'commander.help')
+    return new UsageError('a command is needed: the help above lists them');
   if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
   const message = (error as Error)?.message ?? String(error);
   // Not 1: scripts read 1 as "the service refused", and nothing here says it did.

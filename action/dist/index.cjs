@@ -41795,7 +41795,7 @@ function bigIntOf(bytes) {
 function decimalText(unscaled, scale) {
   const sign = unscaled < 0n ? "-" : "";
   const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
-  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}`;
+  return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}${"0".repeat(-scale)}`;
 }
 function valueReader(element) {
   const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
@@ -45713,6 +45713,8 @@ async function buildProgram(context, mode2, only) {
 }
 function asTriggerError(error2, mode2) {
   if (isTriggerError(error2)) return error2;
+  if (error2 instanceof CommanderError && error2.code === "commander.help")
+    return new UsageError("a command is needed: the help above lists them");
   if (error2 instanceof CommanderError) return new UsageError(usageWords(error2.message).replace(/^error: /, ""));
   const message = error2?.message ?? String(error2);
   return new TriggerError(
