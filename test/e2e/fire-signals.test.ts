@@ -3,21 +3,15 @@
  * while it waits for the answer: the exit code a shell reports for that signal, and the outcome said
  * as unknown, as for Ctrl-C (test/e2e/fire.test.ts).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_KEY, expectNoKey, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { expectNoKey, run, type Sandbox } from '../helpers/cli.js';
+import { useServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
-
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: '' });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
+useServer((s, b) => {
+  server = s;
+  box = b;
 });
 
 describe('trigger fire: stopped by another signal than SIGINT', () => {
