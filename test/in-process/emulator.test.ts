@@ -267,3 +267,29 @@ describe('trigger emulator: --host', () => {
     expect((await run(['fire', 't', 'u'], { env: { ...box.env, TRIGGER_BASE_URL: emu.url } })).code).toBe(0);
   });
 });
+
+const triggersLine = (stderr: string) => stderr.split('\n').find((line) => line.startsWith('  triggers: '));
+
+// Catalog text and --trigger ids reach the terminal escaped, as every human line shows ids.
+describe('trigger emulator: the triggers line of the banner', () => {
+  it("escapes the catalog's ids and its path", async () => {
+    const project = path.join(box.home, 'odd\u001b[2Jfolder');
+    fs.mkdirSync(project, { recursive: true });
+    fs.writeFileSync(
+      path.join(project, 'triggers.json'),
+      JSON.stringify({ triggers: { 'red\u001b[31m': {}, 'two\nlines': {}, plain: {} } }),
+    );
+    emu = await startEmulatorProcess([], box.env, project);
+    const line = triggersLine(emu.stderr());
+    expect(line).toBe(
+      `  triggers: "red\\u001b[31m", "two\\nlines", plain from ${path.join(box.home, 'odd\\x1b[2Jfolder', 'triggers.json')} (any other answers 404)`,
+    );
+    expect(emu.stderr()).not.toContain('\u001b');
+  });
+
+  it('escapes --trigger ids', async () => {
+    emu = await startEmulatorProcess(['--trigger', 'a\u0007b', 'ok'], box.env);
+    expect(triggersLine(emu.stderr())).toBe('  triggers: "a\\u0007b", ok (any other answers 404)');
+    expect(emu.stderr()).not.toContain('\u0007');
+  });
+});
