@@ -95,12 +95,17 @@ const HOLD_ANSWERS = 100;
 const QUIET_MS = 100;
 /** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
 const LIKELY_RUN = 0.001;
-/** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
-const GAP_WIDEN = 1.1;
-const GAP_NARROW_BY = 0.05;
-/** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
-const NARROW_EVERY_MS = 2_000;
-const NARROW_MIN_ANSWERS = 8;
+/**
+ * Paced, one at a time (item 17): the gap is RUNG_UNIT round trips times a power of two, the same
+ * rungs for every sender; RUNG_UP refusals since the last move climb one, RUNG_CALM_MS without a
+ * push-back comes down one; a refused start's next one is up to RUNG_STEP of the unit later.
+ */
+const RUNG_UNIT = 1.05;
+const RUNG_UP = 3;
+const RUNG_CALM_MS = 8_000;
+const RUNG_STEP = 0.3;
+/** The unit on a grid of 2^(1/RUNG_GRID): senders whose round trips differ by a few per cent share the rungs. */
+const RUNG_GRID = 8;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -180,8 +185,11 @@ export class Pace {
   /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
   #rateAnswers = 0;
   #rateNarrowings = 0;
-  /** Narrowings of the gap since the last push-back at one at a time. */
-  #narrowings = 0;
+  /** Paced, one at a time: the gap's rung, when it last moved, refusals since, and calm moves down in a row (item 17). */
+  #rung = 0;
+  #rungAt = 0;
+  #refusedOnRung = 0;
+  #calmMoves = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -269,7 +277,9 @@ export class Pace {
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
-        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) {
+          if (!this.#paced || this.gapMs === 0) this.#restart();
+        }
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
@@ -283,7 +293,9 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      if (!tolerated && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
+      // Not on the rungs: there the slots are taken by others, whatever this sender's own pace (item 17).
+      const judged = this.#paced && this.gapMs > 0 ? false : this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level));
+      if (!tolerated && judged) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -292,7 +304,8 @@ export class Pace {
         if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on.
-        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
+        const slowStart = this.#slowStart;
+        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
         const down = this.#cut(now, true);
@@ -304,6 +317,9 @@ export class Pace {
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        // Paced and down to one at a time: the gap is never under the bottom rung, so that a sender
+        // that takes one a round trip leaves the others room (item 17).
+        else if (this.#paced && this.limit === 1 && this.gapMs === 0 && !slowStart) this.#climb(now, now - rttMs, 0);
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -347,11 +363,30 @@ export class Pace {
       }
       return this.#restart();
     }
-    // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
-    const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
-    this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
-    this.#narrowings = 0;
+    // The slot was someone else's (item 17): a rung up after RUNG_UP refusals since the last move,
+    // and the next start a little later than the schedule, so that it packs behind the one ahead.
+    const evidence = this.#refusedInARow === 1 || ++this.#refusedOnRung >= RUNG_UP;
+    const up = this.gapMs > 0 && evidence && now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
+    this.#climb(now, now - rttMs, this.gapMs === 0 ? 0 : this.#rung + (up ? 1 : 0));
+  }
+
+  /** To `rung` (moved: from now on), the next start from `sent`'s on the schedule, a little later. */
+  #climb(now: number, sent: number, rung: number): void {
+    if (rung !== this.#rung || this.gapMs === 0) {
+      this.#rungAt = now;
+      this.#refusedOnRung = 0;
+    }
+    this.#rung = rung;
+    this.#calmMoves = 0;
+    this.gapMs = this.#unit * 2 ** rung;
+    this.#nextStart = sent + this.gapMs + this.#random() * RUNG_STEP * this.#unit;
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+  }
+
+  /** The rungs' unit, ms: a little over the fastest round trip, in whole ms (the same for senders alike). */
+  get #unit(): number {
+    const rtt = Math.max(MIN_RTT_MS, Math.min(this.#baseRtt, this.#windowMs));
+    return 2 ** (Math.ceil(RUNG_GRID * Math.log2(RUNG_UNIT * rtt) - 1e-9) / RUNG_GRID);
   }
 
   /**
@@ -376,7 +411,8 @@ export class Pace {
     if (now < this.pausedUntil || (now < this.#nextStart && (this.gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
-    if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
+    // One at a time, on schedule (item 17): a start the service took comes round at the same phase.
+    if (this.gapMs > 0) this.#nextStart = (now - this.#nextStart < this.gapMs ? this.#nextStart : now) + this.gapMs;
     else if (this.#spacingMs > 0) {
       // On schedule, not from each start: a timer that fires late does not lower the pace. Behind by
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
@@ -437,7 +473,8 @@ export class Pace {
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
-    if (this.limit <= 1 && this.#noise === 0) return false;
+    // One at a time with no share found at random, or on the rungs: every push-back is news (item 17).
+    if (this.limit <= 1 && (this.#noise === 0 || this.gapMs > 0)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
@@ -534,7 +571,7 @@ export class Pace {
     const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) {
-      this.#narrowGap(accepted, elapsed);
+      this.#narrowGap(now, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -575,7 +612,7 @@ export class Pace {
   }
 
   /** Under one at a time, the gap between starts narrows as answers are accepted. */
-  #narrowGap(accepted: number, elapsed: number): void {
+  #narrowGap(now: number, elapsed: number): void {
     if (!this.#paced) {
       // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
       // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
@@ -584,23 +621,18 @@ export class Pace {
       if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
       return;
     }
-    // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
-    // so that coming back from a long one does not take minutes), until no longer than a round trip.
-    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-    if ((this.#heldAnswers += accepted) >= every) {
-      this.#heldAnswers = 0;
-      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
-      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-      this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-      if (this.gapMs <= this.#windowMs) {
-        // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
-        if (faster > 0) this.#restart();
-        else {
-          this.gapMs = this.#nextStart = 0;
-          this.#ceiling = 2;
-        }
-      }
+    // A rung down after a calm spell on this one (item 17), sooner each time in a row (a limit lifted).
+    const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
+    if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
+    this.#rungAt = now;
+    if (this.#rung > 0) this.gapMs = this.#unit * 2 ** --this.#rung;
+    // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
+    else if (this.#calmMoves > NARROWINGS_BEFORE_FASTER) this.#restart();
+    else {
+      this.gapMs = this.#nextStart = 0;
+      this.#ceiling = 2;
     }
+    this.#calmMoves++;
   }
 
   /**
@@ -676,7 +708,7 @@ export class Pace {
     this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
-    this.#narrowings = 0;
+    this.#rung = this.#calmMoves = 0;
     this.#slowStart = true;
   }
 
