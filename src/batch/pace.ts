@@ -95,8 +95,14 @@ const HOLD_ANSWERS = 100;
 const QUIET_MS = 100;
 /** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
 const LIKELY_RUN = 0.001;
+/** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
+const GAP_WIDEN = 1.1;
+const GAP_NARROW_BY = 0.05;
+/** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
+const NARROW_EVERY_MS = 2_000;
+const NARROW_MIN_ANSWERS = 8;
 /**
- * Paced, one at a time (item 17): the gap is RUNG_UNIT round trips times a power of two, the same
+ * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is RUNG_UNIT round trips times a power of two, the same
  * rungs for every sender; RUNG_UP refusals since the last move climb one, RUNG_CALM_MS without a
  * push-back comes down one; a refused start's next one is up to RUNG_STEP of the unit later.
  */
@@ -106,6 +112,8 @@ const RUNG_CALM_MS = 8_000;
 const RUNG_STEP = 0.3;
 /** The unit on a grid of 2^(1/RUNG_GRID): senders whose round trips differ by a few per cent share the rungs. */
 const RUNG_GRID = 8;
+/** Nearer than this, one a round trip is far from any limit's spacing, and the gap narrows as before. */
+const RUNG_MIN_RTT_MS = 10;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -190,6 +198,12 @@ export class Pace {
   #rungAt = 0;
   #refusedOnRung = 0;
   #calmMoves = 0;
+  /** Refusals on the bottom rung since it was reached, and the accepted answers before; whether the rungs were found not to fit. */
+  #refusedLow = 0;
+  #acceptedLow = 0;
+  #rungsOff = false;
+  /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
+  #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -278,7 +292,7 @@ export class Pace {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
         if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) {
-          if (!this.#paced || this.gapMs === 0) this.#restart();
+          if (!this.#onRungs) this.#restart();
         }
         this.#refusedInARow = 0;
       }
@@ -294,7 +308,7 @@ export class Pace {
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not on the rungs: there the slots are taken by others, whatever this sender's own pace (item 17).
-      const judged = this.#paced && this.gapMs > 0 ? false : this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level));
+      const judged = !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)));
       if (!tolerated && judged) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
@@ -319,7 +333,9 @@ export class Pace {
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
         // Paced and down to one at a time: the gap is never under the bottom rung, so that a sender
         // that takes one a round trip leaves the others room (item 17).
-        else if (this.#paced && this.limit === 1 && this.gapMs === 0 && !slowStart) this.#climb(now, now - rttMs, 0);
+        else if (this.limit === 1 && this.gapMs === 0 && !slowStart && this.#rungsFit && this.#cutsToOne >= Number(process.env.CTO ?? 3)) {
+          this.#climb(now, now - rttMs, 0);
+        }
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -363,6 +379,19 @@ export class Pace {
       }
       return this.#restart();
     }
+    // On the bottom rung and refused a third of the time: the limit's spacing is over the unit, and
+    // the rungs (each twice the last) do not fit it: spaced out as before, for good.
+    if (this.#onRungs && this.#rung === 0 && ++this.#refusedLow >= RUNG_UP && this.#acceptedCount - this.#acceptedLow < 2 * this.#refusedLow) {
+      this.#rungsOff = true;
+    }
+    if (!this.#rungsFit) {
+      // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
+      const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+      this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
+      this.#narrowings = 0;
+      if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+      return;
+    }
     // The slot was someone else's (item 17): a rung up after RUNG_UP refusals since the last move,
     // and the next start a little later than the schedule, so that it packs behind the one ahead.
     const evidence = this.#refusedInARow === 1 || ++this.#refusedOnRung >= RUNG_UP;
@@ -376,11 +405,24 @@ export class Pace {
       this.#rungAt = now;
       this.#refusedOnRung = 0;
     }
+    if (rung === 0 && (this.#rung !== 0 || this.gapMs === 0)) {
+      this.#refusedLow = 0;
+      this.#acceptedLow = this.#acceptedCount;
+    }
     this.#rung = rung;
     this.#calmMoves = 0;
     this.gapMs = this.#unit * 2 ** rung;
     this.#nextStart = sent + this.gapMs + this.#random() * RUNG_STEP * this.#unit;
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+  }
+
+  /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away (item 17). */
+  get #onRungs(): boolean {
+    return this.gapMs > 0 && this.#rungsFit;
+  }
+
+  get #rungsFit(): boolean {
+    return this.#paced && !this.#rungsOff && this.#baseRtt >= RUNG_MIN_RTT_MS;
   }
 
   /** The rungs' unit, ms: a little over the fastest round trip, in whole ms (the same for senders alike). */
@@ -412,7 +454,7 @@ export class Pace {
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
     // One at a time, on schedule (item 17): a start the service took comes round at the same phase.
-    if (this.gapMs > 0) this.#nextStart = (now - this.#nextStart < this.gapMs ? this.#nextStart : now) + this.gapMs;
+    if (this.gapMs > 0) this.#nextStart = (this.#onRungs && now - this.#nextStart < this.gapMs ? this.#nextStart : now) + this.gapMs;
     else if (this.#spacingMs > 0) {
       // On schedule, not from each start: a timer that fires late does not lower the pace. Behind by
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
@@ -474,7 +516,7 @@ export class Pace {
    */
   #tolerated(level: number): boolean {
     // One at a time with no share found at random, or on the rungs: every push-back is news (item 17).
-    if (this.limit <= 1 && (this.#noise === 0 || this.gapMs > 0)) return false;
+    if (this.limit <= 1 && (this.#noise === 0 || this.#onRungs)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
@@ -571,7 +613,7 @@ export class Pace {
     const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) {
-      this.#narrowGap(now, elapsed);
+      this.#narrowGap(now, accepted, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -612,13 +654,29 @@ export class Pace {
   }
 
   /** Under one at a time, the gap between starts narrows as answers are accepted. */
-  #narrowGap(now: number, elapsed: number): void {
+  #narrowGap(now: number, accepted: number, elapsed: number): void {
     if (!this.#paced) {
       // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
       // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
       const rtt = this.#windowMs;
       this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
       if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
+      return;
+    }
+    if (!this.#onRungs) {
+      // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
+      // so that coming back from a long one does not take minutes), until no longer than a round trip.
+      const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+      if ((this.#heldAnswers += accepted) < every) return;
+      this.#heldAnswers = 0;
+      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
+      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+      this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+      if (this.gapMs > this.#windowMs) return;
+      // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
+      if (faster > 0) return this.#restart();
+      this.gapMs = this.#nextStart = 0;
+      this.#ceiling = 2;
       return;
     }
     // A rung down after a calm spell on this one (item 17), sooner each time in a row (a limit lifted).
@@ -708,7 +766,7 @@ export class Pace {
     this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
-    this.#rung = this.#calmMoves = 0;
+    this.#rung = this.#calmMoves = this.#narrowings = 0;
     this.#slowStart = true;
   }
 
