@@ -198,10 +198,8 @@ export class Pace {
   #rungAt = 0;
   #refusedOnRung = 0;
   #calmMoves = 0;
-  /** Refusals on the bottom rung since it was reached, and the accepted answers before; whether the rungs were found not to fit. */
-  #refusedLow = 0;
-  #acceptedLow = 0;
-  #rungsOff = false;
+  /** Whether the gap is the limit's own spacing, found as before, not a rung. */
+  #offRungs = false;
   /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
@@ -214,6 +212,7 @@ export class Pace {
   #ceiling = 0;
   /** Cuts to one at a time from two or three since the last restart. */
   #cutsToOne = 0;
+  #cutsToOneEver = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
   /** Answers accepted in those round trips. */
@@ -293,6 +292,12 @@ export class Pace {
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
         if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) {
           if (!this.#onRungs) this.#restart();
+          else {
+            // On the rungs, the bottom one first: a restart only once it is calm for a moment there,
+            // for a sender the others crowded out is accepted after a long run too.
+            this.#climb(now, now - rttMs, 0);
+            this.#calmMoves = Number(process.env.FAST ?? 6);
+          }
         }
         this.#refusedInARow = 0;
       }
@@ -308,8 +313,7 @@ export class Pace {
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not on the rungs: there the slots are taken by others, whatever this sender's own pace (item 17).
-      const judged = !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)));
-      if (!tolerated && judged) tolerated = this.#tolerated(level);
+      if (!tolerated && !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -333,7 +337,7 @@ export class Pace {
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
         // Paced and down to one at a time: the gap is never under the bottom rung, so that a sender
         // that takes one a round trip leaves the others room (item 17).
-        else if (this.limit === 1 && this.gapMs === 0 && !slowStart && this.#rungsFit && this.#cutsToOne >= Number(process.env.CTO ?? 3)) {
+        else if (this.limit === 1 && this.gapMs === 0 && !slowStart && this.#rungsFit && this.#cutsToOneEver >= 3) {
           this.#climb(now, now - rttMs, 0);
         }
         return;
@@ -379,12 +383,15 @@ export class Pace {
       }
       return this.#restart();
     }
-    // On the bottom rung and refused a third of the time: the limit's spacing is over the unit, and
-    // the rungs (each twice the last) do not fit it: spaced out as before, for good.
-    if (this.#onRungs && this.#rung === 0 && ++this.#refusedLow >= RUNG_UP && this.#acceptedCount - this.#acceptedLow < 2 * this.#refusedLow) {
-      this.#rungsOff = true;
+    // Refused right after an accepted start, from no gap or the bottom rung: the limit's own spacing
+    // is over it (a sender alone), and the gap widens by a tenth as before. Refused again with
+    // nothing accepted between: the slots are someone else's, and the rungs begin (item 17).
+    if (!again && (this.gapMs === 0 || this.#offRungs || this.#rung === 0)) this.#offRungs = true;
+    else if (again && this.#offRungs && this.#rungsFit) {
+      this.#offRungs = false;
+      return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
     }
-    if (!this.#rungsFit) {
+    if (!this.#onRungs) {
       // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
       const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
       this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
@@ -405,10 +412,7 @@ export class Pace {
       this.#rungAt = now;
       this.#refusedOnRung = 0;
     }
-    if (rung === 0 && (this.#rung !== 0 || this.gapMs === 0)) {
-      this.#refusedLow = 0;
-      this.#acceptedLow = this.#acceptedCount;
-    }
+    this.#offRungs = false;
     this.#rung = rung;
     this.#calmMoves = 0;
     this.gapMs = this.#unit * 2 ** rung;
@@ -418,11 +422,11 @@ export class Pace {
 
   /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away (item 17). */
   get #onRungs(): boolean {
-    return this.gapMs > 0 && this.#rungsFit;
+    return this.gapMs > 0 && !this.#offRungs && this.#rungsFit;
   }
 
   get #rungsFit(): boolean {
-    return this.#paced && !this.#rungsOff && this.#baseRtt >= RUNG_MIN_RTT_MS;
+    return this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
   }
 
   /** The rungs' unit, ms: a little over the fastest round trip, in whole ms (the same for senders alike). */
@@ -718,6 +722,7 @@ export class Pace {
       if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
       else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
       if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
+      if (this.limit === 1 && this.#ceiling >= 2 && this.#ceiling <= 3) this.#cutsToOneEver++;
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
       if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
@@ -767,6 +772,7 @@ export class Pace {
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
     this.#rung = this.#calmMoves = this.#narrowings = 0;
+    this.#offRungs = false;
     this.#slowStart = true;
   }
 
