@@ -284,21 +284,15 @@ export class Pace {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
+      // Faster than the rungs before: a run of push-backs was the service down, not the others (item 17).
+      const fast = !this.#onRungs || this.#acceptedEvery < this.#unit / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
-        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) {
-          if (!this.#onRungs) this.#restart();
-          else {
-            // On the rungs, the bottom one first: a restart only once it is calm for a moment there,
-            // for a sender the others crowded out is accepted after a long run too.
-            this.#climb(now, now - rttMs, 0);
-            this.#calmMoves = Number(process.env.FAST ?? 6);
-          }
-        }
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS && fast) this.#restart();
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
