@@ -106,7 +106,7 @@ const NARROW_MIN_ANSWERS = 8;
  * rungs for every sender; RUNG_UP refusals since the last move climb one, RUNG_CALM_MS without a
  * push-back comes down one; a refused start's next one is up to RUNG_STEP of the unit later.
  */
-const RUNG_UNIT = 1.05;
+const RUNG_UNIT = 1;
 const RUNG_UP = 3;
 const RUNG_CALM_MS = 8_000;
 const RUNG_STEP = 0.3;
