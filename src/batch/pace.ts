@@ -102,17 +102,16 @@ const GAP_NARROW_BY = 0.05;
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
- * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is RUNG_UNIT round trips times a power of two, the same
- * rungs for every sender; RUNG_UP refusals since the last move climb one, RUNG_CALM_MS without a
- * push-back comes down one; a refused start's next one is up to RUNG_STEP of the unit later.
+ * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round
+ * trip, on a grid of steps of 2^(1/RUNG_GRID): the same for senders alike) times a power of two; a
+ * refusal RUNG_UP gaps after the last move climbs one, RUNG_CALM_MS without one comes down one,
+ * and a refused start's next one is up to RUNG_STEP of the unit later.
  */
-const RUNG_UNIT = 1;
 const RUNG_UP = 3;
 const RUNG_CALM_MS = 8_000;
 const RUNG_STEP = 0.3;
-/** The unit on a grid of 2^(1/RUNG_GRID): senders whose round trips differ by a few per cent share the rungs. */
 const RUNG_GRID = 8;
-/** Nearer than this, one a round trip is far from any limit's spacing, and the gap narrows as before. */
+/** Nearer than this, one a round trip is far from any limit's spacing: the gap as before (item 5). */
 const RUNG_MIN_RTT_MS = 10;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
@@ -193,12 +192,10 @@ export class Pace {
   /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
   #rateAnswers = 0;
   #rateNarrowings = 0;
-  /** Paced, one at a time: the gap's rung, when it last moved, refusals since, and calm moves down in a row (item 17). */
+  /** Paced, one at a time (item 17): the gap's rung, when it last moved, calm moves down in a row, and whether the gap is off the rungs. */
   #rung = 0;
   #rungAt = 0;
-  #refusedOnRung = 0;
   #calmMoves = 0;
-  /** Whether the gap is the limit's own spacing, found as before, not a rung. */
   #offRungs = false;
   /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
   #narrowings = 0;
@@ -210,7 +207,7 @@ export class Pace {
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
-  /** Cuts to one at a time from two or three since the last restart. */
+  /** Cuts to one at a time from two or three since the last restart, and ever (item 17). */
   #cutsToOne = 0;
   #cutsToOneEver = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
@@ -393,19 +390,14 @@ export class Pace {
       if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
       return;
     }
-    // The slot was someone else's (item 17): a rung up after RUNG_UP refusals since the last move,
-    // and the next start a little later than the schedule, so that it packs behind the one ahead.
-    const evidence = this.#refusedInARow === 1 || ++this.#refusedOnRung >= RUNG_UP;
-    const up = this.gapMs > 0 && evidence && now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
-    this.#climb(now, now - rttMs, this.gapMs === 0 ? 0 : this.#rung + (up ? 1 : 0));
+    // The slot was someone else's: a rung up, at most one every RUNG_UP gaps (item 17).
+    const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
+    this.#climb(now, now - rttMs, this.#rung + (up ? 1 : 0));
   }
 
-  /** To `rung` (moved: from now on), the next start from `sent`'s on the schedule, a little later. */
+  /** To `rung`; the next start on `sent`'s schedule, a little later, so that it packs behind the one ahead. */
   #climb(now: number, sent: number, rung: number): void {
-    if (rung !== this.#rung || this.gapMs === 0) {
-      this.#rungAt = now;
-      this.#refusedOnRung = 0;
-    }
+    if (rung !== this.#rung || !this.#onRungs) this.#rungAt = now;
     this.#offRungs = false;
     this.#rung = rung;
     this.#calmMoves = 0;
@@ -414,7 +406,6 @@ export class Pace {
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
   }
 
-  /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away (item 17). */
   get #onRungs(): boolean {
     return this.gapMs > 0 && !this.#offRungs && this.#rungsFit;
   }
@@ -423,10 +414,9 @@ export class Pace {
     return this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
   }
 
-  /** The rungs' unit, ms: a little over the fastest round trip, in whole ms (the same for senders alike). */
   get #unit(): number {
     const rtt = Math.max(MIN_RTT_MS, Math.min(this.#baseRtt, this.#windowMs));
-    return 2 ** (Math.ceil(RUNG_GRID * Math.log2(RUNG_UNIT * rtt) - 1e-9) / RUNG_GRID);
+    return 2 ** (Math.ceil(RUNG_GRID * Math.log2(rtt) - 1e-9) / RUNG_GRID);
   }
 
   /**
