@@ -102,16 +102,14 @@ const GAP_NARROW_BY = 0.05;
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
- * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round
- * trip, on a grid of steps of 2^(1/RUNG_GRID): the same for senders alike) times a power of two; a
- * refusal RUNG_UP gaps after the last move climbs one, RUNG_CALM_MS without one comes down one,
- * and a refused start's next one is up to RUNG_STEP of the unit later.
+ * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round trip on a grid of
+ * 2^(1/RUNG_GRID), the same for senders alike) times a power of two; a refusal RUNG_UP gaps after the last move
+ * climbs one, RUNG_CALM_MS without one comes down one; a refused start's next one is up to RUNG_STEP units later.
  */
 const RUNG_UP = 3;
 const RUNG_CALM_MS = 8_000;
 const RUNG_STEP = 0.3;
 const RUNG_GRID = 8;
-/** Nearer than this, one a round trip is far from any limit's spacing: the gap as before (item 5). */
 const RUNG_MIN_RTT_MS = 10;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
@@ -207,9 +205,8 @@ export class Pace {
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
   #ceiling = 0;
-  /** Cuts to one at a time from two or three since the last restart, and ever (item 17). */
+  /** Cuts to one at a time from two or three since the last restart. */
   #cutsToOne = 0;
-  #cutsToOneEver = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
   /** Answers accepted in those round trips. */
@@ -304,7 +301,8 @@ export class Pace {
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not on the rungs: there the slots are taken by others, whatever this sender's own pace (item 17).
-      if (!tolerated && !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
+      if (!tolerated && !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
+        tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -313,8 +311,7 @@ export class Pace {
         if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on.
-        const slowStart = this.#slowStart;
-        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && slowStart;
+        const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
         if (retryAfterMs < 0) this.#paced = true;
         const spacing = this.#spacingMs;
         const down = this.#cut(now, true);
@@ -326,11 +323,6 @@ export class Pace {
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
-        // Paced and down to one at a time: the gap is never under the bottom rung, so that a sender
-        // that takes one a round trip leaves the others room (item 17).
-        else if (this.limit === 1 && this.gapMs === 0 && !slowStart && this.#rungsFit && this.#cutsToOneEver >= 3) {
-          this.#climb(now, now - rttMs, 0);
-        }
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -378,7 +370,7 @@ export class Pace {
     // is over it (a sender alone), and the gap widens by a tenth as before. Refused again with
     // nothing accepted between: the slots are someone else's, and the rungs begin (item 17).
     if (!again && (this.gapMs === 0 || this.#offRungs || this.#rung === 0)) this.#offRungs = true;
-    else if (again && this.#offRungs && this.#rungsFit) {
+    else if (again && this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
       this.#offRungs = false;
       return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
     }
@@ -407,11 +399,7 @@ export class Pace {
   }
 
   get #onRungs(): boolean {
-    return this.gapMs > 0 && !this.#offRungs && this.#rungsFit;
-  }
-
-  get #rungsFit(): boolean {
-    return this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
+    return this.gapMs > 0 && !this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
   }
 
   get #unit(): number {
@@ -441,8 +429,7 @@ export class Pace {
     if (now < this.pausedUntil || (now < this.#nextStart && (this.gapMs > 0 || inFlight > 0))) return false;
     // A pause that is over is forgotten, so that the next turns take the fast path again.
     if (this.pausedUntil !== 0) this.pausedUntil = 0;
-    // One at a time, on schedule (item 17): a start the service took comes round at the same phase.
-    if (this.gapMs > 0) this.#nextStart = (this.#onRungs && now - this.#nextStart < this.gapMs ? this.#nextStart : now) + this.gapMs;
+    if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
     else if (this.#spacingMs > 0) {
       // On schedule, not from each start: a timer that fires late does not lower the pace. Behind by
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
@@ -651,7 +638,15 @@ export class Pace {
       if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
       return;
     }
-    if (!this.#onRungs) {
+    let lifted: boolean;
+    if (this.#onRungs) {
+      // A rung down after a calm spell on this one (item 17), sooner each time in a row (a limit lifted).
+      const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
+      if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
+      this.#rungAt = now;
+      lifted = ++this.#calmMoves > NARROWINGS_BEFORE_FASTER + 1;
+      if (this.#rung > 0) return void (this.gapMs = this.#unit * 2 ** --this.#rung);
+    } else {
       // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
       // so that coming back from a long one does not take minutes), until no longer than a round trip.
       const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
@@ -661,24 +656,12 @@ export class Pace {
       const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
       this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
       if (this.gapMs > this.#windowMs) return;
-      // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
-      if (faster > 0) return this.#restart();
-      this.gapMs = this.#nextStart = 0;
-      this.#ceiling = 2;
-      return;
+      lifted = faster > 0;
     }
-    // A rung down after a calm spell on this one (item 17), sooner each time in a row (a limit lifted).
-    const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
-    if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
-    this.#rungAt = now;
-    if (this.#rung > 0) this.gapMs = this.#unit * 2 ** --this.#rung;
     // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
-    else if (this.#calmMoves > NARROWINGS_BEFORE_FASTER) this.#restart();
-    else {
-      this.gapMs = this.#nextStart = 0;
-      this.#ceiling = 2;
-    }
-    this.#calmMoves++;
+    if (lifted) return this.#restart();
+    this.gapMs = this.#nextStart = 0;
+    this.#ceiling = 2;
   }
 
   /**
@@ -706,7 +689,6 @@ export class Pace {
       if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
       else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
       if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
-      if (this.limit === 1 && this.#ceiling >= 2 && this.#ceiling <= 3) this.#cutsToOneEver++;
       // Down to under half: the service has changed (or slow start overshot it far). What the
       // limits above were answered says nothing of it now.
       if (2 * this.limit < this.#ceiling) for (const at of this.#level.slice(this.limit + 1)) at.fill(0);
