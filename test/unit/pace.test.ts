@@ -302,23 +302,25 @@ describe('the shared pause (Retry-After)', () => {
     }
   });
 
-  it('without a Retry-After, does not pause: the starts are spaced out, twice as wide each time, up to 2 s', () => {
+  it('without a Retry-After, does not pause: the starts are spaced out, then on rungs twice as wide, one every three gaps, under 2 s', () => {
     const { pace, clock } = controller({ initial: 1 });
     const gaps: number[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 16; i++) {
       clock.now += Math.max(50, pace.gapMs);
       pace.answered(Answer.PushedBack, 50);
       gaps.push(Math.round(pace.gapMs));
     }
     expect(pace.pausedUntil).toBe(0);
-    expect(gaps).toEqual([55, 110, 220, 440, 880, 1760, 2000, 2000]);
+    // A tenth over the round trip; refused again with nothing accepted: the rungs (item 17), a unit
+    // of the 50 ms round trip on the grid (53.8 ms) times a power of two, up to 1,722 ms.
+    expect(gaps).toEqual([55, 108, 108, 108, 215, 215, 215, 431, 431, 431, 861, 861, 861, 1722, 1722, 1722]);
   });
 
   it('after a long run of push-backs without Retry-After, the first accepted answer starts again from a slow start', () => {
     const { pace, clock, roundTrip } = controller({ initial: 1 });
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 9; i++) {
       clock.now += Math.max(50, pace.gapMs);
-      pace.answered(Answer.PushedBack, 50); // down, for 2.8 s
+      pace.answered(Answer.PushedBack, 50); // down, for 1.7 s
     }
     clock.now += pace.gapMs;
     pace.answered(Answer.Accepted, 50); // back up
@@ -351,24 +353,25 @@ describe('the shared pause (Retry-After)', () => {
     pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a tenth wider
     expect(pace.gapMs).toBeCloseTo(60.5);
     clock.now += 61;
-    pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: far off, twice as wide
-    expect(pace.gapMs).toBeCloseTo(121);
+    pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: the slots are someone else's
+    expect(pace.gapMs).toBeCloseTo(107.6, 1); // the rung over it: twice the unit, 53.8 ms (item 17)
     expect(pace.pausedUntil).toBe(0); // the service accepted one 62 ms ago
-    // Accepted answers narrow it: 5% every 2 s worth of them (17 at 121 ms), three times; with no
-    // push-back since, twice as much each time (10%, 20%, 40%): a limit that was lifted is left
-    // behind in seconds. No wider than the 50 ms round trip, it is gone, and a slow start begins.
+    // Accepted answers and no push-back for 8 s: a rung down; 4 s more: the limit alone paces
+    // again, under two at once.
     const gaps: number[] = [];
     let answers = 0;
+    const start = clock.now;
     while (pace.gapMs > 0 && answers < 1000) {
       clock.now += Math.max(pace.gapMs, 50);
       pace.answered(Answer.Accepted, 50);
       answers++;
       if (gaps.at(-1) !== pace.gapMs) gaps.push(pace.gapMs);
     }
-    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([121, 115, 109.2, 103.7, 93.4, 74.7, 0]);
-    expect(answers).toBeLessThan(150); // at 5% each time: 17 narrowings, over 300 answers
+    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([107.6, 53.8, 0]);
+    expect(clock.now - start).toBeLessThan(12_200);
+    expect(pace.limit).toBe(1);
     roundTrip(1, 50);
-    expect(pace.limit).toBe(2); // doubling again
+    expect(pace.gapMs).toBe(0);
   });
 
   it('does not count the time of a pause as time in which the service accepted nothing', () => {
