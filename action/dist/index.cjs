@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, RUNG_UP, RUNG_CALM_MS, RUNG_STEP, RUNG_GRID, RUNG_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43248,6 +43248,11 @@ var init_pace = __esm({
     GAP_NARROW_BY = 0.05;
     NARROW_EVERY_MS = 2e3;
     NARROW_MIN_ANSWERS = 8;
+    RUNG_UP = 3;
+    RUNG_CALM_MS = 8e3;
+    RUNG_STEP = 0.3;
+    RUNG_GRID = 8;
+    RUNG_MIN_RTT_MS = 10;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43316,7 +43321,12 @@ var init_pace = __esm({
       /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
       #rateAnswers = 0;
       #rateNarrowings = 0;
-      /** Narrowings of the gap since the last push-back at one at a time. */
+      /** Paced, one at a time (item 17): the gap's rung, when it last moved, calm moves down in a row, and whether the gap is off the rungs. */
+      #rung = 0;
+      #rungAt = 0;
+      #calmMoves = 0;
+      #offRungs = false;
+      /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
       #narrowings = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
@@ -43394,12 +43404,13 @@ var init_pace = __esm({
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
+          const fast = !this.#onRungs || this.#acceptedEvery < this.#unit / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
-            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
+            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS && fast) this.#restart();
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
@@ -43411,7 +43422,8 @@ var init_pace = __esm({
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
           let tolerated = !news || this.#tolerated(level);
-          if (!tolerated && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level))) tolerated = this.#tolerated(level);
+          if (!tolerated && !this.#spaced && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
+            tolerated = this.#tolerated(level);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43461,10 +43473,41 @@ var init_pace = __esm({
           }
           return this.#restart();
         }
-        const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
-        this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
-        this.#narrowings = 0;
+        if (!again) this.#offRungs = true;
+        else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
+          this.#offRungs = false;
+          return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
+        }
+        if (!this.#onRungs) {
+          const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+          this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
+          this.#narrowings = 0;
+          if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+          return;
+        }
+        const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
+        this.#climb(now, now - rttMs, this.#rung + (up ? 1 : 0));
+      }
+      /** To `rung`; the next start on `sent`'s schedule, a little later, so that it packs behind the one ahead. */
+      #climb(now, sent, rung) {
+        if (rung !== this.#rung || !this.#onRungs) this.#rungAt = now;
+        this.#offRungs = false;
+        this.#rung = rung;
+        this.#calmMoves = 0;
+        this.gapMs = this.#unit * 2 ** rung;
+        this.#nextStart = sent + this.gapMs + this.#random() * RUNG_STEP * this.#unit;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+      }
+      /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away; and on the rungs (item 17). */
+      get #spaced() {
+        return this.gapMs > 0 && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
+      }
+      get #onRungs() {
+        return this.#spaced && !this.#offRungs;
+      }
+      get #unit() {
+        const rtt = Math.max(MIN_RTT_MS, Math.min(this.#baseRtt, this.#windowMs));
+        return 2 ** (Math.ceil(RUNG_GRID * Math.log2(rtt) - 1e-9) / RUNG_GRID);
       }
       /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
@@ -43535,7 +43578,7 @@ var init_pace = __esm({
        * enough to be the service's random refusals (items 2 and 7).
        */
       #tolerated(level) {
-        if (this.limit <= 1 && this.#noise === 0) return false;
+        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
@@ -43617,7 +43660,7 @@ var init_pace = __esm({
         const elapsed = now - this.#windowStart;
         let slow = false;
         if (accepted > 0 && this.gapMs > 0) {
-          this.#narrowGap(accepted, elapsed);
+          this.#narrowGap(now, accepted, elapsed);
         } else if (accepted > 0) {
           if (this.#slowStart) {
             if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -43651,26 +43694,32 @@ var init_pace = __esm({
         this.#nextWindow(now);
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
-      #narrowGap(accepted, elapsed) {
+      #narrowGap(now, accepted, elapsed) {
         if (!this.#paced) {
           const rtt = this.#windowMs;
           this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
           if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-        if ((this.#heldAnswers += accepted) >= every) {
+        let lifted;
+        if (this.#onRungs) {
+          const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
+          if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
+          this.#rungAt = now;
+          lifted = ++this.#calmMoves > NARROWINGS_BEFORE_FASTER + 1;
+          if (this.#rung > 0) return void (this.gapMs = this.#unit * 2 ** --this.#rung);
+        } else {
+          const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+          if ((this.#heldAnswers += accepted) < every) return;
           this.#heldAnswers = 0;
           const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
           this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-          if (this.gapMs <= this.#windowMs) {
-            if (faster > 0) this.#restart();
-            else {
-              this.gapMs = this.#nextStart = 0;
-              this.#ceiling = 2;
-            }
-          }
+          if (this.gapMs > this.#windowMs) return;
+          lifted = faster > 0;
         }
+        if (lifted) return this.#restart();
+        this.gapMs = this.#nextStart = 0;
+        this.#ceiling = 2;
       }
       /**
        * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.
@@ -43732,7 +43781,8 @@ var init_pace = __esm({
         this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
-        this.#narrowings = 0;
+        this.#rung = this.#calmMoves = this.#narrowings = 0;
+        this.#offRungs = false;
         this.#slowStart = true;
       }
       /** The spacing of starts for the limit and round trip now (see #spacingMs). */

@@ -300,8 +300,8 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      // Not on the rungs: there the slots are taken by others, whatever this sender's own pace (item 17).
-      if (!tolerated && !this.#onRungs && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
+      // Not when paced with a gap: there the slots are others', whatever this sender's pace (item 17).
+      if (!tolerated && !this.#spaced && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
@@ -366,11 +366,11 @@ export class Pace {
       }
       return this.#restart();
     }
-    // Refused right after an accepted start, from no gap or the bottom rung: the limit's own spacing
-    // is over it (a sender alone), and the gap widens by a tenth as before. Refused again with
-    // nothing accepted between: the slots are someone else's, and the rungs begin (item 17).
-    if (!again && (this.gapMs === 0 || this.#offRungs || this.#rung === 0)) this.#offRungs = true;
-    else if (again && this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
+    // Refused right after an accepted start: the limit's own spacing is over the gap (a sender alone),
+    // which widens by a tenth as before. Refused again with nothing accepted between: the slots are
+    // someone else's, and the rungs begin (item 17).
+    if (!again) this.#offRungs = true;
+    else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
       this.#offRungs = false;
       return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
     }
@@ -398,8 +398,13 @@ export class Pace {
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
   }
 
+  /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away; and on the rungs (item 17). */
+  get #spaced(): boolean {
+    return this.gapMs > 0 && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
+  }
+
   get #onRungs(): boolean {
-    return this.gapMs > 0 && !this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
+    return this.#spaced && !this.#offRungs;
   }
 
   get #unit(): number {
@@ -490,8 +495,8 @@ export class Pace {
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
-    // One at a time with no share found at random, or on the rungs: every push-back is news (item 17).
-    if (this.limit <= 1 && (this.#noise === 0 || this.#onRungs)) return false;
+    // One at a time with no share found at random, or paced with a gap: every push-back is news (item 17).
+    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
