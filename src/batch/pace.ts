@@ -107,7 +107,7 @@ const NARROW_MIN_ANSWERS = 8;
  * climbs one, RUNG_CALM_MS without one comes down one; a refused start's next one is up to RUNG_STEP units later.
  */
 const RUNG_UP = 3;
-const RUNG_CALM_MS = 8_000;
+const RUNG_CALM_MS = 4_000;
 const RUNG_STEP = 0.3;
 const RUNG_GRID = 8;
 const RUNG_MIN_RTT_MS = 10;
