@@ -103,10 +103,12 @@ const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
  * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round trip on a grid of
- * 2^(1/RUNG_GRID), the same for senders alike) times a power of two; a refusal RUNG_UP gaps after the last move
- * climbs one, RUNG_CALM_MS without one comes down one; a refused start's next one is up to RUNG_STEP units later.
+ * 2^(1/RUNG_GRID), the same for senders alike) times a power of two up to 2^RUNG_TOP; a refusal RUNG_UP gaps after
+ * the last move climbs one, RUNG_CALM_MS without one comes down one; a refused start's next one is up to RUNG_STEP
+ * units later.
  */
 const RUNG_UP = 3;
+const RUNG_TOP = 1;
 const RUNG_CALM_MS = 4_000;
 const RUNG_STEP = 0.3;
 const RUNG_GRID = 8;
@@ -383,7 +385,7 @@ export class Pace {
       return;
     }
     // The slot was someone else's: a rung up, at most one every RUNG_UP gaps (item 17).
-    const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
+    const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#rung < RUNG_TOP;
     this.#climb(now, now - rttMs, this.#rung + (up ? 1 : 0));
   }
 
@@ -645,8 +647,8 @@ export class Pace {
     }
     let lifted: boolean;
     if (this.#onRungs) {
-      // A rung down after a calm spell on this one (item 17), sooner each time in a row (a limit lifted).
-      const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
+      // A rung down after a calm spell (item 17), sooner each time in a row (a limit lifted).
+      const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** this.#calmMoves);
       if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
       this.#rungAt = now;
       lifted = ++this.#calmMoves > NARROWINGS_BEFORE_FASTER + 1;
