@@ -374,7 +374,8 @@ export class Pace {
     if (!again) this.#offRungs = true;
     else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
       this.#offRungs = false;
-      return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
+      const rung = Math.min(Math.ceil(Math.log2(this.gapMs / this.#unit)), Math.floor(Math.log2(MAX_GAP_MS / this.#unit)));
+      return this.#climb(now, now - rttMs, Math.max(0, rung));
     }
     if (!this.#onRungs) {
       // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
