@@ -103,9 +103,8 @@ const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
  * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round trip on a grid of
- * 2^(1/RUNG_GRID), the same for senders alike) times a power of two up to 2^RUNG_TOP; a refusal RUNG_UP gaps after
- * the last move climbs one, RUNG_CALM_MS without one comes down one; a refused start's next one is up to RUNG_STEP
- * units later.
+ * 2^(1/RUNG_GRID), alike for every sender) times 2^rung; a refusal RUNG_UP gaps after the last move climbs one (to
+ * RUNG_TOP), RUNG_CALM_MS without one comes down one; a refused start's next is up to RUNG_STEP units later.
  */
 const RUNG_UP = 3;
 const RUNG_TOP = 1;
@@ -373,7 +372,6 @@ export class Pace {
     // someone else's, and the rungs begin (item 17).
     if (!again) this.#offRungs = true;
     else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
-      this.#offRungs = false;
       const rung = Math.min(Math.ceil(Math.log2(this.gapMs / this.#unit)), Math.floor(Math.log2(MAX_GAP_MS / this.#unit)));
       return this.#climb(now, now - rttMs, Math.max(0, rung));
     }
