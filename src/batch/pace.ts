@@ -102,16 +102,12 @@ const GAP_NARROW_BY = 0.05;
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
- * Paced, one at a time, from RUNG_MIN_RTT_MS away (item 17): the gap is a unit (the fastest round trip on a grid of
- * 2^(1/RUNG_GRID), alike for every sender) times 2^rung; a refusal RUNG_UP gaps after the last move climbs one (to
- * RUNG_TOP), RUNG_CALM_MS without one comes down one; a refused start's next is up to RUNG_STEP units later.
+ * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused again with nothing accepted between,
+ * the next start is a probe, PROBE gaps later times 0.5-1.5 at random; the gap itself stays.
  */
-const RUNG_UP = 3;
-const RUNG_TOP = 1;
-const RUNG_CALM_MS = 4_000;
-const RUNG_STEP = 0.3;
-const RUNG_GRID = 8;
-const RUNG_MIN_RTT_MS = 10;
+const PROBE = 3;
+const OWN_RUNS = 6;
+const RELAY_MIN_RTT_MS = 10;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -191,15 +187,12 @@ export class Pace {
   /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
   #rateAnswers = 0;
   #rateNarrowings = 0;
-  /** Paced, one at a time (item 17): the gap's rung, when it last moved, calm moves down in a row, and whether the gap is off the rungs. */
-  #rung = 0;
-  #rungAt = 0;
-  #calmMoves = 0;
-  #offRungs = false;
-  /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
+  /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
+  /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+  #ownRuns = 0;
   /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -279,8 +272,8 @@ export class Pace {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
-      // Faster than the rungs before: a run of push-backs was the service down, not the others (item 17).
-      const fast = !this.#onRungs || this.#acceptedEvery < this.#unit / 2;
+      // Faster than the gap before: a run of push-backs was the service down, not the others (item 18).
+      const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
@@ -301,7 +294,7 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      // Not when paced with a gap: there the slots are others', whatever this sender's pace (item 17).
+      // Not when paced with a gap: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && !this.#spaced && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
@@ -351,6 +344,9 @@ export class Pace {
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    // Refused right after its one accepted start, OWN_RUNS times running: the limit's own spacing (a sender alone).
+    const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
+    if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -367,50 +363,25 @@ export class Pace {
       }
       return this.#restart();
     }
-    // Refused right after an accepted start: the limit's own spacing is over the gap (a sender alone),
-    // which widens by a tenth as before. Refused again with nothing accepted between: the slots are
-    // someone else's, and the rungs begin (item 17).
-    if (!again) this.#offRungs = true;
-    else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
-      const rung = Math.min(Math.ceil(Math.log2(this.gapMs / this.#unit)), Math.floor(Math.log2(MAX_GAP_MS / this.#unit)));
-      return this.#climb(now, now - rttMs, Math.max(0, rung));
-    }
-    if (!this.#onRungs) {
-      // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
-      const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
-      this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
+    // Paced with a gap, refused again with nothing accepted between, or after a run accepted: the slots are
+    // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
+    // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
+    if (this.#spaced && this.#ownRuns < OWN_RUNS) {
       this.#narrowings = 0;
-      if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+      this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       return;
     }
-    // The slot was someone else's: a rung up, at most one every RUNG_UP gaps (item 17).
-    const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#rung < RUNG_TOP;
-    this.#climb(now, now - rttMs, this.#rung + (up ? 1 : 0));
-  }
-
-  /** To `rung`; the next start on `sent`'s schedule, a little later, so that it packs behind the one ahead. */
-  #climb(now: number, sent: number, rung: number): void {
-    if (rung !== this.#rung || !this.#onRungs) this.#rungAt = now;
-    this.#offRungs = false;
-    this.#rung = rung;
-    this.#calmMoves = 0;
-    this.gapMs = this.#unit * 2 ** rung;
-    this.#nextStart = sent + this.gapMs + this.#random() * RUNG_STEP * this.#unit;
+    // Refused right after an accepted start: the limit's own spacing is over the gap (a sender alone),
+    // which widens by a tenth; pushed back again with nothing accepted since, far off: twice as wide.
+    const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+    this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
+    this.#narrowings = 0;
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
   }
 
-  /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away; and on the rungs (item 17). */
+  /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
   get #spaced(): boolean {
-    return this.gapMs > 0 && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
-  }
-
-  get #onRungs(): boolean {
-    return this.#spaced && !this.#offRungs;
-  }
-
-  get #unit(): number {
-    const rtt = Math.max(MIN_RTT_MS, Math.min(this.#baseRtt, this.#windowMs));
-    return 2 ** (Math.ceil(RUNG_GRID * Math.log2(rtt) - 1e-9) / RUNG_GRID);
+    return this.gapMs > 0 && this.#paced && this.#baseRtt >= RELAY_MIN_RTT_MS;
   }
 
   /**
@@ -644,28 +615,20 @@ export class Pace {
       if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
       return;
     }
-    let lifted: boolean;
-    if (this.#onRungs) {
-      // A rung down after a calm spell (item 17), sooner each time in a row (a limit lifted).
-      const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** this.#calmMoves);
-      if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
-      this.#rungAt = now;
-      lifted = ++this.#calmMoves > NARROWINGS_BEFORE_FASTER + 1;
-      if (this.#rung > 0) return void (this.gapMs = this.#unit * 2 ** --this.#rung);
-    } else {
-      // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
-      // so that coming back from a long one does not take minutes), until no longer than a round trip.
-      const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-      if ((this.#heldAnswers += accepted) < every) return;
-      this.#heldAnswers = 0;
-      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
-      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-      this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-      if (this.gapMs > this.#windowMs) return;
-      lifted = faster > 0;
-    }
+    // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
+    // so that coming back from a long one does not take minutes), until no longer than a round trip.
+    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+    if ((this.#heldAnswers += accepted) < every) return;
+    this.#heldAnswers = 0;
+    // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
+    const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+    this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+    // Paced with a gap, never under a tenth over the round trip: every sender leaves room (item 18).
+    const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
+    if (this.gapMs > floor) return;
     // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
-    if (lifted) return this.#restart();
+    if (faster > 0) return this.#restart();
+    if (this.#spaced) return void (this.gapMs = floor);
     this.gapMs = this.#nextStart = 0;
     this.#ceiling = 2;
   }
@@ -743,8 +706,7 @@ export class Pace {
     this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
     this.#rateGapMs = 0;
     this.#acceptedAtRefusal = -1;
-    this.#rung = this.#calmMoves = this.#narrowings = 0;
-    this.#offRungs = false;
+    this.#narrowings = 0;
     this.#slowStart = true;
   }
 
