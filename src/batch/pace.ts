@@ -102,8 +102,9 @@ const GAP_NARROW_BY = 0.05;
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
 /**
- * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused again with nothing accepted between,
- * the next start is a probe, PROBE gaps later times 0.5-1.5 at random; the gap itself stays.
+ * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
+ * probe PROBE round trips later times 0.5-1.5 at random, and the gap stays. Alone: refused right after its one
+ * accepted start OWN_RUNS runs in a row (each other run takes one off, down to 0, up to twice OWN_RUNS).
  */
 const PROBE = 3;
 const OWN_RUNS = 6;
@@ -294,8 +295,8 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      // Not when paced with a gap: there the slots are others', whatever this sender's pace (item 18).
-      if (!tolerated && !this.#spaced && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
+      // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
+      if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
@@ -344,7 +345,7 @@ export class Pace {
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
-    // Refused right after its one accepted start, OWN_RUNS times running: the limit's own spacing (a sender alone).
+    // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
@@ -366,7 +367,7 @@ export class Pace {
     // Paced with a gap, refused again with nothing accepted between, or after a run accepted: the slots are
     // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
     // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
-    if (this.#spaced && this.#ownRuns < OWN_RUNS) {
+    if (this.#spaced && !this.#alone) {
       this.#narrowings = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       return;
@@ -382,6 +383,11 @@ export class Pace {
   /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
   get #spaced(): boolean {
     return this.gapMs > 0 && this.#paced && this.#baseRtt >= RELAY_MIN_RTT_MS;
+  }
+
+  /** Refused right after its one accepted start OWN_RUNS times running, and rarely since: a sender alone (item 18). */
+  get #alone(): boolean {
+    return this.#ownRuns >= OWN_RUNS;
   }
 
   /**
