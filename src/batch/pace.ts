@@ -190,6 +190,8 @@ export class Pace {
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
+  /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+  #narrowedFrom = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
@@ -368,7 +370,9 @@ export class Pace {
     // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
     // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
-      this.#narrowings = 0;
+      // A narrowing since the last push-back is taken back: it may be what was refused.
+      this.gapMs = Math.max(this.gapMs, this.#narrowedFrom);
+      this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       return;
     }
@@ -628,6 +632,7 @@ export class Pace {
     this.#heldAnswers = 0;
     // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
     const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+    this.#narrowedFrom = this.gapMs;
     this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
     // Paced with a gap, never under a tenth over the round trip: every sender leaves room (item 18).
     const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
