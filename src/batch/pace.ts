@@ -370,8 +370,8 @@ export class Pace {
     // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
     // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
-      // A narrowing since the last push-back is taken back: it may be what was refused.
-      this.gapMs = Math.max(this.gapMs, this.#narrowedFrom);
+      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
+      this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
       this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       return;
