@@ -302,7 +302,7 @@ describe('the shared pause (Retry-After)', () => {
     }
   });
 
-  it('without a Retry-After, does not pause: the starts are spaced out, then on the rungs, at most two units apart', () => {
+  it('without a Retry-After, does not pause: the starts are spaced out, then probes, never wider', () => {
     const { pace, clock } = controller({ initial: 1 });
     const gaps: number[] = [];
     for (let i = 0; i < 12; i++) {
@@ -311,17 +311,17 @@ describe('the shared pause (Retry-After)', () => {
       gaps.push(Math.round(pace.gapMs));
     }
     expect(pace.pausedUntil).toBe(0);
-    // A tenth over the round trip; refused again with nothing accepted: the rungs (item 17), twice
-    // the unit of a 50 ms round trip on the grid (53.8 ms), and no wider: the slots the others took
-    // are probed every 108 ms, not waited out at 2 s until the stall rule stops the batch.
-    expect(gaps).toEqual([55, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108]);
+    // A tenth over the round trip; refused again with nothing accepted: the slots are someone else's,
+    // and the next start is a probe, 1.5-4.5 round trips later (item 18); the gap stays, so that the
+    // probe that gets in owns the slots at once. Not waited out at 2 s until the stall rule stops the batch.
+    expect(gaps).toEqual([55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55]);
   });
 
   it('after a long run of push-backs without Retry-After, the first accepted answer starts again from a slow start', () => {
     const { pace, clock, roundTrip } = controller({ initial: 1 });
-    for (let i = 0; i < 16; i++) {
+    for (let i = 0; i < 30; i++) {
       clock.now += Math.max(50, pace.gapMs);
-      pace.answered(Answer.PushedBack, 50); // down, for 1.6 s
+      pace.answered(Answer.PushedBack, 50); // down, for 1.6 s (probes: the gap stays at 55 ms)
     }
     clock.now += pace.gapMs;
     pace.answered(Answer.Accepted, 50); // back up
@@ -351,14 +351,15 @@ describe('the shared pause (Retry-After)', () => {
     clock.now += 50;
     pace.answered(Answer.Accepted, 50);
     clock.now += 1;
-    pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a tenth wider
-    expect(pace.gapMs).toBeCloseTo(60.5);
+    pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a probe (item 18; a tenth wider once alone)
+    expect(pace.gapMs).toBeCloseTo(55);
     clock.now += 61;
     pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: the slots are someone else's
-    expect(pace.gapMs).toBeCloseTo(107.6, 1); // the rung over it: twice the unit, 53.8 ms (item 17)
+    expect(pace.gapMs).toBeCloseTo(55); // the gap stays; the next start is a probe (item 18)
     expect(pace.pausedUntil).toBe(0); // the service accepted one 62 ms ago
-    // Accepted answers and no push-back for 4 s: a rung down; 2 s more: the limit alone paces
-    // again, under two at once.
+    // Accepted answers and no push-back: narrowings that stop at a tenth over the round trip (every
+    // sender leaves room, item 18); the fourth in a row without a push-back: the limit was lifted,
+    // and the limit alone paces again, from a slow start.
     const gaps: number[] = [];
     let answers = 0;
     const start = clock.now;
@@ -368,8 +369,8 @@ describe('the shared pause (Retry-After)', () => {
       answers++;
       if (gaps.at(-1) !== pace.gapMs) gaps.push(pace.gapMs);
     }
-    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([107.6, 53.8, 0]);
-    expect(clock.now - start).toBeLessThan(6_200);
+    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([55, 0]);
+    expect(clock.now - start).toBeLessThan(8_500);
     expect(pace.limit).toBe(1);
     roundTrip(1, 50);
     expect(pace.gapMs).toBe(0);
@@ -647,12 +648,14 @@ describe.each([
   );
 
   it.each(seeds)(
-    "nginx's limit_req at 10/s (fewer than one a round trip): starts spaced out, at least 85% of it, at most 6% pushed back (seed %i)",
+    "nginx's limit_req at 10/s (fewer than one a round trip): starts spaced out, at least 85% of it, at most 6% pushed back (11% loaded) (seed %i)",
     (seed) => {
       const result = simulate(nginxLimitReq(10), 600, { loaded, seed });
       expect(result.accepted).toBe(600);
       expect(result.perSecond).toBeGreaterThan(0.85 * 10);
-      expect(result.pushedBackShare).toBeLessThan(0.06);
+      // The relay (item 18) probes before it widens: on a loaded machine its first two seconds cost
+      // up to 40 push-backs more than item 5's doubling did (9-10% against 4-6%).
+      expect(result.pushedBackShare).toBeLessThan(loaded ? 0.11 : 0.06);
     },
   );
 
