@@ -6,19 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { Answer, Pace } from '../../src/batch/pace.js';
 import { simulate, simulateSenders, strictRate, worstSecond } from './pace-sim.js';
 
-function controller() {
-  const clock = { now: 0 };
-  const pace = new Pace({ max: 64, initial: 1, now: () => clock.now });
-  /** Each answer `every` ms after the last, the request sent `rtt` ms before it. */
-  const answers = (n: number, answer: Answer, rtt: number, every = rtt) => {
-    for (let i = 0; i < n; i++) {
-      clock.now += every;
-      pace.answered(answer, rtt);
-    }
-  };
-  return { pace, clock, answers };
-}
-
 /** Refused at two, then at one at a time after an accepted answer, then again with none between: probing. */
 function probing(rtt: number, random = 0.5) {
   const clock = { now: 0 };
