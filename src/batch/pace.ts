@@ -196,6 +196,8 @@ export class Pace {
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
+  /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+  #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -320,6 +322,8 @@ export class Pace {
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
+        else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -370,6 +374,7 @@ export class Pace {
     // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
     // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
+      if (again) this.#crowded = true;
       // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
       this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
       this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;

@@ -53,6 +53,22 @@ describe('one at a time, the slots passed round (item 18)', () => {
   });
 });
 
+describe("a sender that probed others' slots, back to one at a time (item 18)", () => {
+  it('leaves room at once: the gap a tenth over the round trip, not one a round trip with no gap', () => {
+    const { pace, answers } = probing(50); // refused again with nothing accepted between: crowded
+    let n = 0;
+    while (pace.gapMs > 0 && n++ < 1_000) answers(1, Answer.Accepted, 50, 55); // the owner, then a limit lifted
+    expect(pace.gapMs).toBe(0); // a slow start again
+    answers(1, Answer.Accepted, 50); // two at once
+    expect(pace.limit).toBe(2);
+    answers(3, Answer.PushedBack, 50, 1); // refused at two: one at a time
+    expect(pace.limit).toBe(1);
+    // Before: no gap, one a round trip: on a quiet machine whose round trip equals the limit's
+    // spacing that owner took every slot and the other shards probed for 15-29 s.
+    expect(pace.gapMs).toBeCloseTo(55, 6);
+  });
+});
+
 describe('four shards on a strict 20/s without burst and without Retry-After', () => {
   it('loaded seeds 1-10, together and 5 s apart: no shard stopped with rows unsent, over 80% together, fair, no storm', () => {
     const stopped: string[] = [];
