@@ -482,7 +482,7 @@ export class Pace {
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
-    // One at a time with no share found at random, or paced with a gap: every push-back is news (item 17).
+    // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
     if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
@@ -580,7 +580,7 @@ export class Pace {
     const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) {
-      this.#narrowGap(now, accepted, elapsed);
+      this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
         if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -621,7 +621,7 @@ export class Pace {
   }
 
   /** Under one at a time, the gap between starts narrows as answers are accepted. */
-  #narrowGap(now: number, accepted: number, elapsed: number): void {
+  #narrowGap(accepted: number, elapsed: number): void {
     if (!this.#paced) {
       // AIMD under one at a time too (the gap is the pace's inverse): a crowded-out shard comes back
       // as fast as the others grow. Gone at the fastest round trip (a slow one would close it early).
