@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, RUNG_UP, RUNG_CALM_MS, RUNG_STEP, RUNG_GRID, RUNG_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43248,11 +43248,9 @@ var init_pace = __esm({
     GAP_NARROW_BY = 0.05;
     NARROW_EVERY_MS = 2e3;
     NARROW_MIN_ANSWERS = 8;
-    RUNG_UP = 3;
-    RUNG_CALM_MS = 8e3;
-    RUNG_STEP = 0.3;
-    RUNG_GRID = 8;
-    RUNG_MIN_RTT_MS = 10;
+    PROBE = 3;
+    OWN_RUNS = 6;
+    RELAY_MIN_RTT_MS = 10;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43321,15 +43319,16 @@ var init_pace = __esm({
       /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
       #rateAnswers = 0;
       #rateNarrowings = 0;
-      /** Paced, one at a time (item 17): the gap's rung, when it last moved, calm moves down in a row, and whether the gap is off the rungs. */
-      #rung = 0;
-      #rungAt = 0;
-      #calmMoves = 0;
-      #offRungs = false;
-      /** Narrowings of the gap since the last push-back at one at a time (off the rungs). */
+      /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
+      /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+      #narrowedFrom = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
+      /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+      #ownRuns = 0;
+      /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+      #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -43404,7 +43403,7 @@ var init_pace = __esm({
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
-          const fast = !this.#onRungs || this.#acceptedEvery < this.#unit / 2;
+          const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
@@ -43422,7 +43421,7 @@ var init_pace = __esm({
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
           let tolerated = !news || this.#tolerated(level);
-          if (!tolerated && !this.#spaced && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
+          if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
@@ -43437,6 +43436,7 @@ var init_pace = __esm({
             }
             if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
             if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+            else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -43460,6 +43460,8 @@ var init_pace = __esm({
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
+        if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -43473,41 +43475,25 @@ var init_pace = __esm({
           }
           return this.#restart();
         }
-        if (!again) this.#offRungs = true;
-        else if (this.#offRungs && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS) {
-          this.#offRungs = false;
-          return this.#climb(now, now - rttMs, Math.max(0, Math.ceil(Math.log2(this.gapMs / this.#unit))));
-        }
-        if (!this.#onRungs) {
-          const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
-          this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
-          this.#narrowings = 0;
-          if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+        if (this.#spaced && !this.#alone) {
+          if (again) this.#crowded = true;
+          this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
+          this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+          this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
           return;
         }
-        const up = now - this.#rungAt >= RUNG_UP * this.gapMs && this.#unit * 2 ** (this.#rung + 1) <= MAX_GAP_MS;
-        this.#climb(now, now - rttMs, this.#rung + (up ? 1 : 0));
-      }
-      /** To `rung`; the next start on `sent`'s schedule, a little later, so that it packs behind the one ahead. */
-      #climb(now, sent, rung) {
-        if (rung !== this.#rung || !this.#onRungs) this.#rungAt = now;
-        this.#offRungs = false;
-        this.#rung = rung;
-        this.#calmMoves = 0;
-        this.gapMs = this.#unit * 2 ** rung;
-        this.#nextStart = sent + this.gapMs + this.#random() * RUNG_STEP * this.#unit;
+        const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+        this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
+        this.#narrowings = 0;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
       }
-      /** Paced, one at a time with a gap, from RUNG_MIN_RTT_MS away; and on the rungs (item 17). */
+      /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
       get #spaced() {
-        return this.gapMs > 0 && this.#paced && this.#baseRtt >= RUNG_MIN_RTT_MS;
+        return this.gapMs > 0 && this.#paced && this.#baseRtt >= RELAY_MIN_RTT_MS;
       }
-      get #onRungs() {
-        return this.#spaced && !this.#offRungs;
-      }
-      get #unit() {
-        const rtt = Math.max(MIN_RTT_MS, Math.min(this.#baseRtt, this.#windowMs));
-        return 2 ** (Math.ceil(RUNG_GRID * Math.log2(rtt) - 1e-9) / RUNG_GRID);
+      /** Refused right after its one accepted start OWN_RUNS times running, and rarely since: a sender alone (item 18). */
+      get #alone() {
+        return this.#ownRuns >= OWN_RUNS;
       }
       /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
@@ -43660,7 +43646,7 @@ var init_pace = __esm({
         const elapsed = now - this.#windowStart;
         let slow = false;
         if (accepted > 0 && this.gapMs > 0) {
-          this.#narrowGap(now, accepted, elapsed);
+          this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
           if (this.#slowStart) {
             if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
@@ -43694,30 +43680,23 @@ var init_pace = __esm({
         this.#nextWindow(now);
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
-      #narrowGap(now, accepted, elapsed) {
+      #narrowGap(accepted, elapsed) {
         if (!this.#paced) {
           const rtt = this.#windowMs;
           this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
           if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        let lifted;
-        if (this.#onRungs) {
-          const calm = Math.max(2 * this.gapMs, RUNG_CALM_MS / 2 ** Math.max(this.#calmMoves, this.#rung - 2));
-          if (now - this.#lastPushBack < calm || now - this.#rungAt < calm) return;
-          this.#rungAt = now;
-          lifted = ++this.#calmMoves > NARROWINGS_BEFORE_FASTER + 1;
-          if (this.#rung > 0) return void (this.gapMs = this.#unit * 2 ** --this.#rung);
-        } else {
-          const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-          if ((this.#heldAnswers += accepted) < every) return;
-          this.#heldAnswers = 0;
-          const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-          this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-          if (this.gapMs > this.#windowMs) return;
-          lifted = faster > 0;
-        }
-        if (lifted) return this.#restart();
+        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+        if ((this.#heldAnswers += accepted) < every) return;
+        this.#heldAnswers = 0;
+        const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+        this.#narrowedFrom = this.gapMs;
+        this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+        const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
+        if (this.gapMs > floor) return;
+        if (faster > 0) return this.#restart();
+        if (this.#spaced) return void (this.gapMs = floor);
         this.gapMs = this.#nextStart = 0;
         this.#ceiling = 2;
       }
@@ -43781,8 +43760,7 @@ var init_pace = __esm({
         this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
         this.#rateGapMs = 0;
         this.#acceptedAtRefusal = -1;
-        this.#rung = this.#calmMoves = this.#narrowings = 0;
-        this.#offRungs = false;
+        this.#narrowings = 0;
         this.#slowStart = true;
       }
       /** The spacing of starts for the limit and round trip now (see #spacingMs). */
