@@ -44,13 +44,11 @@ for (const [name, run] of cases) {
     `${name}: worst second ${worst.join(' ')} (max ${Math.max(...worst)}); pushed back after 5 s % ${late.join(' ')}; unfinished ${got.filter((g) => !g.done).length}`,
   );
 }
-// refusingAtRandom's Retry-After defaults to 1 s when given undefined: these drop it from each answer.
-const withoutRetryAfter = (service) => (t, who) => ({ ...service(t, who), retryAfterMs: undefined });
 for (const share of [0.3, 0.5, 0.67]) {
   const got = seeds.map((seed) => {
     const m = machine(seed);
-    const auto = sim.simulate(withoutRetryAfter(sim.refusingAtRandom(share, seed * 3 + 1, 50)), 1_000, m);
-    const fixed = sim.fixedConcurrency(withoutRetryAfter(sim.refusingAtRandom(share, seed * 3 + 1, 50)), 1_000, 8);
+    const auto = sim.simulate(sim.refusingAtRandom(share, seed * 3 + 1, 50, null), 1_000, m);
+    const fixed = sim.fixedConcurrency(sim.refusingAtRandom(share, seed * 3 + 1, 50, null), 1_000, 8);
     return { ratio: auto.last / fixed.wallMs, done: auto.accepted === 1_000, worst: sim.worstSecond([auto]) };
   });
   console.log(
