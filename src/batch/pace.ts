@@ -109,6 +109,8 @@ const NARROW_MIN_ANSWERS = 8;
 const PROBE = 3;
 const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
+/** Probes that got in, less those refused (up to twice this): this many, and the refusals are random (item 19). */
+const PROBES_IN = 8;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -196,6 +198,8 @@ export class Pace {
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
+  /** Relay refusals after an accepted answer, less those with nothing accepted between (item 19). */
+  #probesIn = 0;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -354,6 +358,7 @@ export class Pace {
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
+    this.#probesIn = again ? Math.max(0, this.#probesIn - 1) : Math.min(2 * PROBES_IN, this.#probesIn + 1);
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -375,6 +380,12 @@ export class Pace {
     // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
       if (again) this.#crowded = true;
+      // Its probes mostly get in, yet it is not alone: the refusals are no one's slots but random (item 19).
+      if (this.#probesIn >= PROBES_IN) {
+        this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
+        this.#probesIn = 0;
+        return this.#restart();
+      }
       // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
       this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
       this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
