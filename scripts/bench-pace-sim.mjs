@@ -47,7 +47,7 @@ function rates(result, from) {
  * While all the shards send: their events/s together, and each shard's share against the median
  * shard's. Started apart, the first shards send enough rows (8,000) to overlap the last for seconds.
  */
-function whileAllSend(results) {
+export function whileAllSend(results) {
   const from = Math.max(...results.map((r) => r.first));
   const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
   const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);

@@ -104,13 +104,14 @@ const NARROW_MIN_ANSWERS = 8;
 /**
  * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
  * probe PROBE round trips later times 0.5-1.5 at random, and the gap stays. Alone: refused right after its one
- * accepted start OWN_RUNS runs in a row (each other run takes one off, down to 0, up to twice OWN_RUNS).
+ * accepted start OWN_RUNS runs in a row (each other run takes one off, down to 0, up to twice OWN_RUNS). Random
+ * (item 19): PROBES_IN probes in more than refused first. With no gap, every ROOM_EVERY-th start a round trip late (item 20).
  */
 const PROBE = 3;
 const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
-/** Probes that got in, less those refused (up to twice this): this many, and the refusals are random (item 19). */
-const PROBES_IN = 8;
+const PROBES_IN = 6;
+const ROOM_EVERY = 15;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -198,8 +199,9 @@ export class Pace {
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
-  /** Relay refusals after an accepted answer, less those with nothing accepted between (item 19). */
-  #probesIn = 0;
+  /** The relay's probes, those refused, the starts after those that got in (item 19); starts paced one at a time, no gap (20). */
+  readonly #relay: Tally = [0, 0, 0];
+  #startsAtOne = 0;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -358,7 +360,8 @@ export class Pace {
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
-    this.#probesIn = again ? Math.max(0, this.#probesIn - 1) : Math.min(2 * PROBES_IN, this.#probesIn + 1);
+    add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
+    if (this.#relay[2] > 200) halve(this.#relay);
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -375,15 +378,16 @@ export class Pace {
       }
       return this.#restart();
     }
-    // Paced with a gap, refused again with nothing accepted between, or after a run accepted: the slots are
-    // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
-    // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
+    // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
+    // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
       if (again) this.#crowded = true;
-      // Its probes mostly get in, yet it is not alone: the refusals are no one's slots but random (item 19).
-      if (this.#probesIn >= PROBES_IN) {
+      // Probes in more than out, refused as often as its other starts (within 2x), a quarter or more: random (item 19).
+      const [probes, out, starts] = this.#relay;
+      const share = (probes - out) / starts;
+      if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
         this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
-        this.#probesIn = 0;
+        this.#relay.fill(0);
         return this.#restart();
       }
       // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
@@ -392,8 +396,7 @@ export class Pace {
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       return;
     }
-    // Refused right after an accepted start: the limit's own spacing is over the gap (a sender alone),
-    // which widens by a tenth; pushed back again with nothing accepted since, far off: twice as wide.
+    // Alone, refused after an accepted start, the gap widens by a tenth; with nothing accepted since, twice (item 5).
     const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
     this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
     this.#narrowings = 0;
@@ -439,6 +442,8 @@ export class Pace {
       // without burst would refuse, and a few starts per timer keep timers from capping the pace.
       const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
       this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+      // One at a time, answered a round trip after each start, it could keep a strict limit's every slot: room (item 20).
+      if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
     }
     return true;
   }
@@ -731,9 +736,8 @@ export class Pace {
   #restart(): void {
     this.#descent = undefined;
     this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
-    this.#rateGapMs = 0;
+    this.#rateGapMs = this.#narrowings = 0;
     this.#acceptedAtRefusal = -1;
-    this.#narrowings = 0;
     this.#slowStart = true;
   }
 
