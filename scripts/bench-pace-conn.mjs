@@ -1,0 +1,75 @@
+/**
+ * Issue 31's four shards on a limit on requests at once, on the simulated clock: nginx's
+ * `limit_conn 12` (503 beyond) in front of an app answering after 50 ms (what it allows: 12 slots
+ * over 50 ms, 240/s) or at once
+ * (what --concurrency 64 reaches, as the issue measured it beside real nginx), 25 ms of network each way. Started together and 5 s apart. The
+ * rows have the shape of bench-pace-sim.mjs's; the six machines are its: quiet seed 42, loaded 1-5.
+ *
+ * node scripts/bench-pace-conn.mjs   (SEEDS=30 for loaded seeds 1-30; TRACE=1 prints each shard per second)
+ */
+import { fileURLToPath } from 'node:url';
+import { loadSim } from './bench-pace-sim.mjs';
+
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** While all four send: their events/s together, and each shard's share against the median shard's. */
+export function whileAllSend(results) {
+  const from = Math.max(...results.map((r) => r.first));
+  const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
+  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
+  const median = (counts[1] + counts[2]) / 2;
+  return {
+    together: (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from),
+    low: median ? counts[0] / median : 0,
+    high: median ? counts[3] / median : Infinity,
+  };
+}
+
+/** Runs the cases on the quiet machine and loaded seeds 1..seeds; returns rows for the bench's table. */
+export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
+  const sim = await loadSim();
+  const machines = [{ loaded: false, seed: 42 }, ...Array.from({ length: seeds }, (_, i) => ({ loaded: true, seed: i + 1 }))];
+  const rows = [];
+  for (const appMs of [50, 0]) {
+    // What the service allows: at 50 ms, 12 slots over 50 ms; at 0 ms, what 64 at once get from it.
+    const fixed = sim.fixedConcurrency(sim.networkedSlots(12, 0), 20_000, 64);
+    const allows = appMs === 50 ? 240 : ((20_000 - fixed.failed) * 1000) / fixed.wallMs;
+    for (const stagger of [0, 5_000]) {
+      const rowsEach = (appMs === 50 ? 2_400 : 9_000) * (stagger ? 3 : 1);
+      const got = machines.map(({ loaded, seed }) => {
+        const plans = [0, 1, 2, 3].map((i) => ({ rows: rowsEach, startAt: i * stagger }));
+        const service = sim.networkedSlots(12, appMs, { jitterMs: loaded ? 2 : 0, seed });
+        const results = sim.simulateSenders(service, plans, { loaded, seed });
+        if (trace) printTrace(seed, results);
+        return { ...whileAllSend(results), done: results.every((r) => r.accepted === rowsEach) };
+      });
+      const least = stagger ? 0.8 : 0.85;
+      const shares = got.map((g) => g.together / allows);
+      const met = got.filter((g, i) => shares[i] >= least && g.low >= 0.5 && g.high <= 2 && g.done).length;
+      const [quiet, ...loaded] = shares.map((s) => 100 * s);
+      rows.push([
+        `pace (simulated): 4 shards on 12 slots, app ${appMs} ms, 25 ms each way (${fmt(allows)}/s), ${stagger ? '5 s apart' : 'together'}, ${fmt(rowsEach)} rows each`,
+        `default (auto), quiet / loaded 1-${seeds}`,
+        `while all four send: ${fmt(quiet)}% / ${fmt(Math.min(...loaded))}-${fmt(Math.max(...loaded))}% together; ` +
+          `least shard ${fmt(Math.min(...got.map((g) => g.low)), 2)}x, most ${fmt(Math.max(...got.map((g) => g.high)), 2)}x of the median; ` +
+          `${got.filter((g) => !g.done).length} runs with a row not accepted`,
+        `${met === got.length ? 'meets' : 'MISSES'} target: together >= ${least * 100}%, each shard 0.5x-2x of the median (met on ${met} of ${got.length})`,
+      ]);
+    }
+  }
+  return rows;
+}
+
+function printTrace(seed, results) {
+  const perSecond = {};
+  results.forEach((r, who) => r.acceptedAt.forEach((t) => ((perSecond[Math.floor(t / 1000)] ??= [0, 0, 0, 0])[who] += 1)));
+  console.log(`seed ${seed}`);
+  for (const [second, counts] of Object.entries(perSecond)) console.log(`  ${second} s\t${counts.join('\t')}`);
+  console.log(results.map((r, who) => `  shard ${who}: ${r.accepted} accepted, ${r.pushedBack} pushed back, limit ${r.lowest}-${r.highest}`).join('\n'));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { table } = await import('./bench-lib.mjs');
+  const rows = await benchPaceConn({ seeds: Number(process.env.SEEDS ?? 5), trace: Boolean(process.env.TRACE) });
+  console.log(table(['what', 'case', 'figure', 'compared'], rows));
+}
