@@ -5,6 +5,9 @@
  * (what --concurrency 64 reaches, as the issue measured it beside real nginx), 25 ms of network each way. Started together and 5 s apart. The
  * rows have the shape of bench-pace-sim.mjs's; the six machines are its: quiet seed 42, loaded 1-5.
  *
+ * A busy client (four shards and a proxy on two loaded cores: answers seen later the more all four
+ * have in flight) is what made real nginx's shards stay low; the rows with one reproduce it.
+ *
  * node scripts/bench-pace-conn.mjs   (SEEDS=30 for loaded seeds 1-30; TRACE=1 prints each shard per second)
  */
 import { fileURLToPath } from 'node:url';
@@ -30,7 +33,9 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
   const sim = await loadSim();
   const machines = [{ loaded: false, seed: 42 }, ...Array.from({ length: seeds }, (_, i) => ({ loaded: true, seed: i + 1 }))];
   const rows = [];
-  for (const appMs of [50, 0]) {
+  // The busy client (pace-sim.ts's busyClient): 2 ms later per request all four have in flight,
+  // which reproduces real nginx's stuck-low shard (issue 31; docs/pace.md, "conn").
+  for (const [appMs, lagMs] of [[50, 0], [50, 2], [0, 0]]) {
     // What the service allows: at 50 ms, 12 slots over 50 ms; at 0 ms, what 64 at once get from it.
     const fixed = sim.fixedConcurrency(sim.networkedSlots(12, 0), 20_000, 64);
     const allows = appMs === 50 ? 240 : ((20_000 - fixed.failed) * 1000) / fixed.wallMs;
@@ -38,7 +43,8 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
       const rowsEach = (appMs === 50 ? 2_400 : 9_000) * (stagger ? 3 : 1);
       const got = machines.map(({ loaded, seed }) => {
         const plans = [0, 1, 2, 3].map((i) => ({ rows: rowsEach, startAt: i * stagger }));
-        const service = sim.networkedSlots(12, appMs, { jitterMs: loaded ? 2 : 0, seed });
+        const slots = sim.networkedSlots(12, appMs, { jitterMs: loaded ? 2 : 0, seed });
+        const service = lagMs ? sim.busyClient(slots, lagMs) : slots;
         const results = sim.simulateSenders(service, plans, { loaded, seed });
         if (trace) printTrace(seed, results);
         return { ...whileAllSend(results), done: results.every((r) => r.accepted === rowsEach) };
@@ -48,7 +54,7 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
       const met = got.filter((g, i) => shares[i] >= least && g.low >= 0.5 && g.high <= 2 && g.done).length;
       const [quiet, ...loaded] = shares.map((s) => 100 * s);
       rows.push([
-        `pace (simulated): 4 shards on 12 slots, app ${appMs} ms, 25 ms each way (${fmt(allows)}/s), ${stagger ? '5 s apart' : 'together'}, ${fmt(rowsEach)} rows each`,
+        `pace (simulated): 4 shards on 12 slots, app ${appMs} ms, 25 ms each way (${fmt(allows)}/s)${lagMs ? `, a busy client (+${lagMs} ms per request in flight)` : ''}, ${stagger ? '5 s apart' : 'together'}, ${fmt(rowsEach)} rows each`,
         `default (auto), quiet / loaded 1-${seeds}`,
         `while all four send: ${fmt(quiet)}% / ${fmt(Math.min(...loaded))}-${fmt(Math.max(...loaded))}% together; ` +
           `least shard ${fmt(Math.min(...got.map((g) => g.low)), 2)}x, most ${fmt(Math.max(...got.map((g) => g.high)), 2)}x of the median; ` +
