@@ -35,7 +35,11 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
   const rows = [];
   // The busy client (pace-sim.ts's busyClient): 2 ms later per request all four have in flight,
   // which reproduces real nginx's stuck-low shard (issue 31; docs/pace.md, "conn").
-  for (const [appMs, lagMs] of [[50, 0], [50, 2], [0, 0]]) {
+  for (const [appMs, lagMs] of [
+    [50, 0],
+    [50, 2],
+    [0, 0],
+  ]) {
     // What the service allows: at 50 ms, 12 slots over 50 ms; at 0 ms, what 64 at once get from it.
     const fixed = sim.fixedConcurrency(sim.networkedSlots(12, 0), 20_000, 64);
     const allows = appMs === 50 ? 240 : ((20_000 - fixed.failed) * 1000) / fixed.wallMs;
@@ -71,7 +75,11 @@ function printTrace(seed, results) {
   results.forEach((r, who) => r.acceptedAt.forEach((t) => ((perSecond[Math.floor(t / 1000)] ??= [0, 0, 0, 0])[who] += 1)));
   console.log(`seed ${seed}`);
   for (const [second, counts] of Object.entries(perSecond)) console.log(`  ${second} s\t${counts.join('\t')}`);
-  console.log(results.map((r, who) => `  shard ${who}: ${r.accepted} accepted, ${r.pushedBack} pushed back, limit ${r.lowest}-${r.highest}`).join('\n'));
+  console.log(
+    results
+      .map((r, who) => `  shard ${who}: ${r.accepted} accepted, ${r.pushedBack} pushed back, limit ${r.lowest}-${r.highest}`)
+      .join('\n'),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,0 +1,97 @@
+/**
+ * --concurrency auto with many in flight where shards share a limit on requests at once (issue 31:
+ * nginx's limit_conn 12, 503 beyond, behind 25 ms each way), on the simulated clock. What the
+ * controller before this change did not do: a shard whose round trip its siblings' load raised grew
+ * no more (real nginx: one at 1-2 in flight, 13 rows/s, no push-back, for the whole run), and shards
+ * held at a rate kept the shares they had after the start.
+ */
+import { describe, expect, it } from 'vitest';
+import { Answer, Pace } from '../../src/batch/pace.js';
+import { busyClient, networkedSlots, simulateSenders, type SenderResult } from './pace-sim.js';
+
+/** A controller on a clock the test moves (as pace.test.ts's). */
+function controller(initial: number) {
+  const clock = { now: 0 };
+  const pace = new Pace({ max: 64, initial, now: () => clock.now });
+  const roundTrip = (n: number, rtt: number) => {
+    const start = clock.now;
+    for (let i = 1; i <= n; i++) {
+      clock.now = start + (rtt * i) / n;
+      pace.answered(Answer.Accepted, rtt);
+    }
+  };
+  return { pace, clock, roundTrip };
+}
+
+describe('paced (pushed back without Retry-After), a slower round trip is not taken for a queue of its own', () => {
+  /** Out of slow start at 100 ms, pushed back three times without Retry-After, then 4 s without push-back. */
+  function pacedAfterAPushBack(rtt: number) {
+    const { pace, clock, roundTrip } = controller(8);
+    roundTrip(8, 100);
+    for (let i = 0; i < 3; i++) {
+      clock.now += 0.5;
+      pace.answered(Answer.PushedBack, 50);
+    }
+    const cutTo = pace.limit;
+    for (let t = 0; t < 4_000; t += rtt) roundTrip(pace.limit, rtt);
+    const limits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      roundTrip(pace.limit, rtt);
+      limits.push(pace.limit);
+    }
+    return { cutTo, limits };
+  }
+
+  it('a round trip a third above the base grows the limit by one a round trip (before: held where it was)', () => {
+    const { cutTo, limits } = pacedAfterAPushBack(130);
+    expect(limits[0]).toBeGreaterThan(cutTo);
+    expect(limits.slice(1).map((limit, i) => limit - limits[i]!)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('a round trip twice the base does not shrink it (before: a tenth less every round trip, down to one)', () => {
+    const { cutTo, limits } = pacedAfterAPushBack(200);
+    expect(Math.min(...limits)).toBeGreaterThanOrEqual(cutTo);
+    expect(limits[4]).toBeGreaterThan(limits[0]!);
+  });
+
+  it('never pushed back, a round trip a third above the base still holds it (a queue of its own)', () => {
+    const { pace, roundTrip } = controller(16);
+    roundTrip(16, 100); // 32
+    roundTrip(32, 140); // slow start ends, a queue
+    const held = pace.limit;
+    for (let i = 0; i < 10; i++) roundTrip(pace.limit, 130);
+    expect(pace.limit).toBe(held);
+  });
+});
+
+const machines = [{ loaded: false, seed: 42 }, ...[1, 2, 3, 4, 5].map((seed) => ({ loaded: true, seed }))];
+
+/** While all four send: their accepted events a second together, and the least and most shard against the median. */
+function whileAllSend(results: SenderResult[]) {
+  const from = Math.max(...results.map((r) => r.first));
+  const to = Math.min(...results.map((r) => r.last));
+  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
+  const median = (counts[1]! + counts[2]!) / 2;
+  return { together: (counts.reduce((a, b) => a + b, 0) * 1000) / (to - from), low: counts[0]! / median, high: counts[3]! / median };
+}
+
+describe.each(machines)('four shards on 12 slots, the app taking 50 ms (240/s) (loaded: $loaded, seed $seed)', ({ loaded, seed }) => {
+  const jitterMs = loaded ? 2 : 0;
+  const plans = [0, 1, 2, 3].map(() => ({ rows: 2_400 }));
+
+  it('started together: together at least 85%, each shard within 0.5x-2x of the median, every row accepted once', () => {
+    // Before: on the quiet machine one shard ran at 4.4x the median (each kept its share of the start).
+    const results = simulateSenders(networkedSlots(12, 50, { jitterMs, seed }), plans, { loaded, seed });
+    expect(results.map((r) => r.accepted)).toEqual([2_400, 2_400, 2_400, 2_400]);
+    const { together, low, high } = whileAllSend(results);
+    expect(together).toBeGreaterThan(0.85 * 240);
+    expect(low).toBeGreaterThanOrEqual(0.5);
+    expect(high).toBeLessThanOrEqual(2);
+  });
+
+  it('a busy client (answers 2 ms later per request in flight): together at least 85% (before: 70-78%)', () => {
+    const results = simulateSenders(busyClient(networkedSlots(12, 50, { jitterMs, seed }), 2), plans, { loaded, seed });
+    expect(results.map((r) => r.accepted)).toEqual([2_400, 2_400, 2_400, 2_400]);
+    expect(whileAllSend(results).together).toBeGreaterThan(0.85 * 240);
+  });
+});
