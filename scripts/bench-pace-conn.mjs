@@ -50,7 +50,9 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
         const service = lagMs ? sim.busyClient(slots, lagMs) : slots;
         const results = sim.simulateSenders(service, plans, { loaded, seed });
         if (trace) printTrace(seed, results);
-        return { ...whileAllSend(results), worst: sim.worstSecond(results), done: results.every((r) => r.accepted === rowsEach) };
+        // The whole run, first start to last answer: what a shard left alone and slow costs.
+        const whole = (4 * rowsEach * 1000) / Math.max(...results.map((r) => r.last)) / allows;
+        return { ...whileAllSend(results), whole, worst: sim.worstSecond(results), done: results.every((r) => r.accepted === rowsEach) };
       });
       const least = stagger ? 0.8 : 0.85;
       const shares = got.map((g) => g.together / allows);
@@ -61,6 +63,7 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
         `default (auto), quiet / loaded 1-${seeds}`,
         `while all four send: ${fmt(quiet)}% / ${fmt(Math.min(...loaded))}-${fmt(Math.max(...loaded))}% together; ` +
           `least shard ${fmt(Math.min(...got.map((g) => g.low)), 2)}x, most ${fmt(Math.max(...got.map((g) => g.high)), 2)}x of the median; ` +
+          `whole run ${fmt(100 * got[0].whole)}% / ${fmt(100 * Math.min(...got.slice(1).map((g) => g.whole)))}-${fmt(100 * Math.max(...got.slice(1).map((g) => g.whole)))}% (median ${fmt(100 * median(got.map((g) => g.whole)))}%); ` +
           `worst second ${Math.min(...got.map((g) => g.worst))}-${Math.max(...got.map((g) => g.worst))} push-backs (median ${median(got.map((g) => g.worst))}); ` +
           `${got.filter((g) => !g.done).length} runs with a row not accepted`,
         `${met === got.length ? 'meets' : 'MISSES'} target: together >= ${least * 100}%, each shard 0.5x-2x of the median (met on ${met} of ${got.length})`,
