@@ -89,6 +89,18 @@ describe.each(machines)('four shards on 12 slots, the app taking 50 ms (240/s) (
     expect(high).toBeLessThanOrEqual(2);
   });
 
+  // Not on the quiet machine: there a shard is left at one at a time with a 2 s gap (that regime's
+  // own case, before and after this change).
+  it.skipIf(!loaded)('a shard left alone by its siblings is back at 180/s within 4 s (before: 45-61/s for 8 s on seed 5)', () => {
+    const alone = [1_500, 1_500, 1_500, 6_000].map((rows) => ({ rows }));
+    const results = simulateSenders(networkedSlots(12, 50, { jitterMs, seed }), alone, { loaded, seed });
+    const from = Math.max(...results.slice(0, 3).map((r) => r.last));
+    const last = results[3]!;
+    expect(last.accepted).toBe(6_000);
+    const perSecond = [0, 1, 2, 3].map((k) => last.acceptedAt.filter((t) => t >= from + 1000 * k && t < from + 1000 * (k + 1)).length);
+    expect(Math.max(...perSecond)).toBeGreaterThanOrEqual(180);
+  });
+
   it('a busy client (answers 2 ms later per request in flight): together at least 85% (before: 70-78%)', () => {
     const results = simulateSenders(busyClient(networkedSlots(12, 50, { jitterMs, seed }), 2), plans, { loaded, seed });
     expect(results.map((r) => r.accepted)).toEqual([2_400, 2_400, 2_400, 2_400]);
