@@ -569,10 +569,11 @@ export class Pace {
         } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
-        } else if (this.#paced) {
-          // A service that pushes back without Retry-After says when it is full: a slower round trip is
-          // as often its other clients' load (the other shards', the machine's) as a queue of ours. One
-          // more a round trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD).
+        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs) {
+          // A service that pushes back without Retry-After says when it is full: a slower round trip
+          // with no push-back is as often its other clients' load (the other shards', the machine's)
+          // as a queue of ours. One more a round trip, as Reno and Vector's ARC do, so that
+          // push-backs share it out (AIMD); with them, the round trip counts again.
           this.#set(this.#value + 1);
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
