@@ -48,7 +48,7 @@ describe('paced (pushed back without Retry-After), a slower round trip is not ta
     expect(limits.slice(1).map((limit, i) => limit - limits[i]!)).toEqual([1, 1, 1, 1]);
   });
 
-  it('a round trip twice the base does not shrink it (before: a tenth less every round trip, down to one)', () => {
+  it('a round trip twice the base with no push-back does not shrink it (before: a tenth less every round trip, down to one)', () => {
     const { cutTo, limits } = pacedAfterAPushBack(200);
     expect(Math.min(...limits)).toBeGreaterThanOrEqual(cutTo);
     expect(limits[4]).toBeGreaterThan(limits[0]!);
@@ -105,5 +105,15 @@ describe.each(machines)('four shards on 12 slots, the app taking 50 ms (240/s) (
     const results = simulateSenders(busyClient(networkedSlots(12, 50, { jitterMs, seed }), 2), plans, { loaded, seed });
     expect(results.map((r) => r.accepted)).toEqual([2_400, 2_400, 2_400, 2_400]);
     expect(whileAllSend(results).together).toBeGreaterThan(0.85 * 240);
+  });
+
+  it('a busy client, started 5 s apart: together at least 80%, each shard within 0.5x-2x of the median (before: 0.03x-2.8x)', () => {
+    const apart = [0, 1, 2, 3].map((i) => ({ rows: 7_200, startAt: 5_000 * i }));
+    const results = simulateSenders(busyClient(networkedSlots(12, 50, { jitterMs, seed }), 2), apart, { loaded, seed });
+    expect(results.map((r) => r.accepted)).toEqual([7_200, 7_200, 7_200, 7_200]);
+    const { together, low, high } = whileAllSend(results);
+    expect(together).toBeGreaterThan(0.8 * 240);
+    expect(low).toBeGreaterThanOrEqual(0.5);
+    expect(high).toBeLessThanOrEqual(2);
   });
 });
