@@ -519,7 +519,7 @@ export class Pace {
   }
 
   #decide(now: number): void {
-    // Held as a rate: accepted answers without a push-back narrow the spacing (docs/pace.md, "The pace held as a rate").
+    // Held as a rate: time without a push-back narrows the spacing (docs/pace.md, "The pace held as a rate").
     if (this.#rateGapMs > 0 && this.#accepted > 0) {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
