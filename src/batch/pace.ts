@@ -110,7 +110,7 @@ const NARROW_MIN_ANSWERS = 8;
 const PROBE = 3;
 const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
-const PROBES_IN = 6;
+const PROBES_IN = 8;
 const ROOM_EVERY = 15;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
