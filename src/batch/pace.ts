@@ -491,6 +491,15 @@ export class Pace {
     if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
+    // A quarter more than the share found at random (and 2 in 100), and the pace now accepted clearly less than
+    // a lower one (at random, what is accepted grows with the pace; under a limit, not): a limit after all (item 19).
+    const over =
+      this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
+    const from = Math.ceil(NOISE_BAND * level);
+    if (over && this.#noiseBetween(1, from - 1, from, level) < 0) {
+      this.#noise = 0;
+      return false;
+    }
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
@@ -556,12 +565,12 @@ export class Pace {
     return false;
   }
 
-  /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
+  /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none; -1: a limit). */
   #noiseBetween(low: number, lowTop: number, high: number, highTop: number): number {
     const lower = this.#levels(low, lowTop);
     const higher = this.#levels(high, highTop);
     if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-    return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
+    return randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
   }
 
   #decide(now: number): void {
