@@ -43566,6 +43566,12 @@ var init_pace = __esm({
       #tolerated(level) {
         if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
+        const over = this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
+        const from = Math.ceil(NOISE_BAND * level);
+        if (over && this.#noiseBetween(1, from - 1, from, level) < 0) {
+          this.#noise = 0;
+          return false;
+        }
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
         if (level !== 2 || this.#pushedInARow > 1) return false;
@@ -43620,12 +43626,12 @@ var init_pace = __esm({
         }
         return false;
       }
-      /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
+      /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none; -1: a limit). */
       #noiseBetween(low, lowTop, high, highTop) {
         const lower = this.#levels(low, lowTop);
         const higher = this.#levels(high, highTop);
         if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-        return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
+        return randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
       }
       #decide(now) {
         if (this.#rateGapMs > 0 && this.#accepted > 0) {

@@ -105,7 +105,7 @@ const NARROW_MIN_ANSWERS = 8;
  * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
  * probe PROBE round trips later times 0.5-1.5 at random, and the gap stays. Alone: refused right after its one
  * accepted start OWN_RUNS runs in a row (each other run takes one off, down to 0, up to twice OWN_RUNS). Random
- * (item 19): PROBES_IN probes in more than refused first. With no gap, every ROOM_EVERY-th start a round trip late (item 20).
+ * (item 20): PROBES_IN probes in more than refused first. With no gap, every ROOM_EVERY-th start a round trip late (item 21).
  */
 const PROBE = 3;
 const OWN_RUNS = 6;
@@ -204,7 +204,7 @@ export class Pace {
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
-  /** The relay's probes, those refused, the starts after those that got in (item 19); starts paced one at a time, no gap (20). */
+  /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
   #startsAtOne = 0;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
@@ -387,7 +387,7 @@ export class Pace {
     // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
     if (this.#spaced && !this.#alone) {
       if (again) this.#crowded = true;
-      // Probes in more than out, refused as often as its other starts (within 2x), a quarter or more: random (item 19).
+      // Probes in more than out, refused as often as its other starts (within 2x), a quarter or more: random (item 20).
       const [probes, out, starts] = this.#relay;
       const share = (probes - out) / starts;
       if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
@@ -447,7 +447,7 @@ export class Pace {
       // without burst would refuse, and a few starts per timer keep timers from capping the pace.
       const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
       this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
-      // One at a time, answered a round trip after each start, it could keep a strict limit's every slot: room (item 20).
+      // One at a time, answered a round trip after each start, it could keep a strict limit's every slot: room (item 21).
       if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
     }
     return true;
@@ -507,6 +507,15 @@ export class Pace {
     if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
+    // A quarter more than the share found at random (and 2 in 100), and the pace now accepted clearly less than
+    // a lower one (at random, what is accepted grows with the pace; under a limit, not): a limit after all (item 19).
+    const over =
+      this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
+    const from = Math.ceil(NOISE_BAND * level);
+    if (over && this.#noiseBetween(1, from - 1, from, level) < 0) {
+      this.#noise = 0;
+      return false;
+    }
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
     // standard deviations: once in thousands of answers).
     const expected = this.#noise * TOLERANCE_ANSWERS;
@@ -572,12 +581,12 @@ export class Pace {
     return false;
   }
 
-  /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none). */
+  /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none; -1: a limit). */
   #noiseBetween(low: number, lowTop: number, high: number, highTop: number): number {
     const lower = this.#levels(low, lowTop);
     const higher = this.#levels(high, highTop);
     if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
-    return Math.max(0, randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO));
+    return randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
   }
 
   #decide(now: number): void {

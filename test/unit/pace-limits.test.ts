@@ -63,7 +63,7 @@ describe.each(machines)('on the simulated clock (loaded: $loaded, seed $seed)', 
   it('a strict 20/s without burst (nginx limit_req, no burst): at least 87.5% of it, at most 8% pushed back after the first 5 s', () => {
     const result = simulate(strictRate(20, { jitterMs, seed }), 300, { loaded, seed, from: 5_000 });
     expect(result.accepted).toBe(300);
-    // One at a time with no gap, every 15th start waits a round trip more, room for senders it cannot see (item 20):
+    // One at a time with no gap, every 15th start waits a round trip more, room for senders it cannot see (item 21):
     // a sender alone gives up a sixteenth (17.7/s loaded, was 18.4-18.5); the target is 85%.
     expect(result.perSecond).toBeGreaterThan(0.875 * 20);
     expect(result.pushedBackLate / result.answersLate).toBeLessThan(0.08);

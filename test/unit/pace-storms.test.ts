@@ -30,7 +30,7 @@ describe('four shards on a strict 20/s without burst: no push-back storm', () =>
   });
 });
 
-// 30% at random was missed until item 19 (docs/pace.md, ninth pass): one at a time with a 55-60 ms gap, 0.9-3x
+// 30% at random was missed until item 20 (docs/pace.md, ninth pass): one at a time with a 55-60 ms gap, 0.9-3x
 // the wall time of --concurrency 8 (the relay took the refusals for others' slots); pinned at 3.5x then.
 describe.each([0.3, 0.5, 0.67])('%s refused at random without Retry-After, 1,000 rows', (share) => {
   it.each([42, 1, 2, 3, 4, 5])('seed %s: every row accepted, in at most twice the wall time of --concurrency 8', (seed) => {

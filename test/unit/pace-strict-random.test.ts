@@ -1,7 +1,7 @@
 /**
- * Issue 31, items 19 and 20 of docs/pace.md, on the simulated clock: a paced sender at one at a time
- * tells random refusals from others' slots by its own probes (item 19), and one that keeps every slot
- * of a strict limit without ever being refused leaves room now and then (item 20). The tests of what
+ * Issue 31, items 20 and 21 of docs/pace.md, on the simulated clock: a paced sender at one at a time
+ * tells random refusals from others' slots by its own probes (item 20), and one that keeps every slot
+ * of a strict limit without ever being refused leaves room now and then (item 21). The tests of what
  * changed fail on the controller of the eighth pass (the relay alone); the two that say "the gap stays"
  * pin where the rule must not fire (the second failed on a first version that counted probes alone).
  */
@@ -27,7 +27,7 @@ function paced(gap: boolean) {
   return { pace, clock, answers };
 }
 
-describe("random refusals told from others' slots at one at a time (item 19)", () => {
+describe("random refusals told from others' slots at one at a time (item 20)", () => {
   it('probes refused as often as the other starts (a third): the sender leaves the relay for a slow start', () => {
     const { pace, answers } = paced(true);
     expect(pace.gapMs).toBeGreaterThan(0);
@@ -62,7 +62,7 @@ describe("random refusals told from others' slots at one at a time (item 19)", (
   });
 });
 
-describe('one at a time with no gap, it leaves room (item 20)', () => {
+describe('one at a time with no gap, it leaves room (item 21)', () => {
   it('every 15th start waits a round trip more; the others go as each answer comes', () => {
     const { pace, clock } = paced(false);
     expect(pace.limit).toBe(1);
@@ -78,7 +78,7 @@ describe('one at a time with no gap, it leaves room (item 20)', () => {
       pace.answered(Answer.Accepted, RTT);
     }
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    // Before item 20: every start a round trip after the last, 45 of 45 (a strict 20/s at 50 ms: every slot).
+    // Before item 21: every start a round trip after the last, 45 of 45 (a strict 20/s at 50 ms: every slot).
     expect(gaps.filter((g) => g >= 2 * RTT)).toHaveLength(3);
     expect(gaps.filter((g) => g === RTT)).toHaveLength(42);
   });
