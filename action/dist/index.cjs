@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43251,6 +43251,8 @@ var init_pace = __esm({
     PROBE = 3;
     OWN_RUNS = 6;
     RELAY_MIN_RTT_MS = 10;
+    PROBES_IN = 8;
+    ROOM_EVERY = 15;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43327,6 +43329,9 @@ var init_pace = __esm({
       #acceptedAtRefusal = -1;
       /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
       #ownRuns = 0;
+      /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
+      #relay = [0, 0, 0];
+      #startsAtOne = 0;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43462,6 +43467,8 @@ var init_pace = __esm({
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
+        add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
+        if (this.#relay[2] > 200) halve(this.#relay);
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -43477,6 +43484,13 @@ var init_pace = __esm({
         }
         if (this.#spaced && !this.#alone) {
           if (again) this.#crowded = true;
+          const [probes, out, starts] = this.#relay;
+          const share = (probes - out) / starts;
+          if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
+            this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
+            this.#relay.fill(0);
+            return this.#restart();
+          }
           this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
           this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
@@ -43517,6 +43531,7 @@ var init_pace = __esm({
         else if (this.#spacingMs > 0) {
           const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
           this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+          if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
         }
         return true;
       }
@@ -43766,9 +43781,8 @@ var init_pace = __esm({
       #restart() {
         this.#descent = void 0;
         this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
-        this.#rateGapMs = 0;
+        this.#rateGapMs = this.#narrowings = 0;
         this.#acceptedAtRefusal = -1;
-        this.#narrowings = 0;
         this.#slowStart = true;
       }
       /** The spacing of starts for the limit and round trip now (see #spacingMs). */
