@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43248,6 +43248,9 @@ var init_pace = __esm({
     GAP_NARROW_BY = 0.05;
     NARROW_EVERY_MS = 2e3;
     NARROW_MIN_ANSWERS = 8;
+    PROBE = 3;
+    OWN_RUNS = 6;
+    RELAY_MIN_RTT_MS = 10;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43318,8 +43321,14 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
+      /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+      #narrowedFrom = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
+      /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+      #ownRuns = 0;
+      /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+      #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -43394,12 +43403,13 @@ var init_pace = __esm({
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
+          const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
-            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
+            if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS && fast) this.#restart();
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
@@ -43411,7 +43421,8 @@ var init_pace = __esm({
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
           let tolerated = !news || this.#tolerated(level);
-          if (!tolerated && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level))) tolerated = this.#tolerated(level);
+          if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
+            tolerated = this.#tolerated(level);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43425,6 +43436,7 @@ var init_pace = __esm({
             }
             if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
             if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+            else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -43448,6 +43460,8 @@ var init_pace = __esm({
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
+        if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -43461,10 +43475,25 @@ var init_pace = __esm({
           }
           return this.#restart();
         }
+        if (this.#spaced && !this.#alone) {
+          if (again) this.#crowded = true;
+          this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
+          this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+          this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+          return;
+        }
         const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
         this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
         this.#narrowings = 0;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+      }
+      /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
+      get #spaced() {
+        return this.gapMs > 0 && this.#paced && this.#baseRtt >= RELAY_MIN_RTT_MS;
+      }
+      /** Refused right after its one accepted start OWN_RUNS times running, and rarely since: a sender alone (item 18). */
+      get #alone() {
+        return this.#ownRuns >= OWN_RUNS;
       }
       /**
        * Takes a turn to start a request, if one may start now: below the limit, not paused, and (under
@@ -43535,7 +43564,7 @@ var init_pace = __esm({
        * enough to be the service's random refusals (items 2 and 7).
        */
       #tolerated(level) {
-        if (this.limit <= 1 && this.#noise === 0) return false;
+        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const expected = this.#noise * TOLERANCE_ANSWERS;
         if (this.#recentPushBacks <= TOLERATED_PUSH_BACKS + expected + 3.5 * Math.sqrt(expected)) return true;
@@ -43659,18 +43688,17 @@ var init_pace = __esm({
           return;
         }
         const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-        if ((this.#heldAnswers += accepted) >= every) {
-          this.#heldAnswers = 0;
-          const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-          this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-          if (this.gapMs <= this.#windowMs) {
-            if (faster > 0) this.#restart();
-            else {
-              this.gapMs = this.#nextStart = 0;
-              this.#ceiling = 2;
-            }
-          }
-        }
+        if ((this.#heldAnswers += accepted) < every) return;
+        this.#heldAnswers = 0;
+        const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+        this.#narrowedFrom = this.gapMs;
+        this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+        const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
+        if (this.gapMs > floor) return;
+        if (faster > 0) return this.#restart();
+        if (this.#spaced) return void (this.gapMs = floor);
+        this.gapMs = this.#nextStart = 0;
+        this.#ceiling = 2;
       }
       /**
        * A push-back or a time-out to a request sent since the last cut: the limit comes down at once.

@@ -101,6 +101,14 @@ const GAP_NARROW_BY = 0.05;
 /** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
 const NARROW_EVERY_MS = 2_000;
 const NARROW_MIN_ANSWERS = 8;
+/**
+ * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
+ * probe PROBE round trips later times 0.5-1.5 at random, and the gap stays. Alone: refused right after its one
+ * accepted start OWN_RUNS runs in a row (each other run takes one off, down to 0, up to twice OWN_RUNS).
+ */
+const PROBE = 3;
+const OWN_RUNS = 6;
+const RELAY_MIN_RTT_MS = 10;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -182,8 +190,14 @@ export class Pace {
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
+  /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+  #narrowedFrom = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
+  /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+  #ownRuns = 0;
+  /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+  #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
   #refusedInARow = 0;
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
@@ -263,13 +277,15 @@ export class Pace {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
+      // Faster than the gap before: a run of push-backs was the service down, not the others (item 18).
+      const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
         // Accepted after a long run of push-backs at one at a time: it was down, not slow.
-        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS) this.#restart();
+        if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS && fast) this.#restart();
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
@@ -283,7 +299,9 @@ export class Pace {
       const news = now - rttMs >= this.#cutAt;
       let tolerated = !news || this.#tolerated(level);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
-      if (!tolerated && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level)))) tolerated = this.#tolerated(level);
+      // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
+      if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
+        tolerated = this.#tolerated(level);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -304,6 +322,8 @@ export class Pace {
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
+        else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -331,6 +351,9 @@ export class Pace {
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
+    const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
+    if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
@@ -347,11 +370,33 @@ export class Pace {
       }
       return this.#restart();
     }
-    // Pushed back again with nothing accepted since the last widening: far off, so twice as wide.
+    // Paced with a gap, refused again with nothing accepted between, or after a run accepted: the slots are
+    // someone else's. The next start is a probe, a few round trips later at random; the gap stays, so that
+    // the sender that gets in keeps it at once and leaves room for the next probe: the slots pass round (item 18).
+    if (this.#spaced && !this.#alone) {
+      if (again) this.#crowded = true;
+      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
+      this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
+      this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+      this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+      return;
+    }
+    // Refused right after an accepted start: the limit's own spacing is over the gap (a sender alone),
+    // which widens by a tenth; pushed back again with nothing accepted since, far off: twice as wide.
     const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
     this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
     this.#narrowings = 0;
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+  }
+
+  /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
+  get #spaced(): boolean {
+    return this.gapMs > 0 && this.#paced && this.#baseRtt >= RELAY_MIN_RTT_MS;
+  }
+
+  /** Refused right after its one accepted start OWN_RUNS times running, and rarely since: a sender alone (item 18). */
+  get #alone(): boolean {
+    return this.#ownRuns >= OWN_RUNS;
   }
 
   /**
@@ -437,7 +482,8 @@ export class Pace {
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number): boolean {
-    if (this.limit <= 1 && this.#noise === 0) return false;
+    // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
+    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // The random refusals expected among the last answers, and as many more as chance gives (3.5
@@ -587,20 +633,20 @@ export class Pace {
     // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
     // so that coming back from a long one does not take minutes), until no longer than a round trip.
     const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
-    if ((this.#heldAnswers += accepted) >= every) {
-      this.#heldAnswers = 0;
-      // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
-      const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
-      this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
-      if (this.gapMs <= this.#windowMs) {
-        // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
-        if (faster > 0) this.#restart();
-        else {
-          this.gapMs = this.#nextStart = 0;
-          this.#ceiling = 2;
-        }
-      }
-    }
+    if ((this.#heldAnswers += accepted) < every) return;
+    this.#heldAnswers = 0;
+    // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
+    const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
+    this.#narrowedFrom = this.gapMs;
+    this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
+    // Paced with a gap, never under a tenth over the round trip: every sender leaves room (item 18).
+    const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
+    if (this.gapMs > floor) return;
+    // The limit alone paces again: from a slow start if the limit seems gone, else under two at once.
+    if (faster > 0) return this.#restart();
+    if (this.#spaced) return void (this.gapMs = floor);
+    this.gapMs = this.#nextStart = 0;
+    this.#ceiling = 2;
   }
 
   /**

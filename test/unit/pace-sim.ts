@@ -78,10 +78,14 @@ export function tokenBucket(perSecond: number, latency = 50): Service {
   };
 }
 
-/** Refuses `share` of requests at random whatever the pace (503 + Retry-After: 1, as the emulator's --fail-rate; or without). */
-export function refusingAtRandom(share: number, seed: number, latency = 50, retryAfterMs: number | undefined = 1000): Service {
+/**
+ * Refuses `share` of requests at random whatever the pace: 503 + Retry-After: 1, as the emulator's
+ * --fail-rate, or without Retry-After when `retryAfterMs` is null (not undefined: that gives the default).
+ */
+export function refusingAtRandom(share: number, seed: number, latency = 50, retryAfterMs: number | null = 1000): Service {
   const random = numbers(seed);
-  return (t) => ({ at: t + latency, answer: random() < share ? Answer.PushedBack : Answer.Accepted, retryAfterMs });
+  const after = retryAfterMs ?? undefined;
+  return (t) => ({ at: t + latency, answer: random() < share ? Answer.PushedBack : Answer.Accepted, retryAfterMs: after });
 }
 
 /**

@@ -302,23 +302,26 @@ describe('the shared pause (Retry-After)', () => {
     }
   });
 
-  it('without a Retry-After, does not pause: the starts are spaced out, twice as wide each time, up to 2 s', () => {
+  it('without a Retry-After, does not pause: the starts are spaced out, then probes, never wider', () => {
     const { pace, clock } = controller({ initial: 1 });
     const gaps: number[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 12; i++) {
       clock.now += Math.max(50, pace.gapMs);
       pace.answered(Answer.PushedBack, 50);
       gaps.push(Math.round(pace.gapMs));
     }
     expect(pace.pausedUntil).toBe(0);
-    expect(gaps).toEqual([55, 110, 220, 440, 880, 1760, 2000, 2000]);
+    // A tenth over the round trip; refused again with nothing accepted: the slots are someone else's,
+    // and the next start is a probe, 1.5-4.5 round trips later (item 18); the gap stays, so that the
+    // probe that gets in owns the slots at once. Not waited out at 2 s until the stall rule stops the batch.
+    expect(gaps).toEqual([55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55]);
   });
 
   it('after a long run of push-backs without Retry-After, the first accepted answer starts again from a slow start', () => {
     const { pace, clock, roundTrip } = controller({ initial: 1 });
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 30; i++) {
       clock.now += Math.max(50, pace.gapMs);
-      pace.answered(Answer.PushedBack, 50); // down, for 2.8 s
+      pace.answered(Answer.PushedBack, 50); // down, for 1.6 s (probes: the gap stays at 55 ms)
     }
     clock.now += pace.gapMs;
     pace.answered(Answer.Accepted, 50); // back up
@@ -348,27 +351,29 @@ describe('the shared pause (Retry-After)', () => {
     clock.now += 50;
     pace.answered(Answer.Accepted, 50);
     clock.now += 1;
-    pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a tenth wider
-    expect(pace.gapMs).toBeCloseTo(60.5);
+    pace.answered(Answer.PushedBack, 1); // still too many, after one accepted: a probe (item 18; a tenth wider once alone)
+    expect(pace.gapMs).toBeCloseTo(55);
     clock.now += 61;
-    pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: far off, twice as wide
-    expect(pace.gapMs).toBeCloseTo(121);
+    pace.answered(Answer.PushedBack, 1); // again, nothing accepted between: the slots are someone else's
+    expect(pace.gapMs).toBeCloseTo(55); // the gap stays; the next start is a probe (item 18)
     expect(pace.pausedUntil).toBe(0); // the service accepted one 62 ms ago
-    // Accepted answers narrow it: 5% every 2 s worth of them (17 at 121 ms), three times; with no
-    // push-back since, twice as much each time (10%, 20%, 40%): a limit that was lifted is left
-    // behind in seconds. No wider than the 50 ms round trip, it is gone, and a slow start begins.
+    // Accepted answers and no push-back: narrowings that stop at a tenth over the round trip (every
+    // sender leaves room, item 18); the fourth in a row without a push-back: the limit was lifted,
+    // and the limit alone paces again, from a slow start.
     const gaps: number[] = [];
     let answers = 0;
+    const start = clock.now;
     while (pace.gapMs > 0 && answers < 1000) {
       clock.now += Math.max(pace.gapMs, 50);
       pace.answered(Answer.Accepted, 50);
       answers++;
       if (gaps.at(-1) !== pace.gapMs) gaps.push(pace.gapMs);
     }
-    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([121, 115, 109.2, 103.7, 93.4, 74.7, 0]);
-    expect(answers).toBeLessThan(150); // at 5% each time: 17 narrowings, over 300 answers
+    expect(gaps.map((gap) => Math.round(gap * 10) / 10)).toEqual([55, 0]);
+    expect(clock.now - start).toBeLessThan(8_500);
+    expect(pace.limit).toBe(1);
     roundTrip(1, 50);
-    expect(pace.limit).toBe(2); // doubling again
+    expect(pace.gapMs).toBe(0);
   });
 
   it('does not count the time of a pause as time in which the service accepted nothing', () => {
@@ -643,12 +648,14 @@ describe.each([
   );
 
   it.each(seeds)(
-    "nginx's limit_req at 10/s (fewer than one a round trip): starts spaced out, at least 85% of it, at most 6% pushed back (seed %i)",
+    "nginx's limit_req at 10/s (fewer than one a round trip): starts spaced out, at least 85% of it, at most 6% pushed back (11% loaded) (seed %i)",
     (seed) => {
       const result = simulate(nginxLimitReq(10), 600, { loaded, seed });
       expect(result.accepted).toBe(600);
       expect(result.perSecond).toBeGreaterThan(0.85 * 10);
-      expect(result.pushedBackShare).toBeLessThan(0.06);
+      // The relay (item 18) probes before it widens: on a loaded machine its first two seconds cost
+      // up to 40 push-backs more than item 5's doubling did (9-10% against 4-6%).
+      expect(result.pushedBackShare).toBeLessThan(loaded ? 0.11 : 0.06);
     },
   );
 
