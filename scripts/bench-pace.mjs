@@ -22,7 +22,8 @@
  *                                started together and 5 s apart (the default only)
  *   half at random               503 + Retry-After: 1 to half the requests, at random (30 rows)
  *
- * Before those, the same cases on a simulated clock (scripts/bench-pace-sim.mjs: the controller
+ * Before those, the same cases on a simulated clock (scripts/bench-pace-sim.mjs, and the four shards
+ * on a limit on requests at once of scripts/bench-pace-conn.mjs: the controller
  * against test/unit/pace-sim.ts, a quiet and five loaded machines), whose figures do not depend on
  * this machine's load.
  *
@@ -37,6 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './bench-lib.mjs';
+import { benchPaceConn } from './bench-pace-conn.mjs';
 import { benchPaceSimulated } from './bench-pace-sim.mjs';
 
 const LATENCY = 50;
@@ -314,7 +316,7 @@ async function runOnce({ bin, env, work, server, scenario, config, rows }) {
 export async function benchPace({ bin, env, work, log = () => {}, seconds = 8, rounds = 1, configs, only }) {
   // First the simulated cases (a few seconds, whatever the machine's load), then the loopback runs.
   log('pace: the simulated cases');
-  const results = (await benchPaceSimulated()).filter(([what]) => !only || what.includes(only));
+  const results = [...(await benchPaceSimulated()), ...(await benchPaceConn())].filter(([what]) => !only || what.includes(only));
   configs ??= [
     { name: 'default (auto)', args: [], concurrency: 64 },
     { name: '--concurrency 8', args: ['--concurrency', '8'], concurrency: 8 },

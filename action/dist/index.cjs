@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_ANSWERS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43260,7 +43260,7 @@ var init_pace = __esm({
     SLOW_START_GAIN = 2;
     RATE_WIDEN = 1.05;
     RATE_NARROW = 0.01;
-    RATE_NARROW_ANSWERS = 50;
+    RATE_NARROW_MS = 300;
     RATE_HOLDS_BELOW = 10;
     INCREASE = 45 / 1e6;
     DECREASE = 0.75;
@@ -43316,8 +43316,8 @@ var init_pace = __esm({
       #sentInBursts = false;
       /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
       #rateGapMs = 0;
-      /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
-      #rateAnswers = 0;
+      /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
+      #rateMs = 0;
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
@@ -43629,9 +43629,9 @@ var init_pace = __esm({
       }
       #decide(now) {
         if (this.#rateGapMs > 0 && this.#accepted > 0) {
-          if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
-          else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
-            this.#rateAnswers = 0;
+          if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
+          else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
+            this.#rateMs = 0;
             const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
             this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
           }
@@ -43671,6 +43671,8 @@ var init_pace = __esm({
               }
             } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
+            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs) {
+              this.#set(this.#value + 1);
             } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
             }
@@ -43775,7 +43777,7 @@ var init_pace = __esm({
        * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
        */
       #holdRate(spacing, down) {
-        this.#rateAnswers = this.#rateNarrowings = 0;
+        this.#rateMs = this.#rateNarrowings = 0;
         this.#rateGapMs = spacing * RATE_WIDEN;
         if (down) return this.#respace();
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;

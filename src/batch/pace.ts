@@ -121,10 +121,15 @@ const PACE_SLACK_MS = 2;
 /** Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it. */
 const PACE_GAIN = 1.1;
 const SLOW_START_GAIN = 2;
-/** Paced and pushed back, the spacing widens by RATE_WIDEN (AIMD in rate); it narrows every RATE_NARROW_ANSWERS. */
+/**
+ * Paced and pushed back, the spacing widens by RATE_WIDEN; it narrows every RATE_NARROW_MS without
+ * one. In time, not in answers: shards sharing a limit then all narrow as often, and the faster,
+ * pushed back more often, comes down to the others (Chiu and Jain); counted in answers, the faster
+ * also narrowed more often, and every shard kept its share of the start for good.
+ */
 const RATE_WIDEN = 1.05;
 const RATE_NARROW = 0.01;
-const RATE_NARROW_ANSWERS = 50;
+const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
@@ -185,8 +190,8 @@ export class Pace {
   #sentInBursts = false;
   /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
   #rateGapMs = 0;
-  /** Accepted answers since the spacing held as a rate last narrowed, and narrowings in a row. */
-  #rateAnswers = 0;
+  /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
+  #rateMs = 0;
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
@@ -560,11 +565,11 @@ export class Pace {
   }
 
   #decide(now: number): void {
-    // Held as a rate: accepted answers without a push-back narrow the spacing (docs/pace.md, "The pace held as a rate").
+    // Held as a rate: time without a push-back narrows the spacing (docs/pace.md, "The pace held as a rate").
     if (this.#rateGapMs > 0 && this.#accepted > 0) {
-      if (now - this.#lastPushBack < this.#windowMs) this.#rateAnswers = this.#rateNarrowings = 0;
-      else if ((this.#rateAnswers += this.#accepted) >= RATE_NARROW_ANSWERS) {
-        this.#rateAnswers = 0;
+      if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
+      else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
+        this.#rateMs = 0;
         const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
       }
@@ -610,6 +615,12 @@ export class Pace {
         } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
+        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs) {
+          // A service that pushes back without Retry-After says when it is full: a slower round trip
+          // with no push-back is as often its other clients' load (the other shards', the machine's)
+          // as a queue of ours. One more a round trip, as Reno and Vector's ARC do, so that
+          // push-backs share it out (AIMD); with them, the round trip counts again.
+          this.#set(this.#value + 1);
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
           if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
@@ -740,7 +751,7 @@ export class Pace {
    * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
    */
   #holdRate(spacing: number, down: boolean): void {
-    this.#rateAnswers = this.#rateNarrowings = 0;
+    this.#rateMs = this.#rateNarrowings = 0;
     this.#rateGapMs = spacing * RATE_WIDEN;
     if (down) return this.#respace();
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;

@@ -305,3 +305,26 @@ export function fixedConcurrency(service: Service, rows: number, n: number, retr
   }
   return { wallMs: end, failed };
 }
+
+/**
+ * A busy client machine in front of `service` (issue 31's real runs: four shards and the proxy on
+ * two loaded cores): every answer is seen later by `perInFlightMs` for each request that all the
+ * senders together had in flight when it was sent. The round trip a sender sees then grows with
+ * what its siblings send, not only with what it sends itself, and not with what the service does.
+ */
+export function busyClient(service: Service, perInFlightMs: number): Service {
+  const out: number[] = [];
+  return (t, who) => {
+    const verdict = service(t, who);
+    while (out.length && out[0]! <= t) out.shift();
+    const at = verdict.at + perInFlightMs * out.length;
+    out.splice(sortedIndex(out, at), 0, at);
+    return { ...verdict, at };
+  };
+}
+
+function sortedIndex(sorted: number[], value: number): number {
+  let i = 0;
+  while (i < sorted.length && sorted[i]! <= value) i++;
+  return i;
+}

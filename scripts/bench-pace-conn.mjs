@@ -1,0 +1,97 @@
+/**
+ * Issue 31's four shards on a limit on requests at once, on the simulated clock: nginx's
+ * `limit_conn 12` (503 beyond) in front of an app answering after 50 ms (what it allows: 12 slots
+ * over 50 ms, 240/s) or at once (the issue's "app at 0 ms": nginx still holds a slot for a few ms,
+ * so 12 slots of 5 ms, 2,400/s, as bench-pace-sim.mjs's one-sender row), 25 ms of network each way.
+ * Started together and 5 s apart. The rows have the shape of bench-pace-sim.mjs's; the six machines
+ * are its: quiet seed 42, loaded 1-5.
+ *
+ * A busy client (four shards and a proxy on two loaded cores: answers seen later the more all four
+ * have in flight) is what made real nginx's shards stay low; the rows with one reproduce it.
+ *
+ * node scripts/bench-pace-conn.mjs   (SEEDS=30 for loaded seeds 1-30; TRACE=1 prints each shard per second)
+ */
+import { fileURLToPath } from 'node:url';
+import { loadSim } from './bench-pace-sim.mjs';
+
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** While all four send: their events/s together, and each shard's share against the median shard's. */
+export function whileAllSend(results) {
+  const from = Math.max(...results.map((r) => r.first));
+  const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
+  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
+  const median = (counts[1] + counts[2]) / 2;
+  return {
+    together: (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from),
+    low: median ? counts[0] / median : 0,
+    high: median ? counts[3] / median : Infinity,
+  };
+}
+
+/** Runs the cases on the quiet machine and loaded seeds 1..seeds; returns rows for the bench's table. */
+export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
+  const sim = await loadSim();
+  const machines = [{ loaded: false, seed: 42 }, ...Array.from({ length: seeds }, (_, i) => ({ loaded: true, seed: i + 1 }))];
+  const rows = [];
+  // The busy client (pace-sim.ts's busyClient): 2 ms later per request all four have in flight,
+  // which reproduces real nginx's stuck-low shard (issue 31; docs/pace.md, "conn").
+  for (const [appMs, lagMs] of [
+    [50, 0],
+    [50, 2],
+    [5, 0],
+  ]) {
+    const allows = (12 * 1000) / appMs;
+    for (const stagger of [0, 5_000]) {
+      const rowsEach = (appMs === 50 ? 2_400 : 9_000) * (stagger ? 3 : 1);
+      const got = machines.map(({ loaded, seed }) => {
+        const plans = [0, 1, 2, 3].map((i) => ({ rows: rowsEach, startAt: i * stagger }));
+        const slots = sim.networkedSlots(12, appMs, { jitterMs: loaded ? 2 : 0, seed });
+        const service = lagMs ? sim.busyClient(slots, lagMs) : slots;
+        const results = sim.simulateSenders(service, plans, { loaded, seed });
+        if (trace) printTrace(seed, results);
+        // The whole run, first start to last answer: what a shard left alone and slow costs.
+        const whole = (4 * rowsEach * 1000) / Math.max(...results.map((r) => r.last)) / allows;
+        return { ...whileAllSend(results), whole, worst: sim.worstSecond(results), done: results.every((r) => r.accepted === rowsEach) };
+      });
+      const least = stagger ? 0.8 : 0.85;
+      const shares = got.map((g) => g.together / allows);
+      const met = got.filter((g, i) => shares[i] >= least && g.low >= 0.5 && g.high <= 2 && g.done).length;
+      const [quiet, ...loaded] = shares.map((s) => 100 * s);
+      rows.push([
+        `pace (simulated): 4 shards on 12 slots, app ${appMs} ms, 25 ms each way (${fmt(allows)}/s)${lagMs ? `, a busy client (+${lagMs} ms per request in flight)` : ''}, ${stagger ? '5 s apart' : 'together'}, ${fmt(rowsEach)} rows each`,
+        `default (auto), quiet / loaded 1-${seeds}`,
+        `while all four send: ${fmt(quiet)}% / ${fmt(Math.min(...loaded))}-${fmt(Math.max(...loaded))}% together; ` +
+          `least shard ${fmt(Math.min(...got.map((g) => g.low)), 2)}x, most ${fmt(Math.max(...got.map((g) => g.high)), 2)}x of the median; ` +
+          `whole run ${fmt(100 * got[0].whole)}% / ${fmt(100 * Math.min(...got.slice(1).map((g) => g.whole)))}-${fmt(100 * Math.max(...got.slice(1).map((g) => g.whole)))}% (median ${fmt(100 * median(got.map((g) => g.whole)))}%); ` +
+          `worst second ${Math.min(...got.map((g) => g.worst))}-${Math.max(...got.map((g) => g.worst))} push-backs (median ${median(got.map((g) => g.worst))}); ` +
+          `${got.filter((g) => !g.done).length} runs with a row not accepted`,
+        `${met === got.length ? 'meets' : 'MISSES'} target: together >= ${least * 100}%, each shard 0.5x-2x of the median (met on ${met} of ${got.length})`,
+      ]);
+    }
+  }
+  return rows;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function printTrace(seed, results) {
+  const perSecond = {};
+  results.forEach((r, who) => r.acceptedAt.forEach((t) => ((perSecond[Math.floor(t / 1000)] ??= [0, 0, 0, 0])[who] += 1)));
+  console.log(`seed ${seed}`);
+  for (const [second, counts] of Object.entries(perSecond)) console.log(`  ${second} s\t${counts.join('\t')}`);
+  console.log(
+    results
+      .map((r, who) => `  shard ${who}: ${r.accepted} accepted, ${r.pushedBack} pushed back, limit ${r.lowest}-${r.highest}`)
+      .join('\n'),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { table } = await import('./bench-lib.mjs');
+  const rows = await benchPaceConn({ seeds: Number(process.env.SEEDS ?? 5), trace: Boolean(process.env.TRACE) });
+  console.log(table(['what', 'case', 'figure', 'compared'], rows));
+}
