@@ -54,6 +54,7 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra']) 
 }
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** FNV-1a over the UTF-8 bytes, as src/batch/shard.ts splits rows: which shard sent a user's row. */
@@ -84,19 +85,42 @@ async function startApp(appMs) {
   return { server, accepted, port: await listen(server) };
 }
 
-/** A TCP proxy that delays every chunk ONE_WAY_MS each way (order kept: the same delay for each). */
+/**
+ * A TCP proxy that delays every chunk ONE_WAY_MS each way (order kept: the same delay for each). It
+ * also times each request as the client's side of the network sees it: from its request line
+ * arriving here to the first chunk of its answer written back (both delays, nginx and the app; one
+ * request at a time per connection, as HTTP/1.1 without pipelining), with its user and connection.
+ */
 async function startDelay(targetPort) {
+  const exchanges = [];
+  let connections = 0;
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, '127.0.0.1');
-    const pipe = (from, to) => {
-      from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), ONE_WAY_MS));
+    const connection = ++connections;
+    let open;
+    const pipe = (from, to, onWrite) => {
+      from.on('data', (chunk) => {
+        if (from === client && !open) {
+          const line = /^[A-Z]+ (\S+)/.exec(chunk.toString('latin1', 0, 300));
+          if (line) open = { from: now(), user: userOf(line[1]) };
+        }
+        setTimeout(() => {
+          if (to.writable) to.write(chunk);
+          onWrite?.(chunk);
+        }, ONE_WAY_MS);
+      });
       from.on('end', () => setTimeout(() => to.end(), ONE_WAY_MS));
       from.on('error', () => to.destroy());
     };
     pipe(client, upstream);
-    pipe(upstream, client);
+    pipe(upstream, client, (chunk) => {
+      if (!open) return;
+      const status = Number(chunk.toString('latin1', 9, 12));
+      exchanges.push({ ...open, to: now(), status, connection });
+      open = undefined;
+    });
   });
-  return { server, port: await listen(server) };
+  return { server, exchanges, port: await listen(server) };
 }
 
 function nginxConf(dir, port, appPort, spec) {
@@ -234,8 +258,9 @@ function countIds(accepted, rows) {
 function nginxLog(work) {
   const lines = fs.readFileSync(path.join(work, 'access.log'), 'utf8').trim().split('\n');
   return lines.map((line) => {
-    const [msec, status, uri] = line.split(' ');
-    return { at: Number(msec) * 1000, refused: status === '503' || status === '429', user: userOf(uri) };
+    const [msec, status, uri, took] = line.split(' ');
+    const refused = status === '503' || status === '429';
+    return { at: Number(msec) * 1000, refused, user: userOf(uri), took: Number(took) * 1000 };
   });
 }
 
@@ -269,6 +294,41 @@ function traceText(accepted, entries, count) {
     const cells = count === 1 ? [row[0]] : row;
     lines.push(`${i}\t${cells.map((c) => `${c[0]}/${c[1]}`).join('\t')}`);
   }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Per second from the first answer, per shard, what the client's side of the network saw (the
+ * proxy's timing): "in flight/round trip/pushed back's/nginx/connections": the mean requests in
+ * flight (the time each spent between its request line and its answer, summed over that second), the
+ * mean round trip (ms, both 25 ms delays in it) of the accepted requests answered in it and of those
+ * pushed back, the mean time nginx took for its answers then ($request_time: the app's time behind
+ * it), and how many connections carried them.
+ */
+function roundTripText(exchanges, entries, count) {
+  const start = Math.min(entries[0].at, exchanges[0]?.from ?? Infinity);
+  const seconds = [];
+  const empty = () => ({ busy: 0, ok: [], refused: [], took: [], conns: new Set() });
+  const slot = (at, shard) => {
+    const second = Math.max(0, Math.floor((at - start) / 1000));
+    return (seconds[second] ??= Array.from({ length: count }, empty))[shard];
+  };
+  const shardIndex = (user) => (count === 1 ? 0 : shardOf(user, count));
+  for (const x of exchanges) {
+    const shard = shardIndex(x.user);
+    for (let from = x.from; from < x.to; from = start + (Math.floor((from - start) / 1000) + 1) * 1000) {
+      slot(from, shard).busy += Math.min(x.to, start + (Math.floor((from - start) / 1000) + 1) * 1000) - from;
+    }
+    const answered = slot(x.to, shard);
+    (x.status === 503 || x.status === 429 ? answered.refused : answered.ok).push(x.to - x.from);
+    answered.conns.add(x.connection);
+  }
+  for (const e of entries) slot(e.at, shardIndex(e.user)).took.push(e.took);
+  const mean = (list) => (list.length ? (list.reduce((a, b) => a + b, 0) / list.length).toFixed(0) : '-');
+  const cell = (c) => `${(c.busy / 1000).toFixed(1)}/${mean(c.ok)}/${mean(c.refused)}/${mean(c.took)}/${c.conns.size}`;
+  const head = Array.from({ length: count }, (_, i) => (count === 1 ? 'all' : `shard ${i + 1}`)).join('\t');
+  const lines = [`s\t${head}\t(in flight/round trip ms/pushed back's ms/nginx ms/connections)`];
+  for (let i = 0; i < seconds.length; i++) lines.push(`${i}\t${(seconds[i] ?? Array.from({ length: count }, empty)).map(cell).join('\t')}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -320,6 +380,7 @@ async function runCase(spec, bin, args, seconds, traceName) {
     const entries = nginxLog(work);
     if (traceDir && traceName) {
       fs.writeFileSync(path.join(traceDir, `${traceName}.txt`), traceText(a, entries, count));
+      fs.writeFileSync(path.join(traceDir, `${traceName}.rt.txt`), roundTripText(delay.exchanges, entries, count));
       // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
       fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
     }
