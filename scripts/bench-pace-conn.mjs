@@ -12,22 +12,9 @@
  * node scripts/bench-pace-conn.mjs   (SEEDS=30 for loaded seeds 1-30; TRACE=1 prints each shard per second)
  */
 import { fileURLToPath } from 'node:url';
-import { loadSim } from './bench-pace-sim.mjs';
+import { loadSim, whileAllSend } from './bench-pace-sim.mjs';
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-/** While all four send: their events/s together, and each shard's share against the median shard's. */
-export function whileAllSend(results) {
-  const from = Math.max(...results.map((r) => r.first));
-  const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
-  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
-  const median = (counts[1] + counts[2]) / 2;
-  return {
-    together: (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from),
-    low: median ? counts[0] / median : 0,
-    high: median ? counts[3] / median : Infinity,
-  };
-}
 
 /** Runs the cases on the quiet machine and loaded seeds 1..seeds; returns rows for the bench's table. */
 export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
