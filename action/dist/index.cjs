@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43223,6 +43223,7 @@ var init_pace = __esm({
     GROW_BELOW = 1.1;
     SHRINK_ABOVE = 1.5;
     SHRINK_BY = 0.9;
+    PACED_GROW_BELOW = 2;
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
     NOISE_ANSWERS = 20;
@@ -43692,7 +43693,7 @@ var init_pace = __esm({
               }
             } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
-            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs) {
+            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
             } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);

@@ -55,6 +55,8 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
+/** Paced, a round trip with no push-back grows the limit by one up to this multiple of the base. */
+const PACED_GROW_BELOW = 2;
 /** Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random). */
 const TOLERATED_PUSH_BACKS = 2;
 const TOLERANCE_ANSWERS = 100;
@@ -640,11 +642,12 @@ export class Pace {
         } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
-        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs) {
+        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
           // A service that pushes back without Retry-After says when it is full: a slower round trip
           // with no push-back is as often its other clients' load (the other shards', the machine's)
           // as a queue of ours. One more a round trip, as Reno and Vector's ARC do, so that
-          // push-backs share it out (AIMD); with them, the round trip counts again.
+          // push-backs share it out (AIMD); with them, the round trip counts again. Not past twice
+          // the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
