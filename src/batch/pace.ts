@@ -114,6 +114,8 @@ const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
 const PROBES_IN = 8;
 const ROOM_EVERY = 15;
+/** Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22). */
+const SPACINGS = 8;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -206,6 +208,9 @@ export class Pace {
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
+  /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+  #acceptedSent = -Infinity;
+  readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
   #startsAtOne = 0;
@@ -294,6 +299,8 @@ export class Pace {
       const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
+      this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+      this.#acceptedSent = now - rttMs;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
@@ -387,12 +394,16 @@ export class Pace {
     }
     // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
     // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
-    if (this.#spaced && !this.#alone) {
+    // Alone, but refused no sooner after its last accepted start than accepted starts came: others took the slot (item 22).
+    const early = now - rttMs - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
-      // Probes in more than out, refused as often as its other starts (within 2x), a quarter or more: random (item 20).
+      // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
+      // more: random (items 20, 22).
       const [probes, out, starts] = this.#relay;
       const share = (probes - out) / starts;
-      if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
+      const shown = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
+      if (shown && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
         this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
         this.#relay.fill(0);
         return this.#restart();

@@ -1,0 +1,38 @@
+/**
+ * Issue 31, item 22 of docs/pace.md: a sender paced at one at a time tells its own limit from its
+ * siblings' slots by when it is refused (sooner after its last accepted start than its accepted
+ * starts came, or not), on the simulated clock. Every test here fails on 9d624c3.
+ */
+import { describe, expect, it } from 'vitest';
+import { refusingAtRandom, simulate, simulateSenders, strictRate } from './pace-sim.js';
+
+describe('four shards on a strict 20/s, round trips 50-100 ms (25 ms of jitter each way, as a real network)', () => {
+  it('no shard is taken for a sender alone and widened to seconds: the last row within 120 s (before: 146-182 s)', () => {
+    for (const seed of [1, 3, 10]) {
+      const m = { loaded: true, seed, jitterMs: 25 };
+      const widest = [0, 0, 0, 0];
+      const results = simulateSenders(
+        strictRate(20, m),
+        [0, 1, 2, 3].map(() => ({ rows: 300 })),
+        { ...m, trace: (who, _now, pace) => void (widest[who] = Math.max(widest[who]!, pace.widestGapMs)) },
+      );
+      // Before: one shard, refused right after a probe that got in six times, went "alone", doubled
+      // its gap on every refusal by the others to 2 s, and sent its last rows alone at 0.5/s.
+      expect(widest.every((gap) => gap < 500)).toBe(true);
+      expect(results.every((r) => r.accepted === 300)).toBe(true);
+      expect(Math.max(...results.map((r) => r.last))).toBeLessThan(120_000);
+    }
+  });
+});
+
+describe('a sender alone, refused at random (67%, no Retry-After)', () => {
+  it('is judged random once its refusals come no sooner than its accepted starts: 1,000 rows within 20 s (before: 62-144 s)', () => {
+    // --concurrency 8 takes 111-115 s here; before, these seeds crawled at a 2 s gap until an outage restart.
+    for (const seed of [1, 5, 6, 7]) {
+      const m = { loaded: true, seed, jitterMs: 2 };
+      const result = simulate(refusingAtRandom(0.67, seed * 3 + 1, 50, null), 1_000, m);
+      expect(result.accepted).toBe(1_000);
+      expect(result.last).toBeLessThan(20_000);
+    }
+  });
+});
