@@ -394,8 +394,10 @@ export class Pace {
     }
     // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
     // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
-    // Alone, but refused no sooner after its last accepted start than accepted starts came: others took the slot (item 22).
-    const early = now - rttMs - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    // Refused sooner after its last accepted start than its last accepted starts came (early): its own limit. Alone,
+    // but not early: others took the slot (item 22).
+    const least = Math.min(...this.#spacings);
+    const early = now - rttMs - this.#acceptedSent < least - 1;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
       // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
@@ -412,6 +414,8 @@ export class Pace {
       this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
       this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+      // Early: not before the least spacing it was accepted at, where its own limit lets it in (item 24).
+      if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
       return;
     }
     // Alone, refused after an accepted start, the gap widens by a tenth; with nothing accepted since, twice (item 5).
