@@ -202,8 +202,9 @@ export class Pace {
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
-  /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+  /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
   #narrowedFrom = 0;
+  #narrowedAt = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
@@ -410,8 +411,10 @@ export class Pace {
         this.#relay.fill(0);
         return this.#restart();
       }
-      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
-      this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
+      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused. From twice the
+      // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
+      const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
+      this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
       this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       // Early: not before the least spacing it was accepted at, where its own limit lets it in (item 24).
@@ -692,6 +695,7 @@ export class Pace {
     // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
     const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
     this.#narrowedFrom = this.gapMs;
+    this.#narrowedAt = this.#acceptedCount;
     this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
     // Paced with a gap, never under a tenth over the round trip: every sender leaves room (item 18).
     const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;

@@ -4,6 +4,7 @@
  * starts came, or not), on the simulated clock. Every test here fails on 9d624c3.
  */
 import { describe, expect, it } from 'vitest';
+import { Answer, Pace } from '../../src/batch/pace.js';
 import { refusingAtRandom, simulate, simulateSenders, strictRate } from './pace-sim.js';
 
 describe('four shards on a strict 20/s, round trips 50-100 ms (25 ms of jitter each way, as a real network)', () => {
@@ -76,5 +77,29 @@ describe('two or three shards on a strict 10/s, 25 ms each way (the reviewer of 
     expect(results.every((r) => r.accepted === 200)).toBe(true);
     // Before: a shard taken for alone doubled its gap on the other's refusals: 134-383 s. Now 45-52 s (two) and 69-71 s (three).
     expect(Math.max(...results.map((r) => r.last))).toBeLessThan(1.3 * shards * 20_000);
+  });
+});
+
+describe('in the relay at a gap over twice the round trip, a collision answers after a narrowing (item 25)', () => {
+  it('takes the narrowing back, not a tenth more: each collision widened the gap for good', () => {
+    const clock = { now: 0 };
+    const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
+    const answers = (n: number, answer: Answer, ms: number, every = ms) => {
+      for (let i = 0; i < n; i++) {
+        clock.now += every;
+        pace.answered(answer, ms);
+      }
+    };
+    answers(1, Answer.Accepted, 50); // slow start: two at once
+    answers(3, Answer.PushedBack, 0.5, 0.5); // pushed back at two: one at a time
+    answers(1, Answer.PushedBack, 50); // refused right after an accepted start: a gap a tenth over the round trip
+    answers(1, Answer.PushedBack, 50, pace.gapMs); // again: the slots are shared (the relay)
+    expect(pace.gapMs).toBeCloseTo(55, 6);
+    answers(50, Answer.Accepted, 20, 55); // the owner, its round trip now 20 ms: a narrowing after 37, then 13 more
+    expect(pace.gapMs).toBeCloseTo(52.25, 6);
+    answers(1, Answer.PushedBack, 20, 55); // another's probe took the slot, at the spacing it was accepted at
+    // Before: 60.5 ms. On real nginx two shards left together sat at 0.5-0.8 s gaps for 70 s: each collision
+    // (every 8-12 starts) took back the last narrowing (every 8 answers) and a tenth more.
+    expect(pace.gapMs).toBeCloseTo(55, 6);
   });
 });
