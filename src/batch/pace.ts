@@ -205,6 +205,8 @@ export class Pace {
   /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
   #narrowedFrom = 0;
   #narrowedAt = 0;
+  /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
+  #ownGap = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
@@ -399,6 +401,7 @@ export class Pace {
     // but not early: others took the slot (item 22).
     const least = Math.min(...this.#spacings);
     const early = now - rttMs - this.#acceptedSent < least - 1;
+    this.#ownGap = early ? this.gapMs : 0;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
       // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
@@ -689,7 +692,9 @@ export class Pace {
     }
     // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
     // so that coming back from a long one does not take minutes), until no longer than a round trip.
-    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+    // Over twice the round trip and twice the gap its own limit last refused (item 22), in time: 2 answers at least (item 26).
+    const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
+    const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
     if ((this.#heldAnswers += accepted) < every) return;
     this.#heldAnswers = 0;
     // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).

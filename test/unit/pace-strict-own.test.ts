@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer, Pace } from '../../src/batch/pace.js';
-import { refusingAtRandom, simulate, simulateSenders, strictRate } from './pace-sim.js';
+import { refusingAtRandom, type Service, simulate, simulateSenders, strictRate } from './pace-sim.js';
 
 describe('four shards on a strict 20/s, round trips 50-100 ms (25 ms of jitter each way, as a real network)', () => {
   it('no shard is taken for a sender alone and widened to seconds: the last row within 120 s (before: 178-182 s)', () => {
@@ -101,5 +101,27 @@ describe('in the relay at a gap over twice the round trip, a collision answers a
     // Before: 60.5 ms. On real nginx two shards left together sat at 0.5-0.8 s gaps for 70 s: each collision
     // (every 8-12 starts) took back the last narrowing (every 8 answers) and a tenth more.
     expect(pace.gapMs).toBeCloseTo(55, 6);
+  });
+});
+
+describe('a sender at a wide gap whose last refusal was not its own limit (item 26)', () => {
+  it.each([42, 1])('narrows in time, 2 answers at least: a strict 1/s lifted to 20/s after one such refusal (seed %i)', (seed) => {
+    const loaded = seed !== 42;
+    const m = { loaded, seed, jitterMs: loaded ? 2 : 0 };
+    const slow = strictRate(1, m);
+    const fast = strictRate(20, { ...m, seed: seed + 7 });
+    let refused = false;
+    // 1/s for 20 s (the gap learnt near 1 s, its own refusals early); then one refusal at the spacing it was
+    // accepted at (someone else's slot: two shards left together), and a 20/s.
+    const service: Service = (t, who) => {
+      if (t < 20_000) return slow(t, who);
+      if (refused) return fast(t, who);
+      refused = true;
+      return { at: t + 50, answer: Answer.PushedBack };
+    };
+    const result = simulate(service, 400, m);
+    expect(result.accepted).toBe(400);
+    // Before: 8 answers a step of 5% from a 1 s gap, the last row at 93-98 s. Now 61-65 s.
+    expect(result.last).toBeLessThan(75_000);
   });
 });
