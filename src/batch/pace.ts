@@ -346,7 +346,7 @@ export class Pace {
           this.#respace();
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
         // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
         else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
         return;
@@ -374,10 +374,10 @@ export class Pace {
   }
 
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
-  #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
+  #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-    if (retryAfterMs >= 0 && !this.#paced) this.#turn = Math.max(0, this.#turn);
+    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
