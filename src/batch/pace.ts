@@ -377,6 +377,7 @@ export class Pace {
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
+    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (22).
     if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
