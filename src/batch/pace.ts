@@ -143,7 +143,7 @@ const DECREASE = 0.75;
 const AIMD_MS = 10_000;
 /** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
 const JITTER = 2;
-// Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 22): its turn ends after TURN
+// Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 27): its turn ends after TURN
 // accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
 const TURN = 40;
 const SHARED_SHARE = 0.9;
@@ -213,7 +213,7 @@ export class Pace {
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
   #startsAtOne = 0;
-  /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 22). */
+  /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
   #retryAfter = 0;
   #turn = -1;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
@@ -309,7 +309,7 @@ export class Pace {
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
-      // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (22).
+      // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
       if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
         this.#turn = 1;
         this.#pause(now, this.#retryAfter);
@@ -377,7 +377,7 @@ export class Pace {
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (22).
+    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
     if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
@@ -387,14 +387,14 @@ export class Pace {
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-    // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (22).
+    // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (27).
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
     if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
       // A run the share refused before it makes likely (half at random: three in a row, one in
       // eight) is no outage: a slow start again, without the pause (item 15).
       const run = this.#pushedInARow;
       let share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
-      // Others share the limit; or never let in, and paused once already: nothing tells their turns from an outage (item 22).
+      // Others share the limit; or never let in, and paused once already: nothing tells their turns from an outage (item 27).
       if (this.#turn > 0 || (this.#acceptedCount === 0 && this.#pauseEnd > 0)) share = Math.max(share, SHARED_SHARE);
       if (share ** run < LIKELY_RUN) this.#pause(now, retryAfterMs);
       return this.#restart();

@@ -1,7 +1,7 @@
 /**
- * Issue 31, item 22 (docs/pace.md): shards sharing a strict limit that answers with Retry-After take
+ * Issue 31, item 27 (docs/pace.md): shards sharing a strict limit that answers with Retry-After take
  * turns. On the simulated clock; no wall clock. The seeds are those on which the controller before
- * item 22 left a shard far below the others' share (0.00x-0.24x of the median) or stopped one with
+ * item 27 left a shard far below the others' share (0.00x-0.24x of the median) or stopped one with
  * its rows unsent.
  */
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ describe('four shards on a strict 20/s that answers 503 + Retry-After: 1', () =>
         },
       },
     );
-    // Every shard had turns (before item 22, none: only a run of refusals paused a shard).
+    // Every shard had turns (before item 27, none: only a run of refusals paused a shard).
     expect(new Set(turns.map(([who]) => who)).size).toBe(4);
     for (const [who, at, until] of turns) {
       expect(until - at).toBeGreaterThanOrEqual(1_000);
