@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43269,6 +43269,8 @@ var init_pace = __esm({
     DECREASE = 0.75;
     AIMD_MS = 1e4;
     JITTER = 2;
+    TURN = 40;
+    SHARED_SHARE = 0.9;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -43333,6 +43335,9 @@ var init_pace = __esm({
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
       #startsAtOne = 0;
+      /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+      #retryAfter = 0;
+      #turn = -1;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43419,6 +43424,10 @@ var init_pace = __esm({
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
+          if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
+            this.#turn = 1;
+            this.#pause(now, this.#retryAfter);
+          }
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
@@ -43441,7 +43450,7 @@ var init_pace = __esm({
               this.#respace();
             }
             if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
             else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
             return;
           }
@@ -43464,8 +43473,10 @@ var init_pace = __esm({
         }
       }
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
-      #refusedAlone(now, rttMs, retryAfterMs) {
+      #refusedAlone(now, rttMs, retryAfterMs, level) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
+        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
@@ -43473,14 +43484,12 @@ var init_pace = __esm({
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
         if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
           const run2 = this.#pushedInARow;
-          const share = Math.max(0, this.#recentPushBacks - run2) / Math.max(1, this.#recentCount - run2);
-          if (share ** run2 < LIKELY_RUN) {
-            const until = now + retryAfterMs * (1 + this.#random() / 2);
-            if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-          }
+          let share = Math.max(0, this.#recentPushBacks - run2) / Math.max(1, this.#recentCount - run2);
+          if (this.#turn > 0 || this.#acceptedCount === 0 && this.#pauseEnd > 0) share = Math.max(share, SHARED_SHARE);
+          if (share ** run2 < LIKELY_RUN) this.#pause(now, retryAfterMs);
           return this.#restart();
         }
         if (this.#spaced && !this.#alone) {
@@ -43803,6 +43812,11 @@ var init_pace = __esm({
         if (down) return this.#respace();
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+      }
+      /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
+      #pause(now, ms) {
+        const until = now + ms * (1 + this.#random() / 2);
+        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
       }
       /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
       #jitter(now) {

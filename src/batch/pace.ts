@@ -145,6 +145,10 @@ const DECREASE = 0.75;
 const AIMD_MS = 10_000;
 /** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
 const JITTER = 2;
+// Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 27): its turn ends after TURN
+// accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
+const TURN = 40;
+const SHARED_SHARE = 0.9;
 
 export class Pace {
   readonly max: number;
@@ -217,6 +221,9 @@ export class Pace {
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
   #startsAtOne = 0;
+  /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+  #retryAfter = 0;
+  #turn = -1;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -312,6 +319,11 @@ export class Pace {
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
+      // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
+      if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
+        this.#turn = 1;
+        this.#pause(now, this.#retryAfter);
+      }
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
@@ -344,7 +356,7 @@ export class Pace {
           this.#respace();
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
         // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
         else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
         return;
@@ -372,8 +384,11 @@ export class Pace {
   }
 
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
-  #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
+  #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
+    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
+    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
@@ -382,17 +397,16 @@ export class Pace {
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+    // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (27).
+    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
     if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
       // A run the share refused before it makes likely (half at random: three in a row, one in
       // eight) is no outage: a slow start again, without the pause (item 15).
       const run = this.#pushedInARow;
-      const share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
-      if (share ** run < LIKELY_RUN) {
-        // Every sender waits the Retry-After, plus up to half as much again at random.
-        const until = now + retryAfterMs * (1 + this.#random() / 2);
-        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-      }
+      let share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
+      // Others share the limit; or never let in, and paused once already: nothing tells their turns from an outage (item 27).
+      if (this.#turn > 0 || (this.#acceptedCount === 0 && this.#pauseEnd > 0)) share = Math.max(share, SHARED_SHARE);
+      if (share ** run < LIKELY_RUN) this.#pause(now, retryAfterMs);
       return this.#restart();
     }
     // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
@@ -807,6 +821,12 @@ export class Pace {
     if (down) return this.#respace();
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+  }
+
+  /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
+  #pause(now: number, ms: number): void {
+    const until = now + ms * (1 + this.#random() / 2);
+    if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
   }
 
   /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
