@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43254,6 +43254,7 @@ var init_pace = __esm({
     RELAY_MIN_RTT_MS = 10;
     PROBES_IN = 8;
     ROOM_EVERY = 15;
+    SPACINGS = 8;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43326,12 +43327,18 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
-      /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+      /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
       #narrowedFrom = 0;
+      #narrowedAt = 0;
+      /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
+      #ownGap = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
       /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
       #ownRuns = 0;
+      /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+      #acceptedSent = -Infinity;
+      #spacings = new Float64Array(SPACINGS).fill(Infinity);
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
       #startsAtOne = 0;
@@ -43417,6 +43424,8 @@ var init_pace = __esm({
           const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
+          this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+          this.#acceptedSent = now - rttMs;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
@@ -43492,18 +43501,24 @@ var init_pace = __esm({
           if (share ** run2 < LIKELY_RUN) this.#pause(now, retryAfterMs);
           return this.#restart();
         }
-        if (this.#spaced && !this.#alone) {
+        const least = Math.min(...this.#spacings);
+        const early = now - rttMs - this.#acceptedSent < least - 1;
+        this.#ownGap = early ? this.gapMs : 0;
+        if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
           const [probes, out, starts] = this.#relay;
           const share = (probes - out) / starts;
-          if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
+          const shown2 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
+          if (shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
             this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
             this.#relay.fill(0);
             return this.#restart();
           }
-          this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
+          const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
+          this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
           this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+          if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
           return;
         }
         const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
@@ -43720,11 +43735,13 @@ var init_pace = __esm({
           if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+        const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
+        const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
         if ((this.#heldAnswers += accepted) < every) return;
         this.#heldAnswers = 0;
         const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
         this.#narrowedFrom = this.gapMs;
+        this.#narrowedAt = this.#acceptedCount;
         this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
         const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
         if (this.gapMs > floor) return;
