@@ -114,7 +114,7 @@ const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
 const PROBES_IN = 8;
 /** Refusals by others' slots (not early) before a sender whose probes get in leaves the relay, once; the share then taken for random (item 28). */
-const SLOTS_SEEN = 4;
+const SLOTS_SEEN = 3;
 const SLOTS_NOISE = 0.05;
 const ROOM_EVERY = 15;
 /** Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22). */
@@ -223,8 +223,8 @@ export class Pace {
   readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
-  /** Its refusals in the relay that were not early, and how many of those were probes refused again (item 28). */
-  readonly #others: Tally = [0, 0, 0];
+  /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
+  #slotsSeen = 0;
   #leftSlots = false;
   #startsAtOne = 0;
   /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
@@ -424,22 +424,21 @@ export class Pace {
     this.#ownGap = early ? this.gapMs : 0;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
-      // Not early, its probes in at once (under a third refused again), under a quarter of its answers refused: others
-      // hold slots at once (limit_conn), not a rate, and one frees within a round trip: item 20's way out too (item 28).
-      if (!early) add(this.#others, again ? 1 : 0, 0);
-      if (this.#others[0] > 2 * SLOTS_SEEN) halve(this.#others);
-      const [seen, shut] = this.#others;
-      const slots = !this.#leftSlots && seen >= SLOTS_SEEN && 3 * shut < seen && 4 * this.#recentPushBacks < this.#recentCount;
+      // Not early, its probes in at once (none refused again), under a quarter of its answers refused: others hold slots
+      // at once (limit_conn), not a rate, and one frees within a round trip: item 20's way out, once (item 28).
+      if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
+      const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
       // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
       // more: random (items 20, 22).
       const [probes, out, starts] = this.#relay;
       const share = (probes - out) / starts;
       const shown = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
-      if (slots || (shown && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1)) {
-        this.#noise = Math.max(this.#noise, slots ? SLOTS_NOISE : this.#recentPushBacks / Math.max(1, this.#recentCount));
+      const random = shown && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
+      if (slots || random) {
+        this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
         this.#leftSlots ||= slots;
+        this.#slotsSeen = 0;
         this.#relay.fill(0);
-        this.#others.fill(0);
         return this.#restart();
       }
       // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused. From twice the

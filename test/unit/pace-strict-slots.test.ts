@@ -1,8 +1,9 @@
 /**
  * Issue 31, item 28 of docs/pace.md, on the simulated clock: a shard paced at one at a time in the
  * relay whose refusals are others' slots at once (limit_conn), not a rate: not early (item 22), its
- * probes in at once, a small share of its answers refused. It leaves the relay, once, for a slow
- * start that takes 5% of its answers refused for random. Every test here fails on ef4cc5e.
+ * probes in at once (none refused again), a small share of its answers refused. It leaves the relay,
+ * once, for a slow start that takes 5% of its answers refused for random. Every test here fails on
+ * ef4cc5e.
  */
 import { describe, expect, it } from 'vitest';
 import { Answer, Pace } from '../../src/batch/pace.js';
@@ -39,8 +40,8 @@ describe('a sender in the relay refused by slots at once', () => {
 });
 
 describe('four shards on 12 slots, the app taking 50 ms (240/s; loaded machines)', () => {
-  it('started 5 s apart: no shard left at one at a time in the relay; 80% together, each 0.5x-2x of the median (before: least 0.09-0.14x)', () => {
-    for (const seed of [2, 4]) {
+  it('started 5 s apart: no shard left at one at a time in the relay; 80% together, each 0.5x-2x of the median (before: least 0.08-0.10x)', () => {
+    for (const seed of [18, 23]) {
       const results = simulateSenders(
         networkedSlots(12, 50, { jitterMs: 2, seed }),
         [0, 1, 2, 3].map((i) => ({ rows: 7_200, startAt: 5_000 * i })),
@@ -54,8 +55,8 @@ describe('four shards on 12 slots, the app taking 50 ms (240/s; loaded machines)
     }
   });
 
-  it('a busy client, together: the shard crowded out of its first burst comes back, each 0.5x-2x of the median (before: least 0.05-0.07x)', () => {
-    for (const seed of [1, 4]) {
+  it('a busy client, together: the shard crowded out of its first burst comes back, each 0.5x-2x of the median (before: least 0.05-0.12x)', () => {
+    for (const seed of [4, 28]) {
       const results = simulateSenders(
         busyClient(networkedSlots(12, 50, { jitterMs: 2, seed }), 2),
         [0, 1, 2, 3].map(() => ({ rows: 2_400 })),
