@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43253,6 +43253,8 @@ var init_pace = __esm({
     OWN_RUNS = 6;
     RELAY_MIN_RTT_MS = 10;
     PROBES_IN = 8;
+    SLOTS_SEEN = 3;
+    SLOTS_NOISE = 0.05;
     ROOM_EVERY = 15;
     SPACINGS = 8;
     NARROWINGS_BEFORE_FASTER = 3;
@@ -43341,6 +43343,9 @@ var init_pace = __esm({
       #spacings = new Float64Array(SPACINGS).fill(Infinity);
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
+      /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
+      #slotsSeen = 0;
+      #leftSlots = false;
       #startsAtOne = 0;
       /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
       #retryAfter = 0;
@@ -43506,11 +43511,16 @@ var init_pace = __esm({
         this.#ownGap = early ? this.gapMs : 0;
         if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
+          if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
+          const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
           const [probes, out, starts] = this.#relay;
           const share = (probes - out) / starts;
           const shown2 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
-          if (shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
-            this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
+          const random = shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
+          if (slots || random) {
+            this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
+            this.#leftSlots ||= slots;
+            this.#slotsSeen = 0;
             this.#relay.fill(0);
             return this.#restart();
           }
