@@ -80,7 +80,7 @@ describe('a printed replay command', () => {
     // (with answers 30 ms late, a second Node started after the first was done, and both exited 0).
     let release!: () => void;
     service.hold = new Promise<void>((resolve) => (release = resolve));
-    const runs = [batch(replay), batch(replay)];
+    const runs = [batch(replay), batch(replay)] as const;
     await Promise.race(runs);
     release();
     const [a, b] = await Promise.all(runs);
