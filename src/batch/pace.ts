@@ -443,9 +443,11 @@ export class Pace {
       }
       // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused. From twice the
       // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
+      // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
       const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
       this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
-      this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+      if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
+      this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
       // Early: not before the least spacing it was accepted at, where its own limit lets it in (item 24).
       if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);

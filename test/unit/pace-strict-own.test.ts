@@ -125,3 +125,19 @@ describe('a sender at a wide gap whose last refusal was not its own limit (item 
     expect(result.last).toBeLessThan(75_000);
   });
 });
+
+describe('two shards left together at wide gaps, 25 ms each way (item 29; nginx: 60-70 s at 0.55-0.95 s gaps)', () => {
+  it.each([2, 5, 7])('climb to share a strict 2/s lifted to 20/s: a collision keeps the narrowings won (seed %i)', (seed) => {
+    const m = { loaded: true, seed, jitterMs: 25, oneWayMs: 25 };
+    const slow = strictRate(2, m);
+    const fast = strictRate(20, { ...m, seed: seed + 7 });
+    const service: Service = (t, who) => (t < 20_000 ? slow(t, who) : fast(t, who));
+    const results = simulateSenders(service, [{ rows: 400 }, { rows: 400 }], m);
+    const inTwo = (t: number) => results.reduce((n, r) => n + r.acceptedAt.filter((a) => a >= t && a < t + 2_000).length, 0);
+    let t = 20_000;
+    while (t < 200_000 && inTwo(t) < 20) t += 500;
+    // Half the limit together within 35 s of the lift. Before: 94-140 s, each collision (a start beside the
+    // other's, every few starts) set the narrowings in a row back to none, so they never came faster. Now 16-35 s.
+    expect(t - 20_000).toBeLessThan(40_000);
+  });
+});
