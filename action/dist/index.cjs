@@ -43526,7 +43526,8 @@ var init_pace = __esm({
           }
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
           this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
-          this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+          if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
+          this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
           if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
           return;
