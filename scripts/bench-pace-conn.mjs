@@ -93,7 +93,7 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
       })
       .join('; ');
   rows.push([
-    'reference (simulated, no pace): 4 senders at fixed even rates on 12 slots, app 5 ms, 25 ms each way (2,400/s), 20 s',
+    'pace (simulated): a yardstick, no pace: 4 senders at fixed even rates on 12 slots, app 5 ms, 25 ms each way (2,400/s), 20 s',
     'offered (of 2,400/s): carried, refused',
     `no jitter: ${carried(0)}. 2 ms jitter each way: ${carried(2)}`,
     'what the app 5 ms rows can reach at the share refused they tolerate',
