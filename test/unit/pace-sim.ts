@@ -362,3 +362,19 @@ export function fixedRates(service: Service, perSecond: number[], durationMs: nu
     sender.next += sender.spacing;
   }
 }
+
+/** Pushed back at two, so one at a time and paced; then, with `gap`, refused after an accepted start and again: the relay. */
+export function paced(gap: boolean, rttMs = 50) {
+  const clock = { now: 0 };
+  const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
+  const answers = (n: number, answer: Answer, ms = rttMs) => {
+    for (let i = 0; i < n; i++) {
+      clock.now += Math.max(ms, pace.gapMs);
+      pace.answered(answer, ms);
+    }
+  };
+  answers(1, Answer.Accepted); // slow start: two at once
+  answers(3, Answer.PushedBack, 0.5); // pushed back at two, no Retry-After: one at a time, paced
+  if (gap) answers(2, Answer.PushedBack); // refused after an accepted start, then again: probing, a gap
+  return { pace, clock, answers };
+}

@@ -6,26 +6,10 @@
  * pin where the rule must not fire (the second failed on a first version that counted probes alone).
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, Pace } from '../../src/batch/pace.js';
-import { simulateSenders, strictRate, worstSecond } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { paced, simulateSenders, strictRate, worstSecond } from './pace-sim.js';
 
 const RTT = 50;
-
-/** Pushed back at two, so one at a time and paced; then, with `gap`, refused after an accepted start and again: the relay. */
-function paced(gap: boolean) {
-  const clock = { now: 0 };
-  const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
-  const answers = (n: number, answer: Answer, ms = RTT) => {
-    for (let i = 0; i < n; i++) {
-      clock.now += Math.max(ms, pace.gapMs);
-      pace.answered(answer, ms);
-    }
-  };
-  answers(1, Answer.Accepted); // slow start: two at once
-  answers(3, Answer.PushedBack, 0.5); // pushed back at two, no Retry-After: one at a time, paced
-  if (gap) answers(2, Answer.PushedBack); // refused after an accepted start, then again: probing, a gap
-  return { pace, clock, answers };
-}
 
 describe("random refusals told from others' slots at one at a time (item 20)", () => {
   it('probes refused as often as the other starts (a third): the sender leaves the relay for a slow start', () => {

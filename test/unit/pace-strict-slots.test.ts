@@ -6,24 +6,14 @@
  * ef4cc5e.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, Pace } from '../../src/batch/pace.js';
-import { busyClient, networkedSlots, simulateSenders, whileAllSend } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { busyClient, networkedSlots, paced, simulateSenders, whileAllSend } from './pace-sim.js';
 
 const RTT = 50;
 
 describe('a sender in the relay refused by slots at once', () => {
   it('probes always in, one start in thirteen refused at a spacing it was accepted at: it leaves the relay once', () => {
-    const clock = { now: 0 };
-    const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
-    const answers = (n: number, answer: Answer, ms = RTT) => {
-      for (let i = 0; i < n; i++) {
-        clock.now += Math.max(ms, pace.gapMs);
-        pace.answered(answer, ms);
-      }
-    };
-    answers(1, Answer.Accepted); // slow start: two at once
-    answers(3, Answer.PushedBack, 0.5); // pushed back at two, no Retry-After: one at a time, paced
-    answers(2, Answer.PushedBack); // refused after an accepted start, then again: the relay, a gap
+    const { pace, answers } = paced(true); // one at a time, paced, then refused twice: the relay, a gap
     expect(pace.gapMs).toBeGreaterThan(RTT);
     let cycles = 0;
     for (; cycles < 40 && pace.gapMs > 0; cycles++) {
