@@ -5,21 +5,24 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts'];
 
 /**
- * The spawned files that take longest (seconds each, three files at once, quiet 2-core machine,
- * 2026-11-27). They start first: vitest orders files by the durations of the last run on this
- * machine and, on a fresh clone (CI) that has none, by size, which started a 23 s file near the end
- * and left one worker idle while it ran (a suite of 123-129 s on a fresh clone against 113 s with
- * durations known). A file missing here runs after these, ordered as vitest orders it; a stale entry
- * costs nothing but its place.
+ * The spawned files that take longest (seconds each, mean of Node 20, 22 and 24 in one quiet .ci/run
+ * on a 2-core machine, 2026-11-27). They start first: vitest orders files by the durations of
+ * the last run on this machine and, on a fresh clone (CI) that has none, by size, which started a 23 s
+ * file near the end and left one worker idle while it ran (a suite of 123-129 s on a fresh clone
+ * against 113 s with durations known). A file missing here runs after these, ordered as vitest orders
+ * it; a stale entry costs nothing but its place.
  */
 const LONGEST_FIRST = [
-  'test/e2e/batch-once.test.ts', // 23.7
-  'test/e2e/code-cache.test.ts', // 17.7
-  'test/e2e/terminal.test.ts', // 13.0
-  'test/e2e/batch-durability.test.ts', // 12.0
-  'test/e2e/package.test.ts', // 9.7
-  'test/e2e/batch.test.ts', // 9.5
-  'test/e2e/keychain.test.ts', // 8.5
+  'test/e2e/batch-once.test.ts', // 20.3
+  'test/e2e/code-cache.test.ts', // 18.6
+  'test/e2e/package.test.ts', // 16.0
+  'test/e2e/completion.test.ts', // 13.6
+  'test/e2e/action-settings.test.ts', // 12.7
+  'test/e2e/batch-durability.test.ts', // 10.0
+  'test/e2e/batch.test.ts', // 9.3
+  'test/e2e/action.test.ts', // 9.1
+  'test/e2e/terminal.test.ts', // 8.9
+  'test/e2e/keychain.test.ts', // 8.8
 ];
 
 class LongestFirst extends BaseSequencer {
@@ -77,9 +80,12 @@ export default defineConfig({
         test: { name: 'in-process', include: ['test/in-process/**/*.test.ts'], isolate: false },
       },
       {
-        // The built binary, spawned: dist/ is built first when it is missing or older than src/.
+        // The built binary, spawned: dist/ is built first when it is missing or older than src/. One
+        // module graph per worker too (isolate: false): a fresh worker for each of 37 files cost 0.6 s
+        // of CPU a file (the suite is CPU-bound on 2 cores), and no file leaves anything on the process
+        // (each closes its servers and sandboxes; runBuilt takes back its listeners and streams).
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/global-setup.ts'], isolate: false },
       },
     ],
   },

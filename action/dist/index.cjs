@@ -43202,7 +43202,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, ROOM_EVERY, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43253,7 +43253,10 @@ var init_pace = __esm({
     OWN_RUNS = 6;
     RELAY_MIN_RTT_MS = 10;
     PROBES_IN = 8;
+    SLOTS_SEEN = 3;
+    SLOTS_NOISE = 0.05;
     ROOM_EVERY = 15;
+    SPACINGS = 8;
     NARROWINGS_BEFORE_FASTER = 3;
     MAX_GAP_MS = 2e3;
     OUTAGE_REFUSALS = 5;
@@ -43269,6 +43272,8 @@ var init_pace = __esm({
     DECREASE = 0.75;
     AIMD_MS = 1e4;
     JITTER = 2;
+    TURN = 40;
+    SHARED_SHARE = 0.9;
     Pace = class {
       max;
       /** Requests that may be in flight now (a whole number, 1..max). */
@@ -43324,15 +43329,27 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
-      /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+      /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
       #narrowedFrom = 0;
+      #narrowedAt = 0;
+      /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
+      #ownGap = 0;
       /** How many answers had been accepted at the last push-back at one at a time. */
       #acceptedAtRefusal = -1;
       /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
       #ownRuns = 0;
+      /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+      #acceptedSent = -Infinity;
+      #spacings = new Float64Array(SPACINGS).fill(Infinity);
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
+      /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
+      #slotsSeen = 0;
+      #leftSlots = false;
       #startsAtOne = 0;
+      /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+      #retryAfter = 0;
+      #turn = -1;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43412,6 +43429,8 @@ var init_pace = __esm({
           const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
+          this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+          this.#acceptedSent = now - rttMs;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
@@ -43419,6 +43438,10 @@ var init_pace = __esm({
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
+          if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
+            this.#turn = 1;
+            this.#pause(now, this.#retryAfter);
+          }
         } else if (answer === Answer.PushedBack) {
           this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
@@ -43441,7 +43464,7 @@ var init_pace = __esm({
               this.#respace();
             }
             if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+            if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
             else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
             return;
           }
@@ -43464,8 +43487,10 @@ var init_pace = __esm({
         }
       }
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
-      #refusedAlone(now, rttMs, retryAfterMs) {
+      #refusedAlone(now, rttMs, retryAfterMs, level) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
+        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
@@ -43473,28 +43498,38 @@ var init_pace = __esm({
         this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+        const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
         if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
           const run2 = this.#pushedInARow;
-          const share = Math.max(0, this.#recentPushBacks - run2) / Math.max(1, this.#recentCount - run2);
-          if (share ** run2 < LIKELY_RUN) {
-            const until = now + retryAfterMs * (1 + this.#random() / 2);
-            if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-          }
+          let share = Math.max(0, this.#recentPushBacks - run2) / Math.max(1, this.#recentCount - run2);
+          if (this.#turn > 0 || this.#acceptedCount === 0 && this.#pauseEnd > 0) share = Math.max(share, SHARED_SHARE);
+          if (share ** run2 < LIKELY_RUN) this.#pause(now, retryAfterMs);
           return this.#restart();
         }
-        if (this.#spaced && !this.#alone) {
+        const least = Math.min(...this.#spacings);
+        const early = now - rttMs - this.#acceptedSent < least - 1;
+        this.#ownGap = early ? this.gapMs : 0;
+        if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
+          if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
+          const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
           const [probes, out, starts] = this.#relay;
           const share = (probes - out) / starts;
-          if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
-            this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
+          const shown2 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
+          const random = shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
+          if (slots || random) {
+            this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
+            this.#leftSlots ||= slots;
+            this.#slotsSeen = 0;
             this.#relay.fill(0);
             return this.#restart();
           }
-          this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
-          this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+          const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
+          this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+          if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
+          this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+          if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
           return;
         }
         const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
@@ -43711,11 +43746,13 @@ var init_pace = __esm({
           if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+        const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
+        const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
         if ((this.#heldAnswers += accepted) < every) return;
         this.#heldAnswers = 0;
         const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
         this.#narrowedFrom = this.gapMs;
+        this.#narrowedAt = this.#acceptedCount;
         this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
         const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
         if (this.gapMs > floor) return;
@@ -43803,6 +43840,11 @@ var init_pace = __esm({
         if (down) return this.#respace();
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
         if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+      }
+      /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
+      #pause(now, ms) {
+        const until = now + ms * (1 + this.#random() / 2);
+        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
       }
       /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */
       #jitter(now) {

@@ -113,7 +113,12 @@ const PROBE = 3;
 const OWN_RUNS = 6;
 const RELAY_MIN_RTT_MS = 10;
 const PROBES_IN = 8;
+/** Refusals by others' slots (not early) before a sender whose probes get in leaves the relay, once; the share then taken for random (item 28). */
+const SLOTS_SEEN = 3;
+const SLOTS_NOISE = 0.05;
 const ROOM_EVERY = 15;
+/** Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22). */
+const SPACINGS = 8;
 /** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
 const NARROWINGS_BEFORE_FASTER = 3;
 /** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
@@ -143,6 +148,10 @@ const DECREASE = 0.75;
 const AIMD_MS = 10_000;
 /** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
 const JITTER = 2;
+// Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 27): its turn ends after TURN
+// accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
+const TURN = 40;
+const SHARED_SHARE = 0.9;
 
 export class Pace {
   readonly max: number;
@@ -200,15 +209,27 @@ export class Pace {
   #rateNarrowings = 0;
   /** Narrowings of the gap since the last push-back at one at a time. */
   #narrowings = 0;
-  /** The gap before the last narrowing since a push-back at one at a time (0: none). */
+  /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
   #narrowedFrom = 0;
+  #narrowedAt = 0;
+  /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
+  #ownGap = 0;
   /** How many answers had been accepted at the last push-back at one at a time. */
   #acceptedAtRefusal = -1;
   /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
   #ownRuns = 0;
+  /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+  #acceptedSent = -Infinity;
+  readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
+  /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
+  #slotsSeen = 0;
+  #leftSlots = false;
   #startsAtOne = 0;
+  /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+  #retryAfter = 0;
+  #turn = -1;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -294,6 +315,8 @@ export class Pace {
       const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
+      this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+      this.#acceptedSent = now - rttMs;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
@@ -302,6 +325,11 @@ export class Pace {
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
+      // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
+      if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
+        this.#turn = 1;
+        this.#pause(now, this.#retryAfter);
+      }
     } else if (answer === Answer.PushedBack) {
       this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
@@ -334,7 +362,7 @@ export class Pace {
           this.#respace();
         }
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
-        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs);
+        if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
         // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
         else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
         return;
@@ -362,8 +390,11 @@ export class Pace {
   }
 
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
-  #refusedAlone(now: number, rttMs: number, retryAfterMs: number): void {
+  #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
+    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
+    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
@@ -372,35 +403,54 @@ export class Pace {
     this.#refusedInARow = again ? this.#refusedInARow + 1 : 1;
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
-    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, 2 * this.#acceptedEvery);
+    // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (27).
+    const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
     if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
       // A run the share refused before it makes likely (half at random: three in a row, one in
       // eight) is no outage: a slow start again, without the pause (item 15).
       const run = this.#pushedInARow;
-      const share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
-      if (share ** run < LIKELY_RUN) {
-        // Every sender waits the Retry-After, plus up to half as much again at random.
-        const until = now + retryAfterMs * (1 + this.#random() / 2);
-        if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
-      }
+      let share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
+      // Others share the limit; or never let in, and paused once already: nothing tells their turns from an outage (item 27).
+      if (this.#turn > 0 || (this.#acceptedCount === 0 && this.#pauseEnd > 0)) share = Math.max(share, SHARED_SHARE);
+      if (share ** run < LIKELY_RUN) this.#pause(now, retryAfterMs);
       return this.#restart();
     }
     // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
     // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
-    if (this.#spaced && !this.#alone) {
+    // Refused sooner after its last accepted start than its last accepted starts came (early): its own limit. Alone,
+    // but not early: others took the slot (item 22).
+    const least = Math.min(...this.#spacings);
+    const early = now - rttMs - this.#acceptedSent < least - 1;
+    this.#ownGap = early ? this.gapMs : 0;
+    if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
-      // Probes in more than out, refused as often as its other starts (within 2x), a quarter or more: random (item 20).
+      // Not early, its probes in at once (none refused again), under a quarter of its answers refused: others hold slots
+      // at once (limit_conn), not a rate, and one frees within a round trip: item 20's way out, once (item 28).
+      if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
+      const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
+      // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
+      // more: random (items 20, 22).
       const [probes, out, starts] = this.#relay;
       const share = (probes - out) / starts;
-      if (probes - 2 * out >= PROBES_IN && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1) {
-        this.#noise = Math.max(this.#noise, this.#recentPushBacks / Math.max(1, this.#recentCount));
+      const shown = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
+      const random = shown && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
+      if (slots || random) {
+        this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
+        this.#leftSlots ||= slots;
+        this.#slotsSeen = 0;
         this.#relay.fill(0);
         return this.#restart();
       }
-      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused.
-      this.gapMs = Math.max(this.gapMs, GAP_WIDEN * this.#narrowedFrom);
-      this.#narrowings = this.#heldAnswers = this.#narrowedFrom = 0;
+      // A narrowing since the last push-back is taken back, and a tenth more: it may be what was refused. From twice the
+      // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
+      // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
+      const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
+      this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+      if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
+      this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+      // Early: not before the least spacing it was accepted at, where its own limit lets it in (item 24).
+      if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
       return;
     }
     // Alone, refused after an accepted start, the gap widens by a tenth; with nothing accepted since, twice (item 5).
@@ -671,12 +721,15 @@ export class Pace {
     }
     // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
     // so that coming back from a long one does not take minutes), until no longer than a round trip.
-    const every = Math.max(NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
+    // Over twice the round trip and twice the gap its own limit last refused (item 22), in time: 2 answers at least (item 26).
+    const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
+    const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
     if ((this.#heldAnswers += accepted) < every) return;
     this.#heldAnswers = 0;
     // Faster once three narrowings in a row brought no push-back (a limit lifted: item 5).
     const faster = Math.max(0, ++this.#narrowings - NARROWINGS_BEFORE_FASTER);
     this.#narrowedFrom = this.gapMs;
+    this.#narrowedAt = this.#acceptedCount;
     this.gapMs *= 1 - Math.min(0.5, GAP_NARROW_BY * 2 ** faster);
     // Paced with a gap, never under a tenth over the round trip: every sender leaves room (item 18).
     const floor = this.#spaced ? GAP_WIDEN * this.#windowMs : this.#windowMs;
@@ -783,6 +836,12 @@ export class Pace {
     if (down) return this.#respace();
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
     if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+  }
+
+  /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
+  #pause(now: number, ms: number): void {
+    const until = now + ms * (1 + this.#random() / 2);
+    if (until > this.pausedUntil) this.pausedUntil = this.#pauseEnd = until;
   }
 
   /** After a push-back with Retry-After, once a round trip, the next start waits at random (item 14). */

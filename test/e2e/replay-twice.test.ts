@@ -75,10 +75,15 @@ describe('a printed replay command', () => {
     const replay = printedNext(await batch(['batch', 'in.csv', '--failed', 'failed.csv', '--concurrency', '8']));
     service.server.requests.length = 0;
     service.refused = new Set();
-    service.delayMs = 30;
-    // Both spawned: one in this process would be sending before the other's Node had started, and done
-    // before it asked for the journal.
-    const [a, b] = await Promise.all([batch(replay), batch(replay)]);
+    // Both spawned, and the service answers nobody until one has ended: the run that took the journal
+    // cannot finish before the other asks for it, however late the machine's load starts the second
+    // (with answers 30 ms late, a second Node started after the first was done, and both exited 0).
+    let release!: () => void;
+    service.hold = new Promise<void>((resolve) => (release = resolve));
+    const runs = [batch(replay), batch(replay)] as const;
+    await Promise.race(runs);
+    release();
+    const [a, b] = await Promise.all(runs);
     expect([a.code, b.code].sort()).toEqual([0, 2]);
     expect(`${a.stderr}${b.stderr}`).toMatch(/is in use by another batch \(pid \d+/);
     for (const [user, n] of service.received()) expect([user, n]).toEqual([user, 1]);

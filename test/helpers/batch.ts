@@ -91,6 +91,8 @@ export interface CountingService {
   refused: Set<string>;
   slow: Set<string>;
   delayMs: number;
+  /** While set, every answer waits for it: a run holds its journal for as long as the test needs. */
+  hold?: Promise<void>;
   /** How many times the server received an event for each user (refused or not). */
   received(): Map<string, number>;
 }
@@ -112,6 +114,7 @@ export async function countingService(): Promise<CountingService> {
     const user = userOf(req.url);
     const wait = service.delayMs + (service.slow.has(user) ? 300 : 0);
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (service.hold) await service.hold;
     if (service.refused.has(user)) json(res, 422, { error: 'value out of range' });
     else json(res, 200, { success: true });
   });

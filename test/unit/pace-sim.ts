@@ -328,3 +328,18 @@ function sortedIndex(sorted: number[], value: number): number {
   while (i < sorted.length && sorted[i]! <= value) i++;
   return i;
 }
+
+/**
+ * While all the senders send (from the last first answer to the first last one): their accepted
+ * answers a second together, and the fewest and most of one sender against the median's (0 and
+ * Infinity when they never all sent at once). scripts/bench-pace-sim.mjs's whileAllSend, typed.
+ */
+export function whileAllSend(results: SenderResult[]): { together: number; low: number; high: number } {
+  const from = Math.max(...results.map((r) => r.first));
+  const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
+  const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length).sort((a, b) => a - b);
+  const mid = counts.length / 2;
+  const median = counts.length % 2 ? counts[Math.floor(mid)]! : (counts[mid - 1]! + counts[mid]!) / 2;
+  const together = (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from);
+  return median ? { together, low: counts[0]! / median, high: counts.at(-1)! / median } : { together, low: 0, high: Infinity };
+}

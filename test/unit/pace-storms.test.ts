@@ -26,7 +26,8 @@ describe('four shards on a strict 20/s without burst: no push-back storm', () =>
     expect(worstSecond(results)).toBeLessThanOrEqual(150);
     const late = results.reduce((sum, r) => sum + r.pushedBackAt.filter((t) => t >= 5_000).length, 0);
     const answers = late + results.reduce((sum, r) => sum + r.acceptedAt.filter((t) => t >= 5_000).length, 0);
-    expect(late / answers).toBeLessThan(0.6);
+    // With Retry-After the shards take turns (item 27): the waiting ones probe on, about three in five pushed back (before: a shard starved).
+    expect(late / answers).toBeLessThan(retryAfterMs ? 0.7 : 0.6);
   });
 });
 

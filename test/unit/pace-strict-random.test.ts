@@ -55,7 +55,9 @@ describe("random refusals told from others' slots at one at a time (item 20)", (
     const { pace, answers } = paced(true);
     for (let cycle = 0; cycle < 40; cycle++) {
       answers(12, Answer.Accepted);
-      answers(1, Answer.PushedBack);
+      // Sent 5 ms sooner after its last accepted start than those came (early, item 22), as its own limit refuses
+      // it; at a spacing it was accepted at, it is others' slots at once, and it leaves (pace-strict-slots.test.ts).
+      answers(1, Answer.PushedBack, RTT + 5);
     }
     expect(pace.gapMs).toBeGreaterThan(RTT);
     expect(pace.limit).toBe(1);
