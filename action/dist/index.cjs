@@ -43347,9 +43347,10 @@ var init_pace = __esm({
       #slotsSeen = 0;
       #leftSlots = false;
       #startsAtOne = 0;
-      /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+      /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
       #retryAfter = 0;
       #turn = -1;
+      #afterTurn = false;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43438,8 +43439,11 @@ var init_pace = __esm({
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
+          if (this.#afterTurn) this.#turn = -1;
+          this.#afterTurn = false;
           if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
             this.#turn = 1;
+            this.#afterTurn = true;
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
@@ -43489,6 +43493,7 @@ var init_pace = __esm({
       /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
       #refusedAlone(now, rttMs, retryAfterMs, level) {
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
+        this.#afterTurn = false;
         if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
         if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;

@@ -227,9 +227,10 @@ export class Pace {
   #slotsSeen = 0;
   #leftSlots = false;
   #startsAtOne = 0;
-  /** The last Retry-After at one at a time, ms, and the answers accepted since (-1: never refused so; item 27). */
+  /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
   #retryAfter = 0;
   #turn = -1;
+  #afterTurn = false;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -325,9 +326,13 @@ export class Pace {
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
+      // Accepted first after its turn's wait: nobody took its place, so it is alone (one blip was no shards).
+      if (this.#afterTurn) this.#turn = -1;
+      this.#afterTurn = false;
       // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
       if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
         this.#turn = 1;
+        this.#afterTurn = true;
         this.#pause(now, this.#retryAfter);
       }
     } else if (answer === Answer.PushedBack) {
@@ -392,6 +397,7 @@ export class Pace {
   /** One at a time is still too many: a shared pause (see docs/pace.md), or the starts spaced out (item 5). */
   #refusedAlone(now: number, rttMs: number, retryAfterMs: number, level: number): void {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
+    this.#afterTurn = false;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
     // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
     if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);

@@ -72,6 +72,31 @@ describe('four shards on a strict 20/s that answers 503 + Retry-After: 1', () =>
   });
 });
 
+describe('one sender, one blip with Retry-After: 10 (a deploy: every request refused for 60 ms)', () => {
+  it('takes at most one turn: once a turn ends with nobody in its place, it no longer shares', () => {
+    for (const seed of [42, 1, 2, 3]) {
+      const m = machine(seed);
+      const strict = strictRate(20, { ...m, retryAfterMs: 10_000 });
+      // The blip moves through the first seconds with the seed, so that it lands on a start.
+      const from = 2_000 + 150 * seed;
+      const blip: Service = (t, who) =>
+        t >= from && t < from + 60 ? { at: t + 50, answer: Answer.PushedBack, retryAfterMs: 10_000 } : strict(t, who);
+      let pauses = 0;
+      let before = 0;
+      const result = simulateSenders(blip, [{ rows: 400 }], {
+        ...m,
+        trace: (_who, now, pace) => {
+          if (pace.pausedUntil > now && pace.pausedUntil !== before) pauses++;
+          before = pace.pausedUntil;
+        },
+      })[0]!;
+      expect(result.accepted).toBe(400);
+      // The blip's own pause, and at most one turn's end; before, one every 40 rows (9 or 10).
+      expect(pauses).toBeLessThanOrEqual(2);
+    }
+  });
+});
+
 describe('a run of refusals with Retry-After, never let in', () => {
   it('pauses on the first run; after it, reads further runs as others turns until a long one, and the stall rule still stops it', () => {
     const clock = { now: 0 };

@@ -343,3 +343,22 @@ export function whileAllSend(results: SenderResult[]): { together: number; low: 
   const together = (counts.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, to - from);
   return median ? { together, low: counts[0]! / median, high: counts.at(-1)! / median } : { together, low: 0, high: Infinity };
 }
+
+/**
+ * No pace: senders at fixed rates (requests a second), each evenly spaced from a random phase, for
+ * `durationMs`; refused requests are not sent again. What `service` carries at that load and what
+ * it refuses: the yardstick for a pace's share (a limit on requests at once is a loss system).
+ */
+export function fixedRates(service: Service, perSecond: number[], durationMs: number, seed = 1): { accepted: number; refused: number } {
+  const random = numbers(seed * 977);
+  const senders = perSecond.map((rate) => ({ next: (random() * 1000) / rate, spacing: 1000 / rate }));
+  let accepted = 0;
+  let refused = 0;
+  for (;;) {
+    const sender = senders.reduce((a, b) => (b.next < a.next ? b : a));
+    if (sender.next > durationMs) return { accepted, refused };
+    if (service(sender.next, 0).answer === Answer.Accepted) accepted++;
+    else refused++;
+    sender.next += sender.spacing;
+  }
+}

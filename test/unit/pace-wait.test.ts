@@ -18,7 +18,9 @@ afterEach(async () => {
 
 describe('waits before a retry', () => {
   it('64 waits on one stop signal add one abort listener, taken off when the waits end; no warning', async () => {
-    server = await startServer((_req, res) => json(res, 429, { success: false }, { 'retry-after': '5' }));
+    // Waits of 30 s, ended by the stop: with 5 s, a loaded machine (13 s for this test) let the first
+    // waits run out and retry before the 64th request had been answered.
+    server = await startServer((_req, res) => json(res, 429, { success: false }, { 'retry-after': '30' }));
     let waiting = 0;
     const client = createClient({
       ...{ baseUrl: server.url, apiKey: TEST_KEY, allowHttp: true, connections: 64, retries: 3 },
@@ -36,7 +38,7 @@ describe('waits before a retry', () => {
           (error: unknown) => error,
         ),
       );
-      // Every request answered 429 and now waits 5 s before its retry.
+      // Every request answered 429 and now waits 30 s before its retry.
       while (waiting < 64) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
       stop.abort();
