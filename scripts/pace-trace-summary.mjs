@@ -16,19 +16,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { table } from './pace-trace-table.mjs';
 
-const table = (file) =>
-  fs
-    .readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) =>
-      line
-        .split('\t')
-        .slice(1)
-        .map((cell) => cell.split('/').map(Number)),
-    );
 const median = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
   return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;

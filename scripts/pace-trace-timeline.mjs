@@ -9,19 +9,7 @@
  *   node scripts/pace-trace-timeline.mjs <trace.txt> [seconds per block]
  */
 import fs from 'node:fs';
-
-const table = (file) =>
-  fs
-    .readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) =>
-      line
-        .split('\t')
-        .slice(1)
-        .map((cell) => cell.split('/').map(Number)),
-    );
+import { table } from './pace-trace-table.mjs';
 
 const file = process.argv[2];
 const block = Number(process.argv[3] ?? 5);
