@@ -426,7 +426,8 @@ export class Pace {
     // Refused sooner after its last accepted start than its last accepted starts came (early): its own limit. Alone,
     // but not early: others took the slot (item 22).
     const least = Math.min(...this.#spacings);
-    const early = now - rttMs - this.#acceptedSent < least - 1;
+    const spacing = now - rttMs - this.#acceptedSent;
+    const early = spacing < least - 1;
     this.#ownGap = early ? this.gapMs : 0;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
@@ -451,7 +452,11 @@ export class Pace {
       // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
       // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
       const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-      this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+      // At no more than the least spacing it was accepted at, PROBES_IN probes in and none refused again: nobody else
+      // holds the slots. On a jittery network its own limit refuses it now and then at its gap (1.1 round trips, under
+      // the limit's spacing), which the relay would keep for good: a tenth wider (item 30, the review's cost 3).
+      const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN;
+      this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
       this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
