@@ -189,6 +189,7 @@ export function simulateSenders(
     max = 64,
     limitMs = 600_000,
     trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined,
+    lateMs = 0,
   } = {},
 ): SenderResult[] {
   let now = 0;
@@ -196,6 +197,9 @@ export function simulateSenders(
   const results = plans.map((plan, who) => {
     const random = numbers(seed * 101 + who);
     const seen = clientDelay(loaded, seed * 13 + who);
+    // The client acts up to lateMs late, at random: a timer that fires late, the work per answer (0: at once).
+    const late = numbers(seed * 17 + who);
+    const after = (t: number) => t + lateMs * late();
     const pace = new Pace({ max, now: () => now, random });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
@@ -229,13 +233,14 @@ export function simulateSenders(
             }
             left++;
           }
-          pump();
+          if (lateMs > 0) events.push(after(now), pump);
+          else pump();
         });
       }
       const wait = pace.pausedFor();
       if (left > 0 && wait > 0 && wakeAt !== now + wait) {
         wakeAt = now + wait;
-        events.push(wakeAt, pump);
+        events.push(after(wakeAt), pump);
       }
     };
     events.push(plan.startAt ?? 0, pump);
