@@ -43510,7 +43510,8 @@ var init_pace = __esm({
           return this.#restart();
         }
         const least = Math.min(...this.#spacings);
-        const early = now - rttMs - this.#acceptedSent < least - 1;
+        const spacing = now - rttMs - this.#acceptedSent;
+        const early = spacing < least - 1;
         this.#ownGap = early ? this.gapMs : 0;
         if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
@@ -43528,7 +43529,8 @@ var init_pace = __esm({
             return this.#restart();
           }
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-          this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+          const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN;
+          this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
