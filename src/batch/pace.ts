@@ -343,11 +343,11 @@ export class Pace {
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
       const news = now - rttMs >= this.#cutAt;
-      let tolerated = !news || this.#tolerated(level);
+      let tolerated = !news || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
-        tolerated = this.#tolerated(level);
+        tolerated = this.#tolerated(level, now - rttMs);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -560,7 +560,15 @@ export class Pace {
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
    * enough to be the service's random refusals (items 2 and 7).
    */
-  #tolerated(level: number): boolean {
+  #tolerated(level: number, sent: number): boolean {
+    // In the relay, item 28's way out spent or barred: a refusal by others' slots (not early, item 22) while well under
+    // the shares item 20 takes for random were refused is not its own pace. The gap narrows on, to a restart (item 35).
+    const others =
+      sent - this.#acceptedSent >= Math.min(...this.#spacings) - 1 && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
+    if (this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && others) {
+      this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+      return true;
+    }
     // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
     if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
