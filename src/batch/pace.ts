@@ -561,16 +561,13 @@ export class Pace {
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number, sent: number): boolean {
-    // In the relay, item 28's way out spent or barred: a refusal by others' slots (not early, item 22) while well under
-    // the shares item 20 takes for random were refused is not its own pace. The gap narrows on, to a restart (item 35).
-    const others =
-      sent - this.#acceptedSent >= Math.min(...this.#spacings) - 1 && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
-    if (this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && others) {
-      this.#noise = Math.max(this.#noise, SLOTS_NOISE);
-      return true;
-    }
-    // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
-    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+    // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
+    const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    const shared =
+      this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
+    if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+    // One at a time with no share found at random, or paced with a gap and not shared: every push-back is news (items 17, 18).
+    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // A quarter more than the share found at random (and 2 in 100), and the pace now accepted clearly less than
