@@ -43347,10 +43347,11 @@ var init_pace = __esm({
       #slotsSeen = 0;
       #leftSlots = false;
       #startsAtOne = 0;
-      /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
+      /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
       #retryAfter = 0;
       #turn = -1;
       #afterTurn = false;
+      #aloneAt = -Infinity;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43439,8 +43440,7 @@ var init_pace = __esm({
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
-          if (this.#afterTurn) this.#turn = -1;
-          this.#afterTurn = false;
+          if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
           if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
             this.#turn = 1;
             this.#afterTurn = true;
@@ -43481,10 +43481,7 @@ var init_pace = __esm({
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
       #stopIfHopeless(now, retryAfterMs) {
         if (this.stopReason) return;
-        if (retryAfterMs > MAX_PAUSE_MS) {
-          this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
-          return;
-        }
+        if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) });
         if (this.#refusingSince < 0) this.#refusingSince = now;
         if (now - this.#refusingSince >= this.#stallMs) {
           this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
@@ -43495,7 +43492,8 @@ var init_pace = __esm({
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
         this.#afterTurn = false;
         if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
+        const shared = now - this.#aloneAt < 2 * this.#retryAfter ? 1 : 0;
+        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(shared, this.#turn);
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);

@@ -227,10 +227,11 @@ export class Pace {
   #slotsSeen = 0;
   #leftSlots = false;
   #startsAtOne = 0;
-  /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
+  /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
   #retryAfter = 0;
   #turn = -1;
   #afterTurn = false;
+  #aloneAt = -Infinity;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -327,8 +328,7 @@ export class Pace {
       }
       this.#refusingSince = -1;
       // Accepted first after its turn's wait: nobody took its place, so it is alone (one blip was no shards).
-      if (this.#afterTurn) this.#turn = -1;
-      this.#afterTurn = false;
+      if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
       // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
       if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
         this.#turn = 1;
@@ -383,10 +383,7 @@ export class Pace {
   /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
   #stopIfHopeless(now: number, retryAfterMs: number): void {
     if (this.stopReason) return;
-    if (retryAfterMs > MAX_PAUSE_MS) {
-      this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
-      return;
-    }
+    if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) });
     // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
     if (this.#refusingSince < 0) this.#refusingSince = now;
     if (now - this.#refusingSince >= this.#stallMs) {
@@ -399,8 +396,9 @@ export class Pace {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     this.#afterTurn = false;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
-    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
+    // One at a time a round trip after the cut: another's slot (27). Alone under two Retry-Afters ago: the others were between turns.
+    const shared = now - this.#aloneAt < 2 * this.#retryAfter ? 1 : 0;
+    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(shared, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
