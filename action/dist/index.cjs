@@ -43453,9 +43453,9 @@ var init_pace = __esm({
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= this.#cutAt;
-          let tolerated = !news || this.#tolerated(level);
+          let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
-            tolerated = this.#tolerated(level);
+            tolerated = this.#tolerated(level, now - rttMs);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43619,8 +43619,11 @@ var init_pace = __esm({
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
        * enough to be the service's random refusals (items 2 and 7).
        */
-      #tolerated(level) {
-        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+      #tolerated(level, sent) {
+        const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+        const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;
+        if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const over = this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
         const from = Math.ceil(NOISE_BAND * level);

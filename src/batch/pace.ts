@@ -343,11 +343,11 @@ export class Pace {
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
       const news = now - rttMs >= this.#cutAt;
-      let tolerated = !news || this.#tolerated(level);
+      let tolerated = !news || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
-        tolerated = this.#tolerated(level);
+        tolerated = this.#tolerated(level, now - rttMs);
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
       // keep sending meanwhile).
       if (!tolerated) {
@@ -563,9 +563,14 @@ export class Pace {
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
    * enough to be the service's random refusals (items 2 and 7).
    */
-  #tolerated(level: number): boolean {
-    // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
-    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+  #tolerated(level: number, sent: number): boolean {
+    // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
+    const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    const shared =
+      this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
+    if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+    // One at a time with no share found at random, or paced with a gap and not shared: every push-back is news (items 17, 18).
+    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // A quarter more than the share found at random (and 2 in 100), and the pace now accepted clearly less than
