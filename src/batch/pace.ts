@@ -450,9 +450,8 @@ export class Pace {
       // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
       // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
       const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-      // At no more than the least spacing it was accepted at, PROBES_IN probes in and none refused again: nobody else
-      // holds the slots. On a jittery network its own limit refuses it now and then at its gap (1.1 round trips, under
-      // the limit's spacing), which the relay would keep for good: a tenth wider (item 30, the review's cost 3).
+      // At no more than the least spacing it was accepted at, PROBES_IN probes in and none refused again (nobody else holds
+      // the slots): its own limit, at a gap the jitter puts under its spacing, which the relay would keep for good (item 30).
       const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN;
       this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
