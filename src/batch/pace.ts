@@ -310,8 +310,8 @@ export class Pace {
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
-    // A round trip (and 50 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
-    const late = Math.max(this.#windowMs, QUIET_MS / 2);
+    // Half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
+    const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
     if (answer === Answer.Accepted) {
       this.#count(now - rttMs, false, rttMs);
