@@ -43304,8 +43304,9 @@ var init_pace = __esm({
       /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
       #lastPushBack = -Infinity;
-      /** When the limit was last cut: answers to requests sent before it do not cut again. */
+      /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
+      #stalledAt = -Infinity;
       /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
       #acceptedSinceCut = 0;
@@ -43424,6 +43425,8 @@ var init_pace = __esm({
         this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
+        const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
+        if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
         if (answer === Answer.Accepted) {
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
@@ -43447,15 +43450,15 @@ var init_pace = __esm({
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
-          this.#lastPushBack = now;
+          if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
           if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
-          const news = now - rttMs >= this.#cutAt;
-          let tolerated = !news || this.#tolerated(level);
+          const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
+          let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
-            tolerated = this.#tolerated(level);
+            tolerated = this.#tolerated(level, now - rttMs);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43617,8 +43620,11 @@ var init_pace = __esm({
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
        * enough to be the service's random refusals (items 2 and 7).
        */
-      #tolerated(level) {
-        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+      #tolerated(level, sent) {
+        const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+        const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;
+        if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const over = this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
         const from = Math.ceil(NOISE_BAND * level);
