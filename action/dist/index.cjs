@@ -43304,8 +43304,9 @@ var init_pace = __esm({
       /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
       #lastPushBack = -Infinity;
-      /** When the limit was last cut: answers to requests sent before it do not cut again. */
+      /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
+      #stalledAt = -Infinity;
       /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
       #acceptedSinceCut = 0;
@@ -43424,6 +43425,8 @@ var init_pace = __esm({
         this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
+        const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
+        if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
         if (answer === Answer.Accepted) {
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
@@ -43447,12 +43450,12 @@ var init_pace = __esm({
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
-          this.#lastPushBack = now;
+          if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
           if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
-          const news = now - rttMs >= this.#cutAt;
+          const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
           let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level, now - rttMs);

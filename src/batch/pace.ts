@@ -184,8 +184,9 @@ export class Pace {
   /** When the current run of push-backs with nothing accepted began (-1: none). */
   #refusingSince = -1;
   #lastPushBack = -Infinity;
-  /** When the limit was last cut: answers to requests sent before it do not cut again. */
+  /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
   #cutAt = -Infinity;
+  #stalledAt = -Infinity;
   /** What the last cut was for, and how many requests sent since were accepted. */
   #cutBy: 'push-back' | 'time-out' | undefined;
   #acceptedSinceCut = 0;
@@ -309,6 +310,9 @@ export class Pace {
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
+    // Half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
+    const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
+    if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
     if (answer === Answer.Accepted) {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
@@ -336,13 +340,13 @@ export class Pace {
         this.#pause(now, this.#retryAfter);
       }
     } else if (answer === Answer.PushedBack) {
-      this.#lastPushBack = now;
+      if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
       if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
-      const news = now - rttMs >= this.#cutAt;
+      const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
       let tolerated = !news || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
@@ -706,11 +710,10 @@ export class Pace {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
         } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
-          // A service that pushes back without Retry-After says when it is full: a slower round trip
-          // with no push-back is as often its other clients' load (the other shards', the machine's)
-          // as a queue of ours. One more a round trip, as Reno and Vector's ARC do, so that
-          // push-backs share it out (AIMD); with them, the round trip counts again. Not past twice
-          // the base: a service that slows with the load would be driven to the maximum.
+          // A service that pushes back without Retry-After says when it is full: a slower round trip with no push-back
+          // is as often its other clients' load (the other shards', the machine's) as a queue of ours. One more a round
+          // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
+          // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.

@@ -383,3 +383,24 @@ export function paced(gap: boolean, rttMs = 50) {
   if (gap) answers(2, Answer.PushedBack); // refused after an accepted start, then again: probing, a gap
   return { pace, clock, answers };
 }
+
+/**
+ * The machine that runs the client, the delaying proxy and the service stalls now and then (a CI runner
+ * at load 10: bisect10, "Two ways a conn-0 run holds low"): once every `everyMs`, at a random moment,
+ * for `stallMs`, nothing moves. What reached the service meanwhile is handled at its end, at once; what
+ * reached the client is seen at its end, in a heap, in the order it came.
+ */
+export function stalledMachine(service: Service, seed: number, { everyMs = 1_000, stallMs = 100, oneWayMs = 25 } = {}): Service {
+  const stallAt = (t: number) => {
+    const k = Math.floor(t / everyMs);
+    const start = k * everyMs + (everyMs - stallMs) * numbers(seed * 1_009 + k)();
+    return start <= t && t < start + stallMs ? start : -1;
+  };
+  const after = (t: number, start: number) => start + stallMs + (t - start) / 1_000;
+  return (t, who) => {
+    const start = stallAt(t + oneWayMs);
+    const verdict = service(start < 0 ? t : after(t + oneWayMs, start) - oneWayMs, who);
+    const seen = stallAt(verdict.at);
+    return seen < 0 ? verdict : { ...verdict, at: after(verdict.at, seen) };
+  };
+}
