@@ -455,8 +455,8 @@ export class Pace {
       // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
       const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
       // At no more than the least spacing it was accepted at, PROBES_IN probes in and none refused again (nobody else holds
-      // the slots): its own limit, at a gap the jitter puts under its spacing, which the relay would keep for good (item 30).
-      const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN;
+      // the slots), under twice the round trip: its own limit, at a gap the jitter put under it, kept by the relay (item 30).
+      const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
       this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
       this.#heldAnswers = this.#narrowedFrom = 0;
