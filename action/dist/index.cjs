@@ -43535,7 +43535,7 @@ var init_pace = __esm({
             return this.#restart();
           }
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-          const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN;
+          const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
           this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
