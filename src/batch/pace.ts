@@ -312,10 +312,10 @@ export class Pace {
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
-    // Half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
+    // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
-    if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
     if (answer === Answer.Accepted) {
+      if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
@@ -343,13 +343,14 @@ export class Pace {
         this.#pause(now, this.#retryAfter);
       }
     } else if (answer === Answer.PushedBack) {
-      if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
+      const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity; // a Retry-After is never forgiven: every sender slows down
+      if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
       if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
-      const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
+      const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
       let tolerated = !news || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).

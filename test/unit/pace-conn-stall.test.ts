@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer, type Pace } from '../../src/batch/pace.js';
-import { networkedSlots, simulateSenders, stalledMachine, tokenBucket, type Service } from './pace-sim.js';
+import { networkedSlots, numbers, simulateSenders, stalledMachine, tokenBucket, type Service } from './pace-sim.js';
 
 /** Rows/s and the share pushed back for one sender of `rows` on loaded machine `seed`. */
 function run(service: Service, rows: number, seed: number) {
@@ -56,4 +56,33 @@ describe('a service that turns slow is not a stall', () => {
     expect(result!.accepted).toBe(12_000);
     expect(result!.pushedBack).toBeLessThan(250);
   });
+});
+
+describe('a service that accepts a few fast and refuses the rest slowly is not a stall', () => {
+  // Heroku's H12, a queue's time-out: from 3 s to 13 s, 20% (or 5%) accepted after 5 ms, the rest a 503 after a
+  // second. Were a late refusal after an accepted answer a heap's first: 64 in flight throughout, ~500 refused (now
+  // 1 from 6 s on, ~120; a refusal carrying Retry-After is never forgiven).
+  for (const [share, retryAfterMs] of [
+    [0.2, undefined],
+    [0.05, undefined],
+    [0.2, 1_000],
+  ] as const) {
+    it(`${share * 100}% accepted fast${retryAfterMs ? ', the 503s with Retry-After' : ''}: the limit comes down and stays down`, () => {
+      const slots = networkedSlots(12, 5, { jitterMs: 2, seed: 1 });
+      const random = numbers(7);
+      const h12: Service = (t, who) => {
+        if (t < 3_000 || t >= 13_000) return slots(t, who);
+        if (random() < share) return { at: t + 55, answer: Answer.Accepted };
+        return { at: t + 1_050, answer: Answer.PushedBack, retryAfterMs };
+      };
+      let highest = 0;
+      const trace = (_: number, now: number, pace: Pace) => {
+        if (now >= 6_000 && now < 13_000) highest = Math.max(highest, pace.limit);
+      };
+      const [result] = simulateSenders(h12, [{ rows: 6_000 }], { loaded: true, seed: 1, trace });
+      expect(highest).toBeLessThanOrEqual(4);
+      expect(result!.accepted).toBe(6_000);
+      expect(result!.pushedBack).toBeLessThan(150);
+    });
+  }
 });
