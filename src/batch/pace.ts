@@ -176,9 +176,8 @@ export class Pace {
   readonly #stallMs: number;
   #value: number;
   #slowStart = true;
-  /** The fastest round trip (a window's mean); unloaded, allowing for jitter: the least mean of 2+ answers plus twice its error (37). */
+  /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
   #baseRtt = Infinity;
-  #unloadedRtt = Infinity;
   /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
   #windowMs = -1;
   #lastAccepted: number;
@@ -257,7 +256,6 @@ export class Pace {
   #windowStart: number;
   #accepted = 0;
   #rttSum = 0;
-  #rttSquares = 0;
   /** Answers so far (accepted or pushed back). */
   #answers = 0;
   /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
@@ -319,7 +317,6 @@ export class Pace {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
-      this.#rttSquares += rttMs * rttMs;
       // Faster than the gap before: a run of push-backs was the service down, not the others (item 18).
       const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
@@ -356,7 +353,8 @@ export class Pace {
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level, now - rttMs);
-      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
+      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
+      // keep sending meanwhile).
       if (!tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
@@ -678,8 +676,6 @@ export class Pace {
     if (accepted > 0) {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
-      const error = Math.sqrt(Math.max(0, this.#rttSquares / accepted - rtt * rtt) / accepted);
-      if (accepted > 1 && rtt + 2 * error < this.#unloadedRtt) this.#unloadedRtt = rtt + 2 * error;
     }
     const elapsed = now - this.#windowStart;
     let slow = false;
@@ -687,11 +683,11 @@ export class Pace {
       this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
-        if (rtt <= this.#unloadedRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        slow = rtt > this.#unloadedRtt * SHRINK_ABOVE + NOISE_MS;
+        slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
@@ -711,10 +707,10 @@ export class Pace {
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
             }
           }
-        } else if (rtt <= this.#unloadedRtt * GROW_BELOW + NOISE_MS) {
+        } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
-        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#unloadedRtt * PACED_GROW_BELOW) {
+        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
           // A service that pushes back without Retry-After says when it is full: a slower round trip with no push-back
           // is as often its other clients' load (the other shards', the machine's) as a queue of ours. One more a round
           // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
@@ -814,7 +810,8 @@ export class Pace {
    * last TOOK_ROUND_TRIPS round trips, per round trip.
    */
   #took(now: number): number {
-    const since = now - TOOK_ROUND_TRIPS * this.#windowMs;
+    const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
+    const since = now - TOOK_ROUND_TRIPS * rtt;
     const ring = this.#acceptedAt;
     const oldest = Math.max(0, this.#acceptedCount - ring.length);
     let count = 0;
@@ -825,7 +822,7 @@ export class Pace {
   #nextWindow(now: number): void {
     this.#respace();
     this.#windowStart = now;
-    this.#accepted = this.#rttSum = this.#rttSquares = 0;
+    this.#accepted = this.#rttSum = 0;
   }
 
   /** A slow start with no ceiling, as TCP after a time-out (item 6). */
