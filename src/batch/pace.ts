@@ -306,8 +306,7 @@ export class Pace {
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
     this.#startsInARow = 0;
-    // The client's round trips are whole milliseconds: on loopback most read 0, which would make
-    // every answer news, what the service took nothing, and a gap that could never close.
+    // Round trips are whole ms, on loopback mostly 0: every answer would be news, what the service took nothing, a gap never closing.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
