@@ -43296,9 +43296,8 @@ var init_pace = __esm({
       #stallMs;
       #value;
       #slowStart = true;
-      /** The fastest round trip (a window's mean); unloaded, allowing for jitter: the least mean of 2+ answers plus twice its error (37). */
+      /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
       #baseRtt = Infinity;
-      #unloadedRtt = Infinity;
       /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
       #windowMs = -1;
       #lastAccepted;
@@ -43377,7 +43376,6 @@ var init_pace = __esm({
       #windowStart;
       #accepted = 0;
       #rttSum = 0;
-      #rttSquares = 0;
       /** Answers so far (accepted or pushed back). */
       #answers = 0;
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
@@ -43428,12 +43426,11 @@ var init_pace = __esm({
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
         const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
-        if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
         if (answer === Answer.Accepted) {
+          if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
-          this.#rttSquares += rttMs * rttMs;
           const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
@@ -43453,12 +43450,13 @@ var init_pace = __esm({
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
-          if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
+          const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity;
+          if (now - rttMs >= stalledAt) this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
           if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
-          const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
+          const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
           let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level, now - rttMs);
@@ -43713,8 +43711,6 @@ var init_pace = __esm({
         if (accepted > 0) {
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
-          const error2 = Math.sqrt(Math.max(0, this.#rttSquares / accepted - rtt * rtt) / accepted);
-          if (accepted > 1 && rtt + 2 * error2 < this.#unloadedRtt) this.#unloadedRtt = rtt + 2 * error2;
         }
         const elapsed = now - this.#windowStart;
         let slow = false;
@@ -43722,11 +43718,11 @@ var init_pace = __esm({
           this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
           if (this.#slowStart) {
-            if (rtt <= this.#unloadedRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+            if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
             else this.#slowStart = false;
           }
           if (!this.#slowStart) {
-            slow = rtt > this.#unloadedRtt * SHRINK_ABOVE + NOISE_MS;
+            slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
             const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
             const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
             if (!slow && aimd) {
@@ -43742,9 +43738,9 @@ var init_pace = __esm({
                   this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
                 }
               }
-            } else if (rtt <= this.#unloadedRtt * GROW_BELOW + NOISE_MS) {
+            } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
-            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#unloadedRtt * PACED_GROW_BELOW) {
+            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
             } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
@@ -43818,7 +43814,8 @@ var init_pace = __esm({
        * last TOOK_ROUND_TRIPS round trips, per round trip.
        */
       #took(now) {
-        const since = now - TOOK_ROUND_TRIPS * this.#windowMs;
+        const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
+        const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
         let count3 = 0;
@@ -43828,7 +43825,7 @@ var init_pace = __esm({
       #nextWindow(now) {
         this.#respace();
         this.#windowStart = now;
-        this.#accepted = this.#rttSum = this.#rttSquares = 0;
+        this.#accepted = this.#rttSum = 0;
       }
       /** A slow start with no ceiling, as TCP after a time-out (item 6). */
       #restart() {
