@@ -43296,16 +43296,18 @@ var init_pace = __esm({
       #stallMs;
       #value;
       #slowStart = true;
-      /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
+      /** The fastest round trip (a window's mean); unloaded, allowing for jitter: the least mean of 2+ answers plus twice its error (37). */
       #baseRtt = Infinity;
+      #unloadedRtt = Infinity;
       /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
       #windowMs = -1;
       #lastAccepted;
       /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
       #lastPushBack = -Infinity;
-      /** When the limit was last cut: answers to requests sent before it do not cut again. */
+      /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
+      #stalledAt = -Infinity;
       /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
       #acceptedSinceCut = 0;
@@ -43347,10 +43349,11 @@ var init_pace = __esm({
       #slotsSeen = 0;
       #leftSlots = false;
       #startsAtOne = 0;
-      /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
+      /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
       #retryAfter = 0;
       #turn = -1;
       #afterTurn = false;
+      #aloneAt = -Infinity;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43374,6 +43377,7 @@ var init_pace = __esm({
       #windowStart;
       #accepted = 0;
       #rttSum = 0;
+      #rttSquares = 0;
       /** Answers so far (accepted or pushed back). */
       #answers = 0;
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
@@ -43423,10 +43427,13 @@ var init_pace = __esm({
         this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) this.#windowMs = rttMs;
+        const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
+        if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
         if (answer === Answer.Accepted) {
           this.#count(now - rttMs, false, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
+          this.#rttSquares += rttMs * rttMs;
           const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
@@ -43439,23 +43446,22 @@ var init_pace = __esm({
             this.#refusedInARow = 0;
           }
           this.#refusingSince = -1;
-          if (this.#afterTurn) this.#turn = -1;
-          this.#afterTurn = false;
+          if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
           if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
             this.#turn = 1;
             this.#afterTurn = true;
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
-          this.#lastPushBack = now;
+          if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
           if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
-          const news = now - rttMs >= this.#cutAt;
-          let tolerated = !news || this.#tolerated(level);
+          const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
+          let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
-            tolerated = this.#tolerated(level);
+            tolerated = this.#tolerated(level, now - rttMs);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43481,10 +43487,7 @@ var init_pace = __esm({
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
       #stopIfHopeless(now, retryAfterMs) {
         if (this.stopReason) return;
-        if (retryAfterMs > MAX_PAUSE_MS) {
-          this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
-          return;
-        }
+        if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) });
         if (this.#refusingSince < 0) this.#refusingSince = now;
         if (now - this.#refusingSince >= this.#stallMs) {
           this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
@@ -43495,7 +43498,8 @@ var init_pace = __esm({
         const again = this.#acceptedCount === this.#acceptedAtRefusal;
         this.#afterTurn = false;
         if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
+        const shared = now - this.#aloneAt < 2 * this.#retryAfter ? 1 : 0;
+        if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(shared, this.#turn);
         const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
@@ -43512,7 +43516,8 @@ var init_pace = __esm({
           return this.#restart();
         }
         const least = Math.min(...this.#spacings);
-        const early = now - rttMs - this.#acceptedSent < least - 1;
+        const spacing = now - rttMs - this.#acceptedSent;
+        const early = spacing < least - 1;
         this.#ownGap = early ? this.gapMs : 0;
         if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
@@ -43530,7 +43535,8 @@ var init_pace = __esm({
             return this.#restart();
           }
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-          this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+          const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
+          this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
@@ -43619,8 +43625,11 @@ var init_pace = __esm({
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
        * enough to be the service's random refusals (items 2 and 7).
        */
-      #tolerated(level) {
-        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+      #tolerated(level, sent) {
+        const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+        const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;
+        if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+        if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
         if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
         const over = this.#noise > 0 && this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > (1.25 * this.#noise + 0.02) * this.#recentCount;
         const from = Math.ceil(NOISE_BAND * level);
@@ -43704,6 +43713,8 @@ var init_pace = __esm({
         if (accepted > 0) {
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
+          const error2 = Math.sqrt(Math.max(0, this.#rttSquares / accepted - rtt * rtt) / accepted);
+          if (accepted > 1 && rtt + 2 * error2 < this.#unloadedRtt) this.#unloadedRtt = rtt + 2 * error2;
         }
         const elapsed = now - this.#windowStart;
         let slow = false;
@@ -43711,11 +43722,11 @@ var init_pace = __esm({
           this.#narrowGap(accepted, elapsed);
         } else if (accepted > 0) {
           if (this.#slowStart) {
-            if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+            if (rtt <= this.#unloadedRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
             else this.#slowStart = false;
           }
           if (!this.#slowStart) {
-            slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+            slow = rtt > this.#unloadedRtt * SHRINK_ABOVE + NOISE_MS;
             const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
             const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
             if (!slow && aimd) {
@@ -43731,9 +43742,9 @@ var init_pace = __esm({
                   this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
                 }
               }
-            } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+            } else if (rtt <= this.#unloadedRtt * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
-            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
+            } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#unloadedRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
             } else if (slow) {
               if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
@@ -43807,8 +43818,7 @@ var init_pace = __esm({
        * last TOOK_ROUND_TRIPS round trips, per round trip.
        */
       #took(now) {
-        const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
-        const since = now - TOOK_ROUND_TRIPS * rtt;
+        const since = now - TOOK_ROUND_TRIPS * this.#windowMs;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
         let count3 = 0;
@@ -43818,7 +43828,7 @@ var init_pace = __esm({
       #nextWindow(now) {
         this.#respace();
         this.#windowStart = now;
-        this.#accepted = this.#rttSum = 0;
+        this.#accepted = this.#rttSum = this.#rttSquares = 0;
       }
       /** A slow start with no ceiling, as TCP after a time-out (item 6). */
       #restart() {

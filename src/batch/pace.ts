@@ -176,16 +176,18 @@ export class Pace {
   readonly #stallMs: number;
   #value: number;
   #slowStart = true;
-  /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
+  /** The fastest round trip (a window's mean); unloaded, allowing for jitter: the least mean of 2+ answers plus twice its error (37). */
   #baseRtt = Infinity;
+  #unloadedRtt = Infinity;
   /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
   #windowMs = -1;
   #lastAccepted: number;
   /** When the current run of push-backs with nothing accepted began (-1: none). */
   #refusingSince = -1;
   #lastPushBack = -Infinity;
-  /** When the limit was last cut: answers to requests sent before it do not cut again. */
+  /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
   #cutAt = -Infinity;
+  #stalledAt = -Infinity;
   /** What the last cut was for, and how many requests sent since were accepted. */
   #cutBy: 'push-back' | 'time-out' | undefined;
   #acceptedSinceCut = 0;
@@ -227,10 +229,11 @@ export class Pace {
   #slotsSeen = 0;
   #leftSlots = false;
   #startsAtOne = 0;
-  /** The last Retry-After at one at a time, ms, the answers accepted since (-1: never refused so), and whether a turn just ended (27). */
+  /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
   #retryAfter = 0;
   #turn = -1;
   #afterTurn = false;
+  #aloneAt = -Infinity;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -254,6 +257,7 @@ export class Pace {
   #windowStart: number;
   #accepted = 0;
   #rttSum = 0;
+  #rttSquares = 0;
   /** Answers so far (accepted or pushed back). */
   #answers = 0;
   /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
@@ -308,10 +312,14 @@ export class Pace {
     // every answer news, what the service took nothing, and a gap that could never close.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
+    // Half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
+    const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
+    if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
     if (answer === Answer.Accepted) {
       this.#count(now - rttMs, false, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
+      this.#rttSquares += rttMs * rttMs;
       // Faster than the gap before: a run of push-backs was the service down, not the others (item 18).
       const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
       this.#acceptedEvery = now - this.#lastAccepted;
@@ -327,8 +335,7 @@ export class Pace {
       }
       this.#refusingSince = -1;
       // Accepted first after its turn's wait: nobody took its place, so it is alone (one blip was no shards).
-      if (this.#afterTurn) this.#turn = -1;
-      this.#afterTurn = false;
+      if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
       // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
       if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
         this.#turn = 1;
@@ -336,20 +343,19 @@ export class Pace {
         this.#pause(now, this.#retryAfter);
       }
     } else if (answer === Answer.PushedBack) {
-      this.#lastPushBack = now;
+      if (now - rttMs >= this.#stalledAt) this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
       if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
-      const news = now - rttMs >= this.#cutAt;
-      let tolerated = !news || this.#tolerated(level);
+      const news = now - rttMs >= Math.max(this.#cutAt, this.#stalledAt);
+      let tolerated = !news || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
-        tolerated = this.#tolerated(level);
-      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes
-      // keep sending meanwhile).
+        tolerated = this.#tolerated(level, now - rttMs);
+      // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
       if (!tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
@@ -383,10 +389,7 @@ export class Pace {
   /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
   #stopIfHopeless(now: number, retryAfterMs: number): void {
     if (this.stopReason) return;
-    if (retryAfterMs > MAX_PAUSE_MS) {
-      this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
-      return;
-    }
+    if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) });
     // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
     if (this.#refusingSince < 0) this.#refusingSince = now;
     if (now - this.#refusingSince >= this.#stallMs) {
@@ -399,8 +402,9 @@ export class Pace {
     const again = this.#acceptedCount === this.#acceptedAtRefusal;
     this.#afterTurn = false;
     if (retryAfterMs >= 0) this.#retryAfter = retryAfterMs;
-    // Sent at one at a time a round trip after the limit came down, so not beside its own: someone else's slot (27).
-    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(0, this.#turn);
+    // One at a time a round trip after the cut: another's slot (27). Alone under two Retry-Afters ago: the others were between turns.
+    const shared = now - this.#aloneAt < 2 * this.#retryAfter ? 1 : 0;
+    if (retryAfterMs >= 0 && !this.#paced && level === 1 && this.#counted > 0) this.#turn = Math.max(shared, this.#turn);
     // Refused right after its one accepted start: the limit's own spacing, or a probe that got in.
     const own = this.#acceptedCount - this.#acceptedAtRefusal === 1;
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
@@ -426,7 +430,8 @@ export class Pace {
     // Refused sooner after its last accepted start than its last accepted starts came (early): its own limit. Alone,
     // but not early: others took the slot (item 22).
     const least = Math.min(...this.#spacings);
-    const early = now - rttMs - this.#acceptedSent < least - 1;
+    const spacing = now - rttMs - this.#acceptedSent;
+    const early = spacing < least - 1;
     this.#ownGap = early ? this.gapMs : 0;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
@@ -451,7 +456,10 @@ export class Pace {
       // round trip, not a tenth more for a collision answers after it, not early: each would widen the gap for good (item 25).
       // Not early, from twice the round trip, the narrowings in a row stay: collisions every few starts kept them slow (29).
       const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
-      this.gapMs = Math.max(this.gapMs, (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+      // At no more than the least spacing it was accepted at, PROBES_IN probes in and none refused again (nobody else holds
+      // the slots), under twice the round trip: its own limit, at a gap the jitter put under it, kept by the relay (item 30).
+      const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
+      this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
       this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
@@ -560,9 +568,14 @@ export class Pace {
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
    * enough to be the service's random refusals (items 2 and 7).
    */
-  #tolerated(level: number): boolean {
-    // One at a time with no share found at random, or paced with a gap: every push-back is news (items 17, 18).
-    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced)) return false;
+  #tolerated(level: number, sent: number): boolean {
+    // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
+    const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    const shared =
+      this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
+    if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
+    // One at a time with no share found at random, or paced with a gap and not shared: every push-back is news (items 17, 18).
+    if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
     // Most of the last answers pushed back: a limit, whatever a judge found (item 16: no push-back storm).
     if (this.#recentCount >= DESCENT_ANSWERS && this.#recentPushBacks > MAX_TOLERATED * this.#recentCount) return false;
     // A quarter more than the share found at random (and 2 in 100), and the pace now accepted clearly less than
@@ -664,6 +677,8 @@ export class Pace {
     if (accepted > 0) {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
+      const error = Math.sqrt(Math.max(0, this.#rttSquares / accepted - rtt * rtt) / accepted);
+      if (accepted > 1 && rtt + 2 * error < this.#unloadedRtt) this.#unloadedRtt = rtt + 2 * error;
     }
     const elapsed = now - this.#windowStart;
     let slow = false;
@@ -671,11 +686,11 @@ export class Pace {
       this.#narrowGap(accepted, elapsed);
     } else if (accepted > 0) {
       if (this.#slowStart) {
-        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+        if (rtt <= this.#unloadedRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+        slow = rtt > this.#unloadedRtt * SHRINK_ABOVE + NOISE_MS;
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
@@ -695,15 +710,14 @@ export class Pace {
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
             }
           }
-        } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+        } else if (rtt <= this.#unloadedRtt * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
-        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
-          // A service that pushes back without Retry-After says when it is full: a slower round trip
-          // with no push-back is as often its other clients' load (the other shards', the machine's)
-          // as a queue of ours. One more a round trip, as Reno and Vector's ARC do, so that
-          // push-backs share it out (AIMD); with them, the round trip counts again. Not past twice
-          // the base: a service that slows with the load would be driven to the maximum.
+        } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#unloadedRtt * PACED_GROW_BELOW) {
+          // A service that pushes back without Retry-After says when it is full: a slower round trip with no push-back
+          // is as often its other clients' load (the other shards', the machine's) as a queue of ours. One more a round
+          // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
+          // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
         } else if (slow) {
           // Two round trips in a row: one slow round trip is as often the client's machine as the service.
@@ -799,8 +813,7 @@ export class Pace {
    * last TOOK_ROUND_TRIPS round trips, per round trip.
    */
   #took(now: number): number {
-    const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
-    const since = now - TOOK_ROUND_TRIPS * rtt;
+    const since = now - TOOK_ROUND_TRIPS * this.#windowMs;
     const ring = this.#acceptedAt;
     const oldest = Math.max(0, this.#acceptedCount - ring.length);
     let count = 0;
@@ -811,7 +824,7 @@ export class Pace {
   #nextWindow(now: number): void {
     this.#respace();
     this.#windowStart = now;
-    this.#accepted = this.#rttSum = 0;
+    this.#accepted = this.#rttSum = this.#rttSquares = 0;
   }
 
   /** A slow start with no ceiling, as TCP after a time-out (item 6). */

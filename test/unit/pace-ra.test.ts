@@ -18,6 +18,8 @@ describe('four shards on a strict 20/s that answers 503 + Retry-After: 1', () =>
     { seed: 42, stagger: 5_000 },
     { seed: 4, stagger: 5_000 },
     { seed: 7, stagger: 5_000 },
+    // Found alone after a turn's wait while the others were between turns, then held out: 2.06x before it shared again at once.
+    { seed: 2, stagger: 5_000 },
   ])('seed $seed, started $stagger ms apart: every row accepted, each shard 0.5x-2x of the median', ({ seed, stagger }) => {
     const m = machine(seed);
     const plans = [0, 1, 2, 3].map((i) => ({ rows: 300, startAt: i * stagger }));
@@ -94,6 +96,47 @@ describe('one sender, one blip with Retry-After: 10 (a deploy: every request ref
       // The blip's own pause, and at most one turn's end; before, one every 40 rows (9 or 10).
       expect(pauses).toBeLessThanOrEqual(2);
     }
+  });
+});
+
+/**
+ * One sender and a phantom shard scripted into the service: the phantom takes the limit for 300 ms
+ * (the sender then shares it), and again for 2 s starting `back` ms after the sender, its turn's wait
+ * over, was let in first (found alone). Returns the pauses that began on a push-back in that second turn.
+ */
+function phantom(back: number, seed: number) {
+  const strict = strictRate(20, { retryAfterMs: 1_000 });
+  let alone = Infinity;
+  let turnEnded = false;
+  const refused = (t: number) => (t >= 1_000 && t < 1_300) || (t >= alone + back && t < alone + back + 2_000);
+  const service: Service = (t, who) => (refused(t) ? { at: t + 50, answer: Answer.PushedBack, retryAfterMs: 1_000 } : strict(t, who));
+  const pausesInTurn: number[] = [];
+  let before = 0;
+  const [result] = simulateSenders(service, [{ rows: 300 }], {
+    seed,
+    trace: (_who, now, pace, answer) => {
+      const paused = pace.pausedUntil > now && pace.pausedUntil !== before;
+      before = pace.pausedUntil;
+      if (answer === Answer.Accepted && turnEnded && alone === Infinity) alone = now;
+      if (answer === Answer.Accepted && paused && alone === Infinity) turnEnded = true;
+      if (answer === Answer.PushedBack && paused && now >= alone + back) pausesInTurn.push(now);
+    },
+  });
+  return { result: result!, alone, pausesInTurn };
+}
+
+describe('a sender found alone after its turn, then held out again (item 40)', () => {
+  it.each([42, 1, 2])("seed %i: held out within two Retry-Afters, it reads the run as another's turn and does not pause", (seed) => {
+    const { result, alone, pausesInTurn } = phantom(500, seed);
+    expect(alone).toBeLessThan(10_000);
+    expect(pausesInTurn).toEqual([]);
+    expect(result.accepted).toBe(300);
+  });
+
+  it('held out long after, it is a sender never refused so: it pauses on the run (a service that went down)', () => {
+    const { alone, pausesInTurn } = phantom(5_000, 42);
+    expect(alone).toBeLessThan(10_000);
+    expect(pausesInTurn.length).toBeGreaterThan(0);
   });
 });
 

@@ -189,6 +189,7 @@ export function simulateSenders(
     max = 64,
     limitMs = 600_000,
     trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined,
+    lateMs = 0,
   } = {},
 ): SenderResult[] {
   let now = 0;
@@ -196,6 +197,9 @@ export function simulateSenders(
   const results = plans.map((plan, who) => {
     const random = numbers(seed * 101 + who);
     const seen = clientDelay(loaded, seed * 13 + who);
+    // The client acts up to lateMs late, at random: a timer that fires late, the work per answer (0: at once).
+    const late = numbers(seed * 17 + who);
+    const after = (t: number) => t + lateMs * late();
     const pace = new Pace({ max, now: () => now, random });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
@@ -229,13 +233,14 @@ export function simulateSenders(
             }
             left++;
           }
-          pump();
+          if (lateMs > 0) events.push(after(now), pump);
+          else pump();
         });
       }
       const wait = pace.pausedFor();
       if (left > 0 && wait > 0 && wakeAt !== now + wait) {
         wakeAt = now + wait;
-        events.push(wakeAt, pump);
+        events.push(after(wakeAt), pump);
       }
     };
     events.push(plan.startAt ?? 0, pump);
@@ -377,4 +382,25 @@ export function paced(gap: boolean, rttMs = 50) {
   answers(3, Answer.PushedBack, 0.5); // pushed back at two, no Retry-After: one at a time, paced
   if (gap) answers(2, Answer.PushedBack); // refused after an accepted start, then again: probing, a gap
   return { pace, clock, answers };
+}
+
+/**
+ * The machine that runs the client, the delaying proxy and the service stalls now and then (a CI runner
+ * at load 10: bisect10, "Two ways a conn-0 run holds low"): once every `everyMs`, at a random moment,
+ * for `stallMs`, nothing moves. What reached the service meanwhile is handled at its end, at once; what
+ * reached the client is seen at its end, in a heap, in the order it came.
+ */
+export function stalledMachine(service: Service, seed: number, { everyMs = 1_000, stallMs = 100, oneWayMs = 25 } = {}): Service {
+  const stallAt = (t: number) => {
+    const k = Math.floor(t / everyMs);
+    const start = k * everyMs + (everyMs - stallMs) * numbers(seed * 1_009 + k)();
+    return start <= t && t < start + stallMs ? start : -1;
+  };
+  const after = (t: number, start: number) => start + stallMs + (t - start) / 1_000;
+  return (t, who) => {
+    const start = stallAt(t + oneWayMs);
+    const verdict = service(start < 0 ? t : after(t + oneWayMs, start) - oneWayMs, who);
+    const seen = stallAt(verdict.at);
+    return seen < 0 ? verdict : { ...verdict, at: after(verdict.at, seen) };
+  };
 }
