@@ -12,6 +12,16 @@ import { describe, expect, it } from 'vitest';
 import { Answer, type Pace } from '../../src/batch/pace.js';
 import { networkedSlots, numbers, simulateSenders, stalledMachine, tokenBucket, type Service } from './pace-sim.js';
 
+/** One sender of `rows` on loaded machine 1, and the highest limit it held from..to (ms). */
+function highestLimit(service: Service, rows: number, from: number, to: number) {
+  let highest = 0;
+  const trace = (_: number, now: number, pace: Pace) => {
+    if (now >= from && now < to) highest = Math.max(highest, pace.limit);
+  };
+  const [result] = simulateSenders(service, [{ rows }], { loaded: true, seed: 1, trace });
+  return { ...result!, highest };
+}
+
 /** Rows/s and the share pushed back for one sender of `rows` on loaded machine `seed`. */
 function run(service: Service, rows: number, seed: number) {
   const [result] = simulateSenders(service, [{ rows }], { loaded: true, seed });
@@ -46,15 +56,11 @@ describe('a service that turns slow is not a stall', () => {
   it('down for 5 s with every push-back a second late: the limit still comes down (only the first round trip is forgiven)', () => {
     const slots = networkedSlots(12, 5, { jitterMs: 2, seed: 1 });
     const slowDown: Service = (t, who) => (t >= 3_000 && t < 8_000 ? { at: t + 1_000, answer: Answer.PushedBack } : slots(t, who));
-    let highest = 0;
-    const trace = (_: number, now: number, pace: Pace) => {
-      if (now >= 5_500 && now < 9_000) highest = Math.max(highest, pace.limit);
-    };
-    const [result] = simulateSenders(slowDown, [{ rows: 12_000 }], { loaded: true, seed: 1, trace });
+    const result = highestLimit(slowDown, 12_000, 5_500, 9_000);
     // Were every late push-back after a silence a heap's first: held at 64 in flight, ~300 push-backs a second.
-    expect(highest).toBeLessThanOrEqual(2);
-    expect(result!.accepted).toBe(12_000);
-    expect(result!.pushedBack).toBeLessThan(250);
+    expect(result.highest).toBeLessThanOrEqual(2);
+    expect(result.accepted).toBe(12_000);
+    expect(result.pushedBack).toBeLessThan(250);
   });
 });
 
@@ -75,14 +81,10 @@ describe('a service that accepts a few fast and refuses the rest slowly is not a
         if (random() < share) return { at: t + 55, answer: Answer.Accepted };
         return { at: t + 1_050, answer: Answer.PushedBack, retryAfterMs };
       };
-      let highest = 0;
-      const trace = (_: number, now: number, pace: Pace) => {
-        if (now >= 6_000 && now < 13_000) highest = Math.max(highest, pace.limit);
-      };
-      const [result] = simulateSenders(h12, [{ rows: 6_000 }], { loaded: true, seed: 1, trace });
-      expect(highest).toBeLessThanOrEqual(4);
-      expect(result!.accepted).toBe(6_000);
-      expect(result!.pushedBack).toBeLessThan(150);
+      const result = highestLimit(h12, 6_000, 6_000, 13_000);
+      expect(result.highest).toBeLessThanOrEqual(4);
+      expect(result.accepted).toBe(6_000);
+      expect(result.pushedBack).toBeLessThan(150);
     });
   }
 });
