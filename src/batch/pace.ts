@@ -387,7 +387,10 @@ export class Pace {
   /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
   #stopIfHopeless(now: number, retryAfterMs: number): void {
     if (this.stopReason) return;
-    if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) });
+    if (retryAfterMs > MAX_PAUSE_MS) {
+      this.stopReason = { kind: 'retry-after', seconds: Math.round(retryAfterMs / 1000) };
+      return;
+    }
     // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
     if (this.#refusingSince < 0) this.#refusingSince = now;
     if (now - this.#refusingSince >= this.#stallMs) {
@@ -425,11 +428,10 @@ export class Pace {
     }
     // Paced with a gap, not alone: the slots are others'. The next start is a probe a few round trips later at random;
     // the gap stays, so that the one that gets in keeps it and leaves room for the next: the slots pass round (item 18).
-    // Refused sooner after its last accepted start than its last accepted starts came (early): its own limit. Alone,
-    // but not early: others took the slot (item 22).
+    // Early (#early): its own limit. Alone, but not early: others took the slot (item 22).
     const least = Math.min(...this.#spacings);
     const spacing = now - rttMs - this.#acceptedSent;
-    const early = spacing < least - 1;
+    const early = this.#early(now - rttMs);
     this.#ownGap = early ? this.gapMs : 0;
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
@@ -562,13 +564,18 @@ export class Pace {
     return sum;
   }
 
+  /** Refused sooner after its last accepted start than its last accepted starts came: its own limit, not others' slots (item 22). */
+  #early(sent: number): boolean {
+    return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+  }
+
   /**
    * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
    * enough to be the service's random refusals (items 2 and 7).
    */
   #tolerated(level: number, sent: number): boolean {
     // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
-    const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+    const early = this.#early(sent);
     const shared =
       this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < (MAX_NOISE / 2) * this.#recentCount;
     if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
