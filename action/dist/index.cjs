@@ -43485,7 +43485,10 @@ var init_pace = __esm({
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
       #stopIfHopeless(now, retryAfterMs) {
         if (this.stopReason) return;
-        if (retryAfterMs > MAX_PAUSE_MS) return void (this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) });
+        if (retryAfterMs > MAX_PAUSE_MS) {
+          this.stopReason = { kind: "retry-after", seconds: Math.round(retryAfterMs / 1e3) };
+          return;
+        }
         if (this.#refusingSince < 0) this.#refusingSince = now;
         if (now - this.#refusingSince >= this.#stallMs) {
           this.stopReason = { kind: "pushed-back", seconds: Math.round((now - this.#refusingSince) / 1e3) };
@@ -43515,7 +43518,7 @@ var init_pace = __esm({
         }
         const least = Math.min(...this.#spacings);
         const spacing = now - rttMs - this.#acceptedSent;
-        const early = spacing < least - 1;
+        const early = this.#early(now - rttMs);
         this.#ownGap = early ? this.gapMs : 0;
         if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
@@ -43619,12 +43622,16 @@ var init_pace = __esm({
         for (const at of this.#level.slice(from, to + 1)) add(sum, at[1], at[2], at[0]);
         return sum;
       }
+      /** Refused sooner after its last accepted start than its last accepted starts came: its own limit, not others' slots (item 22). */
+      #early(sent) {
+        return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+      }
       /**
        * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
        * enough to be the service's random refusals (items 2 and 7).
        */
       #tolerated(level, sent) {
-        const early = sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
+        const early = this.#early(sent);
         const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;
         if (shared) this.#noise = Math.max(this.#noise, SLOTS_NOISE);
         if (this.limit <= 1 && (this.#noise === 0 || this.#spaced) && !shared) return false;
