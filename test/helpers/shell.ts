@@ -165,6 +165,10 @@ export class ShellSession {
       );
       fs.writeFileSync(path.join(config, 'config.fish'), "set -g fish_greeting ''\nfunction fish_prompt; echo -n '$ '; end\n");
       env.XDG_DATA_HOME = path.join(box.home, '.local', 'share');
+      // Without this folder, fish's first interactive start runs its man-page completion generator in
+      // the background (disowned), which goes on writing into the sandbox after the test: cleanup then
+      // fails with ENOTEMPTY at random, and the generator spends a core for nothing.
+      fs.mkdirSync(path.join(env.XDG_DATA_HOME, 'fish', 'generated_completions'), { recursive: true });
       command = ['fish', '-i'];
     }
     const socket = path.join(dir, 'tmux.sock');
