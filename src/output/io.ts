@@ -51,7 +51,7 @@ export class Output {
   }
 
   /** Loads colours for this output's streams. */
-  async useColors(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  async useColors(env: NodeJS.ProcessEnv): Promise<void> {
     [this.outColors, this.errColors] = await Promise.all([
       paletteFor('stdout', env, this.#streams.stdout),
       paletteFor('stderr', env, this.#streams.stderr),
