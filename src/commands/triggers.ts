@@ -74,15 +74,13 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
     return;
   }
   io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views.length, 'trigger')}`));
-  // Folded, not spread into Math.max: 200,000 arguments overflow the stack.
-  const width = Math.min(
-    32,
-    views.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2),
-  );
-  const nameWidth = Math.min(
-    40,
-    views.reduce((widest, v) => Math.max(widest, printable(v.name ?? '').length), 0),
-  );
+  // The widest id and name, up to 32 and 40, in one loop: not spread into Math.max (200,000 arguments overflow the stack).
+  let width = 2;
+  let nameWidth = 0;
+  for (const v of views) {
+    width = Math.min(32, Math.max(width, printable(v.id).length));
+    nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? '').length));
+  }
   const c = io.outColors;
   for (const v of views) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
