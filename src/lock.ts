@@ -37,7 +37,6 @@ function procStat(pid: number): { state: string; start: string } | undefined {
 
 let self: Holder | undefined;
 
-/** This process, as a lock records it. */
 function thisProcess(): Holder {
   if (self) return self;
   let pidns: string | undefined;

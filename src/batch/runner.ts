@@ -100,7 +100,6 @@ const MAX_WARM_UP_MS = 1000;
 const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
 
 export class Runner {
-  /** Requests in flight now. */
   inFlight = 0;
   readonly #options: RunOptions;
   readonly #concurrency: number;

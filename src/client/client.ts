@@ -101,7 +101,6 @@ export class TriggerClient {
   #dispatcher: Dispatcher | undefined;
   /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
   #proxy: ProxyChoice | undefined;
-  /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();

@@ -133,7 +133,6 @@ function bannerLines(
   return lines;
 }
 
-/** The command's definition: its options and help. */
 export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')

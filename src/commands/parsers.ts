@@ -25,12 +25,10 @@ export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number 
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
 
-/** --concurrency: auto, or a whole number from 1 to 256. */
 export function concurrency(text: string): number | 'auto' {
   return text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);
 }
 
-/** --shard i/n. */
 export function shard(text: string): Shard {
   try {
     return parseShard(text);

@@ -411,7 +411,6 @@ function entryOptions(command: Command): Command {
     .option('--deprecated <reason>', 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"');
 }
 
-/** The command's definition: its subcommands, their options and help. */
 export function command(program: Command, ctx: Context): Command {
   const triggers = program
     .command('triggers')
