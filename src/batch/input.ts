@@ -23,8 +23,6 @@ import {
 import type { Stopped } from './lines.js';
 import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
-export type { Format } from './formats.js';
-
 export interface InputFile {
   path: string;
   /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
-import type { Format } from './input.js';
+import type { Format } from './formats.js';
 import { formatCount, plural } from './report.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 

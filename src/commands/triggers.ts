@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { FORMATS, IMPORT_FORMATS } from '../batch/formats.js';
-import { openInputs, type Format } from '../batch/input.js';
+import { FORMATS, IMPORT_FORMATS, type Format } from '../batch/formats.js';
+import { openInputs } from '../batch/input.js';
 import { parseColumns, type ReadOptions } from '../batch/rows.js';
 import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
