@@ -20,11 +20,9 @@ import {
   isRetryableStatus,
   parseRetryAfter,
 } from './retry.js';
-import { openDispatcher, proxyFor } from './undici.js';
-import type { ProxyChoice } from './proxy.js';
+import { openDispatcher } from './undici.js';
+import { proxyFor, type ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
-
-export { USER_AGENT } from './request.js';
 
 export interface ClientOptions {
   baseUrl: string | BaseUrl;
