@@ -291,7 +291,6 @@ export class FileLock {
     readonly text: string,
   ) {}
 
-  /** The lock file that guards `file`. */
   static pathFor(file: string): string {
     return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
   }

@@ -88,7 +88,6 @@ function isPushBack(error: unknown): boolean {
 
 export interface RunResult {
   elapsedMs: number;
-  /** The last input line read. */
   lastLine: number;
 }
 
