@@ -32637,7 +32637,7 @@ var init_client = __esm({
             response: safe.json ?? safe.text
           };
         }
-        const headers = this.#maskedHeaders(outcome.headers);
+        const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
         if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
             const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -32662,10 +32662,6 @@ var init_client = __esm({
         if (json === void 0) return { text: mask.server(text), json };
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
-      }
-      /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
-      #maskedHeaders(headers) {
-        return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers)));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {

@@ -234,7 +234,8 @@ export class TriggerClient {
         response: safe.json ?? safe.text,
       };
     }
-    const headers = this.#maskedHeaders(outcome.headers);
+    // The headers as server JSON: the key, and pieces of it, masked in their names and values.
+    const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
     if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -260,11 +261,6 @@ export class TriggerClient {
     if (json === undefined) return { text: mask.server(text), json };
     const safe = mask.serverJson(text);
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
-  }
-
-  /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
-  #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers))) as AnswerHeaders;
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
