@@ -235,13 +235,12 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (compression && found !== compression)
       throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
     if (compression === 'zstd' && !zstd) throw noZstd(file.name);
-    if (!compression && found)
-      throw new UsageError(
-        `${file.name} is ${found}-compressed, but its name does not end in ${COMPRESSIONS[found].extension}; nothing was sent`,
-        {
-          hint: `rename it to ${file.name}${COMPRESSIONS[found].extension}`,
-        },
-      );
+    if (!compression && found) {
+      const extension = COMPRESSIONS[found].extension;
+      throw new UsageError(`${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`, {
+        hint: `rename it to ${file.name}${extension}`,
+      });
+    }
     if (format === 'parquet' || (format === undefined && isParquet)) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
       if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');
