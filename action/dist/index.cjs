@@ -41990,13 +41990,12 @@ async function openFile(file, options) {
     if (compression && found2 !== compression)
       throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
     if (compression === "zstd" && !zstd2) throw noZstd(file.name);
-    if (!compression && found2)
-      throw new UsageError(
-        `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
-        {
-          hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
-        }
-      );
+    if (!compression && found2) {
+      const extension = COMPRESSIONS[found2].extension;
+      throw new UsageError(`${file.name} is ${found2}-compressed, but its name does not end in ${extension}; nothing was sent`, {
+        hint: `rename it to ${file.name}${extension}`
+      });
+    }
     if (format2 === "parquet" || format2 === void 0 && isParquet) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
       if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
@@ -44802,9 +44801,6 @@ __export(emulator_exports, {
   emulator: () => emulator,
   exposureWarning: () => exposureWarning
 });
-function clock(date) {
-  return date.toISOString().slice(11, 23);
-}
 function showId(id) {
   return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
 }
@@ -44817,12 +44813,12 @@ function exposureWarning(host) {
 function eventLine(event, io) {
   const c = io.outColors;
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
+  return `${c.dim(clock(event.time))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
 function rejectionLine(entry, io) {
   const c = io.errColors;
   const label = entry.injected ? c.warn(`${entry.status} injected`) : entry.pushedBack ? c.warn(`${entry.status} pushed back`) : c.error(String(entry.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
+  return `${c.dim(clock((/* @__PURE__ */ new Date()).toISOString()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
 }
 function knownTriggers(options, { env: env2, cwd }) {
   if (options.trigger?.length) return { ids: options.trigger, from: "" };
@@ -44904,6 +44900,7 @@ Examples:
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
   ).action((options) => emulator(options, ctx));
 }
+var clock;
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
@@ -44916,6 +44913,7 @@ var init_emulator = __esm({
     init_resolve2();
     init_signals2();
     init_validate();
+    clock = (iso) => iso.slice(11, 23);
   }
 });
 
