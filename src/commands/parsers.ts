@@ -33,8 +33,7 @@ export function shard(text: string): Shard {
   try {
     return parseShard(text);
   } catch (error) {
-    throw new InvalidArgumentError(
-      `${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`,
-    );
+    const { message, hint } = error as { message: string; hint: string };
+    throw new InvalidArgumentError(`${message.replace(/^--shard takes/, 'expected')} (${hint})`);
   }
 }
