@@ -4648,9 +4648,8 @@ function shard(text) {
   try {
     return parseShard(text);
   } catch (error2) {
-    throw new InvalidArgumentError(
-      `${error2.message.replace(/^--shard takes/, "expected")} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`
-    );
+    const { message, hint } = error2;
+    throw new InvalidArgumentError(`${message.replace(/^--shard takes/, "expected")} (${hint})`);
   }
 }
 var wholeNumber, DECIMAL, seconds, rate, fraction, retries;
