@@ -37,7 +37,6 @@ function procStat(pid: number): { state: string; start: string } | undefined {
 
 let self: Holder | undefined;
 
-/** This process, as a lock records it. */
 function thisProcess(): Holder {
   if (self) return self;
   let pidns: string | undefined;
@@ -292,7 +291,6 @@ export class FileLock {
     readonly text: string,
   ) {}
 
-  /** The lock file that guards `file`. */
   static pathFor(file: string): string {
     return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
   }

@@ -11,8 +11,3 @@ declare module 'undici/lib/core/connect.js' {
   const build: typeof buildConnector;
   export default build;
 }
-
-// Its making of an answer's headers object, which the client's handlers are given (tested beside response.ts).
-declare module 'undici/lib/core/util.js' {
-  export function parseHeaders(raw: ReadonlyArray<Buffer | string>): Record<string, string | string[]>;
-}

@@ -969,13 +969,12 @@ var init_proxy = __esm({
       variable;
       status;
       constructor(code, choice, options = {}) {
-        super(
-          code === "ERR_PROXY_UNREACHABLE" ? `cannot reach the proxy ${displayProxy(choice.url)}` : `the proxy ${displayProxy(choice.url)} answered ${options.status ?? "?"}`,
-          { cause: options.cause }
-        );
+        const proxy = displayProxy(choice.url);
+        const message = code === "ERR_PROXY_UNREACHABLE" ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? "?"}`;
+        super(message, { cause: options.cause });
         this.name = "ProxyError";
         this.code = code;
-        this.proxy = displayProxy(choice.url);
+        this.proxy = proxy;
         this.variable = choice.variable;
         this.status = options.status;
       }
@@ -4649,9 +4648,8 @@ function shard(text) {
   try {
     return parseShard(text);
   } catch (error2) {
-    throw new InvalidArgumentError(
-      `${error2.message.replace(/^--shard takes/, "expected")} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`
-    );
+    const { message, hint } = error2;
+    throw new InvalidArgumentError(`${message.replace(/^--shard takes/, "expected")} (${hint})`);
   }
 }
 var wholeNumber, DECIMAL, seconds, rate, fraction, retries;
@@ -32476,7 +32474,6 @@ var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
     init_proxy();
-    init_proxy();
     VERIFIED = { rejectUnauthorized: true };
   }
 });
@@ -32505,8 +32502,8 @@ var init_client = __esm({
     init_messages();
     init_retry();
     init_undici();
+    init_proxy();
     init_clock();
-    init_request();
     TriggerClient = class {
       baseUrl;
       timeoutMs;
@@ -32516,7 +32513,6 @@ var init_client = __esm({
       #dispatcher;
       /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
       #proxy;
-      /** The attempts in flight and their time limits. */
       #deadlines = new Deadlines();
       /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
       #waits = /* @__PURE__ */ new Map();
@@ -32640,7 +32636,7 @@ var init_client = __esm({
             response: safe.json ?? safe.text
           };
         }
-        const headers = this.#maskedHeaders(outcome.headers);
+        const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
         if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
           if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
             const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -32665,10 +32661,6 @@ var init_client = __esm({
         if (json === void 0) return { text: mask.server(text), json };
         const safe = mask.serverJson(text);
         return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
-      }
-      /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
-      #maskedHeaders(headers) {
-        return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers)));
       }
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
@@ -35883,10 +35875,10 @@ var init_ora = __esm({
 });
 
 // src/output/spinner.ts
-function spinnerWanted(env2 = process.env, stream = process.stderr) {
+function spinnerWanted(env2, stream) {
   return stream.isTTY === true && !env2.CI && env2.TERM !== "dumb" && (stream.columns ?? 0) > 0;
 }
-function startSpinner(text, enabled, color = true, stream = process.stderr) {
+function startSpinner(text, enabled, color, stream) {
   if (!enabled) return NONE;
   let stopped = false;
   let spinner;
@@ -35912,6 +35904,25 @@ var init_spinner = __esm({
     NONE = { stop() {
     }, update() {
     } };
+  }
+});
+
+// src/signals.ts
+function onStopSignals(handler) {
+  let count3 = 0;
+  const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
+    const listener = () => handler(signal, ++count3);
+    process.on(signal, listener);
+    return [signal, listener];
+  });
+  return () => {
+    for (const [signal, listener] of listeners) process.removeListener(signal, listener);
+  };
+}
+var init_signals2 = __esm({
+  "src/signals.ts"() {
+    "use strict";
+    init_errors();
   }
 });
 
@@ -36148,7 +36159,6 @@ var init_lock = __esm({
       }
       path;
       text;
-      /** The lock file that guards `file`. */
       static pathFor(file) {
         return import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.lock`);
       }
@@ -36769,7 +36779,7 @@ var init_load = __esm({
 
 // src/catalog/decimal.ts
 function decimal(text) {
-  const m = DECIMAL3.exec(text.trim());
+  const m = DECIMAL2.exec(text.trim());
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
   const all = int + (m[3] ?? "");
@@ -36788,11 +36798,10 @@ function compareDecimal(a, b) {
   if (x.digits === y.digits) return 0;
   return x.digits < y.digits ? -x.sign : x.sign;
 }
-var DECIMAL3;
 var init_decimal = __esm({
   "src/catalog/decimal.ts"() {
     "use strict";
-    DECIMAL3 = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+    init_request();
   }
 });
 
@@ -36840,16 +36849,16 @@ var init_resolve = __esm({
     init_decimal();
     init_load();
     TriggerResolver = class {
+      constructor(catalog, profile) {
+        this.catalog = catalog;
+        this.profile = profile;
+      }
       catalog;
       profile;
       /** Names looked up so far: a batch asks for the same few again and again. */
       seen = /* @__PURE__ */ new Map();
       /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
       ids;
-      constructor(catalog, profile) {
-        this.catalog = catalog;
-        this.profile = profile;
-      }
       trigger(key) {
         const entry = this.catalog.data.triggers[key];
         return { key, id: idIn(key, entry, this.profile), entry, min: entry.min?.toString(), max: entry.max?.toString() };
@@ -37033,7 +37042,7 @@ var init_resolve2 = __esm({
     init_errors();
     init_paths();
     init_store();
-    init_undici();
+    init_proxy();
     init_keychain();
     init_validate();
     init_find();
@@ -37041,26 +37050,13 @@ var init_resolve2 = __esm({
   }
 });
 
-// src/signals.ts
-function onStopSignals(handler) {
-  let count3 = 0;
-  const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count3);
-    process.on(signal, listener);
-    return [signal, listener];
-  });
-  return () => {
-    for (const [signal, listener] of listeners) process.removeListener(signal, listener);
-  };
-}
-var init_signals2 = __esm({
-  "src/signals.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
 // src/commands/service.ts
+async function commandSettings(options, requireKey, { io, env: env2, cwd }) {
+  const world = await resolveCommand({ flags: options, requireKey, env: env2, cwd, catalog: options.catalog });
+  io.addSecret(world.settings.apiKey);
+  for (const warning2 of world.settings.warnings) io.stderr(io.errColors.warn(warning2));
+  return world;
+}
 function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
   const onEvent = options.verbose || onRetry ? (event) => {
     if (event.type === "retry") onRetry?.(event.delayMs, event.reason);
@@ -37096,6 +37092,7 @@ var init_service = __esm({
     init_client();
     init_request();
     init_render();
+    init_resolve2();
   }
 });
 
@@ -37125,15 +37122,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
   let event;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const { settings, catalog } = await resolveCommand({
-      flags: options,
-      requireKey: !options.dryRun,
-      env: env2,
-      cwd,
-      catalog: options.catalog
-    });
-    io.addSecret(settings.apiKey);
-    for (const warning2 of settings.warnings) io.stderr(io.errColors.warn(warning2));
+    const { settings, catalog } = await commandSettings(options, !options.dryRun, { io, env: env2, cwd });
     if (catalog) {
       const found2 = catalog.resolve(triggerId);
       if (!found2.ok)
@@ -37210,7 +37199,6 @@ var init_fire = __esm({
     init_errors();
     init_render();
     init_spinner();
-    init_resolve2();
     init_validate();
     init_signals2();
     init_service();
@@ -42001,13 +41989,12 @@ async function openFile(file, options) {
     if (compression && found2 !== compression)
       throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
     if (compression === "zstd" && !zstd2) throw noZstd(file.name);
-    if (!compression && found2)
-      throw new UsageError(
-        `${file.name} is ${found2}-compressed, but its name does not end in ${COMPRESSIONS[found2].extension}; nothing was sent`,
-        {
-          hint: `rename it to ${file.name}${COMPRESSIONS[found2].extension}`
-        }
-      );
+    if (!compression && found2) {
+      const extension = COMPRESSIONS[found2].extension;
+      throw new UsageError(`${file.name} is ${found2}-compressed, but its name does not end in ${extension}; nothing was sent`, {
+        hint: `rename it to ${file.name}${extension}`
+      });
+    }
     if (format2 === "parquet" || format2 === void 0 && isParquet) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
       if (!isParquet) throw notWhatItSays("a Parquet file", "a Parquet file starts and ends with PAR1");
@@ -42936,7 +42923,6 @@ var init_runner = __esm({
     MAX_WARM_UP_MS = 1e3;
     CANCELLED_IN_FLIGHT = "cancelled in flight: it may or may not have been recorded; check before sending it again";
     Runner = class {
-      /** Requests in flight now. */
       inFlight = 0;
       #options;
       #concurrency;
@@ -43903,7 +43889,6 @@ var init_progress = __esm({
       #io;
       #render;
       #plain;
-      #everyMs;
       #timer;
       #shown = false;
       /** `plain`: a plain line now and then instead of one redrawn in place. */
@@ -43911,10 +43896,9 @@ var init_progress = __esm({
         this.#io = io;
         this.#render = render;
         this.#plain = options.plain === true;
-        this.#everyMs = options.everyMs ?? (this.#plain ? PLAIN_PROGRESS_MS : 200);
       }
       start() {
-        this.#timer = setInterval(() => this.draw(), this.#everyMs);
+        this.#timer = setInterval(() => this.draw(), this.#plain ? PLAIN_PROGRESS_MS : 200);
         this.#timer.unref();
       }
       draw() {
@@ -43967,16 +43951,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   checkPaths(sources, options);
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
-  const { settings, catalog } = await resolveCommand({
-    flags: options,
-    requireKey: !dryRun,
-    env: env2,
-    cwd,
-    catalog: options.catalog
-  });
-  io.addSecret(settings.apiKey);
+  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd });
   const warn = (line) => io.stderr(io.errColors.warn(line));
-  settings.warnings.forEach(warn);
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)
     throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
@@ -44153,7 +44129,6 @@ var init_batch = __esm({
     init_shard();
     init_progress();
     init_spinner();
-    init_resolve2();
     init_signals2();
     init_parsers();
     init_service();
@@ -44533,7 +44508,7 @@ var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
     import_node_fs14 = __toESM(require("node:fs"), 1);
-    init_undici();
+    init_proxy();
     init_errors();
     init_render();
     init_redact();
@@ -44825,9 +44800,6 @@ __export(emulator_exports, {
   emulator: () => emulator,
   exposureWarning: () => exposureWarning
 });
-function clock(date) {
-  return date.toISOString().slice(11, 23);
-}
 function showId(id) {
   return id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
 }
@@ -44840,12 +44812,12 @@ function exposureWarning(host) {
 function eventLine(event, io) {
   const c = io.outColors;
   const value = event.valueText === void 0 ? c.dim("no value") : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
+  return `${c.dim(clock(event.time))} ${c.success("\u2714")} ${c.bold(showId(event.triggerId))} ${c.dim("\xB7")} ${showId(event.userId)} ${c.dim("\xB7")} ${value}`;
 }
 function rejectionLine(entry, io) {
   const c = io.errColors;
   const label = entry.injected ? c.warn(`${entry.status} injected`) : entry.pushedBack ? c.warn(`${entry.status} pushed back`) : c.error(String(entry.status));
-  return `${c.dim(clock(/* @__PURE__ */ new Date()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
+  return `${c.dim(clock((/* @__PURE__ */ new Date()).toISOString()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
 }
 function knownTriggers(options, { env: env2, cwd }) {
   if (options.trigger?.length) return { ids: options.trigger, from: "" };
@@ -44927,6 +44899,7 @@ Examples:
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
   ).action((options) => emulator(options, ctx));
 }
+var clock;
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
@@ -44939,6 +44912,7 @@ var init_emulator = __esm({
     init_resolve2();
     init_signals2();
     init_validate();
+    clock = (iso) => iso.slice(11, 23);
   }
 });
 
@@ -45053,14 +45027,12 @@ function list2(options, ctx) {
     return;
   }
   io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count2(views2.length, "trigger")}`));
-  const width = Math.min(
-    32,
-    views2.reduce((widest, v) => Math.max(widest, printable(v.id).length), 2)
-  );
-  const nameWidth = Math.min(
-    40,
-    views2.reduce((widest, v) => Math.max(widest, printable(v.name ?? "").length), 0)
-  );
+  let width = 2;
+  let nameWidth = 0;
+  for (const v of views2) {
+    width = Math.min(32, Math.max(width, printable(v.id).length));
+    nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? "").length));
+  }
   const c = io.outColors;
   for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
@@ -45665,7 +45637,7 @@ function colours(style) {
 function wantsColor(stream, env2) {
   return env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
 }
-async function paletteFor(which, env2 = process.env, stream = which === "stdout" ? process.stdout : process.stderr) {
+async function paletteFor(which, env2, stream) {
   if (!wantsColor(stream, env2)) return PLAIN;
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
   const chalk2 = which === "stdout" ? chalkStdout : chalkStderr2;
@@ -45707,8 +45679,7 @@ var Output = class {
     const why = error2.code === "ENOSPC" ? "no space left on the device" : error2.code === "EIO" ? "an I/O error" : error2.message;
     this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
   }
-  /** Loads colours for this output's streams. */
-  async useColors(env2 = process.env) {
+  async useColors(env2) {
     [this.outColors, this.errColors] = await Promise.all([
       paletteFor("stdout", env2, this.#streams.stdout),
       paletteFor("stderr", env2, this.#streams.stderr)
@@ -45733,7 +45704,6 @@ var Output = class {
   redactJson(line) {
     return this.#redactor.json(line);
   }
-  /** Writes one JSON line to stdout. */
   json(line) {
     if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}
 `);

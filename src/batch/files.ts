@@ -155,7 +155,6 @@ export function replayNames(file: string): { failed: string; journal: string } {
   }
 }
 
-/** The command that carries a journaled batch on. */
 export function resumeCommand(input: Input, options: BatchFiles): string {
   const args = ['trigger', 'batch', ...input.sources.map((s) => shellQuote(s)), '--journal', shellQuote(options.journal!), '--resume'];
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);

@@ -23,8 +23,6 @@ import {
 import type { Stopped } from './lines.js';
 import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
-export type { Format } from './formats.js';
-
 export interface InputFile {
   path: string;
   /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
@@ -237,13 +235,12 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (compression && found !== compression)
       throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
     if (compression === 'zstd' && !zstd) throw noZstd(file.name);
-    if (!compression && found)
-      throw new UsageError(
-        `${file.name} is ${found}-compressed, but its name does not end in ${COMPRESSIONS[found].extension}; nothing was sent`,
-        {
-          hint: `rename it to ${file.name}${COMPRESSIONS[found].extension}`,
-        },
-      );
+    if (!compression && found) {
+      const extension = COMPRESSIONS[found].extension;
+      throw new UsageError(`${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`, {
+        hint: `rename it to ${file.name}${extension}`,
+      });
+    }
     if (format === 'parquet' || (format === undefined && isParquet)) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
       if (!isParquet) throw notWhatItSays('a Parquet file', 'a Parquet file starts and ends with PAR1');

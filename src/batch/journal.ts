@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
-import type { Format } from './input.js';
+import type { Format } from './formats.js';
 import { formatCount, plural } from './report.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 
@@ -76,7 +76,6 @@ interface Header {
 /** The catalog a batch ran with: its path and the SHA-256 of its content. */
 export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
 
-/** The fingerprint of a catalog's text, for the journal. */
 export function catalogFingerprint(catalog: { path: string; text: string } | undefined): CatalogFingerprint | null {
   return catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
 }

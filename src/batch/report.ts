@@ -100,7 +100,6 @@ export interface SummaryInput {
   counts: Counts;
   elapsedMs: number;
   dryRun: boolean;
-  /** The signal that stopped the batch, if one did. */
   signal?: string | undefined;
   /** Why the batch stopped sending by itself, if it did. */
   halted?: string | undefined;

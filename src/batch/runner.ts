@@ -88,7 +88,6 @@ function isPushBack(error: unknown): boolean {
 
 export interface RunResult {
   elapsedMs: number;
-  /** The last input line read. */
   lastLine: number;
 }
 
@@ -100,7 +99,6 @@ const MAX_WARM_UP_MS = 1000;
 const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
 
 export class Runner {
-  /** Requests in flight now. */
   inFlight = 0;
   readonly #options: RunOptions;
   readonly #concurrency: number;

@@ -2,6 +2,7 @@
  * Comparing decimal numbers as written, exactly: "100.0000000000000001" is above "100", which a
  * double cannot tell. Pure; the value of a row is compared as the JSON text it is sent as.
  */
+import { DECIMAL } from '../client/request.js';
 
 interface Decimal {
   /** -1, 0 or 1. */
@@ -11,8 +12,6 @@ interface Decimal {
   /** The value is 0.<digits> × 10^point. */
   point: number;
 }
-
-const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 function decimal(text: string): Decimal {
   const m = DECIMAL.exec(text.trim());

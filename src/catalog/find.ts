@@ -7,7 +7,6 @@ import path from 'node:path';
 
 export const CATALOG_FILE_NAME = 'triggers.json';
 
-/** Where the catalog in effect came from. */
 export type CatalogSource = 'flag' | 'env' | 'found';
 
 export interface FoundCatalog {

@@ -44,17 +44,15 @@ export function editDistance(a: string, b: string): number {
 }
 
 export class TriggerResolver {
-  readonly catalog: Catalog;
-  readonly profile: string;
   /** Names looked up so far: a batch asks for the same few again and again. */
   private readonly seen = new Map<string, Resolution>();
   /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
   private ids: Map<string, string> | undefined;
 
-  constructor(catalog: Catalog, profile: string) {
-    this.catalog = catalog;
-    this.profile = profile;
-  }
+  constructor(
+    readonly catalog: Catalog,
+    readonly profile: string,
+  ) {}
 
   private trigger(key: string): KnownTrigger {
     const entry = this.catalog.data.triggers[key]!;

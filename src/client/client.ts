@@ -20,11 +20,9 @@ import {
   isRetryableStatus,
   parseRetryAfter,
 } from './retry.js';
-import { openDispatcher, proxyFor } from './undici.js';
-import type { ProxyChoice } from './proxy.js';
+import { openDispatcher } from './undici.js';
+import { proxyFor, type ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
-
-export { USER_AGENT } from './request.js';
 
 export interface ClientOptions {
   baseUrl: string | BaseUrl;
@@ -101,7 +99,6 @@ export class TriggerClient {
   #dispatcher: Dispatcher | undefined;
   /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
   #proxy: ProxyChoice | undefined;
-  /** The attempts in flight and their time limits. */
   readonly #deadlines = new Deadlines();
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();
@@ -237,7 +234,8 @@ export class TriggerClient {
         response: safe.json ?? safe.text,
       };
     }
-    const headers = this.#maskedHeaders(outcome.headers);
+    // The headers as server JSON: the key, and pieces of it, masked in their names and values.
+    const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
     if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
       if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
         const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
@@ -263,11 +261,6 @@ export class TriggerClient {
     if (json === undefined) return { text: mask.server(text), json };
     const safe = mask.serverJson(text);
     return safe === text ? { text, json } : { text: safe, json: parseJsonBody(safe) };
-  }
-
-  /** The headers with the key, and pieces of it, masked in their names and values, as server JSON is. */
-  #maskedHeaders(headers: AnswerHeaders): AnswerHeaders {
-    return JSON.parse((this.#mask ??= new Redactor(this.#apiKey)).serverJson(JSON.stringify(headers))) as AnswerHeaders;
   }
 
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */

@@ -26,7 +26,6 @@ export function contentCoding(header: string): Coding | undefined | { unsupporte
 // getBuiltinModule is synchronous and skips the module loader (Node 20.16+; engines ask 20.19).
 const zlib = (): typeof Zlib => process.getBuiltinModule('node:zlib');
 
-/** The error for a body that could not be decoded. */
 export class DecodeError extends Error {
   readonly code = 'ERR_BODY_DECODE';
   constructor(coding: string, cause: unknown, unsupported = false) {

@@ -118,15 +118,13 @@ export class ProxyError extends Error {
   readonly status: number | undefined;
 
   constructor(code: ProxyErrorCode, choice: ProxyChoice, options: { status?: number; cause?: unknown } = {}) {
-    super(
-      code === 'ERR_PROXY_UNREACHABLE'
-        ? `cannot reach the proxy ${displayProxy(choice.url)}`
-        : `the proxy ${displayProxy(choice.url)} answered ${options.status ?? '?'}`,
-      { cause: options.cause },
-    );
+    const proxy = displayProxy(choice.url);
+    const message =
+      code === 'ERR_PROXY_UNREACHABLE' ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? '?'}`;
+    super(message, { cause: options.cause });
     this.name = 'ProxyError';
     this.code = code;
-    this.proxy = displayProxy(choice.url);
+    this.proxy = proxy;
     this.variable = choice.variable;
     this.status = options.status;
   }

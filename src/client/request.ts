@@ -46,7 +46,7 @@ export interface PreparedEvent {
 }
 
 // Decimal number as a person types it; hex, "1,5", "NaN", "Infinity" and trailing junk do not match.
-const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+export const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 /** Text that is already a JSON number without an exponent, and surely within a double's range. */
 const PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;

@@ -9,8 +9,6 @@ import type * as Undici from 'undici';
 import type { Dispatcher, Pool } from 'undici';
 import { parseProxy, proxyChoice, type ProxyChoice } from './proxy.js';
 
-export { proxyFor } from './proxy.js';
-
 type Connector = (options: object, callback: (error: Error | null, socket: unknown) => void) => unknown;
 
 /**

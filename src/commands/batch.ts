@@ -36,10 +36,9 @@ import { shardRows } from '../batch/shard.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
-import { resolveCommand } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import * as parse from './parsers.js';
-import { clientFor } from './service.js';
+import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 
@@ -113,16 +112,8 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   checkPaths(sources, options);
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
-  const { settings, catalog } = await resolveCommand({
-    flags: options,
-    requireKey: !dryRun,
-    env,
-    cwd,
-    catalog: options.catalog,
-  });
-  io.addSecret(settings.apiKey);
+  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd });
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
-  settings.warnings.forEach(warn);
   // An unknown --trigger stops the batch before it starts, as `fire` does.
   const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);
   if (found && !found.ok)

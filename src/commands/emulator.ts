@@ -25,9 +25,8 @@ export interface EmulatorCommandOptions
   latency?: number;
 }
 
-function clock(date: Date): string {
-  return date.toISOString().slice(11, 23);
-}
+/** The time of day of an ISO timestamp, as the lines show it: hh:mm:ss.mmm (UTC). */
+const clock = (iso: string) => iso.slice(11, 23);
 
 /** Shows an id as it is, or quoted (control characters escaped) when it has spaces or invisible characters. */
 function showId(id: string): string {
@@ -49,7 +48,7 @@ export function exposureWarning(host: string): string | undefined {
 function eventLine(event: RecordedEvent, io: Output): string {
   const c = io.outColors;
   const value = event.valueText === undefined ? c.dim('no value') : `value ${event.valueText}`;
-  return `${c.dim(clock(new Date(event.time)))} ${c.success('✔')} ${c.bold(showId(event.triggerId))} ${c.dim('·')} ${showId(event.userId)} ${c.dim('·')} ${value}`;
+  return `${c.dim(clock(event.time))} ${c.success('✔')} ${c.bold(showId(event.triggerId))} ${c.dim('·')} ${showId(event.userId)} ${c.dim('·')} ${value}`;
 }
 
 function rejectionLine(entry: RequestEntry, io: Output): string {
@@ -59,7 +58,7 @@ function rejectionLine(entry: RequestEntry, io: Output): string {
     : entry.pushedBack
       ? c.warn(`${entry.status} pushed back`)
       : c.error(String(entry.status));
-  return `${c.dim(clock(new Date()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
+  return `${c.dim(clock(new Date().toISOString()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
 /** The triggers it knows: --trigger's, else the catalog's under the active profile's ids (undefined: any). */
@@ -133,7 +132,6 @@ function bannerLines(
   return lines;
 }
 
-/** The command's definition: its options and help. */
 export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')

@@ -8,10 +8,10 @@ import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
 import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
-import { resolveCommand, type Settings } from '../settings/resolve.js';
+import type { Settings } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { onStopSignals } from '../signals.js';
-import { clientFor } from './service.js';
+import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, EXIT_CODES, type Context, type ServiceOptions } from './shared.js';
 import { keepWasmOnBaselineTier } from '../startup.js';
 
@@ -57,15 +57,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
   let event: PreparedEvent | undefined;
   try {
     event = prepareEvent({ triggerId, userId, value: options.value });
-    const { settings, catalog } = await resolveCommand({
-      flags: options,
-      requireKey: !options.dryRun,
-      env,
-      cwd,
-      catalog: options.catalog,
-    });
-    io.addSecret(settings.apiKey);
-    for (const warning of settings.warnings) io.stderr(io.errColors.warn(warning));
+    const { settings, catalog } = await commandSettings(options, !options.dryRun, { io, env, cwd });
     if (catalog) {
       // Refused here, before anything is sent: a trigger the catalog does not know, or a value its rules forbid.
       const found = catalog.resolve(triggerId);

@@ -25,18 +25,15 @@ export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number 
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
 
-/** --concurrency: auto, or a whole number from 1 to 256. */
 export function concurrency(text: string): number | 'auto' {
   return text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);
 }
 
-/** --shard i/n. */
 export function shard(text: string): Shard {
   try {
     return parseShard(text);
   } catch (error) {
-    throw new InvalidArgumentError(
-      `${(error as Error).message.replace(/^--shard takes/, 'expected')} (in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>)`,
-    );
+    const { message, hint } = error as { message: string; hint: string };
+    throw new InvalidArgumentError(`${message.replace(/^--shard takes/, 'expected')} (${hint})`);
   }
 }

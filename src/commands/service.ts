@@ -1,12 +1,20 @@
 /**
- * Turning settings and options into the client, for the commands that send (fire, batch).
+ * Resolving the settings and turning them and the options into the client, for the commands that send (fire, batch).
  */
 import { createClient, type ClientEvent, type TriggerClient } from '../client/client.js';
 import { parseTraceparent } from '../client/request.js';
 import type { Output } from '../output/io.js';
 import { verboseLines } from '../output/render.js';
-import type { Settings } from '../settings/resolve.js';
-import type { ServiceOptions } from './shared.js';
+import { resolveCommand, type Settings } from '../settings/resolve.js';
+import type { Context, ServiceOptions } from './shared.js';
+
+/** The settings and catalog fire and batch run with: the key masked in all they print from here on, the warnings on stderr. */
+export async function commandSettings(options: ServiceOptions, requireKey: boolean, { io, env, cwd }: Context) {
+  const world = await resolveCommand({ flags: options, requireKey, env, cwd, catalog: options.catalog });
+  io.addSecret(world.settings.apiKey);
+  for (const warning of world.settings.warnings) io.stderr(io.errColors.warn(warning));
+  return world;
+}
 
 export function clientFor(
   settings: Settings,

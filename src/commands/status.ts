@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Context } from './shared.js';
 import fs from 'node:fs';
-import { proxyFor } from '../client/undici.js';
+import { proxyFor } from '../client/proxy.js';
 import { ConfigError } from '../errors.js';
 import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';

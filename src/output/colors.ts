@@ -25,11 +25,7 @@ function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolea
   return env.FORCE_COLOR !== undefined || (!env.NO_COLOR && stream.isTTY === true);
 }
 
-export async function paletteFor(
-  which: 'stdout' | 'stderr',
-  env: NodeJS.ProcessEnv = process.env,
-  stream: { isTTY?: boolean } = which === 'stdout' ? process.stdout : process.stderr,
-): Promise<Palette> {
+export async function paletteFor(which: 'stdout' | 'stderr', env: NodeJS.ProcessEnv, stream: { isTTY?: boolean }): Promise<Palette> {
   if (!wantsColor(stream, env)) return PLAIN;
   const { default: chalkStdout, chalkStderr } = await import('chalk');
   const chalk = which === 'stdout' ? chalkStdout : chalkStderr;

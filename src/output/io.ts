@@ -50,8 +50,7 @@ export class Output {
     this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
   }
 
-  /** Loads colours for this output's streams. */
-  async useColors(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  async useColors(env: NodeJS.ProcessEnv): Promise<void> {
     [this.outColors, this.errColors] = await Promise.all([
       paletteFor('stdout', env, this.#streams.stdout),
       paletteFor('stderr', env, this.#streams.stderr),
@@ -81,7 +80,6 @@ export class Output {
     return this.#redactor.json(line);
   }
 
-  /** Writes one JSON line to stdout. */
   json(line: string): void {
     if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}\n`);
   }

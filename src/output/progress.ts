@@ -1,7 +1,7 @@
 /**
  * Progress on stderr. In a terminal (see spinnerWanted), one line redrawn in place; lines written
  * meanwhile go through clear() first so that they never run into it. Without one (CI, a log file),
- * the same line as a plain line every `everyMs` (10 s), so that a long job's log never goes silent.
+ * the same line as a plain line every PLAIN_PROGRESS_MS (10 s), so that a long job's log never goes silent.
  */
 import type { Output } from './io.js';
 
@@ -12,20 +12,18 @@ export class Progress {
   readonly #io: Output;
   readonly #render: () => string;
   readonly #plain: boolean;
-  readonly #everyMs: number;
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
 
   /** `plain`: a plain line now and then instead of one redrawn in place. */
-  constructor(io: Output, render: () => string, options: { plain?: boolean; everyMs?: number } = {}) {
+  constructor(io: Output, render: () => string, options: { plain?: boolean } = {}) {
     this.#io = io;
     this.#render = render;
     this.#plain = options.plain === true;
-    this.#everyMs = options.everyMs ?? (this.#plain ? PLAIN_PROGRESS_MS : 200);
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.draw(), this.#everyMs);
+    this.#timer = setInterval(() => this.draw(), this.#plain ? PLAIN_PROGRESS_MS : 200);
     this.#timer.unref();
   }
 

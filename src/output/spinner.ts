@@ -11,15 +11,12 @@ export interface Spinner {
 
 const NONE: Spinner = { stop() {}, update() {} };
 
-export function spinnerWanted(
-  env: NodeJS.ProcessEnv = process.env,
-  stream: { isTTY?: boolean; columns?: number } = process.stderr,
-): boolean {
+export function spinnerWanted(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean; columns?: number }): boolean {
   return stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
 }
 
 /** `color`: whether stderr gets colours (NO_COLOR, FORCE_COLOR; see colors.ts). `stream`: the terminal's. */
-export function startSpinner(text: string, enabled: boolean, color = true, stream: NodeJS.WritableStream = process.stderr): Spinner {
+export function startSpinner(text: string, enabled: boolean, color: boolean, stream: NodeJS.WritableStream): Spinner {
   if (!enabled) return NONE;
   let stopped = false;
   let spinner: { stop(): unknown; text: string } | undefined;

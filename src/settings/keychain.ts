@@ -11,7 +11,6 @@ import { ConfigError } from '../errors.js';
 const SERVICE = 'trigger-cli';
 export const STORE_TIMEOUT_MS = 1000;
 
-/** What the store is called on this platform, for messages. */
 export function storeName(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'darwin') return 'the macOS Keychain';
   if (platform === 'win32') return 'the Windows Credential Manager';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, SETTINGS, type ConfigData, type Setting } from './store.js';
-import { proxyFor } from '../client/undici.js';
+import { proxyFor } from '../client/proxy.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
 import { findCatalog } from '../catalog/find.js';

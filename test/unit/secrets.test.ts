@@ -3,7 +3,7 @@
  * rule where the key really travels.
  */
 import { describe, expect, it } from 'vitest';
-import { proxyFor } from '../../src/client/undici.js';
+import { proxyFor } from '../../src/client/proxy.js';
 import { UsageError } from '../../src/errors.js';
 import { maskProxyCredentials, Redactor } from '../../src/output/redact.js';
 import { githubAnnotation, printable } from '../../src/output/render.js';
