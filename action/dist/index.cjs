@@ -43705,6 +43705,10 @@ var init_pace = __esm({
           if (rtt < this.#baseRtt) this.#baseRtt = rtt;
           this.#windowMs = rtt;
         }
+        let [answers, perMs] = [0, 0];
+        for (let level = 1; level <= this.limit / 2; level++)
+          [answers, perMs] = [answers + this.#level[level][0], perMs + this.#level[level][2] / level];
+        const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
         const elapsed = now - this.#windowStart;
         let slow = false;
         if (accepted > 0 && this.gapMs > 0) {
@@ -43715,7 +43719,7 @@ var init_pace = __esm({
             else this.#slowStart = false;
           }
           if (!this.#slowStart) {
-            slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+            slow = rtt > Math.max(this.#baseRtt * SHRINK_ABOVE, base * SLOW_START_TOLERANCE) + NOISE_MS;
             const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
             const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
             if (!slow && aimd) {
@@ -43731,7 +43735,7 @@ var init_pace = __esm({
                   this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
                 }
               }
-            } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+            } else if (rtt <= base * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);

@@ -683,6 +683,13 @@ export class Pace {
       if (rtt < this.#baseRtt) this.#baseRtt = rtt;
       this.#windowMs = rtt;
     }
+    // Not paced, the base allows for jitter, which leaves the round trip at half the limit or less where it is now; a queue
+    // grows it with the limit (item 45): the harmonic mean of the answers there (their limit over their pace), if slower.
+    // Slow is a quarter above it (a queue doubles it), or, as before, half above the fastest window.
+    let [answers, perMs] = [0, 0];
+    for (let level = 1; level <= this.limit / 2; level++)
+      [answers, perMs] = [answers + this.#level[level]![0], perMs + this.#level[level]![2] / level];
+    const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
     const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) {
@@ -693,7 +700,7 @@ export class Pace {
         else this.#slowStart = false;
       }
       if (!this.#slowStart) {
-        slow = rtt > this.#baseRtt * SHRINK_ABOVE + NOISE_MS;
+        slow = rtt > Math.max(this.#baseRtt * SHRINK_ABOVE, base * SLOW_START_TOLERANCE) + NOISE_MS;
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
@@ -713,7 +720,7 @@ export class Pace {
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
             }
           }
-        } else if (rtt <= this.#baseRtt * GROW_BELOW + NOISE_MS) {
+        } else if (rtt <= base * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
         } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {

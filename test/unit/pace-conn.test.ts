@@ -55,8 +55,10 @@ describe('paced (pushed back without Retry-After), a slower round trip is not ta
   });
 
   it('never pushed back, a round trip a third above the base still holds it (a queue of its own)', () => {
-    const { pace, roundTrip } = controller(16);
+    const { pace, clock, roundTrip } = controller(16);
     roundTrip(16, 100); // 32
+    // The 32 out for a round trip: a queue slows the requests sent at 32, not those sent at 16 before it (item 45).
+    clock.now += 140;
     roundTrip(32, 140); // slow start ends, a queue
     const held = pace.limit;
     for (let i = 0; i < 10; i++) roundTrip(pace.limit, 130);
