@@ -8,6 +8,7 @@
  *   within a millisecond stay in one slot: 20/s, the low end of each range);
  * - pace: one sender and four shards, 1,500 rows each, with and without Retry-After: with it the batch is not
  *   paced (docs/choices.md: a service that sends Retry-After takes bursts) and stays at one at a time.
+ * - two shards 10 s apart: the first has the limit to itself for 10 s first (paced by then, item 49, with Retry-After too).
  * Quiet machine (seed 42) and loaded seeds 1-SEEDS (default 5): the median and the range.
  *
  * node scripts/bench-pace-ra.mjs   (SEEDS=30 for seeds 1-30)
@@ -58,4 +59,23 @@ for (const retryAfterMs of [1_000, undefined]) {
     const name = `${senders === 1 ? 'one sender' : `${senders} shards`}, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}`;
     console.log(`strict 100/s, ${name}, 1,500 rows each: ${figure(together)} together while all send`);
   }
+}
+// A shard that starts when another has had the limit to itself for 10 s (item 49: that one is paced by then, with or
+// without Retry-After): both together while both send, and the lower shard's accepted over the higher's.
+for (const retryAfterMs of [1_000, undefined]) {
+  const got = seeds.map((seed) => {
+    const m = machine(seed);
+    const results = sim.simulateSenders(
+      sim.strictRate(100, { ...m, retryAfterMs }),
+      [0, 1].map((i) => ({ rows: 3_000, startAt: i * 10_000 })),
+      { ...m, limitMs: 400_000 },
+    );
+    const from = Math.max(...results.map((r) => r.first));
+    const to = Math.min(...results.map((r) => r.last));
+    const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length);
+    return { together: ((counts[0] + counts[1]) * 1000) / (to - from), share: Math.min(...counts) / Math.max(...counts) };
+  });
+  console.log(
+    `strict 100/s, 2 shards 10 s apart, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}, 3,000 rows each: ${figure(got.map((g) => g.together))} together while both send, the lower shard ${got.map((g) => g.share.toFixed(2)).join(' ')} of the higher`,
+  );
 }
