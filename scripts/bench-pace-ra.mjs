@@ -9,11 +9,13 @@
  * - pace: one sender and four shards, 1,500 rows each, with and without Retry-After: with it the batch is not
  *   paced (docs/choices.md: a service that sends Retry-After takes bursts) and stays at one at a time.
  * - two shards 10 s apart: the first has the limit to itself for 10 s first (paced by then, item 49, with Retry-After too).
+ * - four shards 5 s apart (issue 31's storm on a strict 100/s; 3,000 rows each, so that all four overlap even when the
+ *   first takes the whole limit): fair where each shard is 0.5x-2x of the median (the storms bench's rule).
  * Quiet machine (seed 42) and loaded seeds 1-SEEDS (default 5): the median and the range.
  *
  * node scripts/bench-pace-ra.mjs   (SEEDS=30 for seeds 1-30)
  */
-import { loadSim } from './bench-pace-sim.mjs';
+import { loadSim, whileAllSend } from './bench-pace-sim.mjs';
 
 const sim = await loadSim();
 const seeds = [42, ...Array.from({ length: Number(process.env.SEEDS ?? 5) }, (_, i) => i + 1)];
@@ -77,5 +79,21 @@ for (const retryAfterMs of [1_000, undefined]) {
   });
   console.log(
     `strict 100/s, 2 shards 10 s apart, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}, 3,000 rows each: ${figure(got.map((g) => g.together))} together while both send, the lower shard ${got.map((g) => g.share.toFixed(2)).join(' ')} of the higher`,
+  );
+}
+// Four shards 5 s apart (the storms bench's fairness on a strict 100/s): machines where every shard is 0.5x-2x of the median.
+for (const retryAfterMs of [1_000, undefined]) {
+  const got = seeds.map((seed) => {
+    const m = machine(seed);
+    const results = sim.simulateSenders(
+      sim.strictRate(100, { ...m, retryAfterMs }),
+      [0, 1, 2, 3].map((i) => ({ rows: 3_000, startAt: i * 5_000 })),
+      { ...m, limitMs: 400_000 },
+    );
+    return whileAllSend(results);
+  });
+  const fair = got.filter((g) => g.low >= 0.5 && g.high <= 2).length;
+  console.log(
+    `strict 100/s, 4 shards 5 s apart, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}, 3,000 rows each: ${figure(got.map((g) => g.together))} together while all send, fair on ${fair} of ${got.length} (${got.map((g) => `${g.low.toFixed(2)}-${g.high.toFixed(2)}`).join(' ')})`,
   );
 }
