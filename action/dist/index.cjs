@@ -43339,6 +43339,8 @@ var init_pace = __esm({
       #turn = -1;
       #afterTurn = false;
       #aloneAt = -Infinity;
+      /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
+      #gapRtt = 0;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43459,7 +43461,7 @@ var init_pace = __esm({
             }
             if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
             if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
-            else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
+            else if (this.limit === 1 && this.#crowded && this.#paced) [this.gapMs, this.#gapRtt] = [GAP_WIDEN * this.#windowMs, 0];
             return;
           }
         } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -43524,6 +43526,7 @@ var init_pace = __esm({
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
           const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
           this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+          if (early && least < MAX_GAP_MS || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
@@ -43531,6 +43534,7 @@ var init_pace = __esm({
           return;
         }
         const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+        this.#gapRtt = this.gapMs > 0 ? 0 : this.#windowMs;
         this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
         this.#narrowings = 0;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
@@ -43755,6 +43759,8 @@ var init_pace = __esm({
           if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
+        if (this.#gapRtt > GAP_WIDEN * this.#windowMs + NOISE_MS)
+          [this.gapMs, this.#gapRtt] = [this.gapMs * this.#windowMs / this.#gapRtt, this.#windowMs];
         const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
         const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
         if ((this.#heldAnswers += accepted) < every) return;
@@ -43828,7 +43834,7 @@ var init_pace = __esm({
       #restart() {
         this.#descent = void 0;
         this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
-        this.#rateGapMs = this.#narrowings = 0;
+        this.#rateGapMs = this.#narrowings = this.#gapRtt = 0;
         this.#acceptedAtRefusal = -1;
         this.#slowStart = true;
       }

@@ -233,6 +233,8 @@ export class Pace {
   #turn = -1;
   #afterTurn = false;
   #aloneAt = -Infinity;
+  /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
+  #gapRtt = 0;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
   /** Push-backs at one at a time with nothing accepted between them. */
@@ -373,7 +375,7 @@ export class Pace {
         if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
         if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
         // Down to one at a time after others' slots refused it: it leaves room at once (item 18).
-        else if (this.limit === 1 && this.#crowded && this.#paced) this.gapMs = GAP_WIDEN * this.#windowMs;
+        else if (this.limit === 1 && this.#crowded && this.#paced) [this.gapMs, this.#gapRtt] = [GAP_WIDEN * this.#windowMs, 0];
         return;
       }
     } else if (answer === Answer.TimedOut && now - rttMs >= this.#cutAt) {
@@ -460,6 +462,8 @@ export class Pace {
       // the slots), under twice the round trip: its own limit, at a gap the jitter put under it, kept by the relay (item 30).
       const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
       this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
+      // Refused by its own limit (early), or a narrowing taken back: the gap is no longer the round trip's (item 41).
+      if ((early && least < MAX_GAP_MS) || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
       this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
@@ -469,6 +473,7 @@ export class Pace {
     }
     // Alone, refused after an accepted start, the gap widens by a tenth; with nothing accepted since, twice (item 5).
     const widen = this.gapMs > 0 && again ? 2 : GAP_WIDEN;
+    this.#gapRtt = this.gapMs > 0 ? 0 : this.#windowMs;
     this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
     this.#narrowings = 0;
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
@@ -749,6 +754,9 @@ export class Pace {
       if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
       return;
     }
+    // Set from a round trip a start-up stretched (a tenth over the one now), its own limit not seen: down with it (item 41).
+    if (this.#gapRtt > GAP_WIDEN * this.#windowMs + NOISE_MS)
+      [this.gapMs, this.#gapRtt] = [(this.gapMs * this.#windowMs) / this.#gapRtt, this.#windowMs];
     // Starts spaced out: a little closer every few accepted answers (more often the wider the gap,
     // so that coming back from a long one does not take minutes), until no longer than a round trip.
     // Over twice the round trip and twice the gap its own limit last refused (item 22), in time: 2 answers at least (item 26).
@@ -842,7 +850,7 @@ export class Pace {
   #restart(): void {
     this.#descent = undefined;
     this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
-    this.#rateGapMs = this.#narrowings = 0;
+    this.#rateGapMs = this.#narrowings = this.#gapRtt = 0;
     this.#acceptedAtRefusal = -1;
     this.#slowStart = true;
   }

@@ -132,6 +132,9 @@ export interface SenderPlan {
   startAt?: number;
 }
 
+/** How long a process starting up is slow (simulateSenders' startLateMs), ms. */
+const START_MS = 2_000;
+
 /** A min-heap of events by time (ties in the order they were added). */
 class Events {
   readonly #heap: Array<{ at: number; seq: number; run: () => void }> = [];
@@ -190,6 +193,7 @@ export function simulateSenders(
     limitMs = 600_000,
     trace = undefined as ((who: number, now: number, pace: Pace, answer: Answer) => void) | undefined,
     lateMs = 0,
+    startLateMs = 0,
   } = {},
 ): SenderResult[] {
   let now = 0;
@@ -200,6 +204,10 @@ export function simulateSenders(
     // The client acts up to lateMs late, at random: a timer that fires late, the work per answer (0: at once).
     const late = numbers(seed * 17 + who);
     const after = (t: number) => t + lateMs * late();
+    // In its first START_MS, a process starting up (four shards on two cores) sees each answer up to startLateMs late, and
+    // counts it in the round trip (0: never). Drawn from its own numbers, so that the other options' figures stay as they were.
+    const starting = numbers(seed * 19 + who);
+    const startEnd = (plan.startAt ?? 0) + START_MS;
     const pace = new Pace({ max, now: () => now, random });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
@@ -214,7 +222,7 @@ export function simulateSenders(
         inFlight++;
         const sent = now;
         const verdict = service(now, who);
-        events.push(seen(verdict.at), () => {
+        events.push(seen(verdict.at) + (verdict.at < startEnd ? startLateMs * starting() : 0), () => {
           inFlight--;
           result.answers++;
           if (now >= from) result.answersLate++;

@@ -95,6 +95,11 @@ describe('in the relay at a gap over twice the round trip, a collision answers a
     answers(1, Answer.PushedBack, 50); // refused right after an accepted start: a gap a tenth over the round trip
     answers(1, Answer.PushedBack, 50, pace.gapMs); // again: the slots are shared (the relay)
     expect(pace.gapMs).toBeCloseTo(55, 6);
+    // Its own limit refuses it once, sooner after its last accepted start than its accepted starts came: the gap is its
+    // limit's, not the round trip's, so it stays when the round trip falls (item 41 would bring a round trip's down).
+    answers(2, Answer.Accepted, 50, 55);
+    answers(1, Answer.PushedBack, 50, 30);
+    expect(pace.gapMs).toBeCloseTo(55, 6);
     answers(50, Answer.Accepted, 20, 55); // the owner, its round trip now 20 ms: a narrowing after 37, then 13 more
     expect(pace.gapMs).toBeCloseTo(52.25, 6);
     answers(1, Answer.PushedBack, 20, 55); // another's probe took the slot, at the spacing it was accepted at
