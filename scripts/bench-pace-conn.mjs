@@ -92,6 +92,39 @@ export async function benchPaceConn({ seeds = 5, trace = false } = {}) {
       `${met === got.length ? 'meets' : 'MISSES'} target: >= 85% of what 64 in flight allow, every row accepted (met on ${met} of ${got.length})`,
     ]);
   }
+  // One sender, never pushed back, on a service that turns slower for everyone at 3 s (its backend degrades): from then
+  // on `workers` taking `serviceMs` each, 25 ms each way, a queue beyond them. The fastest window of the first seconds
+  // judged every later one a queue of ours, and the limit fell to one at a time for good (item 46: 7-10 rows/s).
+  for (const [workers, serviceMs] of [
+    [8, 50],
+    [4, 100],
+  ]) {
+    const takes = (workers * 1000) / serviceMs;
+    const got = machines.map(({ loaded, seed }) => {
+      const free = new Array(workers).fill(0);
+      const service = (t) => {
+        if (t < 3_000) return { at: t + 50, answer: 0 };
+        const worker = free.indexOf(Math.min(...free));
+        free[worker] = Math.max(t + 25, free[worker]) + serviceMs;
+        return { at: free[worker] + 25, answer: 0 };
+      };
+      let [sum, answers, accepted] = [0, 0, 0];
+      const trace = (_, now, pace, answer) => {
+        if (now < 20_000) return;
+        [sum, answers, accepted] = [sum + pace.limit, answers + 1, accepted + (answer === 0 ? 1 : 0)];
+      };
+      sim.simulateSenders(service, [{ rows: 1e9 }], { loaded, seed, trace, limitMs: 30_000 });
+      return { perSecond: accepted / 10, limit: sum / answers };
+    });
+    const met = got.filter((g) => g.perSecond >= 0.85 * takes).length;
+    const range = (f, digits = 0) => `${fmt(Math.min(...got.map(f)), digits)}-${fmt(Math.max(...got.map(f)), digits)}`;
+    rows.push([
+      `pace (simulated): one sender, a service answering in 50 ms that turns slower for everyone at 3 s: ${workers} workers of ${serviceMs} ms, 25 ms each way (${fmt(takes)}/s), from 20 to 30 s`,
+      `default (auto), quiet / loaded 1-${seeds}`,
+      `${range((g) => g.perSecond)} rows/s; ${range((g) => g.limit, 1)} in flight (mean)`,
+      `${met === got.length ? 'meets' : 'MISSES'} target: >= 85% of what it takes (met on ${met} of ${got.length})`,
+    ]);
+  }
   // The yardstick for the app 5 ms rows: four senders at fixed rates, no pace, a quarter of the
   // load each. On 5 ms slots 2 ms of jitter each way makes arrivals collide: what is carried then
   // costs a share refused that the pace does not tolerate (two in 100 answers).
