@@ -43495,7 +43495,8 @@ var init_pace = __esm({
         if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
         add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
         if (this.#relay[2] > 200) halve(this.#relay);
-        this.#refusedInARow = (again ? this.#refusedInARow : 0) + Math.max(1, Math.floor(rttMs / Math.max(MIN_RTT_MS, this.#windowMs)));
+        const trips = retryAfterMs < 0 ? Math.floor(rttMs / Math.max(MIN_RTT_MS, this.#windowMs)) : 1;
+        this.#refusedInARow = (again ? this.#refusedInARow : 0) + Math.max(1, trips);
         this.#acceptedAtRefusal = this.#acceptedCount;
         const since = Math.max(this.#lastAccepted, this.#pauseEnd);
         const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));

@@ -415,7 +415,10 @@ export class Pace {
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
     add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
     if (this.#relay[2] > 200) halve(this.#relay);
-    this.#refusedInARow = (again ? this.#refusedInARow : 0) + Math.max(1, Math.floor(rttMs / Math.max(MIN_RTT_MS, this.#windowMs)));
+    // A slow refusal counts as the round trips it took (item 50); one with Retry-After as one, or the pause below would
+    // take a single slow one for a run, and each pause ends in a slow start into the limit.
+    const trips = retryAfterMs < 0 ? Math.floor(rttMs / Math.max(MIN_RTT_MS, this.#windowMs)) : 1;
+    this.#refusedInARow = (again ? this.#refusedInARow : 0) + Math.max(1, trips);
     this.#acceptedAtRefusal = this.#acceptedCount;
     const since = Math.max(this.#lastAccepted, this.#pauseEnd);
     // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (27).
