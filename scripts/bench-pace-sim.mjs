@@ -85,8 +85,9 @@ export async function benchPaceSimulated() {
       '>= 85%, every row accepted',
     );
   }
-  // 40/s: the limit's 25 ms slot is between half a round trip and one (second round, strict): one at a time takes 18/s.
-  for (const perSecond of [100, 40, 20]) {
+  // 25-50/s: the limit's slot (40-20 ms) is between under half a round trip and one (strict's second and third rounds):
+  // one at a time takes 18-19/s, and its probe at two in flight, spaced at half of it, is refused.
+  for (const perSecond of [100, 50, 40, 30, 25, 20]) {
     const n = 15 * perSecond;
     const got = each(({ loaded, seed, jitterMs }) => {
       const result = sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 });
