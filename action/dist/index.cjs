@@ -43360,8 +43360,6 @@ var init_pace = __esm({
       #acceptedCount = 0;
       /** Whether the last window's round trip was over SHRINK_ABOVE. */
       #slowBefore = false;
-      /** The limit when it began to shrink for slow round trips (0: not yet since the base), and the slowest since (item 46). */
-      #slowFrom = [0, 0];
       // The current window.
       #windowStart;
       #accepted = 0;
@@ -43746,13 +43744,8 @@ var init_pace = __esm({
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
-            } else if (slow && this.#slowBefore) {
-              const [from, fromRtt] = this.#slowFrom;
-              if (!this.#paced && this.#value <= from / 2 && rtt >= SHRINK_BY * fromRtt) [this.#baseRtt, this.#slowFrom[0]] = [rtt, 0];
-              else {
-                this.#slowFrom = this.#value <= from / 2 || from === 0 ? [this.#value, rtt] : [from, Math.max(fromRtt, rtt)];
-                this.#set(this.#value * SHRINK_BY);
-              }
+            } else if (slow) {
+              if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
             }
           }
         }
