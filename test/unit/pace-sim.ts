@@ -16,6 +16,22 @@ export interface Verdict {
 export type Service = (t: number, who: number) => Verdict;
 
 /** Numbers in [0, 1) from a seed: the same every run. */
+/**
+ * A Pace driven by hand on a clock of its own (one at a time from the start): `answers(n, answer, ms, every)` gives it
+ * n answers of an `ms` round trip, `every` ms apart (`ms` unless given).
+ */
+export function byHand(random = 0.5) {
+  const clock = { now: 0 };
+  const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => random });
+  const answers = (n: number, answer: Answer, ms: number, every = ms) => {
+    for (let i = 0; i < n; i++) {
+      clock.now += every;
+      pace.answered(answer, ms);
+    }
+  };
+  return { clock, pace, answers };
+}
+
 export function numbers(seed: number): () => number {
   let s = seed;
   return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

@@ -4,8 +4,8 @@
  * starts came, or not), on the simulated clock. Every test here fails on 9d624c3.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, Pace } from '../../src/batch/pace.js';
-import { refusingAtRandom, type Service, simulate, simulateSenders, strictRate } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { byHand, refusingAtRandom, type Service, simulate, simulateSenders, strictRate } from './pace-sim.js';
 
 describe('four shards on a strict 20/s, round trips 50-100 ms (25 ms of jitter each way, as a real network)', () => {
   it('no shard is taken for a sender alone and widened to seconds: the last row within 120 s (before: 178-182 s)', () => {
@@ -82,14 +82,7 @@ describe('two or three shards on a strict 10/s, 25 ms each way (the reviewer of 
 
 describe('in the relay at a gap over twice the round trip, a collision answers after a narrowing (item 25)', () => {
   it('takes the narrowing back, not a tenth more: each collision widened the gap for good', () => {
-    const clock = { now: 0 };
-    const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
-    const answers = (n: number, answer: Answer, ms: number, every = ms) => {
-      for (let i = 0; i < n; i++) {
-        clock.now += every;
-        pace.answered(answer, ms);
-      }
-    };
+    const { pace, answers } = byHand();
     answers(1, Answer.Accepted, 50); // slow start: two at once
     answers(3, Answer.PushedBack, 0.5, 0.5); // pushed back at two: one at a time
     answers(1, Answer.PushedBack, 50); // refused right after an accepted start: a gap a tenth over the round trip

@@ -6,19 +6,12 @@
  * test here fails on 79ae5d7.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, Pace } from '../../src/batch/pace.js';
-import { type SenderResult, simulateSenders, strictRate } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { byHand, type SenderResult, simulateSenders, strictRate } from './pace-sim.js';
 
 describe('a first gap set from a stretched round trip', () => {
   it('comes down with the round trip in the relay: 110 ms at a 100 ms round trip, 55 ms at 50 (before: 104.5)', () => {
-    const clock = { now: 0 };
-    const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => 0.5 });
-    const answers = (n: number, answer: Answer, ms: number, every = ms) => {
-      for (let i = 0; i < n; i++) {
-        clock.now += every;
-        pace.answered(answer, ms);
-      }
-    };
+    const { pace, answers } = byHand();
     answers(1, Answer.Accepted, 100); // slow start at a start-up's 100 ms round trip: two at once
     answers(3, Answer.PushedBack, 0.5, 0.5); // pushed back at two: one at a time
     answers(1, Answer.PushedBack, 100); // refused right after an accepted start: a gap a tenth over that round trip

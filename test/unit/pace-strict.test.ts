@@ -3,19 +3,12 @@
  * relay), on the simulated clock. Every test here fails on the controller before item 17 or 18.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, Pace } from '../../src/batch/pace.js';
-import { simulate, simulateSenders, strictRate, worstSecond } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { byHand, simulate, simulateSenders, strictRate, worstSecond } from './pace-sim.js';
 
 /** Refused at two, then at one at a time after an accepted answer, then again with none between: probing. */
 function probing(rtt: number, random = 0.5) {
-  const clock = { now: 0 };
-  const pace = new Pace({ max: 64, initial: 1, now: () => clock.now, random: () => random });
-  const answers = (n: number, answer: Answer, ms: number, every = ms) => {
-    for (let i = 0; i < n; i++) {
-      clock.now += every;
-      pace.answered(answer, ms);
-    }
-  };
+  const { clock, pace, answers } = byHand(random);
   answers(1, Answer.Accepted, rtt); // slow start: two at once
   answers(3, Answer.PushedBack, 0.5, 0.5); // pushed back at two: one at a time
   answers(1, Answer.PushedBack, rtt); // refused right after an accepted start: a tenth over the round trip
