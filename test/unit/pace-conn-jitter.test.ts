@@ -8,8 +8,8 @@
  * services whose queue item 37, reverted, filled, still hold about 3 in flight).
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, type Pace } from '../../src/batch/pace.js';
-import { networkedSlots, numbers, simulate, simulateSenders, type Service } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { meanLimitFrom, networkedSlots, numbers, type Service, simulate, simulateSenders } from './pace-sim.js';
 
 /** 12 slots holding a request for `appMs`, a queue beyond them (nothing refused), 25 ms and up to `jitterMs` each way. */
 function queuedSlots(appMs: number, jitterMs: number, seed: number): Service {
@@ -47,16 +47,10 @@ describe('jitter on the network is not a queue (item 45)', () => {
 
 describe('a queue is still a queue', () => {
   it.each([0, 30])('12 slots, app 50 ms, queued beyond them, %s ms of jitter: the limit holds near what fills the slots', (jitterMs) => {
-    let sum = 0;
-    let answers = 0;
-    const trace = (_: number, now: number, pace: Pace) => {
-      if (now < 4_000) return;
-      sum += pace.limit;
-      answers++;
-    };
+    const { trace, mean } = meanLimitFrom(4_000);
     const [result] = simulateSenders(queuedSlots(50, jitterMs, 1), [{ rows: 3_000 }], { loaded: true, seed: 1, trace });
     // The slots are full at 31 in flight (240/s over a 130 ms round trip): 34 and 37 in flight, as before item 45.
     expect(result!.perSecond).toBeGreaterThan(230);
-    expect(sum / answers).toBeLessThan(40);
+    expect(mean()).toBeLessThan(40);
   });
 });

@@ -7,8 +7,8 @@
  * ms, 12 refused). Held against the fastest window, the limit stays near what the workers take.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, type Pace } from '../../src/batch/pace.js';
-import { simulateSenders, type Service } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { meanLimitFrom, type Service, simulateSenders } from './pace-sim.js';
 
 /** `workers` taking `serviceMs` each, 25 ms each way, a queue that refuses what waited over `timeoutMs`. */
 function gateway(workers: number, serviceMs: number, timeoutMs: number): Service {
@@ -30,16 +30,10 @@ describe('a small slow service that queues is not filled to its time-out', () =>
     [2, 200, 3],
   ] as const) {
     it(`${workers} worker(s) of ${serviceMs} ms, loaded machine ${seed}: about 3 in flight, 3 refused at most (item 37: 10-11, up to 13)`, () => {
-      let sum = 0;
-      let answers = 0;
-      const trace = (_: number, now: number, pace: Pace) => {
-        if (now < 5_000) return;
-        sum += pace.limit;
-        answers++;
-      };
+      const { trace, mean } = meanLimitFrom(5_000);
       const rows = (workers * 1_000 * 20) / serviceMs;
       const [result] = simulateSenders(gateway(workers, serviceMs, 1_000), [{ rows }], { loaded: true, seed, trace });
-      expect(sum / answers).toBeLessThan(4.5);
+      expect(mean()).toBeLessThan(4.5);
       expect(result!.pushedBack).toBeLessThanOrEqual(3);
     });
   }

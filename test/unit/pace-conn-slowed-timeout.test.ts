@@ -8,8 +8,8 @@
  * at item 46 must keep these. On the simulated clock; no wall clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer, type Pace } from '../../src/batch/pace.js';
-import { simulateSenders, type Service } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { meanLimitFrom, type Service, simulateSenders } from './pace-sim.js';
 
 /** 2 workers of 20 ms, 200 ms from 3 s; refused after 1 s queued; refusals counted from `fromMs`. */
 function slowingGateway(retryAfterMs: number | undefined, fromMs: number): { service: Service; refused: () => number } {
@@ -35,16 +35,10 @@ describe('a small service that turns slow behind a 1 s queue time-out: the time-
       `${retryAfterMs ? 'with' : 'without'} Retry-After, loaded machine %i: few in flight, (almost) none refused from 20 s`,
       (seed) => {
         const { service, refused } = slowingGateway(retryAfterMs, 20_000);
-        let sum = 0;
-        let answers = 0;
-        const trace = (_: number, now: number, pace: Pace) => {
-          if (now < 20_000) return;
-          sum += pace.limit;
-          answers++;
-        };
+        const { trace, mean } = meanLimitFrom(20_000);
         simulateSenders(service, [{ rows: 1e9 }], { loaded: true, seed, limitMs: 60_000, trace });
         // About one in flight on these machines (10 rows/s is what 2 workers of 200 ms take); item 46: 11-20 on average.
-        expect(sum / answers).toBeLessThan(4);
+        expect(mean()).toBeLessThan(4);
         // None refused before item 46 and after its revert; with it 23-1,202 in these 40 s.
         expect(refused()).toBeLessThanOrEqual(3);
       },

@@ -32,6 +32,18 @@ export function byHand(random = 0.5) {
   return { clock, pace, answers };
 }
 
+/** A trace for simulateSenders that averages the limit over every answer from `fromMs` on: `mean()` once it ran. */
+export function meanLimitFrom(fromMs: number) {
+  let sum = 0;
+  let answers = 0;
+  const trace = (_: number, now: number, pace: Pace) => {
+    if (now < fromMs) return;
+    sum += pace.limit;
+    answers++;
+  };
+  return { trace, mean: () => sum / answers };
+}
+
 export function numbers(seed: number): () => number {
   let s = seed;
   return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
