@@ -8,7 +8,7 @@
  *   node scripts/pace-nginx.mjs [case ...] [-- batch options]
  *   cases: conn-50 (limit_conn 12, app 50 ms), conn-0 (limit_conn 12, app at once),
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
- *          req-20-ra (429 with Retry-After: 1);
+ *          req-20-ra (429 with Retry-After: 1), req-100-ra (the same at 100r/s);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra); all: every case above;
@@ -46,6 +46,7 @@ const LIMITS = {
   'req-20': { appMs: 0, rate: 20, status: 503, allows: 20, minSeconds: 15 },
   'req-20-429': { appMs: 0, rate: 20, status: 429, allows: 20, minSeconds: 15 },
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
+  'req-100-ra': { appMs: 0, rate: 100, status: 429, retryAfter: 1, allows: 100, minSeconds: 15 },
 };
 const CASES = { ...LIMITS };
 for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra']) {
