@@ -87,14 +87,16 @@ export async function benchPaceSimulated() {
   }
   // 25-50/s: the limit's slot (40-20 ms) is between under half a round trip and one (strict's second and third rounds):
   // one at a time takes 18-19/s, and its probe at two in flight, spaced at half of it, is refused.
-  for (const perSecond of [100, 50, 40, 30, 25, 20]) {
+  // And with Retry-After (issue 31, nginx's limit_req answering 429 + Retry-After: 1): still a strict limit without burst;
+  // missed while such a service is not paced (item 9: taken for a bucket that takes bursts; item 49, tried, not merged).
+  for (const [perSecond, retryAfterMs] of [...[100, 50, 40, 30, 25, 20].map((perSecond) => [perSecond, undefined]), [100, 1_000]]) {
     const n = 15 * perSecond;
     const got = each(({ loaded, seed, jitterMs }) => {
-      const result = sim.simulate(sim.strictRate(perSecond, { jitterMs, seed }), n, { loaded, seed, from: 5_000 });
+      const result = sim.simulate(sim.strictRate(perSecond, { jitterMs, seed, retryAfterMs }), n, { loaded, seed, from: 5_000 });
       return { ...rates(result, 5_000), worst: sim.worstSecond([result]) };
     });
     add(
-      `strict ${perSecond}/s without burst (503 or 429, no Retry-After)`,
+      `strict ${perSecond}/s without burst (503 or 429, ${retryAfterMs ? 'with Retry-After: 1' : 'no Retry-After'})`,
       `${span(
         got.map((r) => r.whole),
         1,
