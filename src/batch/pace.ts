@@ -200,6 +200,8 @@ export class Pace {
   /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
   #spacingMs = 0;
   #paced = false;
+  /** Two starts within 2 ms both accepted: no strict limit, where others' refusals would look random (see #withRetryAfter). */
+  #burstTaken = false;
   /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
   #startsInARow = 0;
   #sentInBursts = false;
@@ -323,6 +325,7 @@ export class Pace {
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+      if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstTaken = true; // round trips are whole ms
       this.#acceptedSent = now - rttMs;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
@@ -336,15 +339,14 @@ export class Pace {
       if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
       // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
       if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
-        this.#turn = 1;
-        this.#afterTurn = true;
+        [this.#turn, this.#afterTurn] = [1, true];
         this.#pause(now, this.#retryAfter);
       }
     } else if (answer === Answer.PushedBack) {
       const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity; // a Retry-After is never forgiven: every sender slows down
       if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
-      if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
+      if (retryAfterMs >= 0) this.#withRetryAfter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
@@ -384,6 +386,12 @@ export class Pace {
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /** With Retry-After: no share at random on a strict limit (#burstTaken: beside others, tolerated it storms); item 14's jitter. */
+  #withRetryAfter(now: number): void {
+    if (!this.#burstTaken) this.#noise = 0;
+    if (!this.#paced && this.#noise === 0) this.#jitter(now);
   }
 
   /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
