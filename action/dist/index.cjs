@@ -43306,6 +43306,8 @@ var init_pace = __esm({
       /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
       #spacingMs = 0;
       #paced = false;
+      /** Two starts within 2 ms both accepted: no strict limit, where others' refusals would look random (see #withRetryAfter). */
+      #burstTaken = false;
       /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
       #startsInARow = 0;
       #sentInBursts = false;
@@ -43423,6 +43425,7 @@ var init_pace = __esm({
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
+          if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstTaken = true;
           this.#acceptedSent = now - rttMs;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
@@ -43433,15 +43436,14 @@ var init_pace = __esm({
           this.#refusingSince = -1;
           if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
           if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
-            this.#turn = 1;
-            this.#afterTurn = true;
+            [this.#turn, this.#afterTurn] = [1, true];
             this.#pause(now, this.#retryAfter);
           }
         } else if (answer === Answer.PushedBack) {
           const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity;
           if (now - rttMs >= stalledAt) this.#lastPushBack = now;
           const level = this.#count(now - rttMs, true, rttMs);
-          if (retryAfterMs >= 0 && !this.#paced && this.#noise === 0) this.#jitter(now);
+          if (retryAfterMs >= 0) this.#withRetryAfter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
           const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
@@ -43469,6 +43471,11 @@ var init_pace = __esm({
           return;
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+      }
+      /** With Retry-After: no share at random on a strict limit (#burstTaken: beside others, tolerated it storms); item 14's jitter. */
+      #withRetryAfter(now) {
+        if (!this.#burstTaken) this.#noise = 0;
+        if (!this.#paced && this.#noise === 0) this.#jitter(now);
       }
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
       #stopIfHopeless(now, retryAfterMs) {
