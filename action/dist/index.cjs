@@ -43316,6 +43316,8 @@ var init_pace = __esm({
       /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
       #rateMs = 0;
       #rateNarrowings = 0;
+      /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
+      #tripGapMs = 0;
       /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
       /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
@@ -43450,6 +43452,7 @@ var init_pace = __esm({
           let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level, now - rttMs);
+          if (tolerated && news && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
@@ -43461,7 +43464,7 @@ var init_pace = __esm({
               this.#slowStart = true;
               this.#respace();
             }
-            if (this.#paced && spacing > 0 && this.limit > 1) this.#holdRate(spacing, down);
+            if (this.#paced && spacing > 0) this.#holdRate(spacing, down);
             if (alone) this.#refusedAlone(now, rttMs, retryAfterMs, level);
             else if (this.limit === 1 && this.#crowded && this.#paced) [this.gapMs, this.#gapRtt] = [GAP_WIDEN * this.#windowMs, 0];
             return;
@@ -43706,7 +43709,8 @@ var init_pace = __esm({
           if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
           else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
             this.#rateMs = 0;
-            const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+            const near = this.#rateGapMs < RATE_WIDEN ** 2 * this.#tripGapMs;
+            const faster = near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
             this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
           }
         }
@@ -43842,7 +43846,7 @@ var init_pace = __esm({
       #restart() {
         this.#descent = void 0;
         this.gapMs = this.#nextStart = this.#ceiling = this.#refusedInARow = this.#held = this.#heldAnswers = this.#cutsToOne = 0;
-        this.#rateGapMs = this.#narrowings = this.#gapRtt = 0;
+        this.#rateGapMs = this.#tripGapMs = this.#narrowings = this.#gapRtt = 0;
         this.#acceptedAtRefusal = -1;
         this.#slowStart = true;
       }
@@ -43856,13 +43860,22 @@ var init_pace = __esm({
        * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
        * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
        * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
+       * Under the round trip (item 51), every push-back, tolerated or not, widens it; says whether it is still under it.
        */
       #holdRate(spacing, down) {
+        const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && this.#noise === 0;
+        if (enter && 10 * this.#recentPushBacks <= this.#recentCount) this.#tripGapMs = spacing;
+        if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
-        this.#rateGapMs = spacing * RATE_WIDEN;
-        if (down) return this.#respace();
+        const trip = this.#tripGapMs > 0 ? this.#tripGapMs = spacing : 0;
+        this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip && (spacing + this.#windowMs) / 2);
+        if (trip) this.#nextStart += this.#rateGapMs - spacing;
+        if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
         const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
-        if (this.limit < RATE_HOLDS_BELOW) this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+        if (down && !trip) this.#respace();
+        else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || trip && inFlight > 1 + GAP_WIDEN))
+          this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
+        return this.#tripGapMs > 0;
       }
       /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
       #pause(now, ms) {
