@@ -390,7 +390,7 @@ export class Pace {
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
   }
 
-  /** With Retry-After: no share at random on a strict limit (#burstTaken: beside others, tolerated it storms); item 14's jitter. */
+  /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
   #withRetryAfter(now: number): void {
     if (!this.#burstTaken) this.#noise = 0;
     if (!this.#paced && this.#noise === 0) this.#jitter(now);
