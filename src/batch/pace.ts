@@ -254,6 +254,8 @@ export class Pace {
   #acceptedCount = 0;
   /** Whether the last window's round trip was over SHRINK_ABOVE. */
   #slowBefore = false;
+  /** The limit when it began to shrink for slow round trips (0: not yet since the base), and the slowest since (item 46). */
+  #slowFrom: [number, number] = [0, 0];
   // The current window.
   #windowStart: number;
   #accepted = 0;
@@ -737,9 +739,16 @@ export class Pace {
           // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
           // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
-        } else if (slow) {
-          // Two round trips in a row: one slow round trip is as often the client's machine as the service.
-          if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+        } else if (slow && this.#slowBefore) {
+          // Two slow round trips in a row: a tenth fewer. Unless, not paced nor pushed back lately, down to 2 in flight (shards on one
+          // queue keep it as ours halves), the round trip did not fall by a tenth as the limit halved: slower for everyone, the base (item 46).
+          const [from, fromRtt] = this.#slowFrom;
+          if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && this.#value <= Math.min(2, from / 2) && rtt >= SHRINK_BY * fromRtt)
+            [this.#baseRtt, this.#slowFrom[0]] = [rtt, 0];
+          else {
+            this.#slowFrom = this.#value <= from / 2 || from === 0 ? [this.#value, rtt] : [from, Math.max(fromRtt, rtt)];
+            this.#set(this.#value * SHRINK_BY);
+          }
         }
       }
     }
