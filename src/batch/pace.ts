@@ -252,9 +252,8 @@ export class Pace {
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
   #acceptedCount = 0;
-  /** Whether the last window's round trip was over SHRINK_ABOVE. */
-  #slowBefore = false;
-  /** The limit when it began to shrink for slow round trips (0: not yet since the base), and the slowest since (item 46). */
+  /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
+  #slowBefore = 0;
   #slowFrom: [number, number] = [0, 0];
   // The current window.
   #windowStart: number;
@@ -740,19 +739,18 @@ export class Pace {
           // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
         } else if (slow && this.#slowBefore) {
-          // Two slow round trips in a row: a tenth fewer. Unless, not paced nor pushed back lately, down to 2 in flight (shards on one
-          // queue keep it as ours halves), the round trip did not fall by a tenth as the limit halved: slower for everyone, the base (item 46).
+          // Two slow round trips in a row: a tenth fewer. Unless, not paced nor pushed back lately, down to 2 in flight, the round trip held
+          // within 5% as the limit fell to a quarter: slower for everyone, the base (item 46). Shards' queue moves as they come down (review46).
           const [from, fromRtt] = this.#slowFrom;
-          if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && this.#value <= Math.min(2, from / 2) && rtt >= SHRINK_BY * fromRtt)
-            [this.#baseRtt, this.#slowFrom[0]] = [rtt, 0];
-          else {
-            this.#slowFrom = this.#value <= from / 2 || from === 0 ? [this.#value, rtt] : [from, Math.max(fromRtt, rtt)];
-            this.#set(this.#value * SHRINK_BY);
-          }
+          const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
+          if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
+          if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4))
+            [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
+          else this.#set(this.#value * SHRINK_BY);
         }
       }
     }
-    this.#slowBefore = slow;
+    this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
 
