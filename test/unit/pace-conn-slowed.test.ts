@@ -2,11 +2,11 @@
  * --concurrency auto when a service turns slower for everyone (its backend degrades, a queue of other clients' forms),
  * never pushed back, on the simulated clock (item 46). The queue rules judged every window against the fastest one
  * seen, so a round trip the service now takes at any pace read as a queue of ours for good: the limit shrank to one
- * at a time and stayed (8 workers of 50 ms: 10 rows/s where 16 in flight take 160/s). Now, when the limit has halved
- * while shrinking, down to 2 in flight, and the round trip did not fall by a tenth, the queue is not ours: that round
- * trip is the base. A queue of ours falls as the limit does (pace-conn-queue.test.ts: small slow services hold about
- * 3 in flight; pace-conn-slowed-timeout.test.ts and pace-shared-queue.test.ts: review46's F1 and F0, which the first
- * try, rebasing at any limit, failed).
+ * at a time and stayed (8 workers of 50 ms: 10 rows/s where 16 in flight take 160/s). Now, when the round trip held
+ * within 5% while the limit fell to a quarter, down to 2 in flight, the queue is not ours: that round trip is the base.
+ * A queue of ours falls as the limit does (pace-conn-queue.test.ts: small slow services hold about 3 in flight;
+ * pace-conn-slowed-timeout.test.ts and pace-shared-queue.test.ts: review46's F1 and F0, which the first try, rebasing
+ * at any limit, failed); shards' queue moves as they come down (pace-conn-slowed-shards.test.ts, which the second failed).
  */
 import { describe, expect, it } from 'vitest';
 import { Answer, type Pace } from '../../src/batch/pace.js';
