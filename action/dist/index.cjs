@@ -43362,9 +43362,8 @@ var init_pace = __esm({
       /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
       #acceptedCount = 0;
-      /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
-      #slowBefore = 0;
-      #slowFrom = [0, 0];
+      /** Whether the last window's round trip was over SHRINK_ABOVE. */
+      #slowBefore = false;
       // The current window.
       #windowStart;
       #accepted = 0;
@@ -43756,17 +43755,12 @@ var init_pace = __esm({
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
-            } else if (slow && this.#slowBefore) {
-              const [from, fromRtt] = this.#slowFrom;
-              const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
-              if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
-              if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4))
-                [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
-              else this.#set(this.#value * SHRINK_BY);
+            } else if (slow) {
+              if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
             }
           }
         }
-        this.#slowBefore = slow ? rtt : 0;
+        this.#slowBefore = slow;
         this.#nextWindow(now);
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */

@@ -256,9 +256,8 @@ export class Pace {
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
   #acceptedCount = 0;
-  /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
-  #slowBefore = 0;
-  #slowFrom: [number, number] = [0, 0];
+  /** Whether the last window's round trip was over SHRINK_ABOVE. */
+  #slowBefore = false;
   // The current window.
   #windowStart: number;
   #accepted = 0;
@@ -750,19 +749,13 @@ export class Pace {
           // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
           // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
-        } else if (slow && this.#slowBefore) {
-          // Two slow round trips in a row: a tenth fewer. Unless, not paced nor pushed back lately, down to 2 in flight, the round trip held
-          // within 5% as the limit fell to a quarter: slower for everyone, the base (item 46). Shards' queue moves as they come down (review46).
-          const [from, fromRtt] = this.#slowFrom;
-          const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
-          if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
-          if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4))
-            [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
-          else this.#set(this.#value * SHRINK_BY);
+        } else if (slow) {
+          // Two round trips in a row: one slow round trip is as often the client's machine as the service.
+          if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
         }
       }
     }
-    this.#slowBefore = slow ? rtt : 0;
+    this.#slowBefore = slow;
     this.#nextWindow(now);
   }
 
