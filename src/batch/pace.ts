@@ -917,7 +917,9 @@ export class Pace {
   }
 
   #set(value: number): void {
-    this.#value = Math.min(this.max, Math.max(1, value));
+    // Held as a rate under the round trip, no more than the rate keeps out: a service that hangs gets no more at once (item 51).
+    const kept = this.#tripGapMs > 0 && this.#rateGapMs > 0 ? Math.ceil(this.#windowMs / this.#rateGapMs) + 1 : this.max;
+    this.#value = Math.min(this.max, kept, Math.max(1, value));
     this.#respace();
     const limit = Math.floor(this.#value);
     if (limit !== this.limit) {
