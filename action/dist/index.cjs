@@ -43709,6 +43709,7 @@ var init_pace = __esm({
           if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
           else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
             this.#rateMs = 0;
+            if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
             const near = this.#rateGapMs < RATE_WIDEN ** 2 * this.#tripGapMs;
             const faster = near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
             this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
@@ -43889,7 +43890,8 @@ var init_pace = __esm({
         this.#holdUntil = Math.max(this.#holdUntil, now + this.#random() * JITTER * this.#windowMs / this.limit);
       }
       #set(value) {
-        this.#value = Math.min(this.max, Math.max(1, value));
+        const kept = this.#tripGapMs > 0 && this.#rateGapMs > 0 ? Math.ceil(this.#windowMs / this.#rateGapMs) + 1 : this.max;
+        this.#value = Math.min(this.max, kept, Math.max(1, value));
         this.#respace();
         const limit = Math.floor(this.#value);
         if (limit !== this.limit) {

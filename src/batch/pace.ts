@@ -689,7 +689,9 @@ export class Pace {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
-        // Within two widenings of the spacing last refused under the round trip, never faster (item 51).
+        // Within two widenings of the spacing last refused under the round trip, never faster (item 51); at half of it, two or
+        // more in flight (the rate the pace) and no push-back, the limit moved: held as a rate as before (review12 F2).
+        if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
         const near = this.#rateGapMs < RATE_WIDEN ** 2 * this.#tripGapMs;
         const faster = near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
@@ -917,7 +919,9 @@ export class Pace {
   }
 
   #set(value: number): void {
-    this.#value = Math.min(this.max, Math.max(1, value));
+    // Held as a rate under the round trip, no more than the rate keeps out: a service that hangs gets no more at once (item 51).
+    const kept = this.#tripGapMs > 0 && this.#rateGapMs > 0 ? Math.ceil(this.#windowMs / this.#rateGapMs) + 1 : this.max;
+    this.#value = Math.min(this.max, kept, Math.max(1, value));
     this.#respace();
     const limit = Math.floor(this.#value);
     if (limit !== this.limit) {
