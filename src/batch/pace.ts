@@ -689,10 +689,10 @@ export class Pace {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
-        // Within two widenings of the spacing last refused under the round trip, never faster (item 51).
-        const near = this.#rateGapMs < RATE_WIDEN ** 2 * this.#tripGapMs;
-        const faster = near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
-        this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
+        // Within two widenings of the spacing last refused under the round trip, never faster; nor past them at once (item 51).
+        const near = RATE_WIDEN ** 2 * this.#tripGapMs;
+        const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+        this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
     }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
