@@ -689,12 +689,12 @@ export class Pace {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
-        // Within two widenings of the spacing last refused under the round trip, never faster (item 51); at half of it, two or
-        // more in flight (the rate the pace) and no push-back, the limit moved: held as a rate as before (review12 F2).
+        // Within two widenings of the spacing last refused under the round trip, never faster, nor past them at once; at half
+        // of it, two or more in flight (the rate the pace) and no push-back, the limit moved: held as before (item 51).
         if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
-        const near = this.#rateGapMs < RATE_WIDEN ** 2 * this.#tripGapMs;
-        const faster = near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
-        this.#rateGapMs *= 1 - Math.min(0.5, RATE_NARROW * 2 ** faster);
+        const near = RATE_WIDEN ** 2 * this.#tripGapMs;
+        const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+        this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
     }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
