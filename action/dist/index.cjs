@@ -43280,6 +43280,7 @@ var init_pace = __esm({
       #now;
       #random;
       #stallMs;
+      #shared;
       #value;
       #slowStart = true;
       /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -43401,6 +43402,7 @@ var init_pace = __esm({
         this.#now = options.now;
         this.#random = options.random ?? Math.random;
         this.#stallMs = options.stallMs ?? 3e4;
+        this.#shared = options.shared ?? false;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
@@ -43864,7 +43866,7 @@ var init_pace = __esm({
        * Under the round trip (item 51), every push-back, tolerated or not, widens it; says whether it is still under it.
        */
       #holdRate(spacing, down) {
-        const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && this.#noise === 0;
+        const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
         if (enter && 10 * this.#recentPushBacks <= this.#recentCount) this.#tripGapMs = spacing;
         if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
@@ -43998,7 +44000,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const input2 = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input2.read(read);
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
-  const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : void 0;
+  const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard }) : void 0;
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {

@@ -35,6 +35,8 @@ export interface PaceOptions {
   random?: () => number;
   /** Stop when the service has pushed back and accepted nothing for this long (default 30 s). */
   stallMs?: number;
+  /** Other senders share the limit (--shard): no rate is held under the round trip, which would shut a later one out (item 53). */
+  shared?: boolean;
 }
 
 // The numbers below, and what each was measured against, are in docs/pace.md.
@@ -174,6 +176,7 @@ export class Pace {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #stallMs: number;
+  readonly #shared: boolean;
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -296,6 +299,7 @@ export class Pace {
     this.#now = options.now;
     this.#random = options.random ?? Math.random;
     this.#stallMs = options.stallMs ?? 30_000;
+    this.#shared = options.shared ?? false;
     this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
@@ -689,8 +693,7 @@ export class Pace {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
-        // Within two widenings of the spacing last refused under the round trip, never faster, nor past them at once; at half
-        // of it, two or more in flight (the rate the pace) and no push-back, the limit moved: held as before (item 51).
+        // Near the spacing last refused under the round trip, 1% a step, not past it; at half of it at two, the limit moved (item 51).
         if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
         const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
@@ -888,7 +891,7 @@ export class Pace {
    */
   #holdRate(spacing: number, down: boolean): boolean {
     // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51).
-    const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && this.#noise === 0;
+    const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
     if (enter && 10 * this.#recentPushBacks <= this.#recentCount) this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;

@@ -127,7 +127,8 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const input = await openInputs(sources, { format: options.format, stdin, read });
   const reader = input.read(read);
   const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
-  const pace = options.concurrency === 'auto' && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs }) : undefined;
+  const pace =
+    options.concurrency === 'auto' && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard }) : undefined;
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
