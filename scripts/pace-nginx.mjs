@@ -8,10 +8,11 @@
  *   node scripts/pace-nginx.mjs [case ...] [-- batch options]
  *   cases: conn-50 (limit_conn 12, app 50 ms), conn-0 (limit_conn 12, app at once),
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
- *          req-20-ra (429 with Retry-After: 1); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s);
+ *          req-20-ra (429 with Retry-After: 1); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
+ *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
- *          req-20, req-20-429, req-20-ra, req-100, req-100-ra); all: every case above;
+ *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
@@ -46,11 +47,12 @@ const LIMITS = {
   'req-20': { appMs: 0, rate: 20, status: 503, allows: 20, minSeconds: 15 },
   'req-20-429': { appMs: 0, rate: 20, status: 429, allows: 20, minSeconds: 15 },
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
+  'req-40': { appMs: 0, rate: 40, status: 503, allows: 40, minSeconds: 15 },
   'req-100': { appMs: 0, rate: 100, status: 503, allows: 100, minSeconds: 15 },
   'req-100-ra': { appMs: 0, rate: 100, status: 429, retryAfter: 1, allows: 100, minSeconds: 15 },
 };
 const CASES = { ...LIMITS };
-for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', 'req-100', 'req-100-ra']) {
+for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', 'req-40', 'req-100', 'req-100-ra']) {
   CASES[`shards-${limit}`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: 0 };
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
