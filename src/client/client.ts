@@ -126,12 +126,8 @@ export class TriggerClient {
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;
     this.retries = options.retries ?? DEFAULT_RETRIES;
-    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
-      throw new UsageError(`timeout must be a positive number of seconds`);
-    }
-    if (!Number.isInteger(this.retries) || this.retries < 0) {
-      throw new UsageError(`retries must be a whole number, 0 or more`);
-    }
+    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) throw new UsageError(`timeout must be a positive number of seconds`);
+    if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
     this.#options = options;
     this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
   }

@@ -68,9 +68,7 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
   const asDouble = Number(text); // what a double makes of it, to check its range
-  if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
-  }
+  if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ''}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
     throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
@@ -139,12 +137,8 @@ const SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
  */
 export function encodeSegment(segment: string, name: string): string {
   if (SAFE_SEGMENT.test(segment)) return segment; // the common case, at batch rates
-  if (segment.length === 0) {
-    throw new UsageError(`${name} must not be empty`);
-  }
-  if (!segment.isWellFormed()) {
-    throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
-  }
+  if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
+  if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   // Node reads argv and decodes text with U+FFFD for bytes that are not UTF-8, so the character
   // stands for bytes that were lost: sent, it would record the event for another user.
   if (segment.includes('\uFFFD')) {
