@@ -5405,9 +5405,7 @@ function parseValue(raw, label = "--value") {
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
   const asDouble = Number(text);
-  if (!Number.isFinite(asDouble)) {
-    throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
-  }
+  if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ""}`;
   if (asDouble === 0 && /[1-9]/.test(digits)) {
     throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
@@ -5457,12 +5455,8 @@ function valueTextIn(jsonText, value, member = "value") {
 }
 function encodeSegment(segment, name) {
   if (SAFE_SEGMENT.test(segment)) return segment;
-  if (segment.length === 0) {
-    throw new UsageError(`${name} must not be empty`);
-  }
-  if (!segment.isWellFormed()) {
-    throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
-  }
+  if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
+  if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   if (segment.includes("\uFFFD")) {
     throw new UsageError(`${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`, {
       hint: "give the id as UTF-8 text"
@@ -32539,12 +32533,8 @@ var init_client = __esm({
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
         this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
         this.retries = options.retries ?? DEFAULT_RETRIES;
-        if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) {
-          throw new UsageError(`timeout must be a positive number of seconds`);
-        }
-        if (!Number.isInteger(this.retries) || this.retries < 0) {
-          throw new UsageError(`retries must be a whole number, 0 or more`);
-        }
+        if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) throw new UsageError(`timeout must be a positive number of seconds`);
+        if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
         this.#options = options;
         this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
       }
@@ -42924,6 +42914,7 @@ var init_runner = __esm({
     CANCELLED_IN_FLIGHT = "cancelled in flight: it may or may not have been recorded; check before sending it again";
     Runner = class {
       inFlight = 0;
+      #onTheClock = 0;
       #options;
       #concurrency;
       #interval;
@@ -43024,7 +43015,11 @@ var init_runner = __esm({
         let pushedBack = 0;
         for (; ; ) {
           if (!await this.#turn()) return this.#unsent();
-          if (this.#interval) await this.#onSchedule();
+          if (this.#interval) {
+            this.#onTheClock++;
+            await this.#onSchedule();
+            this.#onTheClock--;
+          }
           if (stop.aborted || !started && !sink.starting(row)) {
             this.#settled();
             return this.#unsent();
@@ -43064,6 +43059,10 @@ var init_runner = __esm({
           else await this.#pause(Math.max(1, pace.pausedFor()));
         }
         return false;
+      }
+      /** Requests sent and not answered: in flight, less the paced lanes waiting for --rate's schedule with their turn. */
+      get sending() {
+        return this.inFlight - this.#onTheClock;
       }
       /** A request settled: one fewer in flight, and the lanes waiting for a slot (paced) look again. */
       #settled() {
@@ -44017,7 +44016,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;
   const stop = new AbortController();
-  const progress = progressFor(run2, () => ({ counts: recorder.counts, inFlight: runner.inFlight, stopped: stop.signal.aborted }));
+  const progress = progressFor(run2, () => ({ counts: recorder.counts, inFlight: runner.sending, stopped: stop.signal.aborted }));
   const stderr = (line) => {
     progress?.clear();
     io.stderr(line);
@@ -44055,7 +44054,7 @@ async function send(run2) {
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       stderr(
         io.errColors.warn(
-          `interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`
+          `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`
         )
       );
     } else {

@@ -100,6 +100,7 @@ const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been re
 
 export class Runner {
   inFlight = 0;
+  #onTheClock = 0;
   readonly #options: RunOptions;
   readonly #concurrency: number;
   readonly #interval: number;
@@ -209,9 +210,13 @@ export class Runner {
     let pushedBack = 0;
     for (;;) {
       if (!(await this.#turn())) return this.#unsent();
-      // #turn counted this request in flight. The rate's schedule is waited for with the turn in
-      // hand: lanes beyond the limit must not take starts on the schedule that they cannot use.
-      if (this.#interval) await this.#onSchedule();
+      // #turn counted this request in flight. The rate's schedule is waited for with the turn in hand: lanes beyond
+      // the limit must not take starts on the schedule that they cannot use (see `sending`).
+      if (this.#interval) {
+        this.#onTheClock++;
+        await this.#onSchedule();
+        this.#onTheClock--;
+      }
       if (stop.aborted || (!started && !sink.starting(row))) {
         this.#settled();
         return this.#unsent();
@@ -256,6 +261,11 @@ export class Runner {
       else await this.#pause(Math.max(1, pace.pausedFor()));
     }
     return false;
+  }
+
+  /** Requests sent and not answered: in flight, less the paced lanes waiting for --rate's schedule with their turn. */
+  get sending(): number {
+    return this.inFlight - this.#onTheClock;
   }
 
   /** A request settled: one fewer in flight, and the lanes waiting for a slot (paced) look again. */

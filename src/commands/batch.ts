@@ -160,7 +160,7 @@ interface Run extends Written {
 async function send(run: Run): Promise<void> {
   const { io, options, input, client, pace, failed, journal } = run;
   const stop = new AbortController();
-  const progress = progressFor(run, () => ({ counts: recorder.counts, inFlight: runner.inFlight, stopped: stop.signal.aborted }));
+  const progress = progressFor(run, () => ({ counts: recorder.counts, inFlight: runner.sending, stopped: stop.signal.aborted }));
   const stderr = (line: string) => {
     progress?.clear();
     io.stderr(line);
@@ -203,7 +203,7 @@ async function send(run: Run): Promise<void> {
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
       stderr(
         io.errColors.warn(
-          `interrupted (${signal}): sending stopped, waiting for ${runner.inFlight} requests in flight${kept} (a second signal cancels them)`,
+          `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`,
         ),
       );
     } else {

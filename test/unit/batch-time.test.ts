@@ -70,13 +70,16 @@ async function runOnClock(
     pace?: Pace;
     rttMs?: number;
     answer?: (user: string, at: number) => { status: number; retryAfterMs?: number };
+    /** Told, as each request starts, what the runner says is in flight (`sending`) and what the service holds. */
+    watch?: (sending: number, atService: number) => void;
   },
 ) {
   const sent: Sent[] = [];
   const outcomes = new Map<number, Outcome>();
   const stop = new AbortController();
   const rtt = options.rttMs ?? 2;
-  const runner = new Runner({
+  let atService = 0;
+  const runner: Runner = new Runner({
     rows: rowsFrom(rows),
     concurrency: options.concurrency ?? 8,
     pace: options.pace,
@@ -89,7 +92,9 @@ async function runOnClock(
       const at = clock.now();
       const { status, retryAfterMs = -1 } = options.answer?.(event.userId, at) ?? { status: 200 };
       sent.push({ user: event.userId, at, status });
+      options.watch?.(runner.sending, ++atService);
       await clock.sleep(rtt);
+      atService--;
       options.pace?.answered(status === 200 ? Answer.Accepted : Answer.PushedBack, rtt, retryAfterMs);
       if (status === 200) return ok(event);
       throw unavailable(status as 429 | 503);
@@ -140,6 +145,18 @@ describe('--rate on the clock', () => {
       if (rows >= 300) expect(measured).toBeGreaterThan(rate * 0.97); // what the spawned test once measured at the server
     },
   );
+
+  it('--rate with --concurrency auto: lanes waiting for the schedule are not counted as in flight (the progress line)', async () => {
+    // The pace grows its limit (nothing pushes back) and every lane takes a turn, then waits for the schedule
+    // with it: the service holds one request at a time. Before, the progress line said up to 64 "in flight".
+    const clock = new VirtualClock();
+    const pace = new Pace({ max: 64, now: clock.now, random: () => 0 });
+    const seen: Array<[number, number]> = [];
+    await runOnClock(clock, 200, { rate: 100, pace, rttMs: 2, watch: (sending, atService) => seen.push([sending, atService]) });
+    expect(seen).toHaveLength(200);
+    expect(pace.highest).toBeGreaterThan(4); // lanes did hold turns while they waited
+    for (const [sending, atService] of seen) expect(sending).toBe(atService);
+  });
 
   it('with a fixed --concurrency, timers late by more than its lanes can cover lower the rate to what the lanes carry', async () => {
     // 8 lanes, each request 2 ms plus a timer 15 ms late: 8 / 17 ms is about 470 a second, not 1000.
