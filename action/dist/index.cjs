@@ -43710,7 +43710,7 @@ var init_pace = __esm({
           if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
           else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
             this.#rateMs = 0;
-            if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+            if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
             const near = RATE_WIDEN ** 2 * this.#tripGapMs;
             const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
             this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);

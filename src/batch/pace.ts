@@ -693,8 +693,8 @@ export class Pace {
       if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
-        // Near the spacing last refused under the round trip, 1% a step, not past it; at half of it at two, the limit moved (item 51).
-        if (this.limit > 1 && 2 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+        // Near the spacing last refused under the round trip, 1% a step, not past it; a fifth under it at two, the limit moved (51).
+        if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
         const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
