@@ -305,6 +305,11 @@ export function worstSecond(results: SenderResult[]): number {
   return Math.max(0, ...perSecond.values());
 }
 
+/** Rows accepted a second from `fromMs` to the last one accepted. */
+export function perSecondFrom(result: SenderResult, fromMs: number): number {
+  return (result.acceptedAt.filter((t) => t >= fromMs).length * 1_000) / (result.last - fromMs);
+}
+
 /** One sender's batch: its result. */
 export function simulate(service: Service, rows: number, options: { loaded?: boolean; seed?: number; from?: number } = {}): SenderResult {
   return simulateSenders(service, [{ rows }], options)[0]!;

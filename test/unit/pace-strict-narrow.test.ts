@@ -6,7 +6,7 @@
  * above it), from where it goes on by 1% a step. Simulated clock; starts seen by the service.
  */
 import { describe, expect, it } from 'vitest';
-import { simulate, strictRate, type Service } from './pace-sim.js';
+import { perSecondFrom, type Service, simulate, strictRate } from './pace-sim.js';
 
 /** One sender on a strict limit, quiet machine: the starts the service saw, and what it accepted a second from 5 s on. */
 function run(perSecond: number, seconds = 30): { starts: number[]; rate: number; pushedBack: number } {
@@ -17,8 +17,7 @@ function run(perSecond: number, seconds = 30): { starts: number[]; rate: number;
     return strict(t, who);
   };
   const result = simulate(service, seconds * perSecond, { seed: 42, from: 5_000 });
-  const late = result.acceptedAt.filter((t) => t >= 5_000).length;
-  return { starts, rate: (late * 1_000) / (result.last - 5_000), pushedBack: result.pushedBackLate / result.answersLate };
+  return { starts, rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
 }
 
 describe('held as a rate under the round trip, a narrowing never jumps past the spacing last refused', () => {

@@ -5,13 +5,12 @@
  * flight, and AIMD in time finds the slot. Before (0329b23): 17.7-18.8/s at 25, 30 and 40/s. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { simulate, strictRate } from './pace-sim.js';
+import { perSecondFrom, simulate, strictRate } from './pace-sim.js';
 
 /** Accepted a second from 5 s on, and the share pushed back then (as bench-pace-sim.mjs's rates). */
 function fromFiveSeconds(perSecond: number, loaded: boolean, seed: number): { rate: number; pushedBack: number } {
   const result = simulate(strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }), 15 * perSecond, { loaded, seed, from: 5_000 });
-  const late = result.acceptedAt.filter((t) => t >= 5_000).length;
-  return { rate: (late * 1_000) / (result.last - 5_000), pushedBack: result.pushedBackLate / result.answersLate };
+  return { rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
 }
 
 describe('one sender on a strict limit whose slot is under the round trip (25 ms each way)', () => {
