@@ -89,6 +89,8 @@ function isPushBack(error: unknown): boolean {
 export interface RunResult {
   elapsedMs: number;
   lastLine: number;
+  /** The most requests sent and not yet answered at once (paced lanes waiting for --rate's schedule left out). */
+  mostSending: number;
 }
 
 /** How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst). */
@@ -101,6 +103,7 @@ const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been re
 export class Runner {
   inFlight = 0;
   #onTheClock = 0;
+  #mostSending = 0;
   readonly #options: RunOptions;
   readonly #concurrency: number;
   readonly #interval: number;
@@ -222,6 +225,7 @@ export class Runner {
         return this.#unsent();
       }
       started = true;
+      this.#mostSending = Math.max(this.#mostSending, this.sending);
       try {
         const result = await send!(row.event!, stop);
         if (pushedBack) result.attempts += pushedBack; // the row's attempts, its sends again included
@@ -367,6 +371,6 @@ export class Runner {
     this.#options.stop.removeEventListener('abort', wake);
     if (this.#fatal) await iterator.return?.();
     if (this.#fatal) throw this.#fatal;
-    return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
+    return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine, mostSending: this.#mostSending };
   }
 }

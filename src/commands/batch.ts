@@ -276,6 +276,8 @@ function finish(
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
   const resume = journal !== undefined && !journalBehind && counts.unsent > 0;
   const stopReason = recorder.stopReason;
+  // In flight at most: what was sent, not the pace's limit (under --rate, lanes wait for the schedule holding turns).
+  const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary: SummaryInput = {
     counts,
     elapsedMs: result.elapsedMs,
@@ -291,7 +293,7 @@ function finish(
         : undefined,
     notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
     journalBehind,
-    pace,
+    pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most },
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);

@@ -116,6 +116,19 @@ describe('--concurrency auto: limits and options', () => {
     expect(result.stdout).toMatch(/concurrency auto, (\d to )?3 at once; 0 answers pushed back/);
   });
 
+  it('--rate: the summary says how many were in flight, not the limit of lanes waiting for the schedule', async () => {
+    // Nothing pushes back, so the pace's limit grows while lanes hold turns waiting for the schedule; the
+    // service holds one or two at once. Before, the summary said "1 to 64 at once".
+    server.handle((_req, res) => void setTimeout(() => json(res, 200, { success: true }), 5));
+    const result = await batch([csv(60), '--rate', '40']);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(60);
+    expect(server.inFlight.max).toBeLessThanOrEqual(2);
+    const most = Number(/concurrency auto, (?:\d+ to )?(\d+) at once/.exec(result.stdout)?.[1]);
+    expect(most).toBeGreaterThanOrEqual(1);
+    expect(most).toBeLessThanOrEqual(2);
+  });
+
   it('grows beyond the old default of 8 against a service that keeps up', async () => {
     server.handle((_req, res) => void setTimeout(() => json(res, 200, { success: true }), 30));
     const result = await batch([csv(600)]);

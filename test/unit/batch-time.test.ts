@@ -152,10 +152,16 @@ describe('--rate on the clock', () => {
     const clock = new VirtualClock();
     const pace = new Pace({ max: 64, now: clock.now, random: () => 0 });
     const seen: Array<[number, number]> = [];
-    await runOnClock(clock, 200, { rate: 100, pace, rttMs: 2, watch: (sending, atService) => seen.push([sending, atService]) });
+    const { result } = await runOnClock(clock, 200, {
+      rate: 100,
+      pace,
+      rttMs: 2,
+      watch: (sending, atService) => seen.push([sending, atService]),
+    });
     expect(seen).toHaveLength(200);
     expect(pace.highest).toBeGreaterThan(4); // lanes did hold turns while they waited
     for (const [sending, atService] of seen) expect(sending).toBe(atService);
+    expect(result.mostSending).toBe(Math.max(...seen.map(([, atService]) => atService))); // what the summary says
   });
 
   it('with a fixed --concurrency, timers late by more than its lanes can cover lower the rate to what the lanes carry', async () => {
