@@ -178,22 +178,31 @@ export async function benchPaceSimulated() {
   // trip, so a shard one at a time (the relay) takes 18/s at most, and a paced sender at the limit leaves a newcomer about
   // one slot a second (bench-pace-ra). 3,000 rows each 5 s apart, so that all four overlap even when the first takes all.
   for (const stagger of [0, 5_000]) {
-    const got = each(({ loaded, seed, jitterMs }) =>
-      whileAllSend(
-        sim.simulateSenders(
-          sim.strictRate(100, { jitterMs, seed }),
-          [0, 1, 2, 3].map((i) => ({ rows: stagger ? 3_000 : 1_500, startAt: i * stagger })),
-          { loaded, seed, limitMs: 400_000 },
-        ),
-      ),
-    );
+    const got = each(({ loaded, seed, jitterMs }) => {
+      const results = sim.simulateSenders(
+        sim.strictRate(100, { jitterMs, seed }),
+        [0, 1, 2, 3].map((i) => ({ rows: stagger ? 3_000 : 1_500, startAt: i * stagger })),
+        { loaded, seed, limitMs: 400_000 },
+      );
+      // The cost of a fair share: push-backs while all four send, and the worst second (a shard storming).
+      const from = Math.max(...results.map((r) => r.first));
+      const to = Math.min(...results.map((r) => (r.first < 0 ? -1 : r.last)));
+      const within = (at) => at.filter((t) => t >= from && t <= to).length;
+      const refused = results.reduce((sum, r) => sum + within(r.pushedBackAt), 0);
+      const answers = refused + results.reduce((sum, r) => sum + within(r.acceptedAt), 0);
+      return { ...whileAllSend(results), pushedBack: refused / Math.max(1, answers), worst: sim.worstSecond(results) };
+    });
     const least = stagger ? 0.8 : 0.85;
     add(
       `4 shards sharing a strict 100/s (503, no Retry-After), ${stagger ? '5 s apart, 3,000 rows each' : 'together, 1,500 rows each'}`,
       `while all four send: ${span(
         got.map((r) => r.together),
         1,
-      )}/s together; shards ${got.map((r) => `${fmt(r.low, 2)}x-${fmt(r.high, 2)}x`).join(', ')} of the median`,
+      )}/s together; shards ${got.map((r) => `${fmt(r.low, 2)}x-${fmt(r.high, 2)}x`).join(', ')} of the median; ${span(
+        got.map((r) => r.pushedBack),
+        0,
+        100,
+      )}% pushed back; worst second ${span(got.map((r) => r.worst))} push-backs`,
       got.every((r) => r.together >= least * 100 && r.low >= 0.5 && r.high <= 2),
       `together >= ${least * 100}%, each shard 0.5x-2x of the median`,
     );
