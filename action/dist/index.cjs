@@ -42915,6 +42915,7 @@ var init_runner = __esm({
     Runner = class {
       inFlight = 0;
       #onTheClock = 0;
+      #mostSending = 0;
       #options;
       #concurrency;
       #interval;
@@ -43025,6 +43026,7 @@ var init_runner = __esm({
             return this.#unsent();
           }
           started = true;
+          this.#mostSending = Math.max(this.#mostSending, this.sending);
           try {
             const result = await send2(row.event, stop);
             if (pushedBack) result.attempts += pushedBack;
@@ -43151,7 +43153,7 @@ var init_runner = __esm({
         this.#options.stop.removeEventListener("abort", wake);
         if (this.#fatal) await iterator.return?.();
         if (this.#fatal) throw this.#fatal;
-        return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
+        return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine, mostSending: this.#mostSending };
       }
     };
   }
@@ -44106,6 +44108,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
   const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
   const stopReason = recorder.stopReason;
+  const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {
     counts,
     elapsedMs: result.elapsedMs,
@@ -44117,7 +44120,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
-    pace
+    pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
