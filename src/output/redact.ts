@@ -102,7 +102,6 @@ function base64Forms(key: string): Form[] {
 }
 
 class Secret {
-  readonly key: string;
   readonly mask: string;
   readonly short: boolean;
   /**
@@ -124,8 +123,7 @@ class Secret {
   /** The length of the shortest whole form: shorter text holds none. */
   readonly #shortest: number;
 
-  constructor(key: string) {
-    this.key = key;
+  constructor(readonly key: string) {
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
     this.ampersand = key.includes('&');
