@@ -426,10 +426,8 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
     if (userId === '') return undefined;
     return makeRow(line, { format: 'csv', fields: [options.trigger!, userId] }, { userId }, options);
   };
-  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => ['triggerId', 'userId'] };
 }
-
-const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
