@@ -36,7 +36,6 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
   }
   let mode = options.mode ?? 0o644;
   if (!options.forceMode) {
-    // A new file gets the mode asked for.
     const stat = fs.lstatSync(file, { throwIfNoEntry: false });
     if (stat && !stat.isSymbolicLink()) mode = stat.mode & 0o777;
   }

@@ -315,25 +315,17 @@ var init_render = __esm({
 });
 
 // src/output/excerpt.ts
-function cut(text) {
-  if (text.length <= MAX_ECHO) return void 0;
+function quotedExcerpt(text, quote = JSON.stringify) {
+  if (text.length <= MAX_ECHO) return quote(text);
   let end = HEAD;
   if (splitsPair(text, end)) end--;
   let start = text.length - TAIL;
   if (splitsPair(text, start)) start++;
   let length = 0;
   for (const _ of text) length++;
-  return { head: text.slice(0, end), tail: text.slice(start), length };
+  return `${quote(`${text.slice(0, end)}\u2026${text.slice(start)}`)} (${length.toLocaleString("en-US")} characters)`;
 }
-function excerpt(text) {
-  const c = cut(text);
-  return c ? `${c.head}\u2026${c.tail} (${count(c.length)})` : text;
-}
-function quotedExcerpt(text, quote = JSON.stringify) {
-  const c = cut(text);
-  return c ? `${quote(`${c.head}\u2026${c.tail}`)} (${count(c.length)})` : quote(text);
-}
-var MAX_ECHO, HEAD, TAIL, splitsPair, count;
+var MAX_ECHO, HEAD, TAIL, splitsPair, excerpt;
 var init_excerpt = __esm({
   "src/output/excerpt.ts"() {
     "use strict";
@@ -341,7 +333,7 @@ var init_excerpt = __esm({
     HEAD = 40;
     TAIL = 12;
     splitsPair = (text, at) => (text.codePointAt(at - 1) ?? 0) > 65535;
-    count = (n) => `${n.toLocaleString("en-US")} characters`;
+    excerpt = (text) => quotedExcerpt(text, (t) => t);
   }
 });
 
@@ -495,16 +487,8 @@ function decodeReferences(text) {
   });
 }
 function hexAt(text, at, length) {
-  if (at + length > text.length) return -1;
-  let value = 0;
-  for (let i = at; i < at + length; i++) {
-    const c = text.charCodeAt(i);
-    const letter = c | 32;
-    const digit = c >= 48 && c <= 57 ? c - 48 : letter >= 97 && letter <= 102 ? letter - 97 + 10 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
+  const digits = text.slice(at, at + length);
+  return digits.length === length && HEX_DIGITS.test(digits) ? parseInt(digits, 16) : -1;
 }
 function decodeOnce(text, references, outer) {
   const units = new Uint16Array(text.length);
@@ -624,7 +608,7 @@ function maskProxyCredentials(proxy) {
     (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
   );
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, HEX_DIGITS, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -638,27 +622,6 @@ var init_redact = __esm({
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
     escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     Secret = class {
-      key;
-      mask;
-      short;
-      /**
-       * Whether the key holds `&`: text is then also read with its character references left as they
-       * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
-       */
-      ampersand;
-      /**
-       * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
-       * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
-       * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
-       * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
-       */
-      forms;
-      /** Matches wherever a whole form might be: any form in any case, or an escape. */
-      #maybe;
-      /** Matches wherever a piece might be (in server text). */
-      #maybePiece;
-      /** The length of the shortest whole form: shorter text holds none. */
-      #shortest;
       constructor(key) {
         this.key = key;
         this.mask = maskKey(key);
@@ -686,6 +649,27 @@ var init_redact = __esm({
         const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
         this.#maybePiece = anchors.length > 0 ? net2(anchors) : void 0;
       }
+      key;
+      mask;
+      short;
+      /**
+       * Whether the key holds `&`: text is then also read with its character references left as they
+       * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
+       */
+      ampersand;
+      /**
+       * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
+       * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
+       * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
+       * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
+       */
+      forms;
+      /** Matches wherever a whole form might be: any form in any case, or an escape. */
+      #maybe;
+      /** Matches wherever a piece might be (in server text). */
+      #maybePiece;
+      /** The length of the shortest whole form: shorter text holds none. */
+      #shortest;
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
         return text.length >= this.#shortest && this.#maybe.test(text);
@@ -706,6 +690,7 @@ var init_redact = __esm({
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
     SHORT_ESCAPES2 = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    HEX_DIGITS = /^[0-9a-fA-F]+$/;
     Redactor = class {
       #secrets = [];
       constructor(secret) {
@@ -4603,13 +4588,13 @@ var init_esm = __esm({
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
-  const count3 = Number(match?.[2]);
-  if (!match || count3 < 1 || count3 > 1e4 || index < 1 || index > count3) {
+  const count2 = Number(match?.[2]);
+  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
     throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
       hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
     });
   }
-  return { index, count: count3 };
+  return { index, count: count2 };
 }
 function hash32(text) {
   let hash = 2166136261;
@@ -31854,15 +31839,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count3) {
-        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count3 < remaining) {
-            this.linePos += count3;
-            count3 = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count3 -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -32944,12 +32929,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count3 } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process9;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count3 += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count3) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -35619,11 +35604,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix, true);
       }
       #computeLineCountFrom(text, columns) {
-        let count3 = 0;
+        let count2 = 0;
         for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count3 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count3;
+        return count2;
       }
       get color() {
         return this.#color;
@@ -35899,9 +35884,9 @@ var init_spinner = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count3 = 0;
+  let count2 = 0;
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count3);
+    const listener = () => handler(signal, ++count2);
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -36773,12 +36758,10 @@ function decimal(text) {
   if (!m || m[2] === "" && !m[3]) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? "";
   const all = int + (m[3] ?? "");
-  let start = 0;
-  while (start < all.length && all.charCodeAt(start) === 48) start++;
-  let end = all.length;
-  while (end > start && all.charCodeAt(end - 1) === 48) end--;
-  if (start === end) return { sign: 0, digits: "", point: 0 };
-  return { sign: m[1] === "-" ? -1 : 1, digits: all.slice(start, end), point: int.length + Number(m[4] ?? "0") - start };
+  const leading = all.length - all.replace(/^0+/, "").length;
+  const digits = all.slice(leading).replace(/0+$/, "");
+  if (digits === "") return { sign: 0, digits: "", point: 0 };
+  return { sign: m[1] === "-" ? -1 : 1, digits, point: int.length + Number(m[4] ?? "0") - leading };
 }
 function compareDecimal(a, b) {
   const x = decimal(a);
@@ -37542,19 +37525,14 @@ function readLineIds(stream, options) {
     if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
     const userId = withoutCr(item);
     if (userId === "") return void 0;
-    return makeRow(
-      line,
-      { format: "csv", fields: [options.trigger, userId] },
-      { triggerId: void 0, userId, value: void 0 },
-      options
-    );
+    return makeRow(line, { format: "csv", fields: [options.trigger, userId] }, { userId }, options);
   };
-  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => ["triggerId", "userId"] };
 }
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, LINES_HEADER, READERS;
+var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37652,7 +37630,6 @@ var init_rows = __esm({
         this.#open = void 0;
       }
     };
-    LINES_HEADER = ["triggerId", "userId"];
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -37965,15 +37942,15 @@ function getFlags(reader) {
   reader.offset += 4;
   const type = rawType % 1e3;
   const flags = Math.floor(rawType / 1e3);
-  let count3 = 0;
+  let count2 = 0;
   if (type > 1 && type <= 7) {
-    count3 = view2.getUint32(reader.offset, littleEndian);
+    count2 = view2.getUint32(reader.offset, littleEndian);
     reader.offset += 4;
   }
   let dim2 = 2;
   if (flags) dim2++;
   if (flags === 3) dim2++;
-  return { littleEndian, type, dim: dim2, count: count3 };
+  return { littleEndian, type, dim: dim2, count: count2 };
 }
 function readPosition(reader, flags) {
   const points = [];
@@ -37995,9 +37972,9 @@ function readPolygon(reader, flags) {
   const { view: view2 } = reader;
   const rings = [];
   for (let r = 0; r < flags.count; r++) {
-    const count3 = view2.getUint32(reader.offset, flags.littleEndian);
+    const count2 = view2.getUint32(reader.offset, flags.littleEndian);
     reader.offset += 4;
-    rings.push(readLine(reader, { ...flags, count: count3 }));
+    rings.push(readLine(reader, { ...flags, count: count2 }));
   }
   return rings;
 }
@@ -38178,16 +38155,16 @@ var init_convert = __esm({
 function schemaTree(schema, rootIndex, path18) {
   const element = schema[rootIndex];
   const children = [];
-  let count3 = 1;
+  let count2 = 1;
   if (element.num_children) {
     while (children.length < element.num_children) {
-      const childElement = schema[rootIndex + count3];
-      const child = schemaTree(schema, rootIndex + count3, [...path18, childElement.name]);
-      count3 += child.count;
+      const childElement = schema[rootIndex + count2];
+      const child = schemaTree(schema, rootIndex + count2, [...path18, childElement.name]);
+      count2 += child.count;
       children.push(child);
     }
   }
-  return { count: count3, element, children, path: path18 };
+  return { count: count2, element, children, path: path18 };
 }
 function getSchemaPath(schema, name) {
   return getTreePath(schemaTree(schema, 0, []), name);
@@ -40112,11 +40089,11 @@ var init_assemble = __esm({
 });
 
 // node_modules/hyparquet/src/alp.js
-function alpDecode(reader, count3, type) {
+function alpDecode(reader, count2, type) {
   if (type === "FLOAT") {
-    return alpDecodeFloat(reader, count3);
+    return alpDecodeFloat(reader, count2);
   } else if (type === "DOUBLE") {
-    return alpDecodeDouble(reader, count3);
+    return alpDecodeDouble(reader, count2);
   } else {
     throw new Error(`ALP encoding unsupported type: ${type}`);
   }
@@ -40143,13 +40120,13 @@ function readAlpHeader(reader) {
   reader.offset += numVectors * 4;
   return { vectorSize, numElements, numVectors, offsetArrayStart };
 }
-function alpDecodeFloat(reader, count3) {
+function alpDecodeFloat(reader, count2) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count3) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
+  if (numElements !== count2) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
   }
-  const output = new Float32Array(count3);
+  const output = new Float32Array(count2);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40173,13 +40150,13 @@ function alpDecodeFloat(reader, count3) {
   }
   return output;
 }
-function alpDecodeDouble(reader, count3) {
+function alpDecodeDouble(reader, count2) {
   const { view: view2 } = reader;
   const { vectorSize, numElements, numVectors, offsetArrayStart } = readAlpHeader(reader);
-  if (numElements !== count3) {
-    throw new Error(`ALP num_elements ${numElements} does not match expected ${count3}`);
+  if (numElements !== count2) {
+    throw new Error(`ALP num_elements ${numElements} does not match expected ${count2}`);
   }
-  const output = new Float64Array(count3);
+  const output = new Float64Array(count2);
   const outputBytes = new Uint8Array(output.buffer);
   for (let v = 0; v < numVectors; v++) {
     reader.offset = offsetArrayStart + view2.getUint32(offsetArrayStart + v * 4, true);
@@ -40224,14 +40201,14 @@ function patchExceptions(reader, numExceptions, byteSize, outputBytes, outputOff
   }
   reader.offset = valuesStart + numExceptions * byteSize;
 }
-function unpackBits(reader, count3, bitWidth2) {
-  const output = new Uint32Array(count3);
+function unpackBits(reader, count2, bitWidth2) {
+  const output = new Uint32Array(count2);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
   const modulus = 2 ** bitWidth2;
   let bitPos = 0;
-  for (let i = 0; i < count3; i++) {
+  for (let i = 0; i < count2; i++) {
     let byteIndex = start + (bitPos >>> 3);
     const shift = bitPos & 7;
     let value = view2.getUint8(byteIndex++) >>> shift;
@@ -40243,11 +40220,11 @@ function unpackBits(reader, count3, bitWidth2) {
     output[i] = value % modulus;
     bitPos += bitWidth2;
   }
-  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
   return output;
 }
-function unpackBitsBig(reader, count3, bitWidth2) {
-  const output = new BigUint64Array(count3);
+function unpackBitsBig(reader, count2, bitWidth2) {
+  const output = new BigUint64Array(count2);
   if (!bitWidth2) return output;
   const { view: view2 } = reader;
   const start = reader.offset;
@@ -40255,7 +40232,7 @@ function unpackBitsBig(reader, count3, bitWidth2) {
   let buffer = 0n;
   let bitsInBuffer = 0;
   let byteIndex = start;
-  for (let i = 0; i < count3; i++) {
+  for (let i = 0; i < count2; i++) {
     while (bitsInBuffer < bitWidth2) {
       buffer |= BigInt(view2.getUint8(byteIndex++)) << BigInt(bitsInBuffer);
       bitsInBuffer += 8;
@@ -40264,7 +40241,7 @@ function unpackBitsBig(reader, count3, bitWidth2) {
     buffer >>= BigInt(bitWidth2);
     bitsInBuffer -= bitWidth2;
   }
-  reader.offset = start + Math.ceil(count3 * bitWidth2 / 8);
+  reader.offset = start + Math.ceil(count2 * bitWidth2 / 8);
   return output;
 }
 var POW10, POW10_NEG, POW10F, POW10F_NEG;
@@ -40318,9 +40295,9 @@ var init_alp = __esm({
 });
 
 // node_modules/hyparquet/src/delta.js
-function deltaBinaryUnpack(reader, count3, output) {
+function deltaBinaryUnpack(reader, count2, output) {
   if (output instanceof Int32Array) {
-    deltaBinaryUnpackInt32(reader, count3, output);
+    deltaBinaryUnpackInt32(reader, count2, output);
     return;
   }
   const blockSize = readVarInt(reader);
@@ -40330,19 +40307,19 @@ function deltaBinaryUnpack(reader, count3, output) {
   let outputIndex = 0;
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
-  while (outputIndex < count3) {
+  while (outputIndex < count2) {
     const minDelta = readZigZagBigInt(reader);
     const bitWidths = new Uint8Array(miniblockPerBlock);
     for (let i = 0; i < miniblockPerBlock; i++) {
       bitWidths[i] = reader.view.getUint8(reader.offset++);
     }
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
       const bitWidth2 = bitWidths[i];
       if (bitWidth2) {
         let bitpackPos = 0;
         let miniblockCount = valuesPerMiniblock;
         const mask = (1n << BigInt(bitWidth2)) - 1n;
-        while (miniblockCount && outputIndex < count3) {
+        while (miniblockCount && outputIndex < count2) {
           let bits = BigInt(reader.view.getUint32(reader.offset, true) >>> bitpackPos) & mask;
           bitpackPos += bitWidth2;
           while (bitpackPos >= 32) {
@@ -40361,7 +40338,7 @@ function deltaBinaryUnpack(reader, count3, output) {
           reader.offset += Math.ceil((miniblockCount * bitWidth2 + bitpackPos) / 8);
         }
       } else {
-        for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
+        for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
           value += minDelta;
           output[outputIndex++] = value;
         }
@@ -40369,7 +40346,7 @@ function deltaBinaryUnpack(reader, count3, output) {
     }
   }
 }
-function deltaBinaryUnpackInt32(reader, count3, output) {
+function deltaBinaryUnpackInt32(reader, count2, output) {
   const blockSize = readVarInt(reader);
   const miniblockPerBlock = readVarInt(reader);
   readVarInt(reader);
@@ -40378,15 +40355,15 @@ function deltaBinaryUnpackInt32(reader, count3, output) {
   output[outputIndex++] = value;
   const valuesPerMiniblock = blockSize / miniblockPerBlock;
   const { view: view2 } = reader;
-  while (outputIndex < count3) {
+  while (outputIndex < count2) {
     const minDelta = readZigZagInt33(reader);
     const bitWidthsOffset = reader.offset;
     let offset = bitWidthsOffset + miniblockPerBlock;
-    for (let i = 0; i < miniblockPerBlock && outputIndex < count3; i++) {
+    for (let i = 0; i < miniblockPerBlock && outputIndex < count2; i++) {
       const bitWidth2 = view2.getUint8(bitWidthsOffset + i);
       const end = offset + valuesPerMiniblock * bitWidth2 / 8;
       let bitOffset = 0;
-      for (let j = 0; j < valuesPerMiniblock && outputIndex < count3; j++) {
+      for (let j = 0; j < valuesPerMiniblock && outputIndex < count2; j++) {
         let residual = 0;
         let bitsRead = 0;
         while (bitsRead < bitWidth2) {
@@ -40415,20 +40392,20 @@ function readZigZagInt33(reader) {
   const high = reader.offset - start === 5 ? reader.view.getUint8(start + 4) >>> 4 & 1 : 0;
   return (low >>> 1 | high << 31) ^ -(low & 1);
 }
-function deltaLengthByteArray(reader, count3, output) {
-  const lengths = new Int32Array(count3);
-  deltaBinaryUnpack(reader, count3, lengths);
-  for (let i = 0; i < count3; i++) {
+function deltaLengthByteArray(reader, count2, output) {
+  const lengths = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, lengths);
+  for (let i = 0; i < count2; i++) {
     output[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, lengths[i]);
     reader.offset += lengths[i];
   }
 }
-function deltaByteArray(reader, count3, output) {
-  const prefixData = new Int32Array(count3);
-  deltaBinaryUnpack(reader, count3, prefixData);
-  const suffixData = new Int32Array(count3);
-  deltaBinaryUnpack(reader, count3, suffixData);
-  for (let i = 0; i < count3; i++) {
+function deltaByteArray(reader, count2, output) {
+  const prefixData = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, prefixData);
+  const suffixData = new Int32Array(count2);
+  deltaBinaryUnpack(reader, count2, suffixData);
+  for (let i = 0; i < count2; i++) {
     const suffix = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, suffixData[i]);
     if (prefixData[i]) {
       output[i] = new Uint8Array(prefixData[i] + suffixData[i]);
@@ -40459,25 +40436,25 @@ function readRleBitPackedHybrid(reader, width, output, length) {
     if (header & 1) {
       seen = readBitPacked(reader, header, width, output, seen);
     } else {
-      const count3 = header >>> 1;
-      readRle(reader, count3, width, output, seen);
-      seen += count3;
+      const count2 = header >>> 1;
+      readRle(reader, count2, width, output, seen);
+      seen += count2;
     }
   }
   reader.offset = startOffset + length;
 }
-function readRle(reader, count3, bitWidth2, output, seen) {
+function readRle(reader, count2, bitWidth2, output, seen) {
   const width = bitWidth2 + 7 >> 3;
   let value = 0;
   for (let i = 0; i < width; i++) {
     value |= reader.view.getUint8(reader.offset++) << (i << 3);
   }
-  for (let i = 0; i < count3; i++) {
+  for (let i = 0; i < count2; i++) {
     output[seen + i] = value;
   }
 }
 function readBitPacked(reader, header, bitWidth2, output, seen) {
-  let count3 = header >> 1 << 3;
+  let count2 = header >> 1 << 3;
   const mask = (1 << bitWidth2) - 1;
   let data = 0;
   if (reader.offset < reader.view.byteLength) {
@@ -40487,7 +40464,7 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
   }
   let left = 8;
   let right = 0;
-  while (count3) {
+  while (count2) {
     if (right > 8) {
       right -= 8;
       left -= 8;
@@ -40500,17 +40477,17 @@ function readBitPacked(reader, header, bitWidth2, output, seen) {
       if (seen < output.length) {
         output[seen++] = data >> right & mask;
       }
-      count3--;
+      count2--;
       right += bitWidth2;
     }
   }
   return seen;
 }
-function byteStreamSplit(reader, count3, type, typeLength) {
+function byteStreamSplit(reader, count2, type, typeLength) {
   const width = byteWidth(type, typeLength);
-  const bytes = new Uint8Array(count3 * width);
+  const bytes = new Uint8Array(count2 * width);
   for (let b = 0; b < width; b++) {
-    for (let i = 0; i < count3; i++) {
+    for (let i = 0; i < count2; i++) {
       bytes[i * width + b] = reader.view.getUint8(reader.offset++);
     }
   }
@@ -40519,8 +40496,8 @@ function byteStreamSplit(reader, count3, type, typeLength) {
   else if (type === "INT32") return new Int32Array(bytes.buffer);
   else if (type === "INT64") return new BigInt64Array(bytes.buffer);
   else if (type === "FIXED_LEN_BYTE_ARRAY") {
-    const split = new Array(count3);
-    for (let i = 0; i < count3; i++) {
+    const split = new Array(count2);
+    for (let i = 0; i < count2; i++) {
       split[i] = bytes.subarray(i * width, (i + 1) * width);
     }
     return split;
@@ -40549,73 +40526,73 @@ var init_encoding = __esm({
 });
 
 // node_modules/hyparquet/src/plain.js
-function readPlain(reader, type, count3, fixedLength) {
-  if (count3 === 0) return [];
+function readPlain(reader, type, count2, fixedLength) {
+  if (count2 === 0) return [];
   if (type === "BOOLEAN") {
-    return readPlainBoolean(reader, count3);
+    return readPlainBoolean(reader, count2);
   } else if (type === "INT32") {
-    return readPlainInt32(reader, count3);
+    return readPlainInt32(reader, count2);
   } else if (type === "INT64") {
-    return readPlainInt64(reader, count3);
+    return readPlainInt64(reader, count2);
   } else if (type === "INT96") {
-    return readPlainInt96(reader, count3);
+    return readPlainInt96(reader, count2);
   } else if (type === "FLOAT") {
-    return readPlainFloat(reader, count3);
+    return readPlainFloat(reader, count2);
   } else if (type === "DOUBLE") {
-    return readPlainDouble(reader, count3);
+    return readPlainDouble(reader, count2);
   } else if (type === "BYTE_ARRAY") {
-    return readPlainByteArray(reader, count3);
+    return readPlainByteArray(reader, count2);
   } else if (type === "FIXED_LEN_BYTE_ARRAY") {
     if (!fixedLength) throw new Error("parquet missing fixed length");
-    return readPlainByteArrayFixed(reader, count3, fixedLength);
+    return readPlainByteArrayFixed(reader, count2, fixedLength);
   } else {
     throw new Error(`parquet unhandled type: ${type}`);
   }
 }
-function readPlainBoolean(reader, count3) {
-  const values = new Array(count3);
-  for (let i = 0; i < count3; i++) {
+function readPlainBoolean(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
     const byteOffset = reader.offset + (i / 8 | 0);
     const bitOffset = i % 8;
     const byte = reader.view.getUint8(byteOffset);
     values[i] = (byte & 1 << bitOffset) !== 0;
   }
-  reader.offset += Math.ceil(count3 / 8);
+  reader.offset += Math.ceil(count2 / 8);
   return values;
 }
-function readPlainInt32(reader, count3) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
-  reader.offset += count3 * 4;
+function readPlainInt32(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Int32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Int32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 4;
   return values;
 }
-function readPlainInt64(reader, count3) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
-  reader.offset += count3 * 8;
+function readPlainInt64(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new BigInt64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new BigInt64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 8;
   return values;
 }
-function readPlainInt96(reader, count3) {
-  const values = new Array(count3);
-  for (let i = 0; i < count3; i++) {
+function readPlainInt96(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
     const low = reader.view.getBigInt64(reader.offset + i * 12, true);
     const high = reader.view.getInt32(reader.offset + i * 12 + 8, true);
     values[i] = BigInt(high) << 64n | low;
   }
-  reader.offset += count3 * 12;
+  reader.offset += count2 * 12;
   return values;
 }
-function readPlainFloat(reader, count3) {
-  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
-  reader.offset += count3 * 4;
+function readPlainFloat(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 4 ? new Float32Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 4)) : new Float32Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 4;
   return values;
 }
-function readPlainDouble(reader, count3) {
-  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count3 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count3);
-  reader.offset += count3 * 8;
+function readPlainDouble(reader, count2) {
+  const values = (reader.view.byteOffset + reader.offset) % 8 ? new Float64Array(align(reader.view.buffer, reader.view.byteOffset + reader.offset, count2 * 8)) : new Float64Array(reader.view.buffer, reader.view.byteOffset + reader.offset, count2);
+  reader.offset += count2 * 8;
   return values;
 }
-function readPlainByteArray(reader, count3) {
-  const values = new Array(count3);
-  for (let i = 0; i < count3; i++) {
+function readPlainByteArray(reader, count2) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
     const length = reader.view.getUint32(reader.offset, true);
     reader.offset += 4;
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, length);
@@ -40623,9 +40600,9 @@ function readPlainByteArray(reader, count3) {
   }
   return values;
 }
-function readPlainByteArrayFixed(reader, count3, fixedLength) {
-  const values = new Array(count3);
-  for (let i = 0; i < count3; i++) {
+function readPlainByteArrayFixed(reader, count2, fixedLength) {
+  const values = new Array(count2);
+  for (let i = 0; i < count2; i++) {
     values[i] = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, fixedLength);
     reader.offset += fixedLength;
   }
@@ -42375,8 +42352,8 @@ function journalInput(file) {
   }
 }
 function describeLoaded(j) {
-  const count3 = (state) => j.states.filter((s) => s === state).length;
-  return `${plural(count3(ACCEPTED), "row")} accepted, ${formatCount(count3(FAILED))} failed, ${count3(UNKNOWN)} of unknown outcome`;
+  const count2 = (state) => j.states.filter((s) => s === state).length;
+  return `${plural(count2(ACCEPTED), "row")} accepted, ${formatCount(count2(FAILED))} failed, ${count2(UNKNOWN)} of unknown outcome`;
 }
 function refuseToCarryOn(file, loaded, options) {
   const { header } = loaded;
@@ -42915,6 +42892,7 @@ var init_runner = __esm({
     Runner = class {
       inFlight = 0;
       #onTheClock = 0;
+      #mostSending = 0;
       #options;
       #concurrency;
       #interval;
@@ -43025,6 +43003,7 @@ var init_runner = __esm({
             return this.#unsent();
           }
           started = true;
+          this.#mostSending = Math.max(this.#mostSending, this.sending);
           try {
             const result = await send2(row.event, stop);
             if (pushedBack) result.attempts += pushedBack;
@@ -43151,7 +43130,7 @@ var init_runner = __esm({
         this.#options.stop.removeEventListener("abort", wake);
         if (this.#fatal) await iterator.return?.();
         if (this.#fatal) throw this.#fatal;
-        return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine };
+        return { elapsedMs: this.#timers.now() - started, lastLine: this.#lastLine, mostSending: this.#mostSending };
       }
     };
   }
@@ -43835,9 +43814,9 @@ var init_pace = __esm({
         const since = now - TOOK_ROUND_TRIPS * rtt;
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
-        let count3 = 0;
-        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count3++;
-        return count3 / TOOK_ROUND_TRIPS;
+        let count2 = 0;
+        for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
+        return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
         this.#respace();
@@ -44046,8 +44025,8 @@ async function send(run2) {
     sink: recorder
   });
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count3) => {
-    if (count3 === 1) {
+  const removeSignals = onStopSignals((signal, count2) => {
+    if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
@@ -44059,7 +44038,7 @@ async function send(run2) {
       );
     } else {
       client?.abortAll();
-      if (count3 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
+      if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
     }
   });
   progress?.start();
@@ -44106,6 +44085,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
   const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
   const stopReason = recorder.stopReason;
+  const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {
     counts,
     elapsedMs: result.elapsedMs,
@@ -44117,7 +44097,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
     notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
     journalBehind,
-    pace
+    pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
@@ -44883,7 +44863,7 @@ async function emulator(options, ctx) {
   let removeSignals = () => {
   };
   const stopped = new Promise((resolve2) => {
-    removeSignals = onStopSignals((_signal, count3) => void server.close({ force: count3 > 1 }).then(resolve2));
+    removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
   });
   for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
   await stopped;
@@ -45060,7 +45040,7 @@ function list2(options, ctx) {
     io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
     return;
   }
-  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count2(views2.length, "trigger")}`));
+  io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views2.length, "trigger")}`));
   let width = 2;
   let nameWidth = 0;
   for (const v of views2) {
@@ -45239,12 +45219,12 @@ async function check(files, options, ctx) {
   }
   printProblems(problems, warnings, where2.path, options, ctx);
   if (!parsed2.data) {
-    const message = `the catalog ${printable(where2.path)} cannot be used: ${count2(problems.length, "problem")}`;
+    const message = `the catalog ${printable(where2.path)} cannot be used: ${count(problems.length, "problem")}`;
     const error2 = new ConfigError(message, { reported: true });
     if (!options.json) io.stderr(errorLine(error2, io.errColors, io.serverMask));
     throw error2;
   }
-  const summary = `${printable(where2.path)}: ${count2(Object.keys(parsed2.data.triggers).length, "trigger")}${files.length ? `; ${count2(rows2, "row")} in ${count2(files.length, "file")}` : ""}; ${count2(problems.length, "problem")}`;
+  const summary = `${printable(where2.path)}: ${count(Object.keys(parsed2.data.triggers).length, "trigger")}${files.length ? `; ${count(rows2, "row")} in ${count(files.length, "file")}` : ""}; ${count(problems.length, "problem")}`;
   if (!options.json) io.stderr(problems.length ? io.errColors.error(summary) : io.errColors.dim(summary));
   if (problems.length > 0) throw new TriggerError("refused", summary, { reported: true });
 }
@@ -45280,7 +45260,7 @@ async function importFiles(files, options, ctx) {
     if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
     io.stdout(
-      `${io.outColors.success("imported")} ${count2(added.length, "trigger")} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
+      `${io.outColors.success("imported")} ${count(added.length, "trigger")} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
     );
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
@@ -45310,7 +45290,7 @@ function command6(program2, ctx) {
     sub.option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
   return triggers;
 }
-var import_node_fs17, import_node_path15, count2, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
+var import_node_fs17, import_node_path15, count, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -45332,7 +45312,7 @@ var init_triggers = __esm({
     init_errno();
     init_render();
     init_resolve2();
-    count2 = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
     CLEARABLE = ["description", "min", "max", "deprecated"];
     EXAMPLES2 = `
 Examples:

@@ -111,7 +111,6 @@ async function peek(source: Readable, more: (head: Buffer) => boolean = () => fa
   return { head, stream: Readable.from(all(), { objectMode: false }) };
 }
 
-/** Decides the format from the first bytes ("{" means NDJSON, anything else CSV). */
 async function sniff(source: Readable): Promise<{ format: Format; stream: Readable }> {
   const { head, stream } = await peek(source);
   return { format: /^\s*\{/.test(head.toString('utf8')) ? 'ndjson' : 'csv', stream }; // \s takes a byte-order mark too

@@ -162,7 +162,6 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   return [...lines, ...keptLines(s, c)];
 }
 
-/** What --concurrency auto used over a batch. */
 type PaceUsed = Pick<Pace, 'lowest' | 'highest' | 'pushedBack' | 'widestGapMs'>;
 
 /**

@@ -86,8 +86,8 @@ export interface ReadOptions {
 export const UNKNOWN_MARK = 'outcome unknown';
 const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 
-/** A row's fields as read (its value as text: an NDJSON number as its digits are written). */
-type Fields = Pick<Row, 'triggerId' | 'userId' | 'value'> & { error?: unknown };
+/** A row's fields as read, those its format has (its value as text: an NDJSON number as its digits are written). */
+type Fields = Partial<Pick<Row, 'triggerId' | 'userId' | 'value'>> & { error?: unknown };
 
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
@@ -424,17 +424,10 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
     const userId = withoutCr(item);
     if (userId === '') return undefined;
-    return makeRow(
-      line,
-      { format: 'csv', fields: [options.trigger!, userId] },
-      { triggerId: undefined, userId, value: undefined },
-      options,
-    );
+    return makeRow(line, { format: 'csv', fields: [options.trigger!, userId] }, { userId }, options);
   };
-  return { rows: mapLines(stream, options, toRow), header: () => LINES_HEADER };
+  return { rows: mapLines(stream, options, toRow), header: () => ['triggerId', 'userId'] };
 }
-
-const LINES_HEADER = ['triggerId', 'userId'];
 
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 

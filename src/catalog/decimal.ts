@@ -18,12 +18,10 @@ function decimal(text: string): Decimal {
   if (!m || (m[2] === '' && !m[3])) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
   const int = m[2] ?? '';
   const all = int + (m[3] ?? '');
-  let start = 0;
-  while (start < all.length && all.charCodeAt(start) === 48) start++;
-  let end = all.length;
-  while (end > start && all.charCodeAt(end - 1) === 48) end--;
-  if (start === end) return { sign: 0, digits: '', point: 0 };
-  return { sign: m[1] === '-' ? -1 : 1, digits: all.slice(start, end), point: int.length + Number(m[4] ?? '0') - start };
+  const leading = all.length - all.replace(/^0+/, '').length;
+  const digits = all.slice(leading).replace(/0+$/, '');
+  if (digits === '') return { sign: 0, digits: '', point: 0 };
+  return { sign: m[1] === '-' ? -1 : 1, digits, point: int.length + Number(m[4] ?? '0') - leading };
 }
 
 /** -1, 0 or 1 as a is below, equal to or above b; both are decimal texts ("9.99", "-3", "1e3", "1e+21"). */

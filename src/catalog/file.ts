@@ -24,10 +24,7 @@ export interface ReadCatalogOptions {
   source?: CatalogSource | undefined;
   /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace. */
   env?: NodeJS.ProcessEnv | undefined;
-  /**
-   * The file is read to be changed: a file trusted by name is still not written through a link
-   * another user owns (one in a shared folder, or planted there since the file was named).
-   */
+  /** The file is read to be changed: even one trusted by name is not written through another user's link (notOthersLink). */
   write?: boolean | undefined;
 }
 

@@ -138,10 +138,7 @@ export class TriggerResolver {
   }
 }
 
-/**
- * The check of a batch row's trigger and value: the id to send, or why the row is invalid. Warns
- * once per deprecated trigger.
- */
+/** The check of a batch row's trigger and value (a RowCheck, below); it warns once per deprecated trigger. */
 export function rowChecker(resolver: TriggerResolver, warn: (message: string, line: number) => void): RowCheck {
   const warned = new Set<string>();
   return (given, value, line) => {

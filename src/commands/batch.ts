@@ -230,10 +230,7 @@ async function send(run: Run): Promise<void> {
   finish(run, recorder, result, stoppedBy, stderr);
 }
 
-/**
- * The progress line on stderr (not started), unless --quiet or --verbose: redrawn on a terminal,
- * without one (CI, a log) a plain line every 10 s, so that a long job's log never goes silent.
- */
+/** The progress line on stderr (not started; progress.ts says how it shows), unless --quiet or --verbose. */
 function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; stopped: boolean }): Progress | undefined {
   const { io, options, input, pace } = run;
   if (options.quiet || options.verbose) return undefined;

@@ -3,7 +3,6 @@
  * settings without stopping at the first problem, then prints them; sends nothing.
  */
 import type { Command } from 'commander';
-import type { Context } from './shared.js';
 import fs from 'node:fs';
 import { proxyFor } from '../client/proxy.js';
 import { ConfigError } from '../errors.js';
@@ -13,7 +12,7 @@ import { maskProxyCredentials } from '../output/redact.js';
 import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
-import { addSettingsOptions, type CatalogOptions } from './shared.js';
+import { addSettingsOptions, type CatalogOptions, type Context } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
 
 export interface StatusOptions extends SettingsFlags, CatalogOptions {

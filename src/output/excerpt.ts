@@ -11,30 +11,20 @@ const TAIL = 12;
 /** Whether the code unit at `at` is the second half of a surrogate pair (a cut there would split a character). */
 const splitsPair = (text: string, at: number) => (text.codePointAt(at - 1) ?? 0) > 0xffff;
 
-function cut(text: string): { head: string; tail: string; length: number } | undefined {
-  if (text.length <= MAX_ECHO) return undefined;
+/**
+ * `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length
+ * outside the quotes.
+ */
+export function quotedExcerpt(text: string, quote: (text: string) => string = JSON.stringify): string {
+  if (text.length <= MAX_ECHO) return quote(text);
   let end = HEAD;
   if (splitsPair(text, end)) end--;
   let start = text.length - TAIL;
   if (splitsPair(text, start)) start++;
   let length = 0;
   for (const _ of text) length++;
-  return { head: text.slice(0, end), tail: text.slice(start), length };
+  return `${quote(`${text.slice(0, end)}…${text.slice(start)}`)} (${length.toLocaleString('en-US')} characters)`;
 }
-
-const count = (n: number) => `${n.toLocaleString('en-US')} characters`;
 
 /** `text` as it is when short; else its start…its end (N characters). */
-export function excerpt(text: string): string {
-  const c = cut(text);
-  return c ? `${c.head}…${c.tail} (${count(c.length)})` : text;
-}
-
-/**
- * `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length
- * outside the quotes.
- */
-export function quotedExcerpt(text: string, quote: (text: string) => string = JSON.stringify): string {
-  const c = cut(text);
-  return c ? `${quote(`${c.head}…${c.tail}`)} (${count(c.length)})` : quote(text);
-}
+export const excerpt = (text: string): string => quotedExcerpt(text, (t) => t);

@@ -102,7 +102,6 @@ function base64Forms(key: string): Form[] {
 }
 
 class Secret {
-  readonly key: string;
   readonly mask: string;
   readonly short: boolean;
   /**
@@ -124,8 +123,7 @@ class Secret {
   /** The length of the shortest whole form: shorter text holds none. */
   readonly #shortest: number;
 
-  constructor(key: string) {
-    this.key = key;
+  constructor(readonly key: string) {
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
     this.ampersand = key.includes('&');
@@ -228,18 +226,12 @@ export function decodeReferences(text: string): string {
 /** What follows a backslash in a JSON escape, by code unit, and the code unit it stands for. */
 const SHORT_ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
 
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
+
 /** The value of `length` hex digits at `at`, or -1. */
 function hexAt(text: string, at: number, length: number): number {
-  if (at + length > text.length) return -1;
-  let value = 0;
-  for (let i = at; i < at + length; i++) {
-    const c = text.charCodeAt(i);
-    const letter = c | 0x20; // A-F as a-f
-    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : letter >= 0x61 && letter <= 0x66 ? letter - 0x61 + 10 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
+  const digits = text.slice(at, at + length);
+  return digits.length === length && HEX_DIGITS.test(digits) ? parseInt(digits, 16) : -1;
 }
 
 /** `text` decoded once; `outer` says where each of its characters came from in the original text. */
