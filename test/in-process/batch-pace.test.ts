@@ -118,15 +118,16 @@ describe('--concurrency auto: limits and options', () => {
 
   it('--rate: the summary says how many were in flight, not the limit of lanes waiting for the schedule', async () => {
     // Nothing pushes back, so the pace's limit grows while lanes hold turns waiting for the schedule; the
-    // service holds one or two at once. Before, the summary said "1 to 64 at once".
+    // service holds a few at once. Before, the summary said "1 to 64 at once".
     server.handle((_req, res) => void setTimeout(() => json(res, 200, { success: true }), 5));
     const result = await batch([csv(60), '--rate', '40']);
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(60);
-    expect(server.inFlight.max).toBeLessThanOrEqual(2);
+    // At least what the server held at once (each was sent and not answered); above it only by answers the client
+    // had not read yet (a loaded machine), far from the limit's 64.
     const most = Number(/concurrency auto, (?:\d+ to )?(\d+) at once/.exec(result.stdout)?.[1]);
-    expect(most).toBeGreaterThanOrEqual(1);
-    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBeGreaterThanOrEqual(server.inFlight.max);
+    expect(most).toBeLessThanOrEqual(server.inFlight.max + 8);
   });
 
   it('grows beyond the old default of 8 against a service that keeps up', async () => {
