@@ -87,8 +87,9 @@ describe('--concurrency auto: push-back', () => {
     const result = await batch([csv(30)]);
     expect(result.code).toBe(0);
     expect(accepted).toBe(30);
-    // Not a lane re-sending as fast as each refusal comes back: at most about one push-back per row.
-    expect(server.requests.length).toBeLessThan(30 * 2);
+    // Not a lane re-sending as fast as each refusal comes back (hundreds a second on loopback): about one push-back a
+    // row at most, two on a loaded machine whose stalls bunch the starts (seen at a load of 9-12 on 2 cores).
+    expect(server.requests.length).toBeLessThan(30 * 3);
     expect(failedRows()).toBe(0);
     expect(result.stdout).toMatch(/at once, starts spaced up to \d+ ms apart; \d+ answers? pushed back/);
   });
