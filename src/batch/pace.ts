@@ -479,8 +479,8 @@ export class Pace {
       // the slots), under twice the round trip: its own limit, at a gap the jitter put under it, kept by the relay (item 30).
       const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
       this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
-      // Refused by its own limit (early), or a narrowing taken back: the gap is no longer the round trip's (item 41).
-      if ((early && least < MAX_GAP_MS) || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
+      // Refused by its own limit (early; not a shard's: a slow start-up's spacings make it so), or a narrowing taken back (41).
+      if ((early && least < MAX_GAP_MS && !this.#shared) || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
       if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
       this.#heldAnswers = this.#narrowedFrom = 0;
       this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
