@@ -43034,8 +43034,8 @@ var init_runner = __esm({
             this.inFlight++;
             return true;
           }
-          if (this.inFlight >= pace.limit) await (this.#slot ??= new Promise((resolve2) => this.#wakeSlot = resolve2));
-          else await this.#pause(Math.max(1, pace.pausedFor()));
+          const settled = this.#slot ??= new Promise((resolve2) => this.#wakeSlot = resolve2);
+          await (this.inFlight >= pace.limit ? settled : this.#pause(Math.max(1, pace.pausedFor()), settled));
         }
         return false;
       }
@@ -43517,7 +43517,7 @@ var init_pace = __esm({
           const wide = this.#narrowedFrom > 2 * this.#windowMs && !early && this.#acceptedCount - this.#narrowedAt > 1;
           const selfRefused = spacing <= least + 1 && !this.#crowded && this.#relay[0] >= PROBES_IN && this.gapMs < 2 * this.#windowMs;
           this.gapMs = Math.max(this.gapMs * (selfRefused ? GAP_WIDEN : 1), (wide ? 1 : GAP_WIDEN) * this.#narrowedFrom);
-          if (early && least < MAX_GAP_MS || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
+          if (early && least < MAX_GAP_MS && !this.#shared || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
           this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());

@@ -164,6 +164,23 @@ describe('--rate on the clock', () => {
     expect(result.mostSending).toBe(Math.max(...seen.map(([, atService]) => atService))); // what the summary says
   });
 
+  it('a lane waiting for the pace looks again when a request settles: a request alone goes, however far ahead the schedule ran', async () => {
+    // The pace lets a request alone go at once (Pace#take), but a schedule can run far ahead while it does: the other
+    // lanes slept out pausedFor() with nothing in flight, and a real batch sat idle for 50 s at its end (review13 H6).
+    // A gate that says just that: one alone goes; the next start is a minute away.
+    const clock = new VirtualClock();
+    const gate = {
+      max: 4,
+      limit: 2,
+      stopReason: undefined,
+      take: (inFlight: number) => inFlight === 0,
+      pausedFor: () => 60_000,
+      answered: () => {},
+    };
+    const { sent } = await runOnClock(clock, 4, { pace: gate as unknown as Pace, rttMs: 50 });
+    expect(sent.map((s) => s.at)).toEqual([0, 50, 100, 150]);
+  });
+
   it('with a fixed --concurrency, timers late by more than its lanes can cover lower the rate to what the lanes carry', async () => {
     // 8 lanes, each request 2 ms plus a timer 15 ms late: 8 / 17 ms is about 470 a second, not 1000.
     // What --concurrency auto is for (above); here so that the difference is known, not a surprise.
