@@ -1,0 +1,50 @@
+/**
+ * Issue 31, item 54 of docs/pace.md (thirteenth pass): a strict limit whose slot is under the round trip (25-50/s at
+ * 50 ms) is held as a rate from the first probe refused at two (item 51 waited for a tenth of its last 100 answers,
+ * which the slow start's descent fills for ~8 s), a push-back at the edge last refused widens the spacing back to that
+ * edge (not halfway to one a round trip again), and push-backs to requests sent before the last one widen nothing.
+ * Before (ffd19c9), from 5 s on: 25/s 21.9, 30/s 24.5, 40/s 29.4, 50/s 33.6 (quiet). Simulated clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { perSecondFrom, simulate, simulateSenders, strictRate } from './pace-sim.js';
+
+/** Accepted a second from 5 s on, and the share pushed back then (as bench-pace-sim.mjs's rates). */
+function fromFiveSeconds(perSecond: number, loaded: boolean, seed: number): { rate: number; pushedBack: number } {
+  const result = simulate(strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }), 15 * perSecond, { loaded, seed, from: 5_000 });
+  return { rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
+}
+
+describe('one sender on a strict limit whose slot is under the round trip, held as a rate from the first refused probe', () => {
+  const machines = [
+    { loaded: false, seed: 42 },
+    { loaded: true, seed: 1 },
+    { loaded: true, seed: 3 },
+  ];
+  it.each(machines)('25, 30 and 40/s: at least 85% of it from 5 s on, at most 5% pushed back (%o)', ({ loaded, seed }) => {
+    for (const perSecond of [25, 30, 40]) {
+      const { rate, pushedBack } = fromFiveSeconds(perSecond, loaded, seed);
+      expect(rate).toBeGreaterThanOrEqual(0.85 * perSecond);
+      expect(pushedBack).toBeLessThanOrEqual(0.05);
+    }
+  });
+  it('50/s, three in flight: at least 85% of it from 5 s on on a quiet machine, at most 5% pushed back', () => {
+    const { rate, pushedBack } = fromFiveSeconds(50, false, 42);
+    expect(rate).toBeGreaterThanOrEqual(0.85 * 50);
+    expect(pushedBack).toBeLessThanOrEqual(0.05);
+  });
+
+  // Two separate batches (no --shard) on one strict 25-30/s, the second 15-30 s later: machines where the first, held as
+  // a rate, shut the second out before (G2 of docs/pace.md's twelfth pass; pace-strict-shared has them as shards).
+  for (const [perSecond, startAt, seed] of [
+    [25, 15_000, 12],
+    [25, 30_000, 16],
+    [30, 20_000, 1],
+  ] as const) {
+    it(`separate batches on a strict ${perSecond}/s, the second ${startAt / 1000} s later (machine ${seed}): it gets over a quarter`, () => {
+      const plans = [{ rows: 100 * perSecond }, { rows: 100 * perSecond, startAt }];
+      const batches = simulateSenders(strictRate(perSecond, { jitterMs: 2, seed }), plans, { loaded: true, seed, shared: false });
+      const rows = (at: number[]) => at.filter((t) => t >= startAt && t < startAt + 20_000).length / 20;
+      expect(rows(batches[1]!.acceptedAt)).toBeGreaterThan(rows(batches[0]!.acceptedAt) / 4);
+    });
+  }
+});
