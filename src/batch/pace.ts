@@ -696,7 +696,9 @@ export class Pace {
         // Near the spacing last refused under the round trip, 1% a step, not past it; a fifth under it at two, the limit moved (51).
         if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
-        const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+        // Past it at two or more without a push-back, it was no edge (a slow start's burst): faster again (54).
+        if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
+        const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
     }

@@ -27,6 +27,14 @@ describe('one sender on a strict limit whose slot is under the round trip, held 
       expect(pushedBack).toBeLessThanOrEqual(0.05);
     }
   });
+  // A spacing passed at two or more without a push-back was no edge (a slow start's burst, or a limit since raised):
+  // the narrowing speeds up again, as it does above the edge.
+  it.each(machines)('25/s raised to 100/s at 20 s: over 80/s from 25 to 60 s (%o; 9e7be93: 74/s on the loaded two)', ({ loaded, seed }) => {
+    const [before, after] = [25, 100].map((perSecond) => strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }));
+    const service = (t: number, who: number) => (t < 20_000 ? before!(t, who) : after!(t, who));
+    const [result] = simulateSenders(service, [{ rows: 100_000 }], { loaded, seed, limitMs: 60_000 });
+    expect(result!.acceptedAt.filter((t) => t >= 25_000 && t < 60_000).length / 35).toBeGreaterThan(80);
+  });
   it('50/s, three in flight: at least 85% of it from 5 s on on a quiet machine, at most 5% pushed back', () => {
     const { rate, pushedBack } = fromFiveSeconds(50, false, 42);
     expect(rate).toBeGreaterThanOrEqual(0.85 * 50);
