@@ -893,10 +893,11 @@ export class Pace {
    * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
    */
   #holdRate(spacing: number, down: boolean): boolean {
-    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51).
+    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51). Not
+    // refusals at random (54): under a tenth refused at one at a time, or, before it was there, a third or more at two.
     const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-    const last = this.#tripGapMs;
-    if (enter) this.#tripGapMs = spacing;
+    const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1]!, this.#level[Math.min(2, this.max)]!];
+    if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;
     // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
