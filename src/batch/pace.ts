@@ -905,6 +905,8 @@ export class Pace {
     // steps), two widenings over it, where those steps start. The start already scheduled goes at it too. No faster than
     // one a round trip: one at a time, where the relay shares a strict limit's slots.
     const trip = this.#tripGapMs > 0;
+    // Held, the spacing refused is the rate's: one the round trip set wider (a stalled machine's) is no edge (54).
+    if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
     if (trip) this.#tripGapMs = spacing;
     const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
     this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer } from '../../src/batch/pace.js';
-import { numbers, perSecondFrom, simulate, simulateSenders, strictRate } from './pace-sim.js';
+import { numbers, perSecondFrom, simulate, simulateSenders, stalledMachine, strictRate, worstSecond } from './pace-sim.js';
 
 /** A small slow service (review13's H1): `workers` of `workMs`, a 1 s queue time-out, and `share` refused at once at random. */
 function flaky(workers: number, workMs: number, share: number, seed: number) {
@@ -78,4 +78,18 @@ describe('one sender on a strict limit whose slot is under the round trip, held 
     const result = simulate(flaky(2, 200, 0.2, seed), 300, { loaded: true, seed });
     expect(result.perSecond).toBeGreaterThan(4);
   });
+
+  // review13's H3: on a machine that stalls 100 ms every second, a push-back came while the stall had stretched the round
+  // trip, and the spacing taken from it (twice the held one) was kept as the edge; the hold then narrowed "a fifth under"
+  // it, let go, and the limit climbed to 64 (211e3b3: 11% pushed back, 65-149 push-backs in a second). Held, the spacing
+  // refused is the rate's.
+  it.each([1, 2, 14])(
+    'strict 25/s on a machine that stalls 100 ms a second (machine %i): at most 8 in 100 pushed back, no second over 40',
+    (seed) => {
+      const service = stalledMachine(strictRate(25, { jitterMs: 2, seed }), seed, { everyMs: 1_000, stallMs: 100 });
+      const result = simulate(service, 1_000, { loaded: true, seed, from: 5_000 });
+      expect(result.pushedBackLate / result.answersLate).toBeLessThanOrEqual(0.08);
+      expect(worstSecond([result])).toBeLessThanOrEqual(40);
+    },
+  );
 });
