@@ -43874,6 +43874,7 @@ var init_pace = __esm({
         if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
         const trip = this.#tripGapMs > 0;
+        if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
         if (trip) this.#tripGapMs = spacing;
         const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
         this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
