@@ -896,9 +896,8 @@ export class Pace {
     // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51). Not
     // refusals at random (54): under a tenth refused at one at a time, or, before it was there, a third or more at two.
     const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-    const under = Math.min(...this.#spacings) < GAP_WIDEN * this.#windowMs; // accepted starts a round trip apart or closer: a slot under it
     const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1]!, this.#level[Math.min(2, this.max)]!];
-    if (enter && under && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
+    if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;
     // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
