@@ -43868,9 +43868,8 @@ var init_pace = __esm({
        */
       #holdRate(spacing, down) {
         const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-        const under = Math.min(...this.#spacings) < GAP_WIDEN * this.#windowMs;
         const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1], this.#level[Math.min(2, this.max)]];
-        if (enter && under && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
+        if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
         if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
         const trip = this.#tripGapMs > 0;
