@@ -350,7 +350,6 @@ export class Pace {
       }
     } else if (answer === Answer.PushedBack) {
       const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity; // a Retry-After is never forgiven: every sender slows down
-      if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       const level = this.#count(now - rttMs, true, rttMs);
       if (retryAfterMs >= 0) this.#withRetryAfter(now);
       this.pushedBack++;
@@ -362,7 +361,8 @@ export class Pace {
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level, now - rttMs);
-      if (tolerated && news && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
+      if (tolerated && news && now - rttMs >= this.#lastPushBack && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
+      if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
       if (!tolerated) {
         // The push-back that cuts leaves its limit for good: counted there, it would make every
@@ -696,7 +696,9 @@ export class Pace {
         // Near the spacing last refused under the round trip, 1% a step, not past it; a fifth under it at two, the limit moved (51).
         if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
-        const faster = this.#rateGapMs <= near ? 0 : Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
+        // Past it at two or more without a push-back, it was no edge (a slow start's burst): faster again (54).
+        if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
+        const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
     }
@@ -887,18 +889,26 @@ export class Pace {
    * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
    * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
    * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
-   * Under the round trip (item 51), every push-back, tolerated or not, widens it; says whether it is still under it.
+   * Under the round trip (item 51), every push-back, tolerated or not, widens it, but for one to a request sent before the
+   * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
    */
   #holdRate(spacing: number, down: boolean): boolean {
-    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51).
+    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51). Not
+    // refusals at random (54): under a tenth refused at one at a time, or, before it was there, a third or more at two.
     const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-    if (enter && 10 * this.#recentPushBacks <= this.#recentCount) this.#tripGapMs = spacing;
+    const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1]!, this.#level[Math.min(2, this.max)]!];
+    if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;
-    // There, halfway to one a round trip, which got in; the start already scheduled goes at it too. No faster than one a
-    // round trip: one at a time, where the relay shares a strict limit's slots.
-    const trip = this.#tripGapMs > 0 ? (this.#tripGapMs = spacing) : 0;
-    this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip && (spacing + this.#windowMs) / 2);
+    // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
+    // steps), two widenings over it, where those steps start. The start already scheduled goes at it too. No faster than
+    // one a round trip: one at a time, where the relay shares a strict limit's slots.
+    const trip = this.#tripGapMs > 0;
+    // Held, the spacing refused is the rate's: one the round trip set wider (a stalled machine's) is no edge (54).
+    if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
+    if (trip) this.#tripGapMs = spacing;
+    const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
+    this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
     if (trip) this.#nextStart += this.#rateGapMs - spacing;
     if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
     const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;

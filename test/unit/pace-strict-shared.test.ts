@@ -18,14 +18,11 @@ describe('shards on a strict limit whose slot is under the round trip (item 53)'
   ] as const) {
     it(`strict ${perSecond}/s, the second shard ${startAt / 1000} s later (machine ${seed}): it gets in, no storm`, () => {
       const plans = [{ rows: 100 * perSecond }, { rows: 100 * perSecond, startAt }];
-      const service = () => strictRate(perSecond, { jitterMs: 2, seed });
-      const shards = simulateSenders(service(), plans, { loaded: true, seed });
+      const shards = simulateSenders(strictRate(perSecond, { jitterMs: 2, seed }), plans, { loaded: true, seed });
       expect(rows(startAt, shards[1]!.acceptedAt)).toBeGreaterThan(rows(startAt, shards[0]!.acceptedAt) / 2);
       expect(worstSecond(shards)).toBeLessThan(60);
-      // The same two as separate batches (no --shard): the first holds a rate and the second is shut out (the cost
-      // docs/choices.md names), which is what the test above would see without the rule.
-      const batches = simulateSenders(service(), plans, { loaded: true, seed, shared: false });
-      expect(rows(startAt, batches[1]!.acceptedAt)).toBeLessThan(rows(startAt, batches[0]!.acceptedAt) / 4);
+      // As separate batches (no --shard) the second was shut out here on ffd19c9; since item 54 it gets over a quarter
+      // (pace-strict-sooner), so the case that fails without item 53's rule is the last one below.
     });
   }
 
