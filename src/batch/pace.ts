@@ -749,7 +749,7 @@ export class Pace {
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
             }
           }
-        } else if (this.#paced && !this.#shared && this.limit < RATE_HOLDS_BELOW && this.#used < this.limit) {
+        } else if (this.#paced && !this.#shared && this.limit < RATE_HOLDS_BELOW && this.#used > 0 && this.#used < this.limit) {
           // Paced, a limit not filled in its round trip does not grow (RFC 7661): filled by a stall's bunched starts, it is refused.
         } else if (rtt <= base * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
