@@ -43269,6 +43269,8 @@ var init_pace = __esm({
       /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
       #lastPushBack = -Infinity;
+      #used = 0;
+      // the most in flight at once in this round trip
       /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
       #stalledAt = -Infinity;
@@ -43546,6 +43548,7 @@ var init_pace = __esm({
         if (inFlight >= this.limit) return false;
         const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
         if (!open && !this.#scheduled(inFlight)) return false;
+        this.#used = Math.max(this.#used, inFlight + 1);
         if (++this.#startsInARow > 1) this.#sentInBursts = true;
         return true;
       }
@@ -43733,6 +43736,7 @@ var init_pace = __esm({
                   this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
                 }
               }
+            } else if (this.#paced && !this.#shared && this.limit < RATE_HOLDS_BELOW && this.#used > 0 && this.#used < this.limit) {
             } else if (rtt <= base * GROW_BELOW + NOISE_MS) {
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
@@ -43820,6 +43824,7 @@ var init_pace = __esm({
         return count2 / TOOK_ROUND_TRIPS;
       }
       #nextWindow(now) {
+        this.#used = 0;
         this.#respace();
         this.#windowStart = now;
         this.#accepted = this.#rttSum = 0;

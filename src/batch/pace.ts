@@ -187,6 +187,7 @@ export class Pace {
   /** When the current run of push-backs with nothing accepted began (-1: none). */
   #refusingSince = -1;
   #lastPushBack = -Infinity;
+  #used = 0; // the most in flight at once in this round trip
   /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
   #cutAt = -Infinity;
   #stalledAt = -Infinity;
@@ -514,6 +515,7 @@ export class Pace {
     if (inFlight >= this.limit) return false;
     const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
     if (!open && !this.#scheduled(inFlight)) return false;
+    this.#used = Math.max(this.#used, inFlight + 1);
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
     return true;
   }
@@ -747,6 +749,8 @@ export class Pace {
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
             }
           }
+        } else if (this.#paced && !this.#shared && this.limit < RATE_HOLDS_BELOW && this.#used > 0 && this.#used < this.limit) {
+          // Paced, a limit not filled in its round trip does not grow (RFC 7661): filled by a stall's bunched starts, it is refused.
         } else if (rtt <= base * GROW_BELOW + NOISE_MS) {
           // By the square root (as Gradient2 allows for a queue): 32 back to 64 in six round trips.
           this.#set(this.#value + Math.sqrt(this.#value));
@@ -863,6 +867,7 @@ export class Pace {
   }
 
   #nextWindow(now: number): void {
+    this.#used = 0;
     this.#respace();
     this.#windowStart = now;
     this.#accepted = this.#rttSum = 0;
