@@ -681,8 +681,7 @@ export class Pace {
 
   /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none; -1: a limit). */
   #noiseBetween(low: number, lowTop: number, high: number, highTop: number): number {
-    const lower = this.#levels(low, lowTop);
-    const higher = this.#levels(high, highTop);
+    const [lower, higher] = [this.#levels(low, lowTop), this.#levels(high, highTop)];
     if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
     return randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
   }
@@ -702,12 +701,8 @@ export class Pace {
     }
     // A calm spell ends a descent: the next cut starts another from what the answers are then.
     if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined;
-    const accepted = this.#accepted;
-    const rtt = this.#rttSum / accepted;
-    if (accepted > 0) {
-      if (rtt < this.#baseRtt) this.#baseRtt = rtt;
-      this.#windowMs = rtt;
-    }
+    const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
+    if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
     // Not paced, the base allows for jitter, which leaves the round trip at half the limit or less where it is now; a queue
     // grows it with the limit (item 45): the harmonic mean of the answers there (their limit over their pace), if slower.
     // Slow is a quarter above it (a queue doubles it), or, as before, half above the fastest window.
@@ -717,13 +712,10 @@ export class Pace {
     const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
     const elapsed = now - this.#windowStart;
     let slow = false;
-    if (accepted > 0 && this.gapMs > 0) {
-      this.#narrowGap(accepted, elapsed);
-    } else if (accepted > 0) {
-      if (this.#slowStart) {
-        if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
-        else this.#slowStart = false;
-      }
+    if (accepted > 0 && this.gapMs > 0) this.#narrowGap(accepted, elapsed);
+    else if (accepted > 0) {
+      if (this.#slowStart && rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+      else this.#slowStart = false;
       if (!this.#slowStart) {
         slow = rtt > Math.max(this.#baseRtt * SHRINK_ABOVE, base * SLOW_START_TOLERANCE) + NOISE_MS;
         // Cut back to one at a time from two or three thrice: it takes one a round trip, and growing
@@ -838,9 +830,8 @@ export class Pace {
     // back again returns to one at once.
     if (this.limit > 1) {
       this.#recent.fill(0);
-      this.#recentPushBacks = 0;
       this.#recentPace.fill(0);
-      this.#recentPaceSum = this.#recentCount = 0;
+      this.#recentPushBacks = this.#recentPaceSum = this.#recentCount = 0;
     }
     this.#nextWindow(now);
     return down;
