@@ -656,9 +656,7 @@ export class Pace {
     if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
     if (descent.before[0] < DESCENT_ANSWERS) {
       // Begun before there were answers enough to compare with: the answers since take their place.
-      descent.before = descent.since;
-      descent.since = [0, 0, 0];
-      descent.start = now;
+      [descent.before, descent.since, descent.start] = [descent.since, [0, 0, 0], now];
       return false;
     }
     const share = randomShare(descent.since, descent.before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
@@ -729,8 +727,7 @@ export class Pace {
           // Near where the service pushed back: back to one under it, hold, then probe (item 4).
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
           else {
-            this.#held++;
-            this.#heldAnswers += accepted;
+            [this.#held, this.#heldAnswers] = [this.#held + 1, this.#heldAnswers + accepted];
             if (this.#held >= HOLD_ROUND_TRIPS && this.#heldAnswers >= HOLD_ANSWERS) {
               this.#held = this.#heldAnswers = 0;
               this.#set(this.#value + 1);
@@ -801,8 +798,7 @@ export class Pace {
       this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
     }
     const slowStart = this.#slowStart;
-    this.#slowStart = false;
-    this.#cutAt = now;
+    [this.#slowStart, this.#cutAt] = [false, now];
     // Cuts start a new round trip; what this one saw of the round trip still counts.
     if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
     // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
@@ -811,8 +807,7 @@ export class Pace {
     const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
     if (pushedBack) {
       const took = down ? this.#value / 2 : this.#took(now);
-      this.#ceiling = this.limit;
-      this.#held = this.#heldAnswers = 0;
+      [this.#ceiling, this.#held, this.#heldAnswers] = [this.limit, 0, 0];
       if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
       else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
       if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
@@ -842,8 +837,7 @@ export class Pace {
    * last TOOK_ROUND_TRIPS round trips, per round trip.
    */
   #took(now: number): number {
-    const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
-    const since = now - TOOK_ROUND_TRIPS * rtt;
+    const since = now - TOOK_ROUND_TRIPS * (this.#windowMs > 0 ? this.#windowMs : this.#baseRtt);
     const ring = this.#acceptedAt;
     const oldest = Math.max(0, this.#acceptedCount - ring.length);
     let count = 0;
@@ -853,8 +847,7 @@ export class Pace {
 
   #nextWindow(now: number): void {
     this.#respace();
-    this.#windowStart = now;
-    this.#accepted = this.#rttSum = 0;
+    [this.#windowStart, this.#accepted, this.#rttSum] = [now, 0, 0];
   }
 
   /** A slow start with no ceiling, as TCP after a time-out (item 6). */
