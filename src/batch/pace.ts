@@ -259,8 +259,11 @@ export class Pace {
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
   #acceptedCount = 0;
-  /** Whether the last window's round trip was over SHRINK_ABOVE. */
-  #slowBefore = false;
+  /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
+  #slowBefore = 0;
+  #slowFrom: [number, number] = [0, 0];
+  /** Item 46's rebase: the base before it (Infinity: none), when it is next tried, windows left, the round trip rebased on and before. */
+  #probe: [from: number, at: number, windows: number, on: number, before: number] = [Infinity, 0, 0, 0, 0];
   // The current window.
   #windowStart: number;
   #accepted = 0;
@@ -720,7 +723,9 @@ export class Pace {
         // past two every CEILING_MS costs five push-backs (a strict 20/s at 50 ms): only probes.
         const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
         const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === 'push-back' && now - this.#cutAt < AIMD_MS;
-        if (!slow && aimd) {
+        if (this.#probed(now, rtt)) {
+          // A rebase tried again (item 46): nothing else decides in its windows.
+        } else if (!slow && aimd) {
           // Additive increase in rate (the pace, requests a ms, times the round trip).
           this.#set(this.#value + INCREASE * elapsed * rtt);
         } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
@@ -743,14 +748,37 @@ export class Pace {
           // trip, as Reno and Vector's ARC do, so that push-backs share it out (AIMD); with them, the round trip counts
           // again. Not past twice the base: a service that slows with the load would be driven to the maximum.
           this.#set(this.#value + 1);
-        } else if (slow) {
-          // Two round trips in a row: one slow round trip is as often the client's machine as the service.
-          if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+        } else if (slow && this.#slowBefore) {
+          // Two slow round trips in a row: a tenth fewer. Unless, not paced nor pushed back lately, down to 2 in flight, the round trip
+          // held within 5% as the limit fell to a quarter: slower for everyone, the base (item 46). Shards' queue moves as they come down.
+          const [from, fromRtt] = this.#slowFrom;
+          const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
+          if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
+          if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4)) {
+            this.#probe = [Math.min(this.#probe[0], this.#baseRtt), now + 10_000, 0, rtt, 0];
+            [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
+          } else this.#set(this.#value * SHRINK_BY);
         }
       }
     }
-    this.#slowBefore = slow;
+    this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
+  }
+
+  /**
+   * Rebased (item 46): every 10 s a quarter fewer for two windows (BBR's ProbeRTT). A round trip then off what a service flat at the one
+   * rebased on gives (it, or 3/4 of ours before): our queue, or the spell over. The old base; the levels forgotten (item 45: jitter).
+   */
+  #probed(now: number, rtt: number): boolean {
+    const probe = this.#probe;
+    if (this.#paced || this.#baseRtt <= probe[0] || (probe[2] === 0 && now < probe[1])) return false;
+    if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 10_000, 3, rtt];
+    const expected = Math.max(probe[3], 0.75 * probe[4]);
+    const off = --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
+    if (off) this.#level.forEach((at) => at.fill(0));
+    if (off) this.#baseRtt = probe[0];
+    else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? 0.75 : 4 / 3));
+    return true;
   }
 
   /** Under one at a time, the gap between starts narrows as answers are accepted. */
