@@ -43597,8 +43597,7 @@ var init_pace = __esm({
           this.#agedAt = sent + rttMs;
           this.#level.forEach(halve);
         }
-        const slot = this.#answers++ % TOLERANCE_ANSWERS;
-        const flag = pushedBack ? 1 : 0;
+        const [slot, flag] = [this.#answers++ % TOLERANCE_ANSWERS, pushedBack ? 1 : 0];
         this.#recentPushBacks += flag - this.#recent[slot];
         this.#pushedInARow = pushedBack ? this.#pushedInARow + 1 : 0;
         this.#recent[slot] = flag;
@@ -43767,13 +43766,14 @@ var init_pace = __esm({
       /**
        * Rebased (item 46): every 10 s a quarter fewer for two windows (BBR's ProbeRTT). A round trip then off what a service flat at the one
        * rebased on gives (it, or 3/4 of ours before): our queue, or the spell over. The old base; the levels forgotten (item 45: jitter).
+       * Pushed back (paced, or within CEILING_MS), too: the service says where it is full, and a rebase kept its queue (review46c F1, F2).
        */
       #probed(now, rtt) {
-        const probe = this.#probe;
-        if (this.#paced || this.#baseRtt <= probe[0] || probe[2] === 0 && now < probe[1]) return false;
+        const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
+        if (this.#baseRtt <= probe[0] || !full && probe[2] === 0 && now < probe[1]) return false;
         if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 1e4, 3, rtt];
         const expected = Math.max(probe[3], 0.75 * probe[4]);
-        const off2 = --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
+        const off2 = full || --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
         if (off2) this.#level.forEach((at) => at.fill(0));
         if (off2) this.#baseRtt = probe[0];
         else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? 0.75 : 4 / 3));
