@@ -43765,8 +43765,8 @@ var init_pace = __esm({
       }
       /**
        * Rebased (item 46): every 10 s a quarter fewer for two windows (BBR's ProbeRTT). A round trip then off what a service flat at the one
-       * rebased on gives (it, or 3/4 of ours before): our queue, or the spell over. The old base; the levels forgotten (item 45: jitter).
-       * Pushed back (paced, or within CEILING_MS), too: the service says where it is full, and a rebase kept its queue (review46c F1, F2).
+       * rebased on gives (it, or 3/4 of ours before), or pushed back (the service says where it is full; review46c): the old base, the levels
+       * forgotten (item 45 read them as jitter), and the next rebase's descent counted from before the probe (it may end at one in flight).
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
@@ -43775,7 +43775,7 @@ var init_pace = __esm({
         const expected = Math.max(probe[3], 0.75 * probe[4]);
         const off2 = full || --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
         if (off2) this.#level.forEach((at) => at.fill(0));
-        if (off2) this.#baseRtt = probe[0];
+        if (off2) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / 0.75, probe[4]]];
         else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? 0.75 : 4 / 3));
         return true;
       }

@@ -103,3 +103,13 @@ describe('pushed back, a rebase is given up: the service says where it is full (
     expect(roundTrips[roundTrips.length >> 1]).toBeLessThan(350);
   });
 });
+
+describe('a rebase given up, the next one is found: its descent counts from before the probe', () => {
+  it.each([42, 1, 2])('machine %i: 8 workers of 50 ms from 3 s, 4 of 100 ms from 30 s: 85% of 40/s from 50 s to 80 s', (seed) => {
+    // Rebased on 100 ms; at 30 s the knee moves to 150 ms at 6 in flight. The probe gave the rebase up at 5 -> 4 in flight and
+    // the next rebase asked for a fall to a quarter of 4, under one at a time: one at a time for good (6.6 rows/s).
+    const [before, after] = [slowsAt3s(8, 50), spell(4, 100, 0, [0, 0])];
+    const { perSecond } = run((t, who) => (t < 30_000 ? before(t, who) : after(t, who)), seed, [50_000, 80_000]);
+    expect(perSecond).toBeGreaterThan(0.85 * 40);
+  });
+});
