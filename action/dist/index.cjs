@@ -43461,7 +43461,7 @@ var init_pace = __esm({
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
             const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-            if (retryAfterMs < 0) this.#paced = true;
+            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0]) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#cut(now, true);
             if (burst) {
@@ -43764,19 +43764,19 @@ var init_pace = __esm({
         this.#nextWindow(now);
       }
       /**
-       * Rebased (item 46): every 10 s a quarter fewer for two windows (BBR's ProbeRTT). A round trip then off what a service flat at the one
-       * rebased on gives (it, or 3/4 of ours before), or pushed back (the service says where it is full; review46c): the old base, the levels
-       * forgotten (item 45 read them as jitter), and the next rebase's descent counted from before the probe (it may end at one in flight).
+       * Rebased (item 46): every 10 s, for two windows, 3/4 of the count the rate needs at the round trip rebased on (BBR's ProbeRTT: a queue
+       * of ours then falls a quarter under it; review46d G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
+       * the old base, the levels forgotten (item 45 read them as jitter), the next descent counted from before the probe (it may end at one).
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
         if (this.#baseRtt <= probe[0] || !full && probe[2] === 0 && now < probe[1]) return false;
         if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 1e4, 3, rtt];
-        const expected = Math.max(probe[3], 0.75 * probe[4]);
+        const [f, expected] = [0.75 * Math.min(1, probe[3] / probe[4]), probe[3]];
         const off2 = full || --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
         if (off2) this.#level.forEach((at) => at.fill(0));
-        if (off2) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / 0.75, probe[4]]];
-        else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? 0.75 : 4 / 3));
+        if (off2) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / f, probe[4]]];
+        else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? f : 1 / f));
         return true;
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
