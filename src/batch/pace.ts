@@ -372,9 +372,9 @@ export class Pace {
         // limit passed on the way down look refused more than it is (a stopping rule's bias).
         if (this.#counted > 0) add(this.#level[level]!, -1, -this.#counted, -1);
         const alone = this.limit === 1;
-        // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on. Not rebased: the rebase's queue (G2).
+        // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on. Not rebased, nor lately: its queue (G2).
         const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-        if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0]) this.#paced = true;
+        if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0] && now >= this.#probe[1] - 10_000 + CEILING_MS) this.#paced = true;
         const spacing = this.#spacingMs;
         const down = this.#cut(now, true);
         if (burst) {
