@@ -43461,7 +43461,7 @@ var init_pace = __esm({
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
             const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0]) this.#paced = true;
+            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0] && now >= this.#probe[1] - 1e4 + CEILING_MS) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#cut(now, true);
             if (burst) {
