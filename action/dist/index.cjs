@@ -43343,8 +43343,11 @@ var init_pace = __esm({
       /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
       #acceptedCount = 0;
-      /** Whether the last window's round trip was over SHRINK_ABOVE. */
-      #slowBefore = false;
+      /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
+      #slowBefore = 0;
+      #slowFrom = [0, 0];
+      /** Item 46's rebase: the base before it (Infinity: none), when it is next tried, windows left, the round trip rebased on and before. */
+      #probe = [Infinity, 0, 0, 0, 0];
       // The current window.
       #windowStart;
       #accepted = 0;
@@ -43439,7 +43442,7 @@ var init_pace = __esm({
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
             const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-            if (retryAfterMs < 0) this.#paced = true;
+            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0] && now >= this.#probe[1] - 1e4 + CEILING_MS) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#cut(now, true);
             if (burst) {
@@ -43576,8 +43579,7 @@ var init_pace = __esm({
           this.#agedAt = sent + rttMs;
           this.#level.forEach(halve);
         }
-        const slot = this.#answers++ % TOLERANCE_ANSWERS;
-        const flag = pushedBack ? 1 : 0;
+        const [slot, flag] = [this.#answers++ % TOLERANCE_ANSWERS, pushedBack ? 1 : 0];
         this.#recentPushBacks += flag - this.#recent[slot];
         this.#pushedInARow = pushedBack ? this.#pushedInARow + 1 : 0;
         this.#recent[slot] = flag;
@@ -43659,9 +43661,7 @@ var init_pace = __esm({
         const descent = this.#descent;
         if (!descent || descent.since[0] < DESCENT_ANSWERS) return false;
         if (descent.before[0] < DESCENT_ANSWERS) {
-          descent.before = descent.since;
-          descent.since = [0, 0, 0];
-          descent.start = now;
+          [descent.before, descent.since, descent.start] = [descent.since, [0, 0, 0], now];
           return false;
         }
         const share = randomShare(descent.since, descent.before, [MAX_NOISE, MAX_DESCENT_NOISE], MAX_DESCENT_RATIO);
@@ -43682,8 +43682,7 @@ var init_pace = __esm({
       }
       /** The share refused at random, judged from the limits low..lowTop against high..highTop (0: none; -1: a limit). */
       #noiseBetween(low, lowTop, high, highTop) {
-        const lower = this.#levels(low, lowTop);
-        const higher = this.#levels(high, highTop);
+        const [lower, higher] = [this.#levels(low, lowTop), this.#levels(high, highTop)];
         if (lower[0] < NOISE_ANSWERS || higher[0] < NOISE_ANSWERS) return 0;
         return randomShare(lower, higher, [MIN_NOISE, MAX_NOISE], MAX_PACE_RATIO);
       }
@@ -43700,36 +43699,29 @@ var init_pace = __esm({
           }
         }
         if (now - this.#lastPushBack >= CEILING_MS) this.#descent = void 0;
-        const accepted = this.#accepted;
-        const rtt = this.#rttSum / accepted;
-        if (accepted > 0) {
-          if (rtt < this.#baseRtt) this.#baseRtt = rtt;
-          this.#windowMs = rtt;
-        }
+        const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
+        if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
         let [answers, perMs] = [0, 0];
         for (let level = 1; level <= this.limit / 2; level++)
           [answers, perMs] = [answers + this.#level[level][0], perMs + this.#level[level][2] / level];
         const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
         const elapsed = now - this.#windowStart;
         let slow = false;
-        if (accepted > 0 && this.gapMs > 0) {
-          this.#narrowGap(accepted, elapsed);
-        } else if (accepted > 0) {
-          if (this.#slowStart) {
-            if (rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
-            else this.#slowStart = false;
-          }
+        if (accepted > 0 && this.gapMs > 0) this.#narrowGap(accepted, elapsed);
+        else if (accepted > 0) {
+          if (this.#slowStart && rtt <= this.#baseRtt * SLOW_START_TOLERANCE + NOISE_MS) this.#set(this.#value * 2);
+          else this.#slowStart = false;
           if (!this.#slowStart) {
             slow = rtt > Math.max(this.#baseRtt * SHRINK_ABOVE, base * SLOW_START_TOLERANCE) + NOISE_MS;
             const kept = this.#paced && this.limit <= 2 && this.#cutsToOne >= 3;
             const aimd = !this.#paced && this.#ceiling > 0 && this.#cutBy === "push-back" && now - this.#cutAt < AIMD_MS;
-            if (!slow && aimd) {
+            if (this.#probed(now, rtt)) {
+            } else if (!slow && aimd) {
               this.#set(this.#value + INCREASE * elapsed * rtt);
             } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
               if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
               else {
-                this.#held++;
-                this.#heldAnswers += accepted;
+                [this.#held, this.#heldAnswers] = [this.#held + 1, this.#heldAnswers + accepted];
                 if (this.#held >= HOLD_ROUND_TRIPS && this.#heldAnswers >= HOLD_ANSWERS) {
                   this.#held = this.#heldAnswers = 0;
                   this.#set(this.#value + 1);
@@ -43741,13 +43733,35 @@ var init_pace = __esm({
               this.#set(this.#value + Math.sqrt(this.#value));
             } else if (this.#paced && now - this.#lastPushBack >= this.#windowMs && rtt <= this.#baseRtt * PACED_GROW_BELOW) {
               this.#set(this.#value + 1);
-            } else if (slow) {
-              if (this.#slowBefore) this.#set(this.#value * SHRINK_BY);
+            } else if (slow && this.#slowBefore) {
+              const [from, fromRtt] = this.#slowFrom;
+              const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
+              if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
+              if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4)) {
+                this.#probe = [Math.min(this.#probe[0], this.#baseRtt), now + 1e4, 0, rtt, 0];
+                [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
+              } else this.#set(this.#value * SHRINK_BY);
             }
           }
         }
-        this.#slowBefore = slow;
+        this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
+      }
+      /**
+       * Rebased (item 46): every 10 s, for two windows, 3/4 of the count the rate needs at the round trip rebased on (BBR's ProbeRTT: a queue
+       * of ours then falls a quarter under it; review46d G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
+       * the old base, the levels forgotten (item 45 read them as jitter), the next descent counted from before the probe (it may end at one).
+       */
+      #probed(now, rtt) {
+        const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
+        if (this.#baseRtt <= probe[0] || !full && probe[2] === 0 && now < probe[1]) return false;
+        if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 1e4, 3, rtt];
+        const [f, expected] = [0.75 * Math.min(1, probe[3] / probe[4]), probe[3]];
+        const off2 = full || --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
+        if (off2) this.#level.forEach((at) => at.fill(0));
+        if (off2) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / f, probe[4]]];
+        else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? f : 1 / f));
+        return true;
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
       #narrowGap(accepted, elapsed) {
@@ -43784,14 +43798,12 @@ var init_pace = __esm({
           this.#descent = { start: now, before, value: this.#value, slowStart: this.#slowStart, since: [0, 0, 0] };
         }
         const slowStart = this.#slowStart;
-        this.#slowStart = false;
-        this.#cutAt = now;
+        [this.#slowStart, this.#cutAt] = [false, now];
         if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
         const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === "push-back";
         if (pushedBack) {
           const took = down ? this.#value / 2 : this.#took(now);
-          this.#ceiling = this.limit;
-          this.#held = this.#heldAnswers = 0;
+          [this.#ceiling, this.#held, this.#heldAnswers] = [this.limit, 0, 0];
           if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
           else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE);
           if (this.limit === 1 && this.#ceiling <= 3) this.#cutsToOne++;
@@ -43803,9 +43815,8 @@ var init_pace = __esm({
         this.#acceptedSinceCut = 0;
         if (this.limit > 1) {
           this.#recent.fill(0);
-          this.#recentPushBacks = 0;
           this.#recentPace.fill(0);
-          this.#recentPaceSum = this.#recentCount = 0;
+          this.#recentPushBacks = this.#recentPaceSum = this.#recentCount = 0;
         }
         this.#nextWindow(now);
         return down;
@@ -43815,8 +43826,7 @@ var init_pace = __esm({
        * last TOOK_ROUND_TRIPS round trips, per round trip.
        */
       #took(now) {
-        const rtt = this.#windowMs > 0 ? this.#windowMs : this.#baseRtt;
-        const since = now - TOOK_ROUND_TRIPS * rtt;
+        const since = now - TOOK_ROUND_TRIPS * (this.#windowMs > 0 ? this.#windowMs : this.#baseRtt);
         const ring = this.#acceptedAt;
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
         let count2 = 0;
@@ -43826,8 +43836,7 @@ var init_pace = __esm({
       #nextWindow(now) {
         this.#used = 0;
         this.#respace();
-        this.#windowStart = now;
-        this.#accepted = this.#rttSum = 0;
+        [this.#windowStart, this.#accepted, this.#rttSum] = [now, 0, 0];
       }
       /** A slow start with no ceiling, as TCP after a time-out (item 6). */
       #restart() {
