@@ -703,8 +703,7 @@ export class Pace {
         this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
     }
-    // A calm spell ends a descent: the next cut starts another from what the answers are then.
-    if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined;
+    if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined; // a calm spell ends a descent: the next cut starts another
     const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
     if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
     // Not paced, the base allows for jitter, which leaves the round trip at half the limit or less where it is now; a queue
