@@ -8,27 +8,11 @@
  * simulated clock; no wall clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
-import { type Service, simulateSenders } from './pace-sim.js';
-
-/** 8 workers of 50 ms behind a queue, 300 ms more on every answer sent between 5 s and 40 s; round trips from `fromMs`. */
-function slowSpell(fromMs: number): { service: Service; roundTrips: number[] } {
-  const free = new Array<number>(8).fill(0);
-  const roundTrips: number[] = [];
-  const service: Service = (t) => {
-    const arrival = t + 25;
-    const worker = free.indexOf(Math.min(...free));
-    free[worker] = Math.max(arrival, free[worker]!) + 50;
-    const at = free[worker]! + 25 + (t >= 5_000 && t < 40_000 ? 300 : 0);
-    if (t >= fromMs) roundTrips.push(at - t);
-    return { at, answer: Answer.Accepted };
-  };
-  return { service, roundTrips };
-}
+import { simulateSenders, slowSpell } from './pace-sim.js';
 
 describe('after a slow spell, the service well again: no queue of ours is kept', () => {
   it.each([42, 1, 2, 3])('machine %i: the median round trip from 60 s is near the unloaded one (100 ms), not the spell', (seed) => {
-    const { service, roundTrips } = slowSpell(60_000);
+    const { service, roundTrips } = slowSpell(300, [5_000, 40_000], [60_000, Infinity]);
     simulateSenders(service, [{ rows: 1e9 }], { loaded: seed !== 42, seed, limitMs: 90_000 });
     const sorted = roundTrips.sort((a, b) => a - b);
     expect(sorted.length).toBeGreaterThan(1_000);

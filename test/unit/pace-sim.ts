@@ -91,6 +91,28 @@ export function strictRate(
 }
 
 /** A token bucket holding a tenth of a second, 429 with Retry-After beyond (the bench's rate limit). */
+/**
+ * 8 workers of 50 ms behind a FIFO queue, 25 ms each way, `moreMs` more on every answer to a request that arrives in [a, z):
+ * a service slower for everyone for a spell (item 46). `roundTrips` keeps those of requests sent in [from, to).
+ */
+export function slowSpell(
+  moreMs: number,
+  [a, z]: [number, number],
+  [from, to]: [number, number],
+): { service: Service; roundTrips: number[] } {
+  const free = new Array<number>(8).fill(0);
+  const roundTrips: number[] = [];
+  const service: Service = (t) => {
+    const arrival = t + 25;
+    const worker = free.indexOf(Math.min(...free));
+    free[worker] = Math.max(arrival, free[worker]!) + 50;
+    const at = free[worker]! + 25 + (arrival >= a && arrival < z ? moreMs : 0);
+    if (t >= from && t < to) roundTrips.push(at - t);
+    return { at, answer: Answer.Accepted };
+  };
+  return { service, roundTrips };
+}
+
 export function tokenBucket(perSecond: number, latency = 50): Service {
   const size = perSecond / 10;
   let tokens = size;
