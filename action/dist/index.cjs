@@ -42919,6 +42919,10 @@ var init_runner = __esm({
       #firstSettled;
       #markFirstSettled;
       #scheduleRestarted = false;
+      /** Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn). */
+      #tail = false;
+      #tailStarted;
+      #markTail;
       constructor(options) {
         this.#options = options;
         this.#pace = options.pace;
@@ -42926,6 +42930,7 @@ var init_runner = __esm({
         this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
         this.#interval = options.rate ? 1e3 / options.rate : 0;
         this.#firstSettled = new Promise((resolve2) => this.#markFirstSettled = resolve2);
+        this.#tailStarted = new Promise((resolve2) => this.#markTail = resolve2);
       }
       #unsent() {
         const reason2 = this.#options.stop.reason;
@@ -42981,6 +42986,9 @@ var init_runner = __esm({
           }
         } catch (error2) {
           this.#fatal ??= error2;
+        } finally {
+          this.#tail = true;
+          this.#markTail();
         }
       }
       /**
@@ -43035,7 +43043,8 @@ var init_runner = __esm({
             return true;
           }
           const settled = this.#slot ??= new Promise((resolve2) => this.#wakeSlot = resolve2);
-          await (this.inFlight >= pace.limit ? settled : this.#pause(Math.max(1, pace.pausedFor()), settled));
+          const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailStarted);
+          await (this.inFlight >= pace.limit ? settled : paused());
         }
         return false;
       }

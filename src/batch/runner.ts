@@ -130,6 +130,10 @@ export class Runner {
   readonly #firstSettled: Promise<void>;
   #markFirstSettled!: () => void;
   #scheduleRestarted = false;
+  /** Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn). */
+  #tail = false;
+  readonly #tailStarted: Promise<void>;
+  #markTail!: () => void;
 
   constructor(options: RunOptions) {
     this.#options = options;
@@ -138,6 +142,7 @@ export class Runner {
     this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
     this.#interval = options.rate ? 1000 / options.rate : 0;
     this.#firstSettled = new Promise((resolve) => (this.#markFirstSettled = resolve));
+    this.#tailStarted = new Promise((resolve) => (this.#markTail = resolve));
   }
 
   #unsent(): Outcome {
@@ -200,6 +205,9 @@ export class Runner {
       }
     } catch (error) {
       this.#fatal ??= error;
+    } finally {
+      this.#tail = true;
+      this.#markTail();
     }
   }
 
@@ -260,10 +268,13 @@ export class Runner {
       // At the limit: a request settling frees a slot. Below it: a pause or the gap between starts,
       // waited out by the clock, at least a millisecond: it may have just ended between the two
       // looks, and waiting for a slot with nothing in flight would wait for ever (the process then
-      // exits 0 with the rest of the rows neither sent nor kept). A request settling ends that wait too:
-      // a request alone may go at once, however far ahead the schedule ran (idle lanes held 50 s: review13 H6).
+      // exits 0 with the rest of the rows neither sent nor kept). Once a lane has run out of rows, a request settling
+      // ends that wait too: a request alone may go at once, and the rows the others hold must not wait out a schedule
+      // run far ahead with nothing in flight (a batch idle 50 s at its end: review13 H6). Until then, the lane that
+      // settled takes the next start itself, as paced lanes woken on every settle retried at the limit's edge.
       const settled = (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
-      await (this.inFlight >= pace.limit ? settled : this.#pause(Math.max(1, pace.pausedFor()), settled));
+      const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailStarted);
+      await (this.inFlight >= pace.limit ? settled : paused());
     }
     return false;
   }

@@ -164,9 +164,10 @@ describe('--rate on the clock', () => {
     expect(result.mostSending).toBe(Math.max(...seen.map(([, atService]) => atService))); // what the summary says
   });
 
-  it('a lane waiting for the pace looks again when a request settles: a request alone goes, however far ahead the schedule ran', async () => {
+  it('at the end of the rows, a lane waiting for the pace looks again when a request settles: a request alone goes, however far ahead the schedule ran', async () => {
     // The pace lets a request alone go at once (Pace#take), but a schedule can run far ahead while it does: the other
-    // lanes slept out pausedFor() with nothing in flight, and a real batch sat idle for 50 s at its end (review13 H6).
+    // lanes slept out pausedFor() with nothing in flight once the lane that kept sending ran out of rows, and a real batch
+    // sat idle for 50 s at its end (review13 H6).
     // A gate that says just that: one alone goes; the next start is a minute away.
     const clock = new VirtualClock();
     const gate = {
