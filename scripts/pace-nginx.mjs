@@ -8,12 +8,13 @@
  *   node scripts/pace-nginx.mjs [case ...] [-- batch options]
  *   cases: conn-50 (limit_conn 12, app 50 ms), conn-0 (limit_conn 12, app at once),
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
- *          req-20-ra (429 with Retry-After: 1); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
+ *          req-20-ra (429 with Retry-After: 1); req-25 (req-20 at 25r/s: a slot of 40 ms, just under
+ *          the round trip); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
  *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
- *          (limit: req-20, req-40, req-100): two separate batches (no --shard, each its own half of
+ *          (limit: req-20, req-25, req-40, req-100): two separate batches (no --shard, each its own half of
  *          the rows) on that one limit, the second started 10 s after the first; all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
@@ -49,6 +50,7 @@ const LIMITS = {
   'req-20': { appMs: 0, rate: 20, status: 503, allows: 20, minSeconds: 15 },
   'req-20-429': { appMs: 0, rate: 20, status: 429, allows: 20, minSeconds: 15 },
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
+  'req-25': { appMs: 0, rate: 25, status: 503, allows: 25, minSeconds: 15 },
   'req-40': { appMs: 0, rate: 40, status: 503, allows: 40, minSeconds: 15 },
   'req-100': { appMs: 0, rate: 100, status: 503, allows: 100, minSeconds: 15 },
   'req-100-ra': { appMs: 0, rate: 100, status: 429, retryAfter: 1, allows: 100, minSeconds: 15 },
