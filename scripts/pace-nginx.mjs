@@ -8,11 +8,14 @@
  *   node scripts/pace-nginx.mjs [case ...] [-- batch options]
  *   cases: conn-50 (limit_conn 12, app 50 ms), conn-0 (limit_conn 12, app at once),
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
- *          req-20-ra (429 with Retry-After: 1); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
+ *          req-20-ra (429 with Retry-After: 1); req-25 (req-20 at 25r/s: a slot of 40 ms, just under
+ *          the round trip); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
  *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
- *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); all: every case above;
+ *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
+ *          (limit: req-20, req-25, req-40, req-100): two separate batches (no --shard, each its own half of
+ *          the rows) on that one limit, the second started 10 s after the first; all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
@@ -47,6 +50,7 @@ const LIMITS = {
   'req-20': { appMs: 0, rate: 20, status: 503, allows: 20, minSeconds: 15 },
   'req-20-429': { appMs: 0, rate: 20, status: 429, allows: 20, minSeconds: 15 },
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
+  'req-25': { appMs: 0, rate: 25, status: 503, allows: 25, minSeconds: 15 },
   'req-40': { appMs: 0, rate: 40, status: 503, allows: 40, minSeconds: 15 },
   'req-100': { appMs: 0, rate: 100, status: 503, allows: 100, minSeconds: 15 },
   'req-100-ra': { appMs: 0, rate: 100, status: 429, retryAfter: 1, allows: 100, minSeconds: 15 },
@@ -56,6 +60,9 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', '
   CASES[`shards-${limit}`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: 0 };
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
+// Separate batches (not shards) on one strict limit, the second 10 s later: a pace for one sender must not shut it out.
+for (const limit of ['req-20', 'req-40', 'req-100'])
+  CASES[`separate-${limit}-stagger`] = { ...LIMITS[limit], shards: 2, staggerMs: 10_000, separate: true };
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 const now = () => performance.timeOrigin + performance.now();
@@ -191,10 +198,10 @@ async function startNginx(dir, appPort, spec) {
   throw new Error(`nginx did not start: ${stderr}`);
 }
 
-function writeInput(work, rows) {
-  const input = path.join(work, `rows-${rows}.csv`);
+function writeInput(work, rows, part = -1, parts = 1) {
+  const input = path.join(work, part < 0 ? `rows-${rows}.csv` : `rows-${rows}-${part + 1}of${parts}.csv`);
   const lines = ['triggerId,userId,value'];
-  for (let i = 0; i < rows; i++) lines.push(`pace,user${i},1`);
+  for (let i = 0; i < rows; i++) if (part < 0 || shardOf(`user${i}`, parts) === part) lines.push(`pace,user${i},1`);
   fs.writeFileSync(input, `${lines.join('\n')}\n`);
   return input;
 }
@@ -374,6 +381,8 @@ async function runCase(spec, bin, args, seconds, traceName) {
     const results = await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         await sleep(i * (spec.staggerMs ?? 0));
+        // Separate batches: each its own file, split as --shard would (the traces and counts read rows by it).
+        if (spec.separate) return batch(bin, url, writeInput(work, rows, i, count), args, work, i + 1);
         const shardArgs = spec.shards ? ['--shard', `${i + 1}/${count}`] : [];
         return batch(bin, url, input, [...shardArgs, ...args], work, i + 1);
       }),
