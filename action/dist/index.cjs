@@ -43175,7 +43175,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43241,6 +43241,7 @@ var init_pace = __esm({
     RATE_NARROW = 0.01;
     RATE_NARROW_MS = 300;
     RATE_HOLDS_BELOW = 10;
+    PROBE_EVERY_MS = 1e4;
     INCREASE = 45 / 1e6;
     DECREASE = 0.75;
     AIMD_MS = 1e4;
@@ -43355,8 +43356,8 @@ var init_pace = __esm({
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
       #slowFrom = [0, 0];
-      /** Item 46's rebase: the base before it (Infinity: none), when it is next tried, windows left, the round trip rebased on and before. */
-      #probe = [Infinity, 0, 0, 0, 0];
+      /** Item 46: the base before the rebase (Infinity: none), when it or its probe began, windows left, round trips rebased on and before. */
+      #probe = { from: Infinity, since: -Infinity, windows: 0, on: 0, before: 0 };
       // The current window.
       #windowStart;
       #accepted = 0;
@@ -43451,7 +43452,7 @@ var init_pace = __esm({
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
             const alone = this.limit === 1;
             const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0] && now >= this.#probe[1] - 1e4 + CEILING_MS) this.#paced = true;
+            if (retryAfterMs < 0 && this.#baseRtt <= this.#probe.from && now >= this.#probe.since + CEILING_MS) this.#paced = true;
             const spacing = this.#spacingMs;
             const down = this.#cut(now, true);
             if (burst) {
@@ -43747,7 +43748,7 @@ var init_pace = __esm({
               const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
               if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
               if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4)) {
-                this.#probe = [Math.min(this.#probe[0], this.#baseRtt), now + 1e4, 0, rtt, 0];
+                this.#probe = { from: Math.min(this.#probe.from, this.#baseRtt), since: now, windows: 0, on: rtt, before: 0 };
                 [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
               } else this.#set(this.#value * SHRINK_BY);
             }
@@ -43763,13 +43764,13 @@ var init_pace = __esm({
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-        if (this.#baseRtt <= probe[0] || !full && probe[2] === 0 && now < probe[1]) return false;
-        if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 1e4, 3, rtt];
-        const [f, expected] = [0.75 * Math.min(1, probe[3] / probe[4]), probe[3]];
-        const off2 = full || --probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS;
+        if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && now < probe.since + PROBE_EVERY_MS) return false;
+        if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
+        const f = 0.75 * Math.min(1, probe.on / probe.before);
+        const off2 = full || --probe.windows === 0 && Math.abs(rtt - probe.on) > probe.on / 10 + NOISE_MS;
         if (off2) this.#level.forEach((at) => at.fill(0));
-        if (off2) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / f, probe[4]]];
-        else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? f : 1 / f));
+        if (off2) [this.#baseRtt, this.#slowFrom] = [probe.from, [this.#value / f, probe.before]];
+        else if (probe.windows !== 1) this.#set(this.#value * (probe.windows ? f : 1 / f));
         return true;
       }
       /** Under one at a time, the gap between starts narrows as answers are accepted. */

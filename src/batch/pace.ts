@@ -144,6 +144,8 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
+/** A rebase on a service slower for everyone is tried again this often, by fewer in flight for two windows (item 46). */
+const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
 const INCREASE = 45 / 1e6;
 const DECREASE = 0.75;
@@ -263,8 +265,8 @@ export class Pace {
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
   #slowFrom: [number, number] = [0, 0];
-  /** Item 46's rebase: the base before it (Infinity: none), when it is next tried, windows left, the round trip rebased on and before. */
-  #probe: [from: number, at: number, windows: number, on: number, before: number] = [Infinity, 0, 0, 0, 0];
+  /** Item 46: the base before the rebase (Infinity: none), when it or its probe began, windows left, round trips rebased on and before. */
+  #probe = { from: Infinity, since: -Infinity, windows: 0, on: 0, before: 0 };
   // The current window.
   #windowStart: number;
   #accepted = 0;
@@ -375,7 +377,7 @@ export class Pace {
         const alone = this.limit === 1;
         // Pushed back without a Retry-After (nginx's limit_req, limit_conn): paced from now on. Not rebased, nor lately: its queue (G2).
         const burst = retryAfterMs < 0 && !this.#paced && this.#sentInBursts && this.#slowStart;
-        if (retryAfterMs < 0 && this.#baseRtt <= this.#probe[0] && now >= this.#probe[1] - 10_000 + CEILING_MS) this.#paced = true;
+        if (retryAfterMs < 0 && this.#baseRtt <= this.#probe.from && now >= this.#probe.since + CEILING_MS) this.#paced = true;
         const spacing = this.#spacingMs;
         const down = this.#cut(now, true);
         if (burst) {
@@ -759,7 +761,7 @@ export class Pace {
           const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
           if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
           if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4)) {
-            this.#probe = [Math.min(this.#probe[0], this.#baseRtt), now + 10_000, 0, rtt, 0];
+            this.#probe = { from: Math.min(this.#probe.from, this.#baseRtt), since: now, windows: 0, on: rtt, before: 0 };
             [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
           } else this.#set(this.#value * SHRINK_BY);
         }
@@ -776,13 +778,13 @@ export class Pace {
    */
   #probed(now: number, rtt: number): boolean {
     const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-    if (this.#baseRtt <= probe[0] || (!full && probe[2] === 0 && now < probe[1])) return false;
-    if (probe[2] === 0) [probe[1], probe[2], probe[4]] = [now + 10_000, 3, rtt];
-    const [f, expected] = [0.75 * Math.min(1, probe[3] / probe[4]), probe[3]];
-    const off = full || (--probe[2] === 0 && Math.abs(rtt - expected) > expected / 10 + NOISE_MS);
+    if (this.#baseRtt <= probe.from || (!full && probe.windows === 0 && now < probe.since + PROBE_EVERY_MS)) return false;
+    if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
+    const f = 0.75 * Math.min(1, probe.on / probe.before);
+    const off = full || (--probe.windows === 0 && Math.abs(rtt - probe.on) > probe.on / 10 + NOISE_MS);
     if (off) this.#level.forEach((at) => at.fill(0));
-    if (off) [this.#baseRtt, this.#slowFrom] = [probe[0], [this.#value / f, probe[4]]];
-    else if (probe[2] !== 1) this.#set(this.#value * (probe[2] ? f : 1 / f));
+    if (off) [this.#baseRtt, this.#slowFrom] = [probe.from, [this.#value / f, probe.before]];
+    else if (probe.windows !== 1) this.#set(this.#value * (probe.windows ? f : 1 / f));
     return true;
   }
 
@@ -916,13 +918,13 @@ export class Pace {
     if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;
-    // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
-    // steps), two widenings over it, where those steps start. The start already scheduled goes at it too. No faster than
-    // one a round trip: one at a time, where the relay shares a strict limit's slots.
     const trip = this.#tripGapMs > 0;
     // Held, the spacing refused is the rate's: one the round trip set wider (a stalled machine's) is no edge (54).
     if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
     if (trip) this.#tripGapMs = spacing;
+    // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
+    // steps), two widenings over it, where those steps start. The start already scheduled goes at it too. No faster than
+    // one a round trip: one at a time, where the relay shares a strict limit's slots.
     const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
     this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
     if (trip) this.#nextStart += this.#rateGapMs - spacing;
