@@ -333,6 +333,12 @@ export function perSecondFrom(result: SenderResult, fromMs: number): number {
 }
 
 /** One sender's batch: its result. */
+/** One sender on a strict limit (2 ms of jitter when loaded): accepted a second from 5 s on and the share pushed back then (as bench-pace-sim.mjs). */
+export function strictFromFiveSeconds(perSecond: number, loaded: boolean, seed: number): { rate: number; pushedBack: number } {
+  const result = simulate(strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }), 15 * perSecond, { loaded, seed, from: 5_000 });
+  return { rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
+}
+
 export function simulate(service: Service, rows: number, options: { loaded?: boolean; seed?: number; from?: number } = {}): SenderResult {
   return simulateSenders(service, [{ rows }], options)[0]!;
 }

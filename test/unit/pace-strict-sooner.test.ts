@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer } from '../../src/batch/pace.js';
-import { numbers, perSecondFrom, simulate, simulateSenders, stalledMachine, strictRate, worstSecond } from './pace-sim.js';
+import { numbers, simulate, simulateSenders, stalledMachine, strictFromFiveSeconds, strictRate, worstSecond } from './pace-sim.js';
 
 /** A small slow service (review13's H1): `workers` of `workMs`, a 1 s queue time-out, and `share` refused at once at random. */
 function flaky(workers: number, workMs: number, share: number, seed: number) {
@@ -24,12 +24,6 @@ function flaky(workers: number, workMs: number, share: number, seed: number) {
   };
 }
 
-/** Accepted a second from 5 s on, and the share pushed back then (as bench-pace-sim.mjs's rates). */
-function fromFiveSeconds(perSecond: number, loaded: boolean, seed: number): { rate: number; pushedBack: number } {
-  const result = simulate(strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }), 15 * perSecond, { loaded, seed, from: 5_000 });
-  return { rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
-}
-
 describe('one sender on a strict limit whose slot is under the round trip, held as a rate from the first refused probe', () => {
   const machines = [
     { loaded: false, seed: 42 },
@@ -38,7 +32,7 @@ describe('one sender on a strict limit whose slot is under the round trip, held 
   ];
   it.each(machines)('25, 30 and 40/s: at least 85% of it from 5 s on, at most 5% pushed back (%o)', ({ loaded, seed }) => {
     for (const perSecond of [25, 30, 40]) {
-      const { rate, pushedBack } = fromFiveSeconds(perSecond, loaded, seed);
+      const { rate, pushedBack } = strictFromFiveSeconds(perSecond, loaded, seed);
       expect(rate).toBeGreaterThanOrEqual(0.85 * perSecond);
       expect(pushedBack).toBeLessThanOrEqual(0.05);
     }
@@ -52,7 +46,7 @@ describe('one sender on a strict limit whose slot is under the round trip, held 
     expect(result!.acceptedAt.filter((t) => t >= 25_000 && t < 60_000).length / 35).toBeGreaterThan(80);
   });
   it('50/s, three in flight: at least 85% of it from 5 s on on a quiet machine, at most 5% pushed back', () => {
-    const { rate, pushedBack } = fromFiveSeconds(50, false, 42);
+    const { rate, pushedBack } = strictFromFiveSeconds(50, false, 42);
     expect(rate).toBeGreaterThanOrEqual(0.85 * 50);
     expect(pushedBack).toBeLessThanOrEqual(0.05);
   });

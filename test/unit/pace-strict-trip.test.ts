@@ -5,13 +5,7 @@
  * flight, and AIMD in time finds the slot. Before (0329b23): 17.7-18.8/s at 25, 30 and 40/s. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { perSecondFrom, simulate, strictRate } from './pace-sim.js';
-
-/** Accepted a second from 5 s on, and the share pushed back then (as bench-pace-sim.mjs's rates). */
-function fromFiveSeconds(perSecond: number, loaded: boolean, seed: number): { rate: number; pushedBack: number } {
-  const result = simulate(strictRate(perSecond, { jitterMs: loaded ? 2 : 0, seed }), 15 * perSecond, { loaded, seed, from: 5_000 });
-  return { rate: perSecondFrom(result, 5_000), pushedBack: result.pushedBackLate / result.answersLate };
-}
+import { strictFromFiveSeconds } from './pace-sim.js';
 
 describe('one sender on a strict limit whose slot is under the round trip (25 ms each way)', () => {
   const machines = [
@@ -23,19 +17,19 @@ describe('one sender on a strict limit whose slot is under the round trip (25 ms
     '25 and 30/s: over three quarters of it from 5 s on, at most 5% pushed back (%o; before: 0.59-0.75)',
     ({ loaded, seed }) => {
       for (const perSecond of [25, 30]) {
-        const { rate, pushedBack } = fromFiveSeconds(perSecond, loaded, seed);
+        const { rate, pushedBack } = strictFromFiveSeconds(perSecond, loaded, seed);
         expect(rate).toBeGreaterThan(0.75 * perSecond);
         expect(pushedBack).toBeLessThanOrEqual(0.05);
       }
     },
   );
   it.each(machines)('40/s: over 55% of it from 5 s on, more than one a round trip (%o; before: 0.47-0.53)', ({ loaded, seed }) => {
-    const { rate, pushedBack } = fromFiveSeconds(40, loaded, seed);
+    const { rate, pushedBack } = strictFromFiveSeconds(40, loaded, seed);
     expect(rate).toBeGreaterThan(0.55 * 40);
     expect(pushedBack).toBeLessThanOrEqual(0.05);
   });
   it('20/s, the slot a whole round trip: one at a time as before, at most 4% pushed back from 5 s on', () => {
-    const { rate, pushedBack } = fromFiveSeconds(20, false, 42);
+    const { rate, pushedBack } = strictFromFiveSeconds(20, false, 42);
     expect(rate).toBeGreaterThan(0.9 * 20);
     expect(pushedBack).toBeLessThanOrEqual(0.04);
   });
