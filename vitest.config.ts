@@ -2,7 +2,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 // The fast tests that replace a module (vi.mock): each runs in a module graph of its own.
-const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts'];
+const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts', 'test/commands/batch-shard-pace.test.ts'];
 
 /**
  * The spawned files that take longest (seconds each, mean of Node 20, 22 and 24 in one quiet .ci/run
