@@ -102,13 +102,8 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       await client?.destroy();
     }
   } catch (error) {
-    if (isTriggerError(error))
-      error.event = {
-        triggerId,
-        userId,
-        // The value as a JSON number, as in every other object; null when it could not be read as one.
-        value: event?.value?.json,
-      };
+    // The value as a JSON number, as in every other object; null when it could not be read as one.
+    if (isTriggerError(error)) error.event = { triggerId, userId, value: event?.value?.json };
     throw error;
   }
 }
