@@ -208,12 +208,7 @@ function take(route: { triggerId: string; userId: string }, body: string, tooBig
     const known = rules.triggers.size === 0 ? 'no triggers' : [...rules.triggers].map((t) => `"${t}"`).join(', ');
     return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
   }
-  const event: RecordedEvent = {
-    time: new Date().toISOString(),
-    ...route,
-    ...checked,
-    requestId,
-  };
+  const event: RecordedEvent = { time: new Date().toISOString(), ...route, ...checked, requestId };
   if (rules.log) {
     try {
       fs.writeSync(rules.log.fd, `${eventJson(event)}\n`);
