@@ -201,11 +201,8 @@ async function send(run: Run): Promise<void> {
       // period does, so reading it stops here (what was read is kept, the rest is the producer's).
       input.stopReading();
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
-      stderr(
-        io.errColors.warn(
-          `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`,
-        ),
-      );
+      const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
+      stderr(io.errColors.warn(waiting));
     } else {
       client?.abortAll();
       if (count === 2) stderr(io.errColors.warn('cancelling the requests in flight; their outcome is unknown'));

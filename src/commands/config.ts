@@ -147,11 +147,8 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim('(not set)')}`);
   }
   for (const name of overridden) {
-    io.stderr(
-      io.errColors.warn(
-        `note: ${SETTINGS[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`,
-      ),
-    );
+    const note = `note: ${SETTINGS[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`;
+    io.stderr(io.errColors.warn(note));
   }
 }
 

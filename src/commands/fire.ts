@@ -119,10 +119,7 @@ function printDryRun(settings: Settings, event: PreparedEvent, options: FireComm
   if (settings.apiKeySource !== 'env' && !env.TRIGGER_API_KEY) {
     let where = settings.apiKeySource === undefined ? 'is not set' : `is in profile "${settings.profile}"`;
     if (settings.apiKeySource === 'flag') where = 'was given with --api-key';
-    io.stderr(
-      io.errColors.dim(
-        `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`,
-      ),
-    );
+    const note = `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where}): export it before running it`;
+    io.stderr(io.errColors.dim(note));
   }
 }

@@ -238,11 +238,8 @@ function writeSchema({ schema }: WriteTarget, io: Output): void {
     writeFileAtomic(schema.copyTo, fs.readFileSync(schema.copyFrom, 'utf8'), { follow: false });
     io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error) {
-    io.stderr(
-      io.errColors.warn(
-        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`,
-      ),
-    );
+    const warning = `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`;
+    io.stderr(io.errColors.warn(warning));
   }
 }
 
