@@ -181,11 +181,8 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines: string[] = [];
   if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`,
-      ),
-    );
+    const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
+    lines.push(c.error(lost));
   } else {
     const them = kept === 1 ? 'it' : 'them';
     const next = s.next
@@ -194,18 +191,13 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
     lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`,
-      ),
-    );
+    const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
+    lines.push(c.error(behind));
   }
   if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? '1 of them is' : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? 'it' : 'them'}; add --retry-unknown once you know ${counts.unknown === 1 ? 'it was' : 'they were'} not recorded`,
-      ),
-    );
+    const one = counts.unknown === 1;
+    const unknown = `  ${one ? '1 of them is' : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? 'it' : 'them'}; add --retry-unknown once you know ${one ? 'it was' : 'they were'} not recorded`;
+    lines.push(c.warn(unknown));
   }
   return lines;
 }
