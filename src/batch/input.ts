@@ -133,12 +133,9 @@ const zstd = (zlib as unknown as { createZstdDecompress?: (options?: zlib.ZlibOp
 const INFLATED_CHUNK = 64 * 1024;
 
 function noZstd(name: string): UsageError {
-  return new UsageError(
-    `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`,
-    {
-      hint: `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`,
-    },
-  );
+  const hint = `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`;
+  const problem = `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`;
+  return new UsageError(problem, { hint });
 }
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');

@@ -42,12 +42,9 @@ export function command(program: Command, ctx: Context): Command {
     const extra = self.args.slice(2);
     if (extra.length > 0) {
       const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]!) && options.value === undefined;
-      throw new UsageError(
-        `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(' ')})`,
-        {
-          hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it',
-        },
-      );
+      const hint = looksLikeValue ? `to send a value, use: --value ${extra[0]}` : 'quote a user id that has spaces in it';
+      const given = extra.map((e) => JSON.stringify(e)).join(' ');
+      throw new UsageError(`fire takes a trigger id and a user id; got ${extra.length} more (${given})`, { hint });
     }
     await fire(triggerId, userId, options, ctx);
   });

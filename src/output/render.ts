@@ -183,12 +183,10 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
         ...(body ? [`< ${body.split(/\r?\n/).map(printable).join('\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
       ];
     }
-    case 'error':
-      return [
-        c.error(
-          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ''}`,
-        ),
-      ];
+    case 'error': {
+      const code = event.code ? ` (${event.code})` : '';
+      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${code}`)];
+    }
     case 'retry':
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
