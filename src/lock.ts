@@ -269,9 +269,8 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
     const blocked = take(lock, text, SETTINGS, cannot);
     if (!blocked) break;
     const waited = performance.now() - started;
-    if (waited >= waitMs) {
+    if (waited >= waitMs)
       throw new ConfigError(`cannot write ${file}: ${blocked.why}; gave up after ${waitMs / 1000} s`, { hint: blocked.hint });
-    }
     // Every way round the loop pauses, longer each time, so that nothing it meets can make it spin.
     await sleep(Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)));
   }

@@ -174,9 +174,8 @@ export function findColumns(
 
 function csvRow(fields: string[], line: number, header: string[], columns: Columns, options: ReadOptions): Row {
   const record: RowRecord = { format: 'csv', fields };
-  if (fields.length !== header.length) {
+  if (fields.length !== header.length)
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
-  }
   const field = (at: number) => (at >= 0 ? fields[at] : undefined);
   return makeRow(
     line,
@@ -375,9 +374,8 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     } catch (error) {
       return invalidNdjson(line, withoutCr(text), undefined, `not valid JSON (${(error as Error).message})`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       return invalidNdjson(line, withoutCr(text), undefined, `expected a JSON object, got ${describe(parsed)}`);
-    }
     const object = parsed as Record<string, unknown>;
     const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;

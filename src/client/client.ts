@@ -202,9 +202,8 @@ export class TriggerClient {
         { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
         { ...info, recorded: notRecorded ? 'no' : 'unknown' },
       );
-      if (canRetry && notRecorded && !isPermanent(outcome.error)) {
+      if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
-      }
       throw error;
     }
     const { status, json, text } = outcome;

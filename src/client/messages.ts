@@ -59,9 +59,8 @@ export interface RequestContext {
 export function statusHint(status: number, headers: AnswerHeaders, context: RequestContext): string | undefined {
   if (status >= 300 && status < 400)
     return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
-  if (status === 401 || status === 403) {
+  if (status === 401 || status === 403)
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ''}); set a new one with: trigger config set-key`;
-  }
   if (status === 404) {
     const asked = context.path === undefined ? '' : ` (asked for ${context.path})`;
     const doubled = context.path !== undefined && /\/v1\/v1\//.test(context.path);
@@ -180,12 +179,10 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
 }
 
 function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
-  if (code === 'EMFILE' || code === 'ENFILE') {
+  if (code === 'EMFILE' || code === 'ENFILE')
     return `${notMade ? 'nothing was sent: ' : ''}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
-  }
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO')
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
-  }
   if (codes.some(isTlsCode))
     return 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
   if (notMade)

@@ -62,17 +62,15 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   const m = DECIMAL.exec(text);
   const intPart = m?.[2] ?? '';
   const fracPart = m?.[3];
-  if (!m || (intPart === '' && (fracPart === undefined || fracPart === ''))) {
+  if (!m || (intPart === '' && (fracPart === undefined || fracPart === '')))
     throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
-  }
   const sign = m[1] === '-' ? '-' : '';
   const exponent = m[4];
   const asDouble = Number(text); // what a double makes of it, to check its range
   if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ''}`;
-  if (asDouble === 0 && /[1-9]/.test(digits)) {
+  if (asDouble === 0 && /[1-9]/.test(digits))
     throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
-  }
   // JSON forbids a leading "+", leading zeros, and a bare "." on either side of the digits.
   const int = intPart.replace(/^0+(?=\d)/, '') || '0';
   const frac = fracPart ? `.${fracPart}` : '';

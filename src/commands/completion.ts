@@ -162,9 +162,8 @@ function answerAt(at: ReturnType<typeof walk>, partial: string, env: NodeJS.Proc
   if (!onlyArguments && partial.startsWith('-')) return options();
   if (at.variadic) return values(optionValues(at.variadic));
   const subs = visibleCommands(command);
-  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+  if (subs.length > 0 && positional === 0 && !onlyArguments)
     return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
-  }
   const args = command.registeredArguments;
   const last = args.at(-1);
   const argument = args[positional] ?? (last?.variadic ? last : undefined);

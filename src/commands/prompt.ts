@@ -32,8 +32,7 @@ export async function readSecret(question: string, input: Readable, output: Node
     }
   }
   const text = await readAll(input);
-  if (text.trim() === '') {
+  if (text.trim() === '')
     throw new UsageError('no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted');
-  }
   return text;
 }

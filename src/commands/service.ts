@@ -31,9 +31,8 @@ export function clientFor(
       : undefined;
   const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env.TRACEPARENT);
-  if (env.TRACEPARENT && !traceparent && options.verbose) {
+  if (env.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
-  }
   return createClient({
     env,
     traceparent,

@@ -116,9 +116,8 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
   } catch {
     return { error: 'the body is not valid JSON' };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
-  }
   if (!('value' in parsed)) return {};
   const value = (parsed as { value: unknown }).value;
   if (typeof value !== 'number') return { error: `"value" must be a number, not ${value === null ? 'null' : typeof value}` };

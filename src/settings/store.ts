@@ -62,9 +62,8 @@ export type Setting = (typeof SETTINGS)[SettingName];
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
+  if (!PROFILE_NAME.test(name))
     throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
-  }
   return name;
 }
 
@@ -86,13 +85,11 @@ export function readConfig(file: string): ConfigData {
       hint: `fix or delete it, then run: trigger config set-key`,
     });
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
-  }
   const profiles = (data as ConfigData).profiles;
-  if (profiles !== undefined && (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles))) {
+  if (profiles !== undefined && (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)))
     throw new ConfigError(`config file ${file}: "profiles" is not an object; it was left untouched`);
-  }
   return data as ConfigData;
 }
 

@@ -83,9 +83,8 @@ export function isLoopbackHost(hostname: string): boolean {
 export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source?: string } = {}): BaseUrl {
   const source = options.source ? ` (from ${options.source})` : '';
   const text = raw.trim();
-  if (!URL.canParse(text)) {
+  if (!URL.canParse(text))
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
-  }
   const url = new URL(text);
   const refused = [
     !['https:', 'http:'].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
